@@ -1,0 +1,9 @@
+/** Entry point of `node apps/server/dist/index.js`: starts the service or stops with one line. */
+import { ConfigError } from './config.js'
+import { main } from './main.js'
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError) console.error(`fileshare: ${err.message}`)
+  else console.error(err)
+  process.exit(1)
+})

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest'
+import { deriveUploadKeys, generateSecret, generateUploadSalt } from './keys.js'
+import { decryptMetadata, encryptMetadata, type FileMetadata } from './metadata.js'
+
+const keys = () => deriveUploadKeys(generateSecret(), generateUploadSalt())
+
+describe('metadata', () => {
+  it('round-trips and pads to whole KiB so the length hides the names', async () => {
+    const { metaKey } = await keys()
+    const short: FileMetadata = { archive: false, files: [{ name: 'a', type: '', size: 1 }] }
+    const long: FileMetadata = {
+      archive: true,
+      files: [{ name: 'ü'.repeat(300), type: 'text/plain', size: 2 ** 40 }],
+    }
+    const a = await encryptMetadata(metaKey, short)
+    const b = await encryptMetadata(metaKey, long)
+    expect(a.ciphertext.length).toBe(1024 + 16)
+    expect(b.ciphertext.length).toBe(1024 + 16)
+    expect(a.nonce).toHaveLength(12)
+    expect(await decryptMetadata(metaKey, a)).toEqual(short)
+    expect(await decryptMetadata(metaKey, b)).toEqual(long)
+  })
+
+  it('fails generically with another upload key or a flipped byte', async () => {
+    const sealed = await encryptMetadata((await keys()).metaKey, {
+      archive: false,
+      files: [{ name: 'x', type: '', size: 0 }],
+    })
+    await expect(decryptMetadata((await keys()).metaKey, sealed)).rejects.toMatchObject({
+      code: 'DECRYPT_FAILED',
+    })
+  })
+
+  it('refuses malformed metadata and one too large for the request routes', async () => {
+    const { metaKey } = await keys()
+    await expect(encryptMetadata(metaKey, { archive: false, files: [] })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    })
+    await expect(
+      encryptMetadata(metaKey, { archive: false, files: [{ name: 'a', type: '', size: -1 }] }),
+    ).rejects.toMatchObject({ code: 'BAD_INPUT' })
+    const many = Array.from({ length: 2000 }, (_, i) => ({
+      name: `folder/file-${i}.txt`,
+      type: 'text/plain',
+      size: i,
+    }))
+    await expect(encryptMetadata(metaKey, { archive: true, files: many })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    })
+  })
+})

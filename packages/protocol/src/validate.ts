@@ -1,0 +1,315 @@
+/**
+ * Validators for values that arrive from the network: headers, query strings, JSON bodies and
+ * WebSocket frames. One convention throughout: `is*` functions are predicates and never throw;
+ * `parse*`, `require*` and `decode*` functions return the checked value or throw a
+ * `ProtocolError` with code `BAD_INPUT` (missing, wrong type, shape, range or length) or
+ * `BAD_ENCODING` (bytes not spelled the way the field demands). The canonical decoders of the
+ * request and inbox routes report a wrong length as `BAD_ENCODING`, because there the length is
+ * part of the one accepted spelling. The optional `field` argument only names the value in the
+ * error message; which HTTP status a failure becomes is the route's decision.
+ */
+import {
+  fromBase64,
+  fromBase64Url,
+  fromCanonicalBase64Url,
+  fromCanonicalBase64UrlRange,
+} from './encoding.js'
+import { isProtocolError, ProtocolError } from './errors.js'
+import { CLI_CALLBACK_PREFIXES } from './wire/auth.js'
+import {
+  BRIEF_CIPHERTEXT_BLOCK_BYTES,
+  BRIEF_CIPHERTEXT_MAX_BYTES,
+  BRIEF_CIPHERTEXT_MIN_BYTES,
+  BRIEF_CIPHERTEXT_TAG_BYTES,
+} from './wire/limits.js'
+
+/** Inclusive bounds of an integer. */
+export interface IntegerRange {
+  min?: number
+  max?: number
+}
+
+/** Inclusive bounds of a decoded length; `minBytes` defaults to 1 (no binary field is empty). */
+export interface ByteRange {
+  minBytes?: number
+  maxBytes?: number
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/** Digits only, no sign, no leading zero except for "0" itself. */
+const INTEGER_PATTERN = /^(?:0|[1-9][0-9]*)$/
+
+function badInput(field: string, reason: string): ProtocolError {
+  return new ProtocolError('BAD_INPUT', `Invalid input: ${field} ${reason}`)
+}
+
+function requireText(value: unknown, field: string): string {
+  if (value === undefined || value === null) throw badInput(field, 'is missing')
+  if (typeof value !== 'string') throw badInput(field, 'must be a string')
+  return value
+}
+
+function checkRange(value: number, range: IntegerRange, field: string): number {
+  if (range.min !== undefined && value < range.min) {
+    throw badInput(field, `must be at least ${range.min}`)
+  }
+  if (range.max !== undefined && value > range.max) {
+    throw badInput(field, `must be at most ${range.max}`)
+  }
+  return value
+}
+
+/** Names the field in an encoding error of `./encoding.js`, keeping the original as the cause. */
+function decodeField(field: string, decode: () => Uint8Array): Uint8Array {
+  try {
+    return decode()
+  } catch (error) {
+    if (isProtocolError(error, 'BAD_ENCODING')) {
+      throw new ProtocolError('BAD_ENCODING', `${error.message} in ${field}`, { cause: error })
+    }
+    throw error
+  }
+}
+
+function checkByteLength(bytes: Uint8Array, range: ByteRange, field: string): Uint8Array {
+  const min = range.minBytes ?? 1
+  const max = range.maxBytes
+  if (bytes.length < min || (max !== undefined && bytes.length > max)) {
+    const expected =
+      max === undefined ? `at least ${min}` : min === max ? `${min}` : `${min} to ${max}`
+    throw badInput(field, `must decode to ${expected} bytes`)
+  }
+  return bytes
+}
+
+/** Refuses text far longer than `maxBytes` could encode to before spending time decoding it. */
+function checkEncodedLength(text: string, range: ByteRange, field: string): void {
+  if (range.maxBytes !== undefined && text.length > 4 * Math.ceil(range.maxBytes / 3)) {
+    throw badInput(field, `must decode to at most ${range.maxBytes} bytes`)
+  }
+}
+
+/**
+ * Whether `value` is an identifier as this server writes it: a UUID in lowercase 8-4-4-4-12 hex.
+ * Uppercase is refused so that each id has one spelling (lookups, lockout keys `request:<id>`);
+ * the version and variant digits are not checked, since ids are only ever compared.
+ */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_PATTERN.test(value)
+}
+
+/** Whether `value` is one of `options` (compared with `===`). */
+export function isOneOf<T>(value: unknown, options: readonly T[]): value is T {
+  return (options as readonly unknown[]).includes(value)
+}
+
+/**
+ * Parses a header or query value as a non-negative integer: ASCII digits only, no sign, space,
+ * decimal point, exponent or leading zero (except "0"), at most `Number.MAX_SAFE_INTEGER`.
+ */
+export function parseIntegerStrict(
+  value: unknown,
+  range: IntegerRange = {},
+  field = 'value',
+): number {
+  const text = requireText(value, field)
+  if (!INTEGER_PATTERN.test(text)) {
+    throw badInput(field, 'must be a non-negative integer written in plain digits')
+  }
+  const parsed = Number(text)
+  if (!Number.isSafeInteger(parsed)) throw badInput(field, 'is too large')
+  return checkRange(parsed, range, field)
+}
+
+/** Parses a header value as an integer that must be one of `options` (`X-Max-Downloads`, …). */
+export function parseIntegerOption(
+  value: unknown,
+  options: readonly number[],
+  field = 'value',
+): number {
+  const parsed = parseIntegerStrict(value, {}, field)
+  if (!options.includes(parsed)) throw badInput(field, `must be one of ${options.join(', ')}`)
+  return parsed
+}
+
+/** Parses a boolean header such as `X-Has-Password`: exactly `true` or `false`. */
+export function parseBooleanStrict(value: unknown, field = 'value'): boolean {
+  const text = requireText(value, field)
+  if (text === 'true') return true
+  if (text === 'false') return false
+  throw badInput(field, 'must be true or false')
+}
+
+/** Checks a JSON number: a safe integer within `range`. */
+export function requireInteger(value: unknown, range: IntegerRange = {}, field = 'value'): number {
+  if (value === undefined || value === null) throw badInput(field, 'is missing')
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+    throw badInput(field, 'must be an integer')
+  }
+  return checkRange(value, range, field)
+}
+
+/** Checks a JSON boolean. */
+export function requireBoolean(value: unknown, field = 'value'): boolean {
+  if (value === undefined || value === null) throw badInput(field, 'is missing')
+  if (typeof value !== 'boolean') throw badInput(field, 'must be true or false')
+  return value
+}
+
+/** Checks that `value` is one of `options`: note content types, configured option lists. */
+export function requireOneOf<T>(value: unknown, options: readonly T[], field = 'value'): T {
+  if (value === undefined || value === null) throw badInput(field, 'is missing')
+  if (!isOneOf(value, options)) throw badInput(field, `must be one of ${options.join(', ')}`)
+  return value
+}
+
+/**
+ * Checks a JSON object (not null, not an array). With `allowedKeys`, any other own key is
+ * refused, as `POST /api/request` demands (spec: "Unknown fields are refused").
+ */
+export function requireObject(
+  value: unknown,
+  allowedKeys?: readonly string[],
+  field = 'body',
+): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badInput(field, 'must be an object')
+  }
+  if (allowedKeys !== undefined) {
+    for (const key of Object.keys(value)) {
+      if (!allowedKeys.includes(key)) {
+        throw badInput(field, `has an unknown field ${JSON.stringify(key.slice(0, 40))}`)
+      }
+    }
+  }
+  return value as Record<string, unknown>
+}
+
+/**
+ * Decodes standard padded base64 (`encryptedContent`, `encryptedMeta`, `nonce` of the file and
+ * note routes) and checks the decoded length; by default it must be non-empty.
+ */
+export function decodeBase64(value: unknown, range: ByteRange = {}, field = 'value'): Uint8Array {
+  const text = requireText(value, field)
+  checkEncodedLength(text, range, field)
+  return checkByteLength(
+    decodeField(field, () => fromBase64(text)),
+    range,
+    field,
+  )
+}
+
+/** Decodes base64url (tokens and salts of the file and note routes) and checks the length. */
+export function decodeBase64Url(
+  value: unknown,
+  range: ByteRange = {},
+  field = 'value',
+): Uint8Array {
+  const text = requireText(value, field)
+  checkEncodedLength(text, range, field)
+  return checkByteLength(
+    decodeField(field, () => fromBase64Url(text)),
+    range,
+    field,
+  )
+}
+
+/**
+ * Decodes base64url whose decoded length must be one of `allowedLengths`, such as an upload
+ * salt of 16 or 32 bytes (spec: Limits, salt sizes).
+ */
+export function decodeBase64UrlBytes(
+  value: unknown,
+  allowedLengths: number | readonly number[],
+  field = 'value',
+): Uint8Array {
+  const lengths = typeof allowedLengths === 'number' ? [allowedLengths] : allowedLengths
+  const bytes = decodeBase64Url(value, { minBytes: 0, maxBytes: Math.max(0, ...lengths) }, field)
+  if (!lengths.includes(bytes.length)) {
+    throw badInput(field, `must decode to ${lengths.join(' or ')} bytes`)
+  }
+  return bytes
+}
+
+/**
+ * Decodes a binary field or header of the request and inbox routes: canonical unpadded
+ * base64url of exactly `byteLength` bytes, no other spelling (spec: Encodings and identifiers).
+ */
+export function decodeCanonicalBytes(
+  value: unknown,
+  byteLength: number,
+  field = 'value',
+): Uint8Array {
+  const text = requireText(value, field)
+  return decodeField(field, () => fromCanonicalBase64Url(text, byteLength))
+}
+
+/** Same as {@link decodeCanonicalBytes} for a length within `minBytes`..`maxBytes` (inclusive). */
+export function decodeCanonicalBytesRange(
+  value: unknown,
+  minBytes: number,
+  maxBytes: number,
+  field = 'value',
+): Uint8Array {
+  const text = requireText(value, field)
+  return decodeField(field, () => fromCanonicalBase64UrlRange(text, minBytes, maxBytes))
+}
+
+/**
+ * Whether a brief ciphertext of `byteLength` bytes is well formed: 1040 to 8208 bytes, a whole
+ * number of 1024-byte blocks plus the 16-byte tag (spec: File request record).
+ */
+export function isValidBriefLength(byteLength: number): boolean {
+  return (
+    Number.isSafeInteger(byteLength) &&
+    byteLength >= BRIEF_CIPHERTEXT_MIN_BYTES &&
+    byteLength <= BRIEF_CIPHERTEXT_MAX_BYTES &&
+    (byteLength - BRIEF_CIPHERTEXT_TAG_BYTES) % BRIEF_CIPHERTEXT_BLOCK_BYTES === 0
+  )
+}
+
+/** Decodes `brief.ciphertext`: canonical base64url of a length {@link isValidBriefLength} accepts. */
+export function decodeBriefCiphertext(value: unknown, field = 'brief.ciphertext'): Uint8Array {
+  const bytes = decodeCanonicalBytesRange(
+    value,
+    BRIEF_CIPHERTEXT_MIN_BYTES,
+    BRIEF_CIPHERTEXT_MAX_BYTES,
+    field,
+  )
+  if (!isValidBriefLength(bytes.length)) {
+    throw badInput(field, 'must be a whole number of 1024-byte blocks plus 16 bytes')
+  }
+  return bytes
+}
+
+/**
+ * Whether `maxUploads` of a new request is allowed: one of `uploadOptions` or twice one of them,
+ * since a submission of files plus a note takes two slots (spec: File request record).
+ */
+export function isAllowedRequestUploads(value: unknown, uploadOptions: readonly number[]): boolean {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) return false
+  return uploadOptions.includes(value) || (value % 2 === 0 && uploadOptions.includes(value / 2))
+}
+
+/**
+ * Whether `value` may be the `cli_callback` of `GET /auth/login`. Beyond the spec's prefix rule
+ * the URL must parse with host exactly `localhost` or `127.0.0.1` and no user info, so that
+ * `http://localhost.example.com` or `http://localhost@example.com` cannot receive a token.
+ */
+export function isCliCallbackUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  if (!CLI_CALLBACK_PREFIXES.some((prefix) => value.startsWith(prefix))) return false
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return false
+  }
+  return (
+    url.protocol === 'http:' &&
+    url.username === '' &&
+    url.password === '' &&
+    (url.hostname === 'localhost' || url.hostname === '127.0.0.1')
+  )
+}

@@ -1,0 +1,61 @@
+/**
+ * Error bodies and their messages. The first group is the spec's list (spec: Errors), verbatim;
+ * the rest are this project's messages for cases whose body text the spec leaves open.
+ */
+
+export const ERROR_MESSAGES = {
+  invalidOrMissingAuthToken: 'Invalid or missing auth token',
+  uploadUnavailable: 'Upload expired or download limit reached',
+  invalidOrMissingOwnerToken: 'Invalid or missing owner token',
+  uploadNotFound: 'Upload not found',
+  fileTooLarge: 'File size exceeds maximum allowed size',
+  tooManyOutOfOrderChunks: 'Too many out-of-order chunks buffered',
+  sizeMismatch: 'Body size does not match declared content length',
+  metadataAlreadySet: 'Metadata already set',
+  invalidRequest: 'Invalid request',
+  noteTooLarge: 'Note content exceeds maximum size',
+  noteNotFound: 'Note not found',
+  noteExpired: 'Note has expired',
+  invalidAuthToken: 'Invalid auth token',
+  viewLimitReached: 'View limit reached',
+  noteNotPasswordProtected: 'Note is not password-protected',
+  invalidPassword: 'Invalid password',
+  invalidOwnerToken: 'Invalid owner token',
+
+  rateLimited: 'Too many requests',
+  quotaExhausted: 'Upload quota exhausted',
+  quotaExceeded: 'Upload exceeds the remaining quota',
+  loginRequired: 'Login required',
+  fileRequestsDisabled: 'File requests are disabled',
+  requestNotFound: 'Request not found',
+  requestFull: 'Request is full',
+  requestClosed: 'Request is closed or expired',
+  dailyRequestLimitReached: 'Daily request limit reached',
+  requestBodyTooLarge: 'Request body too large',
+  finalizeBodyTooLarge: 'Finalize body too large',
+  tooManyAttempts: 'Too many failed attempts, try again later',
+  tooManyFiles: 'Too many files',
+  chunkTooLarge: 'Chunk too large',
+  emptyChunk: 'Empty chunk',
+  duplicateChunk: 'Chunk already received',
+  sessionNotFound: 'Upload session not found',
+  webSocketUploadDisabled: 'WebSocket upload is disabled',
+  originNotAllowed: 'Origin not allowed',
+  protocolViolation: 'Protocol violation',
+  unsupportedFrame: 'Unsupported frame',
+  bufferExceeded: 'Receive buffer exceeded',
+  invalidCliCallback: 'Invalid cli_callback',
+  loginFailed: 'Login failed',
+  providerUnreachable: 'Login provider unreachable',
+  notFound: 'Not found',
+  internalError: 'Internal server error',
+} as const
+
+export type ErrorMessageKey = keyof typeof ERROR_MESSAGES
+export type ErrorMessage = (typeof ERROR_MESSAGES)[ErrorMessageKey]
+
+/** Every error body: `{ error }`; only a 400 on note creation adds `details` (spec: Errors). */
+export interface ErrorResponse {
+  error: string
+  details?: Record<string, string>
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest'
+import { HEADERS } from './headers.js'
+
+describe('HEADERS', () => {
+  it('spells every header name of the spec exactly', () => {
+    expect(HEADERS.authToken).toBe('X-Auth-Token')
+    expect(HEADERS.ownerToken).toBe('X-Owner-Token')
+    expect(HEADERS.salt).toBe('X-Salt')
+    expect(HEADERS.maxDownloads).toBe('X-Max-Downloads')
+    expect(HEADERS.expireSec).toBe('X-Expire-Sec')
+    expect(HEADERS.fileCount).toBe('X-File-Count')
+    expect(HEADERS.hasPassword).toBe('X-Has-Password')
+    expect(HEADERS.passwordSalt).toBe('X-Password-Salt')
+    expect(HEADERS.passwordAlgo).toBe('X-Password-Algo')
+    expect(HEADERS.declaredContentLength).toBe('X-Content-Length')
+    expect(HEADERS.uploadToken).toBe('X-Upload-Token')
+    expect(HEADERS.inboxToken).toBe('X-Inbox-Token')
+    expect(HEADERS.inboxOwnerToken).toBe('X-Inbox-Owner-Token')
+    expect(HEADERS.rateLimitLimit).toBe('X-RateLimit-Limit')
+    expect(HEADERS.rateLimitRemaining).toBe('X-RateLimit-Remaining')
+    expect(HEADERS.rateLimitReset).toBe('X-RateLimit-Reset')
+    expect(HEADERS.retryAfter).toBe('Retry-After')
+    expect(HEADERS.contentLength).toBe('Content-Length')
+  })
+
+  it('maps no two keys to the same header, whatever the case', () => {
+    const names = Object.values(HEADERS).map((name) => name.toLowerCase())
+    expect(new Set(names).size).toBe(names.length)
+  })
+})

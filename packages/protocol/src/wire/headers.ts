@@ -1,0 +1,81 @@
+/** HTTP header names of the API and the header sets that carry a single credential. */
+
+/**
+ * Every header the spec names. Keys drop the `X-` prefix; `X-Content-Length` (the declared size
+ * of a chunked or WebSocket upload) is `declaredContentLength`, so it cannot be confused with the
+ * standard `Content-Length` of a single-request upload.
+ */
+export const HEADERS = {
+  authToken: 'X-Auth-Token',
+  ownerToken: 'X-Owner-Token',
+  salt: 'X-Salt',
+  maxDownloads: 'X-Max-Downloads',
+  expireSec: 'X-Expire-Sec',
+  fileCount: 'X-File-Count',
+  hasPassword: 'X-Has-Password',
+  passwordSalt: 'X-Password-Salt',
+  passwordAlgo: 'X-Password-Algo',
+  declaredContentLength: 'X-Content-Length',
+  uploadToken: 'X-Upload-Token',
+  inboxToken: 'X-Inbox-Token',
+  inboxOwnerToken: 'X-Inbox-Owner-Token',
+  rateLimitLimit: 'X-RateLimit-Limit',
+  rateLimitRemaining: 'X-RateLimit-Remaining',
+  rateLimitReset: 'X-RateLimit-Reset',
+  retryAfter: 'Retry-After',
+  contentLength: 'Content-Length',
+  contentType: 'Content-Type',
+  cacheControl: 'Cache-Control',
+  authorization: 'Authorization',
+  origin: 'Origin',
+} as const
+
+export type HeaderName = (typeof HEADERS)[keyof typeof HEADERS]
+
+/** Header values are strings; booleans are spelled exactly `true` or `false`. */
+export type BooleanHeader = 'true' | 'false'
+
+/** `X-Auth-Token`: download and password check of an upload. */
+export interface AuthTokenHeaders {
+  [HEADERS.authToken]: string
+}
+
+/** `X-Owner-Token`: finalize, metadata, delete. */
+export interface OwnerTokenHeaders {
+  [HEADERS.ownerToken]: string
+}
+
+/** `X-Upload-Token`: a sender reading a request or opening an upload into it. */
+export interface UploadTokenHeaders {
+  [HEADERS.uploadToken]: string
+}
+
+/** `X-Inbox-Token`: the requester listing the inbox or downloading from it. */
+export interface InboxTokenHeaders {
+  [HEADERS.inboxToken]: string
+}
+
+/** `X-Inbox-Owner-Token`: the requester deleting a file, closing or deleting a request. */
+export interface InboxOwnerTokenHeaders {
+  [HEADERS.inboxOwnerToken]: string
+}
+
+/** `Authorization: Bearer <session JWT>`, the command-line client's login (spec: Optional login). */
+export interface BearerAuthHeaders {
+  [HEADERS.authorization]: `Bearer ${string}`
+}
+
+/**
+ * Rate-limit headers on `/api` responses, integers (spec: Limits). `X-RateLimit-Reset` is, by
+ * this project's choice, the Unix time in seconds at which the window frees up again.
+ */
+export interface RateLimitHeaders {
+  [HEADERS.rateLimitLimit]: string
+  [HEADERS.rateLimitRemaining]: string
+  [HEADERS.rateLimitReset]: string
+}
+
+/** Sent with a 429: whole seconds to wait (RFC 9110 §10.2.3 delay-seconds). */
+export interface RetryAfterHeaders {
+  [HEADERS.retryAfter]: string
+}
