@@ -1,33 +1,148 @@
-/** Builds the HTTP application: the API routes, the web app and the single error handler. */
+/** Builds the HTTP application: middleware, the API routes, the web app and one error handler. */
 import { existsSync } from 'node:fs'
 
-import { Hono } from 'hono'
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 
+import type { AppEnv } from './app-env.js'
+import { type Config, type ServiceName } from './config.js'
+import { databaseAnswers, type Db } from './db/client.js'
+import { creationGuard } from './auth/creation-guard.js'
+import { HttpError } from './http-error.js'
+import type { Logger } from './logger.js'
+import { clientIp } from './middleware/client-ip.js'
+import { rateLimit } from './middleware/rate-limit.js'
+import { requestLog } from './middleware/request-log.js'
+import { securityHeaders } from './middleware/security-headers.js'
+import { fileRoutes } from './routes/files.js'
+import { inboxRoutes } from './routes/inbox.js'
+import { notesRoutes } from './routes/notes.js'
+import { requestRoutes } from './routes/requests.js'
 import { systemRoutes } from './routes/system.js'
+import { uploadRoutes } from './routes/uploads.js'
+import type { Services } from './services/container.js'
+import type { BlobStore } from './storage/blob-store.js'
 import { mountWebApp } from './web-app.js'
 
 export interface AppDeps {
+  config: Config
   version: string
+  db: Db
+  blobs: BlobStore
+  services: Services
+  logger: Logger
+  now: () => number
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
-  now?: () => Date
 }
 
-export function createApp(deps: AppDeps): Hono {
-  const app = new Hono()
+/** Body limit of the JSON note routes: the largest note, base64-encoded, with room for fields. */
+function noteBodyLimit(config: Config): number {
+  return Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
+}
 
-  app.route('/api', systemRoutes({ version: deps.version, now: deps.now ?? (() => new Date()) }))
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { config, services, logger } = deps
+  const app = new Hono<AppEnv>()
+  const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustProxy)
+  const guard = creationGuard(config)
+  const requireLogin = (service: ServiceName) => (c: Context<AppEnv>) =>
+    guard(service, (name) => c.req.header(name))
+
+  app.use('*', securityHeaders())
+  // Middleware that would do nothing is not mounted, so requests do not pass through it.
+  if (logger.enabled?.('info') ?? true) app.use('*', requestLog(logger))
+  if (services.rateLimiter.enabled) {
+    app.use(
+      '/api/*',
+      rateLimit(services.rateLimiter, ipOf, (c) => isRequestChunk(c, services)),
+    )
+  }
+
+  app.route(
+    '/api',
+    systemRoutes({
+      config,
+      version: deps.version,
+      now: () => new Date(deps.now()),
+      quota: services.quota,
+      ipOf,
+      checkHealth: async () => {
+        if (!databaseAnswers(deps.db)) return false
+        return deps.blobs.check().then(
+          () => true,
+          () => false,
+        )
+      },
+    }),
+  )
+  app.route(
+    '/api',
+    uploadRoutes({
+      uploads: services.uploads,
+      ipOf,
+      requireLogin: requireLogin('file'),
+      now: deps.now,
+    }),
+  )
+  app.route('/api', fileRoutes({ uploads: services.uploads, ipOf }))
+  app.route(
+    '/api',
+    notesRoutes({
+      notes: services.notes,
+      ipOf,
+      bodyLimit: noteBodyLimit(config),
+      requireLogin: requireLogin('note'),
+    }),
+  )
+
+  const requestsOn = config.enabledServices.includes('request')
+  app.route(
+    '/api/request',
+    requestRoutes({
+      requests: services.requests,
+      enabled: requestsOn,
+      ipOf,
+      // The guard accepts no login session yet, so there is never a user to count by: the daily
+      // limit counts per IP until it supplies one.
+      creator: async (c) => {
+        await requireLogin('request')(c)
+        return null
+      },
+      now: deps.now,
+    }),
+  )
+  app.route('/api/inbox', inboxRoutes({ requests: services.requests, enabled: requestsOn, ipOf }))
 
   if (deps.webRoot !== undefined && existsSync(deps.webRoot)) mountWebApp(app, deps.webRoot)
 
-  app.notFound((c) => c.json({ error: 'Not found' }, 404))
+  app.notFound((c) => c.json({ error: ERROR_MESSAGES.notFound }, 404))
 
   app.onError((err, c) => {
+    if (err instanceof HttpError) {
+      for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
+      const body = err.details
+        ? { error: err.message, details: err.details }
+        : { error: err.message }
+      return c.json(body, err.status)
+    }
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status)
-    console.error(err)
-    return c.json({ error: 'Internal server error' }, 500)
+    logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err))
+    return c.json({ error: ERROR_MESSAGES.internalError }, 500)
   })
 
   return app
+}
+
+const REQUEST_CHUNK_PATH = /^\/api\/request\/([^/]+)\/upload\/([^/]+)\/chunk$/
+
+/**
+ * Chunk requests of uploads into requests skip the rate limit (spec: Endpoints); only those of an
+ * open session do, so the exemption cannot be used to probe other routes.
+ */
+function isRequestChunk(c: Context, services: Services): boolean {
+  if (c.req.method !== 'POST') return false
+  const match = REQUEST_CHUNK_PATH.exec(c.req.path)
+  return match !== null && services.requests.isUploadSession(match[1]!, match[2]!)
 }

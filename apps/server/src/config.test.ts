@@ -1,29 +1,194 @@
+import { resolve } from 'node:path'
+
 import { describe, expect, it } from 'vitest'
 
-import { ConfigError, loadConfig } from './config.js'
+import { ConfigError, loadConfig, loginEnabled, type Config } from './config.js'
+
+const DAY = 86_400
+const GiB = 1024 ** 3
+
+const DEFAULTS: Config = {
+  port: 3000,
+  host: '0.0.0.0',
+  baseUrl: 'http://localhost:3000',
+  dataDir: resolve('./data'),
+  trustProxy: false,
+  logLevel: 'info',
+  rateLimitWindowMs: 60_000,
+  rateLimitMax: 600,
+  uploadQuotaBytes: 0,
+  uploadQuotaWindowSec: DAY,
+  cleanupIntervalSec: 60,
+  uploadSessionIdleSec: 3600,
+  shutdownGraceMs: 30_000,
+  customTitle: 'fileshare',
+  customColor: null,
+  customLogo: null,
+  fileMaxSize: 10 * GiB,
+  fileMaxFilesPerUpload: 1000,
+  fileExpireOptionsSec: [300, 3600, DAY, 7 * DAY],
+  fileExpireDefaultSec: DAY,
+  fileDownloadOptions: [1, 2, 3, 5, 10, 20, 50, 100],
+  fileDownloadDefault: 1,
+  fileChunkMaxSize: 16 * 1024 ** 2,
+  noteMaxSize: 1024 ** 2,
+  noteExpireOptionsSec: [300, 3600, DAY, 7 * DAY],
+  noteExpireDefaultSec: DAY,
+  noteViewOptions: [1, 2, 3, 5, 10, 100],
+  noteViewDefault: 1,
+  fileUploadWs: true,
+  fileUploadWsMaxBuffer: 32 * 1024 ** 2,
+  fileUploadSpeedLimit: 0,
+  fileUploadConcurrentChunks: 3,
+  storageBackend: 'filesystem',
+  enabledServices: ['file', 'note', 'request'],
+  oidcIssuer: null,
+  oidcClientId: null,
+  oidcClientSecret: null,
+  oidcProvider: 'generic',
+  oidcSessionSecret: null,
+  oidcSessionDurationSec: DAY,
+  oidcProtectFiles: false,
+  oidcProtectNotes: false,
+  oidcProtectRequests: false,
+  passwordMaxAttempts: 5,
+  passwordLockoutMs: 15 * 60_000,
+  fileRequestExpireOptionsSec: [DAY, 7 * DAY, 30 * DAY],
+  fileRequestUploadOptions: [1, 5, 10, 25, 50],
+  fileRequestDownloadOptions: [1, 3, 5, 10],
+  fileRequestMaxSize: 2 * GiB,
+  fileRequestDailyLimit: 10,
+  fileRequestRetentionSec: 7 * DAY,
+  forceRequestPassword: false,
+}
+
+const OIDC = { OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's' }
 
 describe('loadConfig', () => {
-  it('listens on every interface at port 3000 by default', () => {
-    expect(loadConfig({})).toEqual({ port: 3000, host: '0.0.0.0' })
+  it('has a default for every setting', () => {
+    expect(loadConfig({})).toEqual(DEFAULTS)
   })
 
-  it('reads PORT and HOST', () => {
-    expect(loadConfig({ PORT: '8080', HOST: '127.0.0.1' })).toEqual({
+  it('treats empty and blank variables as unset', () => {
+    expect(loadConfig({ PORT: '', FILE_MAX_SIZE: '  ', CUSTOM_LOGO: '' })).toEqual(DEFAULTS)
+  })
+
+  it('reads PORT and HOST, and derives BASE_URL from the port', () => {
+    expect(loadConfig({ PORT: '8080', HOST: '127.0.0.1' })).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
+      baseUrl: 'http://localhost:8080',
     })
   })
 
-  it.each(['abc', '-1', '65536', '80.5', ' 80'])('refuses PORT=%j naming the variable', (port) => {
-    expect(() => loadConfig({ PORT: port })).toThrow(ConfigError)
-    expect(() => loadConfig({ PORT: port })).toThrow(
-      `PORT must be an integer from 0 to 65535, got ${JSON.stringify(port)}`,
+  it('drops trailing slashes from BASE_URL', () => {
+    expect(loadConfig({ BASE_URL: 'https://share.example/files/' }).baseUrl).toBe(
+      'https://share.example/files',
     )
   })
 
-  it('refuses a HOST with spaces', () => {
-    expect(() => loadConfig({ HOST: 'local host' })).toThrow(
-      'HOST must be a host name or an IPv4 or IPv6 address, got "local host"',
+  it.each([
+    ['1048576', 1_048_576],
+    ['512KB', 512 * 1024],
+    ['512kb', 512 * 1024],
+    ['100MB', 100 * 1024 ** 2],
+    ['2GB', 2 * GiB],
+    ['2 GiB', 2 * GiB],
+    ['1.5MB', 1.5 * 1024 ** 2],
+    ['1TB', 1024 ** 4],
+    ['4096B', 4096],
+  ])('reads the size %j as %i bytes', (value, bytes) => {
+    expect(loadConfig({ FILE_MAX_SIZE: value }).fileMaxSize).toBe(bytes)
+  })
+
+  it('reads lists as distinct integers in ascending order', () => {
+    const config = loadConfig({
+      FILE_EXPIRE_OPTIONS_SEC: '3600, 60,600',
+      FILE_EXPIRE_DEFAULT_SEC: '600',
+      ENABLED_SERVICES: 'note, file,note',
+    })
+    expect(config.fileExpireOptionsSec).toEqual([60, 600, 3600])
+    expect(config.fileExpireDefaultSec).toBe(600)
+    expect(config.enabledServices).toEqual(['note', 'file'])
+  })
+
+  it('defaults to the first option when the preferred default is not listed', () => {
+    expect(loadConfig({ FILE_DOWNLOAD_OPTIONS: '3,7' }).fileDownloadDefault).toBe(3)
+    expect(loadConfig({ FILE_EXPIRE_OPTIONS_SEC: '60,120' }).fileExpireDefaultSec).toBe(60)
+  })
+
+  it.each([
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['on', true],
+    ['false', false],
+    ['0', false],
+    ['No', false],
+    ['off', false],
+  ])('reads the boolean %j as %s', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected)
+  })
+
+  it('reads optional strings, colors and choices', () => {
+    expect(
+      loadConfig({
+        CUSTOM_COLOR: '#3B82F6',
+        CUSTOM_LOGO: '/logo.svg',
+        STORAGE_BACKEND: 's3',
+        LOG_LEVEL: 'debug',
+        OIDC_PROVIDER: 'keycloak',
+      }),
+    ).toMatchObject({
+      customColor: '#3B82F6',
+      customLogo: '/logo.svg',
+      storageBackend: 's3',
+      logLevel: 'debug',
+      oidcProvider: 'keycloak',
+    })
+  })
+
+  it('turns login on only when all three OIDC variables are set', () => {
+    expect(loginEnabled(loadConfig(OIDC))).toBe(true)
+    expect(loginEnabled(loadConfig({ ...OIDC, OIDC_CLIENT_SECRET: '' }))).toBe(false)
+    expect(loadConfig({ ...OIDC, OIDC_PROTECT_FILES: 'true' }).oidcProtectFiles).toBe(true)
+  })
+
+  it.each([
+    ['PORT', 'abc', 'an integer from 0 to 65535'],
+    ['PORT', '-1', 'an integer from 0 to 65535'],
+    ['PORT', '65536', 'an integer from 0 to 65535'],
+    ['PORT', '80.5', 'an integer from 0 to 65535'],
+    ['RATE_LIMIT_WINDOW', '999', `an integer from 1000 to ${Number.MAX_SAFE_INTEGER}`],
+    ['FILE_MAX_SIZE', 'lots', 'a size of at least 1 bytes, such as 1048576, 512KB, 100MB or 2GB'],
+    ['FILE_MAX_SIZE', '10XB', 'a size of at least 1 bytes, such as 1048576, 512KB, 100MB or 2GB'],
+    ['FILE_UPLOAD_WS', 'maybe', 'true or false'],
+    ['FILE_EXPIRE_OPTIONS_SEC', '60,x', 'a comma-separated list of distinct positive integers'],
+    ['FILE_EXPIRE_OPTIONS_SEC', '60,60', 'a comma-separated list of distinct positive integers'],
+    ['FILE_DOWNLOAD_OPTIONS', '0,1', 'a comma-separated list of distinct positive integers'],
+    ['FILE_EXPIRE_DEFAULT_SEC', '42', 'one of 300, 3600, 86400, 604800'],
+    ['STORAGE_BACKEND', 'ftp', 'one of filesystem, s3'],
+    ['ENABLED_SERVICES', 'file,chat', 'a comma-separated list of file, note, request'],
+    ['BASE_URL', 'not a url', 'an http or https URL'],
+    ['BASE_URL', 'ftp://share.example', 'an http or https URL without query or fragment'],
+    ['HOST', 'local host', 'a host name or an IPv4 or IPv6 address'],
+    ['CUSTOM_COLOR', 'red', 'a hex color such as #3b82f6'],
+  ])('refuses %s=%j in one line naming the variable', (variable, value, accepts) => {
+    const load = () => loadConfig({ [variable]: value })
+    expect(load).toThrow(ConfigError)
+    expect(load).toThrow(`${variable} must be ${accepts}, got ${JSON.stringify(value)}`)
+  })
+
+  it('refuses a protected creation without a way to log in', () => {
+    expect(() => loadConfig({ OIDC_PROTECT_NOTES: 'true' })).toThrow(
+      'OIDC_PROTECT_NOTES must be false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set, got "true"',
+    )
+  })
+
+  it('writes a message of exactly one line', () => {
+    expect(() => loadConfig({ PORT: 'a\nb' })).toThrow(
+      'PORT must be an integer from 0 to 65535, got "a\\nb"',
     )
   })
 })

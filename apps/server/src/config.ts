@@ -1,9 +1,9 @@
-/** Reads the server's settings from the environment once, typed, failing fast on a bad value. */
-
-export interface Config {
-  port: number
-  host: string
-}
+/**
+ * Reads the server's settings from the environment once, typed, failing fast on a bad value with
+ * one line that names the variable, the value and what it accepts. docs/configuration.md lists
+ * every variable with its default.
+ */
+import { resolve } from 'node:path'
 
 /** A setting that cannot be used; its message is the one line printed before the server stops. */
 export class ConfigError extends Error {
@@ -13,32 +13,348 @@ export class ConfigError extends Error {
   }
 }
 
-const DEFAULT_PORT = 3000
-const DEFAULT_HOST = '0.0.0.0'
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug'
+export type StorageBackend = 'filesystem' | 's3'
+export type ServiceName = 'file' | 'note' | 'request'
+export type OidcProviderKey = 'generic' | 'pocketid' | 'authentik' | 'keycloak'
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return {
-    port: readPort(env, 'PORT', DEFAULT_PORT),
-    host: readHost(env, 'HOST', DEFAULT_HOST),
+export interface Config {
+  port: number
+  host: string
+  /** Public address of the service, without a trailing slash; share links start with it. */
+  baseUrl: string
+  dataDir: string
+  trustProxy: boolean
+  logLevel: LogLevel
+
+  rateLimitWindowMs: number
+  /** Requests per window and IP; 0 turns the rate limit off. */
+  rateLimitMax: number
+  /** Upload bytes per window and IP; 0 turns the quota off. */
+  uploadQuotaBytes: number
+  uploadQuotaWindowSec: number
+  cleanupIntervalSec: number
+  /** Idle time after which an unfinished chunked upload session is dropped. */
+  uploadSessionIdleSec: number
+  /** Longest wait for running uploads when the server is asked to stop. */
+  shutdownGraceMs: number
+
+  customTitle: string
+  customColor: string | null
+  customLogo: string | null
+
+  fileMaxSize: number
+  fileMaxFilesPerUpload: number
+  fileExpireOptionsSec: number[]
+  fileExpireDefaultSec: number
+  fileDownloadOptions: number[]
+  fileDownloadDefault: number
+  /** Largest chunk body of a chunked upload. */
+  fileChunkMaxSize: number
+
+  noteMaxSize: number
+  noteExpireOptionsSec: number[]
+  noteExpireDefaultSec: number
+  noteViewOptions: number[]
+  noteViewDefault: number
+
+  fileUploadWs: boolean
+  fileUploadWsMaxBuffer: number
+  /** Bytes per second per upload; 0 means no limit. */
+  fileUploadSpeedLimit: number
+  fileUploadConcurrentChunks: number
+
+  storageBackend: StorageBackend
+  enabledServices: ServiceName[]
+
+  oidcIssuer: string | null
+  oidcClientId: string | null
+  oidcClientSecret: string | null
+  oidcProvider: OidcProviderKey
+  oidcSessionSecret: string | null
+  oidcSessionDurationSec: number
+  oidcProtectFiles: boolean
+  oidcProtectNotes: boolean
+  oidcProtectRequests: boolean
+
+  passwordMaxAttempts: number
+  passwordLockoutMs: number
+
+  fileRequestExpireOptionsSec: number[]
+  fileRequestUploadOptions: number[]
+  fileRequestDownloadOptions: number[]
+  fileRequestMaxSize: number
+  fileRequestDailyLimit: number
+  fileRequestRetentionSec: number
+  forceRequestPassword: boolean
+}
+
+type Env = Record<string, string | undefined>
+
+const SIZE_UNITS: Record<string, number> = {
+  '': 1,
+  B: 1,
+  KB: 1024,
+  KIB: 1024,
+  MB: 1024 ** 2,
+  MIB: 1024 ** 2,
+  GB: 1024 ** 3,
+  GIB: 1024 ** 3,
+  TB: 1024 ** 4,
+  TIB: 1024 ** 4,
+}
+
+/** Reads variables, each with a default, and remembers nothing else. */
+class Reader {
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]
+    return value === undefined || value.trim() === '' ? undefined : value.trim()
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null
+  }
+
+  integer(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const parsed = /^\d+$/.test(value) ? Number(value) : NaN
+    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      throw new ConfigError(name, value, `an integer from ${min} to ${max}`)
+    }
+    return parsed
+  }
+
+  /** A size in bytes: plain bytes, or a number with KB, MB, GB or TB (powers of 1024). */
+  size(name: string, fallback: number, min = 0): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const match = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?$/i.exec(value)
+    const unit = SIZE_UNITS[(match?.[2] ?? '').toUpperCase()]
+    const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN
+    if (!Number.isSafeInteger(bytes) || bytes < min) {
+      throw new ConfigError(
+        name,
+        value,
+        `a size of at least ${min} bytes, such as 1048576, 512KB, 100MB or 2GB`,
+      )
+    }
+    return bytes
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    if (/^(true|1|yes|on)$/i.test(value)) return true
+    if (/^(false|0|no|off)$/i.test(value)) return false
+    throw new ConfigError(name, value, 'true or false')
+  }
+
+  /** A comma-separated list of distinct positive integers, kept in ascending order. */
+  integerList(name: string, fallback: number[]): number[] {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const items = value.split(',').map((item) => item.trim())
+    const numbers = items.map((item) => (/^\d+$/.test(item) ? Number(item) : NaN))
+    if (
+      numbers.some((n) => !Number.isSafeInteger(n) || n < 1) ||
+      new Set(numbers).size !== numbers.length
+    ) {
+      throw new ConfigError(name, value, 'a comma-separated list of distinct positive integers')
+    }
+    return numbers.sort((a, b) => a - b)
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, options: readonly T[]): T {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    if (!(options as readonly string[]).includes(value)) {
+      throw new ConfigError(name, value, `one of ${options.join(', ')}`)
+    }
+    return value as T
+  }
+
+  listOf<T extends string>(name: string, fallback: T[], options: readonly T[]): T[] {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '')
+    if (items.some((item) => !(options as readonly string[]).includes(item))) {
+      throw new ConfigError(name, value, `a comma-separated list of ${options.join(', ')}`)
+    }
+    return [...new Set(items)] as T[]
+  }
+
+  /** A default that must be one of the options; without the variable, the preferred value if listed. */
+  defaultOf(name: string, options: number[], preferred: number): number {
+    const fallback = options.includes(preferred) ? preferred : options[0]!
+    const value = this.integer(name, fallback, 1)
+    if (!options.includes(value)) {
+      throw new ConfigError(name, String(value), `one of ${options.join(', ')}`)
+    }
+    return value
+  }
+
+  url(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      throw new ConfigError(name, value, 'an http or https URL')
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      throw new ConfigError(name, value, 'an http or https URL without query or fragment')
+    }
+    return url.href.replace(/\/+$/, '')
+  }
+
+  host(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback
+    if (!/^[A-Za-z0-9.:[\]%_-]+$/.test(value)) {
+      throw new ConfigError(name, value, 'a host name or an IPv4 or IPv6 address')
+    }
+    return value
+  }
+
+  color(name: string): string | null {
+    const value = this.raw(name)
+    if (value === undefined) return null
+    if (!/^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(value)) {
+      throw new ConfigError(name, value, 'a hex color such as #3b82f6')
+    }
+    return value
   }
 }
 
-function readPort(env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
-  const value = env[variable]
-  if (value === undefined || value === '') return fallback
-  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN
-  // Port 0 is accepted so that the operating system can pick a free port.
-  if (!Number.isInteger(port) || port > 65535) {
-    throw new ConfigError(variable, value, 'an integer from 0 to 65535')
+const DAY = 86_400
+const GiB = 1024 ** 3
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new Reader(env)
+  const port = read.integer('PORT', 3000, 0, 65535)
+  const fileExpireOptionsSec = read.integerList('FILE_EXPIRE_OPTIONS_SEC', [
+    300,
+    3600,
+    DAY,
+    7 * DAY,
+  ])
+  const fileDownloadOptions = read.integerList(
+    'FILE_DOWNLOAD_OPTIONS',
+    [1, 2, 3, 5, 10, 20, 50, 100],
+  )
+  const noteExpireOptionsSec = read.integerList('NOTE_EXPIRE_OPTIONS_SEC', [
+    300,
+    3600,
+    DAY,
+    7 * DAY,
+  ])
+  const noteViewOptions = read.integerList('NOTE_VIEW_OPTIONS', [1, 2, 3, 5, 10, 100])
+
+  const config: Config = {
+    port,
+    host: read.host('HOST', '0.0.0.0'),
+    baseUrl: read.url('BASE_URL', `http://localhost:${port}`),
+    dataDir: resolve(read.string('DATA_DIR', './data')),
+    trustProxy: read.boolean('TRUST_PROXY', false),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
+
+    rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
+    rateLimitMax: read.integer('RATE_LIMIT_MAX', 600),
+    uploadQuotaBytes: read.size('FILE_UPLOAD_QUOTA_BYTES', 0),
+    uploadQuotaWindowSec: read.integer('FILE_UPLOAD_QUOTA_WINDOW', DAY, 1),
+    cleanupIntervalSec: read.integer('CLEANUP_INTERVAL', 60, 1),
+    uploadSessionIdleSec: read.integer('UPLOAD_SESSION_IDLE_SEC', 3600, 1),
+    shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 30_000),
+
+    customTitle: read.string('CUSTOM_TITLE', 'fileshare'),
+    customColor: read.color('CUSTOM_COLOR'),
+    customLogo: read.optionalString('CUSTOM_LOGO'),
+
+    fileMaxSize: read.size('FILE_MAX_SIZE', 10 * GiB, 1),
+    fileMaxFilesPerUpload: read.integer('FILE_MAX_FILES_PER_UPLOAD', 1000, 1),
+    fileExpireOptionsSec,
+    fileExpireDefaultSec: read.defaultOf('FILE_EXPIRE_DEFAULT_SEC', fileExpireOptionsSec, DAY),
+    fileDownloadOptions,
+    fileDownloadDefault: read.defaultOf('FILE_DOWNLOAD_DEFAULT', fileDownloadOptions, 1),
+    fileChunkMaxSize: read.size('FILE_CHUNK_MAX_SIZE', 16 * 1024 ** 2, 1),
+
+    noteMaxSize: read.size('NOTE_MAX_SIZE', 1024 ** 2, 1),
+    noteExpireOptionsSec,
+    noteExpireDefaultSec: read.defaultOf('NOTE_EXPIRE_DEFAULT_SEC', noteExpireOptionsSec, DAY),
+    noteViewOptions,
+    noteViewDefault: read.defaultOf('NOTE_VIEW_DEFAULT', noteViewOptions, 1),
+
+    fileUploadWs: read.boolean('FILE_UPLOAD_WS', true),
+    fileUploadWsMaxBuffer: read.size('FILE_UPLOAD_WS_MAX_BUFFER', 32 * 1024 ** 2, 64 * 1024),
+    fileUploadSpeedLimit: read.size('FILE_UPLOAD_SPEED_LIMIT', 0),
+    fileUploadConcurrentChunks: read.integer('FILE_UPLOAD_CONCURRENT_CHUNKS', 3, 1, 64),
+
+    storageBackend: read.oneOf('STORAGE_BACKEND', 'filesystem', ['filesystem', 's3']),
+    enabledServices: read.listOf(
+      'ENABLED_SERVICES',
+      ['file', 'note', 'request'],
+      ['file', 'note', 'request'],
+    ),
+
+    oidcIssuer: read.optionalString('OIDC_ISSUER'),
+    oidcClientId: read.optionalString('OIDC_CLIENT_ID'),
+    oidcClientSecret: read.optionalString('OIDC_CLIENT_SECRET'),
+    oidcProvider: read.oneOf('OIDC_PROVIDER', 'generic', [
+      'generic',
+      'pocketid',
+      'authentik',
+      'keycloak',
+    ]),
+    oidcSessionSecret: read.optionalString('OIDC_SESSION_SECRET'),
+    oidcSessionDurationSec: read.integer('OIDC_SESSION_DURATION', DAY, 60),
+    oidcProtectFiles: read.boolean('OIDC_PROTECT_FILES', false),
+    oidcProtectNotes: read.boolean('OIDC_PROTECT_NOTES', false),
+    oidcProtectRequests: read.boolean('OIDC_PROTECT_REQUESTS', false),
+
+    passwordMaxAttempts: read.integer('PASSWORD_MAX_ATTEMPTS', 5, 1),
+    passwordLockoutMs: read.integer('PASSWORD_LOCKOUT_MS', 15 * 60_000, 1),
+
+    fileRequestExpireOptionsSec: read.integerList('FILE_REQUEST_EXPIRE_OPTIONS_SEC', [
+      DAY,
+      7 * DAY,
+      30 * DAY,
+    ]),
+    fileRequestUploadOptions: read.integerList('FILE_REQUEST_UPLOAD_OPTIONS', [1, 5, 10, 25, 50]),
+    fileRequestDownloadOptions: read.integerList('FILE_REQUEST_DOWNLOAD_OPTIONS', [1, 3, 5, 10]),
+    fileRequestMaxSize: read.size('FILE_REQUEST_MAX_SIZE', 2 * GiB, 1),
+    fileRequestDailyLimit: read.integer('FILE_REQUEST_DAILY_LIMIT', 10),
+    fileRequestRetentionSec: read.integer('FILE_REQUEST_RETENTION_SEC', 7 * DAY, 60),
+    forceRequestPassword: read.boolean('FORCE_REQUEST_PASSWORD', false),
   }
-  return port
+  for (const [variable, on] of [
+    ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
+    ['OIDC_PROTECT_NOTES', config.oidcProtectNotes],
+    ['OIDC_PROTECT_REQUESTS', config.oidcProtectRequests],
+  ] as const) {
+    // A protected creation with no way to log in could never succeed.
+    if (on && !loginEnabled(config)) {
+      throw new ConfigError(
+        variable,
+        'true',
+        'false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set',
+      )
+    }
+  }
+  return config
 }
 
-function readHost(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
-  const value = env[variable]
-  if (value === undefined || value === '') return fallback
-  if (!/^[A-Za-z0-9.:[\]%_-]+$/.test(value)) {
-    throw new ConfigError(variable, value, 'a host name or an IPv4 or IPv6 address')
-  }
-  return value
+/** Whether the login routes are active: all three OIDC variables are set (spec: Login routes). */
+export function loginEnabled(config: Config): boolean {
+  return (
+    config.oidcIssuer !== null && config.oidcClientId !== null && config.oidcClientSecret !== null
+  )
 }

@@ -1,9 +1,10 @@
 /** Starts an HTTP server for an app and hands back its address and a way to stop it. */
-import type { Server } from 'node:http'
+import type { Server as HttpServer } from 'node:http'
+import { Server } from 'node:net'
 import type { AddressInfo } from 'node:net'
 
 import { serve } from '@hono/node-server'
-import type { Hono } from 'hono'
+import type { Env, Hono } from 'hono'
 
 export interface ListenOptions {
   port: number
@@ -13,17 +14,27 @@ export interface ListenOptions {
 export interface RunningServer {
   /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
   url: string
+  /** The Node server, for attaching WebSocket upgrades. */
+  server: HttpServer
+  /**
+   * Stops listening for new connections but keeps open ones, so uploads under way on keep-alive
+   * connections can still send their remaining requests.
+   */
+  stopAccepting(): void
   /** Stops accepting connections and resolves once the requests under way have been answered. */
   close(): Promise<void>
 }
 
-export function listen(app: Hono, options: ListenOptions): Promise<RunningServer> {
+export function listen<E extends Env>(
+  app: Hono<E>,
+  options: ListenOptions,
+): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
     let closing = false
     // Without createServer options, serve() always builds a plain node:http server.
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) =>
-      resolve({ url: baseUrl(info), close }),
-    ) as Server
+      resolve({ url: baseUrl(info), server, stopAccepting, close }),
+    ) as HttpServer
     server.once('error', reject)
 
     // A keep-alive socket whose response is still being written when close() runs is not idle
@@ -34,12 +45,20 @@ export function listen(app: Hono, options: ListenOptions): Promise<RunningServer
       })
     })
 
-    function close(): Promise<void> {
-      closing = true
-      return new Promise((done, fail) => {
-        server.close((err) => (err ? fail(err) : done()))
-        server.closeIdleConnections()
+    let closed: Promise<void> | undefined
+    function stopAccepting(): void {
+      // net.Server's close stops listening only; http.Server's would also drop idle keep-alive
+      // connections, which an upload in progress still needs.
+      closed ??= new Promise((done, fail) => {
+        Server.prototype.close.call(server, (err?: Error) => (err ? fail(err) : done()))
       })
+    }
+
+    function close(): Promise<void> {
+      stopAccepting()
+      closing = true
+      server.closeIdleConnections()
+      return closed!
     }
   })
 }

@@ -1,23 +1,21 @@
-/** Wires the service together: config, app, HTTP server, and a clean stop on SIGTERM or SIGINT. */
+/** The service's process: reads the config, starts the server, and stops cleanly on a signal. */
 import { fileURLToPath } from 'node:url'
 
-import { createApp } from './app.js'
 import { loadConfig } from './config.js'
-import { listen } from './listen.js'
 import { readPackageVersion } from './package-version.js'
+import { startServer } from './server.js'
 
 /** The web app's build output, found from this module in both src/ and dist/. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
 export async function main(): Promise<void> {
   const config = loadConfig()
-  const app = createApp({ version: readPackageVersion(), webRoot: WEB_ROOT })
-  const server = await listen(app, config)
-  console.log(`fileshare listening on ${server.url}`)
+  const service = await startServer(config, { version: readPackageVersion(), webRoot: WEB_ROOT })
+  console.log(`fileshare listening on ${service.url} (data in ${config.dataDir})`)
 
   const stop = (signal: NodeJS.Signals): void => {
     console.log(`fileshare stopping on ${signal}`)
-    server.close().then(
+    service.close().then(
       () => process.exit(0),
       (err: unknown) => {
         console.error(err)

@@ -1,8 +1,8 @@
 /** Serves the built single-page web app, answering index.html for any page path it does not know. */
 import { serveStatic } from '@hono/node-server/serve-static'
-import type { Hono, MiddlewareHandler } from 'hono'
+import type { Env, Hono, MiddlewareHandler } from 'hono'
 
-export function mountWebApp(app: Hono, root: string): void {
+export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
   app.use('*', outsideApi(serveStatic({ root })))
   // The web app routes in the browser, so a deep link must load the same page.
   app.get('*', outsideApi(serveStatic({ root, path: 'index.html' })))
@@ -12,6 +12,6 @@ export function isApiPath(path: string): boolean {
   return path === '/api' || path.startsWith('/api/')
 }
 
-function outsideApi(handler: MiddlewareHandler): MiddlewareHandler {
+function outsideApi<E extends Env>(handler: MiddlewareHandler): MiddlewareHandler<E> {
   return (c, next) => (isApiPath(c.req.path) ? next() : handler(c, next))
 }

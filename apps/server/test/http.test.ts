@@ -1,30 +1,25 @@
-/** Starts the real server on a free port and checks the shell's routes over HTTP. */
+/** The real server's HTTP surface outside the resource routes: web app hosting, 404s and 500s. */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createApp } from '../src/app.js'
-import { listen, type RunningServer } from '../src/listen.js'
-import { readPackageVersion } from '../src/package-version.js'
+import { startTestServer, type TestServer } from './harness.js'
 
 const INDEX_HTML = '<!doctype html><title>fileshare</title>'
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 describe('server with a built web app', () => {
   let webRoot: string
-  let server: RunningServer
+  let server: TestServer
 
   beforeAll(async () => {
     webRoot = await mkdtemp(join(tmpdir(), 'fileshare-web-'))
     await writeFile(join(webRoot, 'index.html'), INDEX_HTML)
     await mkdir(join(webRoot, 'assets'))
     await writeFile(join(webRoot, 'assets', 'app.js'), 'console.log(1)')
-    server = await listen(createApp({ version: readPackageVersion(), webRoot }), {
-      port: 0,
-      host: '127.0.0.1',
-    })
+    server = await startTestServer({ webRoot, version: '1.2.3' })
   })
 
   afterAll(async () => {
@@ -38,27 +33,26 @@ describe('server with a built web app', () => {
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     const body = (await res.json()) as Record<string, unknown>
-    expect(body).toEqual({ status: 'ok', version: '0.1.0', timestamp: expect.any(String) })
+    expect(body).toEqual({ status: 'ok', version: '1.2.3', timestamp: expect.any(String) })
     expect(body.timestamp).toMatch(ISO_UTC_MS)
     expect(Date.parse(body.timestamp as string)).toBeGreaterThanOrEqual(before - 1000)
   })
 
-  it('answers an unknown API path with a JSON 404', async () => {
-    for (const path of ['/api/nope', '/api', '/api/health/extra']) {
-      const res = await fetch(`${server.url}${path}`)
+  it('answers an unknown API path or method with a JSON 404', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['GET', '/api'],
+      ['GET', '/api/health/extra'],
+      ['DELETE', '/api/health'],
+    ] as const) {
+      const res = await fetch(`${server.url}${path}`, { method })
       expect(res.status, path).toBe(404)
       expect(await res.json()).toEqual({ error: 'Not found' })
     }
   })
 
-  it('answers an unknown API method with a JSON 404', async () => {
-    const res = await fetch(`${server.url}/api/health`, { method: 'DELETE' })
-    expect(res.status).toBe(404)
-    expect(await res.json()).toEqual({ error: 'Not found' })
-  })
-
   it('serves index.html at / and for page paths the web app routes itself', async () => {
-    for (const path of ['/', '/download/abc', '/note/new']) {
+    for (const path of ['/', '/d/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51', '/n/abc']) {
       const res = await fetch(`${server.url}${path}`)
       expect(res.status, path).toBe(200)
       expect(res.headers.get('content-type')).toMatch(/^text\/html/)
@@ -66,32 +60,52 @@ describe('server with a built web app', () => {
     }
   })
 
-  it('serves the web app static files', async () => {
+  it('serves the web app static files and never files outside it', async () => {
     const res = await fetch(`${server.url}/assets/app.js`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/javascript/)
     expect(await res.text()).toBe('console.log(1)')
+    for (const path of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/..%2f..%2fpackage.json',
+    ]) {
+      const escaped = await fetch(`${server.url}${path}`)
+      expect(await escaped.text()).not.toContain('"name"')
+    }
+  })
+})
+
+describe('an internal failure', () => {
+  it('becomes a 500 that leaks nothing', async () => {
+    const server = await startTestServer()
+    try {
+      server.service.db.$client.close()
+      const res = await fetch(`${server.url}/api/info/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51`)
+      expect(res.status).toBe(500)
+      expect(await res.json()).toEqual({ error: 'Internal server error' })
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(503)
+    } finally {
+      await server.close()
+    }
   })
 })
 
 describe('server without a built web app', () => {
-  let server: RunningServer
+  let server: TestServer
 
   beforeAll(async () => {
-    const webRoot = join(tmpdir(), 'fileshare-web-missing', String(process.pid))
-    server = await listen(createApp({ version: '9.9.9', webRoot }), { port: 0, host: '127.0.0.1' })
+    server = await startTestServer({
+      webRoot: join(tmpdir(), 'fileshare-web-missing', String(process.pid)),
+    })
   })
 
   afterAll(() => server.close())
 
-  it('still answers the API', async () => {
-    const res = await fetch(`${server.url}/api/health`)
-    expect(((await res.json()) as { version: string }).version).toBe('9.9.9')
-  })
-
-  it('answers page paths with a JSON 404', async () => {
-    const res = await fetch(`${server.url}/`)
-    expect(res.status).toBe(404)
-    expect(await res.json()).toEqual({ error: 'Not found' })
+  it('answers page paths with a JSON 404 and still answers the API', async () => {
+    const page = await fetch(`${server.url}/`)
+    expect(page.status).toBe(404)
+    expect(await page.json()).toEqual({ error: 'Not found' })
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
   })
 })

@@ -125,7 +125,11 @@ export type {
   DeleteNoteResponse,
 } from './notes.js'
 
-export { CREATE_FILE_REQUEST_FIELDS, FILE_REQUEST_BRIEF_FIELDS } from './requests.js'
+export {
+  CREATE_FILE_REQUEST_FIELDS,
+  FILE_REQUEST_BRIEF_FIELDS,
+  REQUEST_UPLOAD_FINALIZE_FIELDS,
+} from './requests.js'
 export type {
   FileRequestBrief,
   CreateFileRequestBody,

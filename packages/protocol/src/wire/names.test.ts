@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { CLI_CALLBACK_PREFIXES, PKCE_COOKIE_NAME, SESSION_COOKIE_NAME } from './auth.js'
 import { PASSWORD_ALGO } from './common.js'
 import { NOTE_CONTENT_TYPES } from './notes.js'
-import { CREATE_FILE_REQUEST_FIELDS, FILE_REQUEST_BRIEF_FIELDS } from './requests.js'
+import {
+  CREATE_FILE_REQUEST_FIELDS,
+  FILE_REQUEST_BRIEF_FIELDS,
+  REQUEST_UPLOAD_FINALIZE_FIELDS,
+} from './requests.js'
 import { CHUNK_INDEX_PARAM, DOWNLOAD_CACHE_CONTROL, DOWNLOAD_CONTENT_TYPE } from './uploads.js'
 
 describe('names the spec fixes', () => {
@@ -41,5 +45,12 @@ describe('names the spec fixes', () => {
     )
     expect([...FILE_REQUEST_BRIEF_FIELDS].sort()).toEqual(['ciphertext', 'nonce'])
     expect(Object.isFrozen(CREATE_FILE_REQUEST_FIELDS)).toBe(true)
+  })
+
+  it('the fields of a request upload finalize, the only ones it accepts', () => {
+    expect([...REQUEST_UPLOAD_FINALIZE_FIELDS].sort()).toEqual(
+      ['wrapEnc', 'wrapCiphertext', 'encryptedMeta', 'metaNonce'].sort(),
+    )
+    expect(Object.isFrozen(REQUEST_UPLOAD_FINALIZE_FIELDS)).toBe(true)
   })
 })

@@ -131,5 +131,19 @@ export interface RequestUploadFinalizeBody {
   metaNonce: CanonicalBase64Url
 }
 
+const REQUEST_UPLOAD_FINALIZE_KEYS = {
+  wrapEnc: true,
+  wrapCiphertext: true,
+  encryptedMeta: true,
+  metaNonce: true,
+} satisfies Record<keyof RequestUploadFinalizeBody, true>
+
+/**
+ * Every field of a request upload's finalize body (HTTP) and `finalize` frame (WebSocket, beside
+ * `type`); like the creation body, by this project's choice any other field is refused.
+ */
+export const REQUEST_UPLOAD_FINALIZE_FIELDS: readonly (keyof RequestUploadFinalizeBody)[] =
+  Object.freeze(Object.keys(REQUEST_UPLOAD_FINALIZE_KEYS) as (keyof RequestUploadFinalizeBody)[])
+
 /** 200 of `POST /api/request/:id/upload/:uid/finalize`. */
 export type RequestUploadFinalizeResponse = IdResponse

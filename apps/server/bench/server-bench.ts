@@ -1,0 +1,835 @@
+/**
+ * `pnpm bench:server`: starts the built server as a child process and measures, in one run, 1 GiB
+ * uploads over WebSocket and chunked HTTP, a 1 GiB download and note create+view load against
+ * loopback TCP and fsync'd disk ceilings, with the server's RSS and CPU per phase. Prints a
+ * table; the last line is one JSON object of every figure. BENCH_SERVER_MIB sets a smaller
+ * transfer size for a quick try.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { readFileSync, rmSync } from 'node:fs'
+import { mkdtemp, open, rm } from 'node:fs/promises'
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { createConnection, createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import WebSocket from 'ws'
+
+const MiB = 1024 * 1024
+const SIZE = Number(process.env.BENCH_SERVER_MIB ?? 1024) * MiB
+const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
+/** Random payload, sliced over and over: the server stores ciphertext without reading it. */
+const BLOCK = randomBytes(16 * MiB)
+const BUFFER_SIZE = MiB
+const WS_FRAME_SIZE = MiB
+/** The WebSocket client stops sending while more than this waits in its socket buffer. */
+const WS_HIGH_WATER = 8 * MiB
+/** Chunk size and chunks in flight of the chunked transport (spec: POST /api/upload/:id/chunk). */
+const CHUNK_SIZE = 10_000_000
+const CHUNKS_IN_FLIGHT = 3
+const NOTE_CLIENTS = 32
+const NOTE_SECONDS = 10
+const SAMPLE_MS = 50
+/** Linux reports process and machine CPU time in USER_HZ ticks, 100 per second. */
+const TICKS_PER_SECOND = 100
+const STARTUP_TIMEOUT_MS = 30_000
+
+const TARGETS = {
+  ratio: 0.6,
+  notePairsPerSec: 2500,
+  noteP99Ms: 25,
+  uploadPeakRssMB: 200,
+}
+
+const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
+const round = (n: number, digits = 0) => Number(n.toFixed(digits))
+const token = (bytes = 32) => randomBytes(bytes).toString('base64url')
+
+/** `length` bytes of the random block; `index` picks where, so neighbouring slices differ. */
+function payload(index: number, length: number): Buffer {
+  const start = (index * length) % (BLOCK.length - length + 1)
+  return BLOCK.subarray(start, start + length)
+}
+
+/**
+ * Peak RSS and CPU use of one phase, CPU in cores busy (1 = one core all the time): the server,
+ * this benchmark with its helper processes, the whole machine, and what is left of the machine's
+ * busy time for other processes sharing it.
+ */
+interface PhaseStats {
+  peakRssMB: number
+  seconds: number
+  serverCpuCores: number
+  benchCpuCores: number
+  machineBusyCores: number
+  otherCpuCores: number
+  machineIowaitCores: number
+}
+
+interface Counters {
+  at: number
+  serverSeconds: number
+  benchSeconds: number
+  machineBusySeconds: number
+  machineIowaitSeconds: number
+}
+
+/** Reads a file under /proc, or undefined once the process it describes has gone. */
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}
+
+/** User plus system CPU seconds a process has used so far; 0 once it has gone. */
+function cpuSeconds(pid: number): number {
+  // After the parenthesised command name, fields start at 3 (state); utime and stime are fields
+  // 14 and 15 (proc(5)).
+  const stat = readProc(`/proc/${pid}/stat`) ?? ''
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / TICKS_PER_SECOND
+}
+
+/** Samples the server's VmRSS every 50 ms and keeps the peak and CPU time of each phase. */
+class ServerMonitor {
+  readonly phases = new Map<string, PhaseStats>()
+  private current:
+    { name: string; peakKiB: number; helperSeconds: number; start: Counters } | undefined
+  private peakKiB = 0
+  private readonly timer: NodeJS.Timeout
+
+  constructor(private readonly pid: number) {
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS)
+  }
+
+  get peakRssMB(): number {
+    return (this.peakKiB * 1024) / 1e6
+  }
+
+  begin(name: string): void {
+    this.end()
+    this.current = { name, peakKiB: 0, helperSeconds: 0, start: this.counters() }
+    this.sample()
+  }
+
+  /** Counts the CPU time of a helper process of the benchmark, read just before it stops. */
+  addHelperCpu(seconds: number): void {
+    if (this.current) this.current.helperSeconds += seconds
+  }
+
+  end(): void {
+    if (!this.current) return
+    this.sample()
+    const { name, peakKiB, helperSeconds, start } = this.current
+    const stop = this.counters()
+    const seconds = (stop.at - start.at) / 1000
+    const server = (stop.serverSeconds - start.serverSeconds) / seconds
+    const bench = (stop.benchSeconds - start.benchSeconds + helperSeconds) / seconds
+    const busy = (stop.machineBusySeconds - start.machineBusySeconds) / seconds
+    this.phases.set(name, {
+      peakRssMB: round((peakKiB * 1024) / 1e6, 1),
+      seconds: round(seconds, 2),
+      serverCpuCores: round(server, 2),
+      benchCpuCores: round(bench, 2),
+      machineBusyCores: round(busy, 2),
+      otherCpuCores: round(Math.max(0, busy - server - bench), 2),
+      machineIowaitCores: round(
+        (stop.machineIowaitSeconds - start.machineIowaitSeconds) / seconds,
+        2,
+      ),
+    })
+    this.current = undefined
+  }
+
+  stop(): void {
+    this.end()
+    clearInterval(this.timer)
+  }
+
+  private sample(): void {
+    const status = readProc(`/proc/${this.pid}/status`)
+    const kib = Number(/VmRSS:\s+(\d+) kB/.exec(status ?? '')?.[1] ?? 0)
+    this.peakKiB = Math.max(this.peakKiB, kib)
+    if (this.current) this.current.peakKiB = Math.max(this.current.peakKiB, kib)
+  }
+
+  private counters(): Counters {
+    // The first line of /proc/stat: cpu user nice system idle iowait irq softirq steal ...
+    const line = (readProc('/proc/stat') ?? '').split('\n')[0] ?? ''
+    const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
+    const total = ticks.reduce((sum, n) => sum + n, 0)
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0)
+    const usage = process.cpuUsage()
+    return {
+      at: performance.now(),
+      serverSeconds: cpuSeconds(this.pid),
+      benchSeconds: (usage.user + usage.system) / 1e6,
+      machineBusySeconds: (total - idle) / TICKS_PER_SECOND,
+      machineIowaitSeconds: (ticks[4] ?? 0) / TICKS_PER_SECOND,
+    }
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+/** Children still running, killed if the benchmark itself is interrupted. */
+const children = new Set<ChildProcess>()
+
+function track(child: ChildProcess): ChildProcess {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+/** Keeps the last lines a child printed, to show why it stopped. */
+function tail(child: ChildProcess): () => string {
+  const lines: string[] = []
+  const keep = (data: Buffer) => {
+    lines.push(
+      ...data
+        .toString()
+        .split('\n')
+        .filter((line) => line !== ''),
+    )
+    lines.splice(0, Math.max(0, lines.length - 20))
+  }
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  return () => lines.join('\n')
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+  await exited
+  clearTimeout(timer)
+}
+
+interface Response {
+  status: number
+  body: Buffer
+}
+
+interface RequestOptions {
+  method: string
+  path: string
+  headers?: Record<string, string>
+  body?: Buffer
+}
+
+/** One request over `agent`; the whole response body is read. */
+function send(port: number, agent: Agent, options: RequestOptions): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        agent,
+        method: options.method,
+        path: options.path,
+        headers: { ...options.headers, 'content-length': String(options.body?.length ?? 0) },
+      },
+      (res: IncomingMessage) => {
+        const parts: Buffer[] = []
+        res.on('data', (part: Buffer) => parts.push(part))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+function expectStatus(what: string, response: Response, status: number): void {
+  if (response.status !== status) {
+    throw new Error(
+      `${what} answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
+    )
+  }
+}
+
+/** The built server on a free loopback port with a temporary DATA_DIR. */
+async function startServer(
+  dataDir: string,
+): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+  const port = await freePort()
+  const child = track(
+    spawn(process.execPath, [SERVER_ENTRY], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        BASE_URL: `http://127.0.0.1:${port}`,
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'error',
+        RATE_LIMIT_MAX: '0',
+        FILE_MAX_SIZE: '2GB',
+        FILE_UPLOAD_QUOTA_BYTES: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
+  const output = tail(child)
+  const agent = new Agent()
+  const deadline = performance.now() + STARTUP_TIMEOUT_MS
+  try {
+    for (;;) {
+      if (child.exitCode !== null) {
+        throw new Error(`server exited with code ${child.exitCode}:\n${output()}`)
+      }
+      // Connections are refused until the server listens.
+      const health = await send(port, agent, { method: 'GET', path: '/api/health' }).catch(
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ECONNREFUSED') return undefined
+          throw error
+        },
+      )
+      if (health?.status === 200) return { child, port, output }
+      if (performance.now() > deadline) {
+        throw new Error(`server not healthy after 30 s:\n${output()}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  } catch (error) {
+    await stopChild(child)
+    throw error
+  } finally {
+    agent.destroy()
+  }
+}
+
+/** A discarding TCP server in its own process, so that sender and receiver each have a core. */
+const DISCARD_SERVER = `
+const server = require('node:net').createServer((socket) => {
+  let bytes = 0
+  socket.on('data', (data) => { bytes += data.length })
+  socket.on('end', () => socket.end(String(bytes)))
+})
+server.listen(0, '127.0.0.1', () => console.log(server.address().port))
+`
+
+async function loopbackCeiling(monitor: ServerMonitor): Promise<number> {
+  const child = track(
+    spawn(process.execPath, ['-e', DISCARD_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] }),
+  )
+  try {
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer]
+    const socket = createConnection({ host: '127.0.0.1', port: Number(line.toString().trim()) })
+    await once(socket, 'connect')
+    const reply: Buffer[] = []
+    socket.on('data', (part: Buffer) => reply.push(part))
+    const start = performance.now()
+    for (let offset = 0, i = 0; offset < SIZE; offset += BUFFER_SIZE, i++) {
+      if (!socket.write(payload(i, BUFFER_SIZE))) await once(socket, 'drain')
+    }
+    socket.end()
+    await once(socket, 'end')
+    const ms = performance.now() - start
+    const received = Number(Buffer.concat(reply).toString())
+    if (received !== SIZE) throw new Error(`discard server received ${received} of ${SIZE} bytes`)
+    monitor.addHelperCpu(cpuSeconds(child.pid!))
+    return mbps(SIZE, ms)
+  } finally {
+    await stopChild(child)
+  }
+}
+
+async function diskCeiling(dir: string): Promise<number> {
+  const path = join(dir, 'disk-ceiling.bin')
+  const file = await open(path, 'w')
+  try {
+    const start = performance.now()
+    for (let offset = 0, i = 0; offset < SIZE; offset += BUFFER_SIZE, i++) {
+      await file.write(payload(i, BUFFER_SIZE))
+    }
+    await file.sync()
+    return mbps(SIZE, performance.now() - start)
+  } finally {
+    await file.close()
+    await rm(path, { force: true })
+  }
+}
+
+interface UploadSettings {
+  maxDownloads: string
+  expireSec: string
+}
+
+interface StoredUpload {
+  id: string
+  authToken: string
+  mbps: number
+}
+
+interface ServerFrame {
+  type: string
+  id?: string
+  message?: string
+}
+
+/** A WebSocket whose frames are queued, with a wait for a condition that fails once it closes. */
+class UploadSocket {
+  private readonly frames: ServerFrame[] = []
+  private failure: Error | undefined
+  private wake: (() => void) | undefined
+
+  constructor(readonly ws: WebSocket) {
+    ws.on('open', this.notify)
+    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+      const frame = isBinary ? undefined : (JSON.parse(data.toString()) as ServerFrame)
+      if (frame?.type === 'error') this.failure ??= new Error(`error frame: ${frame.message}`)
+      else if (frame) this.frames.push(frame)
+      else this.failure ??= new Error('binary frame from the server')
+      this.notify()
+    })
+    ws.on('close', (code, reason) => {
+      this.failure ??= new Error(`socket closed with ${code} ${reason.toString()}`)
+      this.notify()
+    })
+    ws.on('error', (error) => {
+      this.failure ??= error
+      this.notify()
+    })
+  }
+
+  readonly notify = (): void => {
+    const wake = this.wake
+    this.wake = undefined
+    wake?.()
+  }
+
+  async until(condition: () => boolean): Promise<void> {
+    while (!condition()) {
+      if (this.failure) throw this.failure
+      await new Promise<void>((resolve) => (this.wake = resolve))
+    }
+  }
+
+  async frame(type: string): Promise<ServerFrame> {
+    await this.until(() => this.frames.length > 0)
+    const frame = this.frames.shift()!
+    if (frame.type !== type)
+      throw new Error(`expected a ${type} frame, got ${JSON.stringify(frame)}`)
+    return frame
+  }
+}
+
+async function uploadOverWebSocket(
+  port: number,
+  settings: UploadSettings,
+): Promise<StoredUpload & { deflate: boolean }> {
+  const origin = `http://127.0.0.1:${port}`
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/upload/ws`, { origin })
+  const socket = new UploadSocket(ws)
+  const authToken = token()
+  try {
+    await socket.until(() => ws.readyState === WebSocket.OPEN)
+    const start = performance.now()
+    const headers = {
+      authToken,
+      ownerToken: token(),
+      salt: token(),
+      maxDownloads: settings.maxDownloads,
+      expireSec: settings.expireSec,
+      fileCount: '1',
+      contentLength: String(SIZE),
+      hasPassword: 'false',
+    }
+    ws.send(JSON.stringify({ type: 'init', headers }))
+    const { id } = await socket.frame('ready')
+    for (let offset = 0, i = 0; offset < SIZE; offset += WS_FRAME_SIZE, i++) {
+      await socket.until(() => ws.bufferedAmount <= WS_HIGH_WATER)
+      ws.send(payload(i, Math.min(WS_FRAME_SIZE, SIZE - offset)), { binary: true }, socket.notify)
+    }
+    ws.send(JSON.stringify({ type: 'finalize' }))
+    const done = await socket.frame('done')
+    const ms = performance.now() - start
+    if (done.id !== id || id === undefined)
+      throw new Error(`done frame for ${done.id}, expected ${id}`)
+    return {
+      id,
+      authToken,
+      mbps: mbps(SIZE, ms),
+      deflate: ws.extensions.includes('permessage-deflate'),
+    }
+  } finally {
+    ws.terminate()
+  }
+}
+
+/**
+ * Chunked upload over node:http with a keep-alive agent: against fetch on this server it was as
+ * fast or faster (115 against 72 to 113 MB/s for 256 MiB) at about a quarter of the client CPU,
+ * which matters when client and server share two cores.
+ */
+async function uploadInChunks(port: number, settings: UploadSettings): Promise<StoredUpload> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CHUNKS_IN_FLIGHT })
+  const authToken = token()
+  const ownerToken = token()
+  try {
+    const start = performance.now()
+    const init = await send(port, agent, {
+      method: 'POST',
+      path: '/api/upload/init',
+      headers: {
+        'X-Auth-Token': authToken,
+        'X-Owner-Token': ownerToken,
+        'X-Salt': token(),
+        'X-Max-Downloads': settings.maxDownloads,
+        'X-Expire-Sec': settings.expireSec,
+        'X-File-Count': '1',
+        'X-Has-Password': 'false',
+        'X-Content-Length': String(SIZE),
+      },
+    })
+    expectStatus('upload init', init, 201)
+    const { id } = JSON.parse(init.body.toString()) as { id: string }
+    const count = Math.ceil(SIZE / CHUNK_SIZE)
+    let next = 0
+    let failed = false
+    const worker = async () => {
+      while (next < count && !failed) {
+        const index = next++
+        const body = payload(index, Math.min(CHUNK_SIZE, SIZE - index * CHUNK_SIZE))
+        try {
+          const response = await send(port, agent, {
+            method: 'POST',
+            path: `/api/upload/${id}/chunk?index=${index}`,
+            headers: { 'content-type': 'application/octet-stream' },
+            body,
+          })
+          expectStatus(`chunk ${index}`, response, 200)
+        } catch (error) {
+          failed = true
+          throw error
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker))
+    const finalize = await send(port, agent, {
+      method: 'POST',
+      path: `/api/upload/${id}/finalize`,
+      headers: { 'X-Owner-Token': ownerToken },
+    })
+    expectStatus('finalize', finalize, 200)
+    return { id, authToken, mbps: mbps(SIZE, performance.now() - start) }
+  } finally {
+    agent.destroy()
+  }
+}
+
+async function download(port: number, upload: StoredUpload): Promise<number> {
+  const agent = new Agent()
+  try {
+    const start = performance.now()
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          agent,
+          path: `/api/download/${upload.id}`,
+          headers: { 'X-Auth-Token': upload.authToken },
+        },
+        (res) => {
+          let bytes = 0
+          res.on('data', (part: Buffer) => (bytes += part.length))
+          res.on('end', () =>
+            res.statusCode === 200
+              ? resolve(bytes)
+              : reject(new Error(`download answered ${res.statusCode}`)),
+          )
+          res.on('error', reject)
+        },
+      )
+      req.on('error', reject)
+      req.end()
+    })
+    if (received !== SIZE) throw new Error(`downloaded ${received} of ${SIZE} bytes`)
+    return mbps(SIZE, performance.now() - start)
+  } finally {
+    agent.destroy()
+  }
+}
+
+interface NoteSettings {
+  maxViews: number
+  expireSec: number
+}
+
+interface NoteLoad {
+  clients: number
+  seconds: number
+  pairs: number
+  pairsPerSec: number
+  requests: number
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  errors: number
+  firstError: string | null
+}
+
+/** NOTE_CLIENTS clients, each creating a note and viewing it, again and again for NOTE_SECONDS. */
+async function noteLoad(port: number, settings: NoteSettings): Promise<NoteLoad> {
+  const agent = new Agent({ keepAlive: true, maxSockets: NOTE_CLIENTS })
+  const json = { 'content-type': 'application/json' }
+  const latencies: number[] = []
+  let pairs = 0
+  let errors = 0
+  let firstError: string | null = null
+  const timed = async (options: RequestOptions): Promise<Response | undefined> => {
+    const start = performance.now()
+    try {
+      const response = await send(port, agent, options)
+      latencies.push(performance.now() - start)
+      if (response.status >= 200 && response.status < 300) return response
+      firstError ??= `${options.path} answered ${response.status}: ${response.body.toString().slice(0, 200)}`
+    } catch (error) {
+      latencies.push(performance.now() - start)
+      firstError ??= `${options.path}: ${String(error)}`
+    }
+    errors++
+    return undefined
+  }
+  const start = performance.now()
+  const deadline = start + NOTE_SECONDS * 1000
+  const client = async () => {
+    while (performance.now() < deadline) {
+      const authToken = token()
+      const note = {
+        encryptedContent: randomBytes(200).toString('base64'),
+        nonce: randomBytes(12).toString('base64'),
+        salt: token(16),
+        ownerToken: token(),
+        authToken,
+        contentType: 'text',
+        maxViews: settings.maxViews,
+        expireSec: settings.expireSec,
+        hasPassword: false,
+      }
+      const body = Buffer.from(JSON.stringify(note))
+      const created = await timed({ method: 'POST', path: '/api/note', headers: json, body })
+      if (!created) continue
+      const { id } = JSON.parse(created.body.toString()) as { id: string }
+      const viewBody = Buffer.from(JSON.stringify({ authToken }))
+      const viewed = await timed({
+        method: 'POST',
+        path: `/api/note/${id}/view`,
+        headers: json,
+        body: viewBody,
+      })
+      if (viewed) pairs++
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: NOTE_CLIENTS }, client))
+  } finally {
+    agent.destroy()
+  }
+  const seconds = (performance.now() - start) / 1000
+  latencies.sort((a, b) => a - b)
+  const percentile = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
+  return {
+    clients: NOTE_CLIENTS,
+    seconds: round(seconds, 2),
+    pairs,
+    pairsPerSec: round(pairs / seconds),
+    requests: latencies.length,
+    requestsPerSec: round(latencies.length / seconds),
+    p50Ms: round(percentile(0.5), 2),
+    p99Ms: round(percentile(0.99), 2),
+    errors,
+    firstError,
+  }
+}
+
+/** The first entry of a list the config response may carry, else the fallback. */
+function firstOf(config: Record<string, unknown>, names: string[], fallback: number): number {
+  for (const name of names) {
+    const list = config[name]
+    if (Array.isArray(list) && typeof list[0] === 'number') return list[0]
+  }
+  return fallback
+}
+
+async function readConfig(port: number): Promise<{ upload: UploadSettings; note: NoteSettings }> {
+  const agent = new Agent()
+  try {
+    const response = await send(port, agent, { method: 'GET', path: '/api/config' })
+    expectStatus('config', response, 200)
+    const config = JSON.parse(response.body.toString()) as Record<string, unknown>
+    const expireOptions = Array.isArray(config.expireOptions)
+      ? (config.expireOptions as unknown[])
+      : []
+    const fileExpire = expireOptions.includes(86400)
+      ? 86400
+      : firstOf(config, ['expireOptions'], 86400)
+    return {
+      upload: {
+        maxDownloads: String(firstOf(config, ['downloadOptions'], 1)),
+        expireSec: String(fileExpire),
+      },
+      note: {
+        maxViews: firstOf(config, ['noteViewOptions', 'downloadOptions'], 1),
+        expireSec: firstOf(config, ['noteExpireOptions', 'expireOptions'], 86400),
+      },
+    }
+  } finally {
+    agent.destroy()
+  }
+}
+
+async function run(dataDir: string) {
+  const server = await startServer(dataDir)
+  const monitor = new ServerMonitor(server.child.pid!)
+  try {
+    monitor.begin('loopbackCeiling')
+    const loopbackMBps = await loopbackCeiling(monitor)
+    monitor.begin('diskCeiling')
+    const diskMBps = await diskCeiling(dataDir)
+    const ceilingMBps = Math.min(loopbackMBps, diskMBps)
+    const settings = await readConfig(server.port)
+
+    monitor.begin('wsUpload')
+    const ws = await uploadOverWebSocket(server.port, settings.upload)
+    monitor.begin('chunkedUpload')
+    const chunked = await uploadInChunks(server.port, settings.upload)
+    monitor.begin('download')
+    const downloadMBps = await download(server.port, ws)
+    monitor.begin('notes')
+    const notes = await noteLoad(server.port, settings.note)
+    monitor.stop()
+
+    const phases = Object.fromEntries(monitor.phases)
+    const uploadPeakRssMB = Math.max(phases.wsUpload!.peakRssMB, phases.chunkedUpload!.peakRssMB)
+    const wsRatio = ws.mbps / ceilingMBps
+    const chunkedRatio = chunked.mbps / ceilingMBps
+    const downloadRatio = downloadMBps / loopbackMBps
+    return {
+      sizeMiB: SIZE / MiB,
+      loopbackMBps: round(loopbackMBps),
+      diskFsyncMBps: round(diskMBps),
+      ceilingMBps: round(ceilingMBps),
+      wsUploadMBps: round(ws.mbps),
+      wsUploadRatio: round(wsRatio, 3),
+      wsPermessageDeflate: ws.deflate,
+      chunkedUploadMBps: round(chunked.mbps),
+      chunkedUploadRatio: round(chunkedRatio, 3),
+      chunkedClient: 'node:http keep-alive',
+      downloadMBps: round(downloadMBps),
+      downloadRatio: round(downloadRatio, 3),
+      notes,
+      notesSettings: settings.note,
+      serverPeakRssMB: round(monitor.peakRssMB, 1),
+      uploadPeakRssMB,
+      phases,
+      targets: {
+        wsUploadRatio: wsRatio >= TARGETS.ratio,
+        chunkedUploadRatio: chunkedRatio >= TARGETS.ratio,
+        downloadRatio: downloadRatio >= TARGETS.ratio,
+        notePairsPerSec: notes.pairsPerSec >= TARGETS.notePairsPerSec,
+        noteP99Ms: notes.p99Ms < TARGETS.noteP99Ms,
+        uploadPeakRssMB: uploadPeakRssMB < TARGETS.uploadPeakRssMB,
+      },
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    throw new Error(`${message}\nlast server output:\n${server.output()}`, { cause: error })
+  } finally {
+    monitor.stop()
+    await stopChild(server.child)
+  }
+}
+
+function print(result: Awaited<ReturnType<typeof run>>): void {
+  const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL')
+  const row = (label: string, value: string, target = '') =>
+    console.log(`${label.padEnd(44)}${value.padStart(14)}  ${target}`)
+  const { targets, notes } = result
+  console.log(`fileshare server, ${result.sizeMiB} MiB transfers, built server on loopback`)
+  row('loopback TCP ceiling (MB/s)', String(result.loopbackMBps))
+  row('disk write + fsync ceiling (MB/s)', String(result.diskFsyncMBps))
+  row('WebSocket upload (MB/s)', String(result.wsUploadMBps))
+  row(
+    '  / min(loopback, disk)',
+    result.wsUploadRatio.toFixed(3),
+    `>= 0.6 ${verdict(targets.wsUploadRatio)}`,
+  )
+  row('chunked HTTP upload, 3 in flight (MB/s)', String(result.chunkedUploadMBps))
+  row(
+    '  / min(loopback, disk)',
+    result.chunkedUploadRatio.toFixed(3),
+    `>= 0.6 ${verdict(targets.chunkedUploadRatio)}`,
+  )
+  row('download (MB/s)', String(result.downloadMBps))
+  row('  / loopback', result.downloadRatio.toFixed(3), `>= 0.6 ${verdict(targets.downloadRatio)}`)
+  row(
+    `notes, ${notes.clients} clients: create+view pairs/s`,
+    String(notes.pairsPerSec),
+    `>= 2500 ${verdict(targets.notePairsPerSec)}`,
+  )
+  row('  requests/s', String(notes.requestsPerSec))
+  row('  p50 latency (ms)', String(notes.p50Ms))
+  row('  p99 latency (ms)', String(notes.p99Ms), `< 25 ${verdict(targets.noteP99Ms)}`)
+  row('  errors (non-2xx or failed)', String(notes.errors))
+  row(
+    'server peak RSS during uploads (MB)',
+    String(result.uploadPeakRssMB),
+    `< 200 ${verdict(targets.uploadPeakRssMB)}`,
+  )
+  row('server peak RSS overall (MB)', String(result.serverPeakRssMB))
+  const columns = ['seconds', 'peak RSS MB', 'server', 'bench', 'others', 'machine', 'iowait']
+  console.log(
+    `${'phase (CPU in cores busy)'.padEnd(26)}${columns.map((c) => c.padStart(12)).join('')}`,
+  )
+  for (const [name, p] of Object.entries(result.phases)) {
+    const cells = [
+      p.seconds.toFixed(2),
+      p.peakRssMB.toFixed(1),
+      p.serverCpuCores.toFixed(2),
+      p.benchCpuCores.toFixed(2),
+      p.otherCpuCores.toFixed(2),
+      p.machineBusyCores.toFixed(2),
+      p.machineIowaitCores.toFixed(2),
+    ]
+    console.log(`${name.padEnd(26)}${cells.map((c) => c.padStart(12)).join('')}`)
+  }
+  if (notes.firstError) console.log(`first note error: ${notes.firstError}`)
+  console.log(JSON.stringify(result))
+}
+
+const dataDir = await mkdtemp(join(tmpdir(), 'fileshare-bench-'))
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of children) child.kill('SIGKILL')
+    rmSync(dataDir, { recursive: true, force: true })
+    process.exit(130)
+  })
+}
+try {
+  print(await run(dataDir))
+} catch (error) {
+  console.error(error)
+  process.exitCode = 1
+} finally {
+  await rm(dataDir, { recursive: true, force: true })
+}

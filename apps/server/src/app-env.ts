@@ -1,0 +1,4 @@
+/** The Hono environment of the app: the Node request bindings and nothing ad hoc. */
+import type { HttpBindings } from '@hono/node-server'
+
+export type AppEnv = { Bindings: HttpBindings }

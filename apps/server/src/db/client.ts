@@ -1,0 +1,40 @@
+/**
+ * Opens the SQLite database under DATA_DIR in WAL mode and applies the committed migrations
+ * (apps/server/drizzle) before anything else touches it.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import Database from 'better-sqlite3'
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
+
+import * as schema from './schema.js'
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
+
+/** The migrations folder, found from this module in both src/ and dist/. */
+const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url))
+
+export function openDatabase(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true })
+  const sqlite = new Database(join(dataDir, 'fileshare.db'))
+  sqlite.pragma('journal_mode = WAL')
+  // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma('foreign_keys = ON')
+  const db = drizzle(sqlite, { schema })
+  migrate(db, { migrationsFolder: MIGRATIONS })
+  return db
+}
+
+/** Whether the database answers a trivial query (health check). */
+export function databaseAnswers(db: Db): boolean {
+  try {
+    return db.$client.prepare('SELECT 1 AS ok').get() !== undefined
+  } catch {
+    return false
+  }
+}

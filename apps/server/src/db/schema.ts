@@ -1,0 +1,145 @@
+/**
+ * The database schema. Bearer tokens are stored only as SHA-256 hashes (services/tokens.ts), so a
+ * stolen database opens nothing. Times are milliseconds since the epoch.
+ */
+import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+
+/** A finished file upload; it exists only once its blob is complete (spec: File upload states). */
+export const uploads = sqliteTable(
+  'uploads',
+  {
+    id: text('id').primaryKey(),
+    size: integer('size').notNull(),
+    salt: text('salt').notNull(),
+    fileCount: integer('file_count').notNull(),
+    maxDownloads: integer('max_downloads').notNull(),
+    downloadCount: integer('download_count').notNull().default(0),
+    hasPassword: integer('has_password', { mode: 'boolean' }).notNull(),
+    passwordSalt: text('password_salt'),
+    passwordAlgo: text('password_algo'),
+    authTokenHash: blob('auth_token_hash', { mode: 'buffer' }).notNull(),
+    ownerTokenHash: blob('owner_token_hash', { mode: 'buffer' }).notNull(),
+    encryptedMeta: text('encrypted_meta'),
+    metaNonce: text('meta_nonce'),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [index('uploads_expires_at').on(table.expiresAt)],
+)
+
+export const notes = sqliteTable(
+  'notes',
+  {
+    id: text('id').primaryKey(),
+    contentType: text('content_type').notNull(),
+    encryptedContent: blob('encrypted_content', { mode: 'buffer' }).notNull(),
+    nonce: blob('nonce', { mode: 'buffer' }).notNull(),
+    salt: text('salt').notNull(),
+    maxViews: integer('max_views').notNull(),
+    viewCount: integer('view_count').notNull().default(0),
+    hasPassword: integer('has_password', { mode: 'boolean' }).notNull(),
+    passwordSalt: text('password_salt'),
+    passwordAlgo: text('password_algo'),
+    authTokenHash: blob('auth_token_hash', { mode: 'buffer' }).notNull(),
+    ownerTokenHash: blob('owner_token_hash', { mode: 'buffer' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [index('notes_expires_at').on(table.expiresAt)],
+)
+
+/** Bytes uploaded per client in a quota window; the client is an HMAC of its IP (services/quota). */
+export const uploadQuota = sqliteTable(
+  'upload_quota',
+  {
+    clientHash: text('client_hash').notNull(),
+    windowStart: integer('window_start').notNull(),
+    bytes: integer('bytes').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.clientHash, table.windowStart] })],
+)
+
+/** Blobs whose removal failed; the cleanup job tries again on every run. */
+export const blobDeletions = sqliteTable('blob_deletions', {
+  key: text('key').primaryKey(),
+  attempts: integer('attempts').notNull().default(0),
+  queuedAt: integer('queued_at').notNull(),
+})
+
+/** Server-wide secrets and settings generated at first start (for example the quota HMAC key). */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: blob('value', { mode: 'buffer' }).notNull(),
+})
+
+/**
+ * A file request (spec: File request record). Slot counters live on the row, so reserving a slot
+ * and checking the size is one conditional UPDATE; `reservedUploads` counts running sessions and
+ * is reset at start, since sessions do not survive a restart.
+ */
+export const fileRequests = sqliteTable(
+  'file_requests',
+  {
+    id: text('id').primaryKey(),
+    vault: blob('vault', { mode: 'buffer' }).notNull(),
+    vaultNonce: blob('vault_nonce', { mode: 'buffer' }).notNull(),
+    briefCiphertext: blob('brief_ciphertext', { mode: 'buffer' }).notNull(),
+    briefNonce: blob('brief_nonce', { mode: 'buffer' }).notNull(),
+    uploadTokenHash: blob('upload_token_hash', { mode: 'buffer' }).notNull(),
+    inboxTokenHash: blob('inbox_token_hash', { mode: 'buffer' }).notNull(),
+    inboxOwnerTokenHash: blob('inbox_owner_token_hash', { mode: 'buffer' }).notNull(),
+    hasPassword: integer('has_password', { mode: 'boolean' }).notNull(),
+    maxUploads: integer('max_uploads').notNull(),
+    maxSize: integer('max_size').notNull(),
+    downloads: integer('downloads').notNull(),
+    reservedUploads: integer('reserved_uploads').notNull().default(0),
+    /** Finished uploads, deleted ones included (spec: GET /api/inbox/:id, usedUploads). */
+    usedUploads: integer('used_uploads').notNull().default(0),
+    usedBytes: integer('used_bytes').notNull().default(0),
+    closed: integer('closed', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+    closesAt: integer('closes_at').notNull(),
+  },
+  (table) => [index('file_requests_closes_at').on(table.closesAt)],
+)
+
+/** A finished upload inside a request (spec: Upload inside a request); its blob has its id. */
+export const requestUploads = sqliteTable(
+  'request_uploads',
+  {
+    id: text('id').primaryKey(),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => fileRequests.id, { onDelete: 'cascade' }),
+    size: integer('size').notNull(),
+    fileCount: integer('file_count').notNull(),
+    salt: blob('salt', { mode: 'buffer' }).notNull(),
+    wrapEnc: blob('wrap_enc', { mode: 'buffer' }).notNull(),
+    wrapCiphertext: blob('wrap_ciphertext', { mode: 'buffer' }).notNull(),
+    encryptedMeta: blob('encrypted_meta', { mode: 'buffer' }).notNull(),
+    metaNonce: blob('meta_nonce', { mode: 'buffer' }).notNull(),
+    downloadCount: integer('download_count').notNull().default(0),
+    maxDownloads: integer('max_downloads').notNull(),
+    createdAt: integer('created_at').notNull(),
+    /** Arrival plus FILE_REQUEST_RETENTION_SEC. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [
+    index('request_uploads_request_id').on(table.requestId),
+    index('request_uploads_expires_at').on(table.expiresAt),
+  ],
+)
+
+/**
+ * Requests created per client and UTC day (FILE_REQUEST_DAILY_LIMIT), kept here so a restart
+ * does not reset them. The client is `user:<sub>` or `ip:` and an HMAC of the IP (services/quota).
+ */
+export const requestDailyCounts = sqliteTable(
+  'request_daily_counts',
+  {
+    clientKey: text('client_key').notNull(),
+    dayStart: integer('day_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.clientKey, table.dayStart] })],
+)

@@ -1,0 +1,38 @@
+/**
+ * The `/api` rate limit (spec: Limits, rate limit): `X-RateLimit-*` headers on every answer and a
+ * 429 with `Retry-After` beyond the limit.
+ */
+import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
+import type { Context, MiddlewareHandler } from 'hono'
+
+import type { RateLimiter } from '../services/limits/rate-limiter.js'
+import { withHeaders } from './response-headers.js'
+
+/** A limit that is off (RATE_LIMIT_MAX=0) counts nothing and labels nothing. */
+const passThrough: MiddlewareHandler = (_c, next) => next()
+
+export function rateLimit(
+  limiter: RateLimiter,
+  ipOf: (c: Context) => string,
+  skip?: (c: Context) => boolean,
+): MiddlewareHandler {
+  if (!limiter.enabled) return passThrough
+  return (c, next) => {
+    if (skip?.(c) === true) return next()
+    const result = limiter.hit(ipOf(c))
+    const headers: Record<string, string> = {
+      [HEADERS.rateLimitLimit]: String(result.limit),
+      [HEADERS.rateLimitRemaining]: String(result.remaining),
+      [HEADERS.rateLimitReset]: String(result.resetSec),
+    }
+    if (!result.allowed) {
+      return Promise.resolve(
+        c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {
+          ...headers,
+          [HEADERS.retryAfter]: String(result.retryAfterSec),
+        }),
+      )
+    }
+    return withHeaders(c, next, headers)
+  }
+}

@@ -1,0 +1,33 @@
+import { Hono } from 'hono'
+import { describe, expect, it } from 'vitest'
+
+import { contentSecurityPolicy, securityHeaders } from './security-headers.js'
+
+describe('contentSecurityPolicy', () => {
+  it('allows only this origin, WebAssembly and blob: workers by default', () => {
+    expect(contentSecurityPolicy()).toBe(
+      "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+        "img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; " +
+        "worker-src 'self' blob:; manifest-src 'self'; object-src 'none'; base-uri 'none'; " +
+        "form-action 'self'; frame-ancestors 'none'",
+    )
+  })
+
+  it('adds named origins to connect-src only', () => {
+    const policy = contentSecurityPolicy(['https://s3.example'])
+    expect(policy).toContain("connect-src 'self' https://s3.example;")
+    expect(policy.match(/s3\.example/g)).toHaveLength(1)
+  })
+})
+
+describe('securityHeaders', () => {
+  it('uses the named origins in the header', async () => {
+    const app = new Hono()
+    app.use('*', securityHeaders({ connectOrigins: ['https://s3.example'] }))
+    app.get('/', (c) => c.text('ok'))
+    const res = await app.request('/')
+    expect(res.headers.get('content-security-policy')).toBe(
+      contentSecurityPolicy(['https://s3.example']),
+    )
+  })
+})

@@ -1,0 +1,66 @@
+/**
+ * Routes on stored uploads (spec: POST /api/meta/:id, GET /api/info/:id, GET /api/exists/:id,
+ * GET /api/download/:id, POST /api/password/:id): thin adapters over UploadsService.
+ */
+import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import { Hono, type Context } from 'hono'
+
+import type { AppEnv } from '../app-env.js'
+import { HttpError } from '../http-error.js'
+import type { UploadsService } from '../services/uploads.js'
+import { readJson } from './body.js'
+
+export interface FileRouteDeps {
+  uploads: UploadsService
+  ipOf: (c: Context<AppEnv>) => string
+}
+
+/** Metadata is at most 75,000 bytes of ciphertext; its base64 JSON body fits well within this. */
+const META_BODY_LIMIT = 128 * 1024
+
+function uploadId(c: Context<AppEnv>): string {
+  const id = c.req.param('id') ?? ''
+  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+  return id
+}
+
+export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
+  const { uploads } = deps
+  const app = new Hono<AppEnv>()
+
+  app.post('/meta/:id', async (c) => {
+    const id = uploadId(c)
+    const body = await readJson(
+      c,
+      META_BODY_LIMIT,
+      new HttpError(413, ERROR_MESSAGES.invalidRequest),
+      new HttpError(400, ERROR_MESSAGES.invalidRequest),
+    )
+    uploads.saveMeta(id, c.req.header('x-owner-token'), body)
+    return c.json({ ok: true }, 200)
+  })
+
+  app.get('/info/:id', (c) => c.json(uploads.info(uploadId(c)), 200))
+
+  app.get('/exists/:id', (c) => {
+    const id = c.req.param('id')
+    return c.json({ exists: isUuid(id) && uploads.exists(id) }, 200)
+  })
+
+  app.get('/download/:id', async (c) => {
+    const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'))
+    return c.body(download.stream, 200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(download.size),
+      'Cache-Control': 'no-store',
+      'X-File-Count': String(download.fileCount),
+    })
+  })
+
+  app.post('/password/:id', (c) => {
+    uploads.checkPassword(uploadId(c), c.req.header('x-auth-token'), deps.ipOf(c))
+    return c.json({ ok: true }, 200)
+  })
+
+  return app
+}

@@ -1,0 +1,64 @@
+/**
+ * The requester's inbox routes (spec: Inbox routes): listing, counted file downloads and the
+ * management routes, thin adapters over RequestsService, which also applies the lockout.
+ */
+import { Hono, type Context } from 'hono'
+
+import type { AppEnv } from '../app-env.js'
+import type { RequestsService } from '../services/requests.js'
+import { requestId, requestsEnabled } from './requests.js'
+
+export interface InboxRouteDeps {
+  requests: RequestsService
+  /** Answers 403 on every route while file requests are disabled. */
+  enabled: boolean
+  ipOf: (c: Context<AppEnv>) => string
+}
+
+/** The `:uid` as given; the service checks it after the credential, so a locked caller gets 429. */
+function uploadId(c: Context<AppEnv>): string {
+  return c.req.param('uid') ?? ''
+}
+
+/** Routes mounted at `/api/inbox`. */
+export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
+  const { requests, ipOf } = deps
+  const app = new Hono<AppEnv>()
+  app.use('*', requestsEnabled(deps.enabled))
+
+  const inboxToken = (c: Context<AppEnv>) => c.req.header('x-inbox-token')
+  const ownerToken = (c: Context<AppEnv>) => c.req.header('x-inbox-owner-token')
+
+  app.get('/:id', (c) =>
+    c.json(requests.inbox(requestId(c), inboxToken(c), ipOf(c)), 200, {
+      'Cache-Control': 'no-store',
+    }),
+  )
+
+  app.get('/:id/file/:uid', async (c) => {
+    const file = await requests.inboxFile(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
+    return c.body(file.stream, 200, {
+      'Content-Type': 'application/octet-stream',
+      'Content-Length': String(file.size),
+      'Cache-Control': 'no-store',
+      'X-File-Count': String(file.fileCount),
+    })
+  })
+
+  app.delete('/:id/file/:uid', async (c) => {
+    await requests.deleteFile(requestId(c), uploadId(c), ownerToken(c), ipOf(c))
+    return c.json({ ok: true }, 200)
+  })
+
+  app.post('/:id/close', (c) => {
+    requests.close(requestId(c), ownerToken(c), ipOf(c))
+    return c.json({ ok: true }, 200)
+  })
+
+  app.delete('/:id', async (c) => {
+    await requests.deleteRequest(requestId(c), ownerToken(c), ipOf(c))
+    return c.json({ ok: true }, 200)
+  })
+
+  return app
+}

@@ -1,0 +1,170 @@
+/**
+ * Note routes (spec: POST /api/note, GET /api/note/:id, POST /api/note/:id/view, POST
+ * /api/note/:id/password, DELETE /api/note/:id): thin adapters over NotesService, mounted
+ * under `/api`.
+ *
+ * JSON bodies are checked in this order: an id that is not a UUID answers 404 before the body is
+ * read; a `Content-Type` other than `application/json` answers 400 `Invalid request` (the spec's
+ * status for an invalid request body; it lists no 415); the body is counted while it streams
+ * and refused with 413 past its limit; malformed JSON answers 400 `Invalid request`. On note
+ * creation every such 400 carries `details`, as the spec demands of that route.
+ */
+import type { IncomingMessage } from 'node:http'
+
+import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import { Hono, type Context } from 'hono'
+
+import type { AppEnv } from '../app-env.js'
+import { HttpError } from '../http-error.js'
+import type { NotesService } from '../services/notes.js'
+import { invalid } from '../services/validation.js'
+import { closing } from './body.js'
+
+export interface NotesRouteDeps {
+  notes: NotesService
+  ipOf: (c: Context<AppEnv>) => string
+  /** Largest body of `POST /api/note`: the base64 of NOTE_MAX_SIZE + 256 bytes and the fields. */
+  bodyLimit: number
+  /**
+   * Throws 401 when note creation needs a login (OIDC_PROTECT_NOTES) and the caller has none;
+   * absent when there is nothing to check.
+   */
+  requireLogin?: ((c: Context<AppEnv>) => Promise<void>) | undefined
+}
+
+/** A view or password body is `{ authToken }`, and a token is at most 128 characters. */
+const TOKEN_BODY_LIMIT = 4 * 1024
+
+/**
+ * Response headers as plain objects, built once. Hono's `c.json()` turns more than one extra
+ * header into a `Headers` object per answer, which the Node adapter then copies back into an
+ * object; a plain object goes to `writeHead` as it is.
+ */
+const JSON_HEADERS = { 'content-type': 'application/json' } as const
+/** A view is counted and info changes with every view: neither may come from a cache. */
+const JSON_NO_STORE = { ...JSON_HEADERS, 'cache-control': 'no-store' } as const
+
+const OK_BODY = JSON.stringify({ ok: true })
+
+/**
+ * A JSON answer. Handlers return it instead of `c.json()`, so headers that middleware set with
+ * `c.header()` are not on it; the app's middleware puts its headers on every answer either way
+ * (middleware/response-headers.ts).
+ */
+function json(body: string, status: 200 | 201, headers: Record<string, string>): Response {
+  return new Response(body, { status, headers })
+}
+
+function isJson(incoming: IncomingMessage): boolean {
+  const type = incoming.headers['content-type'] ?? ''
+  return type.split(';')[0]!.trim().toLowerCase() === 'application/json'
+}
+
+function noteId(c: Context<AppEnv>): string {
+  const id = c.req.param('id') ?? ''
+  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.noteNotFound)
+  return id
+}
+
+/**
+ * The body parsed as JSON, at most `limit` bytes, with the limits of `readJson` (routes/body.ts):
+ * a declared `Content-Length` over the limit is refused before reading, a body that grows past
+ * it while streaming is refused at that point, and the answer then closes the connection. The
+ * errors are built only when one is thrown, which no successful request pays for.
+ */
+function readJsonBody(
+  c: Context<AppEnv>,
+  limit: number,
+  tooLarge: () => HttpError,
+  malformed: () => HttpError,
+): Promise<unknown> {
+  const incoming = c.env.incoming
+  const declared = incoming.headers['content-length']
+  if (declared !== undefined && Number(declared) > limit) {
+    return Promise.reject(closing(c, tooLarge()))
+  }
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    let length = 0
+    const stopListening = () => {
+      incoming.off('data', onData)
+      incoming.off('end', onEnd)
+      incoming.off('error', onError)
+      incoming.off('close', onClose)
+    }
+    const onError = (error: unknown) => {
+      stopListening()
+      reject(error)
+    }
+    const onData = (chunk: Buffer) => {
+      length += chunk.length
+      if (length > limit) {
+        // Stops reading: the rest of an oversized body stays unread, and the connection closes.
+        incoming.pause()
+        onError(closing(c, tooLarge()))
+      } else {
+        parts.push(chunk)
+      }
+    }
+    const onEnd = () => {
+      stopListening()
+      const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length)
+      try {
+        resolve(JSON.parse(body.toString('utf8')))
+      } catch {
+        reject(malformed())
+      }
+    }
+    const onClose = () => onError(new Error('The request body ended early'))
+    if (incoming.readableEnded) return onEnd()
+    incoming.on('data', onData)
+    incoming.on('end', onEnd)
+    incoming.on('error', onError)
+    incoming.on('close', onClose)
+  })
+}
+
+const tooLargeNote = () => new HttpError(413, ERROR_MESSAGES.noteTooLarge)
+const notJson = () => invalid({ body: 'must be JSON' })
+const tooLargeTokenBody = () => new HttpError(413, ERROR_MESSAGES.invalidRequest)
+const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
+
+/** The `{ authToken }` body of view and password check; its token is judged by the service. */
+function tokenBody(c: Context<AppEnv>): Promise<unknown> {
+  if (!isJson(c.env.incoming)) throw invalidRequest()
+  return readJsonBody(c, TOKEN_BODY_LIMIT, tooLargeTokenBody, invalidRequest)
+}
+
+export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
+  const { notes, requireLogin } = deps
+  const app = new Hono<AppEnv>()
+
+  app.post('/note', async (c) => {
+    if (requireLogin) await requireLogin(c)
+    if (!isJson(c.env.incoming)) throw invalid({ 'content-type': 'must be application/json' })
+    const body = await readJsonBody(c, deps.bodyLimit, tooLargeNote, notJson)
+    return json(JSON.stringify(notes.create(body)), 201, JSON_HEADERS)
+  })
+
+  app.get('/note/:id', (c) => json(JSON.stringify(notes.info(noteId(c))), 200, JSON_NO_STORE))
+
+  app.post('/note/:id/view', async (c) => {
+    const id = noteId(c)
+    const body = await tokenBody(c)
+    return json(JSON.stringify(notes.view(id, body, deps.ipOf(c))), 200, JSON_NO_STORE)
+  })
+
+  app.post('/note/:id/password', async (c) => {
+    const id = noteId(c)
+    const body = await tokenBody(c)
+    notes.checkPassword(id, body, deps.ipOf(c))
+    return json(OK_BODY, 200, JSON_HEADERS)
+  })
+
+  app.delete('/note/:id', (c) => {
+    notes.delete(noteId(c), c.req.header('x-owner-token'))
+    return json(OK_BODY, 200, JSON_HEADERS)
+  })
+
+  return app
+}

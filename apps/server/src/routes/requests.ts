@@ -1,0 +1,112 @@
+/**
+ * File request routes for senders and creators (spec: POST /api/request, GET /api/request/limit,
+ * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService and the
+ * shared chunk route. Every route answers 403 while `request` is not in ENABLED_SERVICES.
+ */
+import {
+  ERROR_MESSAGES,
+  REQUEST_BODY_MAX_BYTES,
+  REQUEST_FINALIZE_BODY_MAX_BYTES,
+  isUuid,
+} from '@fileshare/protocol'
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
+
+import type { AppEnv } from '../app-env.js'
+import { HttpError } from '../http-error.js'
+import type { RequestsService } from '../services/requests.js'
+import { readJson } from './body.js'
+import { receiveChunk } from './chunk.js'
+
+export interface RequestRouteDeps {
+  requests: RequestsService
+  /** Answers 403 on every route while file requests are disabled. */
+  enabled: boolean
+  ipOf: (c: Context<AppEnv>) => string
+  /**
+   * The creation guard of `POST /api/request` and `GET /api/request/limit` (403, 401); resolves
+   * to the caller's login `sub`, or null when the caller has none.
+   */
+  creator: (c: Context<AppEnv>) => Promise<string | null>
+  now: () => number
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store' }
+
+/** The 403 of every request and inbox route while `request` is not in ENABLED_SERVICES. */
+export function requestsEnabled(enabled: boolean): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
+    if (!enabled) throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
+    await next()
+  }
+}
+
+/** The `:id` of a route; an id that is not a UUID is an unknown request. */
+export function requestId(c: Context<AppEnv>): string {
+  const id = c.req.param('id') ?? ''
+  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.requestNotFound)
+  return id
+}
+
+/** Routes mounted at `/api/request`. */
+export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
+  const { requests } = deps
+  const app = new Hono<AppEnv>()
+  app.use('*', requestsEnabled(deps.enabled))
+
+  const session = (c: Context<AppEnv>) =>
+    requests.uploadSession(requestId(c), c.req.param('uid') ?? '')
+
+  app.post('/', async (c) => {
+    const user = await deps.creator(c)
+    const body = await readJson(
+      c,
+      REQUEST_BODY_MAX_BYTES,
+      new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
+      new HttpError(400, ERROR_MESSAGES.invalidRequest),
+    )
+    return c.json(requests.create(body, { ip: deps.ipOf(c), user }), 201)
+  })
+
+  // Before `/:id`, which would otherwise take `limit` for an id.
+  app.get('/limit', async (c) => {
+    const user = await deps.creator(c)
+    return c.json(requests.limit({ ip: deps.ipOf(c), user }), 200, NO_STORE)
+  })
+
+  app.get('/:id', (c) =>
+    c.json(requests.read(requestId(c), c.req.header('x-upload-token')), 200, NO_STORE),
+  )
+
+  app.post('/:id/upload/init', async (c) => {
+    const id = requestId(c)
+    const init = requests.parseUploadInit({
+      uploadToken: c.req.header('x-upload-token'),
+      salt: c.req.header('x-salt'),
+      contentLength: c.req.header('x-content-length'),
+      fileCount: c.req.header('x-file-count'),
+    })
+    const upload = await requests.beginUpload(id, init, deps.ipOf(c), 'http')
+    return c.json({ id: upload.id }, 201)
+  })
+
+  app.post('/:id/upload/:uid/chunk', (c) => receiveChunk(c, session(c), deps.now))
+
+  app.post('/:id/upload/:uid/finalize', async (c) => {
+    const upload = session(c)
+    const body = await readJson(
+      c,
+      REQUEST_FINALIZE_BODY_MAX_BYTES,
+      new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
+      new HttpError(400, ERROR_MESSAGES.invalidRequest),
+    )
+    const id = await requests.finalize(upload, requests.parseFinalize(body))
+    return c.json({ id }, 200)
+  })
+
+  app.delete('/:id/upload/:uid', async (c) => {
+    await requests.cancel(requestId(c), c.req.param('uid') ?? '')
+    return c.json({ ok: true }, 200)
+  })
+
+  return app
+}

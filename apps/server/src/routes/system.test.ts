@@ -1,0 +1,161 @@
+import { UPLOAD_CHUNK_BYTES, type QuotaResponse } from '@fileshare/protocol'
+import { describe, expect, it } from 'vitest'
+
+import { loadConfig, type Config } from '../config.js'
+import type { UploadQuota } from '../services/limits/quota.js'
+import { systemRoutes } from './system.js'
+
+const NOW = new Date('2024-03-10T12:00:00.000Z')
+
+const QUOTA_STATUS: QuotaResponse = {
+  enabled: true,
+  limitBytes: 1000,
+  usedBytes: 10,
+  remainingBytes: 990,
+  windowMs: 86_400_000,
+  resetsAt: '2024-03-11T00:00:00.000Z',
+}
+
+function app(
+  options: { config?: Config; healthy?: () => Promise<boolean>; quotaIps?: string[] } = {},
+) {
+  const quota: UploadQuota = {
+    reserve: () => ({ settle: () => undefined }),
+    status: (ip) => {
+      options.quotaIps?.push(ip)
+      return QUOTA_STATUS
+    },
+  }
+  return systemRoutes({
+    config: options.config ?? loadConfig({}),
+    version: '1.2.3',
+    now: () => NOW,
+    quota,
+    checkHealth: options.healthy ?? (() => Promise.resolve(true)),
+    ipOf: (c) => c.req.header('X-Test-Ip') ?? 'none',
+  })
+}
+
+describe('GET /config', () => {
+  it("answers the spec's fields and every extra field from the configuration", async () => {
+    const config = loadConfig({
+      FILE_MAX_SIZE: '2GB',
+      FILE_MAX_FILES_PER_UPLOAD: '50',
+      FILE_EXPIRE_OPTIONS_SEC: '60,3600',
+      FILE_EXPIRE_DEFAULT_SEC: '3600',
+      FILE_DOWNLOAD_OPTIONS: '1,5',
+      FILE_DOWNLOAD_DEFAULT: '5',
+      CUSTOM_TITLE: 'Drop',
+      CUSTOM_COLOR: '#112233',
+      CUSTOM_LOGO: '/logo.svg',
+      ENABLED_SERVICES: 'file,note',
+      FILE_UPLOAD_SPEED_LIMIT: '1MB',
+      FILE_UPLOAD_WS: 'false',
+      FILE_UPLOAD_CONCURRENT_CHUNKS: '4',
+      NOTE_MAX_SIZE: '64KB',
+      NOTE_EXPIRE_OPTIONS_SEC: '300',
+      NOTE_VIEW_OPTIONS: '1,2',
+      NOTE_VIEW_DEFAULT: '2',
+      FILE_REQUEST_EXPIRE_OPTIONS_SEC: '86400',
+      FILE_REQUEST_UPLOAD_OPTIONS: '1,3',
+      FILE_REQUEST_DOWNLOAD_OPTIONS: '2',
+      FILE_REQUEST_MAX_SIZE: '1GB',
+      FILE_REQUEST_DAILY_LIMIT: '0',
+      FORCE_REQUEST_PASSWORD: 'true',
+      OIDC_ISSUER: 'https://id.example',
+      OIDC_CLIENT_ID: 'fileshare',
+      OIDC_CLIENT_SECRET: 'x',
+      OIDC_PROTECT_NOTES: 'true',
+    })
+    const res = await app({ config }).request('/config')
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({
+      maxFileSize: 2 * 1024 ** 3,
+      maxFilesPerUpload: 50,
+      expireOptions: [60, 3600],
+      defaultExpire: 3600,
+      downloadOptions: [1, 5],
+      defaultDownload: 5,
+      customTitle: 'Drop',
+      customColor: '#112233',
+      customLogo: '/logo.svg',
+      fileRequestsEnabled: false,
+      uploadSpeedLimit: 1024 ** 2,
+      webSocketUploadEnabled: false,
+      uploadConcurrentChunks: 4,
+      uploadChunkSize: UPLOAD_CHUNK_BYTES,
+      noteMaxSize: 64 * 1024,
+      noteExpireOptions: [300],
+      noteDefaultExpire: 300,
+      noteViewOptions: [1, 2],
+      noteDefaultViews: 2,
+      fileRequestExpireOptions: [86_400],
+      fileRequestUploadOptions: [1, 3],
+      fileRequestDownloadOptions: [2],
+      fileRequestMaxSize: 1024 ** 3,
+      fileRequestDailyLimit: 0,
+      fileRequestPasswordRequired: true,
+      loginEnabled: true,
+      loginRequired: { files: false, notes: true, requests: false },
+    })
+  })
+
+  it('reports file requests enabled, null custom values and no login by default', async () => {
+    const body = (await (await app().request('/config')).json()) as Record<string, unknown>
+    expect(body).toMatchObject({
+      fileRequestsEnabled: true,
+      customColor: null,
+      customLogo: null,
+      loginEnabled: false,
+      loginRequired: { files: false, notes: false, requests: false },
+    })
+  })
+
+  it('never advertises chunks larger than the server accepts', async () => {
+    const config = loadConfig({ FILE_CHUNK_MAX_SIZE: '4MB' })
+    const body = (await (await app({ config }).request('/config')).json()) as Record<
+      string,
+      unknown
+    >
+    expect(body.uploadChunkSize).toBe(4 * 1024 ** 2)
+  })
+})
+
+describe('GET /health', () => {
+  it('answers 200 with status ok, the version and the time while healthy', async () => {
+    const res = await app().request('/health')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect(await res.json()).toEqual({
+      status: 'ok',
+      version: '1.2.3',
+      timestamp: '2024-03-10T12:00:00.000Z',
+    })
+  })
+
+  it.each([
+    ['reports false', () => Promise.resolve(false)],
+    ['fails', () => Promise.reject(new Error('disk gone'))],
+  ])('answers 503 unavailable when the check %s', async (_name, healthy) => {
+    const res = await app({ healthy }).request('/health')
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({
+      status: 'unavailable',
+      version: '1.2.3',
+      timestamp: '2024-03-10T12:00:00.000Z',
+    })
+  })
+})
+
+describe('GET /quota', () => {
+  it("answers the quota status of the caller's IP", async () => {
+    const quotaIps: string[] = []
+    const res = await app({ quotaIps }).request('/quota', {
+      headers: { 'X-Test-Ip': '203.0.113.7' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    expect(await res.json()).toEqual(QUOTA_STATUS)
+    expect(quotaIps).toEqual(['203.0.113.7'])
+  })
+})

@@ -1,0 +1,77 @@
+/**
+ * Upload routes (spec: POST /api/upload, /api/upload/init, /api/upload/:id/chunk,
+ * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService and the
+ * session layer.
+ */
+import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import { Hono, type Context } from 'hono'
+
+import type { AppEnv } from '../app-env.js'
+import { HttpError } from '../http-error.js'
+import type { UploadsService } from '../services/uploads.js'
+import { bodyChunks, closing } from './body.js'
+import { receiveChunk } from './chunk.js'
+
+export interface UploadRouteDeps {
+  uploads: UploadsService
+  ipOf: (c: Context<AppEnv>) => string
+  /** Throws 401 when creation needs a login and the caller has none. */
+  requireLogin: (c: Context<AppEnv>) => Promise<void>
+  now: () => number
+}
+
+function headerValues(c: Context<AppEnv>): Record<string, string | undefined> {
+  return c.req.header()
+}
+
+function sessionId(c: Context<AppEnv>): string {
+  const id = c.req.param('id') ?? ''
+  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+  return id
+}
+
+export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
+  const { uploads } = deps
+  const app = new Hono<AppEnv>()
+
+  app.post('/upload', async (c) => {
+    await deps.requireLogin(c)
+    let spec
+    try {
+      spec = uploads.parseSpec(headerValues(c), 'content-length')
+    } catch (error) {
+      throw error instanceof HttpError ? closing(c, error) : error
+    }
+    const session = await uploads.begin(spec, deps.ipOf(c), 'http')
+    try {
+      for await (const chunk of bodyChunks(c)) await session.append(chunk)
+    } catch (error) {
+      await session.abort()
+      throw error instanceof HttpError ? closing(c, error) : error
+    }
+    const id = await uploads.finalize(session, c.req.header('x-owner-token'))
+    return c.json({ id, url: uploads.shareUrl(id) }, 200)
+  })
+
+  app.post('/upload/init', async (c) => {
+    await deps.requireLogin(c)
+    const spec = uploads.parseSpec(headerValues(c), 'x-content-length')
+    const session = await uploads.begin(spec, deps.ipOf(c), 'http')
+    return c.json({ id: session.id }, 201)
+  })
+
+  app.post('/upload/:id/chunk', (c) => receiveChunk(c, uploads.session(sessionId(c)), deps.now))
+
+  app.post('/upload/:id/finalize', async (c) => {
+    const session = uploads.session(sessionId(c))
+    const id = await uploads.finalize(session, c.req.header('x-owner-token'))
+    return c.json({ id, url: uploads.shareUrl(id) }, 200)
+  })
+
+  app.delete('/upload/:id', async (c) => {
+    await uploads.delete(sessionId(c), c.req.header('x-owner-token'))
+    return c.json({ ok: true }, 200)
+  })
+
+  return app
+}

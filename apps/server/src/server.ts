@@ -1,0 +1,101 @@
+/**
+ * Starts the whole service from a config: database and migrations, blob store, services, HTTP
+ * app, upload sockets and the cleanup job; and stops it in order. main.ts and the integration
+ * tests both start the server through here.
+ */
+import type { IncomingMessage } from 'node:http'
+
+import type { Config } from './config.js'
+import { createApp } from './app.js'
+import { openDatabase, type Db } from './db/client.js'
+import { listen } from './listen.js'
+import { createLogger, type Logger } from './logger.js'
+import { CleanupJob } from './services/cleanup.js'
+import { createServices, type Services } from './services/container.js'
+import { FilesystemBlobStore } from './storage/filesystem.js'
+import type { BlobStore } from './storage/blob-store.js'
+import { requestUploadRoute } from './ws/request-upload-route.js'
+import { attachUploadSockets } from './ws/upload-socket.js'
+import { creationGuard } from './auth/creation-guard.js'
+import { requestIp } from './middleware/client-ip.js'
+
+export interface StartOptions {
+  version: string
+  webRoot?: string | undefined
+  now?: () => number
+  logger?: Logger
+}
+
+export interface RunningService {
+  url: string
+  app: ReturnType<typeof createApp>
+  config: Config
+  db: Db
+  blobs: BlobStore
+  services: Services
+  cleanup: CleanupJob
+  /**
+   * Stops accepting connections, lets running uploads finish for up to SHUTDOWN_GRACE_MS, aborts
+   * what is left, and closes the database.
+   */
+  close(): Promise<void>
+}
+
+export async function startServer(config: Config, options: StartOptions): Promise<RunningService> {
+  const now = options.now ?? Date.now
+  const logger = options.logger ?? createLogger(config.logLevel)
+  const db = openDatabase(config.dataDir)
+  const blobs = await FilesystemBlobStore.open(config.dataDir)
+  // Sessions do not survive a restart, so every unfinished blob left by the last run is garbage.
+  await blobs.sweepUnfinished(0)
+  const services = createServices(config, db, blobs, logger, now)
+  // Reserved request slots belong to sessions of the last run, which ended with it.
+  const freed = services.requests.resetReservations()
+  if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
+  const app = createApp({
+    config,
+    version: options.version,
+    db,
+    blobs,
+    services,
+    logger,
+    now,
+    webRoot: options.webRoot,
+  })
+  const http = await listen(app, config)
+  const guard = creationGuard(config)
+  const ipOf = (request: IncomingMessage) => requestIp(request, config.trustProxy)
+  const sockets = attachUploadSockets(http.server, {
+    config,
+    uploads: services.uploads,
+    logger,
+    ipOf,
+    requireLogin: (request) => guard('file', (name) => headerOf(request, name)),
+    routes: [requestUploadRoute({ config, requests: services.requests, ipOf })],
+  })
+  const cleanup = new CleanupJob({ config, db, blobs, services, logger, now })
+  cleanup.start(config.cleanupIntervalSec * 1000)
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      http.stopAccepting()
+      sockets.stopAccepting()
+      await cleanup.stop()
+      const left = await services.sessions.drain(config.shutdownGraceMs)
+      if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they are discarded`)
+      await services.sessions.abortAll()
+      await sockets.close()
+      await http.close()
+      db.$client.close()
+    })()
+    return closing
+  }
+
+  return { url: http.url, app, config, db, blobs, services, cleanup, close }
+}
+
+function headerOf(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}

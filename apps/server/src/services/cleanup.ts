@@ -1,0 +1,258 @@
+/**
+ * The periodic cleanup job: removes expired and used-up uploads and notes, uploads in requests
+ * whose retention ended and requests that can hold nothing any more, retries failed blob
+ * removals, sweeps blobs and partial files nothing refers to, ends abandoned upload sessions and
+ * prunes old quota windows and daily request counts (spec: What the service does 5; File upload,
+ * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC).
+ */
+import { eq, gte, lte, or } from 'drizzle-orm'
+
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import { notes, requestUploads, uploads } from '../db/schema.js'
+import type { Logger } from '../logger.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import type { Services } from './container.js'
+
+/**
+ * A committed blob without a record is swept only when it is older than this. The upload routes
+ * commit the blob before they insert the record, so a young blob may simply be waiting for it.
+ */
+export const ORPHAN_GRACE_MS = 10 * 60_000
+
+/**
+ * Partial files of sessions that ended normally are removed by commit or abort, and the start of
+ * the server removes all of them, so the job only sweeps leftovers of failed removals. A partial
+ * file is swept once it is this much older than the session idle time, which is the longest an
+ * HTTP session stays open without a write.
+ */
+export const PARTIAL_MARGIN_MS = 10 * 60_000
+
+export interface CleanupDeps {
+  config: Pick<Config, 'uploadSessionIdleSec'>
+  db: Db
+  blobs: BlobStore
+  services: Pick<Services, 'sessions' | 'janitor' | 'quota' | 'requests'>
+  logger: Logger
+  /** Milliseconds since the epoch; decides which records have expired. */
+  now: () => number
+}
+
+export type CleanupStep =
+  | 'retry'
+  | 'uploads'
+  | 'notes'
+  | 'requestUploads'
+  | 'requests'
+  | 'sessions'
+  | 'orphans'
+  | 'partials'
+  | 'quota'
+
+export interface CleanupReport {
+  /** Upload records deleted because they expired or used up their downloads. */
+  uploadsRemoved: number
+  /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
+  blobsQueued: number
+  notesRemoved: number
+  /** Uploads in requests deleted because their retention ended or their downloads are used up. */
+  requestUploadsRemoved: number
+  /** Requests deleted because they ended long enough ago and hold nothing. */
+  requestsRemoved: number
+  /** Blob removals queued by earlier runs that succeeded in this one. */
+  blobsRetried: number
+  /** Chunked upload sessions ended for being idle too long. */
+  sessionsExpired: number
+  orphansRemoved: number
+  partialsRemoved: number
+  quotaPruned: number
+  /** Steps that failed; each was logged and the others still ran. */
+  failedSteps: CleanupStep[]
+}
+
+const anyContext = (_context: unknown): _context is unknown => true
+
+export class CleanupJob {
+  private readonly deps: CleanupDeps
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<CleanupReport> | undefined
+  private stopped = false
+  /**
+   * Orphan candidates seen by the previous run. A blob is swept only when two runs in a row found
+   * it without a record, so a record inserted a moment after its blob was listed always wins,
+   * whatever the blob's modification time says.
+   */
+  private orphanCandidates = new Set<string>()
+
+  constructor(deps: CleanupDeps) {
+    this.deps = deps
+  }
+
+  /** Runs the job every `intervalMs`; the first run comes one interval after the start. */
+  start(intervalMs: number): void {
+    this.stopped = false
+    if (this.timer) clearInterval(this.timer)
+    this.timer = setInterval(() => void this.runOnce(), intervalMs)
+    // The job alone must not keep the process alive.
+    this.timer.unref()
+  }
+
+  /**
+   * Stops the timer; a run under way skips its remaining steps. Resolves once that run has
+   * ended, so the database can be closed after it.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    await this.running
+  }
+
+  /**
+   * Runs every step once; a call while a run is under way gets that run's report. After `stop()`
+   * no step runs until `start()`, so nothing touches a database that is being closed.
+   */
+  runOnce(): Promise<CleanupReport> {
+    this.running ??= this.run().finally(() => {
+      this.running = undefined
+    })
+    return this.running
+  }
+
+  private async run(): Promise<CleanupReport> {
+    const report: CleanupReport = {
+      uploadsRemoved: 0,
+      blobsQueued: 0,
+      notesRemoved: 0,
+      requestUploadsRemoved: 0,
+      requestsRemoved: 0,
+      blobsRetried: 0,
+      sessionsExpired: 0,
+      orphansRemoved: 0,
+      partialsRemoved: 0,
+      quotaPruned: 0,
+      failedSteps: [],
+    }
+    const step = async (name: CleanupStep, work: () => Promise<void> | void): Promise<void> => {
+      if (this.stopped) return
+      try {
+        await work()
+      } catch (error) {
+        report.failedSteps.push(name)
+        this.deps.logger.error(`cleanup step ${name} failed`, error)
+      }
+    }
+    const { services } = this.deps
+
+    // Removals that failed in earlier runs go first, so a removal that fails in this run is
+    // tried again by the next run rather than right away.
+    await step('retry', async () => {
+      report.blobsRetried = await services.janitor.retry()
+    })
+    await step('uploads', () => this.removeUploads(report))
+    await step('notes', () => {
+      report.notesRemoved = this.removeNotes()
+    })
+    await step('requestUploads', async () => {
+      const { removed, queued } = await services.requests.removeExpiredUploads()
+      report.requestUploadsRemoved = removed
+      report.blobsQueued += queued
+    })
+    // After the uploads: a request goes only once nothing is left in it.
+    await step('requests', () => {
+      report.requestsRemoved = services.requests.removeFinishedRequests()
+    })
+    // Before the partial sweep: ending a session removes its partial file at once.
+    await step('sessions', async () => {
+      report.sessionsExpired = await services.sessions.expireIdle()
+    })
+    await step('orphans', async () => {
+      report.orphansRemoved = await this.sweepOrphans()
+    })
+    await step('partials', async () => {
+      const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
+      report.partialsRemoved = await this.deps.blobs.sweepUnfinished(
+        olderThan,
+        services.sessions.ids(),
+      )
+    })
+    await step('quota', () => {
+      report.quotaPruned = services.quota.prune() + services.requests.pruneDailyCounts()
+    })
+
+    this.deps.logger.debug(
+      `cleanup: ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued), ` +
+        `${report.notesRemoved} notes, ${report.requestUploadsRemoved} request uploads, ` +
+        `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +
+        `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
+        `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows` +
+        (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
+    )
+    return report
+  }
+
+  /**
+   * Deletes the records of expired or used-up uploads in one statement, then their blobs (record
+   * first, so an id never points at a missing blob; spec: File upload states, cleanup job).
+   */
+  private async removeUploads(report: CleanupReport): Promise<void> {
+    const removed = this.deps.db
+      .delete(uploads)
+      .where(
+        or(
+          lte(uploads.expiresAt, this.deps.now()),
+          gte(uploads.downloadCount, uploads.maxDownloads),
+        ),
+      )
+      .returning({ id: uploads.id })
+      .all()
+    report.uploadsRemoved = removed.length
+    for (const { id } of removed) {
+      if (!(await this.deps.services.janitor.remove(id))) report.blobsQueued++
+    }
+  }
+
+  /** Deletes expired or used-up notes; they live only in the database (spec: Note states). */
+  private removeNotes(): number {
+    return this.deps.db
+      .delete(notes)
+      .where(or(lte(notes.expiresAt, this.deps.now()), gte(notes.viewCount, notes.maxViews)))
+      .run().changes
+  }
+
+  /**
+   * Removes committed blobs that no record (of an upload or of an upload in a request), open
+   * session or queued removal refers to, as left by a crash between the commit of a blob and the
+   * insert of its record, or between the deletion of records and the removal of their blobs.
+   */
+  private async sweepOrphans(): Promise<number> {
+    const { db, blobs, services } = this.deps
+    // File times come from the operating system's clock, not from the injected one.
+    const cutoff = Date.now() - ORPHAN_GRACE_MS
+    const pending = services.janitor.pending()
+    const candidates = new Set<string>()
+    let removed = 0
+    for await (const blob of blobs.list()) {
+      if (blob.modifiedAt > cutoff || pending.has(blob.key)) continue
+      if (services.sessions.get(blob.key, anyContext)) continue
+      // Looked up one at a time, right before the decision, so a record inserted while the
+      // listing ran is seen.
+      const record =
+        db.select({ id: uploads.id }).from(uploads).where(eq(uploads.id, blob.key)).get() ??
+        db
+          .select({ id: requestUploads.id })
+          .from(requestUploads)
+          .where(eq(requestUploads.id, blob.key))
+          .get()
+      if (record) continue
+      if (!this.orphanCandidates.has(blob.key)) {
+        candidates.add(blob.key)
+        continue
+      }
+      // Through the janitor, so a removal that fails is queued and retried like any other.
+      if (await services.janitor.remove(blob.key)) removed++
+    }
+    this.orphanCandidates = candidates
+    return removed
+  }
+}

@@ -1,0 +1,67 @@
+/** Builds every service of the server once, from the config, the database and the blob store. */
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import type { Logger } from '../logger.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import { BlobJanitor } from './blob-janitor.js'
+import { MemoryLockout } from './limits/lockout.js'
+import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
+import { RateLimiter } from './limits/rate-limiter.js'
+import { NotesService } from './notes.js'
+import { RequestsService } from './requests.js'
+import { UploadSessions } from './upload-sessions.js'
+import { UploadsService } from './uploads.js'
+
+export interface Services {
+  sessions: UploadSessions
+  uploads: UploadsService
+  notes: NotesService
+  requests: RequestsService
+  quota: DbUploadQuota
+  lockout: MemoryLockout
+  rateLimiter: RateLimiter
+  janitor: BlobJanitor
+}
+
+export function createServices(
+  config: Config,
+  db: Db,
+  blobs: BlobStore,
+  logger: Logger,
+  now: () => number,
+): Services {
+  const onError = (error: unknown) =>
+    logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
+  const sessions = new UploadSessions({ blobs, now, onError })
+  const janitor = new BlobJanitor(db, blobs, now, onError)
+  const quota = new DbUploadQuota({
+    db,
+    quotaBytes: config.uploadQuotaBytes,
+    windowSec: config.uploadQuotaWindowSec,
+    now,
+  })
+  const lockout = new MemoryLockout({
+    maxAttempts: config.passwordMaxAttempts,
+    lockoutMs: config.passwordLockoutMs,
+    now,
+  })
+  const rateLimiter = new RateLimiter({
+    windowMs: config.rateLimitWindowMs,
+    max: config.rateLimitMax,
+    now,
+  })
+  const uploads = new UploadsService({ config, db, blobs, sessions, quota, lockout, janitor, now })
+  const notes = new NotesService({ config, db, lockout, now })
+  const requests = new RequestsService({
+    config,
+    db,
+    blobs,
+    sessions,
+    quota,
+    lockout,
+    janitor,
+    ipHash: new DailyIpHash(db),
+    now,
+  })
+  return { sessions, uploads, notes, requests, quota, lockout, rateLimiter, janitor }
+}

@@ -1,0 +1,513 @@
+/** NotesService on a real migrated SQLite file: validation, states and the order of checks. */
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { ERROR_MESSAGES, PASSWORD_ALGO, toBase64, toBase64Url } from '@fileshare/protocol'
+import { eq } from 'drizzle-orm'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+import { openDatabase, type Db } from '../db/client.js'
+import { notes } from '../db/schema.js'
+import { HttpError } from '../http-error.js'
+import type { Lockout } from './limits/lockout.js'
+import { NotesService } from './notes.js'
+import { hashToken } from './tokens.js'
+
+const NOTE_MAX_SIZE = 1000
+const MAX_ATTEMPTS = 3
+const START = Date.parse('2030-01-01T00:00:00.000Z')
+const IP = '192.0.2.1'
+
+/** Locks a key for an IP after MAX_ATTEMPTS failures, as the real lockout does. */
+class FakeLockout implements Lockout {
+  readonly failures = new Map<string, number>()
+
+  assertOpen(key: string, clientIp: string): void {
+    if ((this.failures.get(`${key} ${clientIp}`) ?? 0) >= MAX_ATTEMPTS) {
+      throw new HttpError(429, ERROR_MESSAGES.tooManyAttempts, { headers: { 'Retry-After': '60' } })
+    }
+  }
+
+  fail(key: string, clientIp: string): void {
+    const at = `${key} ${clientIp}`
+    this.failures.set(at, (this.failures.get(at) ?? 0) + 1)
+  }
+
+  succeed(key: string, clientIp: string): void {
+    this.failures.delete(`${key} ${clientIp}`)
+  }
+}
+
+function b64url(size: number): string {
+  return toBase64Url(randomBytes(size))
+}
+
+function b64(size: number): string {
+  return toBase64(randomBytes(size))
+}
+
+/** A valid body of `POST /api/note`, with `changes` applied (undefined removes a field). */
+function noteBody(changes: Record<string, unknown> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    encryptedContent: b64(200),
+    nonce: b64(12),
+    salt: b64url(16),
+    ownerToken: b64url(32),
+    authToken: b64url(32),
+    contentType: 'text',
+    maxViews: 2,
+    expireSec: 3600,
+    hasPassword: false,
+  }
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete body[key]
+    else body[key] = value
+  }
+  return body
+}
+
+function passwordBody(changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return noteBody({
+    hasPassword: true,
+    passwordSalt: b64url(16),
+    passwordAlgo: PASSWORD_ALGO,
+    ...changes,
+  })
+}
+
+/** The HttpError `run` throws (fails the test when it throws nothing or something else). */
+function caught(run: () => unknown): HttpError {
+  try {
+    run()
+  } catch (error) {
+    if (error instanceof HttpError) return error
+    throw error
+  }
+  throw new Error('expected an HttpError')
+}
+
+let dir: string
+let db: Db
+let clock: number
+let lockout: FakeLockout
+let service: NotesService
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fileshare-notes-'))
+  db = openDatabase(dir)
+  clock = START
+  lockout = new FakeLockout()
+  service = new NotesService({
+    config: {
+      noteMaxSize: NOTE_MAX_SIZE,
+      noteExpireOptionsSec: [300, 3600],
+      noteViewOptions: [1, 2, 5],
+    },
+    db,
+    lockout,
+    now: () => clock,
+  })
+})
+
+afterEach(async () => {
+  db.$client.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+describe('create', () => {
+  it('stores a note and answers its id and expiry', () => {
+    const body = noteBody({ contentType: 'sshkey', expireSec: 300 })
+    const created = service.create(body)
+    expect(created.id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    )
+    expect(created.expiresAt).toBe('2030-01-01T00:05:00.000Z')
+    const row = db.select().from(notes).where(eq(notes.id, created.id)).get()!
+    expect(toBase64(row.encryptedContent)).toBe(body.encryptedContent)
+    expect(toBase64(row.nonce)).toBe(body.nonce)
+    expect(row).toMatchObject({
+      contentType: 'sshkey',
+      viewCount: 0,
+      maxViews: 2,
+      createdAt: START,
+    })
+  })
+
+  it('keeps tokens only as SHA-256 hashes', () => {
+    const body = noteBody()
+    const row = db
+      .select()
+      .from(notes)
+      .where(eq(notes.id, service.create(body).id))
+      .get()!
+    expect(row.authTokenHash).toEqual(hashToken(Buffer.from(body.authToken as string, 'base64url')))
+    expect(row.ownerTokenHash).toEqual(
+      hashToken(Buffer.from(body.ownerToken as string, 'base64url')),
+    )
+  })
+
+  it('accepts every content type and padded base64url salts', () => {
+    for (const contentType of ['text', 'markdown', 'password', 'code', 'sshkey']) {
+      const salt = toBase64Url(randomBytes(16)) + '=='
+      const { id } = service.create(noteBody({ contentType, salt }))
+      expect(service.info(id)).toMatchObject({ contentType, salt: salt.slice(0, -2) })
+    }
+  })
+
+  it.each([
+    ['salt', b64url(15)],
+    ['salt', b64url(17)],
+    ['salt', b64url(32)],
+    ['salt', 'not*base64url*at*all'],
+    ['salt', toBase64(Buffer.alloc(16, 0xfb))],
+    ['salt', 16],
+    ['salt', undefined],
+    ['nonce', b64(11)],
+    ['nonce', b64(13)],
+    ['nonce', b64url(12).replace(/[A-Za-z0-9]/, '_')],
+    ['nonce', '!!!!!!!!!!!!!!!!'],
+    ['nonce', undefined],
+    ['encryptedContent', ''],
+    ['encryptedContent', 'not base64'],
+    ['encryptedContent', 'QUI'],
+    ['encryptedContent', 12],
+    ['encryptedContent', undefined],
+    ['ownerToken', 'short'],
+    ['ownerToken', 'a+b/'.repeat(8)],
+    ['ownerToken', undefined],
+    ['authToken', b64url(8)],
+    ['authToken', null],
+    ['contentType', 'html'],
+    ['contentType', undefined],
+    ['maxViews', 3],
+    ['maxViews', '2'],
+    ['maxViews', 2.5],
+    ['maxViews', undefined],
+    ['expireSec', 60],
+    ['expireSec', '3600'],
+    ['expireSec', undefined],
+    ['hasPassword', 'false'],
+    ['hasPassword', 0],
+    ['hasPassword', undefined],
+  ])('refuses %s = %j with 400 and details naming it', (field, value) => {
+    const error = caught(() => service.create(noteBody({ [field]: value })))
+    expect(error.status).toBe(400)
+    expect(error.message).toBe(ERROR_MESSAGES.invalidRequest)
+    expect(Object.keys(error.details ?? {})).toEqual([field])
+  })
+
+  it.each([
+    ['passwordSalt', undefined],
+    ['passwordSalt', b64url(32)],
+    ['passwordSalt', 'bad base64'],
+    ['passwordAlgo', undefined],
+    ['passwordAlgo', 'argon2id'],
+  ])('refuses a password note with %s = %j', (field, value) => {
+    const error = caught(() => service.create(passwordBody({ [field]: value })))
+    expect(error.status).toBe(400)
+    expect(Object.keys(error.details ?? {})).toEqual([field])
+  })
+
+  it('refuses password fields on a note without a password', () => {
+    const error = caught(() =>
+      service.create(noteBody({ passwordSalt: b64url(16), passwordAlgo: PASSWORD_ALGO })),
+    )
+    expect(error.details).toEqual({
+      passwordSalt: 'must be absent without a password',
+      passwordAlgo: 'must be absent without a password',
+    })
+  })
+
+  it('refuses unknown fields, including __proto__', () => {
+    expect(caught(() => service.create(noteBody({ extra: 1 }))).details).toEqual({
+      extra: 'is not a known field',
+    })
+    const proto = JSON.parse(JSON.stringify(noteBody()).replace('{', '{"__proto__":{},'))
+    const error = caught(() => service.create(proto))
+    expect(error.status).toBe(400)
+    expect(Object.keys(error.details ?? {})).toEqual(['__proto__'])
+  })
+
+  it('reports every problem at once', () => {
+    const error = caught(() => service.create(noteBody({ salt: 'x', maxViews: 7, extra: true })))
+    expect(Object.keys(error.details ?? {}).sort()).toEqual(['extra', 'maxViews', 'salt'])
+  })
+
+  it.each([null, [], 'text', 7])('refuses the body %j with 400', (body) => {
+    const error = caught(() => service.create(body))
+    expect(error.status).toBe(400)
+    expect(error.details).toEqual({ body: 'must be a JSON object' })
+  })
+
+  it('accepts content of exactly NOTE_MAX_SIZE + 256 bytes and refuses one byte more with 413', () => {
+    expect(() =>
+      service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 256) })),
+    ).not.toThrow()
+    const error = caught(() =>
+      service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 257) })),
+    )
+    expect(error.status).toBe(413)
+    expect(error.message).toBe(ERROR_MESSAGES.noteTooLarge)
+    expect(db.select().from(notes).all()).toHaveLength(1)
+  })
+
+  it('answers 413 for oversized content before other problems', () => {
+    const error = caught(() =>
+      service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 300), salt: 'x' })),
+    )
+    expect(error.status).toBe(413)
+  })
+})
+
+describe('info', () => {
+  it('answers the public fields and never the ciphertext', () => {
+    const { id, expiresAt } = service.create(noteBody({ contentType: 'markdown' }))
+    const info = service.info(id)
+    expect(info).toEqual({
+      id,
+      contentType: 'markdown',
+      hasPassword: false,
+      salt: expect.any(String),
+      maxViews: 2,
+      viewCount: 0,
+      expiresAt,
+      createdAt: '2030-01-01T00:00:00.000Z',
+    })
+  })
+
+  it('adds passwordAlgo and passwordSalt when protected', () => {
+    const body = passwordBody()
+    const info = service.info(service.create(body).id)
+    expect(info).toMatchObject({
+      hasPassword: true,
+      passwordAlgo: PASSWORD_ALGO,
+      passwordSalt: body.passwordSalt,
+    })
+  })
+
+  it('answers 404 for unknown and malformed ids', () => {
+    for (const id of [
+      '6f1c1f52-7a53-4a8e-9a4e-0c2d3b1a9e77',
+      'nope',
+      '',
+      '6F1C1F52-7A53-4A8E-9A4E-0C2D3B1A9E77',
+    ]) {
+      const error = caught(() => service.info(id))
+      expect([error.status, error.message]).toEqual([404, ERROR_MESSAGES.noteNotFound])
+    }
+  })
+
+  it('answers 410 Note has expired once expiresAt is reached', () => {
+    const { id } = service.create(noteBody({ expireSec: 300 }))
+    clock = START + 299_999
+    expect(service.info(id).viewCount).toBe(0)
+    clock = START + 300_000
+    const error = caught(() => service.info(id))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
+  })
+
+  it('answers 410 View limit reached once exhausted', () => {
+    const body = noteBody({ maxViews: 1 })
+    const { id } = service.create(body)
+    service.view(id, { authToken: body.authToken }, IP)
+    const error = caught(() => service.info(id))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
+  })
+})
+
+describe('view', () => {
+  it('counts each view and returns the ciphertext until maxViews, then 410', () => {
+    const body = noteBody({ maxViews: 2 })
+    const { id } = service.create(body)
+    expect(service.view(id, { authToken: body.authToken }, IP)).toEqual({
+      encryptedContent: body.encryptedContent,
+      nonce: body.nonce,
+      viewCount: 1,
+      maxViews: 2,
+    })
+    expect(service.view(id, { authToken: body.authToken }, IP).viewCount).toBe(2)
+    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
+    expect(db.select().from(notes).get()!.viewCount).toBe(2)
+  })
+
+  it.each([{}, { authToken: b64url(32) }, { authToken: 'short' }, { authToken: 5 }])(
+    'answers 401 Invalid auth token for %j and counts nothing',
+    (viewBody) => {
+      const { id } = service.create(noteBody())
+      const error = caught(() => service.view(id, viewBody, IP))
+      expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidAuthToken])
+      expect(service.info(id).viewCount).toBe(0)
+    },
+  )
+
+  it('answers 400 for a body that is not an object', () => {
+    const { id } = service.create(noteBody())
+    expect(caught(() => service.view(id, 'token', IP)).status).toBe(400)
+  })
+
+  it('answers 410 for an expired note before judging the token', () => {
+    const body = noteBody({ expireSec: 300 })
+    const { id } = service.create(body)
+    clock = START + 300_000
+    for (const authToken of [body.authToken, b64url(32)]) {
+      const error = caught(() => service.view(id, { authToken }, IP))
+      expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
+    }
+  })
+
+  it('counts in one conditional UPDATE: a view that loses the race to the last one answers 410', () => {
+    const body = passwordBody({ maxViews: 1, expireSec: 300 })
+    const { id } = service.create(body)
+    // Another process takes the last view between this request's checks and its UPDATE.
+    lockout.assertOpen = () => {
+      db.$client.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run(id)
+    }
+    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
+    expect(db.select().from(notes).get()!.viewCount).toBe(1)
+  })
+
+  it('counts in one conditional UPDATE: a note that expires before it answers 410', () => {
+    const body = passwordBody({ expireSec: 300 })
+    const { id } = service.create(body)
+    lockout.assertOpen = () => {
+      clock = START + 300_000
+    }
+    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
+    expect(db.select().from(notes).get()!.viewCount).toBe(0)
+  })
+
+  it('answers 404 for an unknown note', () => {
+    const error = caught(() =>
+      service.view('6f1c1f52-7a53-4a8e-9a4e-0c2d3b1a9e77', { authToken: b64url(32) }, IP),
+    )
+    expect(error.status).toBe(404)
+  })
+
+  it('locks a protected note after failed tokens, so view is no way around the lockout', () => {
+    const body = passwordBody({ maxViews: 5 })
+    const { id } = service.create(body)
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      expect(caught(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
+    }
+    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    expect(error.status).toBe(429)
+    expect(lockout.failures.get(`note:${id} ${IP}`)).toBe(MAX_ATTEMPTS)
+    expect(service.view(id, { authToken: body.authToken }, '198.51.100.7').viewCount).toBe(1)
+  })
+
+  it('never locks a note without a password', () => {
+    const body = noteBody()
+    const { id } = service.create(body)
+    for (let i = 0; i < MAX_ATTEMPTS + 1; i++) {
+      expect(caught(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
+    }
+    expect(service.view(id, { authToken: body.authToken }, IP).viewCount).toBe(1)
+    expect(lockout.failures.size).toBe(0)
+  })
+})
+
+describe('checkPassword', () => {
+  it('accepts the auth token without counting a view', () => {
+    const body = passwordBody({ maxViews: 1 })
+    const { id } = service.create(body)
+    expect(() => service.checkPassword(id, { authToken: body.authToken }, IP)).not.toThrow()
+    expect(() => service.checkPassword(id, { authToken: body.authToken }, IP)).not.toThrow()
+    expect(service.info(id).viewCount).toBe(0)
+  })
+
+  it('answers 400 Note is not password-protected for a note without a password', () => {
+    const body = noteBody()
+    const { id } = service.create(body)
+    const error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    expect([error.status, error.message]).toEqual([400, ERROR_MESSAGES.noteNotPasswordProtected])
+  })
+
+  it('answers 401 Invalid password and counts a failure of note:<id>', () => {
+    const { id } = service.create(passwordBody())
+    const error = caught(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+    expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidPassword])
+    expect([...lockout.failures]).toEqual([[`note:${id} ${IP}`, 1]])
+  })
+
+  it('does not count a malformed or missing token as a password guess', () => {
+    const { id } = service.create(passwordBody())
+    for (const guess of [{}, { authToken: '!' }]) {
+      expect(caught(() => service.checkPassword(id, guess, IP)).status).toBe(401)
+    }
+    expect(lockout.failures.size).toBe(0)
+  })
+
+  it('locks after the maximum of failures, even for the right token, and clears on success', () => {
+    const body = passwordBody()
+    const { id } = service.create(body)
+    service.checkPassword(id, { authToken: body.authToken }, IP)
+    for (let i = 0; i < MAX_ATTEMPTS - 1; i++) {
+      caught(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+    }
+    service.checkPassword(id, { authToken: body.authToken }, IP)
+    expect(lockout.failures.size).toBe(0)
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      caught(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+    }
+    const error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    expect(error.status).toBe(429)
+    expect(error.headers['Retry-After']).toBe('60')
+  })
+
+  it('answers 410 for an expired or exhausted note', () => {
+    const body = passwordBody({ maxViews: 1, expireSec: 300 })
+    const { id } = service.create(body)
+    service.view(id, { authToken: body.authToken }, IP)
+    let error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
+    clock = START + 300_000
+    error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
+  })
+
+  it('answers 404 for an unknown note and counts nothing', () => {
+    const error = caught(() => service.checkPassword('x', { authToken: b64url(32) }, IP))
+    expect(error.status).toBe(404)
+    expect(lockout.failures.size).toBe(0)
+  })
+})
+
+describe('delete', () => {
+  it('answers 401 Invalid owner token for a wrong or missing token and keeps the note', () => {
+    const body = noteBody()
+    const { id } = service.create(body)
+    for (const token of [undefined, b64url(32), body.authToken as string]) {
+      const error = caught(() => service.delete(id, token))
+      expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidOwnerToken])
+    }
+    expect(service.info(id).id).toBe(id)
+  })
+
+  it('deletes with the owner token; the id then answers 404 everywhere', () => {
+    const body = passwordBody()
+    const { id } = service.create(body)
+    service.delete(id, body.ownerToken as string)
+    const token = { authToken: body.authToken }
+    for (const run of [
+      () => service.info(id),
+      () => service.view(id, token, IP),
+      () => service.checkPassword(id, token, IP),
+      () => service.delete(id, body.ownerToken as string),
+    ]) {
+      expect(caught(run).status).toBe(404)
+    }
+  })
+
+  it('deletes an expired note too', () => {
+    const body = noteBody({ expireSec: 300 })
+    const { id } = service.create(body)
+    clock = START + 600_000
+    service.delete(id, body.ownerToken as string)
+    expect(db.select().from(notes).all()).toEqual([])
+  })
+})

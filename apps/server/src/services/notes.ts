@@ -1,0 +1,384 @@
+/**
+ * Encrypted notes: creation with the spec's validation, public info, counted views, the password
+ * check and deletion (spec: POST /api/note … DELETE /api/note/:id, Note states).
+ *
+ * Order of checks when several apply, the same on every route:
+ * 0. view and password check: a body that is not a JSON object, 400 `Invalid request` (a missing
+ *    or non-string `authToken` is a wrong token, 401: spec Authentication 1);
+ * 1. an id that is not a UUID, or no such note: 404 `Note not found` (a deleted note is unknown);
+ * 2. expired: 410 `Note has expired`; then view limit reached: 410 `View limit reached`. The
+ *    state table answers 410 for exhausted or expired notes on view, info and password check
+ *    whatever the token, and `GET /api/note/:id` already tells anyone the same without one;
+ * 3. password check only: not protected, 400 `Note is not password-protected`;
+ * 4. protected notes on view and password check: the lockout of `note:<id>` for the caller's IP
+ *    (429 with `Retry-After`), so the view route is no way around it;
+ * 5. the token: 401 (`Invalid auth token`, `Invalid password`, `Invalid owner token`).
+ * Deletion skips step 2: an owner may delete a note that has expired or is used up.
+ */
+import { randomUUID } from 'node:crypto'
+
+import type { Statement } from 'better-sqlite3'
+
+import {
+  ERROR_MESSAGES,
+  NOTE_CONTENT_TYPES,
+  NOTE_NONCE_BYTES,
+  NOTE_OVERHEAD_BYTES,
+  NOTE_SALT_BYTES,
+  PASSWORD_ALGO,
+  PASSWORD_SALT_BYTES,
+  decodeBase64,
+  fromBase64Url,
+  isOneOf,
+  isUuid,
+  toBase64Url,
+  type CreateNoteResponse,
+  type NoteContentType,
+  type NoteInfoResponse,
+  type NoteViewResponse,
+} from '@fileshare/protocol'
+
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import { HttpError } from '../http-error.js'
+import type { Lockout } from './limits/lockout.js'
+import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import { decodeSalt, invalid } from './validation.js'
+
+export interface NotesDeps {
+  config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>
+  db: Db
+  lockout: Lockout
+  /** Milliseconds since the epoch. */
+  now: () => number
+}
+
+/** What the checks and the info answer need of a note; the ciphertext comes from the view UPDATE. */
+interface NoteRow {
+  id: string
+  contentType: string
+  salt: string
+  maxViews: number
+  viewCount: number
+  /** SQLite's 0 or 1 (db/schema.ts stores the flag as an integer). */
+  hasPassword: 0 | 1
+  passwordSalt: string | null
+  authTokenHash: Buffer
+  ownerTokenHash: Buffer
+  createdAt: number
+  expiresAt: number
+}
+
+interface CountedView {
+  encryptedContent: Buffer
+  nonce: Buffer
+  viewCount: number
+  maxViews: number
+}
+
+/**
+ * The note queries as SQL prepared once per service: building a query with drizzle and preparing
+ * it again on every request cost more than running it. Columns are those of db/schema.ts.
+ */
+const QUERIES = {
+  insert: `INSERT INTO notes (id, content_type, encrypted_content, nonce, salt, max_views,
+    view_count, has_password, password_salt, password_algo, auth_token_hash, owner_token_hash,
+    created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
+  find: `SELECT id, content_type AS contentType, salt, max_views AS maxViews,
+    view_count AS viewCount, has_password AS hasPassword, password_salt AS passwordSalt,
+    auth_token_hash AS authTokenHash, owner_token_hash AS ownerTokenHash,
+    created_at AS createdAt, expires_at AS expiresAt FROM notes WHERE id = ?`,
+  // One statement checks and counts, so concurrent views can never pass maxViews.
+  countView: `UPDATE notes SET view_count = view_count + 1
+    WHERE id = ? AND view_count < max_views AND expires_at > ?
+    RETURNING encrypted_content AS encryptedContent, nonce, view_count AS viewCount,
+    max_views AS maxViews`,
+  delete: `DELETE FROM notes WHERE id = ?`,
+} as const
+
+type InsertParams = [
+  id: string,
+  contentType: string,
+  encryptedContent: Buffer,
+  nonce: Buffer,
+  salt: string,
+  maxViews: number,
+  hasPassword: 0 | 1,
+  passwordSalt: string | null,
+  passwordAlgo: string | null,
+  authTokenHash: Buffer,
+  ownerTokenHash: Buffer,
+  createdAt: number,
+  expiresAt: number,
+]
+
+interface NoteStatements {
+  insert: Statement<InsertParams>
+  find: Statement<[id: string], NoteRow>
+  countView: Statement<[id: string, now: number], CountedView>
+  delete: Statement<[id: string]>
+}
+
+/** The fields of `POST /api/note`; any other field is refused. */
+const CREATE_FIELDS = [
+  'encryptedContent',
+  'nonce',
+  'salt',
+  'ownerToken',
+  'authToken',
+  'contentType',
+  'maxViews',
+  'expireSec',
+  'hasPassword',
+  'passwordSalt',
+  'passwordAlgo',
+] as const
+
+const EQUALS_SIGN = 0x3d
+
+/** Standard base64 of exactly `size` bytes, or null. */
+function decodeExact(value: unknown, size: number): Uint8Array | null {
+  try {
+    return decodeBase64(value, { minBytes: size, maxBytes: size })
+  } catch {
+    return null
+  }
+}
+
+function notFound(): HttpError {
+  return new HttpError(404, ERROR_MESSAGES.noteNotFound)
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The `authToken` of a view or password body; anything else in the body is ignored. */
+function authTokenOf(body: unknown): string | undefined {
+  if (!isObject(body)) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+  return typeof body.authToken === 'string' ? body.authToken : undefined
+}
+
+export class NotesService {
+  private readonly statements: NoteStatements
+
+  constructor(private readonly deps: NotesDeps) {
+    const client = deps.db.$client
+    this.statements = {
+      insert: client.prepare<InsertParams>(QUERIES.insert),
+      find: client.prepare<[string], NoteRow>(QUERIES.find),
+      countView: client.prepare<[string, number], CountedView>(QUERIES.countView),
+      delete: client.prepare<[string]>(QUERIES.delete),
+    }
+  }
+
+  /** Largest decoded `encryptedContent` (spec: Limits, NOTE_MAX_SIZE + 256 bytes). */
+  get maxContentBytes(): number {
+    return this.deps.config.noteMaxSize + NOTE_OVERHEAD_BYTES
+  }
+
+  /**
+   * Validates and stores a new note (spec: POST /api/note). A body that is not an object is a
+   * 400; then content over the limit is a 413 before any other problem, since no fix of another
+   * field makes it acceptable; every remaining problem is reported at once in `details`.
+   */
+  create(body: unknown): CreateNoteResponse {
+    if (!isObject(body)) throw invalid({ body: 'must be a JSON object' })
+    const { config } = this.deps
+    // A Map, so that a field named `__proto__` is reported like any other unknown field.
+    const problems = new Map<string, string>()
+
+    const content = this.decodeContent(body.encryptedContent, problems)
+    for (const key of Object.keys(body)) {
+      if (!isOneOf(key, CREATE_FIELDS)) problems.set(key.slice(0, 64), 'is not a known field')
+    }
+    const nonce = decodeExact(body.nonce, NOTE_NONCE_BYTES)
+    if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
+    const salt = typeof body.salt === 'string' ? body.salt : undefined
+    if (!decodeSalt(salt, [NOTE_SALT_BYTES])) {
+      problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
+    }
+    const ownerToken = tokenBytes(typeof body.ownerToken === 'string' ? body.ownerToken : null)
+    if (!ownerToken) problems.set('ownerToken', 'must be a base64url token')
+    const authToken = tokenBytes(typeof body.authToken === 'string' ? body.authToken : null)
+    if (!authToken) problems.set('authToken', 'must be a base64url token')
+    const { contentType, maxViews, expireSec, hasPassword } = body
+    if (!isOneOf(contentType, NOTE_CONTENT_TYPES)) {
+      problems.set('contentType', `must be one of ${NOTE_CONTENT_TYPES.join(', ')}`)
+    }
+    if (!isOneOf(maxViews, config.noteViewOptions)) {
+      problems.set('maxViews', `must be one of ${config.noteViewOptions.join(', ')}`)
+    }
+    if (!isOneOf(expireSec, config.noteExpireOptionsSec)) {
+      problems.set('expireSec', `must be one of ${config.noteExpireOptionsSec.join(', ')}`)
+    }
+
+    if (typeof hasPassword !== 'boolean') problems.set('hasPassword', 'must be true or false')
+    const passwordSalt = typeof body.passwordSalt === 'string' ? body.passwordSalt : undefined
+    if (hasPassword === true) {
+      if (!decodeSalt(passwordSalt, [PASSWORD_SALT_BYTES])) {
+        problems.set('passwordSalt', `must be base64url of ${PASSWORD_SALT_BYTES} bytes`)
+      }
+      if (body.passwordAlgo !== PASSWORD_ALGO) {
+        problems.set('passwordAlgo', `must be ${PASSWORD_ALGO}`)
+      }
+    } else if (hasPassword === false) {
+      // Present exactly when hasPassword is true (protocol PasswordFields): a stray salt would
+      // otherwise be shown to readers of a note that has no password.
+      for (const field of ['passwordSalt', 'passwordAlgo']) {
+        if (Object.hasOwn(body, field)) problems.set(field, 'must be absent without a password')
+      }
+    }
+
+    if (
+      problems.size > 0 ||
+      !content ||
+      !nonce ||
+      !ownerToken ||
+      !authToken ||
+      !isOneOf(contentType, NOTE_CONTENT_TYPES) ||
+      typeof maxViews !== 'number' ||
+      typeof expireSec !== 'number' ||
+      typeof hasPassword !== 'boolean'
+    ) {
+      throw invalid(Object.fromEntries(problems))
+    }
+
+    const now = this.deps.now()
+    const expiresAt = now + expireSec * 1000
+    const id = randomUUID()
+    this.statements.insert.run(
+      id,
+      contentType,
+      Buffer.from(content),
+      Buffer.from(nonce),
+      // Stored in the one canonical spelling, so info answers the same bytes in one way.
+      toBase64Url(fromBase64Url(salt!)),
+      maxViews,
+      hasPassword ? 1 : 0,
+      hasPassword ? toBase64Url(fromBase64Url(passwordSalt!)) : null,
+      hasPassword ? PASSWORD_ALGO : null,
+      hashToken(authToken),
+      hashToken(ownerToken),
+      now,
+      expiresAt,
+    )
+    return { id, expiresAt: new Date(expiresAt).toISOString() }
+  }
+
+  /**
+   * Decodes `encryptedContent`, throwing 413 when it is over the limit (judged from the text's
+   * length before decoding, so an oversized body costs no decoding) and noting other problems.
+   */
+  private decodeContent(value: unknown, problems: Map<string, string>): Uint8Array | null {
+    if (typeof value !== 'string') {
+      problems.set('encryptedContent', 'must be base64')
+      return null
+    }
+    const max = this.maxContentBytes
+    let end = value.length
+    while (end > 0 && value.charCodeAt(end - 1) === EQUALS_SIGN) end--
+    if (Math.floor((end * 3) / 4) > max) throw new HttpError(413, ERROR_MESSAGES.noteTooLarge)
+    try {
+      return decodeBase64(value, { minBytes: 1, maxBytes: max })
+    } catch {
+      problems.set('encryptedContent', 'must be non-empty base64')
+      return null
+    }
+  }
+
+  /** Public info, never the ciphertext (spec: GET /api/note/:id). */
+  info(id: string): NoteInfoResponse {
+    const row = this.available(id)
+    const common = {
+      id: row.id,
+      contentType: row.contentType as NoteContentType,
+      salt: row.salt,
+      maxViews: row.maxViews,
+      viewCount: row.viewCount,
+      expiresAt: new Date(row.expiresAt).toISOString(),
+      createdAt: new Date(row.createdAt).toISOString(),
+    }
+    return row.hasPassword
+      ? {
+          ...common,
+          hasPassword: true,
+          passwordAlgo: PASSWORD_ALGO,
+          passwordSalt: row.passwordSalt!,
+        }
+      : { ...common, hasPassword: false }
+  }
+
+  /**
+   * Counts one view and returns the ciphertext (spec: POST /api/note/:id/view). The count is
+   * raised by one conditional UPDATE, so concurrent views never exceed maxViews: whichever
+   * request finds the limit reached in that statement answers 410.
+   */
+  view(id: string, body: unknown, clientIp: string): NoteViewResponse {
+    const presented = authTokenOf(body)
+    const row = this.available(id)
+    const key = `note:${id}`
+    if (row.hasPassword) this.deps.lockout.assertOpen(key, clientIp)
+    if (!tokenMatches(presented, row.authTokenHash)) {
+      if (row.hasPassword && tokenBytes(presented)) this.deps.lockout.fail(key, clientIp)
+      throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
+    }
+    const counted = this.statements.countView.get(id, this.deps.now())
+    if (!counted) {
+      // Lost a race: say why from the row as it is now.
+      this.available(id)
+      throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
+    }
+    if (row.hasPassword) this.deps.lockout.succeed(key, clientIp)
+    // Node's encoder writes the same padded standard base64 as toBase64, natively.
+    return {
+      encryptedContent: counted.encryptedContent.toString('base64'),
+      nonce: counted.nonce.toString('base64'),
+      viewCount: counted.viewCount,
+      maxViews: counted.maxViews,
+    }
+  }
+
+  /**
+   * Checks the auth token of a password-protected note without counting a view (spec: POST
+   * /api/note/:id/password). A well-formed wrong token counts as a failed attempt of
+   * `note:<id>` for this IP; a malformed one cannot be a password guess and does not.
+   */
+  checkPassword(id: string, body: unknown, clientIp: string): void {
+    const presented = authTokenOf(body)
+    const row = this.available(id)
+    if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.noteNotPasswordProtected)
+    const key = `note:${id}`
+    this.deps.lockout.assertOpen(key, clientIp)
+    if (!tokenMatches(presented, row.authTokenHash)) {
+      if (tokenBytes(presented)) this.deps.lockout.fail(key, clientIp)
+      throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
+    }
+    this.deps.lockout.succeed(key, clientIp)
+  }
+
+  /** Deletes a note; afterwards its id answers 404 everywhere (spec: DELETE /api/note/:id). */
+  delete(id: string, ownerToken: string | undefined): void {
+    const row = this.find(id)
+    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOwnerToken)
+    }
+    const deleted = this.statements.delete.run(id)
+    if (deleted.changes !== 1) throw notFound()
+  }
+
+  private find(id: string): NoteRow {
+    if (!isUuid(id)) throw notFound()
+    const row = this.statements.find.get(id)
+    if (!row) throw notFound()
+    return row
+  }
+
+  /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */
+  private available(id: string): NoteRow {
+    const row = this.find(id)
+    if (row.expiresAt <= this.deps.now()) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
+    if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
+    return row
+  }
+}

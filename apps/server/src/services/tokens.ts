@@ -1,0 +1,36 @@
+/**
+ * Bearer tokens are kept only as SHA-256 hashes of their bytes and checked in constant time. The
+ * tokens are 32-byte outputs of a key derivation, so a fast hash is enough: there is nothing to
+ * brute-force.
+ */
+import { hash, timingSafeEqual } from 'node:crypto'
+
+import { fromBase64Url } from '@fileshare/protocol'
+
+/** Tokens are 32 bytes; shorter ones are refused at creation (16 bytes would still be strong). */
+export const TOKEN_MIN_BYTES = 16
+export const TOKEN_MAX_BYTES = 64
+
+/** The bytes of a base64url token, or null when it is not one of an acceptable length. */
+export function tokenBytes(text: string | undefined | null): Uint8Array | null {
+  if (typeof text !== 'string' || text.length === 0 || text.length > 128) return null
+  try {
+    const bytes = fromBase64Url(text)
+    return bytes.length >= TOKEN_MIN_BYTES && bytes.length <= TOKEN_MAX_BYTES ? bytes : null
+  } catch {
+    return null
+  }
+}
+
+/** The stored form of a token (one-shot hashing: no Hash object per request). */
+export function hashToken(bytes: Uint8Array): Buffer {
+  return hash('sha256', bytes, 'buffer')
+}
+
+/** Whether a presented token matches a stored hash; a missing or malformed token never matches. */
+export function tokenMatches(presented: string | undefined | null, stored: Uint8Array): boolean {
+  const bytes = tokenBytes(presented)
+  if (bytes === null) return false
+  const hash = hashToken(bytes)
+  return hash.length === stored.length && timingSafeEqual(hash, stored)
+}

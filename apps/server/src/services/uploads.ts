@@ -1,0 +1,381 @@
+/**
+ * File uploads: validating what a client declares at init (all transports share it), turning a
+ * committed session into a record, and the record's life after that: info, existence, counted
+ * downloads, metadata set once, the password check and deletion (spec: File upload states).
+ */
+import {
+  ERROR_MESSAGES,
+  PASSWORD_ALGO,
+  decodeBase64,
+  isOneOf,
+  parseIntegerStrict,
+  type UploadInfoResponse,
+} from '@fileshare/protocol'
+import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
+
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import { uploads } from '../db/schema.js'
+import { HttpError } from '../http-error.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import type { BlobJanitor } from './blob-janitor.js'
+import type { Lockout } from './limits/lockout.js'
+import type { QuotaReservation, UploadQuota } from './limits/quota.js'
+import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import type { UploadSession, UploadSessions } from './upload-sessions.js'
+import { decodeSalt, invalid } from './validation.js'
+
+/** What a client declares before sending bytes: the same on every transport. */
+export interface UploadSpec {
+  size: number
+  salt: string
+  maxDownloads: number
+  expireSec: number
+  fileCount: number
+  hasPassword: boolean
+  passwordSalt: string | null
+  passwordAlgo: string | null
+  authTokenHash: Buffer
+  ownerTokenHash: Buffer
+}
+
+/** The context of a normal upload session (request uploads carry another). */
+export interface FileUploadContext {
+  kind: 'file'
+  spec: UploadSpec
+  clientIp: string
+  /** The declared size held against the client's quota until the session ends. */
+  reservation: QuotaReservation
+}
+
+export function isFileUploadContext(context: unknown): context is FileUploadContext {
+  return (context as FileUploadContext | undefined)?.kind === 'file'
+}
+
+/** Header names as they arrive (lower case); `size` names the header that carries the size. */
+export type UploadHeaderValues = Record<string, string | undefined>
+
+export interface UploadsDeps {
+  config: Config
+  db: Db
+  blobs: BlobStore
+  sessions: UploadSessions
+  quota: UploadQuota
+  lockout: Lockout
+  janitor: BlobJanitor
+  now: () => number
+}
+
+export interface DownloadResult {
+  size: number
+  fileCount: number
+  stream: ReadableStream<Uint8Array>
+}
+
+const META_MAX_LENGTH = 200_000
+
+export class UploadsService {
+  constructor(private readonly deps: UploadsDeps) {}
+
+  /**
+   * Validates the headers of `POST /api/upload`, `POST /api/upload/init` and the WebSocket `init`
+   * frame (spec: POST /api/upload). `sizeHeader` is `content-length` or `x-content-length`.
+   */
+  parseSpec(headers: UploadHeaderValues, sizeHeader: string): UploadSpec {
+    const { config } = this.deps
+    const problems: Record<string, string> = {}
+    const integer = (name: string, fallback?: number): number => {
+      const value = headers[name]
+      if (value === undefined && fallback !== undefined) return fallback
+      try {
+        return parseIntegerStrict(value, {}, name)
+      } catch {
+        problems[name] = 'must be a whole number'
+        return NaN
+      }
+    }
+
+    const auth = tokenBytes(headers['x-auth-token'])
+    if (!auth) problems['x-auth-token'] = 'must be a base64url token'
+    const owner = tokenBytes(headers['x-owner-token'])
+    if (!owner) problems['x-owner-token'] = 'must be a base64url token'
+    const salt = headers['x-salt']
+    if (!decodeSalt(salt, [16, 32])) problems['x-salt'] = 'must be base64url of 16 or 32 bytes'
+
+    const maxDownloads = integer('x-max-downloads')
+    if (!Number.isNaN(maxDownloads) && !isOneOf(maxDownloads, config.fileDownloadOptions)) {
+      problems['x-max-downloads'] = `must be one of ${config.fileDownloadOptions.join(', ')}`
+    }
+    const expireSec = integer('x-expire-sec')
+    if (!Number.isNaN(expireSec) && !isOneOf(expireSec, config.fileExpireOptionsSec)) {
+      problems['x-expire-sec'] = `must be one of ${config.fileExpireOptionsSec.join(', ')}`
+    }
+    const fileCount = integer('x-file-count', 1)
+    if (!Number.isNaN(fileCount) && (fileCount < 1 || fileCount > config.fileMaxFilesPerUpload)) {
+      problems['x-file-count'] = `must be from 1 to ${config.fileMaxFilesPerUpload}`
+    }
+
+    const hasPasswordText = headers['x-has-password']
+    const hasPassword = hasPasswordText === 'true'
+    if (hasPasswordText !== 'true' && hasPasswordText !== 'false') {
+      problems['x-has-password'] = 'must be true or false'
+    }
+    const passwordSalt = headers['x-password-salt'] ?? null
+    const passwordAlgo = headers['x-password-algo'] ?? null
+    if (hasPassword) {
+      if (!decodeSalt(passwordSalt ?? undefined, [16])) {
+        problems['x-password-salt'] = 'must be base64url of 16 bytes'
+      }
+      if (passwordAlgo !== PASSWORD_ALGO) problems['x-password-algo'] = `must be ${PASSWORD_ALGO}`
+    }
+
+    const size = integer(sizeHeader)
+    if (Number.isNaN(size)) problems[sizeHeader] = 'must be the exact encrypted size in bytes'
+    if (Object.keys(problems).length > 0) throw invalid(problems)
+    if (size > config.fileMaxSize) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
+    if (size < 1) throw invalid({ [sizeHeader]: 'must be at least 1' })
+
+    return {
+      size,
+      salt: salt!,
+      maxDownloads,
+      expireSec,
+      fileCount,
+      hasPassword,
+      passwordSalt: hasPassword ? passwordSalt : null,
+      passwordAlgo: hasPassword ? passwordAlgo : null,
+      authTokenHash: hashToken(auth!),
+      ownerTokenHash: hashToken(owner!),
+    }
+  }
+
+  /** Opens a session for a validated upload, holding its size against the client's quota. */
+  async begin(
+    spec: UploadSpec,
+    clientIp: string,
+    idle: 'http' | 'socket',
+  ): Promise<UploadSession<FileUploadContext>> {
+    const { config, sessions, quota } = this.deps
+    const reservation = quota.reserve(clientIp, spec.size)
+    try {
+      const session = await sessions.create<FileUploadContext>({
+        declaredSize: spec.size,
+        context: { kind: 'file', spec, clientIp, reservation },
+        limits: {
+          maxChunkSize: config.fileChunkMaxSize,
+          maxBufferedChunks: config.fileUploadConcurrentChunks,
+          speedLimit: config.fileUploadSpeedLimit,
+        },
+        idleMs: idle === 'http' ? config.uploadSessionIdleSec * 1000 : null,
+      })
+      session.onEnd((outcome) => {
+        if (outcome === 'aborted') reservation.settle(false)
+      })
+      return session
+    } catch (error) {
+      reservation.settle(false)
+      throw error
+    }
+  }
+
+  /** The open chunked session `id`, or 404 `Upload not found`. */
+  session(id: string): UploadSession<FileUploadContext> {
+    const session = this.deps.sessions.get(id, isFileUploadContext)
+    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    return session
+  }
+
+  /**
+   * Finalizes: the owner token must match, every declared byte must be there; then the blob is
+   * committed and only after that the record created, so a crash between the two leaves an
+   * orphan blob for the cleanup job and never a record without its blob.
+   */
+  async finalize(
+    session: UploadSession<FileUploadContext>,
+    ownerToken: string | undefined,
+  ): Promise<string> {
+    if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    await session.commit()
+    const { spec } = session.context
+    const now = this.deps.now()
+    try {
+      this.deps.db
+        .insert(uploads)
+        .values({
+          id: session.id,
+          size: spec.size,
+          salt: spec.salt,
+          fileCount: spec.fileCount,
+          maxDownloads: spec.maxDownloads,
+          hasPassword: spec.hasPassword,
+          passwordSalt: spec.passwordSalt,
+          passwordAlgo: spec.passwordAlgo,
+          authTokenHash: spec.authTokenHash,
+          ownerTokenHash: spec.ownerTokenHash,
+          createdAt: now,
+          expiresAt: now + spec.expireSec * 1000,
+        })
+        .run()
+    } catch (error) {
+      session.context.reservation.settle(false)
+      await this.deps.janitor.remove(session.id)
+      throw error
+    }
+    // Recorded in the same tick as the record is created, so no other upload slips in between.
+    session.context.reservation.settle(true)
+    return session.id
+  }
+
+  /** The share address of an upload, without the key: clients append the fragment. */
+  shareUrl(id: string): string {
+    return `${this.deps.config.baseUrl}/d/${id}`
+  }
+
+  private find(id: string) {
+    const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+    if (!row) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    return row
+  }
+
+  private isAvailable(row: {
+    expiresAt: number
+    downloadCount: number
+    maxDownloads: number
+  }): boolean {
+    return row.expiresAt > this.deps.now() && row.downloadCount < row.maxDownloads
+  }
+
+  /** Public info (spec: GET /api/info/:id); 404 unknown, 410 expired or used up. */
+  info(id: string): UploadInfoResponse {
+    const row = this.find(id)
+    if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    const info: UploadInfoResponse = {
+      id: row.id,
+      size: row.size,
+      salt: row.salt,
+      fileCount: row.fileCount,
+      maxDownloads: row.maxDownloads,
+      downloadCount: row.downloadCount,
+      expiresAt: new Date(row.expiresAt).toISOString(),
+      createdAt: new Date(row.createdAt).toISOString(),
+      encryptedMeta: row.encryptedMeta,
+      nonce: row.metaNonce,
+      ...(row.hasPassword
+        ? { hasPassword: true, passwordSalt: row.passwordSalt!, passwordAlgo: PASSWORD_ALGO }
+        : { hasPassword: false }),
+    }
+    return info
+  }
+
+  /** Whether an upload can still be downloaded (spec: GET /api/exists/:id). */
+  exists(id: string): boolean {
+    const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+    return row !== undefined && this.isAvailable(row)
+  }
+
+  /**
+   * Counts one download atomically (the increment happens only while the count is below the
+   * limit and the upload has not expired), then opens the blob.
+   */
+  async download(id: string, authToken: string | undefined): Promise<DownloadResult> {
+    const row = this.find(id)
+    if (!tokenMatches(authToken, row.authTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
+    }
+    const counted = this.deps.db
+      .update(uploads)
+      .set({ downloadCount: sql`${uploads.downloadCount} + 1` })
+      .where(
+        and(
+          eq(uploads.id, id),
+          lt(uploads.downloadCount, uploads.maxDownloads),
+          gt(uploads.expiresAt, this.deps.now()),
+        ),
+      )
+      .run()
+    if (counted.changes !== 1) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    try {
+      return { size: row.size, fileCount: row.fileCount, stream: await this.deps.blobs.read(id) }
+    } catch (error) {
+      // The blob could not be opened: give the download back.
+      this.deps.db
+        .update(uploads)
+        .set({ downloadCount: sql`${uploads.downloadCount} - 1` })
+        .where(eq(uploads.id, id))
+        .run()
+      throw error
+    }
+  }
+
+  /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
+  saveMeta(id: string, ownerToken: string | undefined, body: unknown): void {
+    const row = this.find(id)
+    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    const { encryptedMeta, nonce } = (
+      typeof body === 'object' && body !== null ? body : {}
+    ) as Record<string, unknown>
+    const problems: Record<string, string> = {}
+    const nonEmptyBase64 = (value: unknown, field: string): value is string => {
+      try {
+        if (typeof value !== 'string' || value.length === 0 || value.length > META_MAX_LENGTH)
+          throw new Error()
+        decodeBase64(value, {}, field)
+        return true
+      } catch {
+        problems[field] = 'must be non-empty base64'
+        return false
+      }
+    }
+    const metaOk = nonEmptyBase64(encryptedMeta, 'encryptedMeta')
+    const nonceOk = nonEmptyBase64(nonce, 'nonce')
+    if (!metaOk || !nonceOk) throw invalid(problems)
+    const saved = this.deps.db
+      .update(uploads)
+      .set({ encryptedMeta: encryptedMeta as string, metaNonce: nonce as string })
+      .where(and(eq(uploads.id, id), isNull(uploads.encryptedMeta)))
+      .run()
+    if (saved.changes !== 1) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
+  }
+
+  /**
+   * Checks the auth token of a password-protected upload without counting a download
+   * (spec: POST /api/password/:id). Wrong tokens count toward the lockout of this upload.
+   */
+  checkPassword(id: string, authToken: string | undefined, clientIp: string): void {
+    const key = `upload:${id}`
+    this.deps.lockout.assertOpen(key, clientIp)
+    const row = this.find(id)
+    if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
+    if (!tokenMatches(authToken, row.authTokenHash)) {
+      this.deps.lockout.fail(key, clientIp)
+      throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
+    }
+    this.deps.lockout.succeed(key, clientIp)
+  }
+
+  /**
+   * Deletes the record first, then the blob best effort (spec: DELETE /api/upload/:id). An id
+   * that is still an unfinished session is cancelled the same way, with the same owner token.
+   */
+  async delete(id: string, ownerToken: string | undefined): Promise<void> {
+    const session = this.deps.sessions.get(id, isFileUploadContext)
+    if (session) {
+      if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
+        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+      }
+      await session.abort()
+      return
+    }
+    const row = this.find(id)
+    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    this.deps.db.delete(uploads).where(eq(uploads.id, id)).run()
+    await this.deps.janitor.remove(id)
+  }
+}

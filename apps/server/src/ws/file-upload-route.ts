@@ -1,0 +1,73 @@
+/**
+ * The normal upload socket `/api/upload/ws`: its `init` frame carries the headers of
+ * `POST /api/upload/init` under their frame names and is validated by the same code, plus the
+ * quota; its `finalize` frame needs the owner token the `init` frame declared (spec: WebSocket
+ * /api/upload/ws).
+ */
+import type { IncomingMessage } from 'node:http'
+
+import type { UploadWsInitHeaders } from '@fileshare/protocol'
+
+import type { UploadsService } from '../services/uploads.js'
+import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
+
+export const FILE_UPLOAD_PATH = '/api/upload/ws'
+
+type InitHeaderName = keyof UploadWsInitHeaders | 'passwordSalt' | 'passwordAlgo'
+
+/** Each `init` header and the HTTP header `UploadsService.parseSpec` knows it by. */
+const HTTP_HEADER_NAMES: Record<InitHeaderName, string> = {
+  authToken: 'x-auth-token',
+  ownerToken: 'x-owner-token',
+  salt: 'x-salt',
+  maxDownloads: 'x-max-downloads',
+  expireSec: 'x-expire-sec',
+  fileCount: 'x-file-count',
+  contentLength: 'x-content-length',
+  hasPassword: 'x-has-password',
+  passwordSalt: 'x-password-salt',
+  passwordAlgo: 'x-password-algo',
+}
+
+/**
+ * The frame's headers under their HTTP names. Values must be strings, as header values are; any
+ * other value counts as missing, so validation names the field exactly as the HTTP route does.
+ */
+function httpHeaders(frame: ControlFrame): Record<string, string | undefined> {
+  const given = typeof frame.headers === 'object' && frame.headers !== null ? frame.headers : {}
+  const values: Record<string, string | undefined> = {}
+  for (const [name, header] of Object.entries(HTTP_HEADER_NAMES)) {
+    const value = (given as Record<string, unknown>)[name]
+    if (typeof value === 'string') values[header] = value
+  }
+  return values
+}
+
+export interface FileUploadHandlerDeps {
+  uploads: UploadsService
+  /** The client address the quota is counted against. */
+  ipOf(request: IncomingMessage): string
+  /** Throws 401 when creation needs a login and the upgrade request carries none. */
+  requireLogin(request: IncomingMessage): Promise<void>
+}
+
+export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHandler {
+  const { uploads } = deps
+  return {
+    async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
+      await deps.requireLogin(request)
+      const headers = httpHeaders(frame)
+      const spec = uploads.parseSpec(headers, HTTP_HEADER_NAMES.contentLength)
+      const session = await uploads.begin(spec, deps.ipOf(request), 'socket')
+      const ownerToken = headers[HTTP_HEADER_NAMES.ownerToken]
+      return {
+        session,
+        async finalize() {
+          const id = await uploads.finalize(session, ownerToken)
+          return { id, url: uploads.shareUrl(id) }
+        },
+        revoke: (id) => uploads.delete(id, ownerToken),
+      }
+    },
+  }
+}

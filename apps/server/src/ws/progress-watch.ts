@@ -1,0 +1,152 @@
+/**
+ * A progress floor for upload sockets that hold something scarce, such as a slot of a request
+ * (spec: Upload slot inside a request, "less than 1 MiB, or less than the rest of the upload,
+ * delivered in 10 minutes"): every window of `windowMs`, wherever it starts, must bring
+ * `minBytes`, or all that was left when it started. Time the server kept the socket paused for
+ * its own backpressure is not counted against the client.
+ */
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+
+export interface ProgressRule {
+  /** Length of the sliding window in milliseconds. */
+  windowMs: number
+  /** Bytes each window must bring, unless less than this is left. */
+  minBytes: number
+}
+
+/** Sent in the `error` frame when a window passes with too little progress. */
+export const STALLED_MESSAGE = ERROR_MESSAGES.uploadStalled
+/** 408: the server stopped waiting for the rest of the upload, as for a request that timed out. */
+export const STALLED_STATUS = 408
+
+/** A moment from which the upload must reach `target` units within one window. */
+interface Checkpoint {
+  /** Client time, see `ProgressWatch.clientTime`. */
+  at: number
+  target: number
+}
+
+/**
+ * Checkpoints closer together than a window divided by this share the earlier one, so a client
+ * sending tiny frames cannot grow the list; the rule then errs by at most that slice of a window,
+ * and only in the client's favour.
+ */
+const CHECKPOINTS_PER_WINDOW = 64
+
+export interface ProgressWatchOptions {
+  rule: ProgressRule
+  /** Bytes the upload declared. */
+  declaredSize: number
+  /** Called once, when a window passes with too little progress. */
+  onStall: () => void
+  /** Monotonic milliseconds. */
+  now?: () => number
+}
+
+/**
+ * Watches one upload from `ready` until `stop()`. Each delivery adds a checkpoint (the bytes so
+ * far plus the window's due, at the time of delivery) and settles every earlier checkpoint whose
+ * target it reaches; one timer waits for the oldest unsettled one. Targets never decrease, so the
+ * oldest checkpoint is always the first to fall due. The `finalize` frame counts as the upload's
+ * last unit: a client that sent every byte must still finish within a window, or it could hold
+ * its slot forever.
+ */
+export class ProgressWatch {
+  private readonly rule: ProgressRule
+  private readonly total: number
+  private readonly onStall: () => void
+  private readonly now: () => number
+  private readonly checkpoints: Checkpoint[] = []
+  private delivered = 0
+  private pausedMs = 0
+  private pausedSince: number | undefined
+  private timer: NodeJS.Timeout | undefined
+  private armedFor: Checkpoint | undefined
+  private stopped = false
+
+  constructor(options: ProgressWatchOptions) {
+    this.rule = options.rule
+    this.total = options.declaredSize + 1
+    this.onStall = options.onStall
+    this.now = options.now ?? (() => performance.now())
+    this.mark()
+    this.arm()
+  }
+
+  /** Counts bytes the client delivered. */
+  received(bytes: number): void {
+    if (this.stopped || bytes <= 0) return
+    this.delivered += bytes
+    while (this.checkpoints[0] && this.checkpoints[0].target <= this.delivered) {
+      this.checkpoints.shift()
+    }
+    this.mark()
+    this.arm()
+  }
+
+  /** The server stopped reading the socket: the client cannot deliver, so its time stands still. */
+  pause(): void {
+    if (this.stopped || this.pausedSince !== undefined) return
+    this.pausedSince = this.now()
+    this.disarm()
+  }
+
+  resume(): void {
+    if (this.pausedSince === undefined) return
+    this.pausedMs += this.now() - this.pausedSince
+    this.pausedSince = undefined
+    this.arm()
+  }
+
+  /** Ends the watch: the upload finished, failed or closed. */
+  stop(): void {
+    this.stopped = true
+    this.disarm()
+  }
+
+  /** Milliseconds during which the socket was read, on the `now` clock's scale. */
+  private clientTime(): number {
+    const now = this.now()
+    const paused = this.pausedSince === undefined ? 0 : now - this.pausedSince
+    return now - this.pausedMs - paused
+  }
+
+  private mark(): void {
+    const at = this.clientTime()
+    const last = this.checkpoints.at(-1)
+    if (last && at - last.at < this.rule.windowMs / CHECKPOINTS_PER_WINDOW) return
+    this.checkpoints.push({ at, target: Math.min(this.delivered + this.rule.minBytes, this.total) })
+  }
+
+  private arm(): void {
+    const first = this.checkpoints[0]
+    if (this.stopped || this.pausedSince !== undefined || !first) return
+    if (this.timer && this.armedFor === first) return
+    this.disarm()
+    this.armedFor = first
+    const wait = Math.max(0, first.at + this.rule.windowMs - this.clientTime())
+    this.timer = setTimeout(() => this.check(), wait)
+    // The socket keeps the process alive while it is open; the watch alone must not.
+    this.timer.unref()
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer)
+    this.timer = undefined
+    this.armedFor = undefined
+  }
+
+  private check(): void {
+    this.timer = undefined
+    this.armedFor = undefined
+    const first = this.checkpoints[0]
+    if (this.stopped || this.pausedSince !== undefined || !first) return
+    // A timer may fire a fraction of a millisecond before `now` says the window is over.
+    if (this.clientTime() < first.at + this.rule.windowMs) {
+      this.arm()
+      return
+    }
+    this.stop()
+    this.onStall()
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The request upload socket `/api/request/:id/upload/ws` (spec: Uploading into a request): its
+ * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare and is
+ * checked by the same service code, its `finalize` frame carries the HTTP finalize body, and it
+ * must keep delivering or lose its slot (spec: Upload slot inside a request).
+ */
+import type { IncomingMessage } from 'node:http'
+
+import {
+  ERROR_MESSAGES,
+  REQUEST_WS_MIN_PROGRESS_BYTES,
+  REQUEST_WS_PROGRESS_WINDOW_MS,
+} from '@fileshare/protocol'
+
+import type { Config } from '../config.js'
+import { HttpError } from '../http-error.js'
+import type { RequestsService } from '../services/requests.js'
+import { invalid } from '../services/validation.js'
+import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
+import type { UploadSocketRoute } from './upload-socket.js'
+
+/** Lower-case UUIDs only, as everywhere else; any other path under the prefix is not found. */
+const REQUEST_UPLOAD_PATH =
+  /^\/api\/request\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/upload\/ws$/
+
+const INIT_FIELDS = ['uploadToken', 'salt', 'contentLength', 'fileCount'] as const
+
+type InitValues = Parameters<RequestsService['parseUploadInit']>[0]
+
+/**
+ * A field of the `init` frame as the text its HTTP header would carry: strings as they are and
+ * integers in decimal (the spec's frame has integers where the route has header text). Any other
+ * JSON value becomes its JSON text, which no field accepts, so the service refuses it exactly as
+ * it refuses that header; an absent field stays absent (`fileCount` then defaults to 1).
+ */
+function headerText(value: unknown): string | undefined {
+  if (value === undefined || typeof value === 'string') return value
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value).toString()
+  return JSON.stringify(value)
+}
+
+function initValues(frame: ControlFrame): InitValues {
+  const given = frame.request
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw invalid({ request: 'must be an object' })
+  }
+  const values: InitValues = {}
+  for (const name of INIT_FIELDS) {
+    const text = headerText((given as Record<string, unknown>)[name])
+    if (text !== undefined) values[name] = text
+  }
+  return values
+}
+
+export interface RequestUploadRouteDeps {
+  config: Config
+  requests: Pick<
+    RequestsService,
+    'parseUploadInit' | 'beginUpload' | 'parseFinalize' | 'finalize' | 'revoke'
+  >
+  /** The client address the sender's upload quota is counted against. */
+  ipOf(request: IncomingMessage): string
+  /** Window of the progress rule; tests shorten it. */
+  progressWindowMs?: number
+  /** Bytes each window must bring; tests may change it. */
+  minProgressBytes?: number
+}
+
+export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRoute {
+  const { config, requests } = deps
+  const progress = {
+    windowMs: deps.progressWindowMs ?? REQUEST_WS_PROGRESS_WINDOW_MS,
+    minBytes: deps.minProgressBytes ?? REQUEST_WS_MIN_PROGRESS_BYTES,
+  }
+
+  function handler(requestId: string): UploadSocketHandler {
+    return {
+      progress,
+      async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
+        // A sender's upload is not a creation, so no login is asked for; the feature must be on.
+        if (!config.enabledServices.includes('request')) {
+          throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
+        }
+        const init = requests.parseUploadInit(initValues(frame))
+        const session = await requests.beginUpload(requestId, init, deps.ipOf(request), 'socket')
+        return {
+          session,
+          /**
+           * An invalid body fails the socket (400 in the frame, close 1008) and frees the slot,
+           * unlike the HTTP route, which keeps the session for a corrected body: on a socket
+           * every `error` frame ends it (spec: WebSocket /api/upload/ws, step 6; 1008 for
+           * validation), and a session ends with its socket (spec: Upload slot inside a request,
+           * "socket closed before done").
+           */
+          async finalize(finalizeFrame) {
+            const body: Record<string, unknown> = { ...finalizeFrame }
+            delete body.type
+            const id = await requests.finalize(session, requests.parseFinalize(body))
+            return { id }
+          },
+          revoke: (id) => requests.revoke(requestId, id),
+        }
+      },
+    }
+  }
+
+  return {
+    match(pathname) {
+      const requestId = REQUEST_UPLOAD_PATH.exec(pathname)?.[1]
+      return requestId === undefined ? undefined : handler(requestId)
+    },
+  }
+}

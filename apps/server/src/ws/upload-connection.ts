@@ -1,0 +1,334 @@
+/**
+ * One upload WebSocket from its first frame to its close: the frame order of spec "WebSocket
+ * /api/upload/ws" (init, ready, binary frames, finalize, done), backpressure between the socket
+ * and the blob store, keepalive, a route's optional progress floor, and the mapping of every
+ * failure onto an `error` frame and a close code. A route decides what `init` and `finalize`
+ * mean; normal uploads and uploads into a request share everything else (spec: Uploading into a
+ * request, "same frames, buffering, backpressure and keepalive").
+ */
+import type { IncomingMessage } from 'node:http'
+
+import {
+  ERROR_MESSAGES,
+  WS_CLOSE_CODES,
+  type UploadWsDoneFrame,
+  type UploadWsErrorFrame,
+  type UploadWsReadyFrame,
+  type WsCloseCode,
+} from '@fileshare/protocol'
+import type { RawData, WebSocket } from 'ws'
+
+import { HttpError } from '../http-error.js'
+import type { Logger } from '../logger.js'
+import type { UploadSession } from '../services/upload-sessions.js'
+import {
+  ProgressWatch,
+  STALLED_MESSAGE,
+  STALLED_STATUS,
+  type ProgressRule,
+} from './progress-watch.js'
+
+/** A text frame that parsed as a JSON object; its `type` picks what it is. */
+export type ControlFrame = Record<string, unknown>
+
+/** The fields of the `done` frame besides `type`; routes may add some (the share `url`). */
+export type DoneFields = Omit<UploadWsDoneFrame, 'type'> & Record<string, unknown>
+
+/** What a route hands back once its `init` frame has opened a session. */
+export interface OpenedUpload {
+  session: UploadSession<unknown>
+  /** Commits and records the upload; an HttpError refuses it (close 1008). */
+  finalize(frame: ControlFrame): Promise<DoneFields>
+  /** Deletes the upload `finalize` stored while its socket failed or closed before `done`. */
+  revoke(id: string): Promise<void>
+}
+
+/** The part of an upload socket that differs between normal uploads and uploads into requests. */
+export interface UploadSocketHandler {
+  /** Validates the `init` frame and opens a session; an HttpError refuses it (close 1008). */
+  init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
+  /**
+   * When set, a socket that delivers too little within a window after `ready` is failed with
+   * close 1008 and its session aborted (spec: Upload slot inside a request).
+   */
+  readonly progress?: ProgressRule
+}
+
+/** Bytes a socket may hold that the blob store has not taken yet. */
+export interface BufferLimits {
+  /** Past this the socket is closed with 1009 (spec: Limits, FILE_UPLOAD_WS_MAX_BUFFER). */
+  maxBuffer: number
+  /** At or above this the socket stops reading. */
+  highWater: number
+  /** At or below this a paused socket reads again. */
+  lowWater: number
+}
+
+const HIGH_WATER_CAP = 4 * 1024 * 1024
+const MAX_CLOSE_REASON = 123
+
+/**
+ * Reading pauses at the smaller of 4 MiB and half the max buffer and resumes at half of that.
+ * What was read before the pause took effect (the rest of one socket read, a frame in progress)
+ * still arrives; the other half of the buffer is the room for it, so with the default buffer a
+ * client sending frames of up to a few MiB never meets the hard bound.
+ */
+export function bufferLimits(maxBuffer: number): BufferLimits {
+  const highWater = Math.min(HIGH_WATER_CAP, Math.floor(maxBuffer / 2))
+  return { maxBuffer, highWater, lowWater: Math.floor(highWater / 2) }
+}
+
+type Phase = 'awaiting-init' | 'opening' | 'receiving' | 'finalizing' | 'ended'
+
+type ErrorFrame = UploadWsErrorFrame & { status: number; details?: Record<string, string> }
+
+function isControlFrame(value: unknown): value is ControlFrame {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function toBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
+}
+
+export interface UploadConnectionOptions {
+  limits: BufferLimits
+  logger: Logger
+  /** Told the bytes waiting for the store after each frame; feeds the debug peak counter. */
+  onPending(bytes: number): void
+}
+
+export class UploadConnection {
+  private phase: Phase = 'awaiting-init'
+  private upload: OpenedUpload | undefined
+  /** Bytes received whose `append` has not resolved yet. */
+  private pending = 0
+  private paused = false
+  private alive = true
+  /** The handler's progress rule at work between `ready` and `finalize`. */
+  private progress: ProgressWatch | undefined
+  /** Resolves once the socket has closed, whichever side closed it. */
+  readonly closed: Promise<void>
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly request: IncomingMessage,
+    private readonly handler: UploadSocketHandler,
+    private readonly options: UploadConnectionOptions,
+  ) {
+    ws.on('message', (data, isBinary) => this.receive(data, isBinary))
+    ws.on('pong', () => {
+      this.alive = true
+    })
+    // ws answers its own protocol errors (an oversized frame with 1009, bad UTF-8 with 1007) by
+    // closing; the close handler below then discards the session.
+    ws.on('error', (error) =>
+      this.options.logger.debug('upload socket closed on a protocol error', error),
+    )
+    this.closed = new Promise((resolve) => {
+      ws.once('close', () => {
+        this.onClose()
+        resolve()
+      })
+    })
+  }
+
+  /**
+   * One keepalive tick: drops a socket from which nothing arrived since the previous ping. A
+   * paused socket is not read, so its pong cannot arrive; it is spared until it reads again.
+   */
+  heartbeat(): void {
+    if (!this.alive && !this.paused) {
+      this.ws.terminate()
+      return
+    }
+    this.alive = false
+    this.ws.ping()
+  }
+
+  terminate(): void {
+    this.ws.terminate()
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    // Any frame proves the peer alive: a pong may wait behind megabytes of the client's data.
+    this.alive = true
+    if (this.phase === 'ended') return
+    if (isBinary) {
+      this.receiveBytes(toBuffer(data))
+      return
+    }
+    let frame: unknown
+    try {
+      frame = JSON.parse(toBuffer(data).toString('utf8'))
+    } catch {
+      this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
+      return
+    }
+    if (!isControlFrame(frame)) {
+      this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
+    } else if (frame.type === 'init' && this.phase === 'awaiting-init') {
+      void this.open(frame)
+    } else if (frame.type === 'finalize' && this.phase === 'receiving') {
+      void this.finish(frame)
+    } else {
+      // A second init, a finalize before ready or after finalize, or an unknown type.
+      this.fail(WS_CLOSE_CODES.protocolError, ERROR_MESSAGES.protocolViolation, 400)
+    }
+  }
+
+  private async open(frame: ControlFrame): Promise<void> {
+    this.phase = 'opening'
+    let upload: OpenedUpload
+    try {
+      upload = await this.handler.init(frame, this.request)
+    } catch (error) {
+      this.failWith(error)
+      return
+    }
+    if (this.phase !== 'opening') {
+      // The socket closed or broke the protocol while the session was being opened.
+      this.discard(upload.session)
+      return
+    }
+    this.upload = upload
+    this.phase = 'receiving'
+    this.send({ type: 'ready', id: upload.session.id } satisfies UploadWsReadyFrame)
+    const rule = this.handler.progress
+    if (rule) {
+      this.progress = new ProgressWatch({
+        rule,
+        declaredSize: upload.session.declaredSize,
+        onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, STALLED_MESSAGE, STALLED_STATUS),
+      })
+    }
+  }
+
+  /**
+   * Hands bytes to the session at once (it keeps one write chain, so order is the arrival
+   * order) and counts them as pending until the store has taken them; the socket stops reading
+   * at the high-water mark and reads again at the low-water mark.
+   */
+  private receiveBytes(bytes: Buffer): void {
+    if (this.phase !== 'receiving' || !this.upload) {
+      // Binary before ready, or after finalize (spec: close code 1002).
+      this.fail(WS_CLOSE_CODES.protocolError, ERROR_MESSAGES.protocolViolation, 400)
+      return
+    }
+    let written: Promise<void>
+    try {
+      // Throws 400 size mismatch for bytes past the declared length.
+      written = this.upload.session.append(bytes)
+    } catch (error) {
+      this.failWith(error)
+      return
+    }
+    this.progress?.received(bytes.length)
+    const { limits } = this.options
+    this.pending += bytes.length
+    this.options.onPending(this.pending)
+    written.then(
+      () => {
+        this.pending -= bytes.length
+        if (this.paused && this.pending <= limits.lowWater) this.resumeReading()
+      },
+      (error: unknown) => this.failWith(error),
+    )
+    if (this.pending > limits.maxBuffer) {
+      this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.bufferExceeded, 413)
+    } else if (!this.paused && this.pending >= limits.highWater) {
+      this.paused = true
+      this.ws.pause()
+      // The client cannot deliver while the server does not read: its window stands still.
+      this.progress?.pause()
+    }
+  }
+
+  private async finish(frame: ControlFrame): Promise<void> {
+    this.phase = 'finalizing'
+    // The commit is the server's work; the finalize frame was the client's last delivery.
+    this.progress?.stop()
+    const upload = this.upload!
+    let done: DoneFields
+    try {
+      done = await upload.finalize(frame)
+    } catch (error) {
+      this.failWith(error)
+      return
+    }
+    if (this.phase !== 'finalizing') {
+      // The socket failed or closed during the commit: the client never learns of the upload.
+      upload.revoke(done.id).catch((error: unknown) => {
+        this.options.logger.error('removing an upload stored after its socket ended failed', error)
+      })
+      return
+    }
+    this.phase = 'ended'
+    this.send({ ...done, type: 'done' })
+    this.shut(WS_CLOSE_CODES.normal, '')
+  }
+
+  private resumeReading(): void {
+    this.paused = false
+    // Pongs were not read while paused; the next tick must not hold that against the client.
+    this.alive = true
+    this.progress?.resume()
+    this.ws.resume()
+  }
+
+  private send(frame: UploadWsReadyFrame | ErrorFrame | (DoneFields & { type: 'done' })): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame))
+  }
+
+  /** Starts the closing handshake; a paused socket reads again so the client's close arrives. */
+  private shut(code: WsCloseCode, reason: string): void {
+    if (this.paused) this.resumeReading()
+    // A close reason is limited to 123 bytes (RFC 6455 §5.5); the error frame carries it anyway.
+    this.ws.close(code, Buffer.byteLength(reason) <= MAX_CLOSE_REASON ? reason : '')
+  }
+
+  /** Sends `error`, closes with `code` and discards the session (spec: step 6, Failure). */
+  private fail(
+    code: WsCloseCode,
+    message: string,
+    status: number,
+    details?: Record<string, string>,
+  ): void {
+    if (this.phase === 'ended') return
+    this.phase = 'ended'
+    this.progress?.stop()
+    this.send({ type: 'error', message, status, ...(details ? { details } : {}) })
+    this.shut(code, message)
+    this.discard()
+  }
+
+  /** Refusals keep the HTTP status of the same refusal; anything else is an internal error. */
+  private failWith(error: unknown): void {
+    if (this.phase === 'ended') return
+    if (error instanceof HttpError && error.status < 500) {
+      this.fail(WS_CLOSE_CODES.policyViolation, error.message, error.status, error.details)
+      return
+    }
+    this.options.logger.error('upload socket failed', error)
+    this.fail(WS_CLOSE_CODES.internalError, ERROR_MESSAGES.internalError, 500)
+  }
+
+  /**
+   * Aborts the session unless its commit is under way: aborting a blob in the middle of its
+   * commit would race the rename that makes it visible, so `finish` revokes what it stores.
+   */
+  private discard(session = this.upload?.session): void {
+    if (!session || session.state === 'committing') return
+    session.abort().catch((error: unknown) => {
+      this.options.logger.error('discarding an upload session failed', error)
+    })
+  }
+
+  /** A socket that closes before `done` leaves nothing stored. */
+  private onClose(): void {
+    this.progress?.stop()
+    if (this.phase === 'ended') return
+    this.phase = 'ended'
+    this.discard()
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Serves the upload WebSockets on the HTTP server's `upgrade` event (spec: WebSocket
+ * /api/upload/ws). Upgrades that are switched off, come from another origin or name an unknown
+ * path get a plain HTTP refusal, which clients treat as a failed handshake and fall back to the
+ * chunked flow; every accepted socket runs the shared frame machinery with its route's handler.
+ */
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
+import type { Duplex } from 'node:stream'
+
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { WebSocketServer } from 'ws'
+
+import type { Config } from '../config.js'
+import type { Logger } from '../logger.js'
+import type { UploadsService } from '../services/uploads.js'
+import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
+import { bufferLimits, UploadConnection, type UploadSocketHandler } from './upload-connection.js'
+
+/** One upload socket path; the request upload socket is another entry of the same table. */
+export interface UploadSocketRoute {
+  /** The handler for this path, or undefined when the path belongs to another route. */
+  match(pathname: string): UploadSocketHandler | undefined
+}
+
+export interface UploadSocketDeps {
+  config: Config
+  uploads: UploadsService
+  logger: Logger
+  /** The client address for the quota; should be the one the HTTP routes use. */
+  ipOf: (request: IncomingMessage) => string
+  /** Throws 401 when creation needs a login and the upgrade request carries none. */
+  requireLogin: (request: IncomingMessage) => Promise<void>
+  /** Further routes, such as `/api/request/:id/upload/ws`, tried after the normal upload socket. */
+  routes?: UploadSocketRoute[]
+  /** Milliseconds between keepalive pings. */
+  keepaliveMs?: number
+}
+
+export interface UploadSockets {
+  /** Refuses new upgrades from now on; open sockets carry on. */
+  stopAccepting(): void
+  /** Drops every open socket (their sessions abort) and detaches from the HTTP server. */
+  close(): Promise<void>
+  /** The most bytes one socket has held for the blob store since start, for tests and debugging. */
+  readonly peakPendingBytes: number
+}
+
+const KEEPALIVE_MS = 30_000
+
+/** Answers an upgrade request with a JSON error and closes the connection. */
+function refuse(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ error: message })
+  socket.once('finish', () => socket.destroy())
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Connection: close\r\n' +
+      'Content-Type: application/json\r\n' +
+      'Cache-Control: no-store\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  )
+}
+
+function pathnameOf(request: IncomingMessage): string {
+  try {
+    return new URL(request.url ?? '/', 'http://upgrade.invalid').pathname
+  } catch {
+    return ''
+  }
+}
+
+export function attachUploadSockets(server: Server, deps: UploadSocketDeps): UploadSockets {
+  const { config, logger } = deps
+  const fileHandler = fileUploadHandler({
+    uploads: deps.uploads,
+    ipOf: deps.ipOf,
+    requireLogin: deps.requireLogin,
+  })
+  const routes: UploadSocketRoute[] = [
+    { match: (pathname) => (pathname === FILE_UPLOAD_PATH ? fileHandler : undefined) },
+    ...(deps.routes ?? []),
+  ]
+  const allowedOrigin = new URL(config.baseUrl).origin
+  const limits = bufferLimits(config.fileUploadWsMaxBuffer)
+  // A single frame larger than the buffer is refused by ws itself with close 1009.
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: config.fileUploadWsMaxBuffer,
+    clientTracking: false,
+  })
+  const connections = new Set<UploadConnection>()
+  let accepting = true
+  let peakPendingBytes = 0
+
+  const keepalive = setInterval(() => {
+    for (const connection of connections) connection.heartbeat()
+  }, deps.keepaliveMs ?? KEEPALIVE_MS)
+  keepalive.unref()
+
+  function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', (error) => logger.debug('upload socket upgrade failed', error))
+    const pathname = pathnameOf(request)
+    let handler: UploadSocketHandler | undefined
+    for (const route of routes) {
+      handler = route.match(pathname)
+      if (handler) break
+    }
+    if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
+    // 404 as for a route that does not exist: the socket is not offered (spec: "Used only when
+    // FILE_UPLOAD_WS is on"), and a client falls back on any failed handshake.
+    if (!config.fileUploadWs) return refuse(socket, 404, ERROR_MESSAGES.webSocketUploadDisabled)
+    if (!accepting) return refuse(socket, 503, ERROR_MESSAGES.shuttingDown)
+    // Browsers always send Origin; the command line client sends none and is allowed.
+    const origin = request.headers.origin
+    if (origin !== undefined && origin !== allowedOrigin) {
+      return refuse(socket, 403, ERROR_MESSAGES.originNotAllowed)
+    }
+    const matched = handler
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      const connection = new UploadConnection(ws, request, matched, {
+        limits,
+        logger,
+        onPending: (bytes) => {
+          if (bytes > peakPendingBytes) peakPendingBytes = bytes
+        },
+      })
+      connections.add(connection)
+      void connection.closed.then(() => connections.delete(connection))
+    })
+  }
+
+  server.on('upgrade', onUpgrade)
+
+  let closing: Promise<void> | undefined
+  async function close(): Promise<void> {
+    accepting = false
+    clearInterval(keepalive)
+    server.off('upgrade', onUpgrade)
+    const open = [...connections]
+    for (const connection of open) connection.terminate()
+    await Promise.all(open.map((connection) => connection.closed))
+    await new Promise<void>((resolve) => wss.close(() => resolve()))
+  }
+
+  return {
+    stopAccepting() {
+      accepting = false
+    },
+    close() {
+      closing ??= close()
+      return closing
+    },
+    get peakPendingBytes() {
+      return peakPendingBytes
+    },
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * Limits and response headers on the real server: rate-limit headers on every /api answer and
+ * 429 beyond the limit, the upload quota end to end, security headers everywhere, and services
+ * switched off by ENABLED_SERVICES (spec: Limits).
+ */
+import { randomBytes } from 'node:crypto'
+
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
+
+let server: TestServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+function upload(url: string, size: number) {
+  return fetch(`${url}/api/upload`, {
+    method: 'POST',
+    headers: uploadHeaders(size, {}, 'Content-Length'),
+    body: randomBytes(size),
+  })
+}
+
+describe('rate limit', () => {
+  it('sets the three headers on every /api answer and answers 429 with Retry-After beyond it', async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW: '60000' } })
+    const answers = []
+    for (const path of [
+      '/api/health',
+      '/api/info/nope',
+      '/api/nope',
+      '/api/config',
+      '/api/health',
+    ]) {
+      answers.push(await fetch(`${server.url}${path}`))
+    }
+    expect(answers.map((r) => r.status)).toEqual([200, 404, 404, 200, 429])
+    for (const res of answers) {
+      expect(res.headers.get('x-ratelimit-limit')).toBe('4')
+      expect(res.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/)
+      expect(res.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/)
+    }
+    expect(answers.map((r) => Number(r.headers.get('x-ratelimit-remaining')))).toEqual([
+      3, 2, 1, 0, 0,
+    ])
+    const limited = answers[4]!
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(await limited.json()).toEqual({ error: 'Too many requests' })
+    // Pages of the web app are not rate-limited.
+    expect((await fetch(`${server.url}/`)).headers.get('x-ratelimit-limit')).toBeNull()
+  })
+})
+
+describe('upload quota', () => {
+  it('holds uploads to FILE_UPLOAD_QUOTA_BYTES per IP and reports it at /api/quota', async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
+    const initial = (await (await fetch(`${server.url}/api/quota`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(initial).toMatchObject({
+      enabled: true,
+      limitBytes: 1000,
+      usedBytes: 0,
+      remainingBytes: 1000,
+    })
+
+    expect((await upload(server.url, 600)).status).toBe(200)
+    const over = await upload(server.url, 600)
+    expect(over.status).toBe(413)
+    expect(await over.json()).toEqual({ error: 'Upload exceeds the remaining quota' })
+    expect((await upload(server.url, 400)).status).toBe(200)
+    const exhausted = await upload(server.url, 1)
+    expect(exhausted.status).toBe(429)
+    expect(Number(exhausted.headers.get('retry-after'))).toBeGreaterThan(0)
+    const after = (await (await fetch(`${server.url}/api/quota`)).json()) as Record<string, unknown>
+    expect(after).toMatchObject({ usedBytes: 1000, remainingBytes: 0 })
+  })
+
+  it('does not let concurrent inits overshoot the quota', async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
+    const url = server.url
+    const inits = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        fetch(`${url}/api/upload/init`, { method: 'POST', headers: uploadHeaders(300) }),
+      ),
+    )
+    expect(inits.filter((r) => r.status === 201)).toHaveLength(3)
+  })
+
+  it('gives the bytes of a failed upload back', async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
+    const headers = uploadHeaders(800)
+    const init = await fetch(`${server.url}/api/upload/init`, { method: 'POST', headers })
+    const { id } = (await init.json()) as { id: string }
+    await fetch(`${server.url}/api/upload/${id}/chunk?index=0`, {
+      method: 'POST',
+      body: randomBytes(10),
+    })
+    expect(
+      (
+        await fetch(`${server.url}/api/upload/${id}/finalize`, {
+          method: 'POST',
+          headers: { 'X-Owner-Token': headers['X-Owner-Token']! },
+        })
+      ).status,
+    ).toBe(400)
+    expect((await upload(server.url, 900)).status).toBe(200)
+  })
+})
+
+describe('security headers', () => {
+  it('are on API answers, errors and pages', async () => {
+    server = await startTestServer()
+    for (const path of ['/api/health', '/api/info/x', '/nope']) {
+      const res = await fetch(`${server.url}${path}`)
+      const csp = res.headers.get('content-security-policy') ?? ''
+      expect(csp, path).toContain("frame-ancestors 'none'")
+      expect(csp).toContain("'wasm-unsafe-eval'")
+      expect(csp).toContain("default-src 'self'")
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff')
+    }
+  })
+})
+
+describe('ENABLED_SERVICES', () => {
+  it('refuses new files and notes when their service is off, and says so in /api/config', async () => {
+    server = await startTestServer({ env: { ENABLED_SERVICES: 'request' } })
+    const res = await upload(server.url, 10)
+    expect(res.status).toBe(403)
+    expect(await res.json()).toEqual({ error: 'File uploads are disabled' })
+    const note = await fetch(`${server.url}/api/note`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    })
+    expect(note.status).toBe(403)
+    const config = (await (await fetch(`${server.url}/api/config`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(config.fileRequestsEnabled).toBe(true)
+  })
+
+  it('reports file requests off without request', async () => {
+    server = await startTestServer({ env: { ENABLED_SERVICES: 'file,note' } })
+    const config = (await (await fetch(`${server.url}/api/config`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(config.fileRequestsEnabled).toBe(false)
+  })
+})

@@ -1,0 +1,339 @@
+/**
+ * Stopping the real server process: SIGTERM lets a running upload finish within the grace period
+ * and exits 0; SIGKILL in the middle of uploads loses only what was unfinished, and the next start
+ * serves every finished upload and leaves no partial file behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { Agent, request, type ClientRequest } from 'node:http'
+import { connect, createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { afterEach, describe, expect, it } from 'vitest'
+
+import { uploadHeaders } from './harness.js'
+
+/** The server package; the process runs its sources through tsx, so no build can be stale. */
+const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
+const KiB = 1024
+const MiB = 1024 * KiB
+const GRACE_MS = 15_000
+
+interface ServerProcess {
+  child: ChildProcess
+  port: number
+  output: string[]
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+const children = new Set<ServerProcess>()
+const dataDirs: string[] = []
+
+afterEach(async () => {
+  // Whatever happened in the test, no server process outlives it.
+  for (const server of children) {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL')
+    }
+    await server.exited
+  }
+  children.clear()
+  await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+async function tempDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'fileshare-shutdown-'))
+  dataDirs.push(dir)
+  return dir
+}
+
+/** A port nothing listens on right now: the server cannot report a port 0 to another process. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+async function startProcess(dataDir: string): Promise<ServerProcess> {
+  const port = await freePort()
+  const env: Record<string, string> = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_MAX: '0',
+    // The cleanup job never runs in these tests: what they check must hold without it.
+    CLEANUP_INTERVAL: '86400',
+    SHUTDOWN_GRACE_MS: String(GRACE_MS),
+  }
+  for (const name of ['PATH', 'HOME', 'TMPDIR']) {
+    const value = process.env[name]
+    if (value !== undefined) env[name] = value
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    cwd: SERVER_DIR,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const output: string[] = []
+  child.stdout?.on('data', (data: Buffer) => output.push(data.toString()))
+  child.stderr?.on('data', (data: Buffer) => output.push(data.toString()))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  })
+  const server = { child, port, output, exited }
+  children.add(server)
+
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`server exited before it was ready:\n${output.join('')}`)
+    }
+    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
+      (res) => res.status === 200,
+      () => false,
+    )
+    if (ok) return server
+    if (Date.now() > deadline) throw new Error(`server not ready in 30 s:\n${output.join('')}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+async function exitOf(server: ServerProcess, withinMs: number) {
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(
+      () => reject(new Error(`no exit in ${withinMs} ms:\n${server.output.join('')}`)),
+      withinMs,
+    ).unref(),
+  )
+  return Promise.race([server.exited, timeout])
+}
+
+interface Reply {
+  status: number
+  body: Buffer
+}
+
+interface Call {
+  request: ClientRequest
+  reply: Promise<Reply>
+}
+
+/** Starts a request whose body the caller writes; Content-Length is always declared up front. */
+function open(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  agent?: Agent,
+): Call {
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    method,
+    path,
+    headers,
+    ...(agent ? { agent } : {}),
+  })
+  const reply = new Promise<Reply>((resolve, reject) => {
+    req.on('error', reject)
+    req.once('response', (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('error', reject)
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
+    })
+  })
+  return { request: req, reply }
+}
+
+function call(
+  port: number,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Uint8Array; agent?: Agent } = {},
+): Promise<Reply> {
+  const body = options.body ?? new Uint8Array()
+  const headers = { ...options.headers, 'Content-Length': String(body.length) }
+  const { request: req, reply } = open(port, method, path, headers, options.agent)
+  req.end(body)
+  return reply
+}
+
+function json(reply: Reply): Record<string, unknown> {
+  return JSON.parse(reply.body.toString()) as Record<string, unknown>
+}
+
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'))
+  })
+}
+
+interface Upload {
+  id: string
+  headers: Record<string, string>
+  body: Buffer
+}
+
+async function uploadSingle(port: number, size: number): Promise<Upload> {
+  const body = randomBytes(size)
+  const headers = uploadHeaders(size, { 'X-Max-Downloads': '5' }, 'Content-Length')
+  const reply = await call(port, 'POST', '/api/upload', { headers, body })
+  expect(reply.status, reply.body.toString()).toBe(200)
+  return { id: json(reply).id as string, headers, body }
+}
+
+async function initChunked(port: number, size: number, agent?: Agent): Promise<Upload> {
+  const headers = uploadHeaders(size, { 'X-Max-Downloads': '5' })
+  const reply = await call(port, 'POST', '/api/upload/init', {
+    headers,
+    ...(agent ? { agent } : {}),
+  })
+  expect(reply.status, reply.body.toString()).toBe(201)
+  return { id: json(reply).id as string, headers, body: randomBytes(size) }
+}
+
+function sendChunk(port: number, upload: Upload, index: number, bytes: Uint8Array, agent?: Agent) {
+  return call(port, 'POST', `/api/upload/${upload.id}/chunk?index=${index}`, {
+    body: bytes,
+    ...(agent ? { agent } : {}),
+  })
+}
+
+function finalize(port: number, upload: Upload, agent?: Agent) {
+  return call(port, 'POST', `/api/upload/${upload.id}/finalize`, {
+    headers: { 'X-Owner-Token': upload.headers['X-Owner-Token']! },
+    ...(agent ? { agent } : {}),
+  })
+}
+
+function download(port: number, upload: Upload) {
+  return call(port, 'GET', `/api/download/${upload.id}`, {
+    headers: { 'X-Auth-Token': upload.headers['X-Auth-Token']! },
+  })
+}
+
+describe('server process', () => {
+  it('on SIGTERM refuses new connections, lets a running chunked upload finish, exits 0 and serves it after a restart', async () => {
+    const dataDir = await tempDataDir()
+    const server = await startProcess(dataDir)
+    // One keep-alive connection carries the whole upload, as a browser's would.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const chunk = 256 * KiB
+    const upload = await initChunked(server.port, 3 * chunk, agent)
+    const part = (index: number) => upload.body.subarray(index * chunk, (index + 1) * chunk)
+    expect((await sendChunk(server.port, upload, 0, part(0), agent)).status).toBe(200)
+
+    // Chunk 1 is under way when the signal arrives.
+    const inFlight = open(
+      server.port,
+      'POST',
+      `/api/upload/${upload.id}/chunk?index=1`,
+      { 'Content-Length': String(chunk) },
+      agent,
+    )
+    inFlight.request.write(part(1).subarray(0, chunk / 2))
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    server.child.kill('SIGTERM')
+    await expect
+      .poll(() => refusesConnections(server.port), { timeout: 5000, interval: 50 })
+      .toBe(true)
+
+    inFlight.request.end(part(1).subarray(chunk / 2))
+    expect((await inFlight.reply).status).toBe(200)
+    expect((await sendChunk(server.port, upload, 2, part(2), agent)).status).toBe(200)
+    const done = await finalize(server.port, upload, agent)
+    expect(done.status, done.body.toString()).toBe(200)
+    expect(json(done).id).toBe(upload.id)
+    agent.destroy()
+
+    expect(await exitOf(server, GRACE_MS + 5000)).toEqual({ code: 0, signal: null })
+    expect(server.output.join('')).toContain('fileshare stopping on SIGTERM')
+
+    const restarted = await startProcess(dataDir)
+    const got = await download(restarted.port, upload)
+    expect(got.status).toBe(200)
+    expect(got.body.equals(upload.body)).toBe(true)
+  }, 90_000)
+
+  it('after SIGKILL mid-upload serves the finished uploads, forgets the unfinished ones and leaves no partial file', async () => {
+    const dataDir = await tempDataDir()
+    const partialDir = join(dataDir, 'blobs', '.partial')
+    const server = await startProcess(dataDir)
+    const { port } = server
+
+    const single = await uploadSingle(port, 300 * KiB)
+    const chunked = await initChunked(port, 3 * MiB)
+    expect((await sendChunk(port, chunked, 0, chunked.body.subarray(0, 1.5 * MiB))).status).toBe(
+      200,
+    )
+    expect((await sendChunk(port, chunked, 1, chunked.body.subarray(1.5 * MiB))).status).toBe(200)
+    expect((await finalize(port, chunked)).status).toBe(200)
+    const finished = [single, chunked]
+
+    // Unfinished: a chunked upload with a megabyte on disk, one with a few bytes in memory, and
+    // a single-request upload whose body is still streaming.
+    const large = await initChunked(port, 3 * MiB)
+    expect((await sendChunk(port, large, 0, large.body.subarray(0, 1.5 * MiB))).status).toBe(200)
+    const small = await initChunked(port, 2 * KiB)
+    expect((await sendChunk(port, small, 0, small.body.subarray(0, KiB))).status).toBe(200)
+    const streamingSize = 4 * MiB
+    const streaming = open(
+      port,
+      'POST',
+      '/api/upload',
+      uploadHeaders(streamingSize, {}, 'Content-Length'),
+    )
+    // The connection dies with the server; that failure is expected.
+    streaming.reply.catch(() => undefined)
+    streaming.request.write(randomBytes(2 * MiB))
+    const streamingPartial = async () => {
+      for (const name of await readdir(partialDir)) {
+        if (name.startsWith(large.id) || name.startsWith(small.id)) continue
+        if ((await stat(join(partialDir, name))).size > 0) return true
+      }
+      return false
+    }
+    await expect.poll(streamingPartial, { timeout: 10_000, interval: 50 }).toBe(true)
+
+    server.child.kill('SIGKILL')
+    expect(await exitOf(server, 10_000)).toEqual({ code: null, signal: 'SIGKILL' })
+    expect(await readdir(partialDir)).toHaveLength(3)
+
+    const restarted = await startProcess(dataDir)
+    const next = restarted.port
+    expect(await readdir(partialDir)).toEqual([])
+    const committed = (await readdir(join(dataDir, 'blobs'))).filter((name) => name !== '.partial')
+    expect(committed.sort()).toEqual(finished.map((upload) => upload.id).sort())
+
+    for (const upload of finished) {
+      const got = await download(next, upload)
+      expect(got.status).toBe(200)
+      expect(got.body.equals(upload.body)).toBe(true)
+    }
+    for (const upload of [large, small]) {
+      expect((await call(next, 'GET', `/api/info/${upload.id}`)).status).toBe(404)
+      expect((await download(next, upload)).status).toBe(404)
+      expect(json(await call(next, 'GET', `/api/exists/${upload.id}`))).toEqual({ exists: false })
+      expect((await sendChunk(next, upload, 1, randomBytes(KiB))).status).toBe(404)
+      expect((await finalize(next, upload)).status).toBe(404)
+    }
+
+    restarted.child.kill('SIGTERM')
+    expect(await exitOf(restarted, GRACE_MS + 5000)).toEqual({ code: 0, signal: null })
+  }, 90_000)
+})

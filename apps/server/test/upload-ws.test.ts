@@ -1,0 +1,633 @@
+/**
+ * The upload WebSocket over real sockets against the real server: frames, close codes,
+ * refusals before the upgrade, backpressure and keepalive (spec: WebSocket /api/upload/ws).
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { readdir } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+
+import { toBase64Url, type UploadWsInitFrame } from '@fileshare/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WebSocket, type ClientOptions } from 'ws'
+
+import { createLogger } from '../src/logger.js'
+import { createServices } from '../src/services/container.js'
+import type { UploadSessions } from '../src/services/upload-sessions.js'
+import type { BlobStore } from '../src/storage/blob-store.js'
+import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
+import { randomToken, startTestServer, type TestServer } from './harness.js'
+
+const KiB = 1024
+const MiB = 1024 * KiB
+const BASE_URL = 'https://files.example'
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+type Frame = Record<string, unknown>
+type InitHeaders = Record<string, string>
+
+/** The `init` headers of a valid upload of `size` bytes; `overrides` replace or remove entries. */
+function initHeaders(
+  size: number,
+  overrides: Record<string, string | undefined> = {},
+): InitHeaders {
+  const headers: Record<string, string | undefined> = {
+    authToken: randomToken(),
+    ownerToken: randomToken(),
+    salt: toBase64Url(randomBytes(32)),
+    maxDownloads: '1',
+    expireSec: '86400',
+    fileCount: '1',
+    contentLength: String(size),
+    hasPassword: 'false',
+    ...overrides,
+  }
+  return Object.fromEntries(
+    Object.entries(headers).filter(([, v]) => v !== undefined),
+  ) as InitHeaders
+}
+
+/** The same declaration as `POST /api/upload/init` headers. */
+const HTTP_NAMES: Record<string, string> = {
+  authToken: 'X-Auth-Token',
+  ownerToken: 'X-Owner-Token',
+  salt: 'X-Salt',
+  maxDownloads: 'X-Max-Downloads',
+  expireSec: 'X-Expire-Sec',
+  fileCount: 'X-File-Count',
+  contentLength: 'X-Content-Length',
+  hasPassword: 'X-Has-Password',
+  passwordSalt: 'X-Password-Salt',
+  passwordAlgo: 'X-Password-Algo',
+}
+
+function asHttpHeaders(headers: InitHeaders): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [HTTP_NAMES[name]!, value]),
+  )
+}
+
+function socketUrl(httpUrl: string, path = '/api/upload/ws'): string {
+  return `${httpUrl.replace(/^http/, 'ws')}${path}`
+}
+
+/** A client socket that records every text frame and how it closed. */
+class TestSocket {
+  readonly frames: Frame[] = []
+  readonly closed: Promise<{ code: number; reason: string }>
+  private readonly listeners = new Set<() => void>()
+
+  private constructor(readonly ws: WebSocket) {
+    // A server that drops the connection resets it; the close code (1006) tells the tests that.
+    ws.on('error', () => undefined)
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.frames.push(JSON.parse(String(data)) as Frame)
+      for (const listener of this.listeners) listener()
+    })
+    this.closed = new Promise((resolve) => {
+      ws.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() })
+        for (const listener of this.listeners) listener()
+      })
+    })
+  }
+
+  static open(url: string, options: ClientOptions = {}): Promise<TestSocket> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, options)
+      const socket = new TestSocket(ws)
+      ws.once('open', () => resolve(socket))
+      ws.once('error', reject)
+    })
+  }
+
+  /** The first frame of `type`; fails when the socket closes without one. */
+  waitFor(type: string): Promise<Frame> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const frame = this.frames.find((f) => f.type === type)
+        if (frame) {
+          this.listeners.delete(check)
+          resolve(frame)
+        } else if (this.ws.readyState === WebSocket.CLOSED) {
+          this.listeners.delete(check)
+          reject(new Error(`closed without ${type}: ${JSON.stringify(this.frames)}`))
+        }
+      }
+      this.listeners.add(check)
+      check()
+    })
+  }
+
+  sendJson(frame: unknown): void {
+    this.ws.send(JSON.stringify(frame))
+  }
+
+  /** Sends `init` and resolves with the upload id of `ready`. */
+  async init(headers: InitHeaders): Promise<string> {
+    this.sendJson({ type: 'init', headers } as UploadWsInitFrame)
+    return (await this.waitFor('ready')).id as string
+  }
+
+  sendBytes(body: Uint8Array, frameSize: number): void {
+    for (let offset = 0; offset < body.length; offset += frameSize) {
+      this.ws.send(body.subarray(offset, offset + frameSize), { binary: true })
+    }
+  }
+}
+
+/** What a refused upgrade answered, or `open` when it was not refused. */
+function upgradeAnswer(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers })
+    ws.once('open', () => {
+      ws.terminate()
+      resolve({ status: 101, body: 'open' })
+    })
+    ws.once('unexpected-response', (_req, res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()) }),
+      )
+    })
+    ws.once('error', (error) => {
+      if (!String(error.message).startsWith('Unexpected server response')) reject(error)
+    })
+  })
+}
+
+async function blobFiles(dataDir: string): Promise<{ committed: string[]; partial: string[] }> {
+  const committed = (await readdir(join(dataDir, 'blobs'))).filter((name) => name !== '.partial')
+  const partial = await readdir(join(dataDir, 'blobs', '.partial'))
+  return { committed, partial }
+}
+
+/** Waits until no session is open and no partial blob is left, then checks `id` left nothing. */
+async function expectNothingStored(
+  server: TestServer,
+  id: string,
+  sessions: UploadSessions = server.service.services.sessions,
+): Promise<void> {
+  await expect
+    .poll(async () => {
+      const files = await blobFiles(server.dataDir)
+      return sessions.size === 0 && files.partial.length === 0 && !files.committed.includes(id)
+    }, POLL)
+    .toBe(true)
+  expect((await fetch(`${server.url}/api/info/${id}`)).status).toBe(404)
+}
+
+async function download(server: TestServer, id: string, authToken: string): Promise<Buffer> {
+  const res = await fetch(`${server.url}/api/download/${id}`, {
+    headers: { 'X-Auth-Token': authToken },
+  })
+  expect(res.status).toBe(200)
+  return Buffer.from(await res.arrayBuffer())
+}
+
+/** Commits fsync; on a busy machine that can take a while. */
+const POLL = { timeout: 10_000, interval: 50 }
+
+const PROTOCOL_VIOLATION = { type: 'error', message: 'Protocol violation', status: 400 }
+const SIZE_MISMATCH = {
+  type: 'error',
+  message: 'Body size does not match declared content length',
+  status: 400,
+}
+
+describe('upload socket', () => {
+  let server: TestServer
+  let url: string
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { BASE_URL, FILE_MAX_SIZE: '8MB', FILE_DOWNLOAD_OPTIONS: '1,2,5' },
+    })
+    url = socketUrl(server.url)
+  })
+  afterAll(() => server.close())
+
+  describe('an upload that completes', () => {
+    it('answers ready, stores the binary frames in order, answers done with the share url and closes 1000', async () => {
+      const body = randomBytes(3 * MiB + 1234)
+      const headers = initHeaders(body.length, { fileCount: '2', maxDownloads: '2' })
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(headers)
+      expect(id).toMatch(UUID)
+      socket.sendBytes(body, 256 * KiB)
+      socket.sendJson({ type: 'finalize' })
+      expect(await socket.waitFor('done')).toEqual({ type: 'done', id, url: `${BASE_URL}/d/${id}` })
+      expect((await socket.closed).code).toBe(1000)
+      expect(socket.frames.map((f) => f.type)).toEqual(['ready', 'done'])
+
+      const info = (await (await fetch(`${server.url}/api/info/${id}`)).json()) as Frame
+      expect(info).toMatchObject({
+        id,
+        size: body.length,
+        salt: headers.salt,
+        fileCount: 2,
+        maxDownloads: 2,
+      })
+      expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+    })
+
+    it('records the password settings of the init headers', async () => {
+      const passwordSalt = toBase64Url(randomBytes(16))
+      const headers = initHeaders(100, {
+        hasPassword: 'true',
+        passwordSalt,
+        passwordAlgo: 'argon2id-v2',
+      })
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(headers)
+      socket.sendBytes(randomBytes(100), 100)
+      socket.sendJson({ type: 'finalize' })
+      await socket.waitFor('done')
+      const info = (await (await fetch(`${server.url}/api/info/${id}`)).json()) as Frame
+      expect(info).toMatchObject({ hasPassword: true, passwordSalt, passwordAlgo: 'argon2id-v2' })
+    })
+
+    it('accepts frames that split the payload anywhere, including empty ones', async () => {
+      const body = randomBytes(10_000)
+      const headers = initHeaders(body.length)
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(headers)
+      for (const [start, end] of [
+        [0, 1],
+        [1, 1],
+        [1, 4097],
+        [4097, 10_000],
+      ] as const) {
+        socket.ws.send(body.subarray(start, end), { binary: true })
+      }
+      socket.sendJson({ type: 'finalize' })
+      await socket.waitFor('done')
+      expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+    })
+  })
+
+  describe('protocol violations close with 1002 after an error frame', () => {
+    it('refuses a binary frame before init', async () => {
+      const socket = await TestSocket.open(url)
+      socket.ws.send(randomBytes(10), { binary: true })
+      expect((await socket.closed).code).toBe(1002)
+      expect(socket.frames).toEqual([PROTOCOL_VIOLATION])
+      expect(server.service.services.sessions.size).toBe(0)
+    })
+
+    it.each([
+      ['a second init', { type: 'init', headers: initHeaders(10) }],
+      ['an unknown type', { type: 'resume' }],
+      ['a frame without a type', { headers: {} }],
+    ])('refuses %s', async (_name, frame) => {
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(initHeaders(10))
+      socket.sendJson(frame)
+      expect((await socket.closed).code).toBe(1002)
+      expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
+      await expectNothingStored(server, id)
+    })
+
+    it('refuses finalize before init', async () => {
+      const socket = await TestSocket.open(url)
+      socket.sendJson({ type: 'finalize' })
+      expect((await socket.closed).code).toBe(1002)
+      expect(socket.frames).toEqual([PROTOCOL_VIOLATION])
+    })
+
+    it('refuses a binary frame after finalize and stores nothing', async () => {
+      const body = randomBytes(64 * KiB)
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(initHeaders(body.length))
+      socket.sendBytes(body, 16 * KiB)
+      socket.sendJson({ type: 'finalize' })
+      socket.ws.send(randomBytes(1), { binary: true })
+      expect((await socket.closed).code).toBe(1002)
+      expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
+      await expectNothingStored(server, id)
+    })
+  })
+
+  describe('unsupported data closes with 1003 after an error frame', () => {
+    it.each([
+      ['text that is not JSON', 'init'],
+      ['JSON that is not an object', '["init"]'],
+      ['JSON null', 'null'],
+    ])('refuses %s', async (_name, text) => {
+      const socket = await TestSocket.open(url)
+      socket.ws.send(text)
+      expect((await socket.closed).code).toBe(1003)
+      expect(socket.frames).toEqual([{ type: 'error', message: 'Unsupported frame', status: 400 }])
+    })
+  })
+
+  describe('refusals close with 1008 and carry the status of the same HTTP refusal', () => {
+    it.each([
+      ['a missing auth token', initHeaders(10, { authToken: undefined })],
+      ['an owner token that is not base64url', initHeaders(10, { ownerToken: 'not base64url!' })],
+      ['a short salt', initHeaders(10, { salt: toBase64Url(randomBytes(8)) })],
+      ['a download count that is not an option', initHeaders(10, { maxDownloads: '3' })],
+      ['an expiry that is not an option', initHeaders(10, { expireSec: '42' })],
+      ['no files', initHeaders(10, { fileCount: '0' })],
+      [
+        'a password without its salt',
+        initHeaders(10, { hasPassword: 'true', passwordAlgo: 'argon2id-v2' }),
+      ],
+      ['hasPassword that is not true or false', initHeaders(10, { hasPassword: 'yes' })],
+      ['a size that is not a number', initHeaders(10, { contentLength: '10 bytes' })],
+      ['an empty upload', initHeaders(0)],
+      ['a size over FILE_MAX_SIZE', initHeaders(8 * MiB + 1)],
+    ])('refuses %s', async (_name, headers) => {
+      const http = await fetch(`${server.url}/api/upload/init`, {
+        method: 'POST',
+        headers: asHttpHeaders(headers),
+      })
+      const httpBody = (await http.json()) as { error: string }
+      expect(http.status).toBeGreaterThanOrEqual(400)
+
+      const socket = await TestSocket.open(url)
+      socket.sendJson({ type: 'init', headers })
+      expect((await socket.closed).code).toBe(1008)
+      expect(socket.frames).toHaveLength(1)
+      expect(socket.frames[0]).toMatchObject({
+        type: 'error',
+        message: httpBody.error,
+        status: http.status,
+      })
+    })
+
+    it('answers 413 for a size over FILE_MAX_SIZE, as the HTTP route does', async () => {
+      const socket = await TestSocket.open(url)
+      socket.sendJson({ type: 'init', headers: initHeaders(8 * MiB + 1) })
+      expect((await socket.closed).code).toBe(1008)
+      expect(socket.frames).toEqual([
+        { type: 'error', message: 'File size exceeds maximum allowed size', status: 413 },
+      ])
+    })
+
+    it.each([
+      ['no headers', { type: 'init' }],
+      ['headers that are not an object', { type: 'init', headers: 'x-auth-token: abc' }],
+      [
+        'header values that are not strings',
+        { type: 'init', headers: { ...initHeaders(10), contentLength: 10 } },
+      ],
+    ])('refuses an init frame with %s as invalid headers', async (_name, frame) => {
+      const socket = await TestSocket.open(url)
+      socket.sendJson(frame)
+      expect((await socket.closed).code).toBe(1008)
+      expect(socket.frames[0]).toMatchObject({
+        type: 'error',
+        message: 'Invalid request',
+        status: 400,
+      })
+      expect(server.service.services.sessions.size).toBe(0)
+    })
+
+    it('refuses a finalize that arrives before every declared byte, and stores nothing', async () => {
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(initHeaders(1000))
+      socket.sendBytes(randomBytes(999), 500)
+      socket.sendJson({ type: 'finalize' })
+      expect((await socket.closed).code).toBe(1008)
+      expect(socket.frames).toEqual([{ type: 'ready', id }, SIZE_MISMATCH])
+      await expectNothingStored(server, id)
+    })
+
+    it('refuses bytes past the declared length, and stores nothing', async () => {
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(initHeaders(1000))
+      socket.sendBytes(randomBytes(600), 600)
+      socket.sendBytes(randomBytes(401), 401)
+      expect((await socket.closed).code).toBe(1008)
+      expect(socket.frames).toEqual([{ type: 'ready', id }, SIZE_MISMATCH])
+      await expectNothingStored(server, id)
+    })
+  })
+
+  describe('a socket that ends before done', () => {
+    it.each([
+      ['closes', (socket: TestSocket) => socket.ws.close(1000)],
+      ['drops its connection', (socket: TestSocket) => socket.ws.terminate()],
+    ])('leaves no record and no blob when the client %s mid-upload', async (_name, end) => {
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(initHeaders(2 * MiB))
+      socket.sendBytes(randomBytes(MiB + 5), 64 * KiB)
+      await expect.poll(() => server.service.services.sessions.size).toBe(1)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      end(socket)
+      await expectNothingStored(server, id)
+    })
+  })
+
+  describe('the upgrade', () => {
+    it('accepts a client without Origin (the command line) and one from BASE_URL', async () => {
+      expect(await upgradeAnswer(url)).toEqual({ status: 101, body: 'open' })
+      expect(await upgradeAnswer(url, { Origin: BASE_URL })).toEqual({ status: 101, body: 'open' })
+    })
+
+    it.each(['https://evil.example', 'http://files.example', 'https://files.example:8443', 'null'])(
+      'refuses Origin %s with 403 before upgrading',
+      async (origin) => {
+        expect(await upgradeAnswer(url, { Origin: origin })).toEqual({
+          status: 403,
+          body: { error: 'Origin not allowed' },
+        })
+      },
+    )
+
+    it('answers 404 for other paths', async () => {
+      for (const path of ['/api/upload/ws/', '/api/upload/wss', '/api/request/x/upload/ws', '/']) {
+        expect(await upgradeAnswer(socketUrl(server.url, path)), path).toEqual({
+          status: 404,
+          body: { error: 'Not found' },
+        })
+      }
+    })
+
+    it('still serves plain HTTP on the same port', async () => {
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    })
+  })
+})
+
+describe('upload socket with FILE_UPLOAD_WS=false', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_WS: 'false' } })
+  })
+  afterAll(() => server.close())
+
+  it('refuses the upgrade with 404 so clients fall back to chunked HTTP', async () => {
+    expect(await upgradeAnswer(socketUrl(server.url))).toEqual({
+      status: 404,
+      body: { error: 'WebSocket upload is disabled' },
+    })
+  })
+})
+
+describe('upload socket quota', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1MB' } })
+  })
+  afterAll(() => server.close())
+
+  it('refuses an upload over the remaining quota with 1008 and the HTTP status', async () => {
+    const headers = initHeaders(MiB + 1)
+    const http = await fetch(`${server.url}/api/upload/init`, {
+      method: 'POST',
+      headers: asHttpHeaders(headers),
+    })
+    const httpBody = (await http.json()) as { error: string }
+    expect(http.status).toBe(413)
+
+    const socket = await TestSocket.open(socketUrl(server.url))
+    socket.sendJson({ type: 'init', headers })
+    expect((await socket.closed).code).toBe(1008)
+    expect(socket.frames).toEqual([{ type: 'error', message: httpBody.error, status: 413 }])
+  })
+})
+
+describe('upload socket with FILE_UPLOAD_WS_MAX_BUFFER=65536', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_WS_MAX_BUFFER: '65536' } })
+  })
+  afterAll(() => server.close())
+
+  it('closes with 1009 on a frame larger than the buffer, and stores nothing', async () => {
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const id = await socket.init(initHeaders(MiB))
+    socket.ws.send(randomBytes(64 * KiB + 1), { binary: true })
+    expect((await socket.closed).code).toBe(1009)
+    await expectNothingStored(server, id)
+  })
+
+  it('takes a frame of exactly the buffer size', async () => {
+    const body = randomBytes(64 * KiB)
+    const headers = initHeaders(body.length)
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const id = await socket.init(headers)
+    socket.sendBytes(body, body.length)
+    socket.sendJson({ type: 'finalize' })
+    await socket.waitFor('done')
+    expect((await socket.closed).code).toBe(1000)
+    expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+  })
+})
+
+/** A blob store whose writes each take `delayMs` longer: slower than a loopback socket. */
+function slowBlobs(inner: BlobStore, delayMs: number): BlobStore {
+  return {
+    kind: inner.kind,
+    async create(key) {
+      const writer = await inner.create(key)
+      return {
+        async write(chunk) {
+          await new Promise((resolve) => setTimeout(resolve, delayMs))
+          await writer.write(chunk)
+        },
+        commit: () => writer.commit(),
+        abort: () => writer.abort(),
+        get bytesWritten() {
+          return writer.bytesWritten
+        },
+      }
+    },
+    read: (key) => inner.read(key),
+    delete: (key) => inner.delete(key),
+    list: () => inner.list(),
+    sweepUnfinished: (olderThanMs) => inner.sweepUnfinished(olderThanMs),
+    check: () => inner.check(),
+  }
+}
+
+/**
+ * Upload sockets on a second HTTP server over the test server's database and blob directory,
+ * with a slow store and a short keepalive; what they store is downloadable from the test server.
+ */
+describe('upload socket flow control', () => {
+  let server: TestServer
+  let sideServer: Server
+  let sockets: UploadSockets
+  let sessions: UploadSessions
+  let url: string
+  const MAX_BUFFER = 8 * MiB
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_WS_MAX_BUFFER: String(MAX_BUFFER) } })
+    const { config, db, blobs } = server.service
+    const logger = createLogger('silent')
+    const services = createServices(config, db, slowBlobs(blobs, 15), logger, Date.now)
+    sessions = services.sessions
+    sideServer = createServer((_req, res) => res.writeHead(404).end())
+    await new Promise<void>((resolve) => sideServer.listen(0, '127.0.0.1', resolve))
+    sockets = attachUploadSockets(sideServer, {
+      config,
+      uploads: services.uploads,
+      logger,
+      keepaliveMs: 100,
+      ipOf: () => '127.0.0.1',
+      requireLogin: async () => undefined,
+    })
+    url = `ws://127.0.0.1:${(sideServer.address() as AddressInfo).port}/api/upload/ws`
+  })
+  afterAll(async () => {
+    await sockets.close()
+    await new Promise((resolve) => sideServer.close(resolve))
+    await server.close()
+  })
+
+  it('takes 64 MiB sent as fast as possible in 1 MiB frames without passing an 8 MiB buffer', async () => {
+    const body = randomBytes(64 * MiB)
+    const headers = initHeaders(body.length)
+    const socket = await TestSocket.open(url)
+    const id = await socket.init(headers)
+    socket.sendBytes(body, MiB)
+    socket.sendJson({ type: 'finalize' })
+    await socket.waitFor('done')
+    expect((await socket.closed).code).toBe(1000)
+    // The store was slower than the socket (the buffer filled to the high-water mark), yet the
+    // paused socket kept it under the bound: without the pause it would have held most of 64 MiB.
+    expect(sockets.peakPendingBytes).toBeGreaterThanOrEqual(4 * MiB)
+    expect(sockets.peakPendingBytes).toBeLessThanOrEqual(MAX_BUFFER)
+    const digest = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+    expect(digest(await download(server, id, headers.authToken!))).toBe(digest(body))
+  }, 60_000)
+
+  it('terminates a socket that does not answer pings, and stores nothing', async () => {
+    const socket = await TestSocket.open(url, { autoPong: false })
+    const id = await socket.init(initHeaders(100))
+    expect((await socket.closed).code).toBe(1006)
+    await expectNothingStored(server, id, sessions)
+  })
+
+  it('keeps a socket that answers pings open across several keepalive ticks', async () => {
+    const headers = initHeaders(100)
+    const socket = await TestSocket.open(url)
+    const id = await socket.init(headers)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    socket.sendBytes(randomBytes(100), 100)
+    socket.sendJson({ type: 'finalize' })
+    expect(await socket.waitFor('done')).toMatchObject({ id })
+  })
+
+  it('refuses new upgrades after stopAccepting, and close() ends open sockets without storing', async () => {
+    const socket = await TestSocket.open(url)
+    const id = await socket.init(initHeaders(100))
+    sockets.stopAccepting()
+    expect(await upgradeAnswer(url)).toEqual({
+      status: 503,
+      body: { error: 'Server is shutting down' },
+    })
+    await sockets.close()
+    expect((await socket.closed).code).toBe(1006)
+    await expectNothingStored(server, id, sessions)
+  })
+})
