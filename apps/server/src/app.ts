@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 
 import type { AppEnv } from './app-env.js'
-import { type Config, type ServiceName } from './config.js'
+import { loginEnabled, type Config, type ServiceName } from './config.js'
 import { databaseAnswers, type Db } from './db/client.js'
 import { creationGuard } from './auth/creation-guard.js'
 import { HttpError } from './http-error.js'
@@ -17,6 +17,7 @@ import { requestLog } from './middleware/request-log.js'
 import { securityHeaders } from './middleware/security-headers.js'
 import { fileRoutes } from './routes/files.js'
 import { inboxRoutes } from './routes/inbox.js'
+import { authRoutes } from './routes/auth.js'
 import { notesRoutes } from './routes/notes.js'
 import { requestRoutes } from './routes/requests.js'
 import { systemRoutes } from './routes/system.js'
@@ -47,10 +48,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
   const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustProxy)
   const guard = creationGuard(config)
-  const requireLogin = (service: ServiceName) => (c: Context<AppEnv>) =>
-    guard(service, (name) => c.req.header(name))
+  const requireLogin = (service: ServiceName) => async (c: Context<AppEnv>) => {
+    await guard(service, (name) => c.req.header(name))
+  }
 
-  app.use('*', securityHeaders())
+  app.use(
+    '*',
+    securityHeaders({
+      connectOrigins: deps.blobs.downloadOrigin ? [deps.blobs.downloadOrigin] : [],
+    }),
+  )
   // Middleware that would do nothing is not mounted, so requests do not pass through it.
   if (logger.enabled?.('info') ?? true) app.use('*', requestLog(logger))
   if (services.rateLimiter.enabled) {
@@ -104,16 +111,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       requests: services.requests,
       enabled: requestsOn,
       ipOf,
-      // The guard accepts no login session yet, so there is never a user to count by: the daily
-      // limit counts per IP until it supplies one.
+      // With OIDC_PROTECT_REQUESTS the daily limit counts per login user, otherwise per IP.
       creator: async (c) => {
-        await requireLogin('request')(c)
-        return null
+        const user = await guard('request', (name) => c.req.header(name))
+        return user?.sub ?? null
       },
       now: deps.now,
     }),
   )
   app.route('/api/inbox', inboxRoutes({ requests: services.requests, enabled: requestsOn, ipOf }))
+
+  if (loginEnabled(config)) {
+    // The callback makes the server call the provider, so the login shares the API's per-IP limit.
+    if (services.rateLimiter.enabled) app.use('/auth/*', rateLimit(services.rateLimiter, ipOf))
+    app.route('/auth', authRoutes(config))
+  }
 
   if (deps.webRoot !== undefined && existsSync(deps.webRoot)) mountWebApp(app, deps.webRoot)
 

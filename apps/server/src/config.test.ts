@@ -41,6 +41,7 @@ const DEFAULTS: Config = {
   fileUploadSpeedLimit: 0,
   fileUploadConcurrentChunks: 3,
   storageBackend: 'filesystem',
+  s3: null,
   enabledServices: ['file', 'note', 'request'],
   oidcIssuer: null,
   oidcClientId: null,
@@ -62,7 +63,22 @@ const DEFAULTS: Config = {
   forceRequestPassword: false,
 }
 
-const OIDC = { OIDC_ISSUER: 'https://id.example', OIDC_CLIENT_ID: 'id', OIDC_CLIENT_SECRET: 's' }
+const SESSION_SECRET = 'x'.repeat(32)
+
+const OIDC = {
+  OIDC_ISSUER: 'https://id.example',
+  OIDC_CLIENT_ID: 'id',
+  OIDC_CLIENT_SECRET: 's',
+  OIDC_SESSION_SECRET: SESSION_SECRET,
+}
+
+const S3 = {
+  STORAGE_BACKEND: 's3',
+  S3_ENDPOINT: 'http://127.0.0.1:7480',
+  S3_BUCKET: 'fileshare',
+  S3_ACCESS_KEY_ID: 'key',
+  S3_SECRET_ACCESS_KEY: 'secret',
+}
 
 describe('loadConfig', () => {
   it('has a default for every setting', () => {
@@ -136,17 +152,70 @@ describe('loadConfig', () => {
       loadConfig({
         CUSTOM_COLOR: '#3B82F6',
         CUSTOM_LOGO: '/logo.svg',
-        STORAGE_BACKEND: 's3',
         LOG_LEVEL: 'debug',
         OIDC_PROVIDER: 'keycloak',
       }),
     ).toMatchObject({
       customColor: '#3B82F6',
       customLogo: '/logo.svg',
-      storageBackend: 's3',
       logLevel: 'debug',
       oidcProvider: 'keycloak',
     })
+  })
+
+  it('reads the S3 settings only with STORAGE_BACKEND=s3, with their defaults', () => {
+    expect(loadConfig({ ...S3, STORAGE_BACKEND: 'filesystem' }).s3).toBeNull()
+    expect(loadConfig(S3)).toMatchObject({
+      storageBackend: 's3',
+      s3: {
+        endpoint: 'http://127.0.0.1:7480',
+        region: 'us-east-1',
+        bucket: 'fileshare',
+        accessKeyId: 'key',
+        secretAccessKey: 'secret',
+        forcePathStyle: false,
+        presignedUrlExpirySec: 300,
+        partSize: 8 * 1024 ** 2,
+      },
+    })
+    expect(
+      loadConfig({
+        ...S3,
+        S3_REGION: 'eu-west-1',
+        S3_FORCE_PATH_STYLE: 'true',
+        S3_PRESIGNED_URL_EXPIRY: '60',
+        S3_PART_SIZE: '16MB',
+      }).s3,
+    ).toMatchObject({
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      presignedUrlExpirySec: 60,
+      partSize: 16 * 1024 ** 2,
+    })
+  })
+
+  it.each(['S3_ENDPOINT', 'S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'])(
+    'refuses STORAGE_BACKEND=s3 without %s in one line',
+    (variable) => {
+      expect(() => loadConfig({ ...S3, [variable]: '' })).toThrow(
+        `${variable} must be set when STORAGE_BACKEND is s3, got ""`,
+      )
+    },
+  )
+
+  it.each([
+    ['S3_ENDPOINT', 'minio:9000', 'an http or https URL without query or fragment'],
+    [
+      'S3_PART_SIZE',
+      '4MB',
+      'a size of at least 5242880 bytes, such as 1048576, 512KB, 100MB or 2GB',
+    ],
+    ['S3_PRESIGNED_URL_EXPIRY', '0', 'an integer from 1 to 604800'],
+    ['S3_FORCE_PATH_STYLE', 'sometimes', 'true or false'],
+  ])('refuses %s=%j with STORAGE_BACKEND=s3', (variable, value, accepts) => {
+    expect(() => loadConfig({ ...S3, [variable]: value })).toThrow(
+      `${variable} must be ${accepts}, got ${JSON.stringify(value)}`,
+    )
   })
 
   it('turns login on only when all three OIDC variables are set', () => {
@@ -190,5 +259,46 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'a\nb' })).toThrow(
       'PORT must be an integer from 0 to 65535, got "a\\nb"',
     )
+  })
+})
+
+describe('loadConfig login settings', () => {
+  it('keeps OIDC_ISSUER exactly as written, since ID tokens must name it so', () => {
+    expect(loadConfig({ ...OIDC, OIDC_ISSUER: 'https://id.example/app/o/fs/' }).oidcIssuer).toBe(
+      'https://id.example/app/o/fs/',
+    )
+  })
+
+  it.each(['not a url', 'ftp://id.example', 'https://id.example/?x=1'])(
+    'refuses OIDC_ISSUER=%j in one line',
+    (value) => {
+      expect(() => loadConfig({ ...OIDC, OIDC_ISSUER: value })).toThrow(
+        `OIDC_ISSUER must be an http or https URL without query or fragment, got ${JSON.stringify(value)}`,
+      )
+    },
+  )
+
+  it('refuses login without OIDC_SESSION_SECRET', () => {
+    expect(() => loadConfig({ ...OIDC, OIDC_SESSION_SECRET: '' })).toThrow(
+      'OIDC_SESSION_SECRET must be at least 32 characters when OIDC login is enabled, got ""',
+    )
+  })
+
+  it('refuses a short OIDC_SESSION_SECRET without printing it', () => {
+    const load = () => loadConfig({ ...OIDC, OIDC_SESSION_SECRET: 'hunter2-hunter2' })
+    expect(load).toThrow(
+      'OIDC_SESSION_SECRET must be at least 32 characters when OIDC login is enabled, got "<15 characters>"',
+    )
+    expect(load).not.toThrow(/hunter2/)
+  })
+
+  it('refuses an OIDC_SESSION_DURATION longer than a cookie may live', () => {
+    expect(() => loadConfig({ ...OIDC, OIDC_SESSION_DURATION: '34560001' })).toThrow(
+      'OIDC_SESSION_DURATION must be an integer from 60 to 34560000, got "34560001"',
+    )
+  })
+
+  it('needs no session secret while login is off', () => {
+    expect(loadConfig({ OIDC_ISSUER: 'https://id.example' }).oidcSessionSecret).toBeNull()
   })
 })

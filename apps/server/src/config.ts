@@ -65,6 +65,8 @@ export interface Config {
   fileUploadConcurrentChunks: number
 
   storageBackend: StorageBackend
+  /** Set exactly when STORAGE_BACKEND is s3. */
+  s3: S3Settings | null
   enabledServices: ServiceName[]
 
   oidcIssuer: string | null
@@ -87,6 +89,17 @@ export interface Config {
   fileRequestDailyLimit: number
   fileRequestRetentionSec: number
   forceRequestPassword: boolean
+}
+
+export interface S3Settings {
+  endpoint: string
+  region: string
+  bucket: string
+  accessKeyId: string
+  secretAccessKey: string
+  forcePathStyle: boolean
+  presignedUrlExpirySec: number
+  partSize: number
 }
 
 type Env = Record<string, string | undefined>
@@ -115,6 +128,13 @@ class Reader {
 
   string(name: string, fallback: string): string {
     return this.raw(name) ?? fallback
+  }
+
+  /** A value with no default: its absence is an error that says when it is needed. */
+  required(name: string, accepts: string): string {
+    const value = this.raw(name)
+    if (value === undefined) throw new ConfigError(name, '', accepts)
+    return value
   }
 
   optionalString(name: string): string | null {
@@ -217,6 +237,22 @@ class Reader {
     return url.href.replace(/\/+$/, '')
   }
 
+  /** An OIDC issuer: an http or https URL, kept as written since ID tokens must name it exactly. */
+  issuer(name: string): string | null {
+    const value = this.raw(name)
+    if (value === undefined) return null
+    let url: URL | undefined
+    try {
+      url = new URL(value)
+    } catch {
+      url = undefined
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      throw new ConfigError(name, value, 'an http or https URL without query or fragment')
+    }
+    return value
+  }
+
   host(name: string, fallback: string): string {
     const value = this.raw(name) ?? fallback
     if (!/^[A-Za-z0-9.:[\]%_-]+$/.test(value)) {
@@ -259,6 +295,11 @@ export function loadConfig(env: Env = process.env): Config {
   ])
   const noteViewOptions = read.integerList('NOTE_VIEW_OPTIONS', [1, 2, 3, 5, 10, 100])
 
+  const storageBackend = read.oneOf<StorageBackend>('STORAGE_BACKEND', 'filesystem', [
+    'filesystem',
+    's3',
+  ])
+
   const config: Config = {
     port,
     host: read.host('HOST', '0.0.0.0'),
@@ -298,14 +339,15 @@ export function loadConfig(env: Env = process.env): Config {
     fileUploadSpeedLimit: read.size('FILE_UPLOAD_SPEED_LIMIT', 0),
     fileUploadConcurrentChunks: read.integer('FILE_UPLOAD_CONCURRENT_CHUNKS', 3, 1, 64),
 
-    storageBackend: read.oneOf('STORAGE_BACKEND', 'filesystem', ['filesystem', 's3']),
+    storageBackend,
+    s3: storageBackend === 's3' ? readS3(read) : null,
     enabledServices: read.listOf(
       'ENABLED_SERVICES',
       ['file', 'note', 'request'],
       ['file', 'note', 'request'],
     ),
 
-    oidcIssuer: read.optionalString('OIDC_ISSUER'),
+    oidcIssuer: read.issuer('OIDC_ISSUER'),
     oidcClientId: read.optionalString('OIDC_CLIENT_ID'),
     oidcClientSecret: read.optionalString('OIDC_CLIENT_SECRET'),
     oidcProvider: read.oneOf('OIDC_PROVIDER', 'generic', [
@@ -315,7 +357,8 @@ export function loadConfig(env: Env = process.env): Config {
       'keycloak',
     ]),
     oidcSessionSecret: read.optionalString('OIDC_SESSION_SECRET'),
-    oidcSessionDurationSec: read.integer('OIDC_SESSION_DURATION', DAY, 60),
+    // Browsers cap a cookie's Max-Age at 400 days (RFC 6265bis §5.5), and so does Hono.
+    oidcSessionDurationSec: read.integer('OIDC_SESSION_DURATION', DAY, 60, 400 * DAY),
     oidcProtectFiles: read.boolean('OIDC_PROTECT_FILES', false),
     oidcProtectNotes: read.boolean('OIDC_PROTECT_NOTES', false),
     oidcProtectRequests: read.boolean('OIDC_PROTECT_REQUESTS', false),
@@ -349,7 +392,38 @@ export function loadConfig(env: Env = process.env): Config {
       )
     }
   }
+  // The session secret signs every login (spec: Optional login 5); a short one can be guessed.
+  const secret = config.oidcSessionSecret
+  if (loginEnabled(config) && (secret === null || secret.length < SESSION_SECRET_MIN_LENGTH)) {
+    throw new ConfigError(
+      'OIDC_SESSION_SECRET',
+      // The value itself is a secret and stays out of the log.
+      secret === null ? '' : `<${secret.length} characters>`,
+      `at least ${SESSION_SECRET_MIN_LENGTH} characters when OIDC login is enabled`,
+    )
+  }
   return config
+}
+
+/** Shortest OIDC_SESSION_SECRET accepted: 32 characters, a 256-bit HS256 key at the least. */
+export const SESSION_SECRET_MIN_LENGTH = 32
+
+/** The S3 settings; the endpoint, bucket and keys have no default (spec: STORAGE_BACKEND). */
+function readS3(read: Reader): S3Settings {
+  return {
+    endpoint: read.url(
+      'S3_ENDPOINT',
+      read.required('S3_ENDPOINT', 'set when STORAGE_BACKEND is s3'),
+    ),
+    region: read.string('S3_REGION', 'us-east-1'),
+    bucket: read.required('S3_BUCKET', 'set when STORAGE_BACKEND is s3'),
+    accessKeyId: read.required('S3_ACCESS_KEY_ID', 'set when STORAGE_BACKEND is s3'),
+    secretAccessKey: read.required('S3_SECRET_ACCESS_KEY', 'set when STORAGE_BACKEND is s3'),
+    forcePathStyle: read.boolean('S3_FORCE_PATH_STYLE', false),
+    presignedUrlExpirySec: read.integer('S3_PRESIGNED_URL_EXPIRY', 300, 1, 7 * DAY),
+    // S3 refuses parts under 5 MiB (except the last) and over 5 GiB.
+    partSize: read.size('S3_PART_SIZE', 8 * 1024 ** 2, 5 * 1024 ** 2),
+  }
 }
 
 /** Whether the login routes are active: all three OIDC variables are set (spec: Login routes). */

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http'
 
 import type { Config } from './config.js'
 import { createApp } from './app.js'
+import { startCheckpointer } from './db/checkpointer.js'
 import { openDatabase, type Db } from './db/client.js'
 import { listen } from './listen.js'
 import { createLogger, type Logger } from './logger.js'
@@ -14,6 +15,7 @@ import { CleanupJob } from './services/cleanup.js'
 import { createServices, type Services } from './services/container.js'
 import { FilesystemBlobStore } from './storage/filesystem.js'
 import type { BlobStore } from './storage/blob-store.js'
+import { S3BlobStore } from './storage/s3.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
 import { attachUploadSockets } from './ws/upload-socket.js'
 import { creationGuard } from './auth/creation-guard.js'
@@ -45,7 +47,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const now = options.now ?? Date.now
   const logger = options.logger ?? createLogger(config.logLevel)
   const db = openDatabase(config.dataDir)
-  const blobs = await FilesystemBlobStore.open(config.dataDir)
+  const checkpointer = startCheckpointer(db.$client, (message) => logger.error(message))
+  const blobs = await openBlobStore(config)
   // Sessions do not survive a restart, so every unfinished blob left by the last run is garbage.
   await blobs.sweepUnfinished(0)
   const services = createServices(config, db, blobs, logger, now)
@@ -70,7 +73,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
     uploads: services.uploads,
     logger,
     ipOf,
-    requireLogin: (request) => guard('file', (name) => headerOf(request, name)),
+    // The upgrade request carries the cookie or the Authorization header (spec: Optional login 1).
+    requireLogin: async (request) => {
+      await guard('file', (name) => headerOf(request, name))
+    },
     routes: [requestUploadRoute({ config, requests: services.requests, ipOf })],
   })
   const cleanup = new CleanupJob({ config, db, blobs, services, logger, now })
@@ -87,12 +93,21 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await services.sessions.abortAll()
       await sockets.close()
       await http.close()
+      await checkpointer.stop()
       db.$client.close()
     })()
     return closing
   }
 
   return { url: http.url, app, config, db, blobs, services, cleanup, close }
+}
+
+/** The store named by STORAGE_BACKEND; an S3 bucket that does not exist yet is created. */
+async function openBlobStore(config: Config): Promise<BlobStore> {
+  if (!config.s3) return FilesystemBlobStore.open(config.dataDir)
+  const store = new S3BlobStore(config.s3)
+  await store.ensureBucket()
+  return store
 }
 
 function headerOf(request: IncomingMessage, name: string): string | undefined {

@@ -408,6 +408,9 @@ describe('isCliCallbackUrl', () => {
   it.each([
     'https://localhost:8765/callback',
     'http://localhost.example.com/callback',
+    'http://localhost.evil.example',
+    'https://localhost',
+    'http://127.0.0.1@evil.example',
     'http://localhost@example.com/',
     'http://localhost:secret@example.com/',
     'http://127.0.0.1.nip.io/',

@@ -1,22 +1,51 @@
 /**
  * Who may create content (spec: Authentication, Optional login): a service left out of
- * ENABLED_SERVICES accepts nothing new (403), and with OIDC_PROTECT_* a creation needs a login
- * (401). Reading stays public. One guard serves the HTTP routes and the upload sockets alike.
+ * ENABLED_SERVICES accepts nothing new (403), and with OIDC_PROTECT_* a creation needs a valid
+ * session, from the `fileshare-auth` cookie or `Authorization: Bearer` (401 otherwise). Reading
+ * stays public. One guard serves the HTTP routes and the upload sockets alike.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, SESSION_COOKIE_NAME, type SessionResponse } from '@fileshare/protocol'
+import { parse } from 'hono/utils/cookie'
 
-import type { Config, ServiceName } from '../config.js'
+import { loginEnabled, type Config, type ServiceName } from '../config.js'
 import { HttpError } from '../http-error.js'
+import { sessionKeys, type SessionKeys } from './session.js'
 
 /** Reads a request header by lower-case name, whatever the transport. */
 export type HeaderReader = (name: string) => string | undefined
 
-export type CreationGuard = (service: ServiceName, header: HeaderReader) => Promise<void>
+/**
+ * Resolves to the logged-in creator when the service needs a login, to null when it does not
+ * (the daily request limit then counts per IP); rejects with 403 or 401.
+ */
+export type CreationGuard = (
+  service: ServiceName,
+  header: HeaderReader,
+) => Promise<SessionResponse | null>
 
 const DISABLED: Record<ServiceName, string> = {
   file: ERROR_MESSAGES.fileUploadsDisabled,
   note: ERROR_MESSAGES.notesDisabled,
   request: ERROR_MESSAGES.fileRequestsDisabled,
+}
+
+const BEARER = /^Bearer\s+(\S*)\s*$/i
+
+/**
+ * The session of a request, or null. A Bearer token, when sent, is the credential (command line)
+ * and an invalid one is not made good by a cookie; otherwise the session cookie (browser). Other
+ * `Authorization` schemes are ignored, so a site behind HTTP Basic auth still logs in.
+ */
+export async function readSession(
+  keys: SessionKeys,
+  header: HeaderReader,
+): Promise<SessionResponse | null> {
+  const bearer = BEARER.exec(header('authorization') ?? '')
+  if (bearer) return keys.verify(bearer[1] ?? '')
+  const cookies = header('cookie')
+  const token =
+    cookies === undefined ? undefined : parse(cookies, SESSION_COOKIE_NAME)[SESSION_COOKIE_NAME]
+  return token === undefined ? null : keys.verify(token)
 }
 
 export function creationGuard(config: Config): CreationGuard {
@@ -25,9 +54,16 @@ export function creationGuard(config: Config): CreationGuard {
     note: config.oidcProtectNotes,
     request: config.oidcProtectRequests,
   }
-  return async (service) => {
+  // loadConfig refuses OIDC_PROTECT_* without login and login without a session secret.
+  const keys =
+    loginEnabled(config) && config.oidcSessionSecret !== null
+      ? sessionKeys(config.oidcSessionSecret, config.oidcSessionDurationSec)
+      : null
+  return async (service, header) => {
     if (!config.enabledServices.includes(service)) throw new HttpError(403, DISABLED[service])
-    // Until a login session is accepted here, a protected creation is refused, never allowed.
-    if (protect[service]) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
+    if (!protect[service]) return null
+    const user = keys === null ? null : await readSession(keys, header)
+    if (user === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
+    return user
   }
 }

@@ -1,11 +1,12 @@
 /**
  * Reading request bodies with strict limits: a body is counted while it streams and refused as
- * soon as it passes its limit, never buffered unbounded.
+ * soon as it passes its limit, never buffered unbounded. Errors are passed as factories so that a
+ * request that succeeds never pays for building one.
  */
 import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
+import type { HttpError } from '../http-error.js'
 
 /** The raw body as a stream of chunks (the Node request itself, which applies backpressure). */
 export async function* bodyChunks(c: Context<AppEnv>): AsyncGenerator<Uint8Array> {
@@ -13,25 +14,71 @@ export async function* bodyChunks(c: Context<AppEnv>): AsyncGenerator<Uint8Array
   for await (const chunk of incoming) yield chunk as Buffer
 }
 
+/** A body as the socket delivered it: its pieces, uncopied, and their total length. */
+export interface BodyParts {
+  parts: Buffer[]
+  length: number
+}
+
 /**
- * The whole body, at most `limit` bytes: a declared `Content-Length` over it is refused before
- * reading, and a body that grows past it while streaming is refused at that point.
+ * The whole body as its pieces, at most `limit` bytes: a declared `Content-Length` over it is
+ * refused before reading, and a body that grows past it while streaming is refused at that
+ * point; the rest then stays unread and the answer closes the connection.
  */
+export function readBodyParts(
+  c: Context<AppEnv>,
+  limit: number,
+  tooLarge: () => HttpError,
+): Promise<BodyParts> {
+  const incoming = c.env.incoming
+  const declared = incoming.headers['content-length']
+  if (declared !== undefined && Number(declared) > limit) {
+    return Promise.reject(closing(c, tooLarge()))
+  }
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    let length = 0
+    const stopListening = () => {
+      incoming.off('data', onData)
+      incoming.off('end', onEnd)
+      incoming.off('error', onError)
+      incoming.off('close', onClose)
+    }
+    const onError = (error: unknown) => {
+      stopListening()
+      reject(error)
+    }
+    const onData = (chunk: Buffer) => {
+      length += chunk.length
+      if (length > limit) {
+        // Pausing rather than destroying lets the refusal reach the client before the close.
+        incoming.pause()
+        onError(closing(c, tooLarge()))
+      } else {
+        parts.push(chunk)
+      }
+    }
+    const onEnd = () => {
+      stopListening()
+      resolve({ parts, length })
+    }
+    const onClose = () => onError(new Error('The request body ended early'))
+    if (incoming.readableEnded) return onEnd()
+    incoming.on('data', onData)
+    incoming.on('end', onEnd)
+    incoming.on('error', onError)
+    incoming.on('close', onClose)
+  })
+}
+
+/** The whole body in one buffer, with the limits of `readBodyParts`. */
 export async function readBody(
   c: Context<AppEnv>,
   limit: number,
-  tooLarge: HttpError,
+  tooLarge: () => HttpError,
 ): Promise<Buffer> {
-  const declared = c.req.header('content-length')
-  if (declared !== undefined && Number(declared) > limit) throw closing(c, tooLarge)
-  const parts: Buffer[] = []
-  let length = 0
-  for await (const chunk of bodyChunks(c)) {
-    length += chunk.length
-    if (length > limit) throw closing(c, tooLarge)
-    parts.push(chunk as Buffer)
-  }
-  return Buffer.concat(parts, length)
+  const { parts, length } = await readBodyParts(c, limit, tooLarge)
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, length)
 }
 
 /** Marks the answer to close the connection, so an unread body is not read to its end. */
@@ -40,17 +87,17 @@ export function closing(c: Context<AppEnv>, error: HttpError): HttpError {
   return error
 }
 
-/** The body parsed as JSON, at most `limit` bytes; anything else is 400 `Invalid request`. */
+/** The body parsed as JSON, with the limits of `readBodyParts`; other bytes are `malformed()`. */
 export async function readJson(
   c: Context<AppEnv>,
   limit: number,
-  tooLarge: HttpError,
-  invalid: HttpError,
+  tooLarge: () => HttpError,
+  malformed: () => HttpError,
 ): Promise<unknown> {
   const body = await readBody(c, limit, tooLarge)
   try {
     return JSON.parse(body.toString('utf8')) as unknown
   } catch {
-    throw invalid
+    throw malformed()
   }
 }

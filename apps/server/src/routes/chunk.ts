@@ -9,7 +9,9 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { UploadSession } from '../services/upload-sessions.js'
-import { closing, readBody } from './body.js'
+import { closing, readBodyParts } from './body.js'
+
+const chunkTooLarge = () => new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
 
 export async function receiveChunk(
   c: Context<AppEnv>,
@@ -27,12 +29,8 @@ export async function receiveChunk(
       }),
     )
   }
-  const bytes = await readBody(
-    c,
-    session.limits.maxChunkSize,
-    new HttpError(413, ERROR_MESSAGES.chunkTooLarge),
-  )
-  const bytesWritten = await session.writeChunk(index, bytes)
+  const body = await readBodyParts(c, session.limits.maxChunkSize, chunkTooLarge)
+  const bytesWritten = await session.writeChunk(index, body.parts)
   const delay = session.throttleDelayMs(now())
   if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
   return c.json({ bytesWritten }, 200)

@@ -9,6 +9,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../services/uploads.js'
 import { readJson } from './body.js'
+import { downloadResponse } from './download.js'
 
 export interface FileRouteDeps {
   uploads: UploadsService
@@ -33,8 +34,8 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
     const body = await readJson(
       c,
       META_BODY_LIMIT,
-      new HttpError(413, ERROR_MESSAGES.invalidRequest),
-      new HttpError(400, ERROR_MESSAGES.invalidRequest),
+      () => new HttpError(413, ERROR_MESSAGES.invalidRequest),
+      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
     uploads.saveMeta(id, c.req.header('x-owner-token'), body)
     return c.json({ ok: true }, 200)
@@ -49,12 +50,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
 
   app.get('/download/:id', async (c) => {
     const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'))
-    return c.body(download.stream, 200, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': String(download.size),
-      'Cache-Control': 'no-store',
-      'X-File-Count': String(download.fileCount),
-    })
+    return downloadResponse(c, download)
   })
 
   app.post('/password/:id', (c) => {

@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import type { RequestsService } from '../services/requests.js'
 import { requestId, requestsEnabled } from './requests.js'
+import { downloadResponse } from './download.js'
 
 export interface InboxRouteDeps {
   requests: RequestsService
@@ -37,12 +38,7 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
 
   app.get('/:id/file/:uid', async (c) => {
     const file = await requests.inboxFile(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
-    return c.body(file.stream, 200, {
-      'Content-Type': 'application/octet-stream',
-      'Content-Length': String(file.size),
-      'Cache-Control': 'no-store',
-      'X-File-Count': String(file.fileCount),
-    })
+    return downloadResponse(c, file)
   })
 
   app.delete('/:id/file/:uid', async (c) => {

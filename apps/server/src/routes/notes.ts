@@ -18,7 +18,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { NotesService } from '../services/notes.js'
 import { invalid } from '../services/validation.js'
-import { closing } from './body.js'
+import { readJson } from './body.js'
 
 export interface NotesRouteDeps {
   notes: NotesService
@@ -66,64 +66,6 @@ function noteId(c: Context<AppEnv>): string {
   return id
 }
 
-/**
- * The body parsed as JSON, at most `limit` bytes, with the limits of `readJson` (routes/body.ts):
- * a declared `Content-Length` over the limit is refused before reading, a body that grows past
- * it while streaming is refused at that point, and the answer then closes the connection. The
- * errors are built only when one is thrown, which no successful request pays for.
- */
-function readJsonBody(
-  c: Context<AppEnv>,
-  limit: number,
-  tooLarge: () => HttpError,
-  malformed: () => HttpError,
-): Promise<unknown> {
-  const incoming = c.env.incoming
-  const declared = incoming.headers['content-length']
-  if (declared !== undefined && Number(declared) > limit) {
-    return Promise.reject(closing(c, tooLarge()))
-  }
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    let length = 0
-    const stopListening = () => {
-      incoming.off('data', onData)
-      incoming.off('end', onEnd)
-      incoming.off('error', onError)
-      incoming.off('close', onClose)
-    }
-    const onError = (error: unknown) => {
-      stopListening()
-      reject(error)
-    }
-    const onData = (chunk: Buffer) => {
-      length += chunk.length
-      if (length > limit) {
-        // Stops reading: the rest of an oversized body stays unread, and the connection closes.
-        incoming.pause()
-        onError(closing(c, tooLarge()))
-      } else {
-        parts.push(chunk)
-      }
-    }
-    const onEnd = () => {
-      stopListening()
-      const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length)
-      try {
-        resolve(JSON.parse(body.toString('utf8')))
-      } catch {
-        reject(malformed())
-      }
-    }
-    const onClose = () => onError(new Error('The request body ended early'))
-    if (incoming.readableEnded) return onEnd()
-    incoming.on('data', onData)
-    incoming.on('end', onEnd)
-    incoming.on('error', onError)
-    incoming.on('close', onClose)
-  })
-}
-
 const tooLargeNote = () => new HttpError(413, ERROR_MESSAGES.noteTooLarge)
 const notJson = () => invalid({ body: 'must be JSON' })
 const tooLargeTokenBody = () => new HttpError(413, ERROR_MESSAGES.invalidRequest)
@@ -132,7 +74,7 @@ const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
 /** The `{ authToken }` body of view and password check; its token is judged by the service. */
 function tokenBody(c: Context<AppEnv>): Promise<unknown> {
   if (!isJson(c.env.incoming)) throw invalidRequest()
-  return readJsonBody(c, TOKEN_BODY_LIMIT, tooLargeTokenBody, invalidRequest)
+  return readJson(c, TOKEN_BODY_LIMIT, tooLargeTokenBody, invalidRequest)
 }
 
 export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
@@ -142,7 +84,7 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
   app.post('/note', async (c) => {
     if (requireLogin) await requireLogin(c)
     if (!isJson(c.env.incoming)) throw invalid({ 'content-type': 'must be application/json' })
-    const body = await readJsonBody(c, deps.bodyLimit, tooLargeNote, notJson)
+    const body = await readJson(c, deps.bodyLimit, tooLargeNote, notJson)
     return json(JSON.stringify(notes.create(body)), 201, JSON_HEADERS)
   })
 

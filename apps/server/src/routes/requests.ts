@@ -61,8 +61,8 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     const body = await readJson(
       c,
       REQUEST_BODY_MAX_BYTES,
-      new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
-      new HttpError(400, ERROR_MESSAGES.invalidRequest),
+      () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
+      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
     return c.json(requests.create(body, { ip: deps.ipOf(c), user }), 201)
   })
@@ -96,8 +96,8 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     const body = await readJson(
       c,
       REQUEST_FINALIZE_BODY_MAX_BYTES,
-      new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
-      new HttpError(400, ERROR_MESSAGES.invalidRequest),
+      () => new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
+      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
     const id = await requests.finalize(upload, requests.parseFinalize(body))
     return c.json({ id }, 200)

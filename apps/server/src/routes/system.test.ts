@@ -65,6 +65,7 @@ describe('GET /config', () => {
       OIDC_ISSUER: 'https://id.example',
       OIDC_CLIENT_ID: 'fileshare',
       OIDC_CLIENT_SECRET: 'x',
+      OIDC_SESSION_SECRET: 'x'.repeat(32),
       OIDC_PROTECT_NOTES: 'true',
     })
     const res = await app({ config }).request('/config')

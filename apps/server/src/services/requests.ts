@@ -28,7 +28,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
-import type { BlobStore } from '../storage/blob-store.js'
+import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { Lockout } from './limits/lockout.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
@@ -83,7 +83,7 @@ export interface RequestsDeps {
 export interface InboxDownload {
   size: number
   fileCount: number
-  stream: ReadableStream<Uint8Array>
+  delivery: BlobDelivery
 }
 
 type RequestRow = typeof fileRequests.$inferSelect
@@ -454,7 +454,7 @@ export class RequestsService {
       .run()
     if (counted.changes !== 1) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     try {
-      return { ...entry, stream: await this.deps.blobs.read(uploadId) }
+      return { ...entry, delivery: await deliverBlob(this.deps.blobs, uploadId) }
     } catch (error) {
       // The blob could not be opened: give the download back.
       db.update(requestUploads)

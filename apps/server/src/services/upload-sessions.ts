@@ -33,7 +33,8 @@ export interface NewSession<T> {
 }
 
 interface WaitingChunk {
-  bytes: Uint8Array
+  bytes: readonly Uint8Array[]
+  length: number
   resolve: () => void
   reject: (error: unknown) => void
 }
@@ -109,8 +110,11 @@ export class UploadSession<T = unknown> {
     this.lastActivityWall = performance.now()
   }
 
-  private enqueueWrite(bytes: Uint8Array): Promise<void> {
-    const write = this.chain.then(() => this.writer.write(bytes))
+  private enqueueWrite(bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const pieces = bytes instanceof Uint8Array ? [bytes] : bytes
+    const write = this.chain.then(async () => {
+      for (const piece of pieces) await this.writer.write(piece)
+    })
     // A failed write fails the whole session; later writes on the chain fail with it.
     this.chain = write.catch((error: unknown) => {
       void this.abort()
@@ -134,11 +138,13 @@ export class UploadSession<T = unknown> {
    * every chunk before it) has been written. Chunks that arrive early wait in memory, up to
    * `maxBufferedChunks` of them (spec: POST /api/upload/:id/chunk).
    */
-  async writeChunk(index: number, bytes: Uint8Array): Promise<number> {
+  async writeChunk(index: number, chunk: Uint8Array | readonly Uint8Array[]): Promise<number> {
+    // A chunk may come as the pieces the socket delivered; they are written without joining.
+    const bytes = chunk instanceof Uint8Array ? [chunk] : chunk
+    const length = bytes.reduce((sum, piece) => sum + piece.length, 0)
     this.assertOpen()
-    if (bytes.length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
-    if (bytes.length > this.limits.maxChunkSize)
-      throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+    if (length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
+    if (length > this.limits.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
     if (index < this.nextIndex || this.waiting.has(index)) {
       throw new HttpError(400, ERROR_MESSAGES.duplicateChunk)
     }
@@ -148,13 +154,13 @@ export class UploadSession<T = unknown> {
     if (index !== this.nextIndex && this.waiting.size >= this.limits.maxBufferedChunks) {
       throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
     }
-    if (index !== this.nextIndex && !this.registry.reserveBuffer(bytes.length)) {
+    if (index !== this.nextIndex && !this.registry.reserveBuffer(length)) {
       throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
     }
     try {
-      this.accept(bytes.length)
+      this.accept(length)
     } catch (error) {
-      if (index !== this.nextIndex) this.registry.releaseBuffer(bytes.length)
+      if (index !== this.nextIndex) this.registry.releaseBuffer(length)
       throw error
     }
 
@@ -165,7 +171,7 @@ export class UploadSession<T = unknown> {
       await written
     } else {
       await new Promise<void>((resolve, reject) =>
-        this.waiting.set(index, { bytes, resolve, reject }),
+        this.waiting.set(index, { bytes, length, resolve, reject }),
       )
     }
     this.lastActivity = this.registry.now()
@@ -180,7 +186,7 @@ export class UploadSession<T = unknown> {
       next = this.waiting.get(this.nextIndex)
     ) {
       this.waiting.delete(this.nextIndex)
-      this.registry.releaseBuffer(next.bytes.length)
+      this.registry.releaseBuffer(next.length)
       this.enqueueWrite(next.bytes).then(next.resolve, next.reject)
       this.nextIndex++
     }
@@ -233,7 +239,7 @@ export class UploadSession<T = unknown> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
     for (const chunk of this.waiting.values()) {
-      this.registry.releaseBuffer(chunk.bytes.length)
+      this.registry.releaseBuffer(chunk.length)
       chunk.reject(new HttpError(404, ERROR_MESSAGES.sessionNotFound))
     }
     this.waiting.clear()

@@ -17,7 +17,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
-import type { BlobStore } from '../storage/blob-store.js'
+import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
@@ -69,7 +69,7 @@ export interface UploadsDeps {
 export interface DownloadResult {
   size: number
   fileCount: number
-  stream: ReadableStream<Uint8Array>
+  delivery: BlobDelivery
 }
 
 const META_MAX_LENGTH = 200_000
@@ -277,7 +277,7 @@ export class UploadsService {
 
   /**
    * Counts one download atomically (the increment happens only while the count is below the
-   * limit and the upload has not expired), then opens the blob.
+   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL.
    */
   async download(id: string, authToken: string | undefined): Promise<DownloadResult> {
     const row = this.find(id)
@@ -297,7 +297,8 @@ export class UploadsService {
       .run()
     if (counted.changes !== 1) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     try {
-      return { size: row.size, fileCount: row.fileCount, stream: await this.deps.blobs.read(id) }
+      const delivery = await deliverBlob(this.deps.blobs, id)
+      return { size: row.size, fileCount: row.fileCount, delivery }
     } catch (error) {
       // The blob could not be opened: give the download back.
       this.deps.db

@@ -24,6 +24,13 @@ export interface BlobStore {
   create(key: string): Promise<BlobWriter>
   /** A stream of the whole blob; fails if it does not exist. */
   read(key: string): Promise<ReadableStream<Uint8Array>>
+  /**
+   * A time-limited URL from which a client fetches the blob itself; fails if it does not exist.
+   * Only stores that clients can reach directly have it (S3: spec, What the service does, 7).
+   */
+  presign?(key: string): Promise<string>
+  /** The origin of presigned URLs, which the web app's Content-Security-Policy must allow. */
+  readonly downloadOrigin?: string
   /** Removes a blob; a blob that does not exist counts as removed. */
   delete(key: string): Promise<void>
   /** Every committed blob, for sweeping blobs that have no record. */
@@ -35,6 +42,14 @@ export interface BlobStore {
   sweepUnfinished(olderThanMs: number, keep?: ReadonlySet<string>): Promise<number>
   /** Throws when the storage does not answer (health check). */
   check(): Promise<void>
+}
+
+/** How a counted download reaches the client: streamed by the server, or fetched from a URL. */
+export type BlobDelivery = { stream: ReadableStream<Uint8Array> } | { url: string }
+
+/** Opens a blob for a download the way its store serves it; fails if the blob does not exist. */
+export async function deliverBlob(store: BlobStore, key: string): Promise<BlobDelivery> {
+  return store.presign ? { url: await store.presign(key) } : { stream: await store.read(key) }
 }
 
 const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

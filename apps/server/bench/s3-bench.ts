@@ -1,0 +1,409 @@
+/**
+ * `pnpm bench:s3`: starts a throwaway radosgw and the built server with STORAGE_BACKEND=s3, then
+ * uploads 1 GiB through the server over the WebSocket and over chunked HTTP and, in the same run,
+ * the same bytes straight to radosgw with @aws-sdk/lib-storage. Prints MB/s, each transport's
+ * ratio to the direct upload and the server's peak RSS; the last line is one JSON object of every
+ * figure. BENCH_S3_MIB sets a smaller size for a quick try.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { Agent, request as httpRequest } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+
+import { DeleteObjectCommand } from '@aws-sdk/client-s3'
+import { Upload } from '@aws-sdk/lib-storage'
+import WebSocket from 'ws'
+
+import { S3BlobStore } from '../src/storage/s3.js'
+import { radosgwMissing, startRadosgw, type Radosgw } from '../test/radosgw.js'
+
+const MiB = 1024 * 1024
+const SIZE = Number(process.env.BENCH_S3_MIB ?? 1024) * MiB
+const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
+/** Random payload, sliced over and over: neither the server nor S3 reads the bytes. */
+const BLOCK = randomBytes(16 * MiB)
+const PART_SIZE = 8 * MiB
+const WS_FRAME_SIZE = MiB
+/** The WebSocket client stops sending while more than this waits in its socket buffer. */
+const WS_HIGH_WATER = 8 * MiB
+/** Chunk size and chunks in flight of the chunked transport (spec: Limits). */
+const CHUNK_SIZE = 10_000_000
+const CHUNKS_IN_FLIGHT = 3
+const BUCKET = 'fileshare-bench'
+const TARGETS = { ratio: 0.8, peakRssMB: 250 }
+
+const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
+const round = (n: number, digits = 0) => Number(n.toFixed(digits))
+const token = () => randomBytes(32).toString('base64url')
+
+/** `length` bytes of the random block; `index` picks where, so neighbouring slices differ. */
+function payload(index: number, length: number): Buffer {
+  const start = (index * length) % (BLOCK.length - length + 1)
+  return BLOCK.subarray(start, start + length)
+}
+
+/** The same bytes as the WebSocket upload sends, as a stream for lib-storage. */
+function payloadStream(size: number): Readable {
+  let offset = 0
+  let index = 0
+  return new Readable({
+    read() {
+      if (offset >= size) return void this.push(null)
+      const length = Math.min(WS_FRAME_SIZE, size - offset)
+      this.push(payload(index++, length))
+      offset += length
+    },
+  })
+}
+
+/** Peak VmRSS of a process, sampled every 50 ms. */
+class RssMonitor {
+  peakKiB = 0
+  private readonly timer = setInterval(() => this.sample(), 50)
+  constructor(private readonly pid: number) {}
+  sample(): void {
+    let status: string
+    try {
+      status = readFileSync(`/proc/${this.pid}/status`, 'utf8')
+    } catch {
+      // The server has exited; its last sample stands.
+      return
+    }
+    const kib = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0)
+    this.peakKiB = Math.max(this.peakKiB, kib)
+  }
+  stop(): number {
+    this.sample()
+    clearInterval(this.timer)
+    return round((this.peakKiB * 1024) / 1e6, 1)
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+interface Answer {
+  status: number
+  body: Buffer
+}
+
+function send(
+  port: number,
+  agent: Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer,
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        agent,
+        method,
+        path,
+        headers: { ...headers, 'content-length': String(body?.length ?? 0) },
+      },
+      (res) => {
+        const parts: Buffer[] = []
+        res.on('data', (part: Buffer) => parts.push(part))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+function expectStatus(what: string, answer: Answer, status: number): void {
+  if (answer.status !== status) {
+    throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`)
+  }
+}
+
+async function startServer(gateway: Radosgw, dataDir: string) {
+  const port = await freePort()
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_MAX: '0',
+      FILE_MAX_SIZE: '2GB',
+      FILE_UPLOAD_QUOTA_BYTES: '0',
+      STORAGE_BACKEND: 's3',
+      S3_ENDPOINT: gateway.endpoint,
+      S3_REGION: gateway.region,
+      S3_BUCKET: BUCKET,
+      S3_ACCESS_KEY_ID: gateway.accessKeyId,
+      S3_SECRET_ACCESS_KEY: gateway.secretAccessKey,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_PART_SIZE: String(PART_SIZE),
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const agent = new Agent()
+  const deadline = performance.now() + 30_000
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+      const health = await send(port, agent, 'GET', '/api/health').catch(() => undefined)
+      if (health?.status === 200) return { child, port }
+      if (performance.now() > deadline) throw new Error('server not healthy after 30 s')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  } catch (error) {
+    await stopChild(child)
+    throw error
+  } finally {
+    agent.destroy()
+  }
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  await exited
+}
+
+interface Uploaded {
+  id: string
+  ownerToken: string
+  mbps: number
+}
+
+const UPLOAD_SETTINGS = { maxDownloads: '1', expireSec: '86400' }
+
+async function uploadOverWebSocket(port: number): Promise<Uploaded> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/upload/ws`, {
+    origin: `http://127.0.0.1:${port}`,
+  })
+  const frames: Array<Record<string, unknown>> = []
+  let failure: Error | undefined
+  let wake: (() => void) | undefined
+  const notify = () => {
+    const resume = wake
+    wake = undefined
+    resume?.()
+  }
+  ws.on('open', notify)
+  ws.on('message', (data, isBinary) => {
+    if (!isBinary) frames.push(JSON.parse(String(data)) as Record<string, unknown>)
+    notify()
+  })
+  ws.on('close', (code) => {
+    failure ??= new Error(`socket closed with ${code}`)
+    notify()
+  })
+  ws.on('error', (error) => {
+    failure ??= error
+    notify()
+  })
+  const until = async (condition: () => boolean) => {
+    while (!condition()) {
+      if (failure) throw failure
+      await new Promise<void>((resolve) => (wake = resolve))
+    }
+  }
+  const frame = async (type: string) => {
+    await until(() => frames.length > 0)
+    const next = frames.shift()!
+    if (next.type !== type) throw new Error(`expected ${type}, got ${JSON.stringify(next)}`)
+    return next
+  }
+  const ownerToken = token()
+  try {
+    await until(() => ws.readyState === WebSocket.OPEN)
+    const start = performance.now()
+    const headers = {
+      authToken: token(),
+      ownerToken,
+      salt: token(),
+      ...UPLOAD_SETTINGS,
+      fileCount: '1',
+      contentLength: String(SIZE),
+      hasPassword: 'false',
+    }
+    ws.send(JSON.stringify({ type: 'init', headers }))
+    const id = (await frame('ready')).id as string
+    for (let offset = 0, i = 0; offset < SIZE; offset += WS_FRAME_SIZE, i++) {
+      await until(() => ws.bufferedAmount <= WS_HIGH_WATER)
+      ws.send(payload(i, Math.min(WS_FRAME_SIZE, SIZE - offset)), { binary: true }, notify)
+    }
+    ws.send(JSON.stringify({ type: 'finalize' }))
+    await frame('done')
+    return { id, ownerToken, mbps: mbps(SIZE, performance.now() - start) }
+  } finally {
+    ws.terminate()
+  }
+}
+
+async function uploadInChunks(port: number): Promise<Uploaded> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CHUNKS_IN_FLIGHT })
+  const ownerToken = token()
+  try {
+    const start = performance.now()
+    const init = await send(port, agent, 'POST', '/api/upload/init', {
+      'X-Auth-Token': token(),
+      'X-Owner-Token': ownerToken,
+      'X-Salt': token(),
+      'X-Max-Downloads': UPLOAD_SETTINGS.maxDownloads,
+      'X-Expire-Sec': UPLOAD_SETTINGS.expireSec,
+      'X-File-Count': '1',
+      'X-Has-Password': 'false',
+      'X-Content-Length': String(SIZE),
+    })
+    expectStatus('upload init', init, 201)
+    const { id } = JSON.parse(init.body.toString()) as { id: string }
+    const count = Math.ceil(SIZE / CHUNK_SIZE)
+    let next = 0
+    const worker = async () => {
+      while (next < count) {
+        const index = next++
+        const body = payload(index, Math.min(CHUNK_SIZE, SIZE - index * CHUNK_SIZE))
+        const path = `/api/upload/${id}/chunk?index=${index}`
+        const headers = { 'content-type': 'application/octet-stream' }
+        expectStatus(`chunk ${index}`, await send(port, agent, 'POST', path, headers, body), 200)
+      }
+    }
+    await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker))
+    const finalize = await send(port, agent, 'POST', `/api/upload/${id}/finalize`, {
+      'X-Owner-Token': ownerToken,
+    })
+    expectStatus('finalize', finalize, 200)
+    return { id, ownerToken, mbps: mbps(SIZE, performance.now() - start) }
+  } finally {
+    agent.destroy()
+  }
+}
+
+/** Deletes an upload, so that the in-memory OSD does not hold every GiB of the run at once. */
+async function deleteUpload(port: number, upload: Uploaded): Promise<void> {
+  const agent = new Agent()
+  try {
+    const answer = await send(port, agent, 'DELETE', `/api/upload/${upload.id}`, {
+      'X-Owner-Token': upload.ownerToken,
+    })
+    expectStatus('delete', answer, 200)
+  } finally {
+    agent.destroy()
+  }
+}
+
+async function uploadDirect(gateway: Radosgw, size = SIZE): Promise<number> {
+  // The server's own client settings (path style, checksums only where required).
+  const { client } = new S3BlobStore({
+    endpoint: gateway.endpoint,
+    region: gateway.region,
+    bucket: BUCKET,
+    accessKeyId: gateway.accessKeyId,
+    secretAccessKey: gateway.secretAccessKey,
+    forcePathStyle: true,
+    partSize: PART_SIZE,
+    presignedUrlExpirySec: 300,
+  })
+  const key = 'direct-upload'
+  const start = performance.now()
+  await new Upload({
+    client,
+    params: { Bucket: BUCKET, Key: key, Body: payloadStream(size) },
+    partSize: PART_SIZE,
+  }).done()
+  const result = mbps(size, performance.now() - start)
+  await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }))
+  client.destroy()
+  return result
+}
+
+async function run() {
+  const missing = await radosgwMissing()
+  if (missing) throw new Error(missing)
+  const gateway = await startRadosgw()
+  const dataDir = await mkdtemp(join(tmpdir(), 'fileshare-bench-s3-'))
+  try {
+    const server = await startServer(gateway, dataDir)
+    // radosgw creates its data pool on the first write; that must not count against anyone.
+    await uploadDirect(gateway, 4 * PART_SIZE)
+    const monitor = new RssMonitor(server.child.pid!)
+    try {
+      const directMBps = await uploadDirect(gateway)
+      const ws = await uploadOverWebSocket(server.port)
+      await deleteUpload(server.port, ws)
+      const chunked = await uploadInChunks(server.port)
+      await deleteUpload(server.port, chunked)
+      const peakRssMB = monitor.stop()
+      const wsRatio = ws.mbps / directMBps
+      const chunkedRatio = chunked.mbps / directMBps
+      return {
+        sizeMiB: SIZE / MiB,
+        partSizeMiB: PART_SIZE / MiB,
+        radosgwStartMs: gateway.startMs,
+        directMBps: round(directMBps),
+        wsUploadMBps: round(ws.mbps),
+        wsUploadRatio: round(wsRatio, 3),
+        chunkedUploadMBps: round(chunked.mbps),
+        chunkedUploadRatio: round(chunkedRatio, 3),
+        serverPeakRssMB: peakRssMB,
+        targets: {
+          wsUploadRatio: wsRatio >= TARGETS.ratio,
+          chunkedUploadRatio: chunkedRatio >= TARGETS.ratio,
+          serverPeakRssMB: peakRssMB < TARGETS.peakRssMB,
+        },
+      }
+    } finally {
+      monitor.stop()
+      await stopChild(server.child)
+    }
+  } finally {
+    await gateway.stop()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}
+
+function print(result: Awaited<ReturnType<typeof run>>): void {
+  const verdict = (pass: boolean) => (pass ? 'PASS' : 'FAIL')
+  const row = (label: string, value: string, target = '') =>
+    console.log(`${label.padEnd(44)}${value.padStart(12)}  ${target}`)
+  const { targets } = result
+  console.log(`fileshare on S3 (radosgw, memstore), ${result.sizeMiB} MiB uploads, loopback`)
+  row('radosgw start (ms)', String(result.radosgwStartMs))
+  row('direct upload, lib-storage (MB/s)', String(result.directMBps))
+  row('WebSocket upload via server (MB/s)', String(result.wsUploadMBps))
+  row('  / direct', result.wsUploadRatio.toFixed(3), `>= 0.8 ${verdict(targets.wsUploadRatio)}`)
+  row('chunked HTTP via server, 3 in flight (MB/s)', String(result.chunkedUploadMBps))
+  row(
+    '  / direct',
+    result.chunkedUploadRatio.toFixed(3),
+    `>= 0.8 ${verdict(targets.chunkedUploadRatio)}`,
+  )
+  row(
+    'server peak RSS (MB)',
+    String(result.serverPeakRssMB),
+    `< 250 ${verdict(targets.serverPeakRssMB)}`,
+  )
+  console.log(JSON.stringify(result))
+}
+
+// Exiting through process.exit runs the exit handler that stops the Ceph daemons.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
+print(await run())

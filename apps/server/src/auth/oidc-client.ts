@@ -1,0 +1,167 @@
+/**
+ * The relying party of the optional login (spec: Optional login 4 and 5): provider metadata found
+ * by discovery on first use and cached for the process, authorization URLs with PKCE S256 and a
+ * nonce through arctic, the code exchange, and ID-token verification with jose.
+ */
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+import {
+  ArcticFetchError,
+  CodeChallengeMethod,
+  OAuth2Client,
+  generateCodeVerifier,
+  generateState,
+} from 'arctic'
+import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
+
+import { HttpError } from '../http-error.js'
+import type { IdTokenClaims } from './adapters.js'
+
+export interface OidcClientOptions {
+  issuer: string
+  clientId: string
+  clientSecret: string
+  redirectUri: string
+  /** Longest wait for the provider on each call. */
+  timeoutMs?: number
+}
+
+interface ProviderMetadata {
+  issuer: string
+  authorizationEndpoint: string
+  tokenEndpoint: string
+  endSessionEndpoint: string | null
+  jwks: JWTVerifyGetKey
+}
+
+export interface AuthorizationRequest {
+  url: URL
+  state: string
+  nonce: string
+  verifier: string
+}
+
+export interface OidcClient {
+  /** Starts a login; 503 when the provider cannot be reached. */
+  authorize(): Promise<AuthorizationRequest>
+  /** Exchanges the code and returns the verified ID-token claims; 400 or 503 on failure. */
+  complete(code: string, verifier: string, nonce: string): Promise<IdTokenClaims>
+  /** The provider's end-session endpoint, only from metadata already cached (spec: Login routes). */
+  endSessionEndpoint(): string | null
+}
+
+const SCOPES = ['openid', 'profile', 'email']
+
+export function oidcClient(options: OidcClientOptions): OidcClient {
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const oauth = new OAuth2Client(options.clientId, options.clientSecret, options.redirectUri)
+  let cached: ProviderMetadata | undefined
+  let pending: Promise<ProviderMetadata> | undefined
+
+  // One discovery at a time; a failure is not cached, so a provider that comes up later is found.
+  const metadata = async (): Promise<ProviderMetadata> => {
+    if (cached) return cached
+    pending ??= discover(options.issuer, timeoutMs).finally(() => (pending = undefined))
+    cached = await pending
+    return cached
+  }
+
+  return {
+    async authorize() {
+      const provider = await metadata()
+      const state = generateState()
+      const nonce = generateState()
+      const verifier = generateCodeVerifier()
+      const url = oauth.createAuthorizationURLWithPKCE(
+        provider.authorizationEndpoint,
+        state,
+        CodeChallengeMethod.S256,
+        verifier,
+        SCOPES,
+      )
+      url.searchParams.set('nonce', nonce)
+      return { url, state, nonce, verifier }
+    },
+
+    async complete(code, verifier, nonce) {
+      const provider = await metadata()
+      let idToken: string
+      try {
+        const tokens = await oauth.validateAuthorizationCode(provider.tokenEndpoint, code, verifier)
+        idToken = tokens.idToken()
+      } catch (err) {
+        if (err instanceof ArcticFetchError) throw unreachable(err)
+        // A refused, replayed or expired code, or an answer without an ID token.
+        throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
+      }
+      return verifyIdToken(provider, options.clientId, idToken, nonce)
+    },
+
+    endSessionEndpoint: () => cached?.endSessionEndpoint ?? null,
+  }
+}
+
+/** OpenID Connect Core 1.0 §3.1.3.7: signature, `iss`, `aud`, `exp` and the login's `nonce`. */
+async function verifyIdToken(
+  provider: ProviderMetadata,
+  clientId: string,
+  idToken: string,
+  nonce: string,
+): Promise<IdTokenClaims> {
+  try {
+    const { payload } = await jwtVerify(idToken, provider.jwks, {
+      issuer: provider.issuer,
+      audience: clientId,
+      requiredClaims: ['sub', 'exp', 'iat', 'nonce'],
+    })
+    if (payload.nonce !== nonce || typeof payload.sub !== 'string' || payload.sub === '') {
+      throw new HttpError(400, ERROR_MESSAGES.loginFailed)
+    }
+    return { ...payload, sub: payload.sub }
+  } catch (err) {
+    if (err instanceof HttpError) throw err
+    if (err instanceof errors.JWKSTimeout || err instanceof TypeError) throw unreachable(err)
+    if (err instanceof errors.JOSEError) {
+      throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
+    }
+    throw err
+  }
+}
+
+/** OpenID Connect Discovery 1.0 §4: the issuer in the document must be the configured one. */
+async function discover(issuer: string, timeoutMs: number): Promise<ProviderMetadata> {
+  const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
+  let document: Record<string, unknown>
+  try {
+    const response = await fetch(url, {
+      headers: { Accept: 'application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    })
+    if (!response.ok) throw new Error(`discovery answered ${response.status}`)
+    document = (await response.json()) as Record<string, unknown>
+  } catch (err) {
+    throw unreachable(err)
+  }
+  const field = (name: string): string => {
+    const value = document[name]
+    if (typeof value !== 'string' || value === '') {
+      throw unreachable(new Error(`discovery document has no ${name}`))
+    }
+    return value
+  }
+  const discovered = field('issuer')
+  if (discovered.replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
+    throw unreachable(new Error(`discovery names issuer ${discovered}, expected ${issuer}`))
+  }
+  const endSession = document.end_session_endpoint
+  return {
+    issuer: discovered,
+    authorizationEndpoint: field('authorization_endpoint'),
+    tokenEndpoint: field('token_endpoint'),
+    endSessionEndpoint: typeof endSession === 'string' && endSession !== '' ? endSession : null,
+    jwks: createRemoteJWKSet(new URL(field('jwks_uri')), { timeoutDuration: timeoutMs }),
+  }
+}
+
+function unreachable(cause: unknown): HttpError {
+  return new HttpError(503, ERROR_MESSAGES.providerUnreachable, { cause })
+}

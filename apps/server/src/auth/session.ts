@@ -1,0 +1,102 @@
+/**
+ * The two signed tokens of the login (spec: Login user and session, Optional login): the HS256
+ * session JWT signed with OIDC_SESSION_SECRET, and the 5-minute PKCE JWT carried by the
+ * `fileshare-pkce` cookie, signed with its own key derived from the same secret.
+ */
+import { hkdfSync } from 'node:crypto'
+
+import {
+  PKCE_COOKIE_MAX_AGE_SEC,
+  type SessionPayload,
+  type SessionResponse,
+} from '@fileshare/protocol'
+import { SignJWT, errors, jwtVerify } from 'jose'
+
+/** HKDF label of the PKCE cookie key, so a PKCE JWT can never pass as a session and back. */
+export const PKCE_KEY_LABEL = 'fileshare pkce cookie v1'
+
+/** What the login keeps between `GET /auth/login` and `GET /auth/callback`. */
+export interface PkceState {
+  state: string
+  nonce: string
+  verifier: string
+  /** Where the command-line client waits for the token, when it started the login. */
+  cliCallback: string | null
+}
+
+export interface SessionKeys {
+  sign(user: SessionResponse): Promise<string>
+  /** The user of a valid session JWT; null when it is malformed, tampered with or expired. */
+  verify(token: string): Promise<SessionResponse | null>
+  signPkce(pkce: PkceState): Promise<string>
+  /** The login state of a valid PKCE JWT; null when it is malformed, tampered with or expired. */
+  verifyPkce(token: string): Promise<PkceState | null>
+}
+
+export function sessionKeys(secret: string, durationSec: number): SessionKeys {
+  const sessionKey = new TextEncoder().encode(secret)
+  const pkceKey = new Uint8Array(
+    hkdfSync('sha256', sessionKey, new Uint8Array(), PKCE_KEY_LABEL, 32),
+  )
+  const options = { algorithms: ['HS256'] }
+
+  return {
+    // The payload is exactly the spec's: sub, name, email, iat, exp (no server-side state).
+    sign: (user) =>
+      new SignJWT({ name: user.name, email: user.email })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(user.sub)
+        .setIssuedAt()
+        .setExpirationTime(`${durationSec}s`)
+        .sign(sessionKey),
+
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify<Partial<SessionPayload>>(token, sessionKey, {
+          ...options,
+          requiredClaims: ['sub', 'iat', 'exp'],
+        })
+        const { sub, name, email } = payload
+        if (typeof sub !== 'string' || typeof name !== 'string' || typeof email !== 'string') {
+          return null
+        }
+        return { sub, name, email }
+      } catch (err) {
+        return invalidToken(err)
+      }
+    },
+
+    signPkce: (pkce) =>
+      new SignJWT({ ...pkce })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuedAt()
+        .setExpirationTime(`${PKCE_COOKIE_MAX_AGE_SEC}s`)
+        .sign(pkceKey),
+
+    async verifyPkce(token) {
+      try {
+        const { payload } = await jwtVerify<Partial<PkceState>>(token, pkceKey, {
+          ...options,
+          requiredClaims: ['exp'],
+        })
+        const { state, nonce, verifier, cliCallback } = payload
+        if (
+          typeof state !== 'string' ||
+          typeof nonce !== 'string' ||
+          typeof verifier !== 'string'
+        ) {
+          return null
+        }
+        return { state, nonce, verifier, cliCallback: cliCallback ?? null }
+      } catch (err) {
+        return invalidToken(err)
+      }
+    },
+  }
+}
+
+/** A token that fails verification is no credential; any other error is a bug and propagates. */
+function invalidToken(err: unknown): null {
+  if (err instanceof errors.JOSEError) return null
+  throw err
+}

@@ -1,0 +1,69 @@
+/**
+ * Runs SQLite's WAL checkpoints on a worker thread with its own connection. A checkpoint waits on
+ * fsync; run automatically, it would do so on the event loop, inside whichever request happened to
+ * commit, and stall every request behind it. The main connection turns automatic checkpoints off.
+ */
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+
+import type Database from 'better-sqlite3'
+
+/** How often the worker folds the WAL back into the database. */
+const CHECKPOINT_INTERVAL_MS = 250
+
+// Plain JavaScript evaluated in the worker, so it runs the same from src/ (tests) and dist/.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const db = new Database(workerData.file, { fileMustExist: true })
+db.pragma('busy_timeout = 5000')
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)')
+  } catch (error) {
+    parentPort.postMessage({ error: String(error) })
+  }
+}, workerData.intervalMs)
+parentPort.on('message', () => {
+  clearInterval(timer)
+  try {
+    db.pragma('wal_checkpoint(TRUNCATE)')
+  } finally {
+    db.close()
+    parentPort.close()
+  }
+})
+`
+
+export interface Checkpointer {
+  /** Runs a last full checkpoint and stops the worker. */
+  stop(): Promise<void>
+}
+
+/** Takes over the checkpoints of `sqlite` (a connection to a WAL-mode database file). */
+export function startCheckpointer(
+  sqlite: Database.Database,
+  onError: (message: string) => void,
+): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file: sqlite.name, driver, intervalMs: CHECKPOINT_INTERVAL_MS },
+  })
+  sqlite.pragma('wal_autocheckpoint = 0')
+  worker.unref()
+  worker.on('message', (message: { error?: string }) => {
+    if (message.error) onError(`WAL checkpoint failed: ${message.error}`)
+  })
+  worker.on('error', (error) => onError(`WAL checkpointer stopped: ${error.message}`))
+  let stopped: Promise<void> | undefined
+  return {
+    stop() {
+      stopped ??= new Promise((resolve) => {
+        worker.once('exit', () => resolve())
+        worker.postMessage('stop')
+      })
+      return stopped
+    },
+  }
+}

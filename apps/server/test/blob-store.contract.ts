@@ -1,0 +1,144 @@
+/**
+ * The behaviour every BlobStore must have, written once and run against each backend by
+ * blob-store.fs.test.ts and blob-store.s3.test.ts.
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+
+import { describe, expect, it } from 'vitest'
+
+import type { BlobStore } from '../src/storage/blob-store.js'
+
+export interface BlobStoreHarness {
+  /** The store under test; called once per test after the suite's setup ran. */
+  store: () => BlobStore
+  /** A size that makes the backend split the blob (S3: more than one multipart part). */
+  largeSize: number
+  /** Keys of unfinished writes the store still holds (partial files, multipart uploads). */
+  unfinished: () => Promise<string[]>
+}
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const chunks: Uint8Array[] = []
+  for await (const chunk of stream) chunks.push(chunk)
+  return Buffer.concat(chunks)
+}
+
+/** Writes `bytes` in pieces of `piece` bytes, as the upload transports do. */
+async function writeAll(store: BlobStore, key: string, bytes: Uint8Array, piece = 1024 ** 2) {
+  const writer = await store.create(key)
+  for (let offset = 0; offset < bytes.length; offset += piece) {
+    await writer.write(bytes.subarray(offset, offset + piece))
+  }
+  return writer
+}
+
+async function keys(store: BlobStore): Promise<string[]> {
+  const found: string[] = []
+  for await (const blob of store.list()) found.push(blob.key)
+  return found
+}
+
+export function blobStoreContract(name: string, harness: BlobStoreHarness): void {
+  describe(`BlobStore contract: ${name}`, () => {
+    it('stores a small blob whole and lists it with its size', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      const bytes = randomBytes(1000)
+      const writer = await writeAll(store, key, bytes, 300)
+      expect(writer.bytesWritten).toBe(1000)
+      await writer.commit()
+      expect(await readAll(await store.read(key))).toEqual(bytes)
+      let listed: { key: string; size: number } | undefined
+      for await (const blob of store.list()) if (blob.key === key) listed = blob
+      expect(listed).toMatchObject({ key, size: 1000 })
+    })
+
+    it('stores an empty blob', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      await (await store.create(key)).commit()
+      expect((await readAll(await store.read(key))).length).toBe(0)
+    })
+
+    it('stores a blob larger than the backend writes at once, byte for byte', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      const bytes = randomBytes(harness.largeSize)
+      // Odd-sized pieces cross every internal boundary somewhere in the middle of a write.
+      const writer = await writeAll(store, key, bytes, 777_777)
+      expect(writer.bytesWritten).toBe(bytes.length)
+      await writer.commit()
+      expect((await readAll(await store.read(key))).equals(bytes)).toBe(true)
+      expect(await harness.unfinished()).not.toContain(key)
+    })
+
+    it('keeps a blob invisible until commit', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      const writer = await writeAll(store, key, randomBytes(harness.largeSize))
+      expect(await keys(store)).not.toContain(key)
+      await expect(store.read(key)).rejects.toThrow()
+      await writer.abort()
+    })
+
+    it('leaves nothing after abort, even twice, and refuses writes after it', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      const writer = await writeAll(store, key, randomBytes(harness.largeSize))
+      await writer.abort()
+      await writer.abort()
+      expect(await keys(store)).not.toContain(key)
+      expect(await harness.unfinished()).not.toContain(key)
+      await expect(writer.write(new Uint8Array(1))).rejects.toThrow('Blob writer is closed')
+    })
+
+    it('replaces a blob written again under the same key', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      await (await writeAll(store, key, Buffer.from('first'))).commit()
+      await (await writeAll(store, key, Buffer.from('second'))).commit()
+      expect((await readAll(await store.read(key))).toString()).toBe('second')
+    })
+
+    it('deletes idempotently; reading a deleted or unknown blob fails', async () => {
+      const store = harness.store()
+      const key = randomUUID()
+      await (await writeAll(store, key, randomBytes(10))).commit()
+      await store.delete(key)
+      await store.delete(key)
+      await store.delete(randomUUID())
+      expect(await keys(store)).not.toContain(key)
+      await expect(store.read(key)).rejects.toThrow()
+    })
+
+    it('refuses a key that is not a UUID before touching storage', async () => {
+      const store = harness.store()
+      for (const key of ['../etc/passwd', 'a/b', '', randomUUID().toUpperCase()]) {
+        await expect(store.create(key)).rejects.toThrow('Refusing blob key')
+        await expect(store.read(key)).rejects.toThrow('Refusing blob key')
+        await expect(store.delete(key)).rejects.toThrow('Refusing blob key')
+      }
+    })
+
+    it('sweeps unfinished writes older than the threshold, except those kept', async () => {
+      const store = harness.store()
+      const [kept, swept] = [randomUUID(), randomUUID()]
+      const keptWriter = await writeAll(store, kept, randomBytes(harness.largeSize))
+      const sweptWriter = await writeAll(store, swept, randomBytes(harness.largeSize))
+      expect(await harness.unfinished()).toEqual(expect.arrayContaining([kept, swept]))
+      // Young writes survive a sweep with a threshold in the future of their start.
+      expect(await store.sweepUnfinished(60 * 60_000)).toBe(0)
+      expect(await store.sweepUnfinished(0, new Set([kept]))).toBeGreaterThanOrEqual(1)
+      const left = await harness.unfinished()
+      expect(left).toContain(kept)
+      expect(left).not.toContain(swept)
+      await keptWriter.abort()
+      await sweptWriter.abort()
+      expect(await harness.unfinished()).not.toContain(kept)
+    })
+
+    it('answers the health check', async () => {
+      await expect(harness.store().check()).resolves.toBeUndefined()
+    })
+  })
+}

@@ -1,0 +1,238 @@
+/**
+ * A throwaway Ceph cluster for the S3 suites: one monitor, one OSD on the in-memory `memstore`
+ * object store and radosgw, all on free loopback ports under a temporary folder, started without
+ * systemd and stopped with the suite. radosgw checks SigV4 signatures like any S3 service, which a
+ * mock such as s3rver does not.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes, randomUUID } from 'node:crypto'
+import { existsSync, rmSync } from 'node:fs'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer, connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+
+const run = promisify(execFile)
+
+const PACKAGES = ['radosgw', 'ceph-mon', 'ceph-osd']
+const BINARIES = ['/usr/bin/radosgw', '/usr/bin/ceph-mon', '/usr/bin/ceph-osd']
+const START_TIMEOUT_MS = 60_000
+
+export interface Radosgw {
+  endpoint: string
+  region: string
+  accessKeyId: string
+  secretAccessKey: string
+  /** Milliseconds from the first command to the S3 port answering with the user made. */
+  startMs: number
+  stop(): Promise<void>
+}
+
+/**
+ * Why the S3 suites cannot run here, or null when they can. Under CI=true a missing radosgw is
+ * installed from Debian's packages (as root) or the suite fails; outside CI it is only reported.
+ */
+export async function radosgwMissing(): Promise<string | null> {
+  if (BINARIES.every((path) => existsSync(path))) return null
+  if (process.env.CI !== 'true') {
+    return `radosgw is not installed (apt-get install -y --no-install-recommends ${PACKAGES.join(' ')}); the S3 suites are skipped`
+  }
+  if (process.getuid?.() !== 0)
+    throw new Error('CI=true: radosgw is missing and only root can install it')
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  // Several suites may want it at once; flock makes them install one after another.
+  const lock = ['/tmp/fileshare-apt.lock', 'apt-get']
+  await run('flock', [...lock, 'update'], { env })
+  await run('flock', [...lock, 'install', '-y', '--no-install-recommends', ...PACKAGES], { env })
+  return null
+}
+
+export async function startRadosgw(): Promise<Radosgw> {
+  const started = Date.now()
+  const dir = await mkdtemp(join(tmpdir(), 'fileshare-radosgw-'))
+  const children: ChildProcess[] = []
+  const killAll = () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+  // A crashed test process must not leave daemons behind.
+  process.once('exit', killAll)
+  try {
+    const [monPort, rgwPort] = [await freePort(), await freePort()]
+    const conf = join(dir, 'ceph.conf')
+    const fsid = randomUUID()
+    for (const sub of ['mon', 'osd', 'run', 'log']) await mkdir(join(dir, sub))
+    await writeFile(conf, cephConf(dir, fsid, monPort, rgwPort))
+    const ceph = async (command: string, args: string[]) => {
+      await run(command, ['-c', conf, ...args], { timeout: 30_000 })
+    }
+    const daemon = (command: string, args: string[]) => {
+      const child = spawn(command, ['-c', conf, '-f', ...args], { stdio: 'ignore' })
+      // A failed spawn shows as an exit code in waitForPort; the event itself is not an error.
+      child.on('error', () => undefined)
+      children.push(child)
+    }
+
+    await run('monmaptool', [
+      '--create',
+      '--addv',
+      'a',
+      `[v2:127.0.0.1:${monPort}]`,
+      '--fsid',
+      fsid,
+      join(dir, 'monmap'),
+    ])
+    await run('ceph-authtool', [
+      '--create-keyring',
+      join(dir, 'keyring'),
+      '--gen-key',
+      '-n',
+      'mon.',
+      '--cap',
+      'mon',
+      'allow *',
+    ])
+    await ceph('ceph-mon', ['--mkfs', '-i', 'a', '--monmap', join(dir, 'monmap')])
+    daemon('ceph-mon', ['-i', 'a'])
+    // Registers OSD 0; its first start adds it to the CRUSH map by itself.
+    await ceph('ceph', ['osd', 'create'])
+    await ceph('ceph-osd', ['-i', '0', '--mkfs'])
+    daemon('ceph-osd', ['-i', '0'])
+    daemon('radosgw', ['-n', 'client.rgw'])
+    await waitForPort(rgwPort, Date.now() + START_TIMEOUT_MS, children)
+
+    const accessKeyId = randomBytes(10).toString('hex').toUpperCase()
+    const secretAccessKey = randomBytes(20).toString('hex')
+    await ceph('radosgw-admin', [
+      'user',
+      'create',
+      '--uid',
+      'fileshare',
+      '--display-name',
+      'fileshare tests',
+      '--access-key',
+      accessKeyId,
+      '--secret-key',
+      secretAccessKey,
+    ])
+    const endpoint = `http://127.0.0.1:${rgwPort}`
+    await warmUp(endpoint, accessKeyId, secretAccessKey)
+    return {
+      endpoint,
+      region: 'us-east-1',
+      accessKeyId,
+      secretAccessKey,
+      startMs: Date.now() - started,
+      async stop() {
+        await stopAll(children)
+        process.removeListener('exit', killAll)
+        await rm(dir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    await stopAll(children)
+    process.removeListener('exit', killAll)
+    await rm(dir, { recursive: true, force: true })
+    throw error
+  }
+}
+
+/**
+ * radosgw creates its pools on the first bucket and the first write, which takes seconds; done
+ * here, that time counts as start-up rather than against the first test.
+ */
+async function warmUp(endpoint: string, accessKeyId: string, secretAccessKey: string) {
+  const client = new S3Client({
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId, secretAccessKey },
+  })
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: 'warm-up' }))
+    await client.send(
+      new PutObjectCommand({ Bucket: 'warm-up', Key: 'warm-up', Body: 'x', ContentLength: 1 }),
+    )
+  } finally {
+    client.destroy()
+  }
+}
+
+function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
+  return `[global]
+fsid = ${fsid}
+mon host = v2:127.0.0.1:${monPort}
+mon initial members = a
+public addr = 127.0.0.1
+auth cluster required = none
+auth service required = none
+auth client required = none
+# Without it the clients (radosgw among them) never finish the msgr2 handshake with the monitor.
+ms mon client mode = crc
+ms bind ipv6 = false
+osd pool default size = 1
+osd pool default min size = 1
+osd pool default pg num = 8
+osd pool default pgp num = 8
+osd crush chooseleaf type = 0
+mon allow pool size one = true
+mon warn on pool no redundancy = false
+mon max pg per osd = 1000
+osd objectstore = memstore
+memstore device bytes = ${4 * 1024 ** 3}
+run dir = ${dir}/run
+admin socket = ${dir}/run/$name.asok
+log file = ${dir}/log/$name.log
+pid file = ${dir}/run/$name.pid
+mon data = ${dir}/mon
+osd data = ${dir}/osd
+keyring = ${dir}/keyring
+[client.rgw]
+rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
+`
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+async function waitForPort(port: number, deadline: number, children: ChildProcess[]) {
+  for (;;) {
+    const dead = children.find((child) => child.exitCode !== null || child.signalCode !== null)
+    if (dead) throw new Error(`${dead.spawnfile} exited with ${dead.exitCode} while starting`)
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => {
+        socket.destroy()
+        resolve(true)
+      })
+      socket.once('error', () => resolve(false))
+    })
+    if (open) return
+    if (Date.now() > deadline) throw new Error(`radosgw did not open port ${port} in time`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+/** SIGTERM in reverse start order, SIGKILL for whatever has not exited after five seconds. */
+async function stopAll(children: ChildProcess[]): Promise<void> {
+  for (const child of [...children].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+    await exited
+    clearTimeout(timer)
+  }
+}

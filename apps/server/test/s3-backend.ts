@@ -1,0 +1,56 @@
+/**
+ * What the S3 suites share: a radosgw per test file, a fresh bucket per store or server, and the
+ * server settings that point at it.
+ */
+import { randomBytes } from 'node:crypto'
+
+import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
+
+import { S3BlobStore, type S3StoreOptions } from '../src/storage/s3.js'
+import type { Radosgw } from './radosgw.js'
+
+/** The smallest part S3 accepts, so that the tests cross part boundaries with little data. */
+export const TEST_PART_SIZE = 5 * 1024 ** 2
+
+export function newBucketName(): string {
+  return `fileshare-${randomBytes(6).toString('hex')}`
+}
+
+/** The environment of a server storing into a new bucket of `gateway`. */
+export function s3Env(gateway: Radosgw, bucket = newBucketName()): Record<string, string> {
+  return {
+    STORAGE_BACKEND: 's3',
+    S3_ENDPOINT: gateway.endpoint,
+    S3_REGION: gateway.region,
+    S3_BUCKET: bucket,
+    S3_ACCESS_KEY_ID: gateway.accessKeyId,
+    S3_SECRET_ACCESS_KEY: gateway.secretAccessKey,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_PART_SIZE: String(TEST_PART_SIZE),
+  }
+}
+
+export async function openTestStore(
+  gateway: Radosgw,
+  options: Partial<Pick<S3StoreOptions, 'bucket' | 'now' | 'presignedUrlExpirySec'>> = {},
+) {
+  const store = new S3BlobStore({
+    bucket: newBucketName(),
+    endpoint: gateway.endpoint,
+    region: gateway.region,
+    accessKeyId: gateway.accessKeyId,
+    secretAccessKey: gateway.secretAccessKey,
+    forcePathStyle: true,
+    partSize: TEST_PART_SIZE,
+    presignedUrlExpirySec: 300,
+    ...options,
+  })
+  await store.ensureBucket()
+  return store
+}
+
+/** Keys of the multipart uploads still open in the store's bucket. */
+export async function openMultipartKeys(store: S3BlobStore): Promise<string[]> {
+  const page = await store.client.send(new ListMultipartUploadsCommand({ Bucket: store.bucket }))
+  return (page.Uploads ?? []).map((upload) => upload.Key ?? '')
+}
