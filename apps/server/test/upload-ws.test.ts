@@ -8,9 +8,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 
-import { toBase64Url, type UploadWsInitFrame } from '@fileshare/protocol'
+import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebSocket, type ClientOptions } from 'ws'
+import { WebSocket } from 'ws'
 
 import { createLogger } from '../src/logger.js'
 import { createServices } from '../src/services/container.js'
@@ -18,13 +18,13 @@ import type { UploadSessions } from '../src/services/upload-sessions.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
+import { TestSocket, type Frame } from './test-socket.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
 const BASE_URL = 'https://files.example'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-type Frame = Record<string, unknown>
 type InitHeaders = Record<string, string>
 
 /** The `init` headers of a valid upload of `size` bytes; `overrides` replace or remove entries. */
@@ -70,71 +70,6 @@ function asHttpHeaders(headers: InitHeaders): Record<string, string> {
 
 function socketUrl(httpUrl: string, path = '/api/upload/ws'): string {
   return `${httpUrl.replace(/^http/, 'ws')}${path}`
-}
-
-/** A client socket that records every text frame and how it closed. */
-class TestSocket {
-  readonly frames: Frame[] = []
-  readonly closed: Promise<{ code: number; reason: string }>
-  private readonly listeners = new Set<() => void>()
-
-  private constructor(readonly ws: WebSocket) {
-    // A server that drops the connection resets it; the close code (1006) tells the tests that.
-    ws.on('error', () => undefined)
-    ws.on('message', (data, isBinary) => {
-      if (!isBinary) this.frames.push(JSON.parse(String(data)) as Frame)
-      for (const listener of this.listeners) listener()
-    })
-    this.closed = new Promise((resolve) => {
-      ws.on('close', (code, reason) => {
-        resolve({ code, reason: reason.toString() })
-        for (const listener of this.listeners) listener()
-      })
-    })
-  }
-
-  static open(url: string, options: ClientOptions = {}): Promise<TestSocket> {
-    return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, options)
-      const socket = new TestSocket(ws)
-      ws.once('open', () => resolve(socket))
-      ws.once('error', reject)
-    })
-  }
-
-  /** The first frame of `type`; fails when the socket closes without one. */
-  waitFor(type: string): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      const check = () => {
-        const frame = this.frames.find((f) => f.type === type)
-        if (frame) {
-          this.listeners.delete(check)
-          resolve(frame)
-        } else if (this.ws.readyState === WebSocket.CLOSED) {
-          this.listeners.delete(check)
-          reject(new Error(`closed without ${type}: ${JSON.stringify(this.frames)}`))
-        }
-      }
-      this.listeners.add(check)
-      check()
-    })
-  }
-
-  sendJson(frame: unknown): void {
-    this.ws.send(JSON.stringify(frame))
-  }
-
-  /** Sends `init` and resolves with the upload id of `ready`. */
-  async init(headers: InitHeaders): Promise<string> {
-    this.sendJson({ type: 'init', headers } as UploadWsInitFrame)
-    return (await this.waitFor('ready')).id as string
-  }
-
-  sendBytes(body: Uint8Array, frameSize: number): void {
-    for (let offset = 0; offset < body.length; offset += frameSize) {
-      this.ws.send(body.subarray(offset, offset + frameSize), { binary: true })
-    }
-  }
 }
 
 /** What a refused upgrade answered, or `open` when it was not refused. */
@@ -217,7 +152,7 @@ describe('upload socket', () => {
       const body = randomBytes(3 * MiB + 1234)
       const headers = initHeaders(body.length, { fileCount: '2', maxDownloads: '2' })
       const socket = await TestSocket.open(url)
-      const id = await socket.init(headers)
+      const id = await socket.init({ type: 'init', headers })
       expect(id).toMatch(UUID)
       socket.sendBytes(body, 256 * KiB)
       socket.sendJson({ type: 'finalize' })
@@ -244,7 +179,7 @@ describe('upload socket', () => {
         passwordAlgo: 'argon2id-v2',
       })
       const socket = await TestSocket.open(url)
-      const id = await socket.init(headers)
+      const id = await socket.init({ type: 'init', headers })
       socket.sendBytes(randomBytes(100), 100)
       socket.sendJson({ type: 'finalize' })
       await socket.waitFor('done')
@@ -256,7 +191,7 @@ describe('upload socket', () => {
       const body = randomBytes(10_000)
       const headers = initHeaders(body.length)
       const socket = await TestSocket.open(url)
-      const id = await socket.init(headers)
+      const id = await socket.init({ type: 'init', headers })
       for (const [start, end] of [
         [0, 1],
         [1, 1],
@@ -286,7 +221,7 @@ describe('upload socket', () => {
       ['a frame without a type', { headers: {} }],
     ])('refuses %s', async (_name, frame) => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init(initHeaders(10))
+      const id = await socket.init({ type: 'init', headers: initHeaders(10) })
       socket.sendJson(frame)
       expect((await socket.closed).code).toBe(1002)
       expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
@@ -303,7 +238,7 @@ describe('upload socket', () => {
     it('refuses a binary frame after finalize and stores nothing', async () => {
       const body = randomBytes(64 * KiB)
       const socket = await TestSocket.open(url)
-      const id = await socket.init(initHeaders(body.length))
+      const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
       socket.sendBytes(body, 16 * KiB)
       socket.sendJson({ type: 'finalize' })
       socket.ws.send(randomBytes(1), { binary: true })
@@ -391,7 +326,7 @@ describe('upload socket', () => {
 
     it('refuses a finalize that arrives before every declared byte, and stores nothing', async () => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init(initHeaders(1000))
+      const id = await socket.init({ type: 'init', headers: initHeaders(1000) })
       socket.sendBytes(randomBytes(999), 500)
       socket.sendJson({ type: 'finalize' })
       expect((await socket.closed).code).toBe(1008)
@@ -401,7 +336,7 @@ describe('upload socket', () => {
 
     it('refuses bytes past the declared length, and stores nothing', async () => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init(initHeaders(1000))
+      const id = await socket.init({ type: 'init', headers: initHeaders(1000) })
       socket.sendBytes(randomBytes(600), 600)
       socket.sendBytes(randomBytes(401), 401)
       expect((await socket.closed).code).toBe(1008)
@@ -416,7 +351,7 @@ describe('upload socket', () => {
       ['drops its connection', (socket: TestSocket) => socket.ws.terminate()],
     ])('leaves no record and no blob when the client %s mid-upload', async (_name, end) => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init(initHeaders(2 * MiB))
+      const id = await socket.init({ type: 'init', headers: initHeaders(2 * MiB) })
       socket.sendBytes(randomBytes(MiB + 5), 64 * KiB)
       await expect.poll(() => server.service.services.sessions.size).toBe(1)
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -503,7 +438,7 @@ describe('upload socket with FILE_UPLOAD_WS_MAX_BUFFER=65536', () => {
 
   it('closes with 1009 on a frame larger than the buffer, and stores nothing', async () => {
     const socket = await TestSocket.open(socketUrl(server.url))
-    const id = await socket.init(initHeaders(MiB))
+    const id = await socket.init({ type: 'init', headers: initHeaders(MiB) })
     socket.ws.send(randomBytes(64 * KiB + 1), { binary: true })
     expect((await socket.closed).code).toBe(1009)
     await expectNothingStored(server, id)
@@ -513,7 +448,7 @@ describe('upload socket with FILE_UPLOAD_WS_MAX_BUFFER=65536', () => {
     const body = randomBytes(64 * KiB)
     const headers = initHeaders(body.length)
     const socket = await TestSocket.open(socketUrl(server.url))
-    const id = await socket.init(headers)
+    const id = await socket.init({ type: 'init', headers })
     socket.sendBytes(body, body.length)
     socket.sendJson({ type: 'finalize' })
     await socket.waitFor('done')
@@ -588,7 +523,7 @@ describe('upload socket flow control', () => {
     const body = randomBytes(64 * MiB)
     const headers = initHeaders(body.length)
     const socket = await TestSocket.open(url)
-    const id = await socket.init(headers)
+    const id = await socket.init({ type: 'init', headers })
     socket.sendBytes(body, MiB)
     socket.sendJson({ type: 'finalize' })
     await socket.waitFor('done')
@@ -603,7 +538,7 @@ describe('upload socket flow control', () => {
 
   it('terminates a socket that does not answer pings, and stores nothing', async () => {
     const socket = await TestSocket.open(url, { autoPong: false })
-    const id = await socket.init(initHeaders(100))
+    const id = await socket.init({ type: 'init', headers: initHeaders(100) })
     expect((await socket.closed).code).toBe(1006)
     await expectNothingStored(server, id, sessions)
   })
@@ -611,7 +546,7 @@ describe('upload socket flow control', () => {
   it('keeps a socket that answers pings open across several keepalive ticks', async () => {
     const headers = initHeaders(100)
     const socket = await TestSocket.open(url)
-    const id = await socket.init(headers)
+    const id = await socket.init({ type: 'init', headers })
     await new Promise((resolve) => setTimeout(resolve, 500))
     socket.sendBytes(randomBytes(100), 100)
     socket.sendJson({ type: 'finalize' })
@@ -620,7 +555,7 @@ describe('upload socket flow control', () => {
 
   it('refuses new upgrades after stopAccepting, and close() ends open sockets without storing', async () => {
     const socket = await TestSocket.open(url)
-    const id = await socket.init(initHeaders(100))
+    const id = await socket.init({ type: 'init', headers: initHeaders(100) })
     sockets.stopAccepting()
     expect(await upgradeAnswer(url)).toEqual({
       status: 503,

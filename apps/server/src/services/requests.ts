@@ -28,7 +28,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
-import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-store.js'
+import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { Lockout } from './limits/lockout.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
@@ -43,6 +43,7 @@ import {
 } from './request-validation.js'
 import { tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
+import { DownloadCounter } from './download-counter.js'
 
 export type { RequestUploadFinalize, RequestUploadInit } from './request-validation.js'
 
@@ -105,7 +106,11 @@ function notFound(): HttpError {
 }
 
 export class RequestsService {
-  constructor(private readonly deps: RequestsDeps) {}
+  private readonly counter: DownloadCounter
+
+  constructor(private readonly deps: RequestsDeps) {
+    this.counter = new DownloadCounter(deps.db, 'request_uploads', deps.blobs)
+  }
 
   /**
    * Creates a request (spec: POST /api/request): 400 for an invalid body, 429 when the caller's
@@ -441,28 +446,7 @@ export class RequestsService {
           .get()
       : undefined
     if (!entry) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const counted = db
-      .update(requestUploads)
-      .set({ downloadCount: sql`${requestUploads.downloadCount} + 1` })
-      .where(
-        and(
-          eq(requestUploads.id, uploadId),
-          lt(requestUploads.downloadCount, requestUploads.maxDownloads),
-          gt(requestUploads.expiresAt, this.deps.now()),
-        ),
-      )
-      .run()
-    if (counted.changes !== 1) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    try {
-      return { ...entry, delivery: await deliverBlob(this.deps.blobs, uploadId) }
-    } catch (error) {
-      // The blob could not be opened: give the download back.
-      db.update(requestUploads)
-        .set({ downloadCount: sql`${requestUploads.downloadCount} - 1` })
-        .where(eq(requestUploads.id, uploadId))
-        .run()
-      throw error
-    }
+    return { ...entry, delivery: await this.counter.deliver(uploadId, this.deps.now()) }
   }
 
   /** Deletes one inbox file; its slot stays used (spec: DELETE /api/inbox/:id/file/:uid). */

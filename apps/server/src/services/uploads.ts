@@ -11,16 +11,17 @@ import {
   parseIntegerStrict,
   type UploadInfoResponse,
 } from '@fileshare/protocol'
-import { and, eq, gt, isNull, lt, sql } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
-import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-store.js'
+import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
+import { DownloadCounter } from './download-counter.js'
 import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { decodeSalt, invalid } from './validation.js'
@@ -75,7 +76,11 @@ export interface DownloadResult {
 const META_MAX_LENGTH = 200_000
 
 export class UploadsService {
-  constructor(private readonly deps: UploadsDeps) {}
+  private readonly counter: DownloadCounter
+
+  constructor(private readonly deps: UploadsDeps) {
+    this.counter = new DownloadCounter(deps.db, 'uploads', deps.blobs)
+  }
 
   /**
    * Validates the headers of `POST /api/upload`, `POST /api/upload/init` and the WebSocket `init`
@@ -284,30 +289,8 @@ export class UploadsService {
     if (!tokenMatches(authToken, row.authTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
     }
-    const counted = this.deps.db
-      .update(uploads)
-      .set({ downloadCount: sql`${uploads.downloadCount} + 1` })
-      .where(
-        and(
-          eq(uploads.id, id),
-          lt(uploads.downloadCount, uploads.maxDownloads),
-          gt(uploads.expiresAt, this.deps.now()),
-        ),
-      )
-      .run()
-    if (counted.changes !== 1) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    try {
-      const delivery = await deliverBlob(this.deps.blobs, id)
-      return { size: row.size, fileCount: row.fileCount, delivery }
-    } catch (error) {
-      // The blob could not be opened: give the download back.
-      this.deps.db
-        .update(uploads)
-        .set({ downloadCount: sql`${uploads.downloadCount} - 1` })
-        .where(eq(uploads.id, id))
-        .run()
-      throw error
-    }
+    const delivery = await this.counter.deliver(id, this.deps.now())
+    return { size: row.size, fileCount: row.fileCount, delivery }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */

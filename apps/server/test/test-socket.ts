@@ -1,0 +1,79 @@
+/** A WebSocket client for the upload socket suites that records every text frame and the close. */
+import { expect } from 'vitest'
+import WebSocket, { type ClientOptions } from 'ws'
+
+export type Frame = Record<string, unknown>
+
+const KiB = 1024
+
+export class TestSocket {
+  readonly frames: Frame[] = []
+  readonly closed: Promise<{ code: number; reason: string }>
+  private readonly listeners = new Set<() => void>()
+
+  private constructor(readonly ws: WebSocket) {
+    // A server that drops the connection resets it; the close code (1006) tells the tests that.
+    ws.on('error', () => undefined)
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.frames.push(JSON.parse(String(data)) as Frame)
+      for (const listener of this.listeners) listener()
+    })
+    this.closed = new Promise((resolve) => {
+      ws.on('close', (code, reason) => {
+        resolve({ code, reason: reason.toString() })
+        for (const listener of this.listeners) listener()
+      })
+    })
+  }
+
+  static open(url: string, options: ClientOptions = {}): Promise<TestSocket> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, options)
+      const socket = new TestSocket(ws)
+      ws.once('open', () => resolve(socket))
+      ws.once('error', reject)
+    })
+  }
+
+  /** The first frame of `type`; fails when the socket closes without one. */
+  waitFor(type: string): Promise<Frame> {
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const frame = this.frames.find((f) => f.type === type)
+        if (frame) {
+          this.listeners.delete(check)
+          resolve(frame)
+        } else if (this.ws.readyState === WebSocket.CLOSED) {
+          this.listeners.delete(check)
+          reject(new Error(`closed without ${type}: ${JSON.stringify(this.frames)}`))
+        }
+      }
+      this.listeners.add(check)
+      check()
+    })
+  }
+
+  sendJson(frame: unknown): void {
+    this.ws.send(JSON.stringify(frame))
+  }
+
+  /** Sends `init` and resolves with the upload id of `ready`. */
+  async init(frame: Frame): Promise<string> {
+    this.sendJson(frame)
+    return (await this.waitFor('ready')).id as string
+  }
+
+  sendBytes(body: Uint8Array, frameSize = 64 * KiB): void {
+    for (let offset = 0; offset < body.length; offset += frameSize) {
+      this.ws.send(body.subarray(offset, offset + frameSize), { binary: true })
+    }
+  }
+
+  /** Sends `init` and expects one `error` frame and a close with 1008. */
+  async refusal(frame: Frame): Promise<Frame> {
+    this.sendJson(frame)
+    expect((await this.closed).code).toBe(1008)
+    expect(this.frames).toHaveLength(1)
+    return this.frames[0]!
+  }
+}
