@@ -265,13 +265,16 @@ function expectStatus(what: string, response: Response, status: number): void {
   }
 }
 
+const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
+
 /** The built server on a free loopback port with a temporary DATA_DIR. */
 async function startServer(
   dataDir: string,
 ): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const port = await freePort()
   const child = track(
-    spawn(process.execPath, [SERVER_ENTRY], {
+    // BENCH_SERVER_NODE_ARGS profiles the server under this load, e.g. "--cpu-prof".
+    spawn(process.execPath, [...NODE_ARGS, SERVER_ENTRY], {
       env: {
         PATH: process.env.PATH ?? '',
         PORT: String(port),
