@@ -5,17 +5,13 @@
  * ratio to the direct upload and the server's peak RSS; the last line is one JSON object of every
  * figure. BENCH_S3_MIB sets a smaller size for a quick try.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
-import { once } from 'node:events'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { Agent, request as httpRequest } from 'node:http'
-import { createServer, type AddressInfo } from 'node:net'
+import { Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
-import { fileURLToPath } from 'node:url'
 
 import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
@@ -23,12 +19,20 @@ import WebSocket from 'ws'
 
 import { S3BlobStore } from '../src/storage/s3.js'
 import { radosgwMissing, startRadosgw, type Radosgw } from '../test/radosgw.js'
+import {
+  MiB,
+  SERVER_ENTRY,
+  expectStatus,
+  freePort,
+  mbps,
+  payload,
+  round,
+  send,
+  stopChild,
+  token,
+} from './lib.js'
 
-const MiB = 1024 * 1024
 const SIZE = Number(process.env.BENCH_S3_MIB ?? 1024) * MiB
-const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
-/** Random payload, sliced over and over: neither the server nor S3 reads the bytes. */
-const BLOCK = randomBytes(16 * MiB)
 const PART_SIZE = 8 * MiB
 const WS_FRAME_SIZE = MiB
 /** The WebSocket client stops sending while more than this waits in its socket buffer. */
@@ -38,16 +42,6 @@ const CHUNK_SIZE = 10_000_000
 const CHUNKS_IN_FLIGHT = 3
 const BUCKET = 'fileshare-bench'
 const TARGETS = { ratio: 0.8, peakRssMB: 250 }
-
-const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
-const round = (n: number, digits = 0) => Number(n.toFixed(digits))
-const token = () => randomBytes(32).toString('base64url')
-
-/** `length` bytes of the random block; `index` picks where, so neighbouring slices differ. */
-function payload(index: number, length: number): Buffer {
-  const start = (index * length) % (BLOCK.length - length + 1)
-  return BLOCK.subarray(start, start + length)
-}
 
 /** The same bytes as the WebSocket upload sends, as a stream for lib-storage. */
 function payloadStream(size: number): Readable {
@@ -86,57 +80,6 @@ class RssMonitor {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
-
-interface Answer {
-  status: number
-  body: Buffer
-}
-
-function send(
-  port: number,
-  agent: Agent,
-  method: string,
-  path: string,
-  headers: Record<string, string> = {},
-  body?: Buffer,
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        agent,
-        method,
-        path,
-        headers: { ...headers, 'content-length': String(body?.length ?? 0) },
-      },
-      (res) => {
-        const parts: Buffer[] = []
-        res.on('data', (part: Buffer) => parts.push(part))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
-        res.on('error', reject)
-      },
-    )
-    req.on('error', reject)
-    req.end(body)
-  })
-}
-
-function expectStatus(what: string, answer: Answer, status: number): void {
-  if (answer.status !== status) {
-    throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`)
-  }
-}
-
 async function startServer(gateway: Radosgw, dataDir: string) {
   const port = await freePort()
   const child = spawn(process.execPath, [SERVER_ENTRY], {
@@ -166,7 +109,9 @@ async function startServer(gateway: Radosgw, dataDir: string) {
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
-      const health = await send(port, agent, 'GET', '/api/health').catch(() => undefined)
+      const health = await send(port, agent, { method: 'GET', path: '/api/health' }).catch(
+        () => undefined,
+      )
       if (health?.status === 200) return { child, port }
       if (performance.now() > deadline) throw new Error('server not healthy after 30 s')
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -177,13 +122,6 @@ async function startServer(gateway: Radosgw, dataDir: string) {
   } finally {
     agent.destroy()
   }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  await exited
 }
 
 interface Uploaded {
@@ -263,15 +201,19 @@ async function uploadInChunks(port: number): Promise<Uploaded> {
   const ownerToken = token()
   try {
     const start = performance.now()
-    const init = await send(port, agent, 'POST', '/api/upload/init', {
-      'X-Auth-Token': token(),
-      'X-Owner-Token': ownerToken,
-      'X-Salt': token(),
-      'X-Max-Downloads': UPLOAD_SETTINGS.maxDownloads,
-      'X-Expire-Sec': UPLOAD_SETTINGS.expireSec,
-      'X-File-Count': '1',
-      'X-Has-Password': 'false',
-      'X-Content-Length': String(SIZE),
+    const init = await send(port, agent, {
+      method: 'POST',
+      path: '/api/upload/init',
+      headers: {
+        'X-Auth-Token': token(),
+        'X-Owner-Token': ownerToken,
+        'X-Salt': token(),
+        'X-Max-Downloads': UPLOAD_SETTINGS.maxDownloads,
+        'X-Expire-Sec': UPLOAD_SETTINGS.expireSec,
+        'X-File-Count': '1',
+        'X-Has-Password': 'false',
+        'X-Content-Length': String(SIZE),
+      },
     })
     expectStatus('upload init', init, 201)
     const { id } = JSON.parse(init.body.toString()) as { id: string }
@@ -283,12 +225,20 @@ async function uploadInChunks(port: number): Promise<Uploaded> {
         const body = payload(index, Math.min(CHUNK_SIZE, SIZE - index * CHUNK_SIZE))
         const path = `/api/upload/${id}/chunk?index=${index}`
         const headers = { 'content-type': 'application/octet-stream' }
-        expectStatus(`chunk ${index}`, await send(port, agent, 'POST', path, headers, body), 200)
+        expectStatus(
+          `chunk ${index}`,
+          await send(port, agent, { method: 'POST', path, headers, body }),
+          200,
+        )
       }
     }
     await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker))
-    const finalize = await send(port, agent, 'POST', `/api/upload/${id}/finalize`, {
-      'X-Owner-Token': ownerToken,
+    const finalize = await send(port, agent, {
+      method: 'POST',
+      path: `/api/upload/${id}/finalize`,
+      headers: {
+        'X-Owner-Token': ownerToken,
+      },
     })
     expectStatus('finalize', finalize, 200)
     return { id, ownerToken, mbps: mbps(SIZE, performance.now() - start) }
@@ -301,8 +251,12 @@ async function uploadInChunks(port: number): Promise<Uploaded> {
 async function deleteUpload(port: number, upload: Uploaded): Promise<void> {
   const agent = new Agent()
   try {
-    const answer = await send(port, agent, 'DELETE', `/api/upload/${upload.id}`, {
-      'X-Owner-Token': upload.ownerToken,
+    const answer = await send(port, agent, {
+      method: 'DELETE',
+      path: `/api/upload/${upload.id}`,
+      headers: {
+        'X-Owner-Token': upload.ownerToken,
+      },
     })
     expectStatus('delete', answer, 200)
   } finally {

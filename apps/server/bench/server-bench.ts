@@ -10,19 +10,29 @@ import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { readFileSync, rmSync } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { createConnection, createServer, type AddressInfo } from 'node:net'
+import { Agent, request as httpRequest } from 'node:http'
+import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import WebSocket from 'ws'
 
-const MiB = 1024 * 1024
+import {
+  MiB,
+  SERVER_ENTRY,
+  expectStatus,
+  freePort,
+  mbps,
+  payload,
+  round,
+  send,
+  stopChild,
+  token,
+  type Answer,
+  type RequestOptions,
+} from './lib.js'
+
 const SIZE = Number(process.env.BENCH_SERVER_MIB ?? 1024) * MiB
-const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
-/** Random payload, sliced over and over: the server stores ciphertext without reading it. */
-const BLOCK = randomBytes(16 * MiB)
 const BUFFER_SIZE = MiB
 const WS_FRAME_SIZE = MiB
 /** The WebSocket client stops sending while more than this waits in its socket buffer. */
@@ -42,16 +52,6 @@ const TARGETS = {
   notePairsPerSec: 2500,
   noteP99Ms: 25,
   uploadPeakRssMB: 200,
-}
-
-const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
-const round = (n: number, digits = 0) => Number(n.toFixed(digits))
-const token = (bytes = 32) => randomBytes(bytes).toString('base64url')
-
-/** `length` bytes of the random block; `index` picks where, so neighbouring slices differ. */
-function payload(index: number, length: number): Buffer {
-  const start = (index * length) % (BLOCK.length - length + 1)
-  return BLOCK.subarray(start, start + length)
 }
 
 /**
@@ -176,16 +176,6 @@ class ServerMonitor {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
-}
-
 /** Children still running, killed if the benchmark itself is interrupted. */
 const children = new Set<ChildProcess>()
 
@@ -210,59 +200,6 @@ function tail(child: ChildProcess): () => string {
   child.stdout?.on('data', keep)
   child.stderr?.on('data', keep)
   return () => lines.join('\n')
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-  await exited
-  clearTimeout(timer)
-}
-
-interface Response {
-  status: number
-  body: Buffer
-}
-
-interface RequestOptions {
-  method: string
-  path: string
-  headers?: Record<string, string>
-  body?: Buffer
-}
-
-/** One request over `agent`; the whole response body is read. */
-function send(port: number, agent: Agent, options: RequestOptions): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        agent,
-        method: options.method,
-        path: options.path,
-        headers: { ...options.headers, 'content-length': String(options.body?.length ?? 0) },
-      },
-      (res: IncomingMessage) => {
-        const parts: Buffer[] = []
-        res.on('data', (part: Buffer) => parts.push(part))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
-        res.on('error', reject)
-      },
-    )
-    req.on('error', reject)
-    req.end(options.body)
-  })
-}
-
-function expectStatus(what: string, response: Response, status: number): void {
-  if (response.status !== status) {
-    throw new Error(
-      `${what} answered ${response.status}: ${response.body.toString().slice(0, 300)}`,
-    )
-  }
 }
 
 const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
@@ -598,7 +535,7 @@ async function noteLoad(port: number, settings: NoteSettings): Promise<NoteLoad>
   let pairs = 0
   let errors = 0
   let firstError: string | null = null
-  const timed = async (options: RequestOptions): Promise<Response | undefined> => {
+  const timed = async (options: RequestOptions): Promise<Answer | undefined> => {
     const start = performance.now()
     try {
       const response = await send(port, agent, options)

@@ -1,0 +1,88 @@
+/**
+ * Pieces the server benchmarks share: the built server's entry, a cheap reusable payload, a free
+ * loopback port, one HTTP request read whole, and stopping a child process.
+ */
+import type { ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
+import { createServer, type AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+
+export const MiB = 1024 * 1024
+export const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
+
+export const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
+export const round = (n: number, digits = 0) => Number(n.toFixed(digits))
+export const token = (bytes = 32) => randomBytes(bytes).toString('base64url')
+
+/** Random once, reused: the server never decrypts, so repeated bytes cost it nothing extra. */
+const BLOCK = randomBytes(16 * MiB)
+
+/** Slice `index` of a payload cut into pieces of `length` bytes. */
+export function payload(index: number, length: number): Buffer {
+  const start = (index * length) % (BLOCK.length - length + 1)
+  return BLOCK.subarray(start, start + length)
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+export interface Answer {
+  status: number
+  body: Buffer
+}
+
+export interface RequestOptions {
+  method: string
+  path: string
+  headers?: Record<string, string>
+  body?: Buffer
+}
+
+/** One request over `agent`; the whole response body is read. */
+export function send(port: number, agent: Agent, options: RequestOptions): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        agent,
+        method: options.method,
+        path: options.path,
+        headers: { ...options.headers, 'content-length': String(options.body?.length ?? 0) },
+      },
+      (res: IncomingMessage) => {
+        const parts: Buffer[] = []
+        res.on('data', (part: Buffer) => parts.push(part))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(options.body)
+  })
+}
+
+export function expectStatus(what: string, answer: Answer, status: number): void {
+  if (answer.status !== status) {
+    throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`)
+  }
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited within five seconds. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+  await exited
+  clearTimeout(timer)
+}
