@@ -40,7 +40,6 @@ import {
   type RequestUploadWsInitFrame,
 } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebSocket } from 'ws'
 
 import type { Config } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
@@ -50,7 +49,7 @@ import { STALLED_MESSAGE } from '../src/ws/progress-watch.js'
 import { requestUploadRoute } from '../src/ws/request-upload-route.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
-import { TestSocket, type Frame } from './test-socket.js'
+import { TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -711,30 +710,6 @@ describe('request upload socket quota', () => {
     })
   })
 })
-
-/** What a refused upgrade answered, or `open` when it was not refused. */
-function upgradeAnswer(
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers })
-    ws.once('open', () => {
-      ws.terminate()
-      resolve({ status: 101, body: 'open' })
-    })
-    ws.once('unexpected-response', (_req, res) => {
-      const parts: Buffer[] = []
-      res.on('data', (part: Buffer) => parts.push(part))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()) }),
-      )
-    })
-    ws.once('error', (error) => {
-      if (!String(error.message).startsWith('Unexpected server response')) reject(error)
-    })
-  })
-}
 
 /** A blob store whose writes wait until `open()` is called. */
 function gatedBlobs(inner: BlobStore): { blobs: BlobStore; open: () => void } {

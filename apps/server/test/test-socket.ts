@@ -77,3 +77,27 @@ export class TestSocket {
     return this.frames[0]!
   }
 }
+
+/** What a refused upgrade answered, or `open` when it was not refused. */
+export function upgradeAnswer(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers })
+    ws.once('open', () => {
+      ws.terminate()
+      resolve({ status: 101, body: 'open' })
+    })
+    ws.once('unexpected-response', (_req, res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()) }),
+      )
+    })
+    ws.once('error', (error) => {
+      if (!String(error.message).startsWith('Unexpected server response')) reject(error)
+    })
+  })
+}

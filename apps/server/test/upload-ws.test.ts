@@ -3,14 +3,11 @@
  * refusals before the upgrade, backpressure and keepalive (spec: WebSocket /api/upload/ws).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { readdir } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
 
 import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { WebSocket } from 'ws'
 
 import { createLogger } from '../src/logger.js'
 import { createServices } from '../src/services/container.js'
@@ -18,7 +15,8 @@ import type { UploadSessions } from '../src/services/upload-sessions.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
-import { TestSocket, type Frame } from './test-socket.js'
+import { blobFiles } from './backends.js'
+import { TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -72,36 +70,6 @@ function socketUrl(httpUrl: string, path = '/api/upload/ws'): string {
   return `${httpUrl.replace(/^http/, 'ws')}${path}`
 }
 
-/** What a refused upgrade answered, or `open` when it was not refused. */
-function upgradeAnswer(
-  url: string,
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: unknown }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { headers })
-    ws.once('open', () => {
-      ws.terminate()
-      resolve({ status: 101, body: 'open' })
-    })
-    ws.once('unexpected-response', (_req, res) => {
-      const parts: Buffer[] = []
-      res.on('data', (part: Buffer) => parts.push(part))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()) }),
-      )
-    })
-    ws.once('error', (error) => {
-      if (!String(error.message).startsWith('Unexpected server response')) reject(error)
-    })
-  })
-}
-
-async function blobFiles(dataDir: string): Promise<{ committed: string[]; partial: string[] }> {
-  const committed = (await readdir(join(dataDir, 'blobs'))).filter((name) => name !== '.partial')
-  const partial = await readdir(join(dataDir, 'blobs', '.partial'))
-  return { committed, partial }
-}
-
 /** Waits until no session is open and no partial blob is left, then checks `id` left nothing. */
 async function expectNothingStored(
   server: TestServer,
@@ -110,7 +78,7 @@ async function expectNothingStored(
 ): Promise<void> {
   await expect
     .poll(async () => {
-      const files = await blobFiles(server.dataDir)
+      const files = await blobFiles(server)
       return sessions.size === 0 && files.partial.length === 0 && !files.committed.includes(id)
     }, POLL)
     .toBe(true)

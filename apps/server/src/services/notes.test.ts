@@ -14,6 +14,7 @@ import { HttpError } from '../http-error.js'
 import type { Lockout } from './limits/lockout.js'
 import { NotesService } from './notes.js'
 import { hashToken } from './tokens.js'
+import { httpErrorOf } from '../../test/http-error-of.js'
 
 const NOTE_MAX_SIZE = 1000
 const MAX_ATTEMPTS = 3
@@ -75,17 +76,6 @@ function passwordBody(changes: Record<string, unknown> = {}): Record<string, unk
     passwordAlgo: PASSWORD_ALGO,
     ...changes,
   })
-}
-
-/** The HttpError `run` throws (fails the test when it throws nothing or something else). */
-function caught(run: () => unknown): HttpError {
-  try {
-    run()
-  } catch (error) {
-    if (error instanceof HttpError) return error
-    throw error
-  }
-  throw new Error('expected an HttpError')
 }
 
 let dir: string
@@ -192,7 +182,7 @@ describe('create', () => {
     ['hasPassword', 0],
     ['hasPassword', undefined],
   ])('refuses %s = %j with 400 and details naming it', (field, value) => {
-    const error = caught(() => service.create(noteBody({ [field]: value })))
+    const error = httpErrorOf(() => service.create(noteBody({ [field]: value })))
     expect(error.status).toBe(400)
     expect(error.message).toBe(ERROR_MESSAGES.invalidRequest)
     expect(Object.keys(error.details ?? {})).toEqual([field])
@@ -205,13 +195,13 @@ describe('create', () => {
     ['passwordAlgo', undefined],
     ['passwordAlgo', 'argon2id'],
   ])('refuses a password note with %s = %j', (field, value) => {
-    const error = caught(() => service.create(passwordBody({ [field]: value })))
+    const error = httpErrorOf(() => service.create(passwordBody({ [field]: value })))
     expect(error.status).toBe(400)
     expect(Object.keys(error.details ?? {})).toEqual([field])
   })
 
   it('refuses password fields on a note without a password', () => {
-    const error = caught(() =>
+    const error = httpErrorOf(() =>
       service.create(noteBody({ passwordSalt: b64url(16), passwordAlgo: PASSWORD_ALGO })),
     )
     expect(error.details).toEqual({
@@ -221,22 +211,24 @@ describe('create', () => {
   })
 
   it('refuses unknown fields, including __proto__', () => {
-    expect(caught(() => service.create(noteBody({ extra: 1 }))).details).toEqual({
+    expect(httpErrorOf(() => service.create(noteBody({ extra: 1 }))).details).toEqual({
       extra: 'is not a known field',
     })
     const proto = JSON.parse(JSON.stringify(noteBody()).replace('{', '{"__proto__":{},'))
-    const error = caught(() => service.create(proto))
+    const error = httpErrorOf(() => service.create(proto))
     expect(error.status).toBe(400)
     expect(Object.keys(error.details ?? {})).toEqual(['__proto__'])
   })
 
   it('reports every problem at once', () => {
-    const error = caught(() => service.create(noteBody({ salt: 'x', maxViews: 7, extra: true })))
+    const error = httpErrorOf(() =>
+      service.create(noteBody({ salt: 'x', maxViews: 7, extra: true })),
+    )
     expect(Object.keys(error.details ?? {}).sort()).toEqual(['extra', 'maxViews', 'salt'])
   })
 
   it.each([null, [], 'text', 7])('refuses the body %j with 400', (body) => {
-    const error = caught(() => service.create(body))
+    const error = httpErrorOf(() => service.create(body))
     expect(error.status).toBe(400)
     expect(error.details).toEqual({ body: 'must be a JSON object' })
   })
@@ -245,7 +237,7 @@ describe('create', () => {
     expect(() =>
       service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 256) })),
     ).not.toThrow()
-    const error = caught(() =>
+    const error = httpErrorOf(() =>
       service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 257) })),
     )
     expect(error.status).toBe(413)
@@ -254,7 +246,7 @@ describe('create', () => {
   })
 
   it('answers 413 for oversized content before other problems', () => {
-    const error = caught(() =>
+    const error = httpErrorOf(() =>
       service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 300), salt: 'x' })),
     )
     expect(error.status).toBe(413)
@@ -294,7 +286,7 @@ describe('info', () => {
       '',
       '6F1C1F52-7A53-4A8E-9A4E-0C2D3B1A9E77',
     ]) {
-      const error = caught(() => service.info(id))
+      const error = httpErrorOf(() => service.info(id))
       expect([error.status, error.message]).toEqual([404, ERROR_MESSAGES.noteNotFound])
     }
   })
@@ -304,7 +296,7 @@ describe('info', () => {
     clock = START + 299_999
     expect(service.info(id).viewCount).toBe(0)
     clock = START + 300_000
-    const error = caught(() => service.info(id))
+    const error = httpErrorOf(() => service.info(id))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
   })
 
@@ -312,7 +304,7 @@ describe('info', () => {
     const body = noteBody({ maxViews: 1 })
     const { id } = service.create(body)
     service.view(id, { authToken: body.authToken }, IP)
-    const error = caught(() => service.info(id))
+    const error = httpErrorOf(() => service.info(id))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
   })
 })
@@ -328,7 +320,7 @@ describe('view', () => {
       maxViews: 2,
     })
     expect(service.view(id, { authToken: body.authToken }, IP).viewCount).toBe(2)
-    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
     expect(db.select().from(notes).get()!.viewCount).toBe(2)
   })
@@ -337,7 +329,7 @@ describe('view', () => {
     'answers 401 Invalid auth token for %j and counts nothing',
     (viewBody) => {
       const { id } = service.create(noteBody())
-      const error = caught(() => service.view(id, viewBody, IP))
+      const error = httpErrorOf(() => service.view(id, viewBody, IP))
       expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidAuthToken])
       expect(service.info(id).viewCount).toBe(0)
     },
@@ -345,7 +337,7 @@ describe('view', () => {
 
   it('answers 400 for a body that is not an object', () => {
     const { id } = service.create(noteBody())
-    expect(caught(() => service.view(id, 'token', IP)).status).toBe(400)
+    expect(httpErrorOf(() => service.view(id, 'token', IP)).status).toBe(400)
   })
 
   it('answers 410 for an expired note before judging the token', () => {
@@ -353,7 +345,7 @@ describe('view', () => {
     const { id } = service.create(body)
     clock = START + 300_000
     for (const authToken of [body.authToken, b64url(32)]) {
-      const error = caught(() => service.view(id, { authToken }, IP))
+      const error = httpErrorOf(() => service.view(id, { authToken }, IP))
       expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
     }
   })
@@ -365,7 +357,7 @@ describe('view', () => {
     lockout.assertOpen = () => {
       db.$client.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run(id)
     }
-    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
     expect(db.select().from(notes).get()!.viewCount).toBe(1)
   })
@@ -376,13 +368,13 @@ describe('view', () => {
     lockout.assertOpen = () => {
       clock = START + 300_000
     }
-    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
     expect(db.select().from(notes).get()!.viewCount).toBe(0)
   })
 
   it('answers 404 for an unknown note', () => {
-    const error = caught(() =>
+    const error = httpErrorOf(() =>
       service.view('6f1c1f52-7a53-4a8e-9a4e-0c2d3b1a9e77', { authToken: b64url(32) }, IP),
     )
     expect(error.status).toBe(404)
@@ -392,9 +384,9 @@ describe('view', () => {
     const body = passwordBody({ maxViews: 5 })
     const { id } = service.create(body)
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
-      expect(caught(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
+      expect(httpErrorOf(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
     }
-    const error = caught(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
     expect(error.status).toBe(429)
     expect(lockout.failures.get(`note:${id} ${IP}`)).toBe(MAX_ATTEMPTS)
     expect(service.view(id, { authToken: body.authToken }, '198.51.100.7').viewCount).toBe(1)
@@ -404,7 +396,7 @@ describe('view', () => {
     const body = noteBody()
     const { id } = service.create(body)
     for (let i = 0; i < MAX_ATTEMPTS + 1; i++) {
-      expect(caught(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
+      expect(httpErrorOf(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
     }
     expect(service.view(id, { authToken: body.authToken }, IP).viewCount).toBe(1)
     expect(lockout.failures.size).toBe(0)
@@ -423,13 +415,13 @@ describe('checkPassword', () => {
   it('answers 400 Note is not password-protected for a note without a password', () => {
     const body = noteBody()
     const { id } = service.create(body)
-    const error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    const error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([400, ERROR_MESSAGES.noteNotPasswordProtected])
   })
 
   it('answers 401 Invalid password and counts a failure of note:<id>', () => {
     const { id } = service.create(passwordBody())
-    const error = caught(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+    const error = httpErrorOf(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
     expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidPassword])
     expect([...lockout.failures]).toEqual([[`note:${id} ${IP}`, 1]])
   })
@@ -437,7 +429,7 @@ describe('checkPassword', () => {
   it('does not count a malformed or missing token as a password guess', () => {
     const { id } = service.create(passwordBody())
     for (const guess of [{}, { authToken: '!' }]) {
-      expect(caught(() => service.checkPassword(id, guess, IP)).status).toBe(401)
+      expect(httpErrorOf(() => service.checkPassword(id, guess, IP)).status).toBe(401)
     }
     expect(lockout.failures.size).toBe(0)
   })
@@ -447,14 +439,14 @@ describe('checkPassword', () => {
     const { id } = service.create(body)
     service.checkPassword(id, { authToken: body.authToken }, IP)
     for (let i = 0; i < MAX_ATTEMPTS - 1; i++) {
-      caught(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+      httpErrorOf(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
     }
     service.checkPassword(id, { authToken: body.authToken }, IP)
     expect(lockout.failures.size).toBe(0)
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
-      caught(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+      httpErrorOf(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
     }
-    const error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    const error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
     expect(error.status).toBe(429)
     expect(error.headers['Retry-After']).toBe('60')
   })
@@ -463,15 +455,15 @@ describe('checkPassword', () => {
     const body = passwordBody({ maxViews: 1, expireSec: 300 })
     const { id } = service.create(body)
     service.view(id, { authToken: body.authToken }, IP)
-    let error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    let error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
     clock = START + 300_000
-    error = caught(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
   })
 
   it('answers 404 for an unknown note and counts nothing', () => {
-    const error = caught(() => service.checkPassword('x', { authToken: b64url(32) }, IP))
+    const error = httpErrorOf(() => service.checkPassword('x', { authToken: b64url(32) }, IP))
     expect(error.status).toBe(404)
     expect(lockout.failures.size).toBe(0)
   })
@@ -482,7 +474,7 @@ describe('delete', () => {
     const body = noteBody()
     const { id } = service.create(body)
     for (const token of [undefined, b64url(32), body.authToken as string]) {
-      const error = caught(() => service.delete(id, token))
+      const error = httpErrorOf(() => service.delete(id, token))
       expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidOwnerToken])
     }
     expect(service.info(id).id).toBe(id)
@@ -499,7 +491,7 @@ describe('delete', () => {
       () => service.checkPassword(id, token, IP),
       () => service.delete(id, body.ownerToken as string),
     ]) {
-      expect(caught(run).status).toBe(404)
+      expect(httpErrorOf(run).status).toBe(404)
     }
   })
 
