@@ -97,8 +97,11 @@ export interface S3Settings {
   bucket: string
   accessKeyId: string
   secretAccessKey: string
+  /** Addresses the bucket as a path (`endpoint/bucket/key`), as most self-hosted servers need. */
   forcePathStyle: boolean
+  /** Lifetime of a presigned download URL in seconds. */
   presignedUrlExpirySec: number
+  /** Bytes per multipart part; S3 needs at least 5 MiB for every part but the last. */
   partSize: number
 }
 

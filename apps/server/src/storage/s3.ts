@@ -23,20 +23,11 @@ import {
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 
+import type { S3Settings } from '../config.js'
 import { assertBlobKey, type BlobStore, type BlobWriter, type StoredBlob } from './blob-store.js'
 
-export interface S3StoreOptions {
-  endpoint: string
-  region: string
-  bucket: string
-  accessKeyId: string
-  secretAccessKey: string
-  /** Addresses the bucket as a path (`endpoint/bucket/key`), as most self-hosted servers need. */
-  forcePathStyle: boolean
-  /** Bytes per multipart part; S3 needs at least 5 MiB for every part but the last. */
-  partSize: number
-  /** Lifetime of a presigned download URL in seconds. */
-  presignedUrlExpirySec: number
+/** The S3 settings of the config (docs/configuration.md, S3), plus the clock. */
+export interface S3StoreOptions extends S3Settings {
   /** The clock the age of unfinished multipart uploads is measured with; Date.now by default. */
   now?: () => number
 }
