@@ -32,7 +32,7 @@ export interface CleanupDeps {
   config: Pick<Config, 'uploadSessionIdleSec'>
   db: Db
   blobs: BlobStore
-  services: Pick<Services, 'sessions' | 'janitor' | 'quota' | 'requests'>
+  services: Pick<Services, 'sessions' | 'janitor' | 'quota' | 'requests' | 'uploads'>
   logger: Logger
   /** Milliseconds since the epoch; decides which records have expired. */
   now: () => number
@@ -149,7 +149,11 @@ export class CleanupJob {
     await step('retry', async () => {
       report.blobsRetried = await services.janitor.retry()
     })
-    await step('uploads', () => this.removeUploads(report))
+    await step('uploads', async () => {
+      const { removed, queued } = await services.uploads.removeFinished()
+      report.uploadsRemoved = removed
+      report.blobsQueued += queued
+    })
     await step('notes', () => {
       report.notesRemoved = this.removeNotes()
     })
@@ -189,27 +193,6 @@ export class CleanupJob {
         (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
     )
     return report
-  }
-
-  /**
-   * Deletes the records of expired or used-up uploads in one statement, then their blobs (record
-   * first, so an id never points at a missing blob; spec: File upload states, cleanup job).
-   */
-  private async removeUploads(report: CleanupReport): Promise<void> {
-    const removed = this.deps.db
-      .delete(uploads)
-      .where(
-        or(
-          lte(uploads.expiresAt, this.deps.now()),
-          gte(uploads.downloadCount, uploads.maxDownloads),
-        ),
-      )
-      .returning({ id: uploads.id })
-      .all()
-    report.uploadsRemoved = removed.length
-    for (const { id } of removed) {
-      if (!(await this.deps.services.janitor.remove(id))) report.blobsQueued++
-    }
   }
 
   /** Deletes expired or used-up notes; they live only in the database (spec: Note states). */

@@ -293,6 +293,14 @@ export class UploadsService {
     return { size: row.size, fileCount: row.fileCount, delivery }
   }
 
+  /**
+   * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads, then
+   * their blobs. Returns how many were deleted and how many blob removals were queued for later.
+   */
+  removeFinished(): Promise<{ removed: number; queued: number }> {
+    return this.counter.removeFinished(this.deps.now(), this.deps.janitor)
+  }
+
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
   saveMeta(id: string, ownerToken: string | undefined, body: unknown): void {
     const row = this.find(id)
