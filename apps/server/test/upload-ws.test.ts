@@ -3,7 +3,7 @@
  * refusals before the upgrade, backpressure and keepalive (spec: WebSocket /api/upload/ws).
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 import { toBase64Url } from '@fileshare/protocol'
@@ -425,15 +425,15 @@ describe('upload socket with FILE_UPLOAD_WS_MAX_BUFFER=65536', () => {
   })
 })
 
-/** A blob store whose writes each take `delayMs` longer: slower than a loopback socket. */
-function slowBlobs(inner: BlobStore, delayMs: number): BlobStore {
+/** `inner` with `before` run ahead of every write: a delay, or a failure. */
+function interceptWrites(inner: BlobStore, before: () => Promise<void>): BlobStore {
   return {
     kind: inner.kind,
     async create(key) {
       const writer = await inner.create(key)
       return {
         async write(chunk) {
-          await new Promise((resolve) => setTimeout(resolve, delayMs))
+          await before()
           await writer.write(chunk)
         },
         commit: () => writer.commit(),
@@ -453,11 +453,37 @@ function slowBlobs(inner: BlobStore, delayMs: number): BlobStore {
 
 /**
  * Upload sockets on a second HTTP server over the test server's database and blob directory,
- * with a slow store and a short keepalive; what they store is downloadable from the test server.
+ * with `blobs` as its store: the tests' view into flow control and storage failures.
  */
+async function sideSockets(server: TestServer, blobs: BlobStore) {
+  const { config, db } = server.service
+  const logger = createLogger('silent')
+  const services = createServices(config, db, blobs, logger, Date.now)
+  const sideServer = createServer((_req, res) => res.writeHead(404).end())
+  await new Promise<void>((resolve) => sideServer.listen(0, '127.0.0.1', resolve))
+  const sockets = attachUploadSockets(sideServer, {
+    config,
+    uploads: services.uploads,
+    logger,
+    keepaliveMs: 100,
+    ipOf: () => '127.0.0.1',
+    requireLogin: async () => undefined,
+  })
+  return {
+    sockets,
+    sessions: services.sessions,
+    url: `ws://127.0.0.1:${(sideServer.address() as AddressInfo).port}/api/upload/ws`,
+    async close() {
+      await sockets.close()
+      await new Promise((resolve) => sideServer.close(resolve))
+    },
+  }
+}
+
+/** Sockets over a slow store with a short keepalive; what they store downloads from the server. */
 describe('upload socket flow control', () => {
   let server: TestServer
-  let sideServer: Server
+  let side: Awaited<ReturnType<typeof sideSockets>>
   let sockets: UploadSockets
   let sessions: UploadSessions
   let url: string
@@ -465,25 +491,12 @@ describe('upload socket flow control', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: { FILE_UPLOAD_WS_MAX_BUFFER: String(MAX_BUFFER) } })
-    const { config, db, blobs } = server.service
-    const logger = createLogger('silent')
-    const services = createServices(config, db, slowBlobs(blobs, 15), logger, Date.now)
-    sessions = services.sessions
-    sideServer = createServer((_req, res) => res.writeHead(404).end())
-    await new Promise<void>((resolve) => sideServer.listen(0, '127.0.0.1', resolve))
-    sockets = attachUploadSockets(sideServer, {
-      config,
-      uploads: services.uploads,
-      logger,
-      keepaliveMs: 100,
-      ipOf: () => '127.0.0.1',
-      requireLogin: async () => undefined,
-    })
-    url = `ws://127.0.0.1:${(sideServer.address() as AddressInfo).port}/api/upload/ws`
+    const slow = () => new Promise<void>((resolve) => setTimeout(resolve, 15))
+    side = await sideSockets(server, interceptWrites(server.service.blobs, slow))
+    ;({ sockets, sessions, url } = side)
   })
   afterAll(async () => {
-    await sockets.close()
-    await new Promise((resolve) => sideServer.close(resolve))
+    await side.close()
     await server.close()
   })
 
@@ -532,5 +545,33 @@ describe('upload socket flow control', () => {
     await sockets.close()
     expect((await socket.closed).code).toBe(1006)
     await expectNothingStored(server, id, sessions)
+  })
+})
+
+describe('upload socket with failing storage', () => {
+  let server: TestServer
+  let side: Awaited<ReturnType<typeof sideSockets>>
+
+  beforeAll(async () => {
+    server = await startTestServer()
+    const fail = () => Promise.reject(new Error('the disk is gone'))
+    side = await sideSockets(server, interceptWrites(server.service.blobs, fail))
+  })
+  afterAll(async () => {
+    await side.close()
+    await server.close()
+  })
+
+  it('closes with 1011 after an internal-error frame that leaks nothing, and stores nothing', async () => {
+    const socket = await TestSocket.open(side.url)
+    const id = await socket.init({ type: 'init', headers: initHeaders(2 * MiB) })
+    socket.sendBytes(randomBytes(2 * MiB), MiB)
+    expect((await socket.closed).code).toBe(1011)
+    expect(socket.frames.at(-1)).toEqual({
+      type: 'error',
+      message: 'Internal server error',
+      status: 500,
+    })
+    await expectNothingStored(server, id, side.sessions)
   })
 })

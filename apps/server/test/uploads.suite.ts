@@ -2,7 +2,7 @@
  * File uploads over HTTP against the real server: single request, chunked, and the routes on
  * stored uploads (spec: Endpoints, File upload states, Limits), for one storage backend.
  */
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
@@ -375,6 +375,20 @@ export function uploadsSuite(backend: Backend): void {
     })
 
     describe('POST /api/meta/:id', () => {
+      it('answers 404 Upload not found for an unknown or unfinished upload', async () => {
+        const body = JSON.stringify({ encryptedMeta: 'AAAA', nonce: 'AAAA' })
+        const unfinished = await initChunked(server, 100)
+        for (const id of [randomUUID(), 'not-a-uuid', unfinished.id]) {
+          const res = await fetch(`${server.url}/api/meta/${id}`, {
+            method: 'POST',
+            headers: { 'X-Owner-Token': unfinished.ownerToken, 'Content-Type': 'application/json' },
+            body,
+          })
+          expect(res.status, id).toBe(404)
+          expect(await json(res)).toEqual({ error: 'Upload not found' })
+        }
+      })
+
       it('sets metadata once with the owner token', async () => {
         const up = await uploadSingle(server, 10)
         const meta = {
