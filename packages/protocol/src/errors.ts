@@ -18,6 +18,8 @@ export type ProtocolErrorCode =
   | 'WRONG_PASSWORD'
   /** An argument is outside what the format allows (sizes, lengths, shapes). */
   | 'BAD_INPUT'
+  /** The server could not be reached, or a connection broke before its answer was complete. */
+  | 'NETWORK'
 
 export const DECRYPT_FAILED_MESSAGE = 'Decryption failed: the data is corrupt or the key is wrong'
 

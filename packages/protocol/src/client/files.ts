@@ -1,0 +1,192 @@
+/**
+ * File shares from end to end: encrypt and send a payload, read its public info, unlock it
+ * (with a password when it has one), download and decrypt it as a stream, delete it.
+ */
+import { fromBase64, fromBase64Url, toBase64, toBase64Url } from '../encoding.js'
+import { ProtocolError } from '../errors.js'
+import {
+  deriveUploadKeys,
+  generateSecret,
+  generateUploadSalt,
+  type UploadKeys,
+} from '../crypto/keys.js'
+import { buildLink, type FileLink } from '../crypto/link.js'
+import { decryptMetadata, encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
+import { lockSecret, unlockSecret } from '../crypto/password.js'
+import { createEncryptStream } from '../crypto/stream.js'
+import { encryptedSize } from '../sizes.js'
+import { HEADERS } from '../wire/headers.js'
+import { PATHS } from '../wire/routes.js'
+import type { UploadInfoResponse } from '../wire/uploads.js'
+import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
+import { isApiError } from './api-error.js'
+import type { ApiClient } from './api.js'
+import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
+import { passwordLockOf } from './password-lock.js'
+import { exactSize, type PayloadSource } from './source.js'
+import { uploadCiphertext, type UploadCallbacks, type UploadTransport } from './upload.js'
+
+export type { DownloadOptions, DownloadResult } from './download.js'
+
+export interface SendFileOptions extends UploadCallbacks {
+  /** One of the config's `expireOptions`. */
+  expireSec: number
+  /** One of the config's `downloadOptions`. */
+  maxDownloads: number
+  /** Locks the link with `argon2id-v2` when set and non-empty. */
+  password?: string
+  /** Names, types and sizes; encrypted and saved after the upload. */
+  metadata: FileMetadata
+  /** 1 for a single file, the number of files for an archive. */
+  fileCount: number
+}
+
+export interface SentFile {
+  id: string
+  /** The share link with its key (`/d/<id>#…`). */
+  link: string
+  /** When the upload expires, as the server stored it. */
+  expiresAt: string
+  maxDownloads: number
+  /** Proves ownership: `deleteFile(api, id, ownerToken)`. */
+  ownerToken: string
+  transport: UploadTransport
+}
+
+export interface UnlockedFile {
+  id: string
+  keys: UploadKeys
+  /** Decrypted metadata; null when the sender never saved any. */
+  metadata: FileMetadata | null
+  /** The public info the file was unlocked with. */
+  info: UploadInfoResponse
+}
+
+/** Encrypts `source` and uploads it; returns the share link and the owner token. */
+export async function sendFile(
+  api: ApiClient,
+  source: PayloadSource,
+  options: SendFileOptions,
+): Promise<SentFile> {
+  const secret = generateSecret()
+  const salt = generateUploadSalt()
+  const keys = await deriveUploadKeys(secret, salt)
+  // Sealed before anything is sent: a file list too long to store fails without an upload.
+  const meta = await encryptMetadata(keys.metaKey, options.metadata)
+  const lock = options.password ? await lockSecret(secret, options.password) : undefined
+  const size = encryptedSize(source.size)
+  const headers: UploadWsInitHeaders = {
+    authToken: keys.authToken,
+    ownerToken: keys.ownerToken,
+    salt: toBase64Url(salt),
+    maxDownloads: String(options.maxDownloads),
+    expireSec: String(options.expireSec),
+    fileCount: String(options.fileCount),
+    contentLength: String(size),
+    ...(lock
+      ? {
+          hasPassword: 'true' as const,
+          passwordSalt: toBase64Url(lock.passwordSalt),
+          passwordAlgo: 'argon2id-v2' as const,
+        }
+      : { hasPassword: 'false' as const }),
+  }
+  const upload: Parameters<typeof uploadCiphertext>[1] = {
+    target: { kind: 'file', headers },
+    size,
+    ciphertext: () => exactSize(source).pipeThrough(createEncryptStream(keys.fileKey)),
+  }
+  if (options.onProgress) upload.onProgress = options.onProgress
+  if (options.signal) upload.signal = options.signal
+  const { id, transport } = await uploadCiphertext(api, upload)
+
+  const owner = { [HEADERS.ownerToken]: keys.ownerToken }
+  await api.json('POST', PATHS.meta(id), {
+    headers: owner,
+    json: { encryptedMeta: toBase64(meta.ciphertext), nonce: toBase64(meta.nonce) },
+  })
+  const info = await api.json<UploadInfoResponse>('GET', PATHS.info(id))
+  const link = buildLink(api.baseUrl, {
+    kind: 'file',
+    id,
+    secret: lock ? lock.protectedSecret : secret,
+    hasPassword: lock !== undefined,
+  })
+  return {
+    id,
+    link,
+    expiresAt: info.expiresAt,
+    maxDownloads: info.maxDownloads,
+    ownerToken: keys.ownerToken,
+    transport,
+  }
+}
+
+/** `GET /api/info/:id`: counts nothing. 404 and 410 throw ApiError. */
+export async function inspectFile(api: ApiClient, link: FileLink): Promise<UploadInfoResponse> {
+  return api.json<UploadInfoResponse>('GET', PATHS.info(link.id))
+}
+
+/**
+ * Derives the keys of a file. With a password: Argon2id, then `POST /api/password/:id`; a wrong
+ * password throws ProtocolError('WRONG_PASSWORD'), a lockout ApiError 429 with retryAfterSec.
+ * A password-protected link without a password throws ProtocolError('WRONG_PASSWORD') too.
+ */
+export async function unlockFile(
+  api: ApiClient,
+  link: FileLink,
+  info: UploadInfoResponse,
+  password?: string,
+): Promise<UnlockedFile> {
+  const lock = passwordLockOf(link, info)
+  const salt = fromBase64Url(info.salt)
+  let keys: UploadKeys
+  if (!lock) {
+    keys = await deriveUploadKeys(link.secret, salt)
+  } else {
+    if (!password) throw new ProtocolError('WRONG_PASSWORD', 'This link needs a password')
+    const unlocked = await unlockSecret(lock, password, async (secret) => {
+      const candidate = await deriveUploadKeys(secret, salt)
+      try {
+        await api.json('POST', PATHS.password(link.id), {
+          headers: { [HEADERS.authToken]: candidate.authToken },
+        })
+      } catch (error) {
+        if (isApiError(error, 401)) return false
+        throw error
+      }
+      return candidate
+    })
+    keys = unlocked.result
+  }
+  let metadata: FileMetadata | null = null
+  if (info.encryptedMeta !== null && info.nonce !== null) {
+    metadata = await decryptMetadata(keys.metaKey, {
+      ciphertext: fromBase64(info.encryptedMeta),
+      nonce: fromBase64(info.nonce),
+    })
+  }
+  return { id: link.id, keys, metadata, info }
+}
+
+/**
+ * Counts one download (`GET /api/download/:id`) and returns the decrypting stream. On S3 the
+ * server answers a presigned URL, fetched without credentials or auth headers.
+ */
+export async function downloadFile(
+  api: ApiClient,
+  unlocked: UnlockedFile,
+  options: DownloadOptions = {},
+): Promise<DownloadResult> {
+  const init: { headers: Record<string, string>; signal?: AbortSignal } = {
+    headers: { [HEADERS.authToken]: unlocked.keys.authToken },
+  }
+  if (options.signal) init.signal = options.signal
+  const response = await api.raw('GET', PATHS.download(unlocked.id), init)
+  return openDownload(api, response, unlocked.keys.fileKey, options)
+}
+
+/** `DELETE /api/upload/:id` with the owner token. */
+export async function deleteFile(api: ApiClient, id: string, ownerToken: string): Promise<void> {
+  await api.json('DELETE', PATHS.uploadById(id), { headers: { [HEADERS.ownerToken]: ownerToken } })
+}

@@ -1,0 +1,46 @@
+/** The client core shared by the command line and the web app: every call to the server. */
+export { ApiError, isApiError, parseRetryAfter } from './api-error.js'
+export { ApiClient, isAbortError } from './api.js'
+export type { ApiOptions, ApiMethod, ApiRequestInit } from './api.js'
+export type {
+  WebSocketLike,
+  WebSocketFactory,
+  WebSocketMessageLike,
+  WebSocketCloseLike,
+} from './web-socket.js'
+export { bytesSource } from './source.js'
+export type { PayloadSource } from './source.js'
+export { crc32 } from './crc32.js'
+export { zipSize, createZipStream } from './zip.js'
+export type { ArchiveEntry } from './zip.js'
+export { uploadCiphertext } from './upload.js'
+export type {
+  UploadTransport,
+  UploadProgress,
+  UploadCallbacks,
+  UploadTarget,
+  UploadCiphertextOptions,
+  UploadResult,
+} from './upload.js'
+export { sendFile, inspectFile, unlockFile, downloadFile, deleteFile } from './files.js'
+export type {
+  SendFileOptions,
+  SentFile,
+  UnlockedFile,
+  DownloadOptions,
+  DownloadResult,
+} from './files.js'
+export { createNote, inspectNote, unlockNote, viewNote, deleteNote } from './notes.js'
+export type { CreateNoteOptions, CreatedNote, UnlockedNote, ViewedNote } from './notes.js'
+export { createFileRequest, openRequest, sendToRequest, sendNoteToRequest } from './requests.js'
+export type {
+  CreateFileRequestOptions,
+  CreatedFileRequest,
+  OpenedRequest,
+  SendToRequestOptions,
+  SentToRequest,
+} from './requests.js'
+export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
+export type { OpenedInbox, InboxFile } from './inbox.js'
+export { REQUEST_NOTE_FILE } from './requests.js'
+export { WS_FRAME_MAX_BYTES, WS_MAX_BUFFERED_BYTES, CHUNK_RETRY_DELAYS_MS } from './upload.js'

@@ -1,0 +1,223 @@
+/**
+ * File requests, the requester's creation and the sender's side: read a request (decrypting its
+ * brief) and upload files or a note into it. The requester's inbox is in inbox.ts.
+ */
+import { fromBase64Url, toBase64Url, utf8 } from '../encoding.js'
+import { deriveUploadKeys, generateSecret } from '../crypto/keys.js'
+import { buildLink, type RequestLink } from '../crypto/link.js'
+import { encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
+import { lockSecret } from '../crypto/password.js'
+import {
+  createRequest,
+  deriveUploadToken,
+  openBrief,
+  wrapUploadSecret,
+  type RequestBrief,
+} from '../crypto/request.js'
+import { createEncryptStream } from '../crypto/stream.js'
+import { randomBytes } from '../crypto/primitives.js'
+import { encryptedSize } from '../sizes.js'
+import { HEADERS } from '../wire/headers.js'
+import { REQUEST_SALT_BYTES } from '../wire/limits.js'
+import type {
+  CreateFileRequestBody,
+  CreateFileRequestResponse,
+  FileRequestResponse,
+} from '../wire/requests.js'
+import { PATHS } from '../wire/routes.js'
+import type { ApiClient } from './api.js'
+import { bytesSource, exactSize, type PayloadSource } from './source.js'
+import {
+  uploadCiphertext,
+  type UploadCallbacks,
+  type UploadCiphertextOptions,
+  type UploadTransport,
+} from './upload.js'
+
+export interface CreateFileRequestOptions {
+  /** Shown to senders (encrypted in the brief). */
+  message: string
+  /**
+   * Whether senders may add a note. A note is a second upload, so with `acceptsNote` the
+   * request reserves twice `maxUploads` slots on the server.
+   */
+  acceptsNote?: boolean
+  /** One of the config's `fileRequestExpireOptions`. */
+  expireSec: number
+  /** Submissions allowed: one of the config's `fileRequestUploadOptions`. */
+  maxUploads: number
+  /** Largest encrypted size of one upload, at most the config's `fileRequestMaxSize`. */
+  maxSize: number
+  /** Downloads per upload: one of the config's `fileRequestDownloadOptions`. */
+  downloads: number
+  /** Protects the inbox link with `argon2id-v2` when set and non-empty. */
+  password?: string
+}
+
+export interface CreatedFileRequest {
+  id: string
+  /** For senders (`/r/<id>#…`). */
+  uploadLink: string
+  /** For the requester (`/i/<id>#…`), protected by the password when one was given. */
+  inboxLink: string
+  closesAt: string
+  /** `X-Inbox-Owner-Token`: closes or deletes the request without opening the inbox. */
+  inboxOwnerToken: string
+}
+
+export interface OpenedRequest {
+  id: string
+  brief: RequestBrief
+  /** The requester's P-256 public key from the brief: what uploads are wrapped to. */
+  publicKey: Uint8Array
+  /** `X-Upload-Token`. */
+  uploadToken: string
+  open: boolean
+  closesAt: string
+  uploadsLeft: number
+  /** Largest encrypted size of one upload. */
+  maxUploadSize: number
+  maxFilesPerUpload: number
+}
+
+export interface SendToRequestOptions extends UploadCallbacks {
+  metadata: FileMetadata
+  fileCount: number
+}
+
+export interface SentToRequest {
+  id: string
+  transport: UploadTransport
+}
+
+/** Name and type of the one file a sender's note is sent as. */
+export const REQUEST_NOTE_FILE = { name: 'note.txt', type: 'text/plain; charset=utf-8' } as const
+
+/** Creates a request: key pair, brief, vault and tokens; `POST /api/request`. */
+export async function createFileRequest(
+  api: ApiClient,
+  options: CreateFileRequestOptions,
+): Promise<CreatedFileRequest> {
+  const acceptsNote = options.acceptsNote ?? false
+  const created = await createRequest({ message: options.message, acceptsNote })
+  const lock = options.password
+    ? await lockSecret(created.inboxSecret, options.password)
+    : undefined
+  const body: CreateFileRequestBody = {
+    ...created.fields,
+    expireSec: options.expireSec,
+    maxUploads: acceptsNote ? options.maxUploads * 2 : options.maxUploads,
+    maxSize: options.maxSize,
+    downloads: options.downloads,
+    hasPassword: lock !== undefined,
+  }
+  const answer = await api.json<CreateFileRequestResponse>('POST', PATHS.request(), { json: body })
+  const uploadLink = buildLink(api.baseUrl, {
+    kind: 'request',
+    id: answer.id,
+    secret: created.uploadSecret,
+  })
+  const inboxLink = buildLink(
+    api.baseUrl,
+    lock
+      ? {
+          kind: 'inbox',
+          id: answer.id,
+          secret: lock.protectedSecret,
+          passwordSalt: lock.passwordSalt,
+        }
+      : { kind: 'inbox', id: answer.id, secret: created.inboxSecret },
+  )
+  created.inboxSecret.fill(0)
+  return {
+    id: answer.id,
+    uploadLink,
+    inboxLink,
+    closesAt: answer.closesAt,
+    inboxOwnerToken: created.fields.inboxOwnerToken,
+  }
+}
+
+/** `GET /api/request/:id` with the upload token; decrypts the brief. 404 throws ApiError. */
+export async function openRequest(api: ApiClient, link: RequestLink): Promise<OpenedRequest> {
+  const uploadToken = await deriveUploadToken(link.secret)
+  const answer = await api.json<FileRequestResponse>('GET', PATHS.requestById(link.id), {
+    headers: { [HEADERS.uploadToken]: uploadToken },
+  })
+  const { brief, publicKey } = await openBrief(link.secret, {
+    ciphertext: fromBase64Url(answer.brief.ciphertext),
+    nonce: fromBase64Url(answer.brief.nonce),
+  })
+  return {
+    id: link.id,
+    brief,
+    publicKey,
+    uploadToken,
+    open: answer.open,
+    closesAt: answer.closesAt,
+    uploadsLeft: answer.uploadsLeft,
+    maxUploadSize: answer.maxUploadSize,
+    maxFilesPerUpload: answer.maxFilesPerUpload,
+  }
+}
+
+/**
+ * Encrypts `source` under a fresh secret, uploads it into the request on either transport, and
+ * finalizes with the secret wrapped to the requester's key and the encrypted metadata.
+ */
+export async function sendToRequest(
+  api: ApiClient,
+  opened: OpenedRequest,
+  source: PayloadSource,
+  options: SendToRequestOptions,
+): Promise<SentToRequest> {
+  const secret = generateSecret()
+  const salt = randomBytes(REQUEST_SALT_BYTES)
+  const keys = await deriveUploadKeys(secret, salt)
+  const meta = await encryptMetadata(keys.metaKey, options.metadata)
+  const upload: UploadCiphertextOptions = {
+    target: {
+      kind: 'request',
+      requestId: opened.id,
+      uploadToken: opened.uploadToken,
+      salt: toBase64Url(salt),
+      fileCount: options.fileCount,
+      finalizeBody: async (uploadId) => {
+        const wrap = await wrapUploadSecret(opened.publicKey, opened.id, uploadId, secret)
+        return {
+          wrapEnc: toBase64Url(wrap.wrapEnc),
+          wrapCiphertext: toBase64Url(wrap.wrapCiphertext),
+          encryptedMeta: toBase64Url(meta.ciphertext),
+          metaNonce: toBase64Url(meta.nonce),
+        }
+      },
+    },
+    size: encryptedSize(source.size),
+    ciphertext: () => exactSize(source).pipeThrough(createEncryptStream(keys.fileKey)),
+  }
+  if (options.onProgress) upload.onProgress = options.onProgress
+  if (options.signal) upload.signal = options.signal
+  return uploadCiphertext(api, upload)
+}
+
+/**
+ * Sends a note into the request: an upload of the UTF-8 text whose metadata has `kind: 'note'`
+ * (one file `note.txt`, type `text/plain; charset=utf-8`).
+ */
+export async function sendNoteToRequest(
+  api: ApiClient,
+  opened: OpenedRequest,
+  text: string,
+  options: UploadCallbacks = {},
+): Promise<SentToRequest> {
+  const bytes = utf8(text)
+  return sendToRequest(api, opened, bytesSource(bytes), {
+    ...options,
+    metadata: {
+      archive: false,
+      files: [{ ...REQUEST_NOTE_FILE, size: bytes.length }],
+      kind: 'note',
+    },
+    fileCount: 1,
+  })
+}

@@ -1,0 +1,51 @@
+/**
+ * What an upload sends: plaintext of a known size, readable as a stream as often as needed. A
+ * browser `Blob` or `File` satisfies it; the command line makes one from a path or an archive
+ * (`createZipStream` with `zipSize`).
+ */
+import { ProtocolError } from '../errors.js'
+
+export interface PayloadSource {
+  /** Exact plaintext size in bytes; the stream must yield exactly this many. */
+  size: number
+  /** A fresh stream of the plaintext from its first byte. */
+  stream(): ReadableStream<Uint8Array>
+}
+
+/** A source over bytes already in memory (notes sent into a request, tests). */
+export function bytesSource(bytes: Uint8Array): PayloadSource {
+  return {
+    size: bytes.length,
+    stream: () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (bytes.length > 0) controller.enqueue(bytes)
+          controller.close()
+        },
+      }),
+  }
+}
+
+/**
+ * The source's stream, failing with BAD_INPUT as soon as it yields more bytes than `size`, or
+ * at its end when it yielded fewer: a file that changed while it was read must not be sent.
+ */
+export function exactSize(source: PayloadSource): ReadableStream<Uint8Array> {
+  let count = 0
+  return source.stream().pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        count += chunk.length
+        if (count > source.size) throw sizeChanged()
+        controller.enqueue(chunk)
+      },
+      flush() {
+        if (count !== source.size) throw sizeChanged()
+      },
+    }),
+  )
+}
+
+function sizeChanged(): ProtocolError {
+  return new ProtocolError('BAD_INPUT', 'The data to send is not the size it was said to be')
+}
