@@ -1,0 +1,103 @@
+/**
+ * The client core on STORAGE_BACKEND=s3 against a real radosgw: downloads answer a presigned URL,
+ * which the client fetches directly, without credentials or any token of ours.
+ */
+import {
+  createFileRequest,
+  downloadFile,
+  downloadInboxFile,
+  inspectFile,
+  openInbox,
+  openRequest,
+  parseLink,
+  sendFile,
+  sendToRequest,
+  unlockFile,
+  type FileLink,
+  type InboxLink,
+  type RequestLink,
+} from '@fileshare/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { startTestServer, type TestServer } from './harness.js'
+import { radosgwMissing, startRadosgw, type Radosgw } from './radosgw.js'
+import { s3Env } from './s3-backend.js'
+import {
+  apiFor,
+  drain,
+  loggingFetch,
+  MiB,
+  randomSource,
+  singleFile,
+  wsFactory,
+  type FetchLog,
+} from './client-support.js'
+
+const missing = await radosgwMissing()
+if (missing) console.warn(missing)
+
+/** The one request that went to S3: a plain GET, no credentials, none of the API's headers. */
+function expectBareS3Fetch(log: FetchLog, gateway: Radosgw): void {
+  // Security: the presigned URL is fetched without the session, bearer or auth token of the API.
+  const s3Calls = log.calls.filter((c) => c.url.startsWith(gateway.endpoint))
+  expect(s3Calls).toHaveLength(1)
+  const [call] = s3Calls
+  expect(call!.method).toBe('GET')
+  expect(call!.credentials).toBe('omit')
+  expect([...call!.headers.keys()]).toEqual([])
+}
+
+// A shared two-core machine runs three Ceph daemons besides the server: slower than a laptop.
+describe.skipIf(missing !== null)('the client core on S3', { timeout: 60_000 }, () => {
+  let gateway: Radosgw | undefined
+  let server: TestServer
+
+  beforeAll(async () => {
+    gateway = await startRadosgw()
+    server = await startTestServer({ env: s3Env(gateway) })
+  }, 90_000)
+  afterAll(async () => {
+    await server?.close()
+    await gateway?.stop()
+  })
+
+  it('downloads a file through the presigned URL', async () => {
+    const log = loggingFetch()
+    const api = apiFor(server, { webSocket: wsFactory(), fetch: log.fetch, bearerToken: 'a.b.c' })
+    const { bytes, source } = randomSource(7 * MiB + 3)
+    const sent = await sendFile(api, source, {
+      expireSec: 86_400,
+      maxDownloads: 1,
+      metadata: singleFile('s3.bin', bytes.length),
+      fileCount: 1,
+    })
+    const link = parseLink(sent.link).link as FileLink
+    const unlocked = await unlockFile(api, link, await inspectFile(api, link))
+    const download = await downloadFile(api, unlocked)
+    expect(download).toMatchObject({ plainSize: bytes.length, fileCount: 1 })
+    expect((await drain(download.stream)).equals(Buffer.from(bytes))).toBe(true)
+    expectBareS3Fetch(log, gateway!)
+  })
+
+  it('downloads an inbox file through the presigned URL', async () => {
+    const log = loggingFetch()
+    const api = apiFor(server, { fetch: log.fetch })
+    const created = await createFileRequest(api, {
+      message: 'S3 please',
+      expireSec: 86_400,
+      maxUploads: 1,
+      maxSize: 16 * MiB,
+      downloads: 1,
+    })
+    const opened = await openRequest(api, parseLink(created.uploadLink).link as RequestLink)
+    const { bytes, source } = randomSource(6 * MiB + 11)
+    const sent = await sendToRequest(api, opened, source, {
+      metadata: singleFile('inbox.bin', bytes.length),
+      fileCount: 1,
+    })
+    const inbox = await openInbox(api, parseLink(created.inboxLink).link as InboxLink)
+    const download = await downloadInboxFile(api, inbox, sent.id)
+    expect((await drain(download.stream)).equals(Buffer.from(bytes))).toBe(true)
+    expectBareS3Fetch(log, gateway!)
+  })
+})
