@@ -1,15 +1,37 @@
+/// <reference types="vitest/config" />
 /** Builds the single-page web app into dist/, which the server hosts at /. */
 import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineConfig } from 'vite'
 
+import { budgetPlugin } from './vite-plugin-budget.ts'
+
+/** The upload page's first load may bring at most this much JavaScript (gzipped). */
+const UPLOAD_PAGE_BUDGET = 150 * 1024
+
 export default defineConfig({
-  plugins: [svelte()],
+  plugins: [
+    svelte(),
+    budgetPlugin({ pageModule: 'src/routes/Upload.svelte', maxGzipBytes: UPLOAD_PAGE_BUDGET }),
+  ],
+  // Component tests mount into jsdom, which needs Svelte's browser build.
+  resolve: process.env.VITEST ? { conditions: ['browser'] } : {},
   build: {
     outDir: 'dist',
     emptyOutDir: true,
+    target: 'es2022',
+  },
+  worker: {
+    format: 'es',
   },
   server: {
-    // The dev server hands API calls to a locally running fileshare server.
-    proxy: { '/api': 'http://localhost:3000' },
+    // The dev server hands API and login calls (and upload sockets) to a local fileshare server.
+    proxy: {
+      '/api': { target: 'http://localhost:3000', ws: true },
+      '/auth': 'http://localhost:3000',
+    },
+  },
+  test: {
+    include: ['src/**/*.test.ts', '*.test.ts'],
+    environment: 'node',
   },
 })

@@ -1,6 +1,7 @@
 /** Starts the web app in the page's #app element. */
 import { mount } from 'svelte'
 
+import './app.css'
 import App from './App.svelte'
 
 const target = document.getElementById('app')

@@ -1,0 +1,48 @@
+/**
+ * What a person does on the pages, expressed through roles and accessible names only: pick files
+ * or a folder, upload and read the share link, open a link and download. The suites build their
+ * flows from these.
+ */
+import type { Download, Page } from 'playwright-core'
+
+/** Clicks a button that opens the file chooser and answers it with `paths`. */
+async function choose(page: Page, button: string, paths: string | string[]): Promise<void> {
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: button, exact: true }).click(),
+  ])
+  await chooser.setFiles(paths)
+}
+
+export function pickFiles(page: Page, paths: string | string[]): Promise<void> {
+  return choose(page, 'Choose files', paths)
+}
+
+export function pickFolder(page: Page, dir: string): Promise<void> {
+  return choose(page, 'Choose folder', dir)
+}
+
+/** Clicks Upload and waits for the share link; answers it. */
+export async function uploadAndReadLink(page: Page, timeoutMs = 60_000): Promise<string> {
+  await page.getByRole('button', { name: 'Upload', exact: true }).click()
+  const link = page.getByRole('textbox', { name: 'Share link' })
+  await link.waitFor({ timeout: timeoutMs })
+  return link.inputValue()
+}
+
+/**
+ * Clicks the page's Download button and waits until the browser has the whole file and the page
+ * says so; answers the download (its `path()` is the saved file).
+ */
+export async function downloadFromPage(page: Page, timeoutMs = 60_000): Promise<Download> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: timeoutMs }),
+    page.getByRole('button', { name: 'Download', exact: true }).click(),
+  ])
+  await download.path()
+  await page
+    .getByRole('status')
+    .filter({ hasText: 'Download complete.' })
+    .waitFor({ timeout: timeoutMs })
+  return download
+}

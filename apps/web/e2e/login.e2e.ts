@@ -1,0 +1,103 @@
+/**
+ * The optional login against a real OpenID provider (oidc-provider on loopback, its own login
+ * and consent pages filled in the browser): with every creation protected, the pages offer
+ * "Sign in" instead of failing; after signing in the upload works and the header names the
+ * user; signing out brings "Sign in" back. Reading stays public: a signed-out browser downloads.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createTestProvider, type TestProvider } from '../../server/test/oidc-provider.js'
+import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
+import { browserAvailable } from './browser.js'
+import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { captureAll, unnamedControls } from './screenshots.js'
+import { freePort } from './server.js'
+import { useSuite } from './suite.js'
+
+const GATES = [
+  { path: '/', text: 'This server lets only signed-in users send files.' },
+  { path: '/note', text: 'This server lets only signed-in users create notes.' },
+  { path: '/request', text: 'This server lets only signed-in users create file requests.' },
+]
+
+describe.runIf(browserAvailable)('login with an OpenID provider', () => {
+  let provider: TestProvider | undefined
+  let dir: TempDir
+
+  const suite = useSuite(async () => {
+    const port = await freePort()
+    provider = await createTestProvider({ redirectUri: `http://127.0.0.1:${port}/auth/callback` })
+    await provider.start()
+    return {
+      port,
+      allowedOrigins: [provider.issuer],
+      env: {
+        OIDC_ISSUER: provider.issuer,
+        OIDC_CLIENT_ID: provider.clientId,
+        OIDC_CLIENT_SECRET: provider.clientSecret,
+        OIDC_SESSION_SECRET: 'an end-to-end session secret, long enough',
+        OIDC_PROTECT_FILES: 'true',
+        OIDC_PROTECT_NOTES: 'true',
+        OIDC_PROTECT_REQUESTS: 'true',
+      },
+    }
+  })
+
+  beforeAll(async () => {
+    dir = await tempDir()
+  })
+  afterAll(async () => {
+    await provider?.stop()
+    await dir?.remove()
+  })
+
+  it('offers Sign in on every creation page instead of the form', async () => {
+    const page = await suite.open('/')
+    for (const gate of GATES) {
+      await page.goto(suite.url + gate.path)
+      await page.getByRole('heading', { name: 'Sign in to continue' }).waitFor()
+      await page.getByText(gate.text).waitFor()
+      expect(await page.getByRole('main').getByRole('link', { name: 'Sign in' }).count()).toBe(1)
+      expect(
+        await page.getByRole('button', { name: /^(Upload|Create note|Create request)$/ }).count(),
+      ).toBe(0)
+    }
+    // The gate is a page of its own; the screenshot suite cannot reach it without a provider.
+    expect(await unnamedControls(page)).toEqual([])
+    await captureAll(page, 'sign-in')
+  })
+
+  it('signs in at the provider, uploads, and signs out again', async () => {
+    const source = dir.join('minutes.txt')
+    await writePseudoRandomFile(source, 400_000)
+    const page = await suite.open('/')
+    await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click()
+
+    // The provider's own pages: login form, then consent.
+    await page.getByRole('heading', { name: 'Sign-in' }).waitFor()
+    await page.getByRole('textbox', { name: 'Enter any login' }).fill('ada')
+    await page.getByRole('textbox', { name: 'and password' }).fill('any password')
+    await page.getByRole('button', { name: 'Sign-in' }).click()
+    await page.getByRole('heading', { name: 'Authorize' }).waitFor()
+    await page.getByRole('button', { name: 'Continue' }).click()
+
+    await page.waitForURL(`${suite.url}/`)
+    await page.getByText('Signed in as Ada Lovelace').waitFor()
+    await pickFiles(page, source)
+    const link = await uploadAndReadLink(page)
+
+    // Downloading needs no login.
+    const reader = await suite.open(link)
+    const download = await downloadFromPage(reader)
+    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+
+    await page.getByRole('link', { name: 'Sign out' }).click()
+    // The server sends the browser on to the provider's end-session page, which asks to confirm.
+    const confirm = page.getByRole('button', { name: /^Yes/ })
+    await confirm.waitFor()
+    await confirm.click()
+    await page.goto(suite.url + '/')
+    await page.getByRole('heading', { name: 'Sign in to continue' }).waitFor()
+    expect(await page.getByText('Signed in as').count()).toBe(0)
+  })
+})

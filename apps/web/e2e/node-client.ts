@@ -1,0 +1,36 @@
+/**
+ * The shared client core run from Node, for preparing large shares quickly (a 1 GiB upload would
+ * spend most of a test in the page's file input otherwise) and for checking what a page sent.
+ */
+import { ApiClient, type PayloadSource, type WebSocketLike } from '@fileshare/protocol'
+import WebSocket from 'ws'
+
+import { pseudoRandomChunks } from './files.js'
+
+/** An API client speaking to `baseUrl` over fetch and, for uploads, the `ws` WebSocket. */
+export function nodeApi(baseUrl: string): ApiClient {
+  return new ApiClient({
+    baseUrl,
+    webSocket: (url) => new WebSocket(url) as unknown as WebSocketLike,
+  })
+}
+
+/** `size` pseudo-random bytes of `seed` (the same as writePseudoRandomFile), streamed. */
+export function pseudoRandomSource(size: number, seed: string): PayloadSource {
+  return {
+    size,
+    stream() {
+      const chunks = pseudoRandomChunks(size, seed)
+      return new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = chunks.next()
+          if (next.done) controller.close()
+          else
+            controller.enqueue(
+              new Uint8Array(next.value.buffer, next.value.byteOffset, next.value.length),
+            )
+        },
+      })
+    },
+  }
+}

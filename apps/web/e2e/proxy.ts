@@ -1,0 +1,95 @@
+/**
+ * A reverse proxy in front of the server that records what passes and can refuse WebSocket
+ * upgrades, as some corporate proxies do. The web app uploads from a Web Worker, whose sockets
+ * playwright cannot intercept, so the proxy is where a test sees and blocks the transport.
+ */
+import { createServer, request as httpRequest, Agent, type IncomingMessage } from 'node:http'
+import { connect, type AddressInfo, type Socket } from 'node:net'
+
+export interface RecordingProxy {
+  url: string
+  /** Paths of the WebSocket upgrades asked for, refused ones included. */
+  readonly upgrades: string[]
+  /** `METHOD path` of every HTTP request passed on. */
+  readonly requests: string[]
+  /** When true, every WebSocket upgrade is answered 403 and the socket closed. */
+  blockWebSockets: boolean
+  close(): Promise<void>
+}
+
+export async function startProxy(target: string, port = 0): Promise<RecordingProxy> {
+  const upstream = new URL(target)
+  const agent = new Agent({ keepAlive: true })
+  const sockets = new Set<Socket>()
+  const state = { upgrades: [] as string[], requests: [] as string[], blockWebSockets: false }
+
+  const server = createServer((req, res) => {
+    state.requests.push(`${req.method} ${req.url}`)
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+        agent,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
+        answer.pipe(res)
+      },
+    )
+    forward.on('error', () => res.destroy())
+    req.pipe(forward)
+  })
+
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+
+  server.on('upgrade', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    state.upgrades.push(req.url ?? '')
+    if (state.blockWebSockets) {
+      client.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n')
+      return
+    }
+    const server = connect(Number(upstream.port), upstream.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`]
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`)
+      }
+      server.write(`${lines.join('\r\n')}\r\n\r\n`)
+      if (head.length > 0) server.write(head)
+      server.pipe(client)
+      client.pipe(server)
+    })
+    sockets.add(server)
+    server.on('close', () => sockets.delete(server))
+    server.on('error', () => client.destroy())
+    client.on('error', () => server.destroy())
+  })
+
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const { port: bound } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    get upgrades() {
+      return state.upgrades
+    },
+    get requests() {
+      return state.requests
+    },
+    get blockWebSockets() {
+      return state.blockWebSockets
+    },
+    set blockWebSockets(value: boolean) {
+      state.blockWebSockets = value
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy()
+      agent.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * File requests through the pages: the requester creates one and keeps two links; a sender (a
+ * second browser) reads the message and sends a file and a note; the requester's inbox (a third
+ * browser) lists, downloads, reads, deletes, closes and deletes the request.
+ */
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { pickFiles } from './actions.js'
+import { browserAvailable } from './browser.js'
+import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { useSuite } from './suite.js'
+
+const UPLOAD_LINK = /^Upload link/
+const INBOX_LINK = /^Inbox link/
+
+describe.runIf(browserAvailable)('file requests in the browser', () => {
+  const suite = useSuite()
+  let dir: TempDir
+
+  beforeAll(async () => {
+    dir = await tempDir()
+  })
+  afterAll(async () => {
+    await dir?.remove()
+  })
+
+  async function createRequest(
+    message: string,
+    password?: string,
+  ): Promise<{ uploadLink: string; inboxLink: string }> {
+    const page = await suite.open('/request')
+    await page.getByRole('textbox', { name: 'Message to senders' }).fill(message)
+    await page.getByRole('checkbox', { name: 'Senders may add a note' }).check()
+    if (password) await page.getByLabel('Inbox password (optional)').fill(password)
+    await page.getByRole('button', { name: 'Create request' }).click()
+    await page.getByRole('heading', { name: 'Your file request is ready' }).waitFor()
+    return {
+      uploadLink: await page.getByRole('textbox', { name: UPLOAD_LINK }).inputValue(),
+      inboxLink: await page.getByRole('textbox', { name: INBOX_LINK }).inputValue(),
+    }
+  }
+
+  async function openInbox(link: string): Promise<Page> {
+    const page = await suite.open(link)
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor()
+    return page
+  }
+
+  it('takes a file and a note from a sender into the inbox, which downloads, reads and manages them', async () => {
+    const { uploadLink, inboxLink } = await createRequest('Please send your CV and a cover note.')
+    expect(uploadLink).toMatch(new RegExp(`^${suite.url}/r/[0-9a-f-]{36}#.+`))
+    expect(inboxLink).toMatch(new RegExp(`^${suite.url}/i/[0-9a-f-]{36}#.+`))
+    expect(uploadLink).not.toBe(inboxLink)
+
+    const source = dir.join('cv.pdf')
+    await writePseudoRandomFile(source, 1_500_000)
+    const sender = await suite.open(uploadLink)
+    await sender
+      .getByRole('region', { name: 'Message from the requester' })
+      .getByText('Please send your CV and a cover note.')
+      .waitFor()
+    await pickFiles(sender, source)
+    await sender.getByRole('textbox', { name: 'Note (optional)' }).fill('Available from May.')
+    await sender.getByRole('button', { name: 'Send', exact: true }).click()
+    await sender.getByRole('heading', { name: 'Sent', level: 1 }).waitFor({ timeout: 60_000 })
+
+    const inbox = await openInbox(inboxLink)
+    const received = inbox.getByRole('region', { name: 'Received' })
+    await received.getByRole('heading', { name: 'cv.pdf' }).waitFor()
+    await inbox.getByText('2 of 20 uploads used').waitFor()
+
+    const [download] = await Promise.all([
+      inbox.waitForEvent('download'),
+      received.getByRole('button', { name: 'Download cv.pdf' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe('cv.pdf')
+    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    await inbox.getByRole('status').filter({ hasText: 'cv.pdf was saved.' }).waitFor()
+
+    await received.getByRole('button', { name: /^Read the note/ }).click()
+    await received.getByText('Available from May.').waitFor()
+
+    await received.getByRole('button', { name: 'Delete cv.pdf' }).click()
+    await inbox.getByRole('button', { name: 'Yes, delete' }).click()
+    await inbox.getByRole('status').filter({ hasText: 'cv.pdf was deleted.' }).waitFor()
+    expect(await received.getByRole('heading', { name: 'cv.pdf' }).count()).toBe(0)
+
+    const manage = inbox.getByRole('region', { name: 'Manage request' })
+    await manage.getByRole('button', { name: 'Close request' }).click()
+    await inbox.getByRole('button', { name: 'Yes, close it' }).click()
+    await inbox.getByRole('status').filter({ hasText: 'The request is closed.' }).waitFor()
+
+    const late = await suite.open(uploadLink)
+    await late.getByRole('heading', { name: 'This request is closed' }).waitFor()
+
+    await manage.getByRole('button', { name: 'Delete request' }).click()
+    await inbox.getByRole('button', { name: 'Yes, delete' }).click()
+    await inbox.getByText('The request and everything in it were deleted.').waitFor()
+    const gone = await suite.open(inboxLink)
+    await gone.getByRole('heading', { name: 'Not found' }).waitFor()
+  })
+
+  it('locks the inbox with its password: a wrong one is explained, the right one opens it', async () => {
+    const { inboxLink } = await createRequest('Send the signed form.', 'inbox secret')
+    const page = await suite.open(inboxLink)
+    await page.getByRole('heading', { name: 'Password required' }).waitFor()
+    const field = page.getByLabel('Password', { exact: true })
+    await field.fill('not the secret')
+    await page.getByRole('button', { name: 'Unlock' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Wrong password' }).waitFor()
+    await field.fill('inbox secret')
+    await page.getByRole('button', { name: 'Unlock' }).click()
+    await page.getByRole('heading', { name: 'Inbox', level: 1 }).waitFor()
+    await page.getByText('Send the signed form.').waitFor()
+    await page.getByText('Nothing has arrived yet.').waitFor()
+  })
+})

@@ -1,0 +1,148 @@
+/**
+ * The per-file setup shared by the end-to-end suites: one server and one browser for the file,
+ * a fresh browser context per test, closed after it. Under CI=true nothing is skipped: a missing
+ * Chromium or a missing build fails in beforeAll.
+ *
+ * Every context is watched for what the app promises never to do: a request to a host other than
+ * our server (fonts, CDNs), a Content-Security-Policy violation, an uncaught error in a page. Any
+ * of them fails the test that caused it.
+ */
+import { mkdir } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll } from 'vitest'
+
+import { launchBrowser, newContext, type ContextOptions, type TestBrowser } from './browser.js'
+import { startProxy, type RecordingProxy } from './proxy.js'
+import { freePort, startE2eServer, type E2eServer, type E2eServerOptions } from './server.js'
+
+export interface Suite {
+  /** The base URL pages use: the server's, or the proxy's in front of it. */
+  readonly url: string
+  readonly server: E2eServer
+  /** The recording proxy, when the suite asked for one. */
+  readonly proxy: RecordingProxy
+  readonly browser: TestBrowser
+  /** A fresh context (its own storage and downloads), closed after the test. */
+  context(options?: ContextOptions): Promise<BrowserContext>
+  /** A page in a fresh context, opened at `path` of the server. */
+  open(path: string, options?: ContextOptions): Promise<Page>
+}
+
+export interface SuiteOptions extends E2eServerOptions {
+  /** Origins besides the server's that pages may reach (the OIDC provider's login pages). */
+  allowedOrigins?: string[]
+  /** Puts a recording proxy in front of the server; pages then use its address. */
+  proxy?: boolean
+}
+
+export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) = {}): Suite {
+  let server: E2eServer | undefined
+  let browser: TestBrowser | undefined
+  let proxy: RecordingProxy | undefined
+  let allowed: string[] = []
+  let own = ''
+  const contexts: BrowserContext[] = []
+  const violations: string[] = []
+
+  const watch = (context: BrowserContext) => {
+    context.on('request', (request) => {
+      const url = new URL(request.url())
+      if (url.protocol === 'data:' || url.protocol === 'blob:') return
+      if (allowed.includes(url.origin)) return
+      // Only our pages are held to it; the OIDC provider's login page may load what it likes.
+      let from = own
+      try {
+        from = new URL(request.frame().url()).origin
+      } catch {
+        // A worker's request has no frame; workers are ours.
+      }
+      if (from === own) violations.push(`request to another host: ${url.href}`)
+    })
+    context.on('console', (message) => {
+      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) {
+        violations.push(`CSP violation: ${message.text()}`)
+      }
+    })
+    context.on('weberror', (error) => violations.push(`uncaught error: ${error.error().message}`))
+  }
+
+  beforeAll(async () => {
+    const resolved = typeof options === 'function' ? await options() : options
+    const proxyPort = resolved.proxy ? await freePort() : undefined
+    const serverOptions =
+      proxyPort === undefined
+        ? resolved
+        : // Links and the WebSocket's Origin check use BASE_URL, which is now the proxy's.
+          { ...resolved, env: { ...resolved.env, BASE_URL: `http://127.0.0.1:${proxyPort}` } }
+    ;[server, browser] = await Promise.all([startE2eServer(serverOptions), launchBrowser()])
+    if (proxyPort !== undefined) proxy = await startProxy(server.url, proxyPort)
+    own = new URL(suite.url).origin
+    allowed = [own, ...(resolved.allowedOrigins ?? [])]
+  })
+  afterEach(async ({ task }) => {
+    if (task.result?.state === 'fail') await describeFailure(task.name, contexts)
+    await Promise.all(contexts.splice(0).map((context) => context.close()))
+    const found = violations.splice(0)
+    if (found.length > 0) throw new Error(found.join('\n'))
+  })
+  afterAll(async () => {
+    await proxy?.close()
+    await browser?.close()
+    await server?.close()
+  })
+
+  const suite: Suite = {
+    get url() {
+      return proxy?.url ?? required(server, 'server').url
+    },
+    get proxy() {
+      return required(proxy, 'proxy')
+    },
+    get server() {
+      return required(server, 'server')
+    },
+    get browser() {
+      return required(browser, 'browser')
+    },
+    async context(contextOptions = {}) {
+      const context = await newContext(required(browser, 'browser').browser, contextOptions)
+      watch(context)
+      contexts.push(context)
+      return context
+    },
+    async open(path, contextOptions = {}) {
+      const context = await suite.context(contextOptions)
+      const page = await context.newPage()
+      await page.goto(new URL(path, suite.url).href)
+      return page
+    },
+  }
+  return suite
+}
+
+/**
+ * What every page showed when a test failed: its address and accessibility tree on stderr, and a
+ * screenshot under artifacts/failures/.
+ */
+async function describeFailure(test: string, contexts: BrowserContext[]): Promise<void> {
+  const dir = fileURLToPath(new URL('./artifacts/failures/', import.meta.url))
+  await mkdir(dir, { recursive: true })
+  const pages = contexts.flatMap((context) => context.pages())
+  for (const [index, page] of pages.entries()) {
+    try {
+      const tree = await page.locator('body').ariaSnapshot({ timeout: 2000 })
+      console.error(`[${test}] page ${index} at ${page.url()}:\n${tree}`)
+      const name = `${test.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${index}.png`
+      await page.screenshot({ path: dir + name, fullPage: true, timeout: 5000 })
+    } catch {
+      // A page that closed or hangs has nothing more to tell.
+    }
+  }
+}
+
+function required<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`the ${name} did not start`)
+  return value
+}

@@ -1,0 +1,108 @@
+/**
+ * Download service worker: turns a decrypted stream handed over by the page into an ordinary
+ * browser download, so files of any size go straight to disk. It answers only its own one-time
+ * addresses (/__fileshare/download/<id>) and lets every other request pass untouched.
+ */
+
+const PREFIX = '/__fileshare/download/'
+/** Streams handed over but not yet fetched are dropped after this long. */
+const UNCLAIMED_MS = 60_000
+
+/** @type {Map<string, { stream: ReadableStream<Uint8Array>, name: string, size: number, type: string, port: MessagePort | undefined }>} */
+const downloads = new Map()
+
+self.addEventListener('install', () => {
+  self.skipWaiting()
+})
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(self.clients.claim())
+})
+
+/** The stream a page serves on a MessagePort when it cannot transfer streams (see streams.ts). */
+function portToStream(port) {
+  let waiting = null
+  port.onmessage = (event) => {
+    const resolve = waiting
+    waiting = null
+    if (resolve) resolve(event.data)
+  }
+  return new ReadableStream(
+    {
+      async pull(controller) {
+        const message = await new Promise((resolve) => {
+          waiting = resolve
+          port.postMessage({ type: 'pull' })
+        })
+        if (message.type === 'chunk') controller.enqueue(message.chunk)
+        else if (message.type === 'done') {
+          port.close()
+          controller.close()
+        } else {
+          port.close()
+          controller.error(new Error(message.error?.message ?? 'Download failed'))
+        }
+      },
+      cancel(reason) {
+        port.postMessage({ type: 'cancel', reason: String(reason) })
+        port.close()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}
+
+self.addEventListener('message', (event) => {
+  const data = event.data
+  if (!data || typeof data !== 'object') return
+  if (data.type === 'fileshare-ping') return
+  if (data.type !== 'fileshare-download' || typeof data.id !== 'string') return
+  const stream = data.stream instanceof ReadableStream ? data.stream : portToStream(data.port)
+  downloads.set(data.id, {
+    stream,
+    name: String(data.name),
+    size: Number(data.size),
+    type: String(data.contentType || 'application/octet-stream'),
+    port: event.ports[0],
+  })
+  setTimeout(() => {
+    const left = downloads.get(data.id)
+    if (left && left.stream === stream) {
+      downloads.delete(data.id)
+      left.port?.close()
+      stream.cancel('not fetched').catch(() => undefined)
+    }
+  }, UNCLAIMED_MS)
+  event.ports[0]?.postMessage({ type: 'fileshare-ready', id: data.id })
+})
+
+/** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266, RFC 8187). */
+function contentDisposition(name) {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\%]/g, '_')
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
+}
+
+self.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url)
+  if (url.origin !== self.location.origin || !url.pathname.startsWith(PREFIX)) return
+  const id = url.pathname.slice(PREFIX.length)
+  const download = downloads.get(id)
+  downloads.delete(id)
+  if (!download) {
+    event.respondWith(new Response('Download not found', { status: 404 }))
+    return
+  }
+  const headers = new Headers({
+    'Content-Type': download.type,
+    'Content-Disposition': contentDisposition(download.name),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  })
+  if (Number.isSafeInteger(download.size) && download.size >= 0) {
+    headers.set('Content-Length', String(download.size))
+  }
+  event.respondWith(new Response(download.stream, { headers }))
+  // The page waits for this to know the browser has taken the download over.
+  download.port?.postMessage({ type: 'fileshare-started', id })
+  download.port?.close()
+})

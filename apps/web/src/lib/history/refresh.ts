@@ -1,0 +1,74 @@
+/**
+ * Asks the server how an item of the history is doing: downloads, views or uploads left and the
+ * expiry, or that it is gone (404, 410). Reading counts nothing: the file and note info routes
+ * and the inbox listing never consume a download or a view.
+ */
+import { isApiError, parseLink } from '@fileshare/protocol'
+
+import type { HistoryItem, HistoryStatus } from '../state/history-store'
+
+/** The worker calls this needs; injected so the logic is testable without a worker. */
+export interface StatusSource {
+  inspectFile(
+    href: string,
+  ): Promise<{ maxDownloads: number; downloadCount: number; expiresAt: string }>
+  inspectNote(href: string): Promise<{ maxViews: number; viewCount: number; expiresAt: string }>
+  openInbox(href: string): Promise<{
+    handle: string
+    inbox: { maxUploads: number; usedUploads: number; closesAt: string; open: boolean }
+  }>
+  release(handle: string): Promise<void>
+}
+
+/** An inbox link with a password cannot be opened without asking for it. */
+export function inboxNeedsPassword(inboxLink: string): boolean {
+  try {
+    const { link } = parseLink(inboxLink)
+    return link.kind === 'inbox' && link.passwordSalt !== undefined
+  } catch {
+    return true
+  }
+}
+
+export async function fetchStatus(
+  item: HistoryItem,
+  source: StatusSource,
+  now = new Date(),
+): Promise<HistoryStatus> {
+  const checkedAt = now.toISOString()
+  try {
+    if (item.kind === 'file') {
+      const info = await source.inspectFile(item.link)
+      return {
+        state: 'available',
+        left: Math.max(0, info.maxDownloads - info.downloadCount),
+        expiresAt: info.expiresAt,
+        checkedAt,
+      }
+    }
+    if (item.kind === 'note') {
+      const info = await source.inspectNote(item.link)
+      return {
+        state: 'available',
+        left: Math.max(0, info.maxViews - info.viewCount),
+        expiresAt: info.expiresAt,
+        checkedAt,
+      }
+    }
+    if (!item.inboxLink || inboxNeedsPassword(item.inboxLink)) {
+      return { state: 'unknown', checkedAt }
+    }
+    const { handle, inbox } = await source.openInbox(item.inboxLink)
+    await source.release(handle).catch(() => undefined)
+    return {
+      state: 'available',
+      left: Math.max(0, inbox.maxUploads - inbox.usedUploads),
+      expiresAt: inbox.closesAt,
+      open: inbox.open,
+      checkedAt,
+    }
+  } catch (error) {
+    if (isApiError(error, 404) || isApiError(error, 410)) return { state: 'gone', checkedAt }
+    return { state: 'unknown', checkedAt }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Markdown notes rendered to HTML that is safe to insert into the page: markdown-it with raw HTML
+ * off (every `<tag>` in the note shows as text), links only to http, https and mailto addresses,
+ * opened in a new tab without opener or referrer, and images written as links, because a note must
+ * not make the browser fetch from other hosts (the CSP would refuse them anyway). markdown-it loads
+ * on first use, so pages that never show markdown never download it.
+ */
+type MarkdownIt = InstanceType<typeof import('markdown-it').default>
+
+const ALLOWED_LINK = /^(?:https?:|mailto:)/i
+
+let renderer: Promise<MarkdownIt> | undefined
+
+/** Whether markdown may link to `url`; anything else (javascript:, data:, relative) stays text. */
+export function isAllowedLink(url: string): boolean {
+  return ALLOWED_LINK.test(url.trim())
+}
+
+/** The sanitised HTML of `text`. */
+export async function renderMarkdown(text: string): Promise<string> {
+  renderer ??= createRenderer()
+  return (await renderer).render(text)
+}
+
+async function createRenderer(): Promise<MarkdownIt> {
+  const { default: MarkdownItClass } = await import('markdown-it')
+  const md = new MarkdownItClass({ html: false, linkify: true, typographer: false })
+  md.validateLink = isAllowedLink
+
+  const escape = md.utils.escapeHtml
+  md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+    const token = tokens[idx]!
+    token.attrSet('target', '_blank')
+    token.attrSet('rel', 'noopener noreferrer')
+    return self.renderToken(tokens, idx, options)
+  }
+  md.renderer.rules.image = (tokens, idx, options, env, self) => {
+    const token = tokens[idx]!
+    const src = String(token.attrGet('src') ?? '')
+    const label = String(self.renderInlineAsText(token.children ?? [], options, env)) || src
+    return (
+      `<a href="${escape(src)}" target="_blank" rel="noopener noreferrer" class="md-image">` +
+      `${escape(label)}</a>`
+    )
+  }
+  return md
+}

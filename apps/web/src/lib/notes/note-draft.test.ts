@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+
+import { draftProblem, noteText, utf8Length, type NoteDrafts } from './note-draft'
+import { emptyEntry, parsePasswordList } from './password-list'
+
+function drafts(over: Partial<NoteDrafts> = {}): NoteDrafts {
+  return { text: '', markdown: '', code: '', password: [emptyEntry()], sshkey: '', ...over }
+}
+
+describe('note drafts', () => {
+  it('sends the draft of the chosen kind only', () => {
+    const d = drafts({ text: 'plain', code: 'x = 1' })
+    expect(noteText('text', d)).toBe('plain')
+    expect(noteText('code', d)).toBe('x = 1')
+  })
+
+  it('sends a password list as its JSON text', () => {
+    const d = drafts({ password: [{ ...emptyEntry(), password: 'pw' }, emptyEntry()] })
+    expect(parsePasswordList(noteText('password', d))).toEqual([
+      { ...emptyEntry(), password: 'pw' },
+    ])
+  })
+
+  it('refuses an empty draft and one over the limit in UTF-8 bytes', () => {
+    expect(draftProblem('text', drafts({ text: '  \n' }), 10)).toBe('empty')
+    expect(draftProblem('password', drafts(), 10)).toBe('empty')
+    // Four characters, twelve bytes.
+    expect(utf8Length('€€€€')).toBe(12)
+    expect(draftProblem('text', drafts({ text: '€€€€' }), 11)).toBe('tooLarge')
+    expect(draftProblem('text', drafts({ text: '€€€€' }), 12)).toBeNull()
+  })
+})

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+
+import { encryptedSize, zipSize } from '@fileshare/protocol'
+
+import { filesUpload, SENDER_NOTE_MAX_BYTES, submissionProblem, uploadsNeeded } from './submission'
+
+const limits = { acceptsNote: true, uploadsLeft: 4, maxUploadSize: 1000, maxFilesPerUpload: 3 }
+const files = { fileCount: 2, encryptedBytes: 900, note: '' }
+
+describe('submission checks', () => {
+  it('accepts files, a note, or both within the limits', () => {
+    expect(submissionProblem(files, limits)).toBeNull()
+    expect(submissionProblem({ fileCount: 0, encryptedBytes: 0, note: 'hi' }, limits)).toBeNull()
+    expect(uploadsNeeded({ ...files, note: 'hi' }, limits)).toBe(2)
+  })
+
+  it('ignores a note the request does not accept', () => {
+    const noNotes = { ...limits, acceptsNote: false }
+    expect(uploadsNeeded({ ...files, note: 'hi' }, noNotes)).toBe(1)
+    expect(submissionProblem({ fileCount: 0, encryptedBytes: 0, note: 'hi' }, noNotes)).toBe(
+      'empty',
+    )
+  })
+
+  it('names the limit a submission breaks', () => {
+    expect(submissionProblem({ ...files, fileCount: 4 }, limits)).toBe('tooMany')
+    expect(submissionProblem({ ...files, encryptedBytes: 1001 }, limits)).toBe('tooLarge')
+    const long = 'x'.repeat(SENDER_NOTE_MAX_BYTES + 1)
+    expect(submissionProblem({ ...files, note: long }, limits)).toBe('noteTooLong')
+    expect(submissionProblem({ ...files, note: 'hi' }, { ...limits, uploadsLeft: 1 })).toBe(
+      'noRoomForNote',
+    )
+  })
+})
+
+describe('filesUpload', () => {
+  it('is the file itself for one file and a ZIP of every entry otherwise', () => {
+    expect(filesUpload([])).toEqual({ fileCount: 0, encryptedBytes: 0 })
+    expect(filesUpload([{ path: 'a.txt', size: 5, lastModified: 0 }])).toEqual({
+      fileCount: 1,
+      encryptedBytes: encryptedSize(5),
+    })
+    const entries = [
+      { path: 'dir/', size: 0, lastModified: 0 },
+      { path: 'dir/a.txt', size: 5, lastModified: 0 },
+    ]
+    const zip = zipSize([
+      { path: 'dir/', size: 0, mtime: new Date(0) },
+      { path: 'dir/a.txt', size: 5, mtime: new Date(0) },
+    ])
+    expect(filesUpload(entries)).toEqual({ fileCount: 2, encryptedBytes: encryptedSize(zip) })
+  })
+})

@@ -1,0 +1,72 @@
+/**
+ * What a sender may send into a request, checked before anything is encrypted: files (one
+ * upload: a single file, or a ZIP of several) and, when the request accepts one, a note (a
+ * second upload). The server checks the same limits again; this only spares a doomed upload.
+ */
+import { encryptedSize, zipSize } from '@fileshare/protocol'
+
+import { needsArchive, toArchiveEntries, type PickedEntry } from '../upload/entries'
+
+/** Longest note a sender may add, in UTF-8 bytes; it is read whole into the requester's page. */
+export const SENDER_NOTE_MAX_BYTES = 64 * 1024
+
+export interface Submission {
+  /** Files picked (0 for a note alone). */
+  fileCount: number
+  /** Encrypted size of the files' upload (0 without files). */
+  encryptedBytes: number
+  /** The note as typed (ignored unless the request accepts notes). */
+  note: string
+}
+
+export interface RequestLimits {
+  acceptsNote: boolean
+  uploadsLeft: number
+  maxUploadSize: number
+  maxFilesPerUpload: number
+}
+
+export type SubmissionProblem =
+  'empty' | 'tooLarge' | 'tooMany' | 'noteTooLong' | 'noRoomForNote' | null
+
+/** Whether the note part will be sent. */
+export function sendsNote(submission: Submission, limits: RequestLimits): boolean {
+  return limits.acceptsNote && submission.note.trim() !== ''
+}
+
+/** Uploads the submission takes: one for the files, one for the note. */
+export function uploadsNeeded(submission: Submission, limits: RequestLimits): number {
+  return (submission.fileCount > 0 ? 1 : 0) + (sendsNote(submission, limits) ? 1 : 0)
+}
+
+/** Why the submission cannot be sent, or null. */
+export function submissionProblem(
+  submission: Submission,
+  limits: RequestLimits,
+): SubmissionProblem {
+  const note = sendsNote(submission, limits)
+  if (submission.fileCount === 0 && !note) return 'empty'
+  if (submission.fileCount > limits.maxFilesPerUpload) return 'tooMany'
+  if (submission.encryptedBytes > limits.maxUploadSize) return 'tooLarge'
+  if (note && new TextEncoder().encode(submission.note).length > SENDER_NOTE_MAX_BYTES) {
+    return 'noteTooLong'
+  }
+  if (uploadsNeeded(submission, limits) > limits.uploadsLeft) return 'noRoomForNote'
+  return null
+}
+
+/**
+ * The upload the picked entries make, as the worker builds it (lib/worker/methods.ts): its
+ * encrypted size and its `X-File-Count` (every archive entry counts, folders included).
+ */
+export function filesUpload(entries: readonly PickedEntry[]): {
+  fileCount: number
+  encryptedBytes: number
+} {
+  if (entries.length === 0) return { fileCount: 0, encryptedBytes: 0 }
+  if (!needsArchive(entries)) {
+    return { fileCount: 1, encryptedBytes: encryptedSize(entries[0]!.size) }
+  }
+  const archive = toArchiveEntries(entries)
+  return { fileCount: Math.max(2, archive.length), encryptedBytes: encryptedSize(zipSize(archive)) }
+}

@@ -1,0 +1,32 @@
+/**
+ * The last resort for browsers with neither a service worker nor the File System Access API:
+ * the decrypted bytes are collected in memory, then saved as a Blob. Only files up to
+ * `BLOB_SAVE_LIMIT` are accepted this way.
+ */
+
+/** 256 MiB: what a phone or an older laptop can hold twice (chunks, then the Blob) safely. */
+export const BLOB_SAVE_LIMIT = 256 * 1024 * 1024
+
+export async function saveAsBlob(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  type: string,
+): Promise<void> {
+  const chunks: BlobPart[] = []
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    chunks.push(value as Uint8Array<ArrayBuffer>)
+  }
+  const url = URL.createObjectURL(new Blob(chunks, { type }))
+  const link = document.createElement('a')
+  link.href = url
+  link.download = name
+  link.hidden = true
+  document.body.append(link)
+  link.click()
+  link.remove()
+  // The browser has copied the Blob into its download by the next task; a minute is ample.
+  setTimeout(() => URL.revokeObjectURL(url), 60_000)
+}

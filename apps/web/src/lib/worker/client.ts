@@ -1,0 +1,275 @@
+/**
+ * The page's typed handle on the worker: each client-core call as an async function with an
+ * optional progress callback and AbortSignal. The worker starts on the first call, so pages that
+ * never need it (and the upload page until "Upload" is pressed) do not load it.
+ */
+import type {
+  CreatedFileRequest,
+  CreatedNote,
+  CreateFileRequestOptions,
+  CreateNoteOptions,
+  NoteInfoResponse,
+  OpenedRequest,
+  SentFile,
+  SentToRequest,
+  UploadInfoResponse,
+  UploadProgress,
+  ViewedNote,
+} from '@fileshare/protocol'
+
+import type { PickedEntry } from '../upload/entries'
+import { reviveError, type FromWorker, type ToWorker } from './messages'
+import type {
+  CallContext,
+  DownloadProgress,
+  InboxTarget,
+  OpenedInboxView,
+  SendFilesInput,
+  UnlockedFileView,
+  WorkerMethods,
+} from './methods'
+import { plain } from './snapshot.svelte'
+import { observeStream, portToStream } from './streams'
+
+export type {
+  DownloadProgress,
+  InboxEntryView,
+  InboxTarget,
+  InboxView,
+  OpenedInboxView,
+  SendFilesInput,
+  UnlockedFileView,
+} from './methods'
+
+export interface CallOptions<P = never> {
+  onProgress?: (progress: P) => void
+  signal?: AbortSignal
+}
+
+/** A download on its way: the plaintext, and how its reading ended. */
+export interface Download {
+  /** Plaintext; errors with ProtocolError DECRYPT_FAILED or TRUNCATED on tampered data. */
+  stream: ReadableStream<Uint8Array>
+  /** Resolves when `stream` has been read to its end; rejects with the error that ended it. */
+  finished: Promise<void>
+  plainSize: number
+  fileCount: number
+}
+
+type Method = keyof WorkerMethods
+type Args<K extends Method> = WorkerMethods[K] extends (
+  ctx: CallContext,
+  ...args: infer A
+) => Promise<unknown>
+  ? A
+  : never
+type Result<K extends Method> = Awaited<ReturnType<WorkerMethods[K]>>
+
+interface Pending {
+  resolve: (value: unknown) => void
+  reject: (error: unknown) => void
+  onProgress?: ((value: never) => void) | undefined
+}
+
+let worker: Worker | undefined
+let nextId = 1
+const pending = new Map<number, Pending>()
+
+function reviveStreams(value: unknown, portKeys: readonly string[] = []): unknown {
+  if (portKeys.length === 0) return value
+  const copy = { ...(value as Record<string, unknown>) }
+  for (const key of portKeys) copy[key] = portToStream(copy[key] as MessagePort)
+  return copy
+}
+
+function start(): Worker {
+  if (worker) return worker
+  const started = new Worker(new URL('./worker.ts', import.meta.url), {
+    type: 'module',
+    name: 'fileshare',
+  })
+  started.onmessage = (event: MessageEvent<FromWorker>) => {
+    const message = event.data
+    const call = pending.get(message.id)
+    if (!call) return
+    if (message.type === 'progress') {
+      call.onProgress?.(message.value as never)
+      return
+    }
+    pending.delete(message.id)
+    if (message.type === 'result') call.resolve(reviveStreams(message.value, message.portStreams))
+    else call.reject(reviveError(message.error))
+  }
+  started.onerror = (event) => {
+    // The worker script failed to load or crashed: every call waiting on it fails.
+    event.preventDefault()
+    const error = new Error(event.message || 'The background worker stopped')
+    for (const call of pending.values()) call.reject(error)
+    pending.clear()
+    worker = undefined
+    started.terminate()
+  }
+  worker = started
+  return started
+}
+
+function call<K extends Method, P = never>(
+  method: K,
+  args: Args<K>,
+  options: CallOptions<P> = {},
+): Promise<Result<K>> {
+  const { signal, onProgress } = options
+  if (signal?.aborted) return Promise.reject(signal.reason)
+  const target = start()
+  const id = nextId++
+  return new Promise<Result<K>>((resolve, reject) => {
+    const onAbort = () => target.postMessage({ type: 'abort', id } satisfies ToWorker)
+    signal?.addEventListener('abort', onAbort, { once: true })
+    const done = () => signal?.removeEventListener('abort', onAbort)
+    pending.set(id, {
+      resolve: (value) => {
+        done()
+        resolve(value as Result<K>)
+      },
+      reject: (error) => {
+        done()
+        reject(error)
+      },
+      onProgress: onProgress as ((value: never) => void) | undefined,
+    })
+    try {
+      target.postMessage({ type: 'call', id, method, args: plain(args) } satisfies ToWorker)
+    } catch (error) {
+      pending.delete(id)
+      done()
+      reject(error)
+    }
+  })
+}
+
+async function asDownload(
+  result: Promise<{ stream: ReadableStream<Uint8Array>; plainSize: number; fileCount: number }>,
+): Promise<Download> {
+  const { stream, plainSize, fileCount } = await result
+  const observed = observeStream(stream)
+  return { stream: observed.stream, finished: observed.finished, plainSize, fileCount }
+}
+
+/** Encrypts and uploads the picked entries (one file, or a ZIP of several). */
+export function sendFiles(
+  input: SendFilesInput,
+  options?: CallOptions<UploadProgress>,
+): Promise<SentFile> {
+  return call('sendFiles', [input], options)
+}
+
+/** Public info of a file link; counts nothing. */
+export function inspectFile(href: string): Promise<UploadInfoResponse> {
+  return call('inspectFile', [href])
+}
+
+/** Unlocks a file link (with its password when it has one); the keys stay in the worker. */
+export function unlockFile(
+  href: string,
+  info: UploadInfoResponse,
+  password?: string,
+): Promise<UnlockedFileView> {
+  return call('unlockFile', password ? [href, info, password] : [href, info])
+}
+
+/** Counts one download and streams the decrypted payload. */
+export function downloadFile(
+  handle: string,
+  options?: CallOptions<DownloadProgress>,
+): Promise<Download> {
+  return asDownload(call('downloadFile', [handle], options))
+}
+
+export function deleteFile(id: string, ownerToken: string): Promise<void> {
+  return call('deleteFile', [id, ownerToken])
+}
+
+export function createNote(options: CreateNoteOptions): Promise<CreatedNote> {
+  return call('createNote', [options])
+}
+
+/** Public info of a note link; consumes no view. */
+export function inspectNote(href: string): Promise<NoteInfoResponse> {
+  return call('inspectNote', [href])
+}
+
+/** Unlocks a note link (password checked without consuming a view). */
+export function unlockNote(
+  href: string,
+  info: NoteInfoResponse,
+  password?: string,
+): Promise<{ handle: string }> {
+  return call('unlockNote', password ? [href, info, password] : [href, info])
+}
+
+/** Consumes one view and returns the decrypted note. */
+export function viewNote(handle: string): Promise<ViewedNote> {
+  return call('viewNote', [handle])
+}
+
+export function deleteNote(id: string, ownerToken: string): Promise<void> {
+  return call('deleteNote', [id, ownerToken])
+}
+
+export function createFileRequest(options: CreateFileRequestOptions): Promise<CreatedFileRequest> {
+  return call('createFileRequest', [options])
+}
+
+/** Reads a request as a sender (decrypts its message). */
+export function openRequest(href: string): Promise<OpenedRequest> {
+  return call('openRequest', [href])
+}
+
+export function sendToRequest(
+  opened: OpenedRequest,
+  entries: PickedEntry[],
+  options?: CallOptions<UploadProgress>,
+): Promise<SentToRequest> {
+  return call('sendToRequest', [opened, entries], options)
+}
+
+export function sendNoteToRequest(
+  opened: OpenedRequest,
+  text: string,
+  options?: CallOptions<UploadProgress>,
+): Promise<SentToRequest> {
+  return call('sendNoteToRequest', [opened, text], options)
+}
+
+/** Opens an inbox link (with its password when it has one). */
+export function openInbox(href: string, password?: string): Promise<OpenedInboxView> {
+  return call('openInbox', password ? [href, password] : [href])
+}
+
+export function downloadInboxFile(
+  handle: string,
+  entryId: string,
+  options?: CallOptions<DownloadProgress>,
+): Promise<Download> {
+  return asDownload(call('downloadInboxFile', [handle, entryId], options))
+}
+
+export function deleteInboxFile(target: InboxTarget, entryId: string): Promise<void> {
+  return call('deleteInboxFile', [
+    { id: target.id, inboxOwnerToken: target.inboxOwnerToken },
+    entryId,
+  ])
+}
+
+export function closeInbox(target: InboxTarget): Promise<void> {
+  return call('closeInbox', [{ id: target.id, inboxOwnerToken: target.inboxOwnerToken }])
+}
+
+export function deleteInbox(target: InboxTarget): Promise<void> {
+  return call('deleteInbox', [{ id: target.id, inboxOwnerToken: target.inboxOwnerToken }])
+}
+
+/** Forgets an unlocked item's keys in the worker. */
+export function release(handle: string): Promise<void> {
+  return call('release', [handle])
+}

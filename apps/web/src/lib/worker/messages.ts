@@ -1,0 +1,118 @@
+/**
+ * What the page and the worker say to each other: calls, their progress, results and errors.
+ * Errors cross the boundary as plain objects and come back as the client core's own classes, so
+ * pages branch on `ApiError.status` and `ProtocolError.code` exactly as in the worker.
+ */
+import { ApiError, ProtocolError, type ProtocolErrorCode } from '@fileshare/protocol'
+
+export interface CallMessage {
+  type: 'call'
+  id: number
+  method: string
+  args: unknown[]
+}
+
+export interface AbortMessage {
+  type: 'abort'
+  id: number
+}
+
+export type ToWorker = CallMessage | AbortMessage
+
+export interface ProgressMessage {
+  type: 'progress'
+  id: number
+  value: unknown
+}
+
+export interface ResultMessage {
+  type: 'result'
+  id: number
+  value: unknown
+  /** Keys of `value` whose stream arrives through a MessagePort (no transferable streams). */
+  portStreams?: string[]
+}
+
+export interface ErrorMessage {
+  type: 'error'
+  id: number
+  error: SerializedError
+}
+
+export type FromWorker = ProgressMessage | ResultMessage | ErrorMessage
+
+export interface SerializedError {
+  /** Marks the object, also when it errors a stream instead of a call. */
+  fileshareError: true
+  kind: 'api' | 'protocol' | 'abort' | 'other'
+  name: string
+  message: string
+  status?: number
+  retryAfterSec?: number | null
+  details?: unknown
+  code?: ProtocolErrorCode
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (isSerializedError(error)) return error
+  if (error instanceof ApiError) {
+    const out: SerializedError = {
+      fileshareError: true,
+      kind: 'api',
+      name: error.name,
+      message: error.message,
+      status: error.status,
+      retryAfterSec: error.retryAfterSec,
+    }
+    if (error.details !== undefined) out.details = error.details
+    return out
+  }
+  if (error instanceof ProtocolError) {
+    return {
+      fileshareError: true,
+      kind: 'protocol',
+      name: error.name,
+      message: error.message,
+      code: error.code,
+    }
+  }
+  const named = error as { name?: unknown; message?: unknown } | null
+  const name = typeof named?.name === 'string' ? named.name : 'Error'
+  const message =
+    typeof named?.message === 'string' ? named.message : String(error ?? 'Unknown error')
+  return {
+    fileshareError: true,
+    kind: name === 'AbortError' ? 'abort' : 'other',
+    name,
+    message,
+  }
+}
+
+export function isSerializedError(value: unknown): value is SerializedError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { fileshareError?: unknown }).fileshareError === true
+  )
+}
+
+export function reviveError(error: SerializedError): Error {
+  switch (error.kind) {
+    case 'api': {
+      const options: { retryAfterSec?: number | null; details?: unknown } = {
+        retryAfterSec: error.retryAfterSec ?? null,
+      }
+      if (error.details !== undefined) options.details = error.details
+      return new ApiError(error.status ?? 500, error.message, options)
+    }
+    case 'protocol':
+      return new ProtocolError(error.code ?? 'BAD_INPUT', error.message)
+    case 'abort':
+      return new DOMException(error.message, 'AbortError')
+    default: {
+      const revived = new Error(error.message)
+      revived.name = error.name
+      return revived
+    }
+  }
+}

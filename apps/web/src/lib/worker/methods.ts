@@ -1,0 +1,300 @@
+/**
+ * The calls the worker answers: thin forwards to the protocol package's client core, plus the
+ * two things that cannot cross to the worker as they are: picked files become a payload (one
+ * file, or a ZIP of several), and unlocked items (which hold CryptoKeys) stay here behind a handle.
+ */
+import {
+  closeInbox,
+  createFileRequest,
+  createNote,
+  createZipStream,
+  deleteFile,
+  deleteInbox,
+  deleteInboxFile,
+  deleteNote,
+  downloadFile,
+  downloadInboxFile,
+  inspectFile,
+  inspectNote,
+  openInbox,
+  openRequest,
+  parseLink,
+  ProtocolError,
+  sendFile,
+  sendNoteToRequest,
+  sendToRequest,
+  unlockFile,
+  unlockNote,
+  viewNote,
+  zipSize,
+  type ApiClient,
+  type CreatedFileRequest,
+  type CreatedNote,
+  type CreateFileRequestOptions,
+  type CreateNoteOptions,
+  type DownloadResult,
+  type FileLink,
+  type FileMetadata,
+  type InboxFile,
+  type InboxLink,
+  type NoteInfoResponse,
+  type OpenedInbox,
+  type OpenedRequest,
+  type PayloadSource,
+  type RequestLink,
+  type SentFile,
+  type SentToRequest,
+  type ShareLink,
+  type UnlockedFile,
+  type UnlockedNote,
+  type UploadInfoResponse,
+  type UploadProgress,
+  type ViewedNote,
+} from '@fileshare/protocol'
+
+import {
+  fileCountOf,
+  metadataOf,
+  needsArchive,
+  toArchiveEntries,
+  type PickedEntry,
+} from '../upload/entries'
+
+/** Per call: cancellation and a progress channel back to the page. */
+export interface CallContext {
+  signal: AbortSignal
+  progress: (value: unknown) => void
+}
+
+export interface SendFilesInput {
+  entries: PickedEntry[]
+  expireSec: number
+  maxDownloads: number
+  /** Empty or absent: no password. */
+  password?: string
+}
+
+export interface UnlockedFileView {
+  handle: string
+  metadata: FileMetadata | null
+  info: UploadInfoResponse
+}
+
+/** The inbox as the page sees it: everything but the per-upload keys, which stay here. */
+export type InboxEntryView = Omit<InboxFile, 'keys'>
+
+export interface InboxView extends Omit<OpenedInbox, 'entries'> {
+  entries: InboxEntryView[]
+}
+
+export interface OpenedInboxView {
+  handle: string
+  inbox: InboxView
+}
+
+/** Identifies a request to manage without opening its inbox (history, inbox page). */
+export type InboxTarget = Pick<OpenedInbox, 'id' | 'inboxOwnerToken'>
+
+export interface DownloadProgress {
+  receivedBytes: number
+  totalBytes: number
+}
+
+/** The payload, metadata and file count of what the user picked. */
+export interface Payload {
+  source: PayloadSource
+  metadata: FileMetadata
+  fileCount: number
+}
+
+export function payloadOf(entries: readonly PickedEntry[]): Payload {
+  if (entries.length === 0 || fileCountOf(entries) === 0) {
+    throw new ProtocolError('BAD_INPUT', 'Nothing to send: pick at least one file')
+  }
+  const metadata = metadataOf(entries)
+  if (!needsArchive(entries)) {
+    const file = entries[0]!.file
+    if (!file) throw new ProtocolError('BAD_INPUT', 'The picked file cannot be read')
+    return { source: file, metadata, fileCount: 1 }
+  }
+  const archive = toArchiveEntries(entries)
+  return {
+    source: { size: zipSize(archive), stream: () => createZipStream(archive) },
+    metadata,
+    // Every archive entry counts, so a folder holding one file still reads as an archive.
+    fileCount: Math.max(2, archive.length),
+  }
+}
+
+function linkOf<K extends ShareLink['kind']>(
+  href: string,
+  kinds: readonly K[],
+): Extract<ShareLink, { kind: K }> {
+  const { link } = parseLink(href)
+  if (!(kinds as readonly string[]).includes(link.kind)) {
+    throw new ProtocolError('BAD_LINK', `Invalid link: expected a ${kinds.join(' or ')} link`)
+  }
+  return link as Extract<ShareLink, { kind: K }>
+}
+
+function withoutKeys(inbox: OpenedInbox): InboxView {
+  return {
+    ...inbox,
+    entries: inbox.entries.map(({ keys: _keys, ...entry }) => entry),
+  }
+}
+
+/** The worker's state: the client, and items unlocked in it by handle. */
+export function createMethods(api: ApiClient) {
+  const handles = new Map<string, unknown>()
+  const keep = (value: unknown) => {
+    const handle = crypto.randomUUID()
+    handles.set(handle, value)
+    return handle
+  }
+  const take = <T>(handle: string): T => {
+    if (!handles.has(handle)) throw new ProtocolError('BAD_INPUT', 'Unknown handle')
+    return handles.get(handle) as T
+  }
+  const uploadProgress = (ctx: CallContext) => (p: UploadProgress) => ctx.progress(p)
+  const downloadProgress = (ctx: CallContext) => (p: DownloadProgress) => ctx.progress(p)
+
+  return {
+    async sendFiles(ctx: CallContext, input: SendFilesInput): Promise<SentFile> {
+      const payload = payloadOf(input.entries)
+      return sendFile(api, payload.source, {
+        expireSec: input.expireSec,
+        maxDownloads: input.maxDownloads,
+        ...(input.password ? { password: input.password } : {}),
+        metadata: payload.metadata,
+        fileCount: payload.fileCount,
+        onProgress: uploadProgress(ctx),
+        signal: ctx.signal,
+      })
+    },
+
+    async inspectFile(_ctx: CallContext, href: string): Promise<UploadInfoResponse> {
+      return inspectFile(api, linkOf(href, ['file']) as FileLink)
+    },
+
+    async unlockFile(
+      _ctx: CallContext,
+      href: string,
+      info: UploadInfoResponse,
+      password?: string,
+    ): Promise<UnlockedFileView> {
+      const link = linkOf(href, ['file']) as FileLink
+      const unlocked = await unlockFile(api, link, info, password || undefined)
+      return { handle: keep(unlocked), metadata: unlocked.metadata, info: unlocked.info }
+    },
+
+    async downloadFile(ctx: CallContext, handle: string): Promise<DownloadResult> {
+      return downloadFile(api, take<UnlockedFile>(handle), {
+        signal: ctx.signal,
+        onProgress: downloadProgress(ctx),
+      })
+    },
+
+    async deleteFile(_ctx: CallContext, id: string, ownerToken: string): Promise<void> {
+      await deleteFile(api, id, ownerToken)
+    },
+
+    async createNote(_ctx: CallContext, options: CreateNoteOptions): Promise<CreatedNote> {
+      return createNote(api, options)
+    },
+
+    async inspectNote(_ctx: CallContext, href: string): Promise<NoteInfoResponse> {
+      return inspectNote(api, linkOf(href, ['note']) as FileLink)
+    },
+
+    async unlockNote(
+      _ctx: CallContext,
+      href: string,
+      info: NoteInfoResponse,
+      password?: string,
+    ): Promise<{ handle: string }> {
+      const link = linkOf(href, ['note']) as FileLink
+      return { handle: keep(await unlockNote(api, link, info, password || undefined)) }
+    },
+
+    async viewNote(_ctx: CallContext, handle: string): Promise<ViewedNote> {
+      return viewNote(api, take<UnlockedNote>(handle))
+    },
+
+    async deleteNote(_ctx: CallContext, id: string, ownerToken: string): Promise<void> {
+      await deleteNote(api, id, ownerToken)
+    },
+
+    async createFileRequest(
+      _ctx: CallContext,
+      options: CreateFileRequestOptions,
+    ): Promise<CreatedFileRequest> {
+      return createFileRequest(api, options)
+    },
+
+    async openRequest(_ctx: CallContext, href: string): Promise<OpenedRequest> {
+      return openRequest(api, linkOf(href, ['request']) as RequestLink)
+    },
+
+    async sendToRequest(
+      ctx: CallContext,
+      opened: OpenedRequest,
+      entries: PickedEntry[],
+    ): Promise<SentToRequest> {
+      const payload = payloadOf(entries)
+      return sendToRequest(api, opened, payload.source, {
+        metadata: payload.metadata,
+        fileCount: payload.fileCount,
+        onProgress: uploadProgress(ctx),
+        signal: ctx.signal,
+      })
+    },
+
+    async sendNoteToRequest(
+      ctx: CallContext,
+      opened: OpenedRequest,
+      text: string,
+    ): Promise<SentToRequest> {
+      return sendNoteToRequest(api, opened, text, {
+        onProgress: uploadProgress(ctx),
+        signal: ctx.signal,
+      })
+    },
+
+    async openInbox(_ctx: CallContext, href: string, password?: string): Promise<OpenedInboxView> {
+      const link = linkOf(href, ['inbox']) as InboxLink
+      const inbox = await openInbox(api, link, password || undefined)
+      return { handle: keep(inbox), inbox: withoutKeys(inbox) }
+    },
+
+    async downloadInboxFile(
+      ctx: CallContext,
+      handle: string,
+      entryId: string,
+    ): Promise<DownloadResult> {
+      return downloadInboxFile(api, take<OpenedInbox>(handle), entryId, {
+        signal: ctx.signal,
+        onProgress: downloadProgress(ctx),
+      })
+    },
+
+    async deleteInboxFile(_ctx: CallContext, target: InboxTarget, entryId: string): Promise<void> {
+      await deleteInboxFile(api, target, entryId)
+    },
+
+    async closeInbox(_ctx: CallContext, target: InboxTarget): Promise<void> {
+      await closeInbox(api, target)
+    },
+
+    async deleteInbox(_ctx: CallContext, target: InboxTarget): Promise<void> {
+      await deleteInbox(api, target)
+    },
+
+    /** Lets go of an unlocked item's keys. */
+    async release(_ctx: CallContext, handle: string): Promise<void> {
+      handles.delete(handle)
+    },
+  }
+}
+
+export type WorkerMethods = ReturnType<typeof createMethods>

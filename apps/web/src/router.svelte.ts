@@ -1,0 +1,48 @@
+/**
+ * A small history-API router: the current path as reactive state, `navigate()` for in-app moves,
+ * and the link interception that keeps ordinary `<a href="/…">` elements inside the app.
+ */
+import { inAppTarget, matchRoute } from './route-match'
+
+export { inAppTarget, matchPattern, matchRoute, type RouteMatch } from './route-match'
+
+class Router {
+  path = $state(typeof location === 'undefined' ? '/' : location.pathname)
+  /** Changes on every navigation, so pages can react to a new fragment on the same path. */
+  href = $state(typeof location === 'undefined' ? '/' : location.href)
+  current = $derived(matchRoute(this.path))
+
+  /** Moves to `to` (a path, optionally with query and fragment) without reloading. */
+  navigate(to: string, options: { replace?: boolean } = {}): void {
+    if (options.replace) history.replaceState(null, '', to)
+    else history.pushState(null, '', to)
+    this.sync()
+    window.scrollTo(0, 0)
+  }
+
+  sync(): void {
+    this.path = location.pathname
+    this.href = location.href
+  }
+}
+
+export const router = new Router()
+
+/** Starts following back/forward and clicks on in-app links; returns the undo. */
+export function startRouter(): () => void {
+  const onPop = () => router.sync()
+  const onClick = (event: MouseEvent) => {
+    const target = inAppTarget(event, location.origin)
+    if (target === null) return
+    event.preventDefault()
+    router.navigate(target)
+  }
+  window.addEventListener('popstate', onPop)
+  window.addEventListener('hashchange', onPop)
+  document.addEventListener('click', onClick)
+  return () => {
+    window.removeEventListener('popstate', onPop)
+    window.removeEventListener('hashchange', onPop)
+    document.removeEventListener('click', onClick)
+  }
+}
