@@ -30,6 +30,11 @@ export function inboxNeedsPassword(inboxLink: string): boolean {
   }
 }
 
+/** A live item: what is left of its limit (never below 0, as counts can pass it) and its expiry. */
+function available(limit: number, used: number, expiresAt: string, checkedAt: string) {
+  return { state: 'available' as const, left: Math.max(0, limit - used), expiresAt, checkedAt }
+}
+
 export async function fetchStatus(
   item: HistoryItem,
   source: StatusSource,
@@ -39,21 +44,11 @@ export async function fetchStatus(
   try {
     if (item.kind === 'file') {
       const info = await source.inspectFile(item.link)
-      return {
-        state: 'available',
-        left: Math.max(0, info.maxDownloads - info.downloadCount),
-        expiresAt: info.expiresAt,
-        checkedAt,
-      }
+      return available(info.maxDownloads, info.downloadCount, info.expiresAt, checkedAt)
     }
     if (item.kind === 'note') {
       const info = await source.inspectNote(item.link)
-      return {
-        state: 'available',
-        left: Math.max(0, info.maxViews - info.viewCount),
-        expiresAt: info.expiresAt,
-        checkedAt,
-      }
+      return available(info.maxViews, info.viewCount, info.expiresAt, checkedAt)
     }
     if (!item.inboxLink || inboxNeedsPassword(item.inboxLink)) {
       return { state: 'unknown', checkedAt }
@@ -61,11 +56,8 @@ export async function fetchStatus(
     const { handle, inbox } = await source.openInbox(item.inboxLink)
     await source.release(handle).catch(() => undefined)
     return {
-      state: 'available',
-      left: Math.max(0, inbox.maxUploads - inbox.usedUploads),
-      expiresAt: inbox.closesAt,
+      ...available(inbox.maxUploads, inbox.usedUploads, inbox.closesAt, checkedAt),
       open: inbox.open,
-      checkedAt,
     }
   } catch (error) {
     if (isApiError(error, 404) || isApiError(error, 410)) return { state: 'gone', checkedAt }
