@@ -12,7 +12,7 @@
  * has Chromium copy every request body and WebSocket frame into its network events, which caps
  * uploads from a page at a fraction of their real speed.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -96,6 +96,43 @@ function rawCipher(cdp: Cdp, page: string, mode: 'encrypt' | 'decrypt'): Promise
   return evaluate<number>(cdp, page, `(${RAW_CIPHER})(${JSON.stringify(args)})`)
 }
 
+/**
+ * BENCH_WEB_PROFILE=<dir>: records a CPU profile of every dedicated worker of `page` (where the
+ * client core runs) and of the page itself; `stop` writes them as .cpuprofile files (open them
+ * in Chromium's DevTools).
+ */
+async function profileWorkers(cdp: Cdp, page: string, label: string) {
+  const dir = process.env.BENCH_WEB_PROFILE
+  if (!dir) return async () => undefined
+  const sessions: Array<{ id: string; name: string }> = [{ id: page, name: 'page' }]
+  const off = cdp.on('Target.attachedToTarget', (params) => {
+    const info = params.targetInfo as { type: string; url: string }
+    const id = params.sessionId as string
+    if (info.type !== 'worker') return
+    sessions.push({ id, name: 'worker' })
+    void (async () => {
+      await cdp.send('Profiler.enable', {}, id)
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 }, id)
+      await cdp.send('Profiler.start', {}, id)
+      await cdp.send('Runtime.runIfWaitingForDebugger', {}, id)
+    })()
+  })
+  await cdp.send('Profiler.enable', {}, page)
+  await cdp.send('Profiler.start', {}, page)
+  await cdp.send(
+    'Target.setAutoAttach',
+    { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
+    page,
+  )
+  return async () => {
+    off()
+    for (const [n, { id, name }] of sessions.entries()) {
+      const { profile } = await cdp.send<{ profile: unknown }>('Profiler.stop', {}, id)
+      await writeFile(join(dir, `${label}-${name}-${n}.cpuprofile`), JSON.stringify(profile))
+    }
+  }
+}
+
 const click = (cdp: Cdp, page: string, objectId: string) =>
   callOn(cdp, page, objectId, 'function () { this.click() }')
 
@@ -123,10 +160,12 @@ try {
   await cdp.send('DOM.setFileInputFiles', { files: [source], backendNodeId }, sender)
 
   const upload = await findByRole(cdp, sender, 'button', 'Upload', TIMEOUT_MS)
+  const stopUploadProfile = await profileWorkers(cdp, sender, 'upload')
   const uploadStart = performance.now()
   await click(cdp, sender, upload)
   const linkField = await findByRole(cdp, sender, 'textbox', 'Share link', TIMEOUT_MS)
   const uploadMs = performance.now() - uploadStart
+  await stopUploadProfile()
   const link = await callOn<string>(cdp, sender, linkField, 'function () { return this.value }')
 
   await cdp.send('Browser.setDownloadBehavior', {
@@ -137,10 +176,12 @@ try {
   const receiver = await browser.openPage(link)
   const download = await findByRole(cdp, receiver, 'button', 'Download', TIMEOUT_MS)
   const completed = cdp.waitFor('Browser.downloadProgress', (p) => p.state !== 'inProgress')
+  const stopDownloadProfile = await profileWorkers(cdp, receiver, 'download')
   const downloadStart = performance.now()
   await click(cdp, receiver, download)
   const outcome = await completed
   const downloadMs = performance.now() - downloadStart
+  await stopDownloadProfile()
   if (outcome.state !== 'completed') throw new Error(`the download ended ${String(outcome.state)}`)
   const [saved] = await readdir(downloads)
   const identical =

@@ -15,6 +15,8 @@ import { buffer } from './primitives.js'
 
 /** Records sealed or opened concurrently. */
 export const RECORDS_IN_FLIGHT = 8
+/** Finished records held for a reader that has not asked yet. */
+const READY_RECORDS = 4
 
 export interface StreamOptions {
   /** Plaintext bytes per record; only tests and benchmarks change it. */
@@ -106,23 +108,31 @@ function recordTransform(
     jobs.push(job)
   }
 
-  return new TransformStream<Uint8Array, Uint8Array>({
-    async transform(chunk, controller) {
-      if (!(chunk instanceof Uint8Array)) {
-        throw new ProtocolError('BAD_INPUT', 'The payload stream carries Uint8Array chunks only')
-      }
-      queue.push(chunk)
-      // A full record is known not to be the last only once a further byte has arrived.
-      while (queue.length > inputRecordSize) {
-        start(process(queue.take(inputRecordSize), index++, false))
-        while (jobs.length >= inFlight) controller.enqueue(await jobs.shift()!)
-      }
+  return new TransformStream<Uint8Array, Uint8Array>(
+    {
+      async transform(chunk, controller) {
+        if (!(chunk instanceof Uint8Array)) {
+          throw new ProtocolError('BAD_INPUT', 'The payload stream carries Uint8Array chunks only')
+        }
+        queue.push(chunk)
+        // A full record is known not to be the last only once a further byte has arrived.
+        while (queue.length > inputRecordSize) {
+          start(process(queue.take(inputRecordSize), index++, false))
+          while (jobs.length >= inFlight) controller.enqueue(await jobs.shift()!)
+        }
+      },
+      async flush(controller) {
+        start(finish(queue.take(queue.length), index++))
+        while (jobs.length > 0) controller.enqueue(await jobs.shift()!)
+      },
     },
-    async flush(controller) {
-      start(finish(queue.take(queue.length), index++))
-      while (jobs.length > 0) controller.enqueue(await jobs.shift()!)
-    },
-  })
+    undefined,
+    // Chromium runs each WebCrypto call on the calling thread, so records in flight overlap little;
+    // finished records queued for the reader keep the input being read and processed while the
+    // reader is busy elsewhere (a full send buffer, a hop to another thread). Bounded: this many
+    // records more.
+    { highWaterMark: READY_RECORDS },
+  )
 }
 
 /** Encrypts a plaintext stream into the record format with `fileKey`. */

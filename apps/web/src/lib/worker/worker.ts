@@ -26,6 +26,12 @@ const api = new ApiClient({
 })
 
 const methods = createMethods(api)
+/**
+ * Progress reaches the page at most this often: the core reports every chunk (every 64 KiB of a
+ * download), and each message costs the page a task and a re-render that compete with the
+ * transfer for the CPU.
+ */
+const PROGRESS_INTERVAL_MS = 100
 const running = new Map<number, AbortController>()
 
 function post(message: FromWorker, transfer: Transferable[] = []): void {
@@ -66,18 +72,59 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const { id, method, args } = message
   const controller = new AbortController()
   running.set(id, controller)
-  const ctx: CallContext = {
-    signal: controller.signal,
-    progress: (value) => post({ type: 'progress', id, value }),
-  }
+  const progress = throttledProgress(id)
+  const ctx: CallContext = { signal: controller.signal, progress: progress.report }
   try {
     const fn = methods[method as keyof WorkerMethods] as
       ((ctx: CallContext, ...rest: unknown[]) => Promise<unknown>) | undefined
     if (!fn) throw new Error(`Unknown worker method ${method}`)
-    postResult(id, await fn(ctx, ...args))
+    const result = await fn(ctx, ...args)
+    progress.flush()
+    postResult(id, result)
   } catch (error) {
+    progress.flush()
     post({ type: 'error', id, error: serializeError(error) })
   } finally {
+    progress.stop()
     running.delete(id)
+  }
+}
+
+/**
+ * The call's progress channel, posting the first report at once, then the latest one at most
+ * every PROGRESS_INTERVAL_MS; `flush` posts a report still waiting. `stop` drops it and every
+ * later one: the page forgets a call once it is answered (a download's stream counts its own
+ * bytes there).
+ */
+function throttledProgress(id: number) {
+  let last = 0
+  let stopped = false
+  let pending: { value: unknown } | undefined
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const flush = () => {
+    clearTimeout(timer)
+    timer = undefined
+    if (!pending) return
+    const { value } = pending
+    pending = undefined
+    last = performance.now()
+    post({ type: 'progress', id, value })
+  }
+  return {
+    report(value: unknown) {
+      if (stopped) return
+      pending = { value }
+      if (timer !== undefined) return
+      const wait = last + PROGRESS_INTERVAL_MS - performance.now()
+      if (wait <= 0) flush()
+      else timer = setTimeout(flush, wait)
+    },
+    flush,
+    stop() {
+      stopped = true
+      clearTimeout(timer)
+      timer = undefined
+      pending = undefined
+    },
   }
 }
