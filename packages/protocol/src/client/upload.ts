@@ -303,13 +303,14 @@ async function streamFrames(
   const limit = config.uploadSpeedLimit > 0 ? config.uploadSpeedLimit : 0
   const started = Date.now()
   const reader = options.ciphertext().getReader()
+  const read = readUntil(reader, stopped)
   let sent = 0
   // What has left the send buffer; the buffer counts frame headers too, so it is kept monotonic.
   let reported = 0
   report(options, 0, 'websocket')
   try {
     for (;;) {
-      const { value, done } = await Promise.race([reader.read(), stopped])
+      const { value, done } = await read()
       check()
       if (done) break
       for (let offset = 0; offset < value.length; offset += WS_FRAME_MAX_BYTES) {
@@ -337,6 +338,30 @@ async function streamFrames(
   } catch (error) {
     await reader.cancel(error).catch(() => undefined)
     throw error
+  }
+}
+
+/**
+ * Reads from `reader` until `stop` rejects; a read pending at that moment fails with its reason.
+ * Racing every read against the one long-lived `stop` would leave a reaction on it per read, and
+ * each reaction would keep its piece of ciphertext alive until the upload ends.
+ */
+function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  stop: Promise<never>,
+): () => Promise<ReadableStreamReadResult<Uint8Array>> {
+  let stopped: { reason: unknown } | undefined
+  let rejectPending: ((reason: unknown) => void) | undefined
+  stop.catch((reason: unknown) => {
+    stopped = { reason }
+    rejectPending?.(reason)
+  })
+  return () => {
+    if (stopped) return Promise.reject(stopped.reason)
+    return new Promise((resolve, reject) => {
+      rejectPending = reject
+      reader.read().then(resolve, reject)
+    })
   }
 }
 
@@ -480,6 +505,7 @@ async function sendChunks(
   })
   aborted.catch(() => undefined)
   const reader = options.ciphertext().getReader()
+  const read = readUntil(reader, aborted)
   let index = 0
   /** Ciphertext bytes placed into chunks so far. */
   let position = 0
@@ -487,7 +513,7 @@ async function sendChunks(
   let filled = 0
   try {
     for (;;) {
-      const { value, done } = await Promise.race([reader.read(), aborted])
+      const { value, done } = await read()
       if (failed.any) throw failed.error
       if (done) break
       if (position + value.length > size) throw sizeMismatch()
