@@ -5,6 +5,8 @@ import { promisify } from 'node:util'
 
 import { describe, expect, it } from 'vitest'
 
+import { runCli } from './cli-runner.js'
+
 const run = promisify(execFile)
 const ENTRY = new URL('../src/index.ts', import.meta.url).pathname
 const PACKAGE_JSON = new URL('../package.json', import.meta.url)
@@ -12,6 +14,26 @@ const PACKAGE_JSON = new URL('../package.json', import.meta.url)
 function fileshare(...args: string[]): Promise<{ stdout: string; stderr: string }> {
   return run(process.execPath, ['--import', 'tsx', ENTRY, ...args])
 }
+
+const COMMANDS = [
+  ['send'],
+  ['get'],
+  ['note'],
+  ['note', 'get'],
+  ['note', 'info'],
+  ['request'],
+  ['request', 'send'],
+  ['inbox'],
+  ['inbox', 'get'],
+  ['inbox', 'rm'],
+  ['inbox', 'close'],
+  ['inbox', 'delete'],
+  ['delete'],
+  ['ls'],
+  ['login'],
+  ['logout'],
+  ['whoami'],
+]
 
 describe('fileshare', () => {
   it('prints the package version for --version', async () => {
@@ -21,20 +43,36 @@ describe('fileshare', () => {
     expect(stderr).toBe('')
   })
 
-  it('prints usage for --help', async () => {
+  it('prints usage with every command and the exit codes for --help', async () => {
     const { stdout } = await fileshare('--help')
-    expect(stdout).toMatch(/^Usage: fileshare \[options\]/)
+    expect(stdout).toMatch(/^Usage: fileshare \[options\] \[command\]/)
     expect(stdout).toContain('-V, --version')
+    for (const [name] of COMMANDS) expect(stdout).toContain(`  ${name} `)
+    expect(stdout).toContain('Exit codes:')
   })
 
   it('opens with a shebang so the bin entry runs under node', async () => {
     expect(await readFile(ENTRY, 'utf8')).toMatch(/^#!\/usr\/bin\/env node\n/)
   })
 
-  it('exits non-zero on an unknown option', async () => {
+  it('exits 1 on an unknown option', async () => {
     await expect(fileshare('--nope')).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining("unknown option '--nope'"),
     })
+  })
+
+  it.each(COMMANDS.map((c) => [c.join(' ')]))('has --help with an example for %s', async (name) => {
+    const result = await runCli([...name.split(' '), '--help'])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain(`Usage: fileshare ${name} `)
+    expect(result.stdout).toMatch(/Examples:\n {2}\$ fileshare /)
+  })
+
+  it('exits 1 with a message on a missing argument, with --json as well', async () => {
+    const result = await runCli(['get', '--json'])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("missing required argument 'link'")
+    expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 1 })
   })
 })

@@ -1,0 +1,105 @@
+/**
+ * `pnpm bench:cli`: sends and gets a 1 GiB file with the built `fileshare` command against a local
+ * server, and prints each direction's MB/s and the command's peak RSS next to the raw
+ * AES-256-GCM throughput of node:crypto measured in the same run. Targets: send and get each at
+ * least half the raw cipher figure; peak RSS under 250 MB. The last line is one JSON object.
+ */
+import { createCipheriv, randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { CliUser, type CliResult } from '../test/cli-runner.js'
+import { MiB, sha256File, writeRandomFile } from '../test/files.js'
+import { startTestServer } from '../test/server.js'
+
+const SIZE = Number(process.env.BENCH_CLI_MIB ?? 1024) * MiB
+const RAW_BYTES = 512 * MiB
+/** The streamed cipher's record size: raw AES-GCM is measured on the same calls. */
+const RECORD = MiB
+const RSS_TARGET_MB = 250
+const RATIO_TARGET = 0.5
+
+const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
+
+function rawAesGcm(): number {
+  const data = randomBytes(RAW_BYTES)
+  const key = randomBytes(32)
+  let best = 0
+  for (let round = 0; round < 3; round++) {
+    const start = performance.now()
+    for (let offset = 0, i = 0; offset < data.length; offset += RECORD, i++) {
+      const iv = Buffer.alloc(12)
+      iv.writeUInt32BE(i, 8)
+      const cipher = createCipheriv('aes-256-gcm', key, iv)
+      cipher.update(data.subarray(offset, offset + RECORD))
+      cipher.final()
+      cipher.getAuthTag()
+    }
+    best = Math.max(best, mbps(data.length, performance.now() - start))
+  }
+  return best
+}
+
+async function timed(run: () => Promise<CliResult>): Promise<{ ms: number; result: CliResult }> {
+  const start = performance.now()
+  const result = await run()
+  return { ms: performance.now() - start, result }
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'fileshare-cli-bench-'))
+  const server = await startTestServer()
+  const user = await CliUser.create(server.url)
+  try {
+    const file = join(work, 'bench.bin')
+    await writeRandomFile(file, SIZE)
+    const raw = rawAesGcm()
+    const env = { FILESHARE_REPORT_RSS: '1' }
+
+    const send = await timed(() => user.ok(['send', file, '--json'], { env }))
+    const { link, transport } = JSON.parse(send.result.stdout) as {
+      link: string
+      transport: string
+    }
+    const out = join(work, 'out')
+    const get = await timed(() => user.ok(['get', link, '-o', out, '--json'], { env }))
+    if ((await sha256File(join(out, 'bench.bin'))) !== (await sha256File(file))) {
+      throw new Error('the downloaded file differs from the one sent')
+    }
+
+    const sendMBps = mbps(SIZE, send.ms)
+    const getMBps = mbps(SIZE, get.ms)
+    const figures = {
+      sizeMiB: SIZE / MiB,
+      rawAesGcmMBps: Math.round(raw),
+      sendMBps: Math.round(sendMBps),
+      getMBps: Math.round(getMBps),
+      sendRatio: Number((sendMBps / raw).toFixed(3)),
+      getRatio: Number((getMBps / raw).toFixed(3)),
+      sendTransport: transport,
+      sendPeakRssMB: Math.round((send.result.peakRss ?? 0) / 1e6),
+      getPeakRssMB: Math.round((get.result.peakRss ?? 0) / 1e6),
+      targets: { ratio: RATIO_TARGET, peakRssMB: RSS_TARGET_MB },
+    }
+    const row = (name: string, value: string, target: string) =>
+      console.log(`${name.padEnd(26)} ${value.padStart(12)}   ${target}`)
+    console.log(`fileshare send/get of ${SIZE / MiB} MiB against a local server`)
+    row('raw AES-256-GCM (node)', `${figures.rawAesGcmMBps} MB/s`, '')
+    row(
+      `send (${transport})`,
+      `${figures.sendMBps} MB/s`,
+      `ratio ${figures.sendRatio} (target >= ${RATIO_TARGET})`,
+    )
+    row('get', `${figures.getMBps} MB/s`, `ratio ${figures.getRatio} (target >= ${RATIO_TARGET})`)
+    row('peak RSS, send', `${figures.sendPeakRssMB} MB`, `target < ${RSS_TARGET_MB} MB`)
+    row('peak RSS, get', `${figures.getPeakRssMB} MB`, `target < ${RSS_TARGET_MB} MB`)
+    console.log(JSON.stringify(figures))
+  } finally {
+    await server.close()
+    await rm(work, { recursive: true, force: true })
+    await rm(user.home, { recursive: true, force: true })
+  }
+}
+
+await main()

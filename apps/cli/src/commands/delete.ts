@@ -1,0 +1,53 @@
+/** `fileshare delete <link>`: deletes an upload, note or request this machine created. */
+import { deleteFile, deleteInbox, deleteNote } from '@fileshare/protocol'
+import { Command } from 'commander'
+
+import { createApi } from '../lib/api.js'
+import type { Context } from '../lib/context.js'
+import { UsageError } from '../lib/errors.js'
+import { addJsonOption, examples } from '../lib/options.js'
+
+export async function runDelete(
+  query: string,
+  options: { json?: boolean },
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const entry = await ctx.history.find(query)
+  if (entry === undefined) {
+    throw new UsageError(
+      `${query} is not in this machine's history (\`fileshare ls\`); only the machine that created ` +
+        'an upload or note holds its owner token',
+    )
+  }
+  const api = createApi(entry.server)
+  if (entry.kind === 'file') await deleteFile(api, entry.id, entry.ownerToken)
+  else if (entry.kind === 'note') await deleteNote(api, entry.id, entry.ownerToken)
+  else await deleteInbox(api, { id: entry.id, inboxOwnerToken: entry.inboxOwnerToken })
+  await ctx.history.remove(entry.id)
+  if (output.json) output.result({ id: entry.id, kind: entry.kind, deleted: true })
+  else output.print(`Deleted ${entry.kind === 'file' ? 'upload' : entry.kind} ${entry.id}.`)
+}
+
+export function deleteCommand(ctx: Context): Command {
+  const command = new Command('delete')
+    .summary('delete an upload, note or request sent from this machine')
+    .description(
+      'Deletes an upload, a note or a file request at once, with the owner token kept in this ' +
+        "machine's history, and forgets it. Takes the link, the id, or the start of the id.",
+    )
+    .argument(
+      '<link>',
+      'the share link, inbox or upload link, or the id as `fileshare ls` shows it',
+    )
+  addJsonOption(command)
+  return command
+    .addHelpText(
+      'after',
+      examples(
+        "fileshare delete 'https://share.example.org/d/1b4e28ba-…#…'",
+        'fileshare delete 1b4e28ba',
+      ),
+    )
+    .action((link: string, options: { json?: boolean }) => runDelete(link, options, ctx))
+}

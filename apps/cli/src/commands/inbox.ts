@@ -1,0 +1,325 @@
+/**
+ * `fileshare inbox <inbox-link>` lists what senders uploaded into a file request, with names
+ * decrypted; `inbox get` downloads, `inbox rm` deletes one upload, `inbox close` stops new
+ * uploads and `inbox delete` deletes the request with everything in it.
+ */
+import { join } from 'node:path'
+
+import {
+  closeInbox,
+  deleteInbox,
+  deleteInboxFile,
+  downloadInboxFile,
+  openInbox,
+  plainSize,
+  type ApiClient,
+  type InboxFile,
+  type InboxLink,
+  type OpenedInbox,
+} from '@fileshare/protocol'
+import { Command } from 'commander'
+
+import { createApi } from '../lib/api.js'
+import type { Context } from '../lib/context.js'
+import { printable } from '../lib/entry-name.js'
+import { UsageError } from '../lib/errors.js'
+import { parseInboxLink } from '../lib/links.js'
+import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
+import { PASSWORD_ENV } from '../lib/prompts.js'
+import { checkDestination, receive, type Received } from '../lib/receive.js'
+import { formatBytes, formatDate, formatWhen } from '../lib/units.js'
+
+interface InboxOptions {
+  password?: string | boolean
+  json?: boolean
+}
+
+async function open(
+  linkText: string,
+  options: InboxOptions,
+  ctx: Context,
+): Promise<{ api: ApiClient; link: InboxLink; inbox: OpenedInbox }> {
+  const { baseUrl, link } = parseInboxLink(linkText)
+  const api = createApi(baseUrl)
+  let password: string | undefined
+  if (link.passwordSalt !== undefined) {
+    password =
+      typeof options.password === 'string'
+        ? options.password
+        : ctx.env[PASSWORD_ENV] ||
+          (await ctx.prompter.password('Inbox password', {
+            hint: `give --password=<password> or set ${PASSWORD_ENV}`,
+          }))
+  }
+  return { api, link, inbox: await openInbox(api, link, password) }
+}
+
+/** `report.pdf`, `photos/ (12 files)`, `note`. */
+function describeEntry(entry: InboxFile): string {
+  if (entry.metadata.kind === 'note') return '(note)'
+  const files = entry.metadata.files.filter((f) => !f.name.endsWith('/'))
+  if (!entry.metadata.archive) return printable(entry.metadata.files[0]?.name ?? '?')
+  const top = [
+    ...new Set(
+      entry.metadata.files.map((f) => f.name.split('/')[0] + (f.name.includes('/') ? '/' : '')),
+    ),
+  ]
+  const head = top.slice(0, 2).map(printable).join(', ') + (top.length > 2 ? ', …' : '')
+  return `${head} (${files.length} file${files.length === 1 ? '' : 's'})`
+}
+
+function findEntry(inbox: OpenedInbox, query: string): InboxFile {
+  const q = query.trim().toLowerCase()
+  const found = inbox.entries.filter((e) => e.id === q || (q.length >= 4 && e.id.startsWith(q)))
+  if (found.length === 0)
+    throw new UsageError(`No upload ${query} in this inbox (see \`fileshare inbox <inbox-link>\`)`)
+  if (found.length > 1)
+    throw new UsageError(`"${query}" matches ${found.length} uploads; give more of the id`)
+  return found[0]!
+}
+
+export async function runInbox(
+  linkText: string,
+  options: InboxOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { inbox } = await open(linkText, options, ctx)
+  if (output.json) {
+    output.result({
+      id: inbox.id,
+      message: inbox.brief.message,
+      acceptsNote: inbox.brief.acceptsNote,
+      open: inbox.open,
+      closesAt: inbox.closesAt,
+      createdAt: inbox.createdAt,
+      usedUploads: inbox.usedUploads,
+      maxUploads: inbox.maxUploads,
+      maxSize: inbox.maxSize,
+      uploadLink: inbox.uploadLink,
+      entries: inbox.entries.map((e) => ({
+        id: e.id,
+        kind: e.metadata.kind ?? 'files',
+        archive: e.metadata.archive,
+        files: e.metadata.files,
+        size: plainSize(e.size),
+        createdAt: e.createdAt,
+        expiresAt: e.expiresAt,
+        downloadCount: e.downloadCount,
+        maxDownloads: e.maxDownloads,
+        downloadsLeft: e.maxDownloads - e.downloadCount,
+      })),
+      unreadable: inbox.unreadable,
+    })
+    return
+  }
+  output.print(`Message:     ${printable(inbox.brief.message.split('\n')[0] ?? '')}`)
+  output.print(
+    `${inbox.open ? 'Open until: ' : 'Closed:     '} ${formatWhen(inbox.closesAt)}; ` +
+      `${inbox.usedUploads} of ${inbox.maxUploads} uploads used`,
+  )
+  output.print(`Upload link: ${inbox.uploadLink}`)
+  output.print('')
+  if (inbox.entries.length === 0) {
+    output.print('Nothing has arrived yet.')
+  } else {
+    const rows = inbox.entries.map((e) => [
+      e.id.slice(0, 8),
+      formatDate(new Date(e.createdAt)),
+      formatBytes(plainSize(e.size)),
+      `${e.maxDownloads - e.downloadCount} of ${e.maxDownloads}`,
+      formatDate(new Date(e.expiresAt)),
+      describeEntry(e),
+    ])
+    const header = ['ID', 'RECEIVED', 'SIZE', 'DOWNLOADS', 'KEPT UNTIL', 'WHAT']
+    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+    for (const row of [header, ...rows]) {
+      output.print(
+        row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '),
+      )
+    }
+  }
+  if (inbox.unreadable.length > 0) {
+    output.warn(`${inbox.unreadable.length} upload(s) could not be decrypted and are not shown`)
+  }
+}
+
+interface InboxGetOptions extends InboxOptions {
+  all?: boolean
+  output?: string
+  force?: boolean
+}
+
+export async function runInboxGet(
+  linkText: string,
+  entryId: string | undefined,
+  options: InboxGetOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  if ((entryId === undefined) === (options.all !== true)) {
+    throw new UsageError('Name one upload id, or --all for every upload')
+  }
+  const { api, inbox } = await open(linkText, options, ctx)
+  const entries = entryId !== undefined ? [findEntry(inbox, entryId)] : inbox.entries
+  const base = options.output ?? '.'
+  // With --all, each upload gets a folder named by its id: two senders may use the same names.
+  const destinationOf = (entry: InboxFile) => ({
+    dir: options.all === true ? join(base, entry.id) : base,
+    force: options.force === true,
+  })
+  for (const entry of entries)
+    await checkDestination(entry.metadata, entry.fileCount, entry.id, destinationOf(entry))
+
+  const results: Array<{ id: string } & Received> = []
+  for (const entry of entries) {
+    output.info(
+      `${entry.id.slice(0, 8)}  ${describeEntry(entry)}  ${formatBytes(plainSize(entry.size))}`,
+    )
+    const download = await downloadInboxFile(api, inbox, entry.id, { signal: ctx.signal })
+    const received = await receive(download, entry.metadata, entry.id, destinationOf(entry), output)
+    results.push({ id: entry.id, ...received })
+    for (const name of received.shown) output.print(printable(join(destinationOf(entry).dir, name)))
+  }
+  if (output.json) {
+    output.result({
+      entries: results.map((r) => ({
+        id: r.id,
+        archive: r.archive,
+        size: r.bytes,
+        paths: r.paths,
+      })),
+    })
+  } else if (results.length === 0) {
+    output.info('Nothing to download.')
+  }
+}
+
+export async function runInboxRemove(
+  linkText: string,
+  entryId: string,
+  options: InboxOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { api, inbox } = await open(linkText, options, ctx)
+  const entry = findEntry(inbox, entryId)
+  await deleteInboxFile(api, inbox, entry.id)
+  if (output.json) output.result({ id: entry.id, deleted: true })
+  else output.print(`Deleted upload ${entry.id.slice(0, 8)} (${describeEntry(entry)}).`)
+}
+
+/** The inbox owner token from this machine's history, else from opening the inbox. */
+async function ownerAccess(linkText: string, options: InboxOptions, ctx: Context) {
+  const { baseUrl, link } = parseInboxLink(linkText)
+  const entry = await ctx.history.find(link.id)
+  if (entry?.kind === 'request') {
+    return {
+      api: createApi(baseUrl),
+      inbox: { id: link.id, inboxOwnerToken: entry.inboxOwnerToken },
+    }
+  }
+  const { api, inbox } = await open(linkText, options, ctx)
+  return { api, inbox: { id: inbox.id, inboxOwnerToken: inbox.inboxOwnerToken } }
+}
+
+export async function runInboxClose(
+  linkText: string,
+  options: InboxOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { api, inbox } = await ownerAccess(linkText, options, ctx)
+  await closeInbox(api, inbox)
+  if (output.json) output.result({ id: inbox.id, closed: true })
+  else output.print('Closed: no new uploads; what arrived stays in the inbox.')
+}
+
+export async function runInboxDelete(
+  linkText: string,
+  options: InboxOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { api, inbox } = await ownerAccess(linkText, options, ctx)
+  await deleteInbox(api, inbox)
+  await ctx.history.remove(inbox.id)
+  if (output.json) output.result({ id: inbox.id, deleted: true })
+  else output.print('Deleted the request and every upload in it.')
+}
+
+const LINK = "'https://share.example.org/i/…#…'"
+
+export function inboxCommand(ctx: Context): Command {
+  const inbox = new Command('inbox')
+    .summary('list what arrived in a file request; inbox get/rm/close/delete')
+    .description(
+      'Lists the uploads of a file request with their decrypted names, sizes and dates. Opening ' +
+        'the list counts no download.',
+    )
+    .argument('<inbox-link>', 'the inbox link (/i/…#…) printed by `fileshare request`')
+  addPasswordOption(inbox, 'password of a protected inbox link')
+  addJsonOption(inbox)
+  inbox
+    .addHelpText(
+      'after',
+      examples(`fileshare inbox ${LINK}`, `fileshare inbox get ${LINK} --all -o received/`),
+    )
+    .action((link: string, options: InboxOptions) => runInbox(link, options, ctx))
+
+  const get = new Command('get')
+    .summary('download uploads from the inbox (counts a download of each)')
+    .description(
+      'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, every ' +
+        'upload, each into a folder named by its id. Archives are extracted as by `fileshare get`.',
+    )
+    .argument('<inbox-link>', 'the inbox link')
+    .argument('[entry-id]', 'the upload to download, as listed')
+    .option('-a, --all', 'download every upload')
+    .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
+    .option('-f, --force', 'overwrite existing files')
+  addPasswordOption(get, 'password of a protected inbox link')
+  addJsonOption(get)
+  get
+    .addHelpText(
+      'after',
+      examples(
+        `fileshare inbox get ${LINK} 1b4e28ba`,
+        `fileshare inbox get ${LINK} --all -o received/`,
+      ),
+    )
+    .action((link: string, entry: string | undefined, options: InboxGetOptions) =>
+      runInboxGet(link, entry, options, ctx),
+    )
+
+  const rm = new Command('rm')
+    .summary('delete one upload from the inbox')
+    .argument('<inbox-link>', 'the inbox link')
+    .argument('<entry-id>', 'the upload to delete, as listed')
+  addPasswordOption(rm, 'password of a protected inbox link')
+  addJsonOption(rm)
+  rm.addHelpText('after', examples(`fileshare inbox rm ${LINK} 1b4e28ba`)).action(
+    (link: string, entry: string, options: InboxOptions) =>
+      runInboxRemove(link, entry, options, ctx),
+  )
+
+  const close = new Command('close')
+    .summary('stop taking uploads; keep what arrived')
+    .argument('<inbox-link>', 'the inbox link')
+  addPasswordOption(close, 'password of a protected inbox link')
+  addJsonOption(close)
+  close
+    .addHelpText('after', examples(`fileshare inbox close ${LINK}`))
+    .action((link: string, options: InboxOptions) => runInboxClose(link, options, ctx))
+
+  const del = new Command('delete')
+    .summary('delete the request and every upload in it')
+    .argument('<inbox-link>', 'the inbox link')
+  addPasswordOption(del, 'password of a protected inbox link')
+  addJsonOption(del)
+  del
+    .addHelpText('after', examples(`fileshare inbox delete ${LINK}`))
+    .action((link: string, options: InboxOptions) => runInboxDelete(link, options, ctx))
+
+  return inbox.addCommand(get).addCommand(rm).addCommand(close).addCommand(del)
+}

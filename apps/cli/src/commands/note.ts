@@ -1,0 +1,256 @@
+/**
+ * `fileshare note [text | -]` creates an encrypted note; `note get <link>` prints one (and uses
+ * up a view); `note info <link>` shows views left and expiry without using one.
+ */
+import {
+  NOTE_CONTENT_TYPES,
+  createNote,
+  inspectNote,
+  unlockNote,
+  viewNote,
+  type NoteContentType,
+} from '@fileshare/protocol'
+import { Command, Option } from 'commander'
+
+import { createApi, createSignedInApi } from '../lib/api.js'
+import type { Context } from '../lib/context.js'
+import { UsageError } from '../lib/errors.js'
+import { parseNoteLink } from '../lib/links.js'
+import { record } from '../lib/history.js'
+import {
+  addJsonOption,
+  addPasswordOption,
+  addServerOption,
+  chooseCount,
+  chooseDuration,
+  examples,
+} from '../lib/options.js'
+import { PASSWORD_ENV, passwordFromOption } from '../lib/prompts.js'
+import { resolveServer } from '../lib/server.js'
+import { readStdin } from '../lib/stdin.js'
+import { formatBytes, formatWhen } from '../lib/units.js'
+
+export interface NoteOptions {
+  type: NoteContentType
+  views?: string
+  expire?: string
+  password?: string | boolean
+  server?: string
+  json?: boolean
+}
+
+export async function runNote(
+  text: string | undefined,
+  options: NoteOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { baseUrl } = await resolveServer(options.server, ctx.env)
+  const api = await createSignedInApi(baseUrl, ctx.credentials)
+  const config = await api.config()
+  const maxViews = chooseCount(
+    '--views',
+    options.views,
+    config.noteViewOptions,
+    config.noteDefaultViews,
+  )
+  const expireSec = chooseDuration(
+    '--expire',
+    options.expire,
+    config.noteExpireOptions,
+    config.noteDefaultExpire,
+  )
+
+  let content: string
+  if (text === '-' || (text === undefined && ctx.stdin.isTTY !== true)) {
+    content = await readStdin(ctx.stdin, config.noteMaxSize, 'The note')
+  } else if (text === undefined) {
+    const hint = 'give the text as an argument, or - to read it from standard input'
+    content =
+      options.type === 'password'
+        ? await ctx.prompter.password('Password to share', { hint })
+        : await ctx.prompter.text('Note', { hint })
+  } else {
+    content = text
+  }
+  if (content.length === 0) throw new UsageError('The note is empty')
+  const size = Buffer.byteLength(content)
+  if (size > config.noteMaxSize) {
+    throw new UsageError(
+      `The note is ${formatBytes(size)}; this server takes at most ${formatBytes(config.noteMaxSize)}`,
+    )
+  }
+  const password = await passwordFromOption(options.password, ctx.prompter, {
+    creating: true,
+    env: ctx.env,
+  })
+
+  const note = await createNote(api, {
+    text: content,
+    contentType: options.type,
+    maxViews,
+    expireSec,
+    ...(password !== undefined ? { password } : {}),
+  })
+  await record(
+    ctx.history,
+    {
+      kind: 'note',
+      id: note.id,
+      server: baseUrl,
+      createdAt: new Date().toISOString(),
+      link: note.link,
+      contentType: options.type,
+      expiresAt: note.expiresAt,
+      maxViews,
+      ownerToken: note.ownerToken,
+    },
+    (line) => output.warn(line),
+  )
+  if (output.json) {
+    output.result({
+      link: note.link,
+      id: note.id,
+      expiresAt: note.expiresAt,
+      maxViews,
+      contentType: options.type,
+      hasPassword: password !== undefined,
+    })
+    return
+  }
+  output.info(
+    `Note (${options.type}${password !== undefined ? ', password-protected' : ''}): ` +
+      `${maxViews} view${maxViews === 1 ? '' : 's'}, expires ${formatWhen(note.expiresAt)}.`,
+  )
+  output.print(note.link)
+}
+
+export interface NoteReadOptions {
+  password?: string | boolean
+  json?: boolean
+}
+
+export async function runNoteGet(
+  linkText: string,
+  options: NoteReadOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { baseUrl, link } = parseNoteLink(linkText)
+  const api = createApi(baseUrl)
+  const info = await inspectNote(api, link)
+  let password: string | undefined
+  if (link.hasPassword || info.hasPassword) {
+    password =
+      typeof options.password === 'string'
+        ? options.password
+        : ctx.env[PASSWORD_ENV] ||
+          (await ctx.prompter.password('Password', {
+            hint: `give --password=<password> or set ${PASSWORD_ENV}`,
+          }))
+  }
+  const unlocked = await unlockNote(api, link, info, password)
+  const viewed = await viewNote(api, unlocked)
+  const viewsLeft = viewed.maxViews - viewed.viewCount
+  if (output.json) {
+    output.result({
+      id: info.id,
+      text: viewed.text,
+      contentType: viewed.contentType,
+      viewCount: viewed.viewCount,
+      maxViews: viewed.maxViews,
+      viewsLeft,
+    })
+    return
+  }
+  ctx.stdout.write(viewed.text)
+  if (ctx.stdout.isTTY === true && !viewed.text.endsWith('\n')) ctx.stdout.write('\n')
+  output.info(
+    viewsLeft === 0
+      ? 'That was the last view; the note is gone now.'
+      : `${viewsLeft} view${viewsLeft === 1 ? '' : 's'} left.`,
+  )
+}
+
+export async function runNoteInfo(
+  linkText: string,
+  options: { json?: boolean },
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { baseUrl, link } = parseNoteLink(linkText)
+  const info = await inspectNote(createApi(baseUrl), link)
+  const viewsLeft = info.maxViews - info.viewCount
+  if (output.json) {
+    output.result({
+      id: info.id,
+      contentType: info.contentType,
+      hasPassword: info.hasPassword,
+      viewCount: info.viewCount,
+      maxViews: info.maxViews,
+      viewsLeft,
+      expiresAt: info.expiresAt,
+      createdAt: info.createdAt,
+    })
+    return
+  }
+  output.print(`Type:       ${info.contentType}${info.hasPassword ? ' (password-protected)' : ''}`)
+  output.print(`Views left: ${viewsLeft} of ${info.maxViews}`)
+  output.print(`Expires:    ${formatWhen(info.expiresAt)}`)
+}
+
+export function noteCommand(ctx: Context): Command {
+  const note = new Command('note')
+    .summary('create an encrypted note; note get / note info read one')
+    .description(
+      'Encrypts a note on this machine and stores it; prints its link (the key is after #). The ' +
+        'text is the argument, or standard input with - (or when it is not a terminal), or asked.',
+    )
+    .argument('[text]', 'the note, or - to read standard input')
+    .addOption(
+      new Option('-t, --type <type>', 'how readers see it')
+        .choices(NOTE_CONTENT_TYPES)
+        .default('text'),
+    )
+    .option('-v, --views <count>', "views allowed (allowed values: the server's)")
+    .option('-e, --expire <duration>', "expiry such as 1h or 1d (allowed values: the server's)")
+  addPasswordOption(note, 'protect the note with a password')
+  addServerOption(note)
+  addJsonOption(note)
+  note
+    .addHelpText(
+      'after',
+      examples(
+        "fileshare note 'the door code is 4711' --views 1",
+        'fileshare note - --type code < script.py',
+        'fileshare note --type password --password --expire 1h',
+      ),
+    )
+    .action((text: string | undefined, options: NoteOptions) => runNote(text, options, ctx))
+
+  const get = new Command('get')
+    .summary('print a note to standard output (uses up one view)')
+    .description(
+      'Decrypts a note and prints its text to standard output. This uses up one of its views; ' +
+        'the last view deletes it. Use `fileshare note info` to look without using one.',
+    )
+    .argument('<link>', 'the note link, with its #key')
+  addPasswordOption(get, 'password of a protected note')
+  addJsonOption(get)
+  get
+    .addHelpText(
+      'after',
+      examples("fileshare note get 'https://share.example.org/n/…#…' > secret.txt"),
+    )
+    .action((link: string, options: NoteReadOptions) => runNoteGet(link, options, ctx))
+
+  const info = new Command('info')
+    .summary('show views left and expiry of a note, without using a view')
+    .argument('<link>', 'the note link')
+  addJsonOption(info)
+  info
+    .addHelpText('after', examples("fileshare note info 'https://share.example.org/n/…#…'"))
+    .action((link: string, options: { json?: boolean }) => runNoteInfo(link, options, ctx))
+
+  return note.addCommand(get).addCommand(info)
+}

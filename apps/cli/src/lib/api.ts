@@ -1,0 +1,70 @@
+/**
+ * The ApiClient of the protocol package, set up for Node: WebSocket uploads through the `ws`
+ * package (no compression: ciphertext does not compress) and the stored login of the server.
+ */
+import { ApiClient, type WebSocketFactory } from '@fileshare/protocol'
+
+import type { Credentials } from './credentials.js'
+
+/**
+ * Opens upload sockets with the `ws` client, loaded only by commands that upload (it is a large
+ * part of start-up time). The login guard reads the upgrade request (spec: Optional login 1), so
+ * the session token rides on it as `Authorization: Bearer`, as the browser's cookie would.
+ */
+export async function nodeWebSocket(bearerToken?: string): Promise<WebSocketFactory> {
+  const { WebSocket } = await import('ws')
+  const headers = bearerToken ? { Authorization: `Bearer ${bearerToken}` } : undefined
+  return (url) => new WebSocket(url, { perMessageDeflate: false, ...(headers ? { headers } : {}) })
+}
+
+export interface ApiSetup {
+  /** Session token sent as `Authorization: Bearer`. */
+  bearerToken?: string | undefined
+  /** Opens upload sockets; without it uploads use chunked HTTP only. */
+  webSocket?: WebSocketFactory | undefined
+}
+
+/** How undici and the OS report a connection the server had already closed. */
+const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE'])
+
+/**
+ * `fetch` that sends a request once more when its connection turned out to be closed. The
+ * Argon2id of a password runs on the main thread for seconds, during which the pool cannot retire
+ * keep-alive connections the server closes; the next request may go out on one and fail before
+ * any answer, as browsers know too (they retry such requests on a reused connection). Bodies here
+ * are bytes or strings, so a request can be sent again.
+ */
+export const retryingFetch: typeof fetch = async (input, init) => {
+  try {
+    return await fetch(input, init)
+  } catch (error) {
+    const code = (error as { cause?: { code?: unknown } }).cause?.code
+    const replayable = !(init?.body instanceof ReadableStream)
+    if (init?.signal?.aborted || !replayable || !STALE_CONNECTION_CODES.has(code as string)) {
+      throw error
+    }
+    return fetch(input, init)
+  }
+}
+
+export function createApi(baseUrl: string, setup: ApiSetup = {}): ApiClient {
+  return new ApiClient({
+    baseUrl,
+    fetch: retryingFetch,
+    ...(setup.bearerToken ? { bearerToken: setup.bearerToken } : {}),
+    ...(setup.webSocket ? { webSocket: setup.webSocket } : {}),
+  })
+}
+
+/** A client for `baseUrl` carrying its stored login, if there is one, on HTTP and sockets. */
+export async function createSignedInApi(
+  baseUrl: string,
+  credentials: Credentials,
+  o: { webSocket?: boolean } = {},
+): Promise<ApiClient> {
+  const token = (await credentials.get(baseUrl))?.token
+  return createApi(baseUrl, {
+    bearerToken: token,
+    webSocket: o.webSocket === true ? await nodeWebSocket(token) : undefined,
+  })
+}

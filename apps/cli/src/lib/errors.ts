@@ -1,0 +1,45 @@
+/**
+ * Errors the command line raises itself. Each carries the exit code it ends with; errors from the
+ * protocol package and the operating system are mapped in handle-error.ts.
+ */
+
+/** Exit codes of every command (documented in `fileshare --help`). */
+export const EXIT = {
+  OK: 0,
+  /** Bad arguments or options, unreadable input, a file that would be overwritten. */
+  USAGE: 1,
+  /** The server refused the call; its message is shown. */
+  REFUSED: 2,
+  /** The network failed, or downloaded data did not authenticate. */
+  FAILED: 3,
+  /** Interrupted with Ctrl-C. */
+  INTERRUPTED: 130,
+} as const
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
+
+export class CliError extends Error {
+  readonly exitCode: ExitCode
+
+  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'CliError'
+    this.exitCode = exitCode
+  }
+}
+
+/** The user asked for something that cannot be done as asked. */
+export class UsageError extends CliError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, EXIT.USAGE, options)
+    this.name = 'UsageError'
+  }
+}
+
+/** An archive entry that would escape the target or is not a plain file or folder. */
+export class UnsafeArchiveError extends CliError {
+  constructor(message: string) {
+    super(`Refused to extract the archive: ${message}`, EXIT.FAILED)
+    this.name = 'UnsafeArchiveError'
+  }
+}

@@ -1,0 +1,101 @@
+/** What `send` makes of paths: a single file as it is, anything else as a streamed ZIP archive. */
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+
+import { preparePayload } from './node-source.js'
+
+const run = promisify(execFile)
+let dir: string
+let warnings: string[]
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fileshare-source-'))
+  warnings = []
+})
+
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true })
+})
+
+const warn = (line: string) => void warnings.push(line)
+
+async function bytesOf(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+  return Buffer.from(await new Response(stream).arrayBuffer())
+}
+
+describe('preparePayload', () => {
+  it('sends one file as it is', async () => {
+    await writeFile(join(dir, 'report.pdf'), 'pdf bytes')
+    const payload = await preparePayload([join(dir, 'report.pdf')], warn)
+    expect(payload.metadata).toEqual({
+      archive: false,
+      files: [{ name: 'report.pdf', type: 'application/pdf', size: 9 }],
+    })
+    expect(payload.fileCount).toBe(1)
+    expect((await bytesOf(payload.source.stream())).toString()).toBe('pdf bytes')
+  })
+
+  it('packs a folder and a file into a ZIP of exactly the declared size that unzip accepts', async () => {
+    await mkdir(join(dir, 'folder', 'empty'), { recursive: true })
+    await writeFile(join(dir, 'folder', 'a.txt'), 'aaa')
+    await writeFile(join(dir, 'folder', 'zero'), '')
+    await writeFile(join(dir, 'b.md'), '# b')
+    await symlink('/etc/hostname', join(dir, 'folder', 'link'))
+    const payload = await preparePayload([join(dir, 'folder'), join(dir, 'b.md')], warn)
+    expect(payload.metadata.archive).toBe(true)
+    expect(payload.metadata.files.map((f) => f.name)).toEqual([
+      'folder/',
+      'folder/a.txt',
+      'folder/empty/',
+      'folder/zero',
+      'b.md',
+    ])
+    expect(payload.files).toBe(3)
+    expect(payload.fileCount).toBe(3)
+    expect(payload.skipped).toEqual([join(dir, 'folder', 'link')])
+    expect(warnings).toEqual([`Skipped ${join(dir, 'folder', 'link')}: a symbolic link`])
+    const zip = await bytesOf(payload.source.stream())
+    expect(zip.length).toBe(payload.source.size)
+    await writeFile(join(dir, 'out.zip'), zip)
+    const { stdout } = await run('unzip', ['-Z1', join(dir, 'out.zip')])
+    expect(stdout.trim().split('\n')).toEqual([
+      'folder/',
+      'folder/a.txt',
+      'folder/empty/',
+      'folder/zero',
+      'b.md',
+    ])
+  })
+
+  it('marks a folder with a single file as an archive (file count at least 2)', async () => {
+    await mkdir(join(dir, 'only'))
+    await writeFile(join(dir, 'only', 'one.txt'), '1')
+    const payload = await preparePayload([join(dir, 'only')], warn)
+    expect(payload.metadata.archive).toBe(true)
+    expect(payload.fileCount).toBe(2)
+  })
+
+  it('refuses two paths with the same name and paths that do not exist', async () => {
+    await mkdir(join(dir, 'x', 'same'), { recursive: true })
+    await mkdir(join(dir, 'y', 'same'), { recursive: true })
+    await expect(
+      preparePayload([join(dir, 'x', 'same'), join(dir, 'y', 'same')], warn),
+    ).rejects.toThrow(/both named "same"/)
+    await expect(preparePayload([join(dir, 'missing')], warn)).rejects.toThrow(/no such file/)
+  })
+
+  it('lists only the top-level paths when every name would not fit in the metadata', async () => {
+    await mkdir(join(dir, 'many'))
+    for (let i = 0; i < 1200; i++) {
+      await writeFile(join(dir, 'many', `file-with-a-rather-long-name-${i}.txt`), 'x')
+    }
+    const payload = await preparePayload([join(dir, 'many')], warn)
+    expect(payload.metadata.files).toEqual([{ name: 'many/', type: '', size: 1200 }])
+    expect(payload.files).toBe(1200)
+  })
+})

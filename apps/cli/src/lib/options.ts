@@ -1,0 +1,89 @@
+/**
+ * Options several commands share, and the checks of chosen values against what the server's
+ * `/api/config` allows, listing the allowed values on a bad choice.
+ */
+import { Option, type Command } from 'commander'
+
+import { UsageError } from './errors.js'
+import { DEFAULT_SERVER, SERVER_ENV } from './server.js'
+import { formatBytes, formatDuration, parseDuration, parseSize } from './units.js'
+import { PASSWORD_ENV } from './prompts.js'
+
+export function addServerOption(command: Command): Command {
+  return command.option(
+    '-s, --server <url>',
+    `fileshare server (default: $${SERVER_ENV}, else "server" in config.json, else ${DEFAULT_SERVER})`,
+  )
+}
+
+export function addJsonOption(command: Command): Command {
+  return command.option('--json', 'print one JSON object for scripts instead of text')
+}
+
+/** `--password [password]`: a value, or asked without echo (or read from FILESHARE_PASSWORD). */
+export function addPasswordOption(command: Command, description: string): Command {
+  return command.addOption(
+    new Option(
+      '-p, --password [password]',
+      `${description}; asked without echo when no value is given (or read from $${PASSWORD_ENV})`,
+    ),
+  )
+}
+
+export function addWebSocketOption(command: Command): Command {
+  return command.option(
+    '--no-websocket',
+    'upload over chunked HTTP only, without trying the WebSocket',
+  )
+}
+
+/** A duration among the allowed ones; the default when none was given. */
+export function chooseDuration(
+  flag: string,
+  text: string | undefined,
+  allowed: readonly number[],
+  fallback: number,
+): number {
+  if (text === undefined) return fallback
+  const seconds = parseDuration(text)
+  if (seconds !== null && allowed.includes(seconds)) return seconds
+  const list = allowed.map(formatDuration).join(', ')
+  throw new UsageError(
+    seconds === null
+      ? `${flag} ${text} is not a duration; this server allows ${list}`
+      : `${flag} ${text} is not allowed by this server; choose one of ${list}`,
+  )
+}
+
+/** A count among the allowed ones; the default when none was given. */
+export function chooseCount(
+  flag: string,
+  text: string | undefined,
+  allowed: readonly number[],
+  fallback: number,
+): number {
+  if (text === undefined) return fallback
+  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
+  if (allowed.includes(value)) return value
+  throw new UsageError(
+    `${flag} ${text} is not allowed by this server; choose one of ${allowed.join(', ')}`,
+  )
+}
+
+/** A size from 1 byte up to `max`; `max` when none was given. */
+export function chooseSize(flag: string, text: string | undefined, max: number): number {
+  if (text === undefined) return max
+  const bytes = parseSize(text)
+  if (bytes === null || bytes < 1) {
+    throw new UsageError(`${flag} ${text} is not a size such as 500M or 2G`)
+  }
+  if (bytes > max) {
+    throw new UsageError(`${flag} ${text} is over this server's limit of ${formatBytes(max)}`)
+  }
+  return bytes
+}
+
+/** An example block for `--help`. */
+export function examples(...lines: string[]): string {
+  return `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}\n`
+}

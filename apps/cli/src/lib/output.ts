@@ -1,0 +1,112 @@
+/**
+ * Where a command's words go. Results go to stdout (one JSON object with `--json`), status and
+ * warnings to stderr, progress bars to stderr only when it is a terminal and `--json` is off.
+ */
+import { createRequire } from 'node:module'
+
+import type * as CliProgress from 'cli-progress'
+
+import { formatBytes } from './units.js'
+
+export interface Progress {
+  /** Bytes done so far; the total may be learnt late. */
+  update(done: number, total?: number): void
+  stop(): void
+}
+
+export interface Output {
+  readonly json: boolean
+  /** A line of the human result on stdout; nothing with `--json`. */
+  print(line: string): void
+  /** A status line on stderr; nothing with `--json`. */
+  info(line: string): void
+  /** A warning on stderr, also with `--json`. */
+  warn(line: string): void
+  /** The one JSON object of `--json` on stdout. */
+  result(value: unknown): void
+  /** A bar with bytes, rate and ETA on a terminal; a no-op elsewhere. */
+  progress(label: string, total: number): Progress
+}
+
+export interface OutputStreams {
+  stdout: NodeJS.WritableStream
+  stderr: NodeJS.WritableStream & { isTTY?: boolean }
+}
+
+const NO_PROGRESS: Progress = { update: () => undefined, stop: () => undefined }
+
+export function createOutput(
+  json: boolean,
+  streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
+): Output {
+  const { stdout, stderr } = streams
+  return {
+    json,
+    print: (line) => void (json || stdout.write(`${line}\n`)),
+    info: (line) => void (json || stderr.write(`${line}\n`)),
+    warn: (line) => void stderr.write(`${line}\n`),
+    result: (value) => void stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    progress: (label, total) =>
+      json || stderr.isTTY !== true ? NO_PROGRESS : progressBar(stderr, label, total),
+  }
+}
+
+/** Bytes per second over the last few seconds, so that the rate follows changes quickly. */
+class RateMeter {
+  private readonly samples: Array<[time: number, bytes: number]> = []
+
+  add(bytes: number, now = Date.now()): number {
+    this.samples.push([now, bytes])
+    while (this.samples.length > 2 && now - this.samples[0]![0] > 5000) this.samples.shift()
+    const [t0, b0] = this.samples[0]!
+    return now > t0 ? ((bytes - b0) * 1000) / (now - t0) : 0
+  }
+}
+
+function progressBar(stream: NodeJS.WritableStream, label: string, total: number): Progress {
+  // Loaded only on a terminal: pipes and --json never draw a bar.
+  const { Presets, SingleBar } = createRequire(import.meta.url)(
+    'cli-progress',
+  ) as typeof CliProgress
+  const bar = new SingleBar(
+    {
+      stream,
+      format: '{label} {bar} {percentage}% | {done} / {size} | {rate} | ETA {eta_formatted}',
+      barsize: 24,
+      hideCursor: true,
+      etaBuffer: 40,
+      fps: 8,
+      autopadding: true,
+    },
+    Presets.shades_classic,
+  )
+  const meter = new RateMeter()
+  let size = total
+  bar.start(Math.max(size, 1), 0, {
+    label,
+    done: formatBytes(0),
+    size: formatBytes(size),
+    rate: '– /s',
+  })
+  let stopped = false
+  return {
+    update(done, newTotal) {
+      if (stopped) return
+      if (newTotal !== undefined && newTotal !== size) {
+        size = newTotal
+        bar.setTotal(Math.max(size, 1))
+      }
+      const rate = meter.add(done)
+      bar.update(done, {
+        done: formatBytes(done),
+        size: formatBytes(size),
+        rate: `${formatBytes(rate)}/s`,
+      })
+    },
+    stop() {
+      if (stopped) return
+      stopped = true
+      bar.stop()
+    },
+  }
+}

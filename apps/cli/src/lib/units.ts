@@ -1,0 +1,102 @@
+/** Parsing and printing of the durations, sizes and dates users type and read. */
+
+const DURATION_UNITS: ReadonlyArray<[suffix: string, seconds: number]> = [
+  ['w', 7 * 86_400],
+  ['d', 86_400],
+  ['h', 3_600],
+  ['m', 60],
+  ['s', 1],
+]
+
+/** `90`, `90s`, `5m`, `1h`, `7d`, `2w` → seconds; null when the text is none of these. */
+export function parseDuration(text: string): number | null {
+  const match = /^\s*(\d+)\s*([smhdw]?)\s*$/i.exec(text)
+  if (!match) return null
+  const value = Number(match[1])
+  const unit = (match[2] ?? '').toLowerCase()
+  const factor = unit === '' ? 1 : DURATION_UNITS.find(([suffix]) => suffix === unit)![1]
+  const seconds = value * factor
+  return Number.isSafeInteger(seconds) ? seconds : null
+}
+
+/** Seconds in the largest unit that divides them exactly: 3600 → `1h`, 5400 → `90m`. */
+export function formatDuration(seconds: number): string {
+  if (seconds === 0) return '0s'
+  for (const [suffix, factor] of DURATION_UNITS) {
+    if (seconds % factor === 0) return `${seconds / factor}${suffix}`
+  }
+  return `${seconds}s`
+}
+
+const SIZE_UNITS: Readonly<Record<string, number>> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kib: 1024,
+  kb: 1000,
+  m: 1024 ** 2,
+  mib: 1024 ** 2,
+  mb: 1000 ** 2,
+  g: 1024 ** 3,
+  gib: 1024 ** 3,
+  gb: 1000 ** 3,
+  t: 1024 ** 4,
+  tib: 1024 ** 4,
+  tb: 1000 ** 4,
+}
+
+/** `1048576`, `512K`, `100M`, `1.5G`, `2GiB`, `10MB` (decimal) → bytes; null when not a size. */
+export function parseSize(text: string): number | null {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
+  if (!match) return null
+  const factor = SIZE_UNITS[(match[2] ?? '').toLowerCase()]
+  if (factor === undefined) return null
+  const bytes = Math.round(Number(match[1]) * factor)
+  return Number.isSafeInteger(bytes) ? bytes : null
+}
+
+/** Bytes in binary units with three significant digits at most: `1.5 MiB`, `200 MiB`, `12 B`. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']
+  let value = bytes
+  let unit = 0
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024
+    unit++
+  }
+  if (unit === 0) return `${bytes} B`
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+  return `${Number(value.toFixed(digits))} ${units[unit]}`
+}
+
+/** `in 3 days`, `in 5 hours`, `2 minutes ago`: the rough distance from `now` to `date`. */
+export function formatRelative(date: Date, now = new Date()): string {
+  const seconds = Math.round((date.getTime() - now.getTime()) / 1000)
+  const abs = Math.abs(seconds)
+  const steps: ReadonlyArray<[string, number]> = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+    ['second', 1],
+  ]
+  // 23.9 hours reads better as "1 day": a unit is used from 90% of it up.
+  const [name, size] = steps.find(([, s]) => abs >= s * 0.9) ?? ['second', 1]
+  const count = Math.round(abs / size)
+  const text = `${count} ${name}${count === 1 ? '' : 's'}`
+  return seconds >= 0 ? `in ${text}` : `${text} ago`
+}
+
+/** A local date and time to the minute, `2025-11-23 18:05`, unambiguous in any locale. */
+export function formatDate(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0')
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}`
+  )
+}
+
+/** `2025-11-23 18:05 (in 3 days)`. */
+export function formatWhen(iso: string, now = new Date()): string {
+  const date = new Date(iso)
+  return `${formatDate(date)} (${formatRelative(date, now)})`
+}

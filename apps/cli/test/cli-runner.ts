@@ -1,0 +1,109 @@
+/**
+ * Runs the built `fileshare` command as a child process, as a user would, with its own HOME and
+ * config folder, and collects what it prints and its exit code.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtemp } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+export const CLI = new URL('../dist/index.js', import.meta.url).pathname
+
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+  /** Peak RSS in bytes, when FILESHARE_REPORT_RSS=1 was set. */
+  peakRss?: number
+}
+
+export interface CliOptions {
+  env?: Record<string, string>
+  input?: string | Buffer
+  cwd?: string
+  /** Called with every piece of stderr as it arrives (to react to a login URL). */
+  onStderr?: (text: string) => void
+}
+
+/** A fresh HOME with its config folder; every test user starts with no history and no login. */
+export async function newHome(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'fileshare-cli-home-'))
+}
+
+export class CliUser {
+  constructor(
+    readonly home: string,
+    readonly server: string,
+  ) {}
+
+  static async create(server: string): Promise<CliUser> {
+    return new CliUser(await newHome(), server)
+  }
+
+  get configDir(): string {
+    return join(this.home, '.config', 'fileshare')
+  }
+
+  run(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+    return runCli(args, {
+      ...options,
+      env: {
+        HOME: this.home,
+        XDG_CONFIG_HOME: join(this.home, '.config'),
+        FILESHARE_SERVER: this.server,
+        ...options.env,
+      },
+    })
+  }
+
+  /** Runs and fails the test with everything printed unless the exit code is `code`. */
+  async ok(args: readonly string[], options: CliOptions = {}, code = 0): Promise<CliResult> {
+    const result = await this.run(args, options)
+    if (result.code !== code) {
+      throw new Error(
+        `fileshare ${args.join(' ')} exited ${result.code}, expected ${code}\n` +
+          `stdout: ${result.stdout}\nstderr: ${result.stderr}`,
+      )
+    }
+    return result
+  }
+
+  /** `ok` with `--json`, answering the parsed object. */
+  async json<T = Record<string, unknown>>(
+    args: readonly string[],
+    options: CliOptions = {},
+  ): Promise<T> {
+    const result = await this.ok([...args, '--json'], options)
+    return JSON.parse(result.stdout) as T
+  }
+}
+
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
+  // Only what the command needs: nothing of the developer's own fileshare settings leaks in.
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: options.cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr += text
+      options.onStderr?.(text)
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const rss = /fileshare: peak-rss-bytes (\d+)/.exec(stderr)
+      resolve({
+        code: code ?? -1,
+        stdout,
+        stderr,
+        ...(rss ? { peakRss: Number(rss[1]) } : {}),
+      })
+    })
+    child.stdin.end(options.input ?? '')
+  })
+}

@@ -1,0 +1,92 @@
+/** `fileshare ls`, `delete` and `ls --forget` over the history this machine keeps. */
+import { readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { CliUser } from './cli-runner.js'
+import { startTestServer, type TestServer } from './server.js'
+
+let server: TestServer
+let user: CliUser
+
+beforeAll(async () => {
+  server = await startTestServer()
+  user = await CliUser.create(server.url)
+})
+
+afterAll(async () => {
+  await server?.close()
+  await rm(user.home, { recursive: true, force: true })
+})
+
+interface Listing {
+  entries: Array<{ id: string; kind: string; state: string; left: number | null; link?: string }>
+}
+
+describe('history', () => {
+  let fileLink: string
+  let fileId: string
+  let noteId: string
+  let requestId: string
+
+  it('records what was sent in a 0600 file in a 0700 folder', async () => {
+    const file = join(user.home, 'report.txt')
+    await writeFile(file, 'quarterly')
+    ;({ link: fileLink, id: fileId } = await user.json<{ link: string; id: string }>([
+      'send',
+      file,
+      '--downloads',
+      '3',
+    ]))
+    ;({ id: noteId } = await user.json<{ id: string }>(['note', 'remember', '--views', '2']))
+    ;({ id: requestId } = await user.json<{ id: string }>(['request', '--message', 'files please']))
+
+    // Security: owner tokens and links are secrets; only the user may read them.
+    const path = join(user.configDir, 'history.json')
+    expect((await stat(path)).mode & 0o777).toBe(0o600)
+    expect((await stat(user.configDir)).mode & 0o777).toBe(0o700)
+    const stored = await readFile(path, 'utf8')
+    expect(stored).toContain('"ownerToken"')
+    expect(stored).toContain('"inboxOwnerToken"')
+  })
+
+  it('lists downloads, views and uploads left, without printing owner tokens', async () => {
+    const out = join(user.home, 'out')
+    await user.ok(['get', fileLink, '-o', out])
+    const listing = await user.json<Listing>(['ls'])
+    expect(listing.entries.map((e) => [e.id, e.kind, e.state, e.left])).toEqual([
+      [fileId, 'file', 'available', 2],
+      [noteId, 'note', 'available', 2],
+      [requestId, 'request', 'available', 10],
+    ])
+    const raw = await user.ok(['ls', '--json'])
+    expect(raw.stdout).not.toContain('wnerToken')
+    const human = await user.ok(['ls'])
+    expect(human.stdout).toMatch(/^ID\s+KIND\s+CREATED\s+LEFT\s+EXPIRES\s+NAME$/m)
+    expect(human.stdout).toContain('2 downloads')
+    expect(human.stdout).toContain('report.txt')
+  })
+
+  it('deletes with the stored owner token, by link or by the start of the id', async () => {
+    await user.ok(['delete', fileLink])
+    const gone = await user.run(['get', fileLink, '-o', join(user.home, 'again')])
+    expect(gone.code).toBe(2)
+    expect(gone.stderr).toContain('fileshare: Upload not found')
+    await user.ok(['delete', noteId.slice(0, 8)])
+    await user.ok(['delete', requestId])
+    expect((await user.json<Listing>(['ls'])).entries).toEqual([])
+    const unknown = await user.run(['delete', fileId])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("not in this machine's history")
+  })
+
+  it('forgets an entry without deleting it on the server', async () => {
+    const created = await user.json<{ id: string; link: string }>(['note', 'kept on the server'])
+    await user.ok(['ls', '--forget', created.id])
+    expect((await user.json<Listing>(['ls'])).entries).toEqual([])
+    expect((await user.json<{ viewsLeft: number }>(['note', 'info', created.link])).viewsLeft).toBe(
+      1,
+    )
+  })
+})

@@ -1,0 +1,127 @@
+/**
+ * `fileshare login`, `whoami` and `logout` against the real server with a real OIDC provider
+ * (oidc-provider on loopback); the test plays the browser the command would open.
+ */
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { createTestProvider, freePort, type TestProvider } from '../../server/test/oidc-provider.js'
+import { Browser } from './browser.js'
+import { CliUser, type CliResult } from './cli-runner.js'
+import { startTestServer, type TestServer } from './server.js'
+
+let provider: TestProvider
+let server: TestServer
+let user: CliUser
+let work: string
+
+beforeAll(async () => {
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  provider = await createTestProvider({ redirectUri: `${baseUrl}/auth/callback` })
+  await provider.start()
+  server = await startTestServer({
+    PORT: String(port),
+    BASE_URL: baseUrl,
+    OIDC_ISSUER: provider.issuer,
+    OIDC_CLIENT_ID: provider.clientId,
+    OIDC_CLIENT_SECRET: provider.clientSecret,
+    OIDC_SESSION_SECRET: 'a session secret of at least 32 characters',
+    OIDC_PROTECT_FILES: 'true',
+    OIDC_PROTECT_NOTES: 'true',
+    OIDC_PROTECT_REQUESTS: 'true',
+  })
+  user = await CliUser.create(server.url)
+  work = await mkdtemp(join(tmpdir(), 'fileshare-cli-login-'))
+})
+
+afterAll(async () => {
+  await server?.close()
+  await provider?.stop()
+  await rm(work, { recursive: true, force: true })
+  await rm(user.home, { recursive: true, force: true })
+})
+
+/** Runs `fileshare login`, and when it prints the login address, signs in as a browser would. */
+async function login(): Promise<{ result: CliResult; landing: Response }> {
+  let browsed: Promise<Response> | undefined
+  const result = await user.run(['login'], {
+    env: { FILESHARE_NO_BROWSER: '1' },
+    onStderr: (text) => {
+      const url = /(http:\/\/\S+\/auth\/login\?cli_callback=\S+)/.exec(text)?.[1]
+      if (url === undefined || browsed) return
+      browsed = (async () => {
+        const browser = new Browser()
+        const callback = await browser.follow(url, `${server.url}/auth/callback`)
+        const toCli = await browser.fetch(callback)
+        expect(toCli.status).toBe(302)
+        const cliUrl = toCli.headers.get('location')!
+        expect(cliUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/.*[?&]token=/)
+        return browser.fetch(cliUrl)
+      })()
+    },
+  })
+  if (!browsed) throw new Error(`no login address printed: ${result.stderr}`)
+  return { result, landing: await browsed }
+}
+
+describe('login', () => {
+  it('says to run fileshare login when creating needs one', async () => {
+    const file = join(work, 'a.txt')
+    await writeFile(file, 'hello')
+    const send = await user.run(['send', file])
+    expect(send.code).toBe(2)
+    expect(send.stderr).toContain('fileshare: Login required: run `fileshare login`')
+    const note = await user.run(['note', 'hi'])
+    expect(note.code).toBe(2)
+    expect(note.stderr).toContain('run `fileshare login`')
+    expect((await user.ok(['whoami'])).stdout).toContain('Not signed in')
+  })
+
+  it('signs in through the browser, keeps the token 0600 and creates with it', async () => {
+    const { result, landing } = await login()
+    expect(landing.status).toBe(200)
+    expect(await landing.text()).toContain('Signed in')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toBe(`Signed in to ${server.url} as Ada Lovelace <ada@example.org>.\n`)
+
+    // Security: the session token is readable by its owner only.
+    const credentials = join(user.configDir, 'credentials.json')
+    expect((await stat(credentials)).mode & 0o777).toBe(0o600)
+    expect(await readFile(credentials, 'utf8')).toMatch(/"token": "ey/)
+
+    const who = await user.json<{ signedIn: boolean; name: string; email: string }>(['whoami'])
+    expect(who).toMatchObject({ signedIn: true, name: 'Ada Lovelace', email: 'ada@example.org' })
+
+    const file = join(work, 'b.txt')
+    await writeFile(file, 'with a login')
+    const sent = await user.json<{ link: string }>(['send', file])
+    const out = join(work, 'b-out')
+    await user.ok(['get', sent.link, '-o', out])
+    expect(await readFile(join(out, 'b.txt'), 'utf8')).toBe('with a login')
+    await user.ok(['note', 'signed-in note'])
+    await user.ok(['request', '--message', 'send me things'])
+  })
+
+  it('forgets the token on logout', async () => {
+    expect((await user.ok(['logout'])).stdout).toBe(`Signed out of ${server.url}.\n`)
+    expect(await user.json(['whoami'])).toEqual({ server: server.url, signedIn: false })
+    const note = await user.run(['note', 'hi'])
+    expect(note.code).toBe(2)
+    expect(note.stderr).toContain('Login required')
+  })
+
+  it('refuses to log in to a server without login', async () => {
+    const plain = await startTestServer()
+    try {
+      const result = await user.run(['login', '--server', plain.url])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('has no login')
+    } finally {
+      await plain.close()
+    }
+  })
+})

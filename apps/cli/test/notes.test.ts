@@ -1,0 +1,120 @@
+/** `fileshare note` end to end: every content type, views, passwords, info without a view. */
+import { rm } from 'node:fs/promises'
+
+import { NOTE_CONTENT_TYPES } from '@fileshare/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { CliUser } from './cli-runner.js'
+import { startTestServer, type TestServer } from './server.js'
+
+let server: TestServer
+let user: CliUser
+
+beforeAll(async () => {
+  server = await startTestServer()
+  user = await CliUser.create(server.url)
+})
+
+afterAll(async () => {
+  await server?.close()
+  await rm(user.home, { recursive: true, force: true })
+})
+
+interface Created {
+  link: string
+  id: string
+  expiresAt: string
+  maxViews: number
+  contentType: string
+}
+
+const SAMPLES: Record<(typeof NOTE_CONTENT_TYPES)[number], string> = {
+  text: 'Meet at the station at 9.\nBring the tickets.',
+  markdown: '# Plan\n\n- **first** item\n- second item\n',
+  password: 'c0rrect-h0rse-battery-staple',
+  code: 'fn main() {\n    println!("héllo, wörld");\n}\n',
+  sshkey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExampleKeyMaterialOnly user@host\n',
+}
+
+describe('note', () => {
+  for (const type of NOTE_CONTENT_TYPES) {
+    it(`round-trips a ${type} note exactly, from standard input`, async () => {
+      const created = await user.json<Created>(['note', '-', '--type', type, '--views', '2'], {
+        input: SAMPLES[type],
+      })
+      expect(created.link).toMatch(new RegExp(`^${server.url}/n/${created.id}#`))
+      expect(created).toMatchObject({ contentType: type, maxViews: 2 })
+      const viewed = await user.ok(['note', 'get', created.link])
+      expect(viewed.stdout).toBe(SAMPLES[type])
+      expect(viewed.stderr).toContain('1 view left.')
+    })
+  }
+
+  it('shows views left without using one, and refuses a view past the limit', async () => {
+    const created = await user.json<Created>([
+      'note',
+      'once only',
+      '--views',
+      '1',
+      '--expire',
+      '1h',
+    ])
+    const info = await user.json<{ viewsLeft: number; maxViews: number; contentType: string }>([
+      'note',
+      'info',
+      created.link,
+    ])
+    expect(info).toMatchObject({ viewsLeft: 1, maxViews: 1, contentType: 'text' })
+    const again = await user.json<{ viewsLeft: number }>(['note', 'info', created.link])
+    expect(again.viewsLeft).toBe(1)
+
+    const viewed = await user.json<{ text: string; viewsLeft: number }>([
+      'note',
+      'get',
+      created.link,
+    ])
+    expect(viewed).toMatchObject({ text: 'once only', viewsLeft: 0 })
+    const gone = await user.run(['note', 'get', created.link])
+    expect(gone.code).toBe(2)
+    expect(gone.stderr).toMatch(/fileshare: (View limit reached|Note has expired|Note not found)/)
+  })
+
+  it('protects a note with a password and refuses a wrong one without using a view', async () => {
+    const created = await user.json<Created & { hasPassword: boolean }>(
+      ['note', 'behind a password', '--views', '2', '--password'],
+      { env: { FILESHARE_PASSWORD: 's3cret' } },
+    )
+    expect(created.hasPassword).toBe(true)
+    const wrong = await user.run(['note', 'get', created.link, '--password=nope'])
+    expect(wrong.code).toBe(2)
+    expect(wrong.stderr).toContain('Wrong password')
+    const info = await user.json<{ viewsLeft: number; hasPassword: boolean }>([
+      'note',
+      'info',
+      created.link,
+    ])
+    expect(info).toMatchObject({ viewsLeft: 2, hasPassword: true })
+    const right = await user.ok(['note', 'get', created.link, '--password=s3cret'])
+    expect(right.stdout).toBe('behind a password')
+  })
+
+  it('says in --help that note get uses up a view', async () => {
+    const help = await user.ok(['note', 'get', '--help'])
+    expect(help.stdout).toMatch(/uses up one of\s+its\s+views/)
+    expect(help.stdout).toContain('Examples:')
+  })
+
+  it('refuses an empty note, a bad type and a view count the server does not allow', async () => {
+    const empty = await user.run(['note', '-'], { input: '' })
+    expect(empty.code).toBe(1)
+    expect(empty.stderr).toContain('The note is empty')
+    const type = await user.run(['note', 'x', '--type', 'poem'])
+    expect(type.code).toBe(1)
+    expect(type.stderr).toContain("argument 'poem' is invalid")
+    const views = await user.run(['note', 'x', '--views', '4'])
+    expect(views.code).toBe(1)
+    expect(views.stderr).toContain(
+      '--views 4 is not allowed by this server; choose one of 1, 2, 3, 5, 10, 100',
+    )
+  })
+})

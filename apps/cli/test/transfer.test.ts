@@ -1,0 +1,309 @@
+/**
+ * `fileshare send` and `fileshare get` end to end against the real server: folders, single files,
+ * passwords, tampering, hostile archives, and the exit codes and messages of each failure.
+ */
+import { execFile } from 'node:child_process'
+import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+import { ApiClient, bytesSource, sendFile } from '@fileshare/protocol'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { CLI, CliUser } from './cli-runner.js'
+import { MiB, makeTree, sha256File, snapshot, writeRandomFile } from './files.js'
+import { startTestServer, type TestServer } from './server.js'
+import { buildZip } from './zip-fixture.js'
+
+const run = promisify(execFile)
+
+let server: TestServer
+let user: CliUser
+let work: string
+
+beforeAll(async () => {
+  server = await startTestServer({ PASSWORD_MAX_ATTEMPTS: '3' })
+  user = await CliUser.create(server.url)
+  work = await mkdtemp(join(tmpdir(), 'fileshare-cli-transfer-'))
+})
+
+afterAll(async () => {
+  await server?.close()
+  await rm(work, { recursive: true, force: true })
+  await rm(user.home, { recursive: true, force: true })
+})
+
+interface Sent {
+  link: string
+  id: string
+  expiresAt: string
+  maxDownloads: number
+  transport: string
+}
+
+async function fresh(name: string): Promise<string> {
+  const dir = join(work, name)
+  await mkdir(dir, { recursive: true })
+  return dir
+}
+
+/** The stored ciphertext of an upload on the filesystem backend. */
+async function blobPath(id: string): Promise<string> {
+  const blobs = join(server.dataDir, 'blobs')
+  const name = (await readdir(blobs)).find((n) => n.includes(id))
+  if (name === undefined) throw new Error(`no blob for ${id}`)
+  return join(blobs, name)
+}
+
+async function flipByte(path: string, position: number): Promise<void> {
+  const handle = await open(path, 'r+')
+  try {
+    const byte = Buffer.alloc(1)
+    await handle.read(byte, 0, 1, position)
+    byte[0] = byte[0]! ^ 0x01
+    await handle.write(byte, 0, 1, position)
+  } finally {
+    await handle.close()
+  }
+}
+
+describe('send and get', () => {
+  it('sends a folder tree with a 200 MiB file and gets it back identical, as a standard ZIP', async () => {
+    const source = await fresh('tree-src')
+    await makeTree(join(source, 'project'), 200 * MiB)
+    const sent = await user.json<Sent>(['send', join(source, 'project'), '--downloads', '2'])
+    expect(sent.link).toMatch(new RegExp(`^${server.url}/d/${sent.id}#`))
+    expect(sent.maxDownloads).toBe(2)
+    expect(Date.parse(sent.expiresAt)).toBeGreaterThan(Date.now())
+    expect(sent.transport).toBe('websocket')
+
+    // The decrypted archive itself, unextracted, must pass the system's unzip.
+    const raw = await fresh('tree-zip')
+    const saved = await user.json<{ paths: string[] }>([
+      'get',
+      sent.link,
+      '-o',
+      raw,
+      '--no-extract',
+    ])
+    expect(saved.paths).toEqual([join(raw, 'project.zip')])
+    const { stdout } = await run('unzip', ['-t', saved.paths[0]!])
+    expect(stdout).toMatch(/No errors detected/)
+
+    const target = await fresh('tree-out')
+    const got = await user.json<{ paths: string[]; archive: boolean }>([
+      'get',
+      sent.link,
+      '-o',
+      target,
+    ])
+    expect(got.archive).toBe(true)
+    expect(got.paths).toContain(join(target, 'project', 'ünïcødé 日本語 🚀', 'Ω≈ç√.txt'))
+    expect(await snapshot(join(target, 'project'))).toEqual(await snapshot(join(source, 'project')))
+    expect(await readdir(target)).toEqual(['project'])
+  })
+
+  it('sends a single file as it is and refuses a download past the limit with the server message', async () => {
+    const dir = await fresh('single')
+    await writeRandomFile(join(dir, 'report.pdf'), 3 * MiB + 17)
+    const sent = await user.json<Sent>(['send', join(dir, 'report.pdf')])
+    const target = await fresh('single-out')
+    const got = await user.ok(['get', sent.link, '-o', target])
+    expect(got.stdout.trim()).toBe('report.pdf')
+    expect(got.stderr).toContain('1 of 1 download left')
+    expect(await sha256File(join(target, 'report.pdf'))).toBe(
+      await sha256File(join(dir, 'report.pdf')),
+    )
+
+    const again = await user.run(['get', sent.link, '-o', await fresh('single-again')])
+    expect(again.code).toBe(2)
+    expect(again.stderr).toContain('fileshare: Upload expired or download limit reached')
+  })
+
+  it('does not overwrite an existing file, and counts no download when it refuses', async () => {
+    const dir = await fresh('exists')
+    await writeFile(join(dir, 'notes.txt'), 'theirs')
+    const sent = await user.json<Sent>(['send', join(dir, 'notes.txt'), '--downloads', '2'])
+    await writeFile(join(dir, 'notes.txt'), 'mine')
+    const refused = await user.run(['get', sent.link, '-o', dir])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('already exists; use --force')
+    expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('mine')
+    const forced = await user.ok(['get', sent.link, '-o', dir, '--force'])
+    expect(forced.stderr).toContain('2 of 2 downloads left')
+    expect(await readFile(join(dir, 'notes.txt'), 'utf8')).toBe('theirs')
+  })
+
+  it('round-trips a password, refuses a wrong one and shows the lockout', async () => {
+    const dir = await fresh('password')
+    await writeFile(join(dir, 'secret.txt'), 'top secret')
+    const sent = await user.json<Sent & { hasPassword: boolean }>([
+      'send',
+      join(dir, 'secret.txt'),
+      '--password=correct horse',
+      '--downloads',
+      '5',
+    ])
+    expect(sent.hasPassword).toBe(true)
+    const target = await fresh('password-out')
+
+    const noTerminal = await user.run(['get', sent.link, '-o', target])
+    expect(noTerminal.code).toBe(1)
+    expect(noTerminal.stderr).toContain('A password is needed')
+
+    const fromEnv = await user.ok(['get', sent.link, '-o', target, '--password'], {
+      env: { FILESHARE_PASSWORD: 'correct horse' },
+    })
+    expect(fromEnv.stdout.trim()).toBe('secret.txt')
+    expect(await readFile(join(target, 'secret.txt'), 'utf8')).toBe('top secret')
+
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const wrong = await user.run(['get', sent.link, '-o', target, '--password=wrong'])
+      expect(wrong.code).toBe(2)
+      expect(wrong.stderr).toContain('fileshare: Wrong password')
+    }
+    const locked = await user.run(['get', sent.link, '-o', target, '--password=correct horse'])
+    expect(locked.code).toBe(2)
+    expect(locked.stderr).toMatch(
+      /fileshare: Too many failed attempts, try again later \(retry in \d+ min\)/,
+    )
+    expect(await readdir(target)).toEqual(['secret.txt'])
+  })
+
+  it('detects a flipped byte in the stored file and leaves no finished file behind', async () => {
+    // Integrity: tampered ciphertext fails authentication and nothing with the real name remains.
+    const dir = await fresh('tamper')
+    await writeRandomFile(join(dir, 'data.bin'), 4 * MiB)
+    const sent = await user.json<Sent>(['send', join(dir, 'data.bin')])
+    await flipByte(await blobPath(sent.id), 2 * MiB + 5)
+    const target = await fresh('tamper-out')
+    const result = await user.run(['get', sent.link, '-o', target])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toContain('Decryption failed')
+    expect(await readdir(target)).toEqual([])
+  })
+
+  it('detects a flipped byte in a stored archive and extracts nothing', async () => {
+    const dir = await fresh('tamper-tree')
+    await makeTree(join(dir, 'tree'), MiB)
+    const sent = await user.json<Sent>(['send', join(dir, 'tree')])
+    const blob = await blobPath(sent.id)
+    await flipByte(blob, (await stat(blob)).size - 40)
+    const target = await fresh('tamper-tree-out')
+    const result = await user.run(['get', sent.link, '-o', target])
+    expect(result.code).toBe(3)
+    expect(await readdir(target)).toEqual([])
+  })
+
+  it('refuses an archive whose entries climb out of the target with ../', async () => {
+    // Security: a sender cannot make `get` write outside the chosen folder.
+    const zip = buildZip([
+      { name: 'innocent.txt', data: 'hello' },
+      { name: '../escaped.txt', data: 'owned' },
+    ])
+    const api = new ApiClient({ baseUrl: server.url })
+    const sent = await sendFile(api, bytesSource(zip), {
+      expireSec: 3600,
+      maxDownloads: 1,
+      fileCount: 2,
+      metadata: {
+        archive: true,
+        files: [
+          { name: 'innocent.txt', type: 'text/plain', size: 5 },
+          { name: '../escaped.txt', type: 'text/plain', size: 5 },
+        ],
+      },
+    })
+    const parent = await fresh('hostile')
+    const target = join(parent, 'target')
+    const result = await user.run(['get', sent.link, '-o', target])
+    expect(result.code).toBe(3)
+    expect(result.stderr).toMatch(/Refused to extract the archive: .*\.\./)
+    expect(await readdir(parent)).toEqual(['target'])
+    expect(await readdir(target)).toEqual([])
+  })
+
+  it('skips symbolic links inside a folder with a warning', async () => {
+    const dir = await fresh('links')
+    await mkdir(join(dir, 'tree'))
+    await writeFile(join(dir, 'tree', 'real.txt'), 'real')
+    const { symlink } = await import('node:fs/promises')
+    await symlink('/etc/passwd', join(dir, 'tree', 'passwd'))
+    const sent = await user.ok(['send', join(dir, 'tree')])
+    expect(sent.stderr).toContain(`Skipped ${join(dir, 'tree', 'passwd')}: a symbolic link`)
+    const target = await fresh('links-out')
+    await user.ok(['get', sent.stdout.trim(), '-o', target])
+    expect(await readdir(join(target, 'tree'))).toEqual(['real.txt'])
+  })
+})
+
+describe('progress', () => {
+  const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
+
+  it('draws bars with bytes, rate and ETA on a terminal, and nothing on a pipe', async () => {
+    const dir = await fresh('progress')
+    await writeRandomFile(join(dir, 'movie.mkv'), 48 * MiB)
+    const piped = await user.ok(['send', join(dir, 'movie.mkv')])
+    expect(piped.stderr).not.toContain('Uploading')
+
+    // util-linux `script` runs the command on a pseudo-terminal, as a user's shell would.
+    const command = [process.execPath, CLI, 'send', join(dir, 'movie.mkv')].map(quote).join(' ')
+    const { stdout } = await run('script', ['-qec', command, '/dev/null'], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: user.home,
+        XDG_CONFIG_HOME: join(user.home, '.config'),
+        FILESHARE_SERVER: server.url,
+      },
+    })
+    // eslint-disable-next-line no-control-regex
+    const text = stdout.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '\n')
+    expect(text).toMatch(/Uploading .* 100% \| 48 MiB \/ 48 MiB \| [\d.]+ [KMG]?i?B\/s \| ETA/)
+    expect(text).toMatch(new RegExp(`${server.url}/d/`))
+  })
+})
+
+describe('options and failures', () => {
+  it('lists the allowed values of a refused --expire or --downloads', async () => {
+    const dir = await fresh('options')
+    await writeFile(join(dir, 'x.txt'), 'x')
+    const expire = await user.run(['send', join(dir, 'x.txt'), '--expire', '2h'])
+    expect(expire.code).toBe(1)
+    expect(expire.stderr).toContain(
+      '--expire 2h is not allowed by this server; choose one of 5m, 1h, 1d, 1w',
+    )
+    const downloads = await user.run(['send', join(dir, 'x.txt'), '--downloads', '7'])
+    expect(downloads.code).toBe(1)
+    expect(downloads.stderr).toContain('choose one of 1, 2, 3, 5, 10, 20, 50, 100')
+    const missing = await user.run(['send', join(dir, 'nope.txt')])
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('no such file or folder')
+  })
+
+  it('exits 3 when the server cannot be reached, and says so in JSON too', async () => {
+    const dir = await fresh('offline')
+    await writeFile(join(dir, 'x.txt'), 'x')
+    const result = await user.run([
+      'send',
+      join(dir, 'x.txt'),
+      '--server',
+      'http://127.0.0.1:9',
+      '--json',
+    ])
+    expect(result.code).toBe(3)
+    expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 3, code: 'NETWORK' })
+    expect(result.stderr).toMatch(/^fileshare: Could not reach the server/)
+  })
+
+  it('exits 1 on a malformed link and points a note link to note get', async () => {
+    const bad = await user.run(['get', 'https://example.org/d/not-a-uuid#abc'])
+    expect(bad.code).toBe(1)
+    expect(bad.stderr).toContain('Invalid link')
+    const note = await user.run([
+      'get',
+      `${server.url}/n/1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b#AQB${'A'.repeat(40)}`,
+    ])
+    expect(note.code).toBe(1)
+  })
+})

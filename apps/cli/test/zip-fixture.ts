@@ -1,0 +1,67 @@
+/**
+ * A tiny ZIP writer for hand-made archives, hostile ones included: any name, any Unix mode in the
+ * external attributes (symbolic links, devices), stored entries with sizes in the headers.
+ */
+import { crc32 } from '@fileshare/protocol'
+
+export interface FixtureEntry {
+  name: string
+  data?: Uint8Array | string
+  /** Unix st_mode with type bits, stored in the high 16 bits of the external attributes. */
+  unixMode?: number
+  /** "Version made by" host system: 3 Unix (default), 0 MS-DOS. */
+  host?: number
+}
+
+const DOS_TIME = (12 << 11) | (30 << 5)
+const DOS_DATE = ((2024 - 1980) << 9) | (5 << 5) | 17
+
+export function buildZip(entries: readonly FixtureEntry[]): Buffer {
+  const locals: Buffer[] = []
+  const centrals: Buffer[] = []
+  let offset = 0
+  for (const entry of entries) {
+    const name = Buffer.from(entry.name, 'utf8')
+    const data =
+      typeof entry.data === 'string' ? Buffer.from(entry.data) : Buffer.from(entry.data ?? [])
+    const crc = crc32(data)
+    const mode = entry.unixMode ?? (entry.name.endsWith('/') ? 0o040755 : 0o100644)
+    const local = Buffer.alloc(30)
+    local.writeUInt32LE(0x04034b50, 0)
+    local.writeUInt16LE(20, 4)
+    local.writeUInt16LE(0x0800, 6)
+    local.writeUInt16LE(0, 8)
+    local.writeUInt16LE(DOS_TIME, 10)
+    local.writeUInt16LE(DOS_DATE, 12)
+    local.writeUInt32LE(crc, 14)
+    local.writeUInt32LE(data.length, 18)
+    local.writeUInt32LE(data.length, 22)
+    local.writeUInt16LE(name.length, 26)
+    local.writeUInt16LE(0, 28)
+    const central = Buffer.alloc(46)
+    central.writeUInt32LE(0x02014b50, 0)
+    central.writeUInt16LE(((entry.host ?? 3) << 8) | 30, 4)
+    central.writeUInt16LE(20, 6)
+    central.writeUInt16LE(0x0800, 8)
+    central.writeUInt16LE(0, 10)
+    central.writeUInt16LE(DOS_TIME, 12)
+    central.writeUInt16LE(DOS_DATE, 14)
+    central.writeUInt32LE(crc, 16)
+    central.writeUInt32LE(data.length, 20)
+    central.writeUInt32LE(data.length, 24)
+    central.writeUInt16LE(name.length, 28)
+    central.writeUInt32LE(((mode & 0xffff) << 16) >>> 0, 38)
+    central.writeUInt32LE(offset, 42)
+    locals.push(local, name, data)
+    centrals.push(central, name)
+    offset += local.length + name.length + data.length
+  }
+  const directory = Buffer.concat(centrals)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(0x06054b50, 0)
+  end.writeUInt16LE(entries.length, 8)
+  end.writeUInt16LE(entries.length, 10)
+  end.writeUInt32LE(directory.length, 12)
+  end.writeUInt32LE(offset, 16)
+  return Buffer.concat([...locals, directory, end])
+}
