@@ -6,14 +6,14 @@
  * transfer size for a quick try.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { readFileSync, rmSync } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
-import { Agent, request as httpRequest } from 'node:http'
+import { Agent } from 'node:http'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import WebSocket from 'ws'
 
@@ -28,8 +28,6 @@ import {
   send,
   stopChild,
   token,
-  type Answer,
-  type RequestOptions,
 } from './lib.js'
 
 const SIZE = Number(process.env.BENCH_SERVER_MIB ?? 1024) * MiB
@@ -42,6 +40,7 @@ const CHUNK_SIZE = 10_000_000
 const CHUNKS_IN_FLIGHT = 3
 const NOTE_CLIENTS = 32
 const NOTE_SECONDS = 10
+const NOTES_SCRIPT = fileURLToPath(new URL('notes.lua', import.meta.url))
 const SAMPLE_MS = 50
 /** Linux reports process and machine CPU time in USER_HZ ticks, 100 per second. */
 const TICKS_PER_SECOND = 100
@@ -56,8 +55,8 @@ const TARGETS = {
 
 /**
  * Peak RSS and CPU use of one phase, CPU in cores busy (1 = one core all the time): the server,
- * this benchmark with its helper processes, the whole machine, and what is left of the machine's
- * busy time for other processes sharing it.
+ * this benchmark with its helper processes (the discard server, wrk), the whole machine, and what
+ * is left of the machine's busy time for other processes sharing it.
  */
 interface PhaseStats {
   peakRssMB: number
@@ -87,20 +86,23 @@ function readProc(path: string): string | undefined {
   }
 }
 
-/** User plus system CPU seconds a process has used so far; 0 once it has gone. */
-function cpuSeconds(pid: number): number {
+/**
+ * User plus system CPU seconds a process has used so far, 0 once it has gone; with `children`,
+ * only those of its children that have exited and been waited for.
+ */
+function cpuSeconds(pid: number | 'self', children = false): number {
   // After the parenthesised command name, fields start at 3 (state); utime and stime are fields
-  // 14 and 15 (proc(5)).
+  // 14 and 15, cutime and cstime 16 and 17 (proc(5)).
   const stat = readProc(`/proc/${pid}/stat`) ?? ''
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) / TICKS_PER_SECOND
+  const first = children ? 13 : 11
+  return (Number(fields[first] ?? 0) + Number(fields[first + 1] ?? 0)) / TICKS_PER_SECOND
 }
 
 /** Samples the server's VmRSS every 50 ms and keeps the peak and CPU time of each phase. */
 class ServerMonitor {
   readonly phases = new Map<string, PhaseStats>()
-  private current:
-    { name: string; peakKiB: number; helperSeconds: number; start: Counters } | undefined
+  private current: { name: string; peakKiB: number; start: Counters } | undefined
   private peakKiB = 0
   private readonly timer: NodeJS.Timeout
 
@@ -114,23 +116,18 @@ class ServerMonitor {
 
   begin(name: string): void {
     this.end()
-    this.current = { name, peakKiB: 0, helperSeconds: 0, start: this.counters() }
+    this.current = { name, peakKiB: 0, start: this.counters() }
     this.sample()
-  }
-
-  /** Counts the CPU time of a helper process of the benchmark, read just before it stops. */
-  addHelperCpu(seconds: number): void {
-    if (this.current) this.current.helperSeconds += seconds
   }
 
   end(): void {
     if (!this.current) return
     this.sample()
-    const { name, peakKiB, helperSeconds, start } = this.current
+    const { name, peakKiB, start } = this.current
     const stop = this.counters()
     const seconds = (stop.at - start.at) / 1000
     const server = (stop.serverSeconds - start.serverSeconds) / seconds
-    const bench = (stop.benchSeconds - start.benchSeconds + helperSeconds) / seconds
+    const bench = (stop.benchSeconds - start.benchSeconds) / seconds
     const busy = (stop.machineBusySeconds - start.machineBusySeconds) / seconds
     this.phases.set(name, {
       peakRssMB: round((peakKiB * 1024) / 1e6, 1),
@@ -165,11 +162,11 @@ class ServerMonitor {
     const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
     const total = ticks.reduce((sum, n) => sum + n, 0)
     const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0)
-    const usage = process.cpuUsage()
     return {
       at: performance.now(),
       serverSeconds: cpuSeconds(this.pid),
-      benchSeconds: (usage.user + usage.system) / 1e6,
+      // Helper processes count once they have exited: each phase waits for its own.
+      benchSeconds: cpuSeconds('self') + cpuSeconds('self', true),
       machineBusySeconds: (total - idle) / TICKS_PER_SECOND,
       machineIowaitSeconds: (ticks[4] ?? 0) / TICKS_PER_SECOND,
     }
@@ -265,7 +262,7 @@ const server = require('node:net').createServer((socket) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port))
 `
 
-async function loopbackCeiling(monitor: ServerMonitor): Promise<number> {
+async function loopbackCeiling(): Promise<number> {
   const child = track(
     spawn(process.execPath, ['-e', DISCARD_SERVER], { stdio: ['ignore', 'pipe', 'inherit'] }),
   )
@@ -284,7 +281,6 @@ async function loopbackCeiling(monitor: ServerMonitor): Promise<number> {
     const ms = performance.now() - start
     const received = Number(Buffer.concat(reply).toString())
     if (received !== SIZE) throw new Error(`discard server received ${received} of ${SIZE} bytes`)
-    monitor.addHelperCpu(cpuSeconds(child.pid!))
     return mbps(SIZE, ms)
   } finally {
     await stopChild(child)
@@ -475,38 +471,69 @@ async function uploadInChunks(port: number, settings: UploadSettings): Promise<S
   }
 }
 
+/**
+ * A downloading client in its own process, like the loopback ceiling's receiver: the request
+ * written by hand on a bare socket and the answer counted as that receiver counts its bytes. It
+ * prints its result as one JSON line once the server has closed the connection.
+ */
+const DOWNLOAD_CLIENT = `
+const [port, path, token] = process.argv.slice(1)
+const socket = require('node:net').createConnection({ host: '127.0.0.1', port: Number(port) })
+let head = Buffer.alloc(0)
+let status = ''
+let length = -1
+let bytes = 0
+let start = 0
+socket.on('connect', () => {
+  start = performance.now()
+  socket.write('GET ' + path + ' HTTP/1.1\\r\\nHost: 127.0.0.1:' + port + '\\r\\nX-Auth-Token: ' + token +
+    '\\r\\nConnection: close\\r\\n\\r\\n')
+})
+socket.on('data', (data) => {
+  if (length >= 0) return void (bytes += data.length)
+  head = Buffer.concat([head, data])
+  const end = head.indexOf('\\r\\n\\r\\n')
+  if (end === -1) return
+  const lines = head.subarray(0, end).toString('latin1').split('\\r\\n')
+  status = lines[0]
+  const declared = lines.find((line) => /^content-length:/i.test(line))
+  length = declared === undefined ? 0 : Number(declared.split(':')[1])
+  bytes = head.length - end - 4
+})
+socket.on('end', () => {
+  console.log(JSON.stringify({ status, length, bytes, ms: performance.now() - start }))
+  socket.end()
+})
+`
+
+/**
+ * The download, received by DOWNLOAD_CLIENT so that the ratio sets the server against the socket
+ * alone. Received in this process by node:http, the same bytes cost the client about twice the
+ * server's CPU, which on two shared cores is what the download ended up measuring.
+ */
 async function download(port: number, upload: StoredUpload): Promise<number> {
-  const agent = new Agent()
-  try {
-    const start = performance.now()
-    const received = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(
-        {
-          host: '127.0.0.1',
-          port,
-          agent,
-          path: `/api/download/${upload.id}`,
-          headers: { 'X-Auth-Token': upload.authToken },
-        },
-        (res) => {
-          let bytes = 0
-          res.on('data', (part: Buffer) => (bytes += part.length))
-          res.on('end', () =>
-            res.statusCode === 200
-              ? resolve(bytes)
-              : reject(new Error(`download answered ${res.statusCode}`)),
-          )
-          res.on('error', reject)
-        },
-      )
-      req.on('error', reject)
-      req.end()
-    })
-    if (received !== SIZE) throw new Error(`downloaded ${received} of ${SIZE} bytes`)
-    return mbps(SIZE, performance.now() - start)
-  } finally {
-    agent.destroy()
+  const path = `/api/download/${upload.id}`
+  const child = track(
+    spawn(process.execPath, ['-e', DOWNLOAD_CLIENT, String(port), path, upload.authToken], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  )
+  const lines: string[] = []
+  child.stdout!.on('data', (data: Buffer) => lines.push(data.toString()))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  const result = JSON.parse(lines.join('').trim() || '{}') as {
+    status?: string
+    length?: number
+    bytes?: number
+    ms?: number
   }
+  if (code !== 0 || result.status?.split(' ')[1] !== '200') {
+    throw new Error(`download answered ${result.status ?? `nothing (exit code ${code})`}`)
+  }
+  if (result.length !== SIZE || result.bytes !== SIZE) {
+    throw new Error(`download declared ${result.length} and sent ${result.bytes} of ${SIZE} bytes`)
+  }
+  return mbps(SIZE, result.ms!)
 }
 
 interface NoteSettings {
@@ -515,6 +542,7 @@ interface NoteSettings {
 }
 
 interface NoteLoad {
+  loadGenerator: 'wrk'
   clients: number
   seconds: number
   pairs: number
@@ -527,78 +555,92 @@ interface NoteLoad {
   firstError: string | null
 }
 
-/** NOTE_CLIENTS clients, each creating a note and viewing it, again and again for NOTE_SECONDS. */
+/** What bench/notes.lua prints as its last line. */
+interface WrkReport {
+  durationUs: number
+  requests: number
+  created: number
+  viewed: number
+  failed: number
+  socketErrors: number
+  p50Us: number
+  p99Us: number
+  firstError: string
+}
+
+/**
+ * NOTE_CLIENTS connections, each creating a note and viewing one, again and again for
+ * NOTE_SECONDS, driven by wrk (bench/notes.lua). A load generator in Node cost nearly as much CPU
+ * per request as the server, on the same two cores; wrk costs a fraction of that.
+ */
 async function noteLoad(port: number, settings: NoteSettings): Promise<NoteLoad> {
-  const agent = new Agent({ keepAlive: true, maxSockets: NOTE_CLIENTS })
-  const json = { 'content-type': 'application/json' }
-  const latencies: number[] = []
-  let pairs = 0
-  let errors = 0
-  let firstError: string | null = null
-  const timed = async (options: RequestOptions): Promise<Answer | undefined> => {
-    const start = performance.now()
-    try {
-      const response = await send(port, agent, options)
-      latencies.push(performance.now() - start)
-      if (response.status >= 200 && response.status < 300) return response
-      firstError ??= `${options.path} answered ${response.status}: ${response.body.toString().slice(0, 200)}`
-    } catch (error) {
-      latencies.push(performance.now() - start)
-      firstError ??= `${options.path}: ${String(error)}`
-    }
-    errors++
-    return undefined
+  const child = track(
+    spawn(
+      'wrk',
+      [
+        '--threads',
+        '1',
+        '--connections',
+        String(NOTE_CLIENTS),
+        '--duration',
+        `${NOTE_SECONDS}s`,
+        '--timeout',
+        '10s',
+        '--script',
+        NOTES_SCRIPT,
+        `http://127.0.0.1:${port}`,
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          NOTE_AUTH_TOKEN: token(),
+          NOTE_MAX_VIEWS: String(settings.maxViews),
+          NOTE_EXPIRE_SEC: String(settings.expireSec),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
+  )
+  const output = tail(child)
+  const lines: string[] = []
+  child.stdout!.on('data', (data: Buffer) => lines.push(data.toString()))
+  const [code] = (await once(child, 'exit')) as [number | null]
+  const last = lines.join('').trim().split('\n').at(-1) ?? ''
+  if (code !== 0 || !last.startsWith('{')) {
+    throw new Error(`wrk exited with code ${code}:\n${output()}`)
   }
-  const start = performance.now()
-  const deadline = start + NOTE_SECONDS * 1000
-  const client = async () => {
-    while (performance.now() < deadline) {
-      const authToken = token()
-      const note = {
-        encryptedContent: randomBytes(200).toString('base64'),
-        nonce: randomBytes(12).toString('base64'),
-        salt: token(16),
-        ownerToken: token(),
-        authToken,
-        contentType: 'text',
-        maxViews: settings.maxViews,
-        expireSec: settings.expireSec,
-        hasPassword: false,
-      }
-      const body = Buffer.from(JSON.stringify(note))
-      const created = await timed({ method: 'POST', path: '/api/note', headers: json, body })
-      if (!created) continue
-      const { id } = JSON.parse(created.body.toString()) as { id: string }
-      const viewBody = Buffer.from(JSON.stringify({ authToken }))
-      const viewed = await timed({
-        method: 'POST',
-        path: `/api/note/${id}/view`,
-        headers: json,
-        body: viewBody,
-      })
-      if (viewed) pairs++
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: NOTE_CLIENTS }, client))
-  } finally {
-    agent.destroy()
-  }
-  const seconds = (performance.now() - start) / 1000
-  latencies.sort((a, b) => a - b)
-  const percentile = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0
+  const report = JSON.parse(last) as WrkReport
+  const seconds = report.durationUs / 1e6
+  const errors = report.failed + report.socketErrors
   return {
+    loadGenerator: 'wrk',
     clients: NOTE_CLIENTS,
     seconds: round(seconds, 2),
-    pairs,
-    pairsPerSec: round(pairs / seconds),
-    requests: latencies.length,
-    requestsPerSec: round(latencies.length / seconds),
-    p50Ms: round(percentile(0.5), 2),
-    p99Ms: round(percentile(0.99), 2),
+    pairs: report.viewed,
+    pairsPerSec: round(report.viewed / seconds),
+    requests: report.requests,
+    requestsPerSec: round(report.requests / seconds),
+    p50Ms: round(report.p50Us / 1000, 2),
+    p99Ms: round(report.p99Us / 1000, 2),
     errors,
-    firstError,
+    firstError:
+      report.firstError !== ''
+        ? report.firstError
+        : errors > 0
+          ? `${report.socketErrors} socket errors`
+          : null,
+  }
+}
+
+/** Fails at once, before the server starts, when wrk is not installed. */
+async function requireWrk(): Promise<void> {
+  const child = spawn('wrk', ['--version'], { stdio: 'ignore' })
+  const [error] = (await Promise.race([once(child, 'exit'), once(child, 'error')])) as unknown[]
+  if (error instanceof Error) {
+    throw new Error(
+      'wrk is not installed; the note load needs it (Debian: apt-get install -y wrk)',
+      { cause: error },
+    )
   }
 }
 
@@ -639,11 +681,12 @@ async function readConfig(port: number): Promise<{ upload: UploadSettings; note:
 }
 
 async function run(dataDir: string) {
+  await requireWrk()
   const server = await startServer(dataDir)
   const monitor = new ServerMonitor(server.child.pid!)
   try {
     monitor.begin('loopbackCeiling')
-    const loopbackMBps = await loopbackCeiling(monitor)
+    const loopbackMBps = await loopbackCeiling()
     monitor.begin('diskCeiling')
     const diskMBps = await diskCeiling(dataDir)
     const ceilingMBps = Math.min(loopbackMBps, diskMBps)

@@ -14,7 +14,6 @@ import type { Logger } from './logger.js'
 import { clientIp } from './middleware/client-ip.js'
 import { rateLimit } from './middleware/rate-limit.js'
 import { requestLog } from './middleware/request-log.js'
-import { securityHeaders } from './middleware/security-headers.js'
 import { fileRoutes } from './routes/files.js'
 import { inboxRoutes } from './routes/inbox.js'
 import { authRoutes } from './routes/auth.js'
@@ -52,12 +51,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     await guard(service, (name) => c.req.header(name))
   }
 
-  app.use(
-    '*',
-    securityHeaders({
-      connectOrigins: deps.blobs.downloadOrigin ? [deps.blobs.downloadOrigin] : [],
-    }),
-  )
+  // The security headers are put on every answer by the HTTP server (server.ts, listen.ts).
   // Middleware that would do nothing is not mounted, so requests do not pass through it.
   if (logger.enabled?.('info') ?? true) app.use('*', requestLog(logger))
   if (services.rateLimiter.enabled) {

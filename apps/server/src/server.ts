@@ -10,6 +10,7 @@ import { createApp } from './app.js'
 import { startCheckpointer } from './db/checkpointer.js'
 import { openDatabase, type Db } from './db/client.js'
 import { listen } from './listen.js'
+import { securityHeaderValues } from './middleware/security-headers.js'
 import { createLogger, type Logger } from './logger.js'
 import { CleanupJob } from './services/cleanup.js'
 import { createServices, type Services } from './services/container.js'
@@ -65,7 +66,13 @@ export async function startServer(config: Config, options: StartOptions): Promis
     now,
     webRoot: options.webRoot,
   })
-  const http = await listen(app, config)
+  const http = await listen(app, {
+    port: config.port,
+    host: config.host,
+    responseHeaders: securityHeaderValues({
+      connectOrigins: blobs.downloadOrigin ? [blobs.downloadOrigin] : [],
+    }),
+  })
   const guard = creationGuard(config)
   const ipOf = (request: IncomingMessage) => requestIp(request, config.trustProxy)
   const sockets = attachUploadSockets(http.server, {

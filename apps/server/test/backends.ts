@@ -54,7 +54,9 @@ export async function followDownload(server: TestServer, res: Response): Promise
   const blob = await fetch(answer.url)
   expect(blob.status).toBe(200)
   expect(blob.headers.get('content-length')).toBe(String(answer.size))
-  return new Response(blob.body, {
+  // Read whole here (test blobs are small), so the answer handed back owns its bytes and does not
+  // depend on the state of the presigned fetch's stream.
+  return new Response(await blob.arrayBuffer(), {
     status: 200,
     headers: {
       'Content-Type': 'application/octet-stream',

@@ -72,6 +72,23 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
       expect(await harness.unfinished()).not.toContain(key)
     })
 
+    it('keeps large blobs written at the same time and one after another apart', async () => {
+      const store = harness.store()
+      // Writers reuse buffers between parts and between blobs: no byte may cross over.
+      const blobs = Array.from({ length: 3 }, () => ({
+        key: randomUUID(),
+        bytes: randomBytes(harness.largeSize),
+      }))
+      await Promise.all(
+        blobs.map(async ({ key, bytes }) => (await writeAll(store, key, bytes, 500_001)).commit()),
+      )
+      const later = { key: randomUUID(), bytes: randomBytes(harness.largeSize + 1) }
+      await (await writeAll(store, later.key, later.bytes)).commit()
+      for (const { key, bytes } of [...blobs, later]) {
+        expect((await readAll(await store.read(key))).equals(bytes)).toBe(true)
+      }
+    })
+
     it('keeps a blob invisible until commit', async () => {
       const store = harness.store()
       const key = randomUUID()

@@ -1,9 +1,15 @@
-/** The BlobStore contract on the filesystem backend, in a temporary DATA_DIR. */
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+/**
+ * The BlobStore contract on the filesystem backend, in a temporary DATA_DIR, and the way this
+ * backend sends a download: a blob opened and written to a Node writable.
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+import { once } from 'node:events'
+import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import { blobStoreContract } from './blob-store.contract.js'
@@ -23,4 +29,74 @@ blobStoreContract('filesystem', {
   // Partial files are named `<key>.<random>`.
   unfinished: async () =>
     (await readdir(join(dataDir, 'blobs', '.partial'))).map((name) => name.split('.')[0] ?? ''),
+})
+
+/** A receiver that takes `pieceDelayMs` per piece, so the sender meets its backpressure. */
+function slowReceiver(pieceDelayMs: number): { out: Writable; received: () => Buffer } {
+  const pieces: Buffer[] = []
+  const out = new Writable({
+    highWaterMark: 64 * 1024,
+    write(chunk: Buffer, _encoding, done) {
+      // Copied: a sender may reuse its buffer once the write is done.
+      pieces.push(Buffer.from(chunk))
+      setTimeout(done, pieceDelayMs)
+    },
+  })
+  return { out, received: () => Buffer.concat(pieces) }
+}
+
+/** Descriptors of this process open on `path`. */
+async function openDescriptors(path: string): Promise<number> {
+  let count = 0
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '')
+    if (target === path) count++
+  }
+  return count
+}
+
+describe('filesystem downloads (open and pipeTo)', () => {
+  async function stored(size: number): Promise<{ key: string; bytes: Buffer }> {
+    const key = randomUUID()
+    const bytes = randomBytes(size)
+    const writer = await store.create(key)
+    await writer.write(bytes)
+    await writer.commit()
+    return { key, bytes }
+  }
+
+  it('writes blobs to slow receivers byte for byte, several at once, then ends them', async () => {
+    const blobs = await Promise.all([stored(5 * 1024 ** 2 + 7), stored(3 * 1024 ** 2), stored(10)])
+    await Promise.all(
+      blobs.map(async ({ key, bytes }) => {
+        const { out, received } = slowReceiver(1)
+        const finished = once(out, 'finish')
+        await (await store.open(key)).pipeTo(out)
+        await finished
+        expect(received().equals(bytes)).toBe(true)
+      }),
+    )
+  })
+
+  it('stops reading and closes the file when the receiver goes away mid-blob', async () => {
+    const { key } = await stored(8 * 1024 ** 2)
+    const path = join(dataDir, 'blobs', key)
+    const out = new Writable({
+      highWaterMark: 1024,
+      write(_chunk, _encoding, done) {
+        // The client disconnects after the first block.
+        out.destroy()
+        done()
+      },
+    })
+    const blob = await store.open(key)
+    expect(await openDescriptors(path)).toBe(1)
+    await blob.pipeTo(out)
+    expect(out.writableFinished).toBe(false)
+    expect(await openDescriptors(path)).toBe(0)
+  })
+
+  it('fails to open a blob that does not exist, before anything is sent', async () => {
+    await expect(store.open(randomUUID())).rejects.toThrow()
+  })
 })

@@ -335,6 +335,56 @@ export function uploadsSuite(backend: Backend): void {
         expect(await json(gone)).toEqual({ error: 'Upload expired or download limit reached' })
       })
 
+      it('serves several downloads at once, each byte for byte with the headers of every answer', async () => {
+        const ups = await Promise.all(
+          [5 * MiB + 3, 2 * MiB, 1].map((size) => uploadSingle(server, size)),
+        )
+        const answers = await Promise.all(ups.map((up) => download(server, up.id, up.authToken)))
+        for (const [i, res] of answers.entries()) {
+          expect(res.status).toBe(200)
+          expect(res.headers.get('content-length')).toBe(String(ups[i]!.body.length))
+          expect(Buffer.from(await res.arrayBuffer()).equals(ups[i]!.body)).toBe(true)
+        }
+        // The ciphertext itself comes from S3 there; the server's own answer carries these.
+        const direct = await fetch(`${server.url}/api/download/${ups[2]!.id}`, {
+          headers: { 'X-Auth-Token': ups[2]!.authToken },
+        })
+        expect(direct.headers.get('x-frame-options')).toBe('DENY')
+        expect(direct.headers.get('x-content-type-options')).toBe('nosniff')
+        await direct.arrayBuffer()
+      })
+
+      it('keeps serving after a client goes away in the middle of a download', async () => {
+        const up = await uploadSingle(server, 16 * MiB, { 'X-Max-Downloads': '2' })
+        await new Promise<void>((resolve, reject) => {
+          const url = new URL(`/api/download/${up.id}`, server.url)
+          const req = request(url, { headers: { 'X-Auth-Token': up.authToken } }, (res) => {
+            expect(res.statusCode).toBe(200)
+            res.once('data', () => {
+              req.destroy()
+              resolve()
+            })
+          })
+          req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
+          req.end()
+        })
+        const res = await download(server, up.id, up.authToken)
+        expect(res.status).toBe(200)
+        expect(Buffer.from(await res.arrayBuffer()).equals(up.body)).toBe(true)
+      })
+
+      it('answers a HEAD request with the headers of the download and no body', async () => {
+        const up = await uploadSingle(server, 3 * MiB, { 'X-Max-Downloads': '2' })
+        const res = await fetch(`${server.url}/api/download/${up.id}`, {
+          method: 'HEAD',
+          headers: { 'X-Auth-Token': up.authToken },
+        })
+        expect(res.status).toBe(200)
+        expect((await res.arrayBuffer()).byteLength).toBe(0)
+        const res2 = await download(server, up.id, up.authToken)
+        expect(Buffer.from(await res2.arrayBuffer()).equals(up.body)).toBe(true)
+      })
+
       it('answers 401 for a missing or wrong auth token without counting', async () => {
         const up = await uploadSingle(server, 10)
         for (const headers of [{}, { 'X-Auth-Token': randomToken() }, { 'X-Auth-Token': '' }]) {

@@ -7,11 +7,14 @@ import type { Download, Page } from 'playwright-core'
 
 /** Clicks a button that opens the file chooser and answers it with `paths`. */
 async function choose(page: Page, button: string, paths: string | string[]): Promise<void> {
-  const [chooser] = await Promise.all([
-    page.waitForEvent('filechooser'),
-    page.getByRole('button', { name: button, exact: true }).click(),
-  ])
-  await chooser.setFiles(paths)
+  // Listening is what turns on the browser's file chooser interception; the wait for the button
+  // gives that time to arrive before the click opens the chooser.
+  const chooser = page.waitForEvent('filechooser', { timeout: 60_000 })
+  chooser.catch(() => undefined) // a failure before the chooser opens is the one to report
+  const control = page.getByRole('button', { name: button, exact: true })
+  await control.waitFor()
+  await control.click()
+  await (await chooser).setFiles(paths)
 }
 
 export function pickFiles(page: Page, paths: string | string[]): Promise<void> {

@@ -34,9 +34,11 @@ export function contentSecurityPolicy(connectOrigins: readonly string[] = []): s
   ].join('; ')
 }
 
-export function securityHeaders(options: SecurityHeadersOptions = {}): MiddlewareHandler {
-  // Built once: every answer carries the same values.
-  const headers: Readonly<Record<string, string>> = {
+/** The headers themselves; every answer carries the same values. */
+export function securityHeaderValues(
+  options: SecurityHeadersOptions = {},
+): Readonly<Record<string, string>> {
+  return {
     'Content-Security-Policy': contentSecurityPolicy(options.connectOrigins),
     // Share links carry their key in the fragment; no Referer keeps even their path private.
     'Referrer-Policy': 'no-referrer',
@@ -45,5 +47,13 @@ export function securityHeaders(options: SecurityHeadersOptions = {}): Middlewar
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
   }
+}
+
+/**
+ * The headers as a middleware, for an app served on its own. The service's HTTP server adds them
+ * to every answer it writes instead (listen.ts), which costs each request less.
+ */
+export function securityHeaders(options: SecurityHeadersOptions = {}): MiddlewareHandler {
+  const headers = securityHeaderValues(options)
   return (c, next) => withHeaders(c, next, headers)
 }

@@ -6,7 +6,6 @@
 import {
   ERROR_MESSAGES,
   PASSWORD_ALGO,
-  decodeBase64,
   isOneOf,
   parseIntegerStrict,
   type UploadInfoResponse,
@@ -21,6 +20,7 @@ import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
+import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
 import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
@@ -312,15 +312,11 @@ export class UploadsService {
     ) as Record<string, unknown>
     const problems: Record<string, string> = {}
     const nonEmptyBase64 = (value: unknown, field: string): value is string => {
-      try {
-        if (typeof value !== 'string' || value.length === 0 || value.length > META_MAX_LENGTH)
-          throw new Error()
-        decodeBase64(value, {}, field)
-        return true
-      } catch {
-        problems[field] = 'must be non-empty base64'
-        return false
+      if (typeof value === 'string' && value.length <= META_MAX_LENGTH) {
+        if (decodeBase64Strict(value) !== null) return true
       }
+      problems[field] = 'must be non-empty base64'
+      return false
     }
     const metaOk = nonEmptyBase64(encryptedMeta, 'encryptedMeta')
     const nonceOk = nonEmptyBase64(nonce, 'nonce')

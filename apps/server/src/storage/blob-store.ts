@@ -3,6 +3,8 @@
  * user input. A blob becomes readable only after `commit()`; until then it is invisible and
  * `abort()` (or a crash, swept by `sweepUnfinished()`) leaves nothing behind.
  */
+import type { Writable } from 'node:stream'
+
 export interface BlobWriter {
   /** Appends bytes; resolves when the store is ready for more (this is the backpressure). */
   write(chunk: Uint8Array): Promise<void>
@@ -25,6 +27,11 @@ export interface BlobStore {
   /** A stream of the whole blob; fails if it does not exist. */
   read(key: string): Promise<ReadableStream<Uint8Array>>
   /**
+   * The blob opened for a download the server sends, cheaper per byte than `read()` when written
+   * to a Node response; fails if it does not exist. Stores without it are read through `read()`.
+   */
+  open?(key: string): Promise<OpenedBlob>
+  /**
    * A time-limited URL from which a client fetches the blob itself; fails if it does not exist.
    * Only stores that clients can reach directly have it (S3: spec, What the service does, 7).
    */
@@ -44,12 +51,69 @@ export interface BlobStore {
   check(): Promise<void>
 }
 
-/** How a counted download reaches the client: streamed by the server, or fetched from a URL. */
-export type BlobDelivery = { stream: ReadableStream<Uint8Array> } | { url: string }
+/**
+ * A blob opened for a download the server sends itself. Either way of reading it takes the blob
+ * once; one that is never read must be released with `close()`.
+ */
+export interface OpenedBlob {
+  /**
+   * Writes every byte to `out` with its backpressure, then ends it. Resolves once done, or once
+   * `out` closed early (the client went away); a failed read destroys `out` and rejects.
+   */
+  pipeTo(out: Writable): Promise<void>
+  /** The bytes as a web stream, for an answer without a Node response to write to. */
+  stream(): ReadableStream<Uint8Array>
+  close(): Promise<void>
+}
+
+/** How a counted download reaches the client: sent by the server, or fetched from a URL. */
+export type BlobDelivery = { blob: OpenedBlob } | { url: string }
 
 /** Opens a blob for a download the way its store serves it; fails if the blob does not exist. */
 export async function deliverBlob(store: BlobStore, key: string): Promise<BlobDelivery> {
-  return store.presign ? { url: await store.presign(key) } : { stream: await store.read(key) }
+  if (store.presign) return { url: await store.presign(key) }
+  return { blob: store.open ? await store.open(key) : webBlob(await store.read(key)) }
+}
+
+/** A store's web stream as an OpenedBlob, for stores that have no `open()` of their own. */
+function webBlob(source: ReadableStream<Uint8Array>): OpenedBlob {
+  return {
+    async pipeTo(out) {
+      const reader = source.getReader()
+      try {
+        for (;;) {
+          const { done, value } = await reader.read()
+          if (done) return void out.end()
+          if (!out.write(value) && !(await drained(out))) return
+        }
+      } catch (error) {
+        out.destroy(error as Error)
+        throw error
+      } finally {
+        await reader.cancel().catch(() => undefined)
+      }
+    },
+    stream: () => source,
+    close: () => source.cancel(),
+  }
+}
+
+/** Waits until `out` takes more data: true on 'drain', false once it closed or failed. */
+export function drained(out: Writable): Promise<boolean> {
+  if (out.destroyed) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const settle = (more: boolean) => () => {
+      out.off('drain', onDrain)
+      out.off('close', onClose)
+      out.off('error', onClose)
+      resolve(more)
+    }
+    const onDrain = settle(true)
+    const onClose = settle(false)
+    out.on('drain', onDrain)
+    out.on('close', onClose)
+    out.on('error', onClose)
+  })
 }
 
 const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/

@@ -3,7 +3,8 @@
  * buffered at a time with at most MAX_PARTS_IN_FLIGHT part uploads running, so memory stays bounded
  * whatever the blob's size; a blob smaller than one part is sent at commit as one PutObject. An
  * object exists only once complete, and multipart uploads left by a crash are aborted by
- * `sweepUnfinished()` (spec: What the service does, 7).
+ * `sweepUnfinished()` (spec: What the service does, 7). Part buffers are reused, between the parts
+ * of one upload and from one upload to the next.
  */
 import {
   AbortMultipartUploadCommand,
@@ -35,18 +36,45 @@ export interface S3StoreOptions extends S3Settings {
 /** Parts uploading at once per writer: enough to keep the link busy while the next part fills. */
 const MAX_PARTS_IN_FLIGHT = 3
 
+/** Full parts a writer holds while all places in flight are taken, before `write()` waits. */
+const MAX_PARTS_WAITING = 1
+
+/** Part buffers one writer holds at most: in flight, waiting, and the one being filled. */
+const PARTS_PER_WRITER = MAX_PARTS_IN_FLIGHT + MAX_PARTS_WAITING + 1
+
+/**
+ * Part buffers of one size, kept once their part is sent. Gathering each part into a fresh
+ * buffer of several megabytes cost more CPU than sending it: the kernel hands the new memory over
+ * page by page, and the garbage collector ran a full collection every few such buffers. As many
+ * are kept as one writer uses at most, so one upload at a time allocates none after its first.
+ */
+class PartBuffers {
+  private readonly spare: Buffer[] = []
+
+  constructor(readonly size: number) {}
+
+  take(): Buffer {
+    return this.spare.pop() ?? Buffer.allocUnsafeSlow(this.size)
+  }
+
+  /** Only a buffer nothing reads any more comes back: that of a part whose upload succeeded. */
+  give(buffer: Buffer): void {
+    if (this.spare.length < PARTS_PER_WRITER) this.spare.push(buffer)
+  }
+}
+
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const
   readonly client: S3Client
   readonly bucket: string
   readonly downloadOrigin: string
-  private readonly partSize: number
+  private readonly parts: PartBuffers
   private readonly expirySec: number
   private readonly now: () => number
 
   constructor(options: S3StoreOptions) {
     this.bucket = options.bucket
-    this.partSize = options.partSize
+    this.parts = new PartBuffers(options.partSize)
     this.expirySec = options.presignedUrlExpirySec
     this.now = options.now ?? Date.now
     const endpoint = new URL(options.endpoint)
@@ -92,7 +120,7 @@ export class S3BlobStore implements BlobStore {
 
   async create(key: string): Promise<BlobWriter> {
     assertBlobKey(key)
-    return new S3Writer(this.client, this.bucket, key, this.partSize)
+    return new S3Writer(this.client, this.bucket, key, this.parts)
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -174,41 +202,55 @@ export class S3BlobStore implements BlobStore {
 }
 
 /**
- * Gathers written bytes into parts of exactly `partSize`; each full part starts uploading at once
- * and `write()` resolves only while fewer than MAX_PARTS_IN_FLIGHT are running.
+ * Copies written bytes into part buffers of exactly the part size. A full part starts uploading
+ * at once while fewer than MAX_PARTS_IN_FLIGHT are running, or waits for a place; `write()` keeps
+ * taking bytes into the next part meanwhile and holds back only once MAX_PARTS_WAITING full parts
+ * wait. A socket upload is then still read while its parts travel, instead of stopping at every
+ * part until a place frees up.
  */
 class S3Writer implements BlobWriter {
   bytesWritten = 0
-  private buffered: Uint8Array[] = []
-  private bufferedBytes = 0
-  private uploadId: string | undefined
-  private readonly parts: CompletedPart[] = []
+  /** The part being filled, and how much of it is. */
+  private part: Buffer | undefined
+  private partFilled = 0
+  /** Full parts waiting for a place among those in flight, in order. */
+  private readonly waiting: Array<{ buffer: Buffer; length: number }> = []
+  private uploadId: Promise<string> | undefined
+  private readonly completed: CompletedPart[] = []
   private nextPartNumber = 1
   private readonly inFlight = new Set<Promise<void>>()
   private failure: unknown
   private closed = false
+  /** Set by abort(), which may run while a write() waits: nothing starts after it. */
+  private aborted = false
 
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
     private readonly key: string,
-    private readonly partSize: number,
+    private readonly buffers: PartBuffers,
   ) {}
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')
     this.throwIfFailed()
     this.bytesWritten += chunk.length
-    let rest = chunk
-    while (this.bufferedBytes + rest.length >= this.partSize) {
-      const take = this.partSize - this.bufferedBytes
-      this.buffered.push(rest.subarray(0, take))
-      rest = rest.subarray(take)
-      await this.sendPart(this.takeBuffer())
-    }
-    if (rest.length > 0) {
-      this.buffered.push(rest)
-      this.bufferedBytes += rest.length
+    const { size } = this.buffers
+    let offset = 0
+    while (offset < chunk.length) {
+      this.part ??= this.buffers.take()
+      const length = Math.min(size - this.partFilled, chunk.length - offset)
+      this.part.set(chunk.subarray(offset, offset + length), this.partFilled)
+      this.partFilled += length
+      offset += length
+      if (this.partFilled === size) {
+        this.queuePart()
+        // Once the write that began it resolves, the multipart upload exists: the sweep of
+        // unfinished uploads sees it from then on, as it saw every write before.
+        await this.uploadId
+        while (this.waiting.length > MAX_PARTS_WAITING) await this.settled()
+        if (this.aborted) throw new Error('Blob writer is closed')
+      }
     }
   }
 
@@ -216,10 +258,12 @@ class S3Writer implements BlobWriter {
     if (this.closed) throw new Error('Blob writer is closed')
     this.closed = true
     try {
-      if (this.uploadId === undefined) {
+      if (this.uploadId === undefined && this.waiting.length === 0) {
         // Smaller than one part: a single PutObject with a known length (radosgw refuses a
         // streamed body without one).
-        const body = this.takeBuffer()
+        const part = this.part
+        const body = part ? part.subarray(0, this.partFilled) : Buffer.alloc(0)
+        this.part = undefined
         await this.client.send(
           new PutObjectCommand({
             Bucket: this.bucket,
@@ -228,18 +272,19 @@ class S3Writer implements BlobWriter {
             ContentLength: body.length,
           }),
         )
+        if (part) this.buffers.give(part)
         return
       }
-      if (this.bufferedBytes > 0) await this.sendPart(this.takeBuffer())
-      await Promise.all(this.inFlight)
-      this.throwIfFailed()
-      this.parts.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0))
+      if (this.partFilled > 0) this.queuePart()
+      while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
+      const uploadId = await this.uploadId!
+      this.completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0))
       await this.client.send(
         new CompleteMultipartUploadCommand({
           Bucket: this.bucket,
           Key: this.key,
-          UploadId: this.uploadId,
-          MultipartUpload: { Parts: this.parts },
+          UploadId: uploadId,
+          MultipartUpload: { Parts: this.completed },
         }),
       )
     } catch (error) {
@@ -250,17 +295,24 @@ class S3Writer implements BlobWriter {
 
   async abort(): Promise<void> {
     this.closed = true
-    this.buffered = []
-    this.bufferedBytes = 0
+    this.aborted = true
+    // Parts not being sent can serve another writer.
+    for (const { buffer } of this.waiting.splice(0)) this.buffers.give(buffer)
+    if (this.part) this.buffers.give(this.part)
+    this.part = undefined
+    this.partFilled = 0
     await this.abortUpload()
   }
 
   private async abortUpload(): Promise<void> {
+    this.waiting.length = 0
     // Parts still uploading would otherwise land after the abort and be stored anyway.
     await Promise.allSettled(this.inFlight)
-    const uploadId = this.uploadId
-    if (uploadId === undefined) return
+    const pending = this.uploadId
+    if (pending === undefined) return
     this.uploadId = undefined
+    const uploadId = await pending.catch(() => undefined)
+    if (uploadId === undefined) return
     try {
       await this.client.send(
         new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }),
@@ -271,42 +323,67 @@ class S3Writer implements BlobWriter {
     }
   }
 
-  private takeBuffer(): Buffer {
-    const body = Buffer.concat(this.buffered)
-    this.buffered = []
-    this.bufferedBytes = 0
-    return body
+  /** Resolves once a part in flight has settled; throws the first failure of any part. */
+  private async settled(): Promise<void> {
+    this.throwIfFailed()
+    if (this.inFlight.size > 0) await Promise.race(this.inFlight)
+    this.throwIfFailed()
   }
 
-  /** Starts one part upload, first waiting for a free place among the parts in flight. */
-  private async sendPart(body: Buffer): Promise<void> {
-    while (this.inFlight.size >= MAX_PARTS_IN_FLIGHT) await Promise.race(this.inFlight)
-    this.throwIfFailed()
-    if (this.uploadId === undefined) {
-      const created = await this.client.send(
-        new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }),
-      )
-      if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
-      this.uploadId = created.UploadId
+  /** Moves the part being filled to the waiting parts and starts what may start. */
+  private queuePart(): void {
+    this.waiting.push({ buffer: this.part!, length: this.partFilled })
+    this.part = undefined
+    this.partFilled = 0
+    this.startWaiting()
+  }
+
+  /**
+   * Starts waiting parts while fewer than MAX_PARTS_IN_FLIGHT are running, in order. A part's
+   * buffer goes back for reuse once the part is stored; after a failure the client may still
+   * hold it, so it is left to the garbage collector.
+   */
+  private startWaiting(): void {
+    while (
+      this.waiting.length > 0 &&
+      this.inFlight.size < MAX_PARTS_IN_FLIGHT &&
+      this.failure === undefined &&
+      !this.aborted
+    ) {
+      const { buffer, length } = this.waiting.shift()!
+      const partNumber = this.nextPartNumber++
+      this.uploadId ??= this.client
+        .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }))
+        .then((created) => {
+          if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
+          return created.UploadId
+        })
+      const running = this.uploadId
+        .then((uploadId) =>
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.bucket,
+              Key: this.key,
+              UploadId: uploadId,
+              PartNumber: partNumber,
+              Body: buffer.subarray(0, length),
+              ContentLength: length,
+            }),
+          ),
+        )
+        .then(
+          (result) => {
+            this.completed.push({ PartNumber: partNumber, ETag: result.ETag })
+            this.buffers.give(buffer)
+          },
+          (error: unknown) => void (this.failure ??= error),
+        )
+        .finally(() => {
+          this.inFlight.delete(running)
+          this.startWaiting()
+        })
+      this.inFlight.add(running)
     }
-    const partNumber = this.nextPartNumber++
-    const running = this.client
-      .send(
-        new UploadPartCommand({
-          Bucket: this.bucket,
-          Key: this.key,
-          UploadId: this.uploadId,
-          PartNumber: partNumber,
-          Body: body,
-          ContentLength: body.length,
-        }),
-      )
-      .then(
-        (result) => void this.parts.push({ PartNumber: partNumber, ETag: result.ETag }),
-        (error: unknown) => void (this.failure ??= error),
-      )
-      .finally(() => this.inFlight.delete(running))
-    this.inFlight.add(running)
   }
 
   private throwIfFailed(): void {
