@@ -16,6 +16,7 @@ import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
 import { PASSWORD_ENV } from '../lib/prompts.js'
 import { checkDestination, receive } from '../lib/receive.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
+import { nodeRecords } from '../lib/node-records.js'
 
 export interface GetOptions {
   output?: string
@@ -67,7 +68,7 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
   }
   await checkDestination(metadata, info.fileCount, info.id, destination)
 
-  const download = await downloadFile(api, unlocked, { signal: ctx.signal })
+  const download = await downloadFile(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
   const received = await receive(download, metadata, info.id, destination, output)
 
   if (output.json) {

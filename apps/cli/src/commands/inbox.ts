@@ -28,6 +28,7 @@ import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
 import { PASSWORD_ENV } from '../lib/prompts.js'
 import { checkDestination, receive, type Received } from '../lib/receive.js'
 import { formatBytes, formatDate, formatWhen } from '../lib/units.js'
+import { nodeRecords } from '../lib/node-records.js'
 
 interface InboxOptions {
   password?: string | boolean
@@ -176,7 +177,10 @@ export async function runInboxGet(
     output.info(
       `${entry.id.slice(0, 8)}  ${describeEntry(entry)}  ${formatBytes(plainSize(entry.size))}`,
     )
-    const download = await downloadInboxFile(api, inbox, entry.id, { signal: ctx.signal })
+    const download = await downloadInboxFile(api, inbox, entry.id, {
+      signal: ctx.signal,
+      cipher: nodeRecords,
+    })
     const received = await receive(download, entry.metadata, entry.id, destinationOf(entry), output)
     results.push({ id: entry.id, ...received })
     for (const name of received.shown) output.print(printable(join(destinationOf(entry).dir, name)))

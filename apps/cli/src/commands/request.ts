@@ -34,6 +34,7 @@ import { passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
+import { nodeRecords } from '../lib/node-records.js'
 
 /** What a request gets when an option is not given, if the server allows it (else its first value). */
 const DEFAULTS = { expireSec: 7 * 86_400, uploads: 10, downloads: 3 }
@@ -218,6 +219,7 @@ export async function runRequestSend(
       fileCount: payload.fileCount,
       onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
       signal: ctx.signal,
+      cipher: nodeRecords,
     })
   } finally {
     bar.stop()

@@ -19,6 +19,7 @@ import {
 import { passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
+import { nodeRecords } from '../lib/node-records.js'
 
 export interface SendOptions {
   expire?: string
@@ -77,6 +78,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
       ...(password !== undefined ? { password } : {}),
       onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
       signal: ctx.signal,
+      cipher: nodeRecords,
     })
   } finally {
     bar.stop()

@@ -3,14 +3,14 @@
  * ciphertext itself or (S3) a presigned URL fetched without credentials; either way the bytes
  * are decrypted as they stream, and a broken connection surfaces as ProtocolError('NETWORK').
  */
-import { createDecryptStream } from '../crypto/stream.js'
+import { createDecryptStream, type RecordCipherOption } from '../crypto/stream.js'
 import { ProtocolError } from '../errors.js'
 import { plainSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import type { PresignedDownloadResponse } from '../wire/uploads.js'
 import { networkError, type ApiClient } from './api.js'
 
-export interface DownloadOptions {
+export interface DownloadOptions extends RecordCipherOption {
   signal?: AbortSignal
   /** Ciphertext bytes received so far and the total. */
   onProgress?: (progress: { receivedBytes: number; totalBytes: number }) => void
@@ -80,7 +80,9 @@ export async function openDownload(
     await body.cancel().catch(() => undefined)
     throw new ProtocolError('DECRYPT_FAILED', 'The download has a size no upload has', { cause })
   }
-  const stream = guardBody(body, size, options).pipeThrough(createDecryptStream(fileKey))
+  const stream = guardBody(body, size, options).pipeThrough(
+    createDecryptStream(fileKey, { cipher: options.cipher }),
+  )
   return { stream, plainSize: plain, fileCount }
 }
 

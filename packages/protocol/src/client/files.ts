@@ -13,7 +13,7 @@ import {
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptMetadata, encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
 import { lockSecret, unlockSecret } from '../crypto/password.js'
-import { createEncryptStream } from '../crypto/stream.js'
+import { createEncryptStream, type RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
@@ -28,7 +28,7 @@ import { uploadCiphertext, type UploadCallbacks, type UploadTransport } from './
 
 export type { DownloadOptions, DownloadResult } from './download.js'
 
-export interface SendFileOptions extends UploadCallbacks {
+export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
   /** One of the config's `expireOptions`. */
   expireSec: number
   /** One of the config's `downloadOptions`. */
@@ -94,7 +94,8 @@ export async function sendFile(
   const upload: Parameters<typeof uploadCiphertext>[1] = {
     target: { kind: 'file', headers },
     size,
-    ciphertext: () => exactSize(source).pipeThrough(createEncryptStream(keys.fileKey)),
+    ciphertext: () =>
+      exactSize(source).pipeThrough(createEncryptStream(keys.fileKey, { cipher: options.cipher })),
   }
   if (options.onProgress) upload.onProgress = options.onProgress
   if (options.signal) upload.signal = options.signal

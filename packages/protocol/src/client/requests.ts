@@ -14,7 +14,7 @@ import {
   wrapUploadSecret,
   type RequestBrief,
 } from '../crypto/request.js'
-import { createEncryptStream } from '../crypto/stream.js'
+import { createEncryptStream, type RecordCipherOption } from '../crypto/stream.js'
 import { randomBytes } from '../crypto/primitives.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
@@ -80,7 +80,7 @@ export interface OpenedRequest {
   maxFilesPerUpload: number
 }
 
-export interface SendToRequestOptions extends UploadCallbacks {
+export interface SendToRequestOptions extends UploadCallbacks, RecordCipherOption {
   metadata: FileMetadata
   fileCount: number
 }
@@ -193,7 +193,8 @@ export async function sendToRequest(
       },
     },
     size: encryptedSize(source.size),
-    ciphertext: () => exactSize(source).pipeThrough(createEncryptStream(keys.fileKey)),
+    ciphertext: () =>
+      exactSize(source).pipeThrough(createEncryptStream(keys.fileKey, { cipher: options.cipher })),
   }
   if (options.onProgress) upload.onProgress = options.onProgress
   if (options.signal) upload.signal = options.signal

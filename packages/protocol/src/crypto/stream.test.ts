@@ -4,7 +4,13 @@ import { concatBytes } from '../encoding.js'
 import { ProtocolError } from '../errors.js'
 import { encryptedSize, RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
 import { deriveUploadKeys } from './keys.js'
-import { createDecryptStream, createEncryptStream, recordNonce } from './stream.js'
+import {
+  createDecryptStream,
+  createEncryptStream,
+  recordNonce,
+  webCryptoRecords,
+  type RecordCipher,
+} from './stream.js'
 
 const SMALL = 64
 
@@ -191,5 +197,67 @@ describe('stream input', () => {
     await expect(collect(input.pipeThrough(createEncryptStream(key)))).rejects.toMatchObject({
       code: 'BAD_INPUT',
     })
+  })
+})
+
+describe('a record cipher of the caller', () => {
+  /** Delegates to WebCrypto, noting every call and handing records back out of order. */
+  function recordingCipher() {
+    const calls: { op: 'seal' | 'open'; nonce: Uint8Array; size: number }[] = []
+    const later = <T>(value: Promise<T>, delayMs: number) =>
+      value.then((v) => new Promise<T>((resolve) => setTimeout(() => resolve(v), delayMs)))
+    const cipher: RecordCipher = {
+      seal(key, nonce, record) {
+        calls.push({ op: 'seal', nonce: nonce.slice(), size: record.length })
+        // Earlier records finish later: the stream must still emit them in order.
+        return later(webCryptoRecords.seal(key, nonce, record), 8 - (calls.length % 8))
+      },
+      open(key, nonce, record) {
+        calls.push({ op: 'open', nonce: nonce.slice(), size: record.length })
+        return later(webCryptoRecords.open(key, nonce, record), 8 - (calls.length % 8))
+      },
+    }
+    return { cipher, calls }
+  }
+
+  it('seals and opens every record through it, with the same bytes as the default', async () => {
+    const key = await fileKey()
+    const data = pseudoRandomBytes(20 * SMALL + 5, 3)
+    const { cipher, calls } = recordingCipher()
+    const sealed = await collect(
+      streamOf(data, [SMALL - 1, 3 * SMALL]).pipeThrough(
+        createEncryptStream(key, { recordSize: SMALL, cipher }),
+      ),
+    )
+    expect(sameBytes(sealed, await encrypt(key, data, SMALL))).toBe(true)
+    expect(calls.map((c) => c.op)).toEqual(Array(21).fill('seal'))
+    expect(calls.map((c) => c.nonce[11])).toEqual([...Array(20).fill(0), 1])
+    expect(calls.at(-1)!.size).toBe(5)
+
+    calls.length = 0
+    const opened = await collect(
+      streamOf(sealed, [SMALL + 3]).pipeThrough(
+        createDecryptStream(key, { recordSize: SMALL, cipher }),
+      ),
+    )
+    expect(sameBytes(opened, data)).toBe(true)
+    expect(calls.map((c) => c.op)).toEqual(Array(21).fill('open'))
+    expect(calls.map((c) => c.size)).toEqual([...Array(20).fill(SMALL + RECORD_TAG_SIZE), 21])
+  })
+
+  it('reports a record it refuses as DECRYPT_FAILED', async () => {
+    const key = await fileKey()
+    const sealed = await encrypt(key, pseudoRandomBytes(3 * SMALL), SMALL)
+    const refusing: RecordCipher = {
+      seal: webCryptoRecords.seal,
+      open: () => Promise.reject(new Error('tag mismatch')),
+    }
+    const failure = await collect(
+      streamOf(sealed).pipeThrough(
+        createDecryptStream(key, { recordSize: SMALL, cipher: refusing }),
+      ),
+    ).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ProtocolError)
+    expect((failure as ProtocolError).code).toBe('DECRYPT_FAILED')
   })
 })

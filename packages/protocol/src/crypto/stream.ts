@@ -18,7 +18,47 @@ export const RECORDS_IN_FLIGHT = 8
 /** Finished records held for a reader that has not asked yet. */
 const READY_RECORDS = 4
 
-export interface StreamOptions {
+/**
+ * Seals and opens single records under a file key. The default, `webCryptoRecords`, runs
+ * WebCrypto where it is called; a platform may do the same work elsewhere (node:crypto in the
+ * command line, a pool of workers in the browser) as long as the bytes are the same. `record`
+ * may be a view into a buffer that holds other records too: one that is sent elsewhere by
+ * transfer must be copied first.
+ */
+export interface RecordCipher {
+  /** AES-256-GCM: the ciphertext with its 16-byte tag appended. */
+  seal(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Promise<Uint8Array>
+  /** The inverse of `seal`; rejects when the record does not authenticate. */
+  open(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Promise<Uint8Array>
+}
+
+/** One AES-256-GCM call of WebCrypto on a record. */
+async function subtleGcm(
+  op: 'encrypt' | 'decrypt',
+  key: CryptoKey,
+  nonce: Uint8Array,
+  data: Uint8Array,
+): Promise<Uint8Array> {
+  const out = await globalThis.crypto.subtle[op](
+    { name: 'AES-GCM', iv: buffer(nonce) },
+    key,
+    buffer(data),
+  )
+  return new Uint8Array(out)
+}
+
+export const webCryptoRecords: RecordCipher = {
+  seal: (key, nonce, record) => subtleGcm('encrypt', key, nonce, record),
+  open: (key, nonce, record) => subtleGcm('decrypt', key, nonce, record),
+}
+
+/** The choice of record cipher, as the client calls that stream records take it. */
+export interface RecordCipherOption {
+  /** Where records are sealed or opened; WebCrypto on the calling thread by default. */
+  cipher?: RecordCipher | undefined
+}
+
+export interface StreamOptions extends RecordCipherOption {
   /** Plaintext bytes per record; only tests and benchmarks change it. */
   recordSize?: number
   /** Records processed concurrently. */
@@ -141,14 +181,9 @@ export function createEncryptStream(
   options: StreamOptions = {},
 ): TransformStream<Uint8Array, Uint8Array> {
   const recordSize = options.recordSize ?? RECORD_SIZE
+  const cipher = options.cipher ?? webCryptoRecords
   const seal = async (record: Uint8Array, index: number, last: boolean) =>
-    new Uint8Array(
-      await globalThis.crypto.subtle.encrypt(
-        { name: 'AES-GCM', iv: buffer(recordNonce(index, last)) },
-        fileKey,
-        buffer(record),
-      ),
-    )
+    cipher.seal(fileKey, recordNonce(index, last), record)
   return recordTransform(recordSize, options.inFlight ?? RECORDS_IN_FLIGHT, seal, (rest, index) =>
     seal(rest, index, true),
   )
@@ -163,15 +198,10 @@ export function createDecryptStream(
   options: StreamOptions = {},
 ): TransformStream<Uint8Array, Uint8Array> {
   const recordSize = options.recordSize ?? RECORD_SIZE
+  const cipher = options.cipher ?? webCryptoRecords
   const open = async (record: Uint8Array, index: number, last: boolean) => {
     try {
-      return new Uint8Array(
-        await globalThis.crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv: buffer(recordNonce(index, last)) },
-          fileKey,
-          buffer(record),
-        ),
-      )
+      return await cipher.open(fileKey, recordNonce(index, last), record)
     } catch (cause) {
       throw decryptFailed(cause)
     }

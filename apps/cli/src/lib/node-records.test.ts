@@ -1,0 +1,96 @@
+/** The command line's node:crypto record cipher against the protocol's WebCrypto one. */
+import { randomBytes } from 'node:crypto'
+
+import {
+  createDecryptStream,
+  createEncryptStream,
+  deriveUploadKeys,
+  generateSecret,
+  generateUploadSalt,
+  ProtocolError,
+  recordNonce,
+  webCryptoRecords,
+} from '@fileshare/protocol'
+import { describe, expect, it } from 'vitest'
+
+import { nodeRecords } from './node-records.js'
+
+async function fileKey(): Promise<CryptoKey> {
+  return (await deriveUploadKeys(generateSecret(), generateUploadSalt())).fileKey
+}
+
+async function collect(stream: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const parts: Uint8Array[] = []
+  for await (const part of stream) parts.push(part)
+  return Buffer.concat(parts)
+}
+
+function streamOf(bytes: Uint8Array, piece: number): ReadableStream<Uint8Array> {
+  let at = 0
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close()
+      controller.enqueue(bytes.subarray(at, at + piece))
+      at += piece
+    },
+  })
+}
+
+describe('node:crypto record cipher', () => {
+  it('seals to the same bytes as WebCrypto, and each opens what the other sealed', async () => {
+    const key = await fileKey()
+    for (const size of [0, 1, 1000, 1024 * 1024]) {
+      const record = randomBytes(size)
+      const nonce = recordNonce(size, size === 0)
+      const sealed = await nodeRecords.seal(key, nonce, record)
+      const reference = await webCryptoRecords.seal(key, nonce, record)
+      expect(Buffer.from(sealed).equals(Buffer.from(reference))).toBe(true)
+      expect(Buffer.from(await nodeRecords.open(key, nonce, reference)).equals(record)).toBe(true)
+      expect(Buffer.from(await webCryptoRecords.open(key, nonce, sealed)).equals(record)).toBe(true)
+    }
+  })
+
+  it('seals a view into a larger buffer without touching the rest of it', async () => {
+    const key = await fileKey()
+    const whole = randomBytes(3000)
+    const copy = Buffer.from(whole)
+    const view = whole.subarray(1000, 2000)
+    const nonce = recordNonce(7, false)
+    const sealed = await nodeRecords.seal(key, nonce, view)
+    expect(whole.equals(copy)).toBe(true)
+    expect(Buffer.from(await webCryptoRecords.open(key, nonce, sealed)).equals(view)).toBe(true)
+  })
+
+  it('refuses a flipped byte, a wrong nonce, a wrong key and a record shorter than its tag', async () => {
+    const key = await fileKey()
+    const nonce = recordNonce(3, false)
+    const sealed = Buffer.from(await nodeRecords.seal(key, nonce, randomBytes(500)))
+    const flipped = Buffer.from(sealed)
+    flipped[100]! ^= 1
+    await expect(nodeRecords.open(key, nonce, flipped)).rejects.toThrow()
+    await expect(nodeRecords.open(key, recordNonce(3, true), sealed)).rejects.toThrow()
+    await expect(nodeRecords.open(await fileKey(), nonce, sealed)).rejects.toThrow()
+    await expect(nodeRecords.open(key, nonce, sealed.subarray(0, 15))).rejects.toThrow()
+  })
+
+  it('streams a multi-record payload both ways, and a tampered one fails as DECRYPT_FAILED', async () => {
+    const key = await fileKey()
+    const data = randomBytes(3 * 1024 * 1024 + 12345)
+    const sealed = await collect(
+      streamOf(data, 200_000).pipeThrough(createEncryptStream(key, { cipher: nodeRecords })),
+    )
+    const reference = await collect(streamOf(data, 1 << 20).pipeThrough(createEncryptStream(key)))
+    expect(sealed.equals(reference)).toBe(true)
+    const opened = await collect(
+      streamOf(sealed, 300_001).pipeThrough(createDecryptStream(key, { cipher: nodeRecords })),
+    )
+    expect(opened.equals(data)).toBe(true)
+
+    sealed[2 * 1024 * 1024 + 40]! ^= 0x80
+    const failure = await collect(
+      streamOf(sealed, 65536).pipeThrough(createDecryptStream(key, { cipher: nodeRecords })),
+    ).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ProtocolError)
+    expect((failure as ProtocolError).code).toBe('DECRYPT_FAILED')
+  })
+})
