@@ -34,14 +34,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     dataDir,
     service,
     async close() {
-      // The server's shutdown waits on unreferenced timers; a script with nothing else to do
-      // (the benchmark) would otherwise exit before it finishes.
-      const keepAlive = setInterval(() => undefined, 1000)
-      try {
-        await service.close()
-      } finally {
-        clearInterval(keepAlive)
-      }
+      await service.close()
       await rm(dataDir, { recursive: true, force: true })
     },
   }

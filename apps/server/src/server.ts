@@ -92,16 +92,24 @@ export async function startServer(config: Config, options: StartOptions): Promis
   let closing: Promise<void> | undefined
   const close = () => {
     closing ??= (async () => {
-      http.stopAccepting()
-      sockets.stopAccepting()
-      await cleanup.stop()
-      const left = await services.sessions.drain(config.shutdownGraceMs)
-      if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they are discarded`)
-      await services.sessions.abortAll()
-      await sockets.close()
-      await http.close()
-      await checkpointer.stop()
-      db.$client.close()
+      // The timers and the checkpoint worker shutdown waits on do not keep the process alive
+      // (they must not hold up an idle one); this does, until shutdown is over, so an embedding
+      // script that awaits close() with nothing else to do is not cut off half way.
+      const keepAlive = setInterval(() => undefined, 60_000)
+      try {
+        http.stopAccepting()
+        sockets.stopAccepting()
+        await cleanup.stop()
+        const left = await services.sessions.drain(config.shutdownGraceMs)
+        if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they are discarded`)
+        await services.sessions.abortAll()
+        await sockets.close()
+        await http.close()
+        await checkpointer.stop()
+        db.$client.close()
+      } finally {
+        clearInterval(keepAlive)
+      }
     })()
     return closing
   }

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { Agent, request, type ClientRequest } from 'node:http'
 import { connect, createServer, type AddressInfo } from 'node:net'
@@ -106,6 +107,20 @@ async function startProcess(dataDir: string): Promise<ServerProcess> {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/**
+ * A script that embeds the service: starts it, awaits close() and prints `closed`, with nothing
+ * else to keep its process alive.
+ */
+const EMBEDDING_SCRIPT = `
+import { loadConfig } from './src/config.js'
+import { createLogger } from './src/logger.js'
+import { startServer } from './src/server.js'
+const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: process.env.DATA_DIR })
+const service = await startServer(config, { version: 'test', logger: createLogger('silent') })
+await service.close()
+console.log('closed')
+`
 
 async function exitOf(server: ServerProcess, withinMs: number) {
   const timeout = new Promise<never>((_, reject) =>
@@ -228,6 +243,26 @@ function download(port: number, upload: Upload) {
 }
 
 describe('server process', () => {
+  it('lets a script that embeds the service await close() to the end and exit 0', async () => {
+    // Shutdown waits on timers and a worker that do not keep a process alive by themselves;
+    // without a hold of its own, Node would end this script in the middle of close().
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', EMBEDDING_SCRIPT],
+      {
+        cwd: SERVER_DIR,
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: await tempDataDir() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let output = ''
+    child.stdout.on('data', (data: Buffer) => (output += data.toString()))
+    child.stderr.on('data', (data: Buffer) => (output += data.toString()))
+    const [code] = (await once(child, 'exit')) as [number | null]
+    expect(output.trim()).toBe('closed')
+    expect(code).toBe(0)
+  })
+
   it('on SIGTERM refuses new connections, lets a running chunked upload finish, exits 0 and serves it after a restart', async () => {
     const dataDir = await tempDataDir()
     const server = await startProcess(dataDir)

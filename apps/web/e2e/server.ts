@@ -69,14 +69,7 @@ export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2
     dataDir,
     service,
     async close() {
-      // close() waits for the WAL checkpointer's worker to exit, and that worker is unref'd: in a
-      // process with nothing else pending (the benchmark) Node would end with the wait unsettled.
-      const keepAlive = setInterval(() => undefined, 1000)
-      try {
-        await service.close()
-      } finally {
-        clearInterval(keepAlive)
-      }
+      await service.close()
       await rm(dataDir, { recursive: true, force: true })
     },
   }
