@@ -114,6 +114,12 @@ async function profileWorkers(cdp: Cdp, page: string, label: string) {
       await cdp.send('Profiler.enable', {}, id)
       await cdp.send('Profiler.setSamplingInterval', { interval: 200 }, id)
       await cdp.send('Profiler.start', {}, id)
+      // The transfer worker's own workers (the record cipher pool) are profiled too.
+      await cdp.send(
+        'Target.setAutoAttach',
+        { autoAttach: true, waitForDebuggerOnStart: false, flatten: true },
+        id,
+      )
       await cdp.send('Runtime.runIfWaitingForDebugger', {}, id)
     })()
   })

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
 
-import type { Locator } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { downloadFromPage, pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
@@ -28,6 +28,11 @@ function chunkedCalls(requests: string[]): string[] {
   })
 }
 const MB = 1_000_000
+
+/** The record cipher workers running for the page (started by its transfer worker). */
+function cipherWorkers(page: Page): number {
+  return page.workers().filter((worker) => /\/cipher-worker-[\w-]+\.js$/.test(worker.url())).length
+}
 
 describe.runIf(browserAvailable)('file shares in the browser', () => {
   const suite = useSuite({ proxy: true })
@@ -50,6 +55,8 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     ).resolves.toBe(1)
     const link = await uploadAndReadLink(sender)
     expect(link).toMatch(new RegExp(`^${suite.url}/d/[0-9a-f-]{36}#.+`))
+    // Records were sealed in the cipher workers, which the pool drops when they fail.
+    expect(cipherWorkers(sender)).toBeGreaterThan(0)
 
     const receiver = await suite.open(link)
     await receiver.getByRole('heading', { name: 'Download', level: 1 }).waitFor()
@@ -58,6 +65,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     const download = await downloadFromPage(receiver)
     expect(download.suggestedFilename()).toBe('report.bin')
     expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(cipherWorkers(receiver)).toBeGreaterThan(0)
     await receiver.getByText('0 downloads left').waitFor()
 
     // Used up: a fresh visit explains the link is gone instead of offering a download.

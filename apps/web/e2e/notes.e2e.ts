@@ -89,7 +89,9 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
     })
 
     const page = await revealNote(link)
-    await page.getByRole('heading', { name: 'Trip plan' }).waitFor()
+    // The note's "# Trip plan" sits below the page's own h1, which stays the only one.
+    await page.getByRole('heading', { name: 'Trip plan', level: 2 }).waitFor()
+    expect(await page.getByRole('heading', { level: 1 }).count()).toBe(1)
     await page.getByText('noon', { exact: true }).waitFor()
     expect(await page.getByRole('link', { name: 'the map' }).getAttribute('href')).toBe(
       'https://example.org/map',

@@ -5,10 +5,20 @@ import { isAllowedLink, renderMarkdown } from './markdown'
 describe('renderMarkdown', () => {
   it('renders ordinary markdown', async () => {
     const html = await renderMarkdown('# Title\n\n*a* **b** `c`\n\n- one\n- two\n\n```\ncode\n```')
-    expect(html).toContain('<h1>Title</h1>')
+    expect(html).toContain('<h2>Title</h2>')
     expect(html).toContain('<em>a</em> <strong>b</strong> <code>c</code>')
     expect(html).toContain('<li>one</li>')
     expect(html).toContain('<pre><code>code\n</code></pre>')
+  })
+
+  it('starts headings below the page title: # is h2 and ###### stays h6', async () => {
+    const html = await renderMarkdown('# One\n\n## Two\n\n##### Five\n\n###### Six\n\nTitle\n===')
+    expect(html).not.toContain('<h1')
+    expect(html).toContain('<h2>One</h2>')
+    expect(html).toContain('<h3>Two</h3>')
+    expect(html).toContain('<h6>Five</h6>')
+    expect(html).toContain('<h6>Six</h6>')
+    expect(html).toContain('<h2>Title</h2>')
   })
 
   it('shows raw HTML as text: no element of the note reaches the page', async () => {

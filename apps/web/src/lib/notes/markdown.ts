@@ -2,7 +2,8 @@
  * Markdown notes rendered to HTML that is safe to insert into the page: markdown-it with raw HTML
  * off (every `<tag>` in the note shows as text), links only to http, https and mailto addresses,
  * opened in a new tab without opener or referrer, and images written as links, because a note must
- * not make the browser fetch from other hosts (the CSP would refuse them anyway). markdown-it loads
+ * not make the browser fetch from other hosts (the CSP would refuse them anyway). Headings start at
+ * h2, below the page's title. markdown-it loads
  * on first use, so pages that never show markdown never download it.
  */
 type MarkdownIt = InstanceType<typeof import('markdown-it').default>
@@ -34,6 +35,15 @@ async function createRenderer(): Promise<MarkdownIt> {
     token.attrSet('rel', 'noopener noreferrer')
     return self.renderToken(tokens, idx, options)
   }
+  // The page's own title is the one h1: a note's headings start one level below it (# is h2,
+  // ###### stays h6), so the outline that screen readers navigate by stays whole.
+  md.core.ruler.push('headings_below_title', (state) => {
+    for (const token of state.tokens) {
+      if (token.type === 'heading_open' || token.type === 'heading_close') {
+        token.tag = `h${Math.min(6, Number(token.tag.slice(1)) + 1)}`
+      }
+    }
+  })
   md.renderer.rules.image = (tokens, idx, options, env, self) => {
     const token = tokens[idx]!
     const src = String(token.attrGet('src') ?? '')

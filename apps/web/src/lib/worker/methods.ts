@@ -59,6 +59,7 @@ import {
   toArchiveEntries,
   type PickedEntry,
 } from '../upload/entries'
+import { createCipherPool } from './cipher-pool'
 
 /** Per call: cancellation and a progress channel back to the page. */
 export interface CallContext {
@@ -158,6 +159,8 @@ export function createMethods(api: ApiClient) {
   }
   const uploadProgress = (ctx: CallContext) => (p: UploadProgress) => ctx.progress(p)
   const downloadProgress = (ctx: CallContext) => (p: DownloadProgress) => ctx.progress(p)
+  // Records are sealed and opened in cipher workers, started on the first transfer.
+  const cipher = createCipherPool()
 
   return {
     async sendFiles(ctx: CallContext, input: SendFilesInput): Promise<SentFile> {
@@ -170,6 +173,7 @@ export function createMethods(api: ApiClient) {
         fileCount: payload.fileCount,
         onProgress: uploadProgress(ctx),
         signal: ctx.signal,
+        cipher,
       })
     },
 
@@ -192,6 +196,7 @@ export function createMethods(api: ApiClient) {
       return downloadFile(api, take<UnlockedFile>(handle), {
         signal: ctx.signal,
         onProgress: downloadProgress(ctx),
+        cipher,
       })
     },
 
@@ -247,6 +252,7 @@ export function createMethods(api: ApiClient) {
         fileCount: payload.fileCount,
         onProgress: uploadProgress(ctx),
         signal: ctx.signal,
+        cipher,
       })
     },
 
@@ -275,6 +281,7 @@ export function createMethods(api: ApiClient) {
       return downloadInboxFile(api, take<OpenedInbox>(handle), entryId, {
         signal: ctx.signal,
         onProgress: downloadProgress(ctx),
+        cipher,
       })
     },
 
