@@ -80,6 +80,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     uploads: services.uploads,
     logger,
     ipOf,
+    rateLimiter: services.rateLimiter,
     // The upgrade request carries the cookie or the Authorization header (spec: Optional login 1).
     requireLogin: async (request) => {
       await guard('file', (name) => headerOf(request, name))

@@ -1,11 +1,13 @@
 /**
  * Limits and response headers on the real server: rate-limit headers on every /api answer and
- * 429 beyond the limit, the upload quota end to end, security headers everywhere, and services
+ * upload socket handshake and 429 beyond the limit, the upload quota end to end, security headers everywhere, and services
  * switched off by ENABLED_SERVICES (spec: Limits).
  */
 import { randomBytes } from 'node:crypto'
+import type { IncomingHttpHeaders } from 'node:http'
 
 import { afterEach, describe, expect, it } from 'vitest'
+import { WebSocket } from 'ws'
 
 import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
 
@@ -50,6 +52,53 @@ describe('rate limit', () => {
     expect(await limited.json()).toEqual({ error: 'Too many requests' })
     // Pages of the web app are not rate-limited.
     expect((await fetch(`${server.url}/`)).headers.get('x-ratelimit-limit')).toBeNull()
+  })
+})
+
+/** The answer to a WebSocket handshake: 101 and its headers, or the refusal with its body. */
+function handshake(
+  url: string,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body?: unknown }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url)
+    ws.once('upgrade', (res) => resolve({ status: 101, headers: res.headers }))
+    ws.once('open', () => ws.terminate())
+    ws.once('unexpected-response', (_req, res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: JSON.parse(Buffer.concat(parts).toString()),
+        }),
+      )
+    })
+    ws.once('error', (error) => {
+      if (!String(error.message).startsWith('Unexpected server response')) reject(error)
+    })
+  })
+}
+
+describe('rate limit on upload sockets', () => {
+  it('counts each upgrade like any request, with the headers on the handshake, and refuses with 429 beyond', async () => {
+    // Spec: the rate limit covers all endpoints; the upload socket is one.
+    server = await startTestServer({ env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW: '60000' } })
+    const socketUrl = `${server.url.replace(/^http/, 'ws')}/api/upload/ws`
+    const accepted = await handshake(socketUrl)
+    expect(accepted.status).toBe(101)
+    expect(accepted.headers['x-ratelimit-limit']).toBe('2')
+    expect(accepted.headers['x-ratelimit-remaining']).toBe('1')
+    expect(accepted.headers['x-ratelimit-reset']).toMatch(/^\d+$/)
+
+    // The same window as HTTP: one request left, then the next upgrade is over the limit.
+    const health = await fetch(`${server.url}/api/health`)
+    expect(health.headers.get('x-ratelimit-remaining')).toBe('0')
+    const refused = await handshake(socketUrl)
+    expect(refused.status).toBe(429)
+    expect(refused.body).toEqual({ error: 'Too many requests' })
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0')
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
   })
 })
 

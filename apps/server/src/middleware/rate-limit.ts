@@ -5,8 +5,17 @@
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import type { Context, MiddlewareHandler } from 'hono'
 
-import type { RateLimiter } from '../services/limits/rate-limiter.js'
+import type { RateLimiter, RateLimitResult } from '../services/limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
+
+/** The `X-RateLimit-*` headers of a counted request. */
+export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
+  return {
+    [HEADERS.rateLimitLimit]: String(result.limit),
+    [HEADERS.rateLimitRemaining]: String(result.remaining),
+    [HEADERS.rateLimitReset]: String(result.resetSec),
+  }
+}
 
 /** A limit that is off (RATE_LIMIT_MAX=0) counts nothing and labels nothing. */
 const passThrough: MiddlewareHandler = (_c, next) => next()
@@ -20,11 +29,7 @@ export function rateLimit(
   return (c, next) => {
     if (skip?.(c) === true) return next()
     const result = limiter.hit(ipOf(c))
-    const headers: Record<string, string> = {
-      [HEADERS.rateLimitLimit]: String(result.limit),
-      [HEADERS.rateLimitRemaining]: String(result.remaining),
-      [HEADERS.rateLimitReset]: String(result.resetSec),
-    }
+    const headers = rateLimitHeaders(result)
     if (!result.allowed) {
       return Promise.resolve(
         c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {

@@ -7,11 +7,13 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import { WebSocketServer } from 'ws'
 
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
+import { rateLimitHeaders } from '../middleware/rate-limit.js'
+import type { RateLimiter } from '../services/limits/rate-limiter.js'
 import type { UploadsService } from '../services/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
 import { bufferLimits, UploadConnection, type UploadSocketHandler } from './upload-connection.js'
@@ -30,6 +32,11 @@ export interface UploadSocketDeps {
   ipOf: (request: IncomingMessage) => string
   /** Throws 401 when creation needs a login and the upgrade request carries none. */
   requireLogin: (request: IncomingMessage) => Promise<void>
+  /**
+   * The per-IP limit of every endpoint (spec: Limits, rate limit), counted once per upgrade
+   * request, with its headers on the handshake's answer; absent or off, nothing is counted.
+   */
+  rateLimiter?: RateLimiter | undefined
   /** Further routes, such as `/api/request/:id/upload/ws`, tried after the normal upload socket. */
   routes?: UploadSocketRoute[]
   /** Milliseconds between keepalive pings. */
@@ -48,14 +55,23 @@ export interface UploadSockets {
 const KEEPALIVE_MS = 30_000
 
 /** Answers an upgrade request with a JSON error and closes the connection. */
-function refuse(socket: Duplex, status: number, message: string): void {
+function refuse(
+  socket: Duplex,
+  status: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   const body = JSON.stringify({ error: message })
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('')
   socket.once('finish', () => socket.destroy())
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Connection: close\r\n' +
       'Content-Type: application/json\r\n' +
       'Cache-Control: no-store\r\n' +
+      extra +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   )
 }
@@ -89,6 +105,14 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     clientTracking: false,
   })
   const connections = new Set<UploadConnection>()
+  const limiter = deps.rateLimiter?.enabled ? deps.rateLimiter : undefined
+  /** The rate limit headers of each accepted upgrade, for its 101 answer. */
+  const handshakeHeaders = new WeakMap<IncomingMessage, Record<string, string>>()
+  wss.on('headers', (lines: string[], request: IncomingMessage) => {
+    const headers = handshakeHeaders.get(request)
+    if (headers)
+      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
+  })
   let accepting = true
   let peakPendingBytes = 0
 
@@ -106,6 +130,17 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
       if (handler) break
     }
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
+    if (limiter) {
+      const result = limiter.hit(deps.ipOf(request))
+      const headers = rateLimitHeaders(result)
+      if (!result.allowed) {
+        return refuse(socket, 429, ERROR_MESSAGES.rateLimited, {
+          ...headers,
+          [HEADERS.retryAfter]: String(result.retryAfterSec),
+        })
+      }
+      handshakeHeaders.set(request, headers)
+    }
     // 404 as for a route that does not exist: the socket is not offered (spec: "Used only when
     // FILE_UPLOAD_WS is on"), and a client falls back on any failed handshake.
     if (!config.fileUploadWs) return refuse(socket, 404, ERROR_MESSAGES.webSocketUploadDisabled)
