@@ -13,7 +13,7 @@ import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { parseFileLink } from '../lib/links.js'
 import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
-import { PASSWORD_ENV } from '../lib/prompts.js'
+import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, receive } from '../lib/receive.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -40,13 +40,7 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
   if (link.hasPassword || info.hasPassword) {
     // Nothing is counted before the password is checked; say what the link holds first.
     output.info(`Password-protected, ${formatBytes(plainSize(info.size))}, ${terms}`)
-    password =
-      typeof options.password === 'string'
-        ? options.password
-        : ctx.env[PASSWORD_ENV] ||
-          (await ctx.prompter.password('Password', {
-            hint: `give --password=<password> or set ${PASSWORD_ENV}`,
-          }))
+    password = await passwordForLink(options.password, ctx.prompter, ctx.env)
   }
   const unlocked = await unlockFile(api, link, info, password)
   const metadata = unlocked.metadata

@@ -25,7 +25,7 @@ import { printable } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
 import { parseInboxLink } from '../lib/links.js'
 import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
-import { PASSWORD_ENV } from '../lib/prompts.js'
+import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, receive, type Received } from '../lib/receive.js'
 import { formatBytes, formatDate, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -44,13 +44,7 @@ async function open(
   const api = createApi(baseUrl)
   let password: string | undefined
   if (link.passwordSalt !== undefined) {
-    password =
-      typeof options.password === 'string'
-        ? options.password
-        : ctx.env[PASSWORD_ENV] ||
-          (await ctx.prompter.password('Inbox password', {
-            hint: `give --password=<password> or set ${PASSWORD_ENV}`,
-          }))
+    password = await passwordForLink(options.password, ctx.prompter, ctx.env, 'Inbox password')
   }
   return { api, link, inbox: await openInbox(api, link, password) }
 }

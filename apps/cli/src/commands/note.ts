@@ -25,7 +25,7 @@ import {
   chooseDuration,
   examples,
 } from '../lib/options.js'
-import { PASSWORD_ENV, passwordFromOption } from '../lib/prompts.js'
+import { passwordForLink, passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
@@ -141,13 +141,7 @@ export async function runNoteGet(
   const info = await inspectNote(api, link)
   let password: string | undefined
   if (link.hasPassword || info.hasPassword) {
-    password =
-      typeof options.password === 'string'
-        ? options.password
-        : ctx.env[PASSWORD_ENV] ||
-          (await ctx.prompter.password('Password', {
-            hint: `give --password=<password> or set ${PASSWORD_ENV}`,
-          }))
+    password = await passwordForLink(options.password, ctx.prompter, ctx.env)
   }
   const unlocked = await unlockNote(api, link, info, password)
   const viewed = await viewNote(api, unlocked)

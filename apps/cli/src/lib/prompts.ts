@@ -74,3 +74,20 @@ export async function passwordFromOption(
     confirm: o.creating,
   })
 }
+
+/**
+ * The password a protected link needs: the value of `--password=<value>` when one was given,
+ * else `FILESHARE_PASSWORD`, else asked as `label`.
+ */
+export async function passwordForLink(
+  option: string | boolean | undefined,
+  prompter: Prompter,
+  env: NodeJS.ProcessEnv,
+  label = 'Password',
+): Promise<string> {
+  if (typeof option === 'string') return option
+  return (
+    env[PASSWORD_ENV] ||
+    prompter.password(label, { hint: `give --password=<password> or set ${PASSWORD_ENV}` })
+  )
+}
