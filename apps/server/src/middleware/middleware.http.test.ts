@@ -1,22 +1,23 @@
-/** Serves a small app with the middleware over real HTTP and checks the headers of every answer. */
+/**
+ * Serves a small app with the middleware over real HTTP, through the service's own listener with
+ * its security headers, and checks the headers of every answer.
+ */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { serve } from '@hono/node-server'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { HttpError } from '../http-error.js'
+import { listen, type RunningServer } from '../listen.js'
 import { RateLimiter } from '../services/limits/rate-limiter.js'
 import { clientIp } from './client-ip.js'
 import { rateLimit } from './rate-limit.js'
 import { requestLog } from './request-log.js'
-import { contentSecurityPolicy, securityHeaders } from './security-headers.js'
+import { contentSecurityPolicy, securityHeaderValues } from './security-headers.js'
 
 const LIMIT = 3
 const WINDOW_MS = 60_000
@@ -26,7 +27,6 @@ type ErrorStyle = 'context' | 'scratch'
 function buildApp(staticRoot: string, errorStyle: ErrorStyle, lines: string[]): Hono {
   const limiter = new RateLimiter({ windowMs: WINDOW_MS, max: LIMIT, now: () => Date.now() })
   const app = new Hono()
-  app.use('*', securityHeaders())
   app.use('*', requestLog({ info: (line) => lines.push(line) }))
   app.use(
     '/api/*',
@@ -64,20 +64,8 @@ function buildApp(staticRoot: string, errorStyle: ErrorStyle, lines: string[]): 
   return app
 }
 
-function start(app: Hono): Promise<{ url: string; server: Server }> {
-  return new Promise((resolve) => {
-    const server = serve(
-      { fetch: app.fetch, port: 0, hostname: '127.0.0.1' },
-      (info: AddressInfo) => resolve({ url: `http://127.0.0.1:${info.port}`, server }),
-    ) as Server
-  })
-}
-
-function stop(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()))
-    server.closeAllConnections()
-  })
+function start(app: Hono): Promise<RunningServer> {
+  return listen(app, { port: 0, host: '127.0.0.1', responseHeaders: securityHeaderValues() })
 }
 
 const SECURITY_HEADERS = {
@@ -120,16 +108,17 @@ describe.each<ErrorStyle>(['context', 'scratch'])(
   (style) => {
     const lines: string[] = []
     let url: string
-    let server: Server
+    let server: RunningServer
     let clients = 0
     /** A fresh client IP per test, passed through X-Forwarded-For, so limits do not interfere. */
     const client = () => ({ 'X-Forwarded-For': `198.51.100.${++clients}` })
 
     beforeAll(async () => {
-      ;({ url, server } = await start(buildApp(staticRoot, style, lines)))
+      server = await start(buildApp(staticRoot, style, lines))
+      url = server.url
     })
 
-    afterAll(() => stop(server))
+    afterAll(() => server.close())
 
     it('puts both header sets on a 200 and sees the socket address', async () => {
       const res = await fetch(`${url}/api/ok/1`, { headers: client() })

@@ -1,7 +1,6 @@
-import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 
-import { contentSecurityPolicy, securityHeaders } from './security-headers.js'
+import { contentSecurityPolicy, securityHeaderValues } from './security-headers.js'
 
 describe('contentSecurityPolicy', () => {
   it('allows only this origin, WebAssembly and blob: workers by default', () => {
@@ -20,14 +19,10 @@ describe('contentSecurityPolicy', () => {
   })
 })
 
-describe('securityHeaders', () => {
-  it('uses the named origins in the header', async () => {
-    const app = new Hono()
-    app.use('*', securityHeaders({ connectOrigins: ['https://s3.example'] }))
-    app.get('/', (c) => c.text('ok'))
-    const res = await app.request('/')
-    expect(res.headers.get('content-security-policy')).toBe(
-      contentSecurityPolicy(['https://s3.example']),
-    )
+describe('securityHeaderValues', () => {
+  it('uses the named origins in the header', () => {
+    expect(securityHeaderValues({ connectOrigins: ['https://s3.example'] })).toMatchObject({
+      'Content-Security-Policy': contentSecurityPolicy(['https://s3.example']),
+    })
   })
 })

@@ -1,11 +1,9 @@
 /**
- * Browser hardening headers on every answer: API, static files, 404 and 500 alike. The policy fits
- * the Vite-built web app (scripts, styles and workers from this origin, Argon2 in WebAssembly)
- * and allows nothing from other hosts unless the caller names them.
+ * Browser hardening headers on every answer: API, static files, 404 and 500 alike. The service's
+ * HTTP server puts them on each response before the app runs (listen.ts). The policy fits the
+ * Vite-built web app (scripts, styles and workers from this origin, Argon2 in WebAssembly) and
+ * allows nothing from other hosts unless the caller names them.
  */
-import type { MiddlewareHandler } from 'hono'
-
-import { withHeaders } from './response-headers.js'
 
 export interface SecurityHeadersOptions {
   /**
@@ -47,13 +45,4 @@ export function securityHeaderValues(
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
   }
-}
-
-/**
- * The headers as a middleware, for an app served on its own. The service's HTTP server adds them
- * to every answer it writes instead (listen.ts), which costs each request less.
- */
-export function securityHeaders(options: SecurityHeadersOptions = {}): MiddlewareHandler {
-  const headers = securityHeaderValues(options)
-  return (c, next) => withHeaders(c, next, headers)
 }
