@@ -226,7 +226,10 @@ export async function runRequestSend(
   }
   const note =
     options.note !== undefined
-      ? await sendNoteToRequest(api, opened, options.note, { signal: ctx.signal })
+      ? await sendNoteToRequest(api, opened, options.note, {
+          signal: ctx.signal,
+          cipher: nodeRecords,
+        })
       : undefined
 
   if (output.json) {

@@ -209,7 +209,7 @@ export async function sendNoteToRequest(
   api: ApiClient,
   opened: OpenedRequest,
   text: string,
-  options: UploadCallbacks = {},
+  options: UploadCallbacks & RecordCipherOption = {},
 ): Promise<SentToRequest> {
   const bytes = utf8(text)
   return sendToRequest(api, opened, bytesSource(bytes), {

@@ -48,7 +48,6 @@ import {
   type UnlockedFile,
   type UnlockedNote,
   type UploadInfoResponse,
-  type UploadProgress,
   type ViewedNote,
 } from '@fileshare/protocol'
 
@@ -157,10 +156,10 @@ export function createMethods(api: ApiClient) {
     if (!handles.has(handle)) throw new ProtocolError('BAD_INPUT', 'Unknown handle')
     return handles.get(handle) as T
   }
-  const uploadProgress = (ctx: CallContext) => (p: UploadProgress) => ctx.progress(p)
-  const downloadProgress = (ctx: CallContext) => (p: DownloadProgress) => ctx.progress(p)
   // Records are sealed and opened in cipher workers, started on the first transfer.
   const cipher = createCipherPool()
+  /** What every upload and download takes from its call: cancel, progress, the record cipher. */
+  const transfer = (ctx: CallContext) => ({ signal: ctx.signal, onProgress: ctx.progress, cipher })
 
   return {
     async sendFiles(ctx: CallContext, input: SendFilesInput): Promise<SentFile> {
@@ -171,9 +170,7 @@ export function createMethods(api: ApiClient) {
         ...(input.password ? { password: input.password } : {}),
         metadata: payload.metadata,
         fileCount: payload.fileCount,
-        onProgress: uploadProgress(ctx),
-        signal: ctx.signal,
-        cipher,
+        ...transfer(ctx),
       })
     },
 
@@ -194,9 +191,7 @@ export function createMethods(api: ApiClient) {
 
     async downloadFile(ctx: CallContext, handle: string): Promise<DownloadResult> {
       return downloadFile(api, take<UnlockedFile>(handle), {
-        signal: ctx.signal,
-        onProgress: downloadProgress(ctx),
-        cipher,
+        ...transfer(ctx),
       })
     },
 
@@ -250,9 +245,7 @@ export function createMethods(api: ApiClient) {
       return sendToRequest(api, opened, payload.source, {
         metadata: payload.metadata,
         fileCount: payload.fileCount,
-        onProgress: uploadProgress(ctx),
-        signal: ctx.signal,
-        cipher,
+        ...transfer(ctx),
       })
     },
 
@@ -261,10 +254,7 @@ export function createMethods(api: ApiClient) {
       opened: OpenedRequest,
       text: string,
     ): Promise<SentToRequest> {
-      return sendNoteToRequest(api, opened, text, {
-        onProgress: uploadProgress(ctx),
-        signal: ctx.signal,
-      })
+      return sendNoteToRequest(api, opened, text, transfer(ctx))
     },
 
     async openInbox(_ctx: CallContext, href: string, password?: string): Promise<OpenedInboxView> {
@@ -279,9 +269,7 @@ export function createMethods(api: ApiClient) {
       entryId: string,
     ): Promise<DownloadResult> {
       return downloadInboxFile(api, take<OpenedInbox>(handle), entryId, {
-        signal: ctx.signal,
-        onProgress: downloadProgress(ctx),
-        cipher,
+        ...transfer(ctx),
       })
     },
 
