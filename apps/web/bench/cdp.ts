@@ -11,7 +11,7 @@ import { join } from 'node:path'
 
 import WebSocket from 'ws'
 
-import { CHROMIUM_PATH } from '../e2e/browser.js'
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../e2e/browser.js'
 
 type Params = Record<string, unknown>
 type Listener = (params: Params, sessionId: string | undefined) => void
@@ -81,23 +81,11 @@ export interface RawBrowser {
   close(): Promise<void>
 }
 
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--remote-debugging-port=0',
-]
-
 export async function launchRawBrowser(): Promise<RawBrowser> {
   const profile = await mkdtemp(join(tmpdir(), 'fileshare-bench-profile-'))
   const child: ChildProcess = spawn(
     CHROMIUM_PATH,
-    [...CHROMIUM_ARGS, `--user-data-dir=${profile}`, 'about:blank'],
+    [...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   )
   const endpoint = await new Promise<string>((resolve, reject) => {

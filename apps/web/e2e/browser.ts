@@ -18,7 +18,8 @@ import {
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
-const CHROMIUM_ARGS = [
+/** The flags every Chromium of the tests and benchmarks starts with. */
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
