@@ -28,6 +28,11 @@ export interface Radosgw {
   secretAccessKey: string
   /** Milliseconds from the first command to the S3 port answering with the user made. */
   startMs: number
+  /**
+   * Frees the space of deleted objects now. radosgw hands their data to a garbage collector that
+   * waits hours by default, and the in-memory OSD holds only a few GiB.
+   */
+  collectGarbage(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -126,6 +131,9 @@ export async function startRadosgw(): Promise<Radosgw> {
       accessKeyId,
       secretAccessKey,
       startMs: Date.now() - started,
+      async collectGarbage() {
+        await ceph('radosgw-admin', ['gc', 'process', '--include-all'])
+      },
       async stop() {
         await stopAll(children)
         process.removeListener('exit', killAll)

@@ -1,10 +1,10 @@
 /**
- * Blobs as objects in an S3-compatible bucket. A writer streams into a multipart upload, one part
- * buffered at a time with at most MAX_PARTS_IN_FLIGHT part uploads running, so memory stays bounded
- * whatever the blob's size; a blob smaller than one part is sent at commit as one PutObject. An
- * object exists only once complete, and multipart uploads left by a crash are aborted by
- * `sweepUnfinished()` (spec: What the service does, 7). Part buffers are reused, between the parts
- * of one upload and from one upload to the next.
+ * Blobs as objects in an S3-compatible bucket. A writer streams into a multipart upload: it keeps
+ * the written chunks themselves (no copy) until they make up a part, with at most
+ * MAX_PARTS_IN_FLIGHT part uploads running, so memory stays bounded whatever the blob's size; a
+ * blob smaller than one part is sent at commit as one PutObject. An object exists only once
+ * complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()` (spec: What
+ * the service does, 7).
  */
 import {
   AbortMultipartUploadCommand,
@@ -23,6 +23,8 @@ import {
   type CompletedPart,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
+import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { S3Settings } from '../config.js'
 import { assertBlobKey, type BlobStore, type BlobWriter, type StoredBlob } from './blob-store.js'
@@ -33,48 +35,38 @@ export interface S3StoreOptions extends S3Settings {
   now?: () => number
 }
 
-/** Parts uploading at once per writer: enough to keep the link busy while the next part fills. */
+/**
+ * Parts uploading at once per writer: enough to keep the S3 server busy while the next part
+ * gathers. With the part being gathered, a writer holds at most four parts of data.
+ */
 const MAX_PARTS_IN_FLIGHT = 3
 
-/** Full parts a writer holds while all places in flight are taken, before `write()` waits. */
-const MAX_PARTS_WAITING = 1
-
-/** Part buffers one writer holds at most: in flight, waiting, and the one being filled. */
-const PARTS_PER_WRITER = MAX_PARTS_IN_FLIGHT + MAX_PARTS_WAITING + 1
+/**
+ * Full parts a writer holds while all places in flight are taken, before `write()` waits. None:
+ * measured with `pnpm bench:s3`, a part kept waiting for a place added memory (one part more per
+ * upload) but no speed, since the socket or request body behind the writer keeps flowing into
+ * the part being gathered meanwhile.
+ */
+const MAX_PARTS_WAITING = 0
 
 /**
- * Part buffers of one size, kept once their part is sent. Gathering each part into a fresh
- * buffer of several megabytes cost more CPU than sending it: the kernel hands the new memory over
- * page by page, and the garbage collector ran a full collection every few such buffers. As many
- * are kept as one writer uses at most, so one upload at a time allocates none after its first.
+ * Attempts per part. A part's body is a stream over the chunks it holds, which the SDK does not
+ * send twice, so the writer retries a part itself, with a new stream over the same chunks.
  */
-class PartBuffers {
-  private readonly spare: Buffer[] = []
-
-  constructor(readonly size: number) {}
-
-  take(): Buffer {
-    return this.spare.pop() ?? Buffer.allocUnsafeSlow(this.size)
-  }
-
-  /** Only a buffer nothing reads any more comes back: that of a part whose upload succeeded. */
-  give(buffer: Buffer): void {
-    if (this.spare.length < PARTS_PER_WRITER) this.spare.push(buffer)
-  }
-}
+const PART_ATTEMPTS = 3
 
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const
   readonly client: S3Client
   readonly bucket: string
   readonly downloadOrigin: string
-  private readonly parts: PartBuffers
+  private readonly partSize: number
   private readonly expirySec: number
   private readonly now: () => number
 
   constructor(options: S3StoreOptions) {
     this.bucket = options.bucket
-    this.parts = new PartBuffers(options.partSize)
+    this.partSize = options.partSize
     this.expirySec = options.presignedUrlExpirySec
     this.now = options.now ?? Date.now
     const endpoint = new URL(options.endpoint)
@@ -120,7 +112,7 @@ export class S3BlobStore implements BlobStore {
 
   async create(key: string): Promise<BlobWriter> {
     assertBlobKey(key)
-    return new S3Writer(this.client, this.bucket, key, this.parts)
+    return new S3Writer(this.client, this.bucket, key, this.partSize)
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -201,20 +193,26 @@ export class S3BlobStore implements BlobStore {
   }
 }
 
+/** The chunks of one part, in order, and their total length. */
+interface Part {
+  pieces: Uint8Array[]
+  length: number
+}
+
 /**
- * Copies written bytes into part buffers of exactly the part size. A full part starts uploading
- * at once while fewer than MAX_PARTS_IN_FLIGHT are running, or waits for a place; `write()` keeps
- * taking bytes into the next part meanwhile and holds back only once MAX_PARTS_WAITING full parts
- * wait. A socket upload is then still read while its parts travel, instead of stopping at every
- * part until a place frees up.
+ * Gathers written chunks, without copying them, into parts of exactly the part size (a chunk
+ * that straddles two parts is split into two views of it). A full part starts uploading at once
+ * while fewer than MAX_PARTS_IN_FLIGHT are running, or waits for a place; `write()` holds back
+ * once more than MAX_PARTS_WAITING full parts wait. The writer keeps each chunk until its part is
+ * stored, so a caller must not change a chunk's bytes after writing it (none does: every
+ * transport hands over bytes it received and no longer uses).
  */
 class S3Writer implements BlobWriter {
   bytesWritten = 0
-  /** The part being filled, and how much of it is. */
-  private part: Buffer | undefined
-  private partFilled = 0
+  /** Chunks of the part being gathered. */
+  private gathering: Part = { pieces: [], length: 0 }
   /** Full parts waiting for a place among those in flight, in order. */
-  private readonly waiting: Array<{ buffer: Buffer; length: number }> = []
+  private readonly waiting: Part[] = []
   private uploadId: Promise<string> | undefined
   private readonly completed: CompletedPart[] = []
   private nextPartNumber = 1
@@ -228,22 +226,21 @@ class S3Writer implements BlobWriter {
     private readonly client: S3Client,
     private readonly bucket: string,
     private readonly key: string,
-    private readonly buffers: PartBuffers,
+    private readonly partSize: number,
   ) {}
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')
     this.throwIfFailed()
     this.bytesWritten += chunk.length
-    const { size } = this.buffers
-    let offset = 0
-    while (offset < chunk.length) {
-      this.part ??= this.buffers.take()
-      const length = Math.min(size - this.partFilled, chunk.length - offset)
-      this.part.set(chunk.subarray(offset, offset + length), this.partFilled)
-      this.partFilled += length
-      offset += length
-      if (this.partFilled === size) {
+    let rest = chunk
+    while (rest.length > 0) {
+      const room = this.partSize - this.gathering.length
+      const piece = rest.length > room ? rest.subarray(0, room) : rest
+      rest = rest.subarray(piece.length)
+      this.gathering.pieces.push(piece)
+      this.gathering.length += piece.length
+      if (this.gathering.length === this.partSize) {
         this.queuePart()
         // Once the write that began it resolves, the multipart upload exists: the sweep of
         // unfinished uploads sees it from then on, as it saw every write before.
@@ -261,21 +258,20 @@ class S3Writer implements BlobWriter {
       if (this.uploadId === undefined && this.waiting.length === 0) {
         // Smaller than one part: a single PutObject with a known length (radosgw refuses a
         // streamed body without one).
-        const part = this.part
-        const body = part ? part.subarray(0, this.partFilled) : Buffer.alloc(0)
-        this.part = undefined
+        const { pieces, length } = this.gathering
+        this.gathering = { pieces: [], length: 0 }
+        const body = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, length)
         await this.client.send(
           new PutObjectCommand({
             Bucket: this.bucket,
             Key: this.key,
             Body: body,
-            ContentLength: body.length,
+            ContentLength: length,
           }),
         )
-        if (part) this.buffers.give(part)
         return
       }
-      if (this.partFilled > 0) this.queuePart()
+      if (this.gathering.length > 0) this.queuePart()
       while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
       const uploadId = await this.uploadId!
       this.completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0))
@@ -296,11 +292,7 @@ class S3Writer implements BlobWriter {
   async abort(): Promise<void> {
     this.closed = true
     this.aborted = true
-    // Parts not being sent can serve another writer.
-    for (const { buffer } of this.waiting.splice(0)) this.buffers.give(buffer)
-    if (this.part) this.buffers.give(this.part)
-    this.part = undefined
-    this.partFilled = 0
+    this.gathering = { pieces: [], length: 0 }
     await this.abortUpload()
   }
 
@@ -330,19 +322,14 @@ class S3Writer implements BlobWriter {
     this.throwIfFailed()
   }
 
-  /** Moves the part being filled to the waiting parts and starts what may start. */
+  /** Moves the part being gathered to the waiting parts and starts what may start. */
   private queuePart(): void {
-    this.waiting.push({ buffer: this.part!, length: this.partFilled })
-    this.part = undefined
-    this.partFilled = 0
+    this.waiting.push(this.gathering)
+    this.gathering = { pieces: [], length: 0 }
     this.startWaiting()
   }
 
-  /**
-   * Starts waiting parts while fewer than MAX_PARTS_IN_FLIGHT are running, in order. A part's
-   * buffer goes back for reuse once the part is stored; after a failure the client may still
-   * hold it, so it is left to the garbage collector.
-   */
+  /** Starts waiting parts while fewer than MAX_PARTS_IN_FLIGHT are running, in order. */
   private startWaiting(): void {
     while (
       this.waiting.length > 0 &&
@@ -350,7 +337,7 @@ class S3Writer implements BlobWriter {
       this.failure === undefined &&
       !this.aborted
     ) {
-      const { buffer, length } = this.waiting.shift()!
+      const part = this.waiting.shift()!
       const partNumber = this.nextPartNumber++
       this.uploadId ??= this.client
         .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }))
@@ -359,23 +346,9 @@ class S3Writer implements BlobWriter {
           return created.UploadId
         })
       const running = this.uploadId
-        .then((uploadId) =>
-          this.client.send(
-            new UploadPartCommand({
-              Bucket: this.bucket,
-              Key: this.key,
-              UploadId: uploadId,
-              PartNumber: partNumber,
-              Body: buffer.subarray(0, length),
-              ContentLength: length,
-            }),
-          ),
-        )
+        .then((uploadId) => this.uploadPart(uploadId, partNumber, part))
         .then(
-          (result) => {
-            this.completed.push({ PartNumber: partNumber, ETag: result.ETag })
-            this.buffers.give(buffer)
-          },
+          (etag) => void this.completed.push({ PartNumber: partNumber, ETag: etag }),
           (error: unknown) => void (this.failure ??= error),
         )
         .finally(() => {
@@ -383,6 +356,29 @@ class S3Writer implements BlobWriter {
           this.startWaiting()
         })
       this.inFlight.add(running)
+    }
+  }
+
+  /** Sends one part, again after a failure the server or the network may recover from. */
+  private async uploadPart(uploadId: string, partNumber: number, part: Part): Promise<string> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.client.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: this.key,
+            UploadId: uploadId,
+            PartNumber: partNumber,
+            Body: Readable.from(part.pieces, { objectMode: false }),
+            ContentLength: part.length,
+          }),
+        )
+        if (!result.ETag) throw new Error('UploadPart returned no ETag')
+        return result.ETag
+      } catch (error) {
+        if (attempt >= PART_ATTEMPTS || this.aborted || !isTransient(error)) throw error
+        await sleep(100 * 2 ** attempt)
+      }
     }
   }
 
@@ -398,6 +394,13 @@ function isBlobKey(key: string): boolean {
   } catch {
     return false
   }
+}
+
+/** A failure worth another attempt: no answer at all, a server error, or "slow down". */
+function isTransient(error: unknown): boolean {
+  const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata
+    ?.httpStatusCode
+  return status === undefined || status >= 500 || status === 429 || status === 408
 }
 
 function isNotFound(error: unknown): boolean {
