@@ -5,6 +5,8 @@
 import { ApiClient, type WebSocketFactory } from '@fileshare/protocol'
 
 import type { Credentials } from './credentials.js'
+import { isHandedOn, releaseBuffer } from './record-buffers.js'
+import { fetchRecords, isDownloadRequest } from './record-fetch.js'
 
 /**
  * The frame mask of every message: all zeros. Masking (RFC 6455, 10.3) keeps a script in a
@@ -24,12 +26,20 @@ function zeroMask(mask: Buffer): void {
 export async function nodeWebSocket(bearerToken?: string): Promise<WebSocketFactory> {
   const { WebSocket } = await import('ws')
   const headers = bearerToken ? { Authorization: `Bearer ${bearerToken}` } : undefined
-  return (url) =>
-    new WebSocket(url, {
+  return (url) => {
+    const socket = new WebSocket(url, {
       perMessageDeflate: false,
       generateMask: zeroMask,
       ...(headers ? { headers } : {}),
     })
+    const send = socket.send.bind(socket)
+    // A sealed record's buffer is reused once the socket has written it (record-buffers.ts).
+    socket.send = ((data: Parameters<typeof send>[0]) => {
+      if (data instanceof Uint8Array && isHandedOn(data)) send(data, () => releaseBuffer(data))
+      else send(data)
+    }) as typeof socket.send
+    return socket
+  }
 }
 
 export interface ApiSetup {
@@ -50,15 +60,20 @@ const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']
  * are bytes or strings, so a request can be sent again.
  */
 export const retryingFetch: typeof fetch = async (input, init) => {
+  // Downloads take node:http, whose body comes as whole records (record-fetch.ts).
+  const send: typeof fetch = isDownloadRequest(input, init)
+    ? (url, options) => fetchRecords(url as string | URL, options)
+    : fetch
   try {
-    return await fetch(input, init)
+    return await send(input, init)
   } catch (error) {
-    const code = (error as { cause?: { code?: unknown } }).cause?.code
+    const failure = error as { code?: unknown; cause?: { code?: unknown } }
+    const code = failure.cause?.code ?? failure.code
     const replayable = !(init?.body instanceof ReadableStream)
     if (init?.signal?.aborted || !replayable || !STALE_CONNECTION_CODES.has(code as string)) {
       throw error
     }
-    return fetch(input, init)
+    return send(input, init)
   }
 }
 

@@ -11,9 +11,18 @@ import {
   recordNonce,
   webCryptoRecords,
 } from '@fileshare/protocol'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 
-import { nodeRecords } from './node-records.js'
+import { closeCipherThreads, nodeRecords, startCipherThreads } from './node-records.js'
+import {
+  acquireBuffer,
+  freeBufferCount,
+  handOn,
+  isHandedOn,
+  releaseBuffer,
+} from './record-buffers.js'
+
+afterAll(closeCipherThreads)
 
 async function fileKey(): Promise<CryptoKey> {
   return (await deriveUploadKeys(generateSecret(), generateUploadSalt())).fileKey
@@ -92,5 +101,67 @@ describe('node:crypto record cipher', () => {
     ).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(ProtocolError)
     expect((failure as ProtocolError).code).toBe('DECRYPT_FAILED')
+  })
+
+  it('moves handed-on record buffers through the cipher threads and hands the output on', async () => {
+    const key = await fileKey()
+    await startCipherThreads()
+    const plains = Array.from({ length: 12 }, () => randomBytes(1024 * 1024))
+    const inputs = plains.map(() => acquireBuffer())
+    const sealed = await Promise.all(
+      plains.map((plain, i) => {
+        new Uint8Array(inputs[i]!).set(plain)
+        return nodeRecords.seal(key, recordNonce(i, false), handOn(inputs[i]!, plain.length))
+      }),
+    )
+    for (const [i, record] of sealed.entries()) {
+      const reference = await webCryptoRecords.seal(key, recordNonce(i, false), plains[i]!)
+      expect(Buffer.from(record).equals(Buffer.from(reference))).toBe(true)
+      expect(isHandedOn(record)).toBe(true)
+      // Moved to a thread and back: the same memory under a new ArrayBuffer, the input detached.
+      expect(record.buffer).not.toBe(inputs[i])
+      expect(inputs[i]!.byteLength).toBe(0)
+    }
+    const opened = await Promise.all(
+      sealed.map((record, i) => nodeRecords.open(key, recordNonce(i, false), record)),
+    )
+    const before = freeBufferCount()
+    for (const [i, record] of opened.entries()) {
+      expect(Buffer.from(record).equals(plains[i]!)).toBe(true)
+      releaseBuffer(record)
+    }
+    expect(freeBufferCount()).toBeGreaterThan(before)
+  })
+
+  // Security: a tampered record fails on a cipher thread as it does here, and yields nothing.
+  it('fails a tampered record opened on a cipher thread', async () => {
+    const key = await fileKey()
+    await startCipherThreads()
+    const nonce = recordNonce(4, false)
+    const sealed = Buffer.from(await webCryptoRecords.seal(key, nonce, randomBytes(1024 * 1024)))
+    sealed[500_000]! ^= 1
+    const buffer = acquireBuffer()
+    new Uint8Array(buffer).set(sealed)
+    await expect(nodeRecords.open(key, nonce, handOn(buffer, sealed.length))).rejects.toThrow(
+      'Unsupported state or unable to authenticate data',
+    )
+    expect(buffer.byteLength).toBe(0) // it went to the thread
+  })
+
+  // Security: a stream cut at a record boundary is TRUNCATED, not taken as complete.
+  it('names a stream cut after a whole record TRUNCATED', async () => {
+    const key = await fileKey()
+    const data = randomBytes(3 * 1024 * 1024 + 100)
+    const sealed = await collect(
+      streamOf(data, 1 << 20).pipeThrough(createEncryptStream(key, { cipher: nodeRecords })),
+    )
+    const cut = sealed.subarray(0, 2 * (1024 * 1024 + 16))
+    const failure = await collect(
+      streamOf(cut, 1024 * 1024 + 16).pipeThrough(
+        createDecryptStream(key, { cipher: nodeRecords }),
+      ),
+    ).catch((error: unknown) => error)
+    expect(failure).toBeInstanceOf(ProtocolError)
+    expect((failure as ProtocolError).code).toBe('TRUNCATED')
   })
 })

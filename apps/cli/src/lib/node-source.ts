@@ -19,6 +19,7 @@ import {
 import { printable, unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
 import { mediaTypeOf } from './media-type.js'
+import { acquireBuffer, handOn } from './record-buffers.js'
 
 const READ_SIZE = 1024 * 1024
 /**
@@ -27,8 +28,16 @@ const READ_SIZE = 1024 * 1024
  */
 const METADATA_JSON_LIMIT = 73_000
 
-/** Reads exactly `size` bytes of the file at `path`; fails if it shrank meanwhile. */
-export function readFileStream(path: string, size: number): ReadableStream<Uint8Array> {
+/**
+ * Reads exactly `size` bytes of the file at `path`; fails if it shrank meanwhile. With `reuse`,
+ * slices are read into record buffers that the cipher and the socket hand back for the next
+ * slices (record-buffers.ts); only for a stream whose chunks go straight to the cipher.
+ */
+export function readFileStream(
+  path: string,
+  size: number,
+  reuse = false,
+): ReadableStream<Uint8Array> {
   let handle: Awaited<ReturnType<typeof open>> | undefined
   let position = 0
   const close = async () => {
@@ -47,14 +56,16 @@ export function readFileStream(path: string, size: number): ReadableStream<Uint8
           return
         }
         // Not zero-filled: only the bytes the read fills are ever handed on.
-        const chunk = Buffer.allocUnsafeSlow(want)
+        const buffer = reuse ? acquireBuffer() : null
+        const chunk = buffer ? new Uint8Array(buffer, 0, want) : Buffer.allocUnsafeSlow(want)
         const { bytesRead } = await handle.read(chunk, 0, want, position)
         if (bytesRead === 0) {
           await close()
           throw new UsageError(`${path} changed while it was being sent (it is shorter now)`)
         }
         position += bytesRead
-        controller.enqueue(bytesRead === want ? chunk : chunk.subarray(0, bytesRead))
+        if (buffer) controller.enqueue(handOn(buffer, bytesRead))
+        else controller.enqueue(bytesRead === want ? chunk : chunk.subarray(0, bytesRead))
       },
       cancel: close,
     },
@@ -63,7 +74,7 @@ export function readFileStream(path: string, size: number): ReadableStream<Uint8
 }
 
 export function fileSource(path: string, size: number): PayloadSource {
-  return { size, stream: () => readFileStream(path, size) }
+  return { size, stream: () => readFileStream(path, size, true) }
 }
 
 export interface Payload {

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
+import { acquireBuffer, freeBufferCount, handOn } from './record-buffers.js'
 import { placeFile, pumpStream, temporaryPath, writeTemporary } from './save.js'
 
 let dir: string
@@ -73,5 +74,25 @@ describe('writeTemporary and placeFile', () => {
     await expect(placeFile(temporary, final, false)).rejects.toThrow(/already exists/)
     expect(await readFile(final, 'utf8')).toBe('mine')
     expect(await readdir(dir)).toEqual(['taken.txt'])
+  })
+
+  it('gives a handed-on buffer back once the disk has written it, and a hole at once', async () => {
+    const final = join(dir, 'reuse.bin')
+    const temporary = temporaryPath(final)
+    const data = acquireBuffer()
+    new Uint8Array(data).fill(9)
+    const zeros = acquireBuffer()
+    new Uint8Array(zeros).fill(0)
+    const before = freeBufferCount()
+    await writeTemporary(temporary, (writer) =>
+      pumpStream(streamOf([handOn(data, 100_000), handOn(zeros, 8192)]), writer),
+    )
+    expect(freeBufferCount()).toBe(before + 2)
+    const written = await readFile(temporary)
+    expect(written.length).toBe(108_192)
+    expect(written.subarray(0, 100_000).every((b) => b === 9)).toBe(true)
+    expect(written.subarray(100_000).every((b) => b === 0)).toBe(true)
+    acquireBuffer()
+    acquireBuffer()
   })
 })

@@ -9,6 +9,7 @@ import { chmod, link, lstat, open, rename, rm, stat, type FileHandle } from 'nod
 import { basename, dirname, join } from 'node:path'
 
 import { UsageError } from './errors.js'
+import { releaseBuffer } from './record-buffers.js'
 
 const ZEROS = new Uint8Array(1024 * 1024)
 
@@ -53,10 +54,16 @@ export class SparseWriter {
     this.check()
     const at = this.position
     this.position += chunk.length
-    if (chunk.length >= 4096 && allZero(chunk)) return
-    const job = this.writeAt(chunk, at).catch((error: unknown) => {
-      this.failure ??= { error }
-    })
+    if (chunk.length >= 4096 && allZero(chunk)) {
+      releaseBuffer(chunk)
+      return
+    }
+    const job = this.writeAt(chunk, at)
+      .catch((error: unknown) => {
+        this.failure ??= { error }
+      })
+      // The disk is the chunk's last reader: its buffer may now take the next record.
+      .finally(() => releaseBuffer(chunk))
     this.pending.add(job)
     void job.finally(() => this.pending.delete(job))
     while (this.pending.size >= WRITES_IN_FLIGHT) await Promise.race(this.pending)
