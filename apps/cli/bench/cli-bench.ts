@@ -1,7 +1,7 @@
 /**
- * `pnpm bench:cli`: sends and gets a 1 GiB file with the built `fileshare` command against a local
- * server, and prints each direction's MB/s and the command's peak RSS next to the raw
- * AES-256-GCM throughput of node:crypto measured in the same run. Targets: send and get each at
+ * `pnpm bench:cli`: sends and gets a 1 GiB file with the built `fileshare` command against the
+ * built server (a process of its own), and prints each direction's MB/s and the command's peak
+ * RSS next to the raw AES-256-GCM throughput of node:crypto measured in the same run. Targets: send and get each at
  * least half the raw cipher figure; peak RSS under 250 MB.
  *
  * The targets are about the command's own plumbing, so the source file, the download and the
@@ -10,15 +10,16 @@
  * temporary folder: on a disk an upload is flushed before it is answered, so no send outruns
  * that figure. The last line is one JSON object.
  */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import { CliUser, type CliResult } from '../test/cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from '../test/files.js'
-import { startTestServer } from '../test/server.js'
 
 const SIZE = Number(process.env.BENCH_CLI_MIB ?? 1024) * MiB
 const RAW_BYTES = 512 * MiB
@@ -82,13 +83,61 @@ function benchRoot(): string {
   return existsSync('/dev/shm') ? '/dev/shm' : tmpdir()
 }
 
+interface ServerProcess {
+  url: string
+  dataDir: string
+  close(): Promise<void>
+}
+
+/**
+ * The built server in a process of its own, as it runs in a deployment: sharing this process
+ * would add the benchmark's own heap (the raw cipher's buffers) to the server's collections.
+ */
+async function startServerProcess(root: string): Promise<ServerProcess> {
+  const dataDir = await mkdtemp(join(root, 'fileshare-cli-server-'))
+  const entry = fileURLToPath(import.meta.resolve('@fileshare/server/dist/index.js'))
+  const child: ChildProcess = spawn(process.execPath, [entry], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_MAX: '0',
+      FILE_MAX_SIZE: String(2 * SIZE),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = ''
+    child.stdout!.setEncoding('utf8')
+    child.stdout!.on('data', (text: string) => {
+      out += text
+      const found = /listening on (http:\/\/\S+)/.exec(out)
+      if (found) resolve(found[1]!)
+    })
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${out}`)))
+  })
+  return {
+    url,
+    dataDir,
+    async close() {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM')
+        await new Promise((resolve) => child.once('exit', resolve))
+      }
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
 async function main(): Promise<void> {
   const diskDir = tmpdir()
   const root = benchRoot()
   // The test server and the command's HOME are made under the temporary folder.
   process.env.TMPDIR = root
   const work = await mkdtemp(join(root, 'fileshare-cli-bench-'))
-  const server = await startTestServer()
+  const server = await startServerProcess(root)
   const user = await CliUser.create(server.url)
   try {
     const file = join(work, 'bench.bin')
