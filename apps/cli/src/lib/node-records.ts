@@ -11,7 +11,7 @@
  */
 import { createCipheriv, createDecipheriv, KeyObject } from 'node:crypto'
 
-import { RECORD_TAG_SIZE, type RecordCipher } from '@fileshare/protocol'
+import { isLastRecordNonce, RECORD_TAG_SIZE, type RecordCipher } from '@fileshare/protocol'
 
 import { CipherPool, type CipherOp } from './cipher-pool.js'
 import {
@@ -70,11 +70,6 @@ function open(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Uint8Array
 
 let pool: CipherPool | undefined
 
-/** The last record of a stream carries 1 in the nonce's last byte (see the protocol's stream). */
-function isLast(nonce: Uint8Array): boolean {
-  return nonce[11] === 1
-}
-
 /**
  * Runs a record on a thread of the pool: its own buffer moves there when it may (the bytes were
  * handed on whole), else a copy in a reused buffer does.
@@ -102,7 +97,7 @@ function threadsFor(op: CipherOp, nonce: Uint8Array, record: Uint8Array): Cipher
   if (record.length < THREAD_MIN_BYTES || record.length + room > RECORD_BUFFER_BYTES) {
     return undefined
   }
-  if (isLast(nonce)) return undefined
+  if (isLastRecordNonce(nonce)) return undefined
   pool ??= new CipherPool()
   pool.start()
   return pool.online ? pool : undefined

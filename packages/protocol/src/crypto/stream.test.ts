@@ -7,6 +7,7 @@ import { deriveUploadKeys } from './keys.js'
 import {
   createDecryptStream,
   createEncryptStream,
+  isLastRecordNonce,
   recordNonce,
   webCryptoRecords,
   type RecordCipher,
@@ -60,6 +61,13 @@ describe('record nonce', () => {
     expect(Array.from(recordNonce(Number.MAX_SAFE_INTEGER - 1, false)).slice(4)).toEqual([
       0x1f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0,
     ])
+  })
+
+  it('tells the last record by its flag alone', () => {
+    expect(isLastRecordNonce(recordNonce(7, true))).toBe(true)
+    expect(isLastRecordNonce(recordNonce(7, false))).toBe(false)
+    expect(isLastRecordNonce(recordNonce(1, false))).toBe(false)
+    expect(isLastRecordNonce(recordNonce(0, true))).toBe(true)
   })
 })
 

@@ -66,6 +66,8 @@ export interface StreamOptions extends RecordCipherOption {
 }
 
 const MAX_COUNTER = Number.MAX_SAFE_INTEGER
+/** The nonce's last byte on a stream's last record. */
+const LAST_FLAG = 1
 
 /** The 12-byte nonce of record `index`. */
 export function recordNonce(index: number, last: boolean): Uint8Array {
@@ -79,8 +81,13 @@ export function recordNonce(index: number, last: boolean): Uint8Array {
     nonce[i] = value % 256
     value = Math.floor(value / 256)
   }
-  nonce[11] = last ? 1 : 0
+  nonce[11] = last ? LAST_FLAG : 0
   return nonce
+}
+
+/** Whether `nonce` is that of a stream's last record (made by `recordNonce(index, true)`). */
+export function isLastRecordNonce(nonce: Uint8Array): boolean {
+  return nonce[11] === LAST_FLAG
 }
 
 /** A FIFO of byte chunks from which fixed-size blocks are taken without needless copies. */
