@@ -9,10 +9,14 @@
  */
 import type { IncomingMessage } from 'node:http'
 
+import { ROUTES } from '@fileshare/protocol'
+
 import { acquireBuffer, handOn, RECORD_BUFFER_BYTES } from './record-buffers.js'
 
 /** Paths whose answer is ciphertext (or a small JSON answer, read like any other body). */
-const DOWNLOAD_PATH = /^\/api\/(download\/[^/]+|inbox\/[^/]+\/file\/[^/]+)$/
+const DOWNLOAD_PATHS = [ROUTES.download, ROUTES.inboxFile].map(
+  (pattern) => new RegExp(`^${pattern.replace(/:[a-z]+/g, '[^/]+')}$`),
+)
 /** Whole records queued for the reader before the socket is paused. */
 const QUEUED_RECORDS = 2
 /** What a plain-HTTP download socket reads the status line and headers into. */
@@ -27,7 +31,10 @@ export function isDownloadRequest(input: RequestInfo | URL, init?: RequestInit):
   if (typeof input !== 'string' && !(input instanceof URL)) return false
   if ((init?.method ?? 'GET') !== 'GET' || init?.body != null) return false
   const url = new URL(input)
-  return (url.protocol === 'http:' || url.protocol === 'https:') && DOWNLOAD_PATH.test(url.pathname)
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    DOWNLOAD_PATHS.some((path) => path.test(url.pathname))
+  )
 }
 
 function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {
@@ -58,16 +65,11 @@ class RecordAssembler {
 
   push(bytes: Uint8Array): boolean {
     for (let at = 0; at < bytes.length;) {
-      this.buffer ??= acquireBuffer()
-      const part = Math.min(RECORD_BUFFER_BYTES - this.filled, bytes.length - at)
-      new Uint8Array(this.buffer, this.filled, part).set(bytes.subarray(at, at + part))
-      this.filled += part
+      const space = this.space()
+      const part = Math.min(space.length, bytes.length - at)
+      space.set(bytes.subarray(at, at + part))
       at += part
-      if (this.filled === RECORD_BUFFER_BYTES) {
-        this.controller.enqueue(handOn(this.buffer, this.filled))
-        this.buffer = undefined
-        this.filled = 0
-      }
+      this.commit(part)
     }
     return (this.controller.desiredSize ?? 0) > 0
   }
@@ -214,15 +216,21 @@ async function fetchOverSocket(url: URL, init: RequestInit): Promise<Response> {
     }
     const onAbort = () => fail(signal!.reason)
 
-    const body = (bytes: Uint8Array): boolean => {
-      let take = bytes
-      if (remaining !== undefined) {
-        take = bytes.subarray(0, Math.min(bytes.length, remaining))
-        remaining -= take.length
-      }
-      const more = take.length > 0 ? records!.push(take) : true
+    /** How many of `length` bytes read belong to the body, counted off what is still due. */
+    const bodyPart = (length: number): number => {
+      if (remaining === undefined) return length
+      const take = Math.min(length, remaining)
+      remaining -= take
+      return take
+    }
+    /** Ends the body once every byte due has come; passes on whether to read on. */
+    const readOn = (more: boolean): boolean => {
       if (remaining === 0) finish()
       return more
+    }
+    const body = (bytes: Uint8Array): boolean => {
+      const take = bytes.subarray(0, bodyPart(bytes.length))
+      return readOn(take.length > 0 ? records!.push(take) : true)
     }
 
     const answer = (text: string, rest: Uint8Array): boolean => {
@@ -299,11 +307,7 @@ async function fetchOverSocket(url: URL, init: RequestInit): Promise<Response> {
 
     const onRead = (length: number, buffer: Uint8Array): boolean => {
       if (state === 'body' && buffer === space && buffer !== headBuffer) {
-        const take = remaining === undefined ? length : Math.min(length, remaining)
-        if (remaining !== undefined) remaining -= take
-        const more = records!.commit(take)
-        if (remaining === 0) finish()
-        return more
+        return readOn(records!.commit(bodyPart(length)))
       }
       const bytes = buffer.subarray(0, length)
       if (state === 'body') return body(bytes)
