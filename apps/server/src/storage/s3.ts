@@ -396,22 +396,23 @@ function isBlobKey(key: string): boolean {
   }
 }
 
+/** The HTTP status of an SDK failure; undefined when no answer came. */
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode
+}
+
 /** A failure worth another attempt: no answer at all, a server error, or "slow down". */
 function isTransient(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata
-    ?.httpStatusCode
+  const status = statusOf(error)
   return status === undefined || status >= 500 || status === 429 || status === 408
 }
 
 function isNotFound(error: unknown): boolean {
-  const { name, $metadata } = (error ?? {}) as {
-    name?: string
-    $metadata?: { httpStatusCode?: number }
-  }
+  const name = (error as { name?: string } | null)?.name
   return (
     name === 'NotFound' ||
     name === 'NoSuchBucket' ||
     name === 'NoSuchUpload' ||
-    $metadata?.httpStatusCode === 404
+    statusOf(error) === 404
   )
 }
