@@ -4,7 +4,6 @@
  * (RFC 9106). The server never sees the password; it only refuses the auth token that a wrong
  * password derives, and that refusal is what turns into WRONG_PASSWORD here.
  */
-import { argon2id } from 'hash-wasm'
 import { utf8 } from '../encoding.js'
 import { ProtocolError } from '../errors.js'
 import { PASSWORD_ALGO } from '../wire/common.js'
@@ -36,6 +35,8 @@ export async function derivePasswordKey(
     throw new ProtocolError('BAD_INPUT', `The password salt must be ${PASSWORD_SALT_BYTES} bytes`)
   }
   if (password.length === 0) throw new ProtocolError('BAD_INPUT', 'The password is empty')
+  // Loaded on first use: only password-protected links need Argon2id and its WebAssembly.
+  const { argon2id } = await import('hash-wasm')
   return argon2id({
     password: utf8(password),
     salt: passwordSalt,

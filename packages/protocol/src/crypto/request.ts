@@ -12,7 +12,7 @@
  *   with HPKE base mode (RFC 9180: DHKEM(P-256, HKDF-SHA256), HKDF-SHA256, AES-256-GCM), the
  *   request id bound in `info` and the upload id in `aad`.
  */
-import { Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 } from '@hpke/core'
+import type { CipherSuite } from '@hpke/core'
 import { concatBytes, fromUtf8, toBase64Url, utf8 } from '../encoding.js'
 import { decryptFailed, ProtocolError } from '../errors.js'
 import { LABELS } from './labels.js'
@@ -78,11 +78,25 @@ export interface UploadWrap {
   wrapCiphertext: Uint8Array
 }
 
-const suite = new CipherSuite({
-  kem: new DhkemP256HkdfSha256(),
-  kdf: new HkdfSha256(),
-  aead: new Aes256Gcm(),
-})
+let suitePromise: Promise<CipherSuite> | undefined
+
+/**
+ * The HPKE suite, loaded on first use: only file requests need it, and loading it costs every
+ * command and page that never touches one (tens of milliseconds at each start of the command line).
+ */
+function hpkeSuite(): Promise<CipherSuite> {
+  suitePromise ??= import('@hpke/core').then(
+    ({ Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 }) =>
+      new CipherSuite({
+        kem: new DhkemP256HkdfSha256(),
+        kdf: new HkdfSha256(),
+        aead: new Aes256Gcm(),
+      }),
+  )
+  // A failed load (a chunk the browser could not fetch) is tried again on the next call.
+  suitePromise.catch(() => (suitePromise = undefined))
+  return suitePromise
+}
 
 const NO_SALT = new Uint8Array(0)
 
@@ -152,6 +166,7 @@ async function briefHash(brief: Sealed): Promise<Uint8Array> {
 
 /** Everything a new request needs: the key pair, both link secrets, the brief and the vault. */
 export async function createRequest(brief: RequestBrief): Promise<CreatedRequest> {
+  const suite = await hpkeSuite()
   const keyPair = await suite.kem.generateKeyPair()
   const publicKey = new Uint8Array(await suite.kem.serializePublicKey(keyPair.publicKey))
   const privateKey = new Uint8Array(await suite.kem.serializePrivateKey(keyPair.privateKey))
@@ -215,6 +230,7 @@ export async function openVault(
   brief: Sealed,
 ): Promise<OpenedVault> {
   checkSecret(inboxSecret)
+  const suite = await hpkeSuite()
   const vaultKey = await hkdfAesKey(inboxSecret, NO_SALT, LABELS.requestVaultKey)
   const plain = await open(vaultKey, vault, LABELS.requestVaultAad, await briefHash(brief))
   if (plain.length !== VAULT_PLAINTEXT_SIZE) throw decryptFailed()
@@ -253,6 +269,7 @@ export async function wrapUploadSecret(
   if (publicKey.length !== PUBLIC_KEY_SIZE) {
     throw new ProtocolError('BAD_INPUT', `A public key must be ${PUBLIC_KEY_SIZE} bytes`)
   }
+  const suite = await hpkeSuite()
   const recipientPublicKey = await suite.kem.deserializePublicKey(buffer(publicKey))
   const sealed = await suite.seal(
     { recipientPublicKey, info: buffer(wrapInfo(requestId)) },
@@ -275,6 +292,7 @@ export async function unwrapUploadSecret(
   ) {
     throw decryptFailed()
   }
+  const suite = await hpkeSuite()
   try {
     const secret = await suite.open(
       { recipientKey: keyPair, enc: buffer(wrap.wrapEnc), info: buffer(wrapInfo(requestId)) },
