@@ -180,8 +180,8 @@ describe('cipher thread pool', () => {
   })
 
   it('never keeps a process from exiting once its jobs are done', async () => {
-    // The build of this module (made before the suites run), in a plain node process.
-    const poolModule = fileURLToPath(new URL('../../dist/lib/cipher-pool.js', import.meta.url))
+    // This module in a node process of its own (TypeScript through tsx, as in the suites).
+    const poolModule = fileURLToPath(new URL('./cipher-pool.ts', import.meta.url))
     const script = `
       import { createSecretKey, randomBytes } from 'node:crypto'
       const { CipherPool } = await import(${JSON.stringify(poolModule)})
@@ -190,9 +190,14 @@ describe('cipher thread pool', () => {
       const out = await pool.run('seal', createSecretKey(randomBytes(32)), nonce, new ArrayBuffer(48), 32)
       console.log('sealed', out.length)
     `
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      {
+        cwd: fileURLToPath(new URL('../..', import.meta.url)),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
