@@ -41,7 +41,7 @@ describe('clientIp', () => {
       }),
     ).toBe('203.0.113.9')
     expect(await ipFor({ trustProxy: true, socket: '10.0.0.1', forwardedFor: '2001:DB8::1' })).toBe(
-      '2001:db8::1',
+      '2001:db8:0:0::/64',
     )
   })
 
@@ -69,9 +69,37 @@ describe('clientIp', () => {
 })
 
 describe('normalizeIp', () => {
-  it('leaves plain addresses alone', () => {
+  it('leaves IPv4 addresses alone', () => {
     expect(normalizeIp('203.0.113.7')).toBe('203.0.113.7')
-    expect(normalizeIp('::1')).toBe('::1')
-    expect(normalizeIp('::ffff:0:1')).toBe('::ffff:0:1')
+    expect(normalizeIp('::ffff:203.0.113.7')).toBe('203.0.113.7')
+  })
+
+  // Property: one host given a /64 cannot dodge a per-IP limit by changing its address.
+  it('counts every address of an IPv6 /64 as one client', () => {
+    const network = normalizeIp('2001:db8:aa:7::1')
+    expect(network).toBe('2001:db8:aa:7::/64')
+    for (const address of [
+      '2001:db8:aa:7:ffff:ffff:ffff:fffe',
+      '2001:0DB8:00AA:0007:1:2:3:4',
+      '2001:db8:aa:7:0:0:0:0',
+      '2001:db8:aa:7::1.2.3.4',
+      '2001:db8:aa:7::9%eth0',
+    ]) {
+      expect(normalizeIp(address)).toBe(network)
+    }
+  })
+
+  it('keeps neighbouring IPv6 networks apart', () => {
+    expect(normalizeIp('2001:db8:aa:8::1')).toBe('2001:db8:aa:8::/64')
+    expect(normalizeIp('2001:db8:ab:7::1')).toBe('2001:db8:ab:7::/64')
+    expect(normalizeIp('::1')).toBe('0:0:0:0::/64')
+    expect(normalizeIp('1::')).toBe('1:0:0:0::/64')
+    expect(normalizeIp('0:0:0:1::')).toBe('0:0:0:1::/64')
+    expect(normalizeIp('::ffff:0:1')).toBe('0:0:0:0::/64')
+    expect(normalizeIp('fe80::1%eth0')).toBe('fe80:0:0:0::/64')
+  })
+
+  it('keeps what is no address as it is (the unknown marker)', () => {
+    expect(normalizeIp('unknown')).toBe('unknown')
   })
 })

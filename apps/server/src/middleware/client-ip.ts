@@ -2,7 +2,8 @@
  * The client IP that rate limits, the upload quota and the lockout count by (spec: Limits): the
  * socket's peer, or behind a trusted reverse proxy the last address of `X-Forwarded-For`: the one
  * that proxy appended for the peer it saw. Earlier entries come from the client and could be
- * forged to dodge the limits.
+ * forged to dodge the limits. An IPv6 client counts as its /64 network, since one host is
+ * commonly given a whole /64 and could otherwise take a fresh address for every request.
  */
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'
@@ -31,11 +32,41 @@ export function requestIp(request: IncomingMessage, trustProxy: boolean): string
   return forwarded !== undefined && isIP(forwarded) !== 0 ? normalizeIp(forwarded) : socketIp
 }
 
+/** Hextets of an IPv6 network prefix that make one client: a /64. */
+const IPV6_CLIENT_HEXTETS = 4
+
 /**
- * One spelling per address, so a dual-stack socket's `::ffff:1.2.3.4` and a proxy's `1.2.3.4`
- * count as the same client; IPv6 hex digits are case-insensitive.
+ * One spelling per client, so a dual-stack socket's `::ffff:1.2.3.4` and a proxy's `1.2.3.4`
+ * count as the same client; an IPv6 address becomes its /64 network (`2001:db8:0:7::/64`), in
+ * one spelling whatever zeros the address was written with or left out.
  */
 export function normalizeIp(ip: string): string {
   const lower = ip.toLowerCase()
-  return IPV4_MAPPED.exec(lower)?.[1] ?? lower
+  const mapped = IPV4_MAPPED.exec(lower)?.[1]
+  if (mapped !== undefined) return mapped
+  if (isIP(lower) !== 6) return lower
+  return `${ipv6Hextets(lower).slice(0, IPV6_CLIENT_HEXTETS).join(':')}::/64`
+}
+
+/**
+ * The eight 16-bit groups of a valid IPv6 address (as `isIP` accepts it), without leading zeros;
+ * a zone (`%eth0`) is dropped and a trailing dotted IPv4 part counts as the last two groups.
+ */
+function ipv6Hextets(address: string): string[] {
+  const bare = address.split('%', 1)[0]!
+  const [head = '', tail] = bare.split('::')
+  const groups = (part: string | undefined) =>
+    part === undefined || part === '' ? [] : part.split(':').flatMap(dottedToHextets)
+  const left = groups(head)
+  const right = groups(tail)
+  const zeros =
+    tail === undefined ? [] : new Array<string>(8 - left.length - right.length).fill('0')
+  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16))
+}
+
+/** `1.2.3.4` as the two hextets it stands for; any other group as it is. */
+function dottedToHextets(group: string): string[] {
+  if (!group.includes('.')) return [group]
+  const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number]
+  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)]
 }

@@ -128,6 +128,26 @@ describe.each<ErrorStyle>(['context', 'scratch'])(
       expectRateLimitHeaders(res, LIMIT - 1)
     })
 
+    // Property: a client holding a whole IPv6 /64 cannot dodge the limit by changing address.
+    it('counts every address of one IPv6 /64 against one limit', async () => {
+      const network = `2001:db8:${++clients}:1`
+      for (let i = 1; i <= LIMIT; i++) {
+        const res = await fetch(`${url}/api/ok/1`, {
+          headers: { 'X-Forwarded-For': `${network}::${i}` },
+        })
+        expect(res.status).toBe(200)
+        expectRateLimitHeaders(res, LIMIT - i)
+      }
+      const beyond = await fetch(`${url}/api/ok/1`, {
+        headers: { 'X-Forwarded-For': `${network}:ffff:ffff:ffff:ffff` },
+      })
+      expect(beyond.status).toBe(429)
+      const neighbour = await fetch(`${url}/api/ok/1`, {
+        headers: { 'X-Forwarded-For': `2001:db8:${clients}:2::1` },
+      })
+      expect(neighbour.status).toBe(200)
+    })
+
     it('keeps both header sets on an HttpError answered by the error handler', async () => {
       const res = await fetch(`${url}/api/gone`, { headers: client() })
       expect(res.status).toBe(410)
