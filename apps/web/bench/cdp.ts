@@ -216,3 +216,38 @@ export async function callOn<T>(
   )
   return answer.result.value as T
 }
+
+/**
+ * Waits until the page shows a form field labelled `label` (a `<label>` with a control), watching
+ * the DOM with a MutationObserver inside the page. Polling `findByRole` instead would have
+ * Chromium rebuild its accessibility tree every few milliseconds, on the main thread, while the
+ * transfer being timed runs.
+ */
+export async function waitForField(
+  cdp: Cdp,
+  sessionId: string,
+  label: string,
+  timeoutMs: number,
+): Promise<void> {
+  await evaluate(
+    cdp,
+    sessionId,
+    `new Promise((resolve, reject) => {
+      const label = ${JSON.stringify(label)}
+      const found = () =>
+        [...document.querySelectorAll('label')].some((l) => l.control && l.textContent.trim() === label)
+      if (found()) return resolve(true)
+      const observer = new MutationObserver(() => {
+        if (!found()) return
+        observer.disconnect()
+        clearTimeout(timer)
+        resolve(true)
+      })
+      observer.observe(document.body, { childList: true, subtree: true })
+      const timer = setTimeout(() => {
+        observer.disconnect()
+        reject(new Error('no field labelled ' + label))
+      }, ${timeoutMs})
+    })`,
+  )
+}

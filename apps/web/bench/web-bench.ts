@@ -6,7 +6,8 @@
  * encrypting and decrypting; and, for context, the server's chunked upload driven from the page
  * with no cipher at all (what browser and server manage on this machine). Prints a table with each transfer's ratio to the raw cipher of its
  * direction (target at least 0.4); the last line is one JSON object of every figure.
- * BENCH_WEB_MIB sets another size.
+ * BENCH_WEB_MIB sets another size; BENCH_WEB_THREADS=1 prints each step's CPU time per thread of
+ * the browser and the server (bench/threads.ts).
  *
  * Chromium is driven over a bare DevTools connection (bench/cdp.ts), not playwright: playwright
  * has Chromium copy every request body and WebSocket frame into its network events, which caps
@@ -18,14 +19,15 @@ import { join } from 'node:path'
 
 import { sha256File, tempDir, writePseudoRandomFile } from '../e2e/files.js'
 import { startE2eServer } from '../e2e/server.js'
-import { callOn, evaluate, findByRole, launchRawBrowser, type Cdp } from './cdp.js'
+import { callOn, evaluate, findByRole, launchRawBrowser, waitForField, type Cdp } from './cdp.js'
+import { threadTimes } from './threads.js'
 
 const MiB = 1024 * 1024
 const SIZE = Number(process.env.BENCH_WEB_MIB ?? 256) * MiB
 const CALL_SIZE = MiB
 const IN_FLIGHT = 4
 const TARGET_RATIO = 0.4
-const TIMEOUT_MS = 10 * 60_000
+const TIMEOUT_MS = 3 * 60_000
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
 const round = (n: number, digits = 1) => Number(n.toFixed(digits))
@@ -167,11 +169,14 @@ try {
 
   const upload = await findByRole(cdp, sender, 'button', 'Upload', TIMEOUT_MS)
   const stopUploadProfile = await profileWorkers(cdp, sender, 'upload')
+  const uploadThreads = await threadTimes('upload')
   const uploadStart = performance.now()
   await click(cdp, sender, upload)
-  const linkField = await findByRole(cdp, sender, 'textbox', 'Share link', TIMEOUT_MS)
+  await waitForField(cdp, sender, 'Share link', TIMEOUT_MS)
   const uploadMs = performance.now() - uploadStart
+  await uploadThreads()
   await stopUploadProfile()
+  const linkField = await findByRole(cdp, sender, 'textbox', 'Share link', TIMEOUT_MS)
   const link = await callOn<string>(cdp, sender, linkField, 'function () { return this.value }')
 
   await cdp.send('Browser.setDownloadBehavior', {
@@ -183,10 +188,17 @@ try {
   const download = await findByRole(cdp, receiver, 'button', 'Download', TIMEOUT_MS)
   const completed = cdp.waitFor('Browser.downloadProgress', (p) => p.state !== 'inProgress')
   const stopDownloadProfile = await profileWorkers(cdp, receiver, 'download')
+  const downloadThreads = await threadTimes('download')
   const downloadStart = performance.now()
   await click(cdp, receiver, download)
-  const outcome = await completed
+  const outcome = await Promise.race([
+    completed,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error('the download did not end in time')), TIMEOUT_MS).unref(),
+    ),
+  ])
   const downloadMs = performance.now() - downloadStart
+  await downloadThreads()
   await stopDownloadProfile()
   if (outcome.state !== 'completed') throw new Error(`the download ended ${String(outcome.state)}`)
   const [saved] = await readdir(downloads)

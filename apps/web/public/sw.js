@@ -19,23 +19,38 @@ self.addEventListener('activate', (event) => {
   event.waitUntil(self.clients.claim())
 })
 
-/** The stream a page serves on a MessagePort when it cannot transfer streams (see streams.ts). */
+/**
+ * Chunks asked for ahead of the browser's reading (PORT_WINDOW in src/lib/worker/streams.ts):
+ * the writer need not wait a round trip for the next request, and at most this many wait here.
+ */
+const PORT_WINDOW = 4
+
+/**
+ * The stream served on a MessagePort by the transfer worker (`streamToPort` in
+ * src/lib/worker/streams.ts): each chunk arrives by transfer; one more is asked for as the browser
+ * takes one.
+ */
 function portToStream(port) {
+  const arrived = []
   let waiting = null
   port.onmessage = (event) => {
-    const resolve = waiting
+    arrived.push(event.data)
+    const wake = waiting
     waiting = null
-    if (resolve) resolve(event.data)
+    if (wake) wake()
   }
   return new ReadableStream(
     {
+      start() {
+        for (let n = 0; n < PORT_WINDOW; n++) port.postMessage({ type: 'pull' })
+      },
       async pull(controller) {
-        const message = await new Promise((resolve) => {
-          waiting = resolve
+        if (arrived.length === 0) await new Promise((resolve) => (waiting = resolve))
+        const message = arrived.shift()
+        if (message.type === 'chunk') {
+          controller.enqueue(message.chunk)
           port.postMessage({ type: 'pull' })
-        })
-        if (message.type === 'chunk') controller.enqueue(message.chunk)
-        else if (message.type === 'done') {
+        } else if (message.type === 'done') {
           port.close()
           controller.close()
         } else {

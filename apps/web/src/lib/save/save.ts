@@ -24,13 +24,29 @@ export function blobTooLarge(method: SaveMethod, size: number): boolean {
   return method === 'blob' && size > BLOB_SAVE_LIMIT
 }
 
+/** What a save takes from the download: its plaintext (or where it went instead) and size. */
+export interface SavedDownload {
+  /** The plaintext; absent when the worker sent it straight to the target's `sink`. */
+  stream?: ReadableStream<Uint8Array> | undefined
+  /** Resolves when all of the plaintext is read; rejects with its error (worker/client.ts). */
+  finished: Promise<void>
+  plainSize: number
+}
+
 export interface SaveTarget {
   method: SaveMethod
   /**
-   * Takes the plaintext of `size` bytes; resolves when all of it is saved, rejects with the
-   * stream's error (`finished` is the stream's own end, see worker/client.ts).
+   * Where the download's plaintext is to go straight from the worker (the service worker's end
+   * of a channel), when the target takes it that way; to be passed to the download call.
    */
-  save(stream: ReadableStream<Uint8Array>, finished: Promise<void>, size: number): Promise<void>
+  sink?: MessagePort
+  /** Takes the download; resolves when all of it is saved, rejects with its error. */
+  save(download: SavedDownload): Promise<void>
+}
+
+function streamOf(download: SavedDownload): ReadableStream<Uint8Array> {
+  if (!download.stream) throw new Error('The download went elsewhere')
+  return download.stream
 }
 
 /**
@@ -43,49 +59,51 @@ export async function openSaveTarget(method: SaveMethod, info: SaveInfo): Promis
     const writable = await pickSaveFile(info.name)
     return {
       method,
-      save: async (stream, finished) => {
-        await stream.pipeTo(writable)
-        await finished
+      save: async (download) => {
+        await streamOf(download).pipeTo(writable)
+        await download.finished
       },
     }
   }
   if (method === 'service-worker') {
     const worker = await ensureServiceWorker()
     if (worker) {
+      // The worker pumps the plaintext into one end, the service worker reads the other: the
+      // bytes cross one thread boundary, by transfer, and never pass through the page.
+      const channel = new MessageChannel()
       return {
         method,
-        save: (stream, finished, size) =>
-          saveWithServiceWorker(worker, stream, info, size, finished),
+        sink: channel.port2,
+        save: (download) =>
+          saveWithServiceWorker(worker, channel.port1, info, download.plainSize, download.finished),
       }
     }
   }
   return {
     method: 'blob',
-    save: async (stream, finished, size) => {
-      if (size > BLOB_SAVE_LIMIT) {
+    save: async (download) => {
+      const stream = streamOf(download)
+      if (download.plainSize > BLOB_SAVE_LIMIT) {
         await stream.cancel('too large')
-        throw new RangeError(`Too large to save in memory: ${size} bytes`)
+        throw new RangeError(`Too large to save in memory: ${download.plainSize} bytes`)
       }
       await saveAsBlob(stream, info.name, info.type)
-      await finished
+      await download.finished
     },
   }
 }
 
 /**
  * The whole save of one download: where to (first, inside the click), then the download itself
- * (which counts it), then the bytes to disk. Call it directly from the click handler.
+ * (which counts it; `start` passes `sink` on to the download call), then the bytes to disk. Call
+ * it directly from the click handler.
  */
 export async function saveDownload(
   method: SaveMethod,
   info: SaveInfo,
-  start: () => Promise<{
-    stream: ReadableStream<Uint8Array>
-    finished: Promise<void>
-    plainSize: number
-  }>,
+  start: (sink: MessagePort | undefined) => Promise<SavedDownload>,
 ): Promise<void> {
   const target = await openSaveTarget(method, info)
-  const download = await start()
-  await target.save(download.stream, download.finished, download.plainSize)
+  const download = await start(target.sink)
+  await target.save(download)
 }

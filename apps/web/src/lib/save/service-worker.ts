@@ -1,9 +1,9 @@
 /**
- * Saving through the service worker (`/sw.js`): the page hands the decrypted stream to the
- * worker and opens its one-time address in a hidden frame; the browser's ordinary download
- * takes the bytes as they are decrypted, so nothing is held in memory.
+ * Saving through the service worker (`/sw.js`): the page hands the service worker one end of a
+ * channel whose other end the transfer worker pumps the plaintext into (worker/streams.ts), and
+ * opens its one-time address in a hidden frame; the browser's ordinary download takes the bytes
+ * as they are decrypted, so nothing is held in memory.
  */
-import { canTransferStreams, streamToPort } from '../worker/streams'
 
 export const SERVICE_WORKER_URL = '/sw.js'
 const DOWNLOAD_PREFIX = '/__fileshare/download/'
@@ -44,13 +44,14 @@ export interface SaveInfo {
 }
 
 /**
- * Hands `stream` to the service worker and starts the browser download. Resolves when the
- * browser has taken every byte (`finished`, the caller's observation of the stream), rejects
- * with the stream's error, or when the browser never fetched the download address.
+ * Hands `source` (the port the plaintext arrives on) to the service worker and starts the
+ * browser download. Resolves when the browser has taken every byte (`finished`, the download's
+ * end as the transfer worker saw it), rejects with its error, or when the browser never fetched
+ * the download address.
  */
 export async function saveWithServiceWorker(
   worker: ServiceWorker,
-  stream: ReadableStream<Uint8Array>,
+  source: MessagePort,
   info: SaveInfo,
   size: number,
   finished: Promise<void>,
@@ -71,18 +72,9 @@ export async function saveWithServiceWorker(
     name: info.name,
     size,
     contentType: info.type,
+    port: source,
   }
-  const transfer: Transferable[] = [reply.port2]
-  if (canTransferStreams()) {
-    message.stream = stream
-    transfer.push(stream as unknown as Transferable)
-  } else {
-    const channel = new MessageChannel()
-    streamToPort(stream, channel.port1)
-    message.port = channel.port2
-    transfer.push(channel.port2)
-  }
-  worker.postMessage(message, transfer)
+  worker.postMessage(message, [reply.port2, source])
   await accepted
 
   const frame = document.createElement('iframe')
@@ -98,7 +90,8 @@ export async function saveWithServiceWorker(
       START_TIMEOUT_MS,
       true,
     )
-    // The stream now belongs to the service worker; the caller's AbortSignal stops its source.
+    // The plaintext flows from the transfer worker to the service worker; the caller's AbortSignal
+    // stops its source.
     if (timedOut) throw new Error('The browser did not start the download')
     await finished
   } finally {

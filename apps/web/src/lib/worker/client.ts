@@ -56,6 +56,25 @@ export interface Download {
   fileCount: number
 }
 
+/**
+ * A download whose plaintext the worker sends straight into a port the caller gave it (the
+ * service worker's end of a channel), so it crosses one thread boundary instead of two.
+ */
+export interface DeliveredDownload {
+  /**
+   * Resolves once the last byte went into the port; rejects with the error that ended the
+   * plaintext (DECRYPT_FAILED, TRUNCATED, NETWORK), or an AbortError when the reader cancelled.
+   */
+  finished: Promise<void>
+  plainSize: number
+  fileCount: number
+}
+
+export interface DownloadOptions extends CallOptions<DownloadProgress> {
+  /** Where the plaintext goes instead of to the page (transferred to the worker). */
+  sink?: MessagePort | undefined
+}
+
 type Method = keyof WorkerMethods
 type Args<K extends Method> = WorkerMethods[K] extends (
   ctx: CallContext,
@@ -71,9 +90,16 @@ interface Pending {
   onProgress?: ((value: never) => void) | undefined
 }
 
+/** A call answered whose plaintext is still on its way to a sink: progress, then its end. */
+interface Delivering {
+  onProgress?: ((value: never) => void) | undefined
+  end: (error?: unknown) => void
+}
+
 let worker: Worker | undefined
 let nextId = 1
 const pending = new Map<number, Pending>()
+const delivering = new Map<number, Delivering>()
 
 function reviveStreams(value: unknown, portKeys: readonly string[] = []): unknown {
   if (portKeys.length === 0) return value
@@ -90,8 +116,16 @@ function start(): Worker {
   })
   started.onmessage = (event: MessageEvent<FromWorker>) => {
     const message = event.data
+    const sending = delivering.get(message.id)
+    if (sending) {
+      if (message.type === 'progress') sending.onProgress?.(message.value as never)
+      if (message.type !== 'end') return
+      delivering.delete(message.id)
+      sending.end(message.error ? reviveError(message.error) : undefined)
+      return
+    }
     const call = pending.get(message.id)
-    if (!call) return
+    if (!call || message.type === 'end') return
     if (message.type === 'progress') {
       call.onProgress?.(message.value as never)
       return
@@ -106,6 +140,8 @@ function start(): Worker {
     const error = new Error(event.message || 'The background worker stopped')
     for (const call of pending.values()) call.reject(error)
     pending.clear()
+    for (const sending of delivering.values()) sending.end(error)
+    delivering.clear()
     worker = undefined
     started.terminate()
   }
@@ -117,6 +153,7 @@ function call<K extends Method, P = never>(
   method: K,
   args: Args<K>,
   options: CallOptions<P> = {},
+  sink?: { port: MessagePort; end: (error?: unknown) => void },
 ): Promise<Result<K>> {
   const { signal, onProgress } = options
   if (signal?.aborted) return Promise.reject(signal.reason)
@@ -128,7 +165,16 @@ function call<K extends Method, P = never>(
     const done = () => signal?.removeEventListener('abort', onAbort)
     pending.set(id, {
       resolve: (value) => {
-        done()
+        // A plaintext still on its way to the sink can be cancelled and reports progress.
+        if (sink) {
+          delivering.set(id, {
+            onProgress: onProgress as ((value: never) => void) | undefined,
+            end: (error) => {
+              done()
+              sink.end(error)
+            },
+          })
+        } else done()
         resolve(value as Result<K>)
       },
       reject: (error) => {
@@ -138,7 +184,9 @@ function call<K extends Method, P = never>(
       onProgress: onProgress as ((value: never) => void) | undefined,
     })
     try {
-      target.postMessage({ type: 'call', id, method, args: plain(args) } satisfies ToWorker)
+      const message: ToWorker = { type: 'call', id, method, args: plain(args) }
+      if (sink) message.sink = sink.port
+      target.postMessage(message, sink ? [sink.port] : [])
     } catch (error) {
       pending.delete(id)
       done()
@@ -147,12 +195,30 @@ function call<K extends Method, P = never>(
   })
 }
 
-async function asDownload(
-  result: Promise<{ stream: ReadableStream<Uint8Array>; plainSize: number; fileCount: number }>,
-): Promise<Download> {
+type DownloadAnswer = Promise<{
+  stream: ReadableStream<Uint8Array>
+  plainSize: number
+  fileCount: number
+}>
+
+async function asDownload(result: DownloadAnswer): Promise<Download> {
   const { stream, plainSize, fileCount } = await result
   const observed = observeStream(stream)
   return { stream: observed.stream, finished: observed.finished, plainSize, fileCount }
+}
+
+/** Calls a download method with `port` as its sink; `finished` settles on the worker's `end`. */
+async function delivered(
+  port: MessagePort,
+  run: (sink: { port: MessagePort; end: (error?: unknown) => void }) => DownloadAnswer,
+): Promise<DeliveredDownload> {
+  let settle!: { resolve: () => void; reject: (error: unknown) => void }
+  const finished = new Promise<void>((resolve, reject) => (settle = { resolve, reject }))
+  // Rejections are handled by whoever awaits; this keeps an unawaited one from being reported.
+  finished.catch(() => undefined)
+  const end = (error?: unknown) => (error === undefined ? settle.resolve() : settle.reject(error))
+  const { plainSize, fileCount } = await run({ port, end })
+  return { finished, plainSize, fileCount }
 }
 
 /** Encrypts and uploads the picked entries (one file, or a ZIP of several). */
@@ -177,12 +243,29 @@ export function unlockFile(
   return call('unlockFile', password ? [href, info, password] : [href, info])
 }
 
-/** Counts one download and streams the decrypted payload. */
+/**
+ * Counts one download and streams the decrypted payload: to the page, or with `sink` straight
+ * into that port.
+ */
+export function downloadFile(
+  handle: string,
+  options: DownloadOptions & { sink: MessagePort },
+): Promise<DeliveredDownload>
 export function downloadFile(
   handle: string,
   options?: CallOptions<DownloadProgress>,
-): Promise<Download> {
-  return asDownload(call('downloadFile', [handle], options))
+): Promise<Download>
+export function downloadFile(
+  handle: string,
+  options?: DownloadOptions,
+): Promise<Download | DeliveredDownload>
+export function downloadFile(
+  handle: string,
+  options: DownloadOptions = {},
+): Promise<Download | DeliveredDownload> {
+  const { sink, ...rest } = options
+  if (!sink) return asDownload(call('downloadFile', [handle], rest))
+  return delivered(sink, (to) => call('downloadFile', [handle], rest, to))
 }
 
 export function deleteFile(id: string, ownerToken: string): Promise<void> {
@@ -249,9 +332,26 @@ export function openInbox(href: string, password?: string): Promise<OpenedInboxV
 export function downloadInboxFile(
   handle: string,
   entryId: string,
+  options: DownloadOptions & { sink: MessagePort },
+): Promise<DeliveredDownload>
+export function downloadInboxFile(
+  handle: string,
+  entryId: string,
   options?: CallOptions<DownloadProgress>,
-): Promise<Download> {
-  return asDownload(call('downloadInboxFile', [handle, entryId], options))
+): Promise<Download>
+export function downloadInboxFile(
+  handle: string,
+  entryId: string,
+  options?: DownloadOptions,
+): Promise<Download | DeliveredDownload>
+export function downloadInboxFile(
+  handle: string,
+  entryId: string,
+  options: DownloadOptions = {},
+): Promise<Download | DeliveredDownload> {
+  const { sink, ...rest } = options
+  if (!sink) return asDownload(call('downloadInboxFile', [handle, entryId], rest))
+  return delivered(sink, (to) => call('downloadInboxFile', [handle, entryId], rest, to))
 }
 
 export function deleteInboxFile(target: InboxTarget, entryId: string): Promise<void> {

@@ -10,6 +10,11 @@ export interface CallMessage {
   id: number
   method: string
   args: unknown[]
+  /**
+   * Where a download's plaintext goes instead of back to the page: one end of a channel whose
+   * other end the page gave the service worker (streams.ts `streamToPort`).
+   */
+  sink?: MessagePort
 }
 
 export interface AbortMessage {
@@ -39,7 +44,14 @@ export interface ErrorMessage {
   error: SerializedError
 }
 
-export type FromWorker = ProgressMessage | ResultMessage | ErrorMessage
+/** A plaintext sent to a call's `sink` has gone out whole, or failed with `error`. */
+export interface EndMessage {
+  type: 'end'
+  id: number
+  error?: SerializedError
+}
+
+export type FromWorker = ProgressMessage | ResultMessage | ErrorMessage | EndMessage
 
 export interface SerializedError {
   /** Marks the object, also when it errors a stream instead of a call. */

@@ -2,7 +2,13 @@ import { ApiError, ProtocolError, DECRYPT_FAILED_MESSAGE } from '@fileshare/prot
 import { describe, expect, it } from 'vitest'
 
 import { isSerializedError, reviveError, serializeError } from './messages'
-import { observeStream, portToStream, streamToPort, withSerializedErrors } from './streams'
+import {
+  observeStream,
+  PORT_WINDOW,
+  portToStream,
+  streamToPort,
+  withSerializedErrors,
+} from './streams'
 
 function source(chunks: Uint8Array[], failWith?: unknown): ReadableStream<Uint8Array> {
   let i = 0
@@ -81,5 +87,72 @@ describe('streams across the boundary', () => {
     expect(await readAll(observed.stream)).toHaveLength(7)
     await expect(observed.finished).resolves.toBeUndefined()
     expect(seen).toEqual([3, 7])
+  })
+
+  it('keeps PORT_WINDOW chunks on the way ahead of a reader that does not read', async () => {
+    let pulled = 0
+    const counted = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled++
+          controller.enqueue(new Uint8Array(8))
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    const channel = new MessageChannel()
+    streamToPort(counted, channel.port1)
+    const reader = portToStream(channel.port2).getReader()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(pulled).toBe(PORT_WINDOW)
+    await reader.read()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(pulled).toBe(PORT_WINDOW + 1)
+    await reader.cancel('enough')
+  })
+
+  it('transfers chunks that own their buffer and copies views into a larger one', async () => {
+    const own = new Uint8Array([1, 2, 3])
+    const shared = new Uint8Array([7, 8, 9, 10])
+    const channel = new MessageChannel()
+    streamToPort(source([own, shared.subarray(1, 3)]), channel.port1)
+    expect(await readAll(portToStream(channel.port2))).toEqual([1, 2, 3, 8, 9])
+    // Moved, not copied: the sender's buffer is gone; the shared one is left as it was.
+    expect(own.buffer.byteLength).toBe(0)
+    expect([...shared]).toEqual([7, 8, 9, 10])
+  })
+
+  it('tells how the pumped stream ended: whole, failed, or cancelled by the reader', async () => {
+    const ends: unknown[] = []
+    const whole = new MessageChannel()
+    streamToPort(source([new Uint8Array([1])]), whole.port1, (error) => ends.push(error))
+    await readAll(portToStream(whole.port2))
+
+    const failed = new MessageChannel()
+    const tampered = new ProtocolError('DECRYPT_FAILED', DECRYPT_FAILED_MESSAGE)
+    streamToPort(withSerializedErrors(source([], tampered)), failed.port1, (error) =>
+      ends.push(error),
+    )
+    await expect(readAll(portToStream(failed.port2))).rejects.toMatchObject({
+      code: 'DECRYPT_FAILED',
+    })
+
+    let cancelled: unknown
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => controller.enqueue(new Uint8Array(4)),
+      cancel: (reason) => void (cancelled = reason),
+    })
+    const stopped = new MessageChannel()
+    streamToPort(endless, stopped.port1, (error) => ends.push(error))
+    const reader = portToStream(stopped.port2).getReader()
+    await reader.read()
+    await reader.cancel('user stopped it')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+
+    expect(ends).toHaveLength(3)
+    expect(ends[0]).toBeUndefined()
+    expect(ends[1]).toMatchObject({ kind: 'protocol', code: 'DECRYPT_FAILED' })
+    expect(ends[2]).toMatchObject({ name: 'AbortError' })
+    expect(cancelled).toBe('user stopped it')
   })
 })

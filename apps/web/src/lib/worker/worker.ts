@@ -1,7 +1,8 @@
 /**
  * The module worker that runs the client core: encryption, zipping, Argon2 and every transfer,
  * off the page's main thread. Each call answers once with a result or an error; downloads answer
- * with a stream that is transferred (or pumped through a port) to the page.
+ * with a stream that is transferred (or pumped through a port) to the page, or, when the call
+ * came with a `sink` port, is pumped into it (to the service worker) and ends with an `end`.
  */
 import { ApiClient } from '@fileshare/protocol'
 
@@ -69,32 +70,65 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
     running.get(message.id)?.abort(new DOMException('Cancelled', 'AbortError'))
     return
   }
-  const { id, method, args } = message
+  const { id, method, args, sink } = message
   const controller = new AbortController()
   running.set(id, controller)
   const progress = throttledProgress(id)
   const ctx: CallContext = { signal: controller.signal, progress: progress.report }
+  /** The call is over for the page: no more progress, and an abort has nothing left to stop. */
+  const over = () => {
+    progress.stop()
+    running.delete(id)
+  }
+  let result: unknown
   try {
     const fn = methods[method as keyof WorkerMethods] as
       ((ctx: CallContext, ...rest: unknown[]) => Promise<unknown>) | undefined
     if (!fn) throw new Error(`Unknown worker method ${method}`)
-    const result = await fn(ctx, ...args)
-    progress.flush()
-    postResult(id, result)
+    result = await fn(ctx, ...args)
   } catch (error) {
     progress.flush()
     post({ type: 'error', id, error: serializeError(error) })
-  } finally {
-    progress.stop()
-    running.delete(id)
+    sink?.close()
+    over()
+    return
   }
+  const stream = sink ? streamOf(result) : undefined
+  if (!sink || !stream) {
+    progress.flush()
+    postResult(id, result)
+    if (sink) {
+      // A sink given to a call without a plaintext: the page still waits for its end.
+      sink.close()
+      post({ type: 'end', id, error: serializeError(new Error(`${method} sends no plaintext`)) })
+    }
+    over()
+    return
+  }
+  // The plaintext goes straight to the service worker; the page hears how it ended. Progress and
+  // cancellation last until then.
+  const { stream: _sent, ...rest } = result as { stream: ReadableStream<Uint8Array> }
+  postResult(id, rest)
+  streamToPort(withSerializedErrors(stream), sink, (error) => {
+    progress.flush()
+    post(
+      error === undefined ? { type: 'end', id } : { type: 'end', id, error: serializeError(error) },
+    )
+    over()
+  })
+}
+
+/** The `stream` of a download's result, if it has one. */
+function streamOf(result: unknown): ReadableStream<Uint8Array> | undefined {
+  const stream = (result as { stream?: unknown } | null)?.stream
+  return stream instanceof ReadableStream ? (stream as ReadableStream<Uint8Array>) : undefined
 }
 
 /**
  * The call's progress channel, posting the first report at once, then the latest one at most
  * every PROGRESS_INTERVAL_MS; `flush` posts a report still waiting. `stop` drops it and every
- * later one: the page forgets a call once it is answered (a download's stream counts its own
- * bytes there).
+ * later one: the page forgets a call once it is answered, or, for a download sent to a sink,
+ * once its plaintext has ended.
  */
 function throttledProgress(id: number) {
   let last = 0
