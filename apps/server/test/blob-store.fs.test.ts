@@ -71,7 +71,7 @@ describe('filesystem downloads (open and pipeTo)', () => {
       blobs.map(async ({ key, bytes }) => {
         const { out, received } = slowReceiver(1)
         const finished = once(out, 'finish')
-        await (await store.open(key)).pipeTo(out)
+        await (await store.open(key)).pipeTo(out, bytes.length)
         await finished
         expect(received().equals(bytes)).toBe(true)
       }),
@@ -91,9 +91,27 @@ describe('filesystem downloads (open and pipeTo)', () => {
     })
     const blob = await store.open(key)
     expect(await openDescriptors(path)).toBe(1)
-    await blob.pipeTo(out)
+    await blob.pipeTo(out, 8 * 1024 ** 2)
     expect(out.writableFinished).toBe(false)
     expect(await openDescriptors(path)).toBe(0)
+  })
+
+  // Property: a damaged blob never passes for a whole one; its receiver is cut off, not ended.
+  it.each([
+    ['shorter', 1],
+    ['longer', -1],
+  ])('destroys the receiver when the blob is %s than its recorded length', async (_, delta) => {
+    const { key, bytes } = await stored(3 * 1024 ** 2 + 5)
+    const { out } = slowReceiver(0)
+    const failed = once(out, 'error')
+    const blob = await store.open(key)
+    await expect(blob.pipeTo(out, bytes.length + delta)).rejects.toThrow(
+      `does not have its recorded length of ${bytes.length + delta} bytes`,
+    )
+    expect(out.destroyed).toBe(true)
+    expect(out.writableFinished).toBe(false)
+    await failed
+    expect(await openDescriptors(join(dataDir, 'blobs', key))).toBe(0)
   })
 
   it('fails to open a blob that does not exist, before anything is sent', async () => {

@@ -3,7 +3,7 @@
  * stored uploads (spec: Endpoints, File upload states, Limits), for one storage backend.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, truncate } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
 
@@ -372,6 +372,38 @@ export function uploadsSuite(backend: Backend): void {
         expect(res.status).toBe(200)
         expect(Buffer.from(await res.arrayBuffer()).equals(up.body)).toBe(true)
       })
+
+      // Property: damaged storage is reported to the client at once, never as a stalled body.
+      it.runIf(backend.name === 'filesystem')(
+        'cuts a download off at once when the stored blob is shorter than recorded',
+        async () => {
+          const before = new Set((await blobFiles(server)).committed)
+          const up = await uploadSingle(server, 3 * MiB, { 'X-Max-Downloads': '2' })
+          const added = (await blobFiles(server)).committed.filter((key) => !before.has(key))
+          expect(added).toHaveLength(1)
+          await truncate(join(server.dataDir, 'blobs', added[0]!), MiB)
+          const started = Date.now()
+          const outcome = await new Promise<{ received: number; complete: boolean }>(
+            (resolve, reject) => {
+              const url = new URL(`/api/download/${up.id}`, server.url)
+              const req = request(url, { headers: { 'X-Auth-Token': up.authToken } }, (res) => {
+                expect(res.statusCode).toBe(200)
+                expect(res.headers['content-length']).toBe(String(3 * MiB))
+                let received = 0
+                res.on('data', (piece: Buffer) => (received += piece.length))
+                res.on('error', () => undefined)
+                res.on('close', () => resolve({ received, complete: res.complete }))
+              })
+              req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
+              req.end()
+            },
+          )
+          expect(outcome).toEqual({ received: MiB, complete: false })
+          // An answer merely ended short would hold the connection until the server's keep-alive
+          // timeout (5 s) closed it; the cut comes long before that.
+          expect(Date.now() - started).toBeLessThan(2_500)
+        },
+      )
 
       it('answers a HEAD request with the headers of the download and no body', async () => {
         const up = await uploadSingle(server, 3 * MiB, { 'X-Max-Downloads': '2' })

@@ -38,8 +38,8 @@ export function downloadResponse(c: Context<AppEnv>, download: CountedDownload):
   // together. writeHead merges in the headers already set on the response (the server's security
   // headers, the rate limit's).
   outgoing.writeHead(200, headers)
-  // A failed read has destroyed the response, which the client sees as a short body; there is
-  // nothing else left to answer.
-  delivery.blob.pipeTo(outgoing).catch(() => undefined)
+  // A failed read, or a stored blob of another length than recorded, has destroyed the
+  // response, which the client sees at once as a cut-off body; there is nothing else to answer.
+  delivery.blob.pipeTo(outgoing, size).catch(() => undefined)
   return RESPONSE_ALREADY_SENT
 }

@@ -57,10 +57,12 @@ export interface BlobStore {
  */
 export interface OpenedBlob {
   /**
-   * Writes every byte to `out` with its backpressure, then ends it. Resolves once done, or once
-   * `out` closed early (the client went away); a failed read destroys `out` and rejects.
+   * Writes the blob's `length` bytes to `out` with its backpressure, then ends it. Resolves once
+   * done, or once `out` closed early (the client went away). A failed read, or a blob that turns
+   * out shorter or longer than `length` (damaged storage), destroys `out` and rejects: the client
+   * sees a cut-off body at once instead of waiting for bytes its Content-Length promised.
    */
-  pipeTo(out: Writable): Promise<void>
+  pipeTo(out: Writable, length: number): Promise<void>
   /** The bytes as a web stream, for an answer without a Node response to write to. */
   stream(): ReadableStream<Uint8Array>
   close(): Promise<void>
@@ -78,12 +80,17 @@ export async function deliverBlob(store: BlobStore, key: string): Promise<BlobDe
 /** A store's web stream as an OpenedBlob, for stores that have no `open()` of their own. */
 function webBlob(source: ReadableStream<Uint8Array>): OpenedBlob {
   return {
-    async pipeTo(out) {
+    async pipeTo(out, length) {
       const reader = source.getReader()
+      const count = new LengthCheck(length)
       try {
         for (;;) {
           const { done, value } = await reader.read()
-          if (done) return void out.end()
+          if (done) {
+            count.end()
+            return void out.end()
+          }
+          count.add(value.length)
           if (!out.write(value) && !(await drained(out))) return
         }
       } catch (error) {
@@ -95,6 +102,28 @@ function webBlob(source: ReadableStream<Uint8Array>): OpenedBlob {
     },
     stream: () => source,
     close: () => source.cancel(),
+  }
+}
+
+/** Counts a blob's bytes as they are read, and fails as soon as they differ from its length. */
+export class LengthCheck {
+  private seen = 0
+
+  constructor(private readonly length: number) {}
+
+  /** Before a piece is sent: fails when it would take the blob past its length. */
+  add(bytes: number): void {
+    this.seen += bytes
+    if (this.seen > this.length) throw this.mismatch()
+  }
+
+  /** At the end of the blob: fails when it was shorter than its length. */
+  end(): void {
+    if (this.seen !== this.length) throw this.mismatch()
+  }
+
+  private mismatch(): Error {
+    return new Error(`The stored blob does not have its recorded length of ${this.length} bytes`)
   }
 }
 

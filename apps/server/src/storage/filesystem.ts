@@ -11,6 +11,7 @@ import type { Writable } from 'node:stream'
 import {
   assertBlobKey,
   drained,
+  LengthCheck,
   type BlobStore,
   type BlobWriter,
   type OpenedBlob,
@@ -198,17 +199,20 @@ class FileBlob implements OpenedBlob {
    * only once its write has completed, when the socket no longer holds it; a failed or
    * abandoned write leaves it to the garbage collector.
    */
-  async pipeTo(out: Writable): Promise<void> {
+  async pipeTo(out: Writable, expected: number): Promise<void> {
     let next: Promise<{ block: Buffer; length: number }> | undefined = this.readBlock()
+    const count = new LengthCheck(expected)
     try {
       for (;;) {
         const { block, length } = await next
         next = undefined
         if (length === 0) {
           returnBlock(block)
+          count.end()
           return void out.end()
         }
         if (out.destroyed) return
+        count.add(length)
         const data = length === READ_BLOCK ? block : block.subarray(0, length)
         const flowing = out.write(data, (error) => {
           if (!error) returnBlock(block)
