@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       now: deps.now,
     }),
   )
-  app.route('/api', fileRoutes({ uploads: services.uploads, ipOf }))
+  app.route('/api', fileRoutes({ uploads: services.uploads, ipOf, logger }))
   app.route(
     '/api',
     notesRoutes({
@@ -113,7 +113,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       now: deps.now,
     }),
   )
-  app.route('/api/inbox', inboxRoutes({ requests: services.requests, enabled: requestsOn, ipOf }))
+  app.route(
+    '/api/inbox',
+    inboxRoutes({ requests: services.requests, enabled: requestsOn, ipOf, logger }),
+  )
 
   if (loginEnabled(config)) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { toBase64Url } from '@fileshare/protocol'
 
 import { loadConfig } from '../src/config.js'
-import { createLogger } from '../src/logger.js'
+import { createLogger, type Logger } from '../src/logger.js'
 import { startServer, type RunningService } from '../src/server.js'
 
 export interface ManualClock {
@@ -39,6 +39,8 @@ export interface TestServerOptions {
   dataDir?: string
   webRoot?: string
   version?: string
+  /** Where the server logs; by default nowhere (TEST_LOG_LEVEL=error: errors to stderr). */
+  logger?: Logger
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -56,7 +58,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const service = await startServer(config, {
     version: options.version ?? 'test',
     webRoot: options.webRoot,
-    logger: createLogger(process.env.TEST_LOG_LEVEL === 'error' ? 'error' : 'silent'),
+    logger:
+      options.logger ?? createLogger(process.env.TEST_LOG_LEVEL === 'error' ? 'error' : 'silent'),
     ...(clock ? { now: clock.now } : {}),
   })
   return {

@@ -7,9 +7,10 @@ import { readFile, truncate } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { blobFiles, followDownload, type Backend } from './backends.js'
+import { createLogger } from '../src/logger.js'
 import {
   manualClock,
   randomToken,
@@ -373,35 +374,49 @@ export function uploadsSuite(backend: Backend): void {
         expect(Buffer.from(await res.arrayBuffer()).equals(up.body)).toBe(true)
       })
 
-      // Property: damaged storage is reported to the client at once, never as a stalled body.
+      // Property: damaged storage is reported to the client at once, never as a stalled body,
+      // and to the operator in the log.
       it.runIf(backend.name === 'filesystem')(
-        'cuts a download off at once when the stored blob is shorter than recorded',
+        'cuts a download off at once when the stored blob is shorter than recorded, and logs it',
         async () => {
-          const before = new Set((await blobFiles(server)).committed)
-          const up = await uploadSingle(server, 3 * MiB, { 'X-Max-Downloads': '2' })
-          const added = (await blobFiles(server)).committed.filter((key) => !before.has(key))
-          expect(added).toHaveLength(1)
-          await truncate(join(server.dataDir, 'blobs', added[0]!), MiB)
-          const started = Date.now()
-          const outcome = await new Promise<{ received: number; complete: boolean }>(
-            (resolve, reject) => {
-              const url = new URL(`/api/download/${up.id}`, server.url)
-              const req = request(url, { headers: { 'X-Auth-Token': up.authToken } }, (res) => {
-                expect(res.statusCode).toBe(200)
-                expect(res.headers['content-length']).toBe(String(3 * MiB))
-                let received = 0
-                res.on('data', (piece: Buffer) => (received += piece.length))
-                res.on('error', () => undefined)
-                res.on('close', () => resolve({ received, complete: res.complete }))
-              })
-              req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
-              req.end()
-            },
-          )
-          expect(outcome).toEqual({ received: MiB, complete: false })
-          // An answer merely ended short would hold the connection until the server's keep-alive
-          // timeout (5 s) closed it; the cut comes long before that.
-          expect(Date.now() - started).toBeLessThan(2_500)
+          const errors: string[] = []
+          const logger = createLogger('error', {
+            stdout: { write: () => true },
+            stderr: { write: (line: string) => errors.push(line) },
+          })
+          const own = await startTestServer({ env: backend.env(), logger })
+          try {
+            const up = await uploadSingle(own, 3 * MiB, { 'X-Max-Downloads': '2' })
+            const [key, ...others] = (await blobFiles(own)).committed
+            expect(others).toEqual([])
+            await truncate(join(own.dataDir, 'blobs', key!), MiB)
+            const started = Date.now()
+            const outcome = await new Promise<{ received: number; complete: boolean }>(
+              (resolve, reject) => {
+                const url = new URL(`/api/download/${up.id}`, own.url)
+                const req = request(url, { headers: { 'X-Auth-Token': up.authToken } }, (res) => {
+                  expect(res.statusCode).toBe(200)
+                  expect(res.headers['content-length']).toBe(String(3 * MiB))
+                  let received = 0
+                  res.on('data', (piece: Buffer) => (received += piece.length))
+                  res.on('error', () => undefined)
+                  res.on('close', () => resolve({ received, complete: res.complete }))
+                })
+                req.on('error', (error) => (req.destroyed ? undefined : reject(error)))
+                req.end()
+              },
+            )
+            expect(outcome).toEqual({ received: MiB, complete: false })
+            // An answer merely ended short would hold the connection until the server's
+            // keep-alive timeout (5 s) closed it; the cut comes long before that.
+            expect(Date.now() - started).toBeLessThan(2_500)
+            await vi.waitFor(() => expect(errors).toHaveLength(1))
+            expect(errors[0]).toContain('a download was cut off after its answer began')
+            expect(errors[0]).toContain(`does not have its recorded length of ${3 * MiB} bytes`)
+            expect(errors[0]).not.toContain(up.authToken)
+          } finally {
+            await own.close()
+          }
         },
       )
 

@@ -7,6 +7,7 @@ import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
+import type { Logger } from '../logger.js'
 import type { BlobDelivery } from '../storage/blob-store.js'
 
 export interface CountedDownload {
@@ -15,7 +16,16 @@ export interface CountedDownload {
   delivery: BlobDelivery
 }
 
-export function downloadResponse(c: Context<AppEnv>, download: CountedDownload): Response {
+/**
+ * `logger` hears of a download that failed after its 200 was sent (a failed read, damaged
+ * storage): the client only sees a cut-off body, and the operator should know. A client that goes
+ * away is no failure.
+ */
+export function downloadResponse(
+  c: Context<AppEnv>,
+  download: CountedDownload,
+  logger: Pick<Logger, 'error'>,
+): Response {
   const { size, fileCount, delivery } = download
   if ('url' in delivery) {
     return c.json({ url: delivery.url, size, fileCount }, 200, { 'Cache-Control': 'no-store' })
@@ -40,6 +50,8 @@ export function downloadResponse(c: Context<AppEnv>, download: CountedDownload):
   outgoing.writeHead(200, headers)
   // A failed read, or a stored blob of another length than recorded, has destroyed the
   // response, which the client sees at once as a cut-off body; there is nothing else to answer.
-  delivery.blob.pipeTo(outgoing, size).catch(() => undefined)
+  delivery.blob
+    .pipeTo(outgoing, size)
+    .catch((error: unknown) => logger.error('a download was cut off after its answer began', error))
   return RESPONSE_ALREADY_SENT
 }

@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
+import type { Logger } from '../logger.js'
 import type { UploadsService } from '../services/uploads.js'
 import { readJson } from './body.js'
 import { downloadResponse } from './download.js'
@@ -14,6 +15,7 @@ import { downloadResponse } from './download.js'
 export interface FileRouteDeps {
   uploads: UploadsService
   ipOf: (c: Context<AppEnv>) => string
+  logger: Pick<Logger, 'error'>
 }
 
 /** Metadata is at most 75,000 bytes of ciphertext; its base64 JSON body fits well within this. */
@@ -50,7 +52,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
 
   app.get('/download/:id', async (c) => {
     const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'))
-    return downloadResponse(c, download)
+    return downloadResponse(c, download, deps.logger)
   })
 
   app.post('/password/:id', (c) => {

@@ -5,6 +5,7 @@
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
+import type { Logger } from '../logger.js'
 import type { RequestsService } from '../services/requests.js'
 import { requestId, requestsEnabled } from './requests.js'
 import { downloadResponse } from './download.js'
@@ -14,6 +15,7 @@ export interface InboxRouteDeps {
   /** Answers 403 on every route while file requests are disabled. */
   enabled: boolean
   ipOf: (c: Context<AppEnv>) => string
+  logger: Pick<Logger, 'error'>
 }
 
 /** The `:uid` as given; the service checks it after the credential, so a locked caller gets 429. */
@@ -38,7 +40,7 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
 
   app.get('/:id/file/:uid', async (c) => {
     const file = await requests.inboxFile(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
-    return downloadResponse(c, file)
+    return downloadResponse(c, file, deps.logger)
   })
 
   app.delete('/:id/file/:uid', async (c) => {
