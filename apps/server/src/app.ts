@@ -45,7 +45,7 @@ function noteBodyLimit(config: Config): number {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, services, logger } = deps
   const app = new Hono<AppEnv>()
-  const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustProxy)
+  const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustedProxies)
   const guard = creationGuard(config)
   const requireLogin = (service: ServiceName) => async (c: Context<AppEnv>) => {
     await guard(service, (name) => c.req.header(name))

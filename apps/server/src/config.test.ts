@@ -12,7 +12,7 @@ const DEFAULTS: Config = {
   host: '0.0.0.0',
   baseUrl: 'http://localhost:3000',
   dataDir: resolve('./data'),
-  trustProxy: false,
+  trustedProxies: 0,
   logLevel: 'info',
   rateLimitWindowMs: 60_000,
   rateLimitMax: 600,
@@ -134,17 +134,26 @@ describe('loadConfig', () => {
   })
 
   it.each([
-    ['true', true],
-    ['TRUE', true],
-    ['1', true],
-    ['yes', true],
-    ['on', true],
-    ['false', false],
-    ['0', false],
-    ['No', false],
-    ['off', false],
-  ])('reads the boolean %j as %s', (value, expected) => {
-    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected)
+    ['true', 1],
+    ['TRUE', 1],
+    ['1', 1],
+    ['yes', 1],
+    ['on', 1],
+    ['false', 0],
+    ['0', 0],
+    ['No', 0],
+    ['off', 0],
+    ['2', 2],
+    ['16', 16],
+  ])('reads TRUST_PROXY %j as %i trusted proxies', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustedProxies).toBe(expected)
+  })
+
+  it.each(['17', '-1', '1.5', 'maybe', '100'])('refuses TRUST_PROXY %j', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+      'true, false, or the number of proxies in front of the service (0 to 16)',
+    )
   })
 
   it('reads optional strings, colors and choices', () => {

@@ -24,7 +24,11 @@ export interface Config {
   /** Public address of the service, without a trailing slash; share links start with it. */
   baseUrl: string
   dataDir: string
-  trustProxy: boolean
+  /**
+   * Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY): 0
+   * ignores the header; N takes the client from the N-th address counted from its end.
+   */
+  trustedProxies: number
   logLevel: LogLevel
 
   rateLimitWindowMs: number
@@ -120,6 +124,9 @@ const SIZE_UNITS: Record<string, number> = {
   TIB: 1024 ** 4,
 }
 
+/** A longer chain of proxies than this is a mistake in the setting rather than a deployment. */
+const MAX_TRUSTED_PROXIES = 16
+
 /** Reads variables, each with a default, and remembers nothing else. */
 class Reader {
   constructor(private readonly env: Env) {}
@@ -169,6 +176,23 @@ class Reader {
       )
     }
     return bytes
+  }
+
+  /** TRUST_PROXY: a boolean (one proxy or none) or the number of proxies in the chain. */
+  proxyCount(name: string): number {
+    const value = this.raw(name)
+    if (value === undefined) return 0
+    if (/^(true|yes|on)$/i.test(value)) return 1
+    if (/^(false|no|off)$/i.test(value)) return 0
+    const count = /^\d{1,2}$/.test(value) ? Number(value) : NaN
+    if (!(count >= 0 && count <= MAX_TRUSTED_PROXIES)) {
+      throw new ConfigError(
+        name,
+        value,
+        `true, false, or the number of proxies in front of the service (0 to ${MAX_TRUSTED_PROXIES})`,
+      )
+    }
+    return count
   }
 
   boolean(name: string, fallback: boolean): boolean {
@@ -308,7 +332,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: read.host('HOST', '0.0.0.0'),
     baseUrl: read.url('BASE_URL', `http://localhost:${port}`),
     dataDir: resolve(read.string('DATA_DIR', './data')),
-    trustProxy: read.boolean('TRUST_PROXY', false),
+    trustedProxies: read.proxyCount('TRUST_PROXY'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
 
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),

@@ -74,7 +74,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     }),
   })
   const guard = creationGuard(config)
-  const ipOf = (request: IncomingMessage) => requestIp(request, config.trustProxy)
+  const ipOf = (request: IncomingMessage) => requestIp(request, config.trustedProxies)
   const sockets = attachUploadSockets(http.server, {
     config,
     uploads: services.uploads,

@@ -55,6 +55,26 @@ describe('rate limit', () => {
   })
 })
 
+describe('rate limit behind a chain of proxies', () => {
+  // Property: behind TRUST_PROXY=2, the client is what the outer proxy saw, whatever it forged.
+  it('counts by the address the outer of two proxies appended', async () => {
+    server = await startTestServer({
+      env: { RATE_LIMIT_MAX: '2', RATE_LIMIT_WINDOW: '60000', TRUST_PROXY: '2' },
+    })
+    const url = `${server.url}/api/health`
+    const via = (forwardedFor: string) =>
+      fetch(url, { headers: { 'X-Forwarded-For': forwardedFor } })
+    // One client behind the same outer proxy, forging a different first address each time.
+    const statuses = []
+    for (const forged of ['198.51.100.1', '198.51.100.2', '198.51.100.3']) {
+      statuses.push((await via(`${forged}, 203.0.113.9, 10.0.0.1`)).status)
+    }
+    expect(statuses).toEqual([200, 200, 429])
+    // Another client, through the same two proxies, has its own count.
+    expect((await via('203.0.113.10, 10.0.0.1')).status).toBe(200)
+  })
+})
+
 /** The answer to a WebSocket handshake: 101 and its headers, or the refusal with its body. */
 function handshake(
   url: string,

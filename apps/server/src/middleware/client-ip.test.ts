@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest'
 import { clientIp, normalizeIp } from './client-ip.js'
 
 async function ipFor(options: {
-  trustProxy: boolean
+  proxies: number
   socket?: string
   forwardedFor?: string
 }): Promise<string> {
-  const app = new Hono().get('/', (c) => c.text(clientIp(c, options.trustProxy)))
+  const app = new Hono().get('/', (c) => c.text(clientIp(c, options.proxies)))
   const headers: Record<string, string> =
     options.forwardedFor === undefined ? {} : { 'X-Forwarded-For': options.forwardedFor }
   const nodeHeaders =
@@ -23,24 +23,24 @@ async function ipFor(options: {
 
 describe('clientIp', () => {
   it('uses the socket address', async () => {
-    expect(await ipFor({ trustProxy: false, socket: '203.0.113.7' })).toBe('203.0.113.7')
+    expect(await ipFor({ proxies: 0, socket: '203.0.113.7' })).toBe('203.0.113.7')
   })
 
   it('ignores X-Forwarded-For unless the proxy is trusted, so clients cannot pick their IP', async () => {
-    expect(
-      await ipFor({ trustProxy: false, socket: '203.0.113.7', forwardedFor: '198.51.100.2' }),
-    ).toBe('203.0.113.7')
+    expect(await ipFor({ proxies: 0, socket: '203.0.113.7', forwardedFor: '198.51.100.2' })).toBe(
+      '203.0.113.7',
+    )
   })
 
   it('takes the address the trusted proxy appended (the last), not one the client wrote', async () => {
     expect(
       await ipFor({
-        trustProxy: true,
+        proxies: 1,
         socket: '10.0.0.1',
         forwardedFor: ' 198.51.100.2 , 203.0.113.9 ',
       }),
     ).toBe('203.0.113.9')
-    expect(await ipFor({ trustProxy: true, socket: '10.0.0.1', forwardedFor: '2001:DB8::1' })).toBe(
+    expect(await ipFor({ proxies: 1, socket: '10.0.0.1', forwardedFor: '2001:DB8::1' })).toBe(
       '2001:db8:0:0::/64',
     )
   })
@@ -48,23 +48,37 @@ describe('clientIp', () => {
   it.each(['', 'garbage', '198.51.100.2:8080', '999.1.1.1', '198.51.100.2, unknown'])(
     'falls back to the socket for X-Forwarded-For %j',
     async (forwardedFor) => {
-      expect(await ipFor({ trustProxy: true, socket: '10.0.0.1', forwardedFor })).toBe('10.0.0.1')
+      expect(await ipFor({ proxies: 1, socket: '10.0.0.1', forwardedFor })).toBe('10.0.0.1')
     },
   )
 
+  // Property: behind a chain of N proxies, only what the N proxies wrote is believed.
+  it('takes the address the outermost of N trusted proxies appended', async () => {
+    const socket = '10.0.0.2'
+    const viaTwo = (forwardedFor: string) => ipFor({ proxies: 2, socket, forwardedFor })
+    expect(await viaTwo('203.0.113.9, 10.0.0.1')).toBe('203.0.113.9')
+    expect(await viaTwo('198.51.100.2, 203.0.113.9, 10.0.0.1')).toBe('203.0.113.9')
+    // A request that reached the inner proxy directly: the furthest address a proxy wrote.
+    expect(await viaTwo('10.0.0.1')).toBe('10.0.0.1')
+    expect(await viaTwo('garbage, 10.0.0.1')).toBe(socket)
+    expect(
+      await ipFor({ proxies: 3, socket, forwardedFor: '203.0.113.9, 10.0.0.5, 10.0.0.1' }),
+    ).toBe('203.0.113.9')
+  })
+
   it('falls back to the socket without X-Forwarded-For', async () => {
-    expect(await ipFor({ trustProxy: true, socket: '10.0.0.1' })).toBe('10.0.0.1')
+    expect(await ipFor({ proxies: 1, socket: '10.0.0.1' })).toBe('10.0.0.1')
   })
 
   it('answers unknown without a socket', async () => {
-    expect(await ipFor({ trustProxy: false })).toBe('unknown')
+    expect(await ipFor({ proxies: 0 })).toBe('unknown')
   })
 
   it('unmaps IPv4-mapped IPv6 addresses from the socket and the header', async () => {
-    expect(await ipFor({ trustProxy: false, socket: '::ffff:203.0.113.7' })).toBe('203.0.113.7')
-    expect(
-      await ipFor({ trustProxy: true, socket: '::1', forwardedFor: '::FFFF:198.51.100.2' }),
-    ).toBe('198.51.100.2')
+    expect(await ipFor({ proxies: 0, socket: '::ffff:203.0.113.7' })).toBe('203.0.113.7')
+    expect(await ipFor({ proxies: 1, socket: '::1', forwardedFor: '::FFFF:198.51.100.2' })).toBe(
+      '198.51.100.2',
+    )
   })
 })
 

@@ -1,8 +1,10 @@
 /**
  * The client IP that rate limits, the upload quota and the lockout count by (spec: Limits): the
- * socket's peer, or behind a trusted reverse proxy the last address of `X-Forwarded-For`: the one
- * that proxy appended for the peer it saw. Earlier entries come from the client and could be
- * forged to dodge the limits. An IPv6 client counts as its /64 network, since one host is
+ * socket's peer, or behind N trusted reverse proxies (TRUST_PROXY) the N-th address from the end
+ * of `X-Forwarded-For`: each proxy appends the peer it saw, so that one is what the outermost
+ * proxy saw. Earlier entries come from the client and could be forged to dodge the limits; a
+ * header shorter than the chain (a request that skipped the outer proxies) gives its first
+ * address, the furthest one a trusted proxy wrote. An IPv6 client counts as its /64 network, since one host is
  * commonly given a whole /64 and could otherwise take a fresh address for every request.
  */
 import type { IncomingMessage } from 'node:http'
@@ -16,19 +18,20 @@ export const UNKNOWN_IP = 'unknown'
 
 const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/
 
-export function clientIp(c: Context, trustProxy: boolean): string {
+export function clientIp(c: Context, trustedProxies: number): string {
   const bindings = c.env as Partial<HttpBindings> | undefined
   if (!bindings?.incoming) return UNKNOWN_IP
-  return requestIp(bindings.incoming, trustProxy)
+  return requestIp(bindings.incoming, trustedProxies)
 }
 
 /** The same rule on a Node request, for the upload sockets' upgrade requests. */
-export function requestIp(request: IncomingMessage, trustProxy: boolean): string {
+export function requestIp(request: IncomingMessage, trustedProxies: number): string {
   const socketAddress = request.socket.remoteAddress
   const socketIp = socketAddress === undefined ? UNKNOWN_IP : normalizeIp(socketAddress)
   const header = request.headers['x-forwarded-for']
-  if (!trustProxy || typeof header !== 'string') return socketIp
-  const forwarded = header.split(',').at(-1)?.trim()
+  if (trustedProxies <= 0 || typeof header !== 'string') return socketIp
+  const addresses = header.split(',')
+  const forwarded = addresses[Math.max(0, addresses.length - trustedProxies)]?.trim()
   return forwarded !== undefined && isIP(forwarded) !== 0 ? normalizeIp(forwarded) : socketIp
 }
 

@@ -32,11 +32,11 @@ function buildApp(staticRoot: string, errorStyle: ErrorStyle, lines: string[]): 
     '/api/*',
     rateLimit(
       limiter,
-      (c) => clientIp(c, true),
+      (c) => clientIp(c, 1),
       (c) => c.req.path.startsWith('/api/exempt/'),
     ),
   )
-  app.get('/api/ok/:id', (c) => c.json({ ip: clientIp(c, false) }))
+  app.get('/api/ok/:id', (c) => c.json({ ip: clientIp(c, 0) }))
   app.get('/api/gone', () => {
     throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
   })
