@@ -4,8 +4,9 @@
  * of `X-Forwarded-For`: each proxy appends the peer it saw, so that one is what the outermost
  * proxy saw. Earlier entries come from the client and could be forged to dodge the limits; a
  * header shorter than the chain (a request that skipped the outer proxies) gives its first
- * address, the furthest one a trusted proxy wrote. An IPv6 client counts as its /64 network, since one host is
- * commonly given a whole /64 and could otherwise take a fresh address for every request.
+ * address, the furthest one a trusted proxy wrote. An IPv6 client counts as its /64 network,
+ * since one host is commonly given a whole /64 and could otherwise take a fresh address for
+ * every request.
  */
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'

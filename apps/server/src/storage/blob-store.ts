@@ -28,7 +28,8 @@ export interface BlobStore {
   read(key: string): Promise<ReadableStream<Uint8Array>>
   /**
    * The blob opened for a download the server sends, cheaper per byte than `read()` when written
-   * to a Node response; fails if it does not exist. Stores without it are read through `read()`.
+   * to a Node response; fails if it does not exist. A store has this or `presign()`, which
+   * `deliverBlob` prefers.
    */
   open?(key: string): Promise<OpenedBlob>
   /**
@@ -74,35 +75,8 @@ export type BlobDelivery = { blob: OpenedBlob } | { url: string }
 /** Opens a blob for a download the way its store serves it; fails if the blob does not exist. */
 export async function deliverBlob(store: BlobStore, key: string): Promise<BlobDelivery> {
   if (store.presign) return { url: await store.presign(key) }
-  return { blob: store.open ? await store.open(key) : webBlob(await store.read(key)) }
-}
-
-/** A store's web stream as an OpenedBlob, for stores that have no `open()` of their own. */
-function webBlob(source: ReadableStream<Uint8Array>): OpenedBlob {
-  return {
-    async pipeTo(out, length) {
-      const reader = source.getReader()
-      const count = new LengthCheck(length)
-      try {
-        for (;;) {
-          const { done, value } = await reader.read()
-          if (done) {
-            count.end()
-            return void out.end()
-          }
-          count.add(value.length)
-          if (!out.write(value) && !(await drained(out))) return
-        }
-      } catch (error) {
-        out.destroy(error as Error)
-        throw error
-      } finally {
-        await reader.cancel().catch(() => undefined)
-      }
-    },
-    stream: () => source,
-    close: () => source.cancel(),
-  }
+  if (store.open) return { blob: await store.open(key) }
+  throw new Error(`The ${store.kind} store can neither open nor presign a blob`)
 }
 
 /** Counts a blob's bytes as they are read, and fails as soon as they differ from its length. */
