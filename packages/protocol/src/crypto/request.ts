@@ -85,16 +85,21 @@ let suitePromise: Promise<CipherSuite> | undefined
  * command and page that never touches one (tens of milliseconds at each start of the command line).
  */
 function hpkeSuite(): Promise<CipherSuite> {
-  suitePromise ??= import('@hpke/core').then(
-    ({ Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 }) =>
-      new CipherSuite({
-        kem: new DhkemP256HkdfSha256(),
-        kdf: new HkdfSha256(),
-        aead: new Aes256Gcm(),
-      }),
-  )
-  // A failed load (a chunk the browser could not fetch) is tried again on the next call.
-  suitePromise.catch(() => (suitePromise = undefined))
+  if (suitePromise === undefined) {
+    const loading = import('@hpke/core').then(
+      ({ Aes256Gcm, CipherSuite, DhkemP256HkdfSha256, HkdfSha256 }) =>
+        new CipherSuite({
+          kem: new DhkemP256HkdfSha256(),
+          kdf: new HkdfSha256(),
+          aead: new Aes256Gcm(),
+        }),
+    )
+    suitePromise = loading
+    // A failed load (a chunk the browser could not fetch) is tried again on the next call.
+    loading.catch(() => {
+      if (suitePromise === loading) suitePromise = undefined
+    })
+  }
   return suitePromise
 }
 
