@@ -15,7 +15,7 @@ import { promisify } from 'node:util'
 
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { RECORD_BUFFER_BYTES } from './record-buffers.js'
+import { isHandedOn, RECORD_BUFFER_BYTES } from './record-buffers.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
 
 let server: Server | undefined
@@ -93,6 +93,8 @@ describe('record fetch', () => {
       12_345,
     ])
     expect(Buffer.concat(chunks).equals(body)).toBe(true)
+    // Each record is handed on whole, so the cipher may open it in place and reuse its buffer.
+    expect(chunks.every(isHandedOn)).toBe(true)
   })
 
   it('reads an error answer as text, like fetch', async () => {
@@ -175,6 +177,22 @@ describe('record fetch', () => {
     }
   })
 
+  it('follows a redirect once, from the address it names', async () => {
+    const body = randomBytes(RECORD_BUFFER_BYTES + 5)
+    const seen: string[] = []
+    const base = await serve((response, path) => {
+      seen.push(path)
+      if (path === '/api/download/moved') {
+        response.writeHead(302, { Location: '/api/download/x' })
+        response.end()
+      } else sendInPieces(response, body)
+    })
+    const response = await fetchRecords(`${base}/api/download/moved`)
+    expect(response.status).toBe(200)
+    expect(Buffer.from(await response.arrayBuffer()).equals(body)).toBe(true)
+    expect(seen).toEqual(['/api/download/moved', '/api/download/x'])
+  })
+
   it('refuses an unreachable server', async () => {
     const base = await serve(() => undefined)
     const port = new URL(base).port
@@ -208,9 +226,12 @@ describe('record fetch', () => {
         readFile(join(dir, 'cert.pem')),
       ])
       const body = randomBytes(RECORD_BUFFER_BYTES + 777)
-      const tls = createTlsServer({ key, cert }, (_request, response) =>
-        sendInPieces(response, body),
-      )
+      let redirectTo: string | undefined
+      const tls = createTlsServer({ key, cert }, (_request, response) => {
+        if (redirectTo === undefined) return sendInPieces(response, body)
+        response.writeHead(307, { Location: redirectTo })
+        response.end()
+      })
       server = tls
       await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve))
       const url = `https://127.0.0.1:${(tls.address() as AddressInfo).port}/api/download/x`
@@ -223,6 +244,19 @@ describe('record fetch', () => {
         const chunks = await readAll(response.body!)
         expect(chunks.map((c) => c.length)).toEqual([RECORD_BUFFER_BYTES, 777])
         expect(Buffer.concat(chunks).equals(body)).toBe(true)
+        expect(chunks.every(isHandedOn)).toBe(true)
+        // A redirect answered over HTTPS is followed as over plain HTTP.
+        const plain = createServer((_request, response) => sendInPieces(response, body))
+        await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve))
+        try {
+          redirectTo = `http://127.0.0.1:${(plain.address() as AddressInfo).port}/api/download/x`
+          const moved = await fetchRecords(url)
+          expect(moved.status).toBe(200)
+          expect(Buffer.from(await moved.arrayBuffer()).equals(body)).toBe(true)
+        } finally {
+          plain.closeAllConnections()
+          await new Promise((resolve) => plain.close(resolve))
+        }
       } finally {
         globalAgent.options.ca = previous
       }

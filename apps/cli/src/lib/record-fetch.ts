@@ -101,7 +101,7 @@ class RecordAssembler {
 }
 
 /** The body as whole records of RECORD_BUFFER_BYTES (the last one shorter), read as pulled. */
-export function recordStream(message: IncomingMessage): ReadableStream<Uint8Array> {
+function recordStream(message: IncomingMessage): ReadableStream<Uint8Array> {
   let ended = false
   return new ReadableStream<Uint8Array>(
     {
@@ -165,6 +165,10 @@ async function fetchOverNodeHttp(url: URL, init: RequestInit): Promise<Response>
         reject(error)
       }
     })
+    // As on plain HTTP (and undici's timeouts): a server silent this long is taken as gone.
+    req.setTimeout(IDLE_TIMEOUT_MS, () =>
+      req.destroy(new Error('The server sent nothing for five minutes')),
+    )
     req.on('error', (error) => reject(signal?.aborted ? signal.reason : error))
     req.end()
   })
@@ -347,14 +351,15 @@ async function fetchOverSocket(url: URL, init: RequestInit): Promise<Response> {
 
 /**
  * A GET answered as a `Response` whose body comes as whole records. Plain HTTP reads through a
- * fixed buffer; HTTPS through node:https. A redirect is left to the global `fetch`, which
- * follows it.
+ * fixed buffer; HTTPS through node:https. A redirect (a proxy sending plain HTTP on to HTTPS,
+ * say) is followed by the global `fetch`, from the address it names.
  */
 export async function fetchRecords(input: string | URL, init: RequestInit = {}): Promise<Response> {
   const url = new URL(input)
-  if (url.protocol !== 'http:') return fetchOverNodeHttp(url, init)
-  const response = await fetchOverSocket(url, init)
-  if (response.status < 300 || response.status >= 400) return response
+  const response =
+    url.protocol === 'http:' ? await fetchOverSocket(url, init) : await fetchOverNodeHttp(url, init)
+  const location = response.headers.get('location')
+  if (response.status < 300 || response.status >= 400 || location === null) return response
   await response.body?.cancel()
-  return fetch(input, init)
+  return fetch(new URL(location, url), init)
 }
