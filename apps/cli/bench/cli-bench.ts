@@ -141,7 +141,7 @@ async function startServerProcess(root: string): Promise<ServerProcess> {
 async function main(): Promise<void> {
   const diskDir = tmpdir()
   const root = benchRoot()
-  // The test server and the command's HOME are made under the temporary folder.
+  // The command's HOME is made under the temporary folder.
   process.env.TMPDIR = root
   const work = await mkdtemp(join(root, 'fileshare-cli-bench-'))
   const server = await startServerProcess(root)
@@ -149,6 +149,7 @@ async function main(): Promise<void> {
   try {
     const file = join(work, 'bench.bin')
     await writeRandomFile(file, SIZE)
+    const expected = await sha256File(file)
     const raw = rawAesGcm()
     const disk = await diskCeiling(diskDir)
     const env = { FILESHARE_REPORT_RSS: '1' }
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
       }
       const out = join(work, `out-${round}`)
       const got = await timed(() => user.ok(['get', link, '-o', out, '--json'], { env }))
-      if ((await sha256File(join(out, 'bench.bin'))) !== (await sha256File(file))) {
+      if ((await sha256File(join(out, 'bench.bin'))) !== expected) {
         throw new Error('the downloaded file differs from the one sent')
       }
       await rm(out, { recursive: true, force: true })

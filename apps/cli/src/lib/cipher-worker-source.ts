@@ -1,3 +1,5 @@
+import { RECORD_TAG_SIZE } from '@fileshare/protocol'
+
 /**
  * The code of a cipher thread, as source text: a worker started from a string runs the same from
  * the built `dist/` and from the TypeScript sources under test, with no file to locate. It seals
@@ -14,7 +16,7 @@ export const CIPHER_WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads')
 const { createCipheriv, createDecipheriv } = require('node:crypto')
 
-const TAG_SIZE = 16
+const TAG_SIZE = ${RECORD_TAG_SIZE}
 const keys = new Map()
 
 function seal(key, nonce, buffer, length) {

@@ -114,7 +114,10 @@ export const nodeRecords: RecordCipher = {
   },
 }
 
-/** Starts the cipher threads ahead of the first record and resolves once they run. */
+/**
+ * Starts the cipher threads and resolves once they run (tests; a transfer starts them with its
+ * first record, which stays on this thread until they are up).
+ */
 export async function startCipherThreads(): Promise<void> {
   pool ??= new CipherPool()
   await pool.ready()

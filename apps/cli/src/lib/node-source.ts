@@ -14,6 +14,7 @@ import {
   type FileEntry,
   type FileMetadata,
   type PayloadSource,
+  RECORD_SIZE,
 } from '@fileshare/protocol'
 
 import { printable, unsafeEntryName } from './entry-name.js'
@@ -21,7 +22,7 @@ import { UsageError } from './errors.js'
 import { mediaTypeOf } from './media-type.js'
 import { acquireBuffer, handOn } from './record-buffers.js'
 
-const READ_SIZE = 1024 * 1024
+const READ_SIZE = RECORD_SIZE
 /**
  * Metadata is encrypted padded to whole KiB and may take at most 75,000 bytes with its tag
  * (REQUEST_META_MAX_BYTES, the same for every upload); this leaves room for both.

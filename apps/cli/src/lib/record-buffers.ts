@@ -41,10 +41,8 @@ export function handOn(buffer: ArrayBuffer, length: number): Uint8Array<ArrayBuf
  * those bytes) and the buffer has `room` bytes more after them; it is then no longer handed on.
  */
 export function takeHandedOn(view: Uint8Array, room: number): ArrayBuffer | undefined {
-  const buffer = view.buffer
-  if (!(buffer instanceof ArrayBuffer) || view.byteOffset !== 0) return undefined
-  if (handedOn.get(buffer) !== view.byteLength) return undefined
-  if (buffer.byteLength < view.byteLength + room) return undefined
+  if (!isHandedOn(view) || view.buffer.byteLength < view.byteLength + room) return undefined
+  const buffer = view.buffer as ArrayBuffer
   handedOn.delete(buffer)
   return buffer
 }
