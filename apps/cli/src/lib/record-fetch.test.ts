@@ -112,7 +112,9 @@ describe('record fetch', () => {
     const body = randomBytes(RECORD_BUFFER_BYTES + 5000)
     const base = await serve((response) => sendInPieces(response, body, body.length + 100))
     const response = await fetchRecords(`${base}/api/download/x`)
-    await expect(readAll(response.body!)).rejects.toThrow()
+    await expect(readAll(response.body!)).rejects.toThrow(
+      'The connection closed before the body ended',
+    )
   })
 
   it('rejects with the reason when aborted before the answer, and fails the body after', async () => {
@@ -135,7 +137,7 @@ describe('record fetch', () => {
       (async () => {
         for (;;) if ((await reader.read()).done) return 'ended'
       })(),
-    ).rejects.toThrow()
+    ).rejects.toThrow('stop later')
   })
 
   /** A TCP server that writes `answer` to every connection and closes it. */
