@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-import { CLI_TOKEN_PARAM } from '@fileshare/protocol'
+import { CLI_TOKEN_PARAM, deferred } from '@fileshare/protocol'
 
 export interface LoginListener {
   /** The `cli_callback` to hand to `/auth/login`. */
@@ -26,14 +26,8 @@ const PAGE = (title: string, text: string) =>
 export async function startLoginListener(signal?: AbortSignal): Promise<LoginListener> {
   const state = randomBytes(16).toString('hex')
   const path = `/fileshare-login/${state}`
-  let resolveToken!: (token: string) => void
-  let rejectToken!: (error: unknown) => void
-  const token = new Promise<string>((resolve, reject) => {
-    resolveToken = resolve
-    rejectToken = reject
-  })
-  // Callers attach their handler later; an abort before then must not count as unhandled.
-  token.catch(() => undefined)
+  // Callers attach their handler later; an abort before then does not count as unhandled.
+  const { promise: token, resolve: resolveToken, reject: rejectToken } = deferred<string>()
   let done = false
 
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {

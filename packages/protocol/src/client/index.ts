@@ -44,3 +44,4 @@ export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox 
 export type { OpenedInbox, InboxFile } from './inbox.js'
 export { REQUEST_NOTE_FILE } from './requests.js'
 export { WS_FRAME_MAX_BYTES, WS_MAX_BUFFERED_BYTES, CHUNK_RETRY_DELAYS_MS } from './upload.js'
+export { deferred, type Deferred } from './deferred.js'

@@ -19,6 +19,7 @@ import { PATHS } from '../wire/routes.js'
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { ApiError, isApiError } from './api-error.js'
 import { isAbortError, networkError, type ApiClient } from './api.js'
+import { deferred } from './deferred.js'
 import type { WebSocketFactory, WebSocketLike } from './web-socket.js'
 
 export type UploadTransport = 'websocket' | 'http'
@@ -116,24 +117,6 @@ function report(options: UploadCiphertextOptions, sentBytes: number, transport: 
 
 function sizeMismatch(): ProtocolError {
   return new ProtocolError('BAD_INPUT', 'The payload is not the size that was declared')
-}
-
-interface Deferred<T> {
-  promise: Promise<T>
-  resolve(value: T): void
-  reject(error: unknown): void
-}
-
-function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  // Observed later (or never, once another failure won); not an unhandled rejection.
-  promise.catch(() => undefined)
-  return { promise, resolve, reject }
 }
 
 function wsInitFrame(target: UploadTarget, size: number): unknown {
