@@ -6,12 +6,11 @@
 import { open, readdir, stat, truncate } from 'node:fs/promises'
 import { join } from 'node:path'
 
-import { sendFile } from '@fileshare/protocol'
 import type { Download, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
 import { browserAvailable } from './browser.js'
-import { nodeApi, pseudoRandomSource } from './node-client.js'
+import { shareFromNode } from './node-client.js'
 import { useSuite } from './suite.js'
 
 const MiB = 1024 * 1024
@@ -23,37 +22,36 @@ describe.runIf(browserAvailable)('downloads that fail or are cancelled', () => {
   async function share(size: number, name: string) {
     const blobs = join(suite.server.dataDir, 'blobs')
     const before = new Set(await readdir(blobs).catch(() => [] as string[]))
-    const config = await nodeApi(suite.url).config()
-    const sent = await sendFile(nodeApi(suite.url), pseudoRandomSource(size, name), {
-      expireSec: config.defaultExpire,
-      maxDownloads: 5,
-      metadata: { archive: false, files: [{ name, type: 'application/octet-stream', size }] },
-      fileCount: 1,
-    })
+    const sent = await shareFromNode(suite.url, { size, seed: name, name })
     const added = (await readdir(blobs)).filter((f) => !f.startsWith('.') && !before.has(f))
     expect(added).toHaveLength(1)
     return { link: sent.link, blob: join(blobs, added[0]!) }
   }
 
-  /** Opens the link and starts the download; answers the browser's downloads as they come. */
+  /**
+   * Opens the link and starts the download; answers the browser's downloads as they come, and
+   * the first of them once it has begun.
+   */
   async function startDownload(link: string, name: string) {
     const page = await suite.open(link)
     await page.getByRole('listitem').filter({ hasText: name }).waitFor()
     const downloads: Download[] = []
     page.on('download', (download) => downloads.push(download))
+    const began = page.waitForEvent('download')
     await page.getByRole('button', { name: 'Download', exact: true }).click()
-    return { page, downloads }
+    return { page, downloads, began }
   }
 
-  async function expectNoCompleteFile(downloads: Download[]) {
+  /** The browser began a download, and none of its downloads ended as a complete file. */
+  async function expectNoCompleteFile(began: Promise<Download>, downloads: Download[]) {
+    await began
+    expect(downloads.length).toBeGreaterThan(0)
     for (const download of downloads) expect(await download.failure()).not.toBeNull()
   }
 
-  async function expectFailure(page: Page) {
-    await page
-      .getByRole('alert')
-      .filter({ hasText: 'The data did not pass the integrity check' })
-      .waitFor()
+  /** The page shows `alert` and never says the download completed. */
+  async function expectFailure(page: Page, alert: string) {
+    await page.getByRole('alert').filter({ hasText: alert }).waitFor()
     await expect(
       page.getByRole('status').filter({ hasText: 'Download complete.' }).count(),
     ).resolves.toBe(0)
@@ -70,9 +68,9 @@ describe.runIf(browserAvailable)('downloads that fail or are cancelled', () => {
     await file.write(byte, 0, 1, at)
     await file.close()
 
-    const { page, downloads } = await startDownload(link, 'flipped.bin')
-    await expectFailure(page)
-    await expectNoCompleteFile(downloads)
+    const { page, downloads, began } = await startDownload(link, 'flipped.bin')
+    await expectFailure(page, 'The data did not pass the integrity check')
+    await expectNoCompleteFile(began, downloads)
   })
 
   it('fails a download whose stored ciphertext was cut short, saving nothing', async () => {
@@ -82,21 +80,20 @@ describe.runIf(browserAvailable)('downloads that fail or are cancelled', () => {
     const { size } = await stat(blob)
     await truncate(blob, size - (500 + 16))
 
-    const { page, downloads } = await startDownload(link, 'cut.bin')
-    await page.getByRole('alert').filter({ hasText: 'The download failed' }).waitFor()
-    await expect(
-      page.getByRole('status').filter({ hasText: 'Download complete.' }).count(),
-    ).resolves.toBe(0)
-    await expectNoCompleteFile(downloads)
+    const { page, downloads, began } = await startDownload(link, 'cut.bin')
+    await expectFailure(page, 'The download failed')
+    await expectNoCompleteFile(began, downloads)
   })
 
   it('cancels a running download from the page', async () => {
     const { link } = await share(512 * MiB, 'long.bin')
-    const { page, downloads } = await startDownload(link, 'long.bin')
-    const cancel = page.getByRole('button', { name: 'Cancel', exact: true })
-    await cancel.click()
+    const { page, downloads, began } = await startDownload(link, 'long.bin')
+    // Cancelled once the browser's download is under way, so the cancel has a download to stop.
+    const download = await began
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click()
     await page.getByRole('status').filter({ hasText: 'Download cancelled.' }).waitFor()
-    await expectNoCompleteFile(downloads)
+    expect(await download.failure()).not.toBeNull()
+    await expectNoCompleteFile(began, downloads)
     // The page is ready for another try, and the worker took the cancel: the button is back.
     await page.getByRole('button', { name: 'Download', exact: true }).waitFor()
   })

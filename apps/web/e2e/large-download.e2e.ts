@@ -10,13 +10,12 @@
  * last third of the samples peaks at most 150 MB above the first third), and a peak growth far
  * below what holding the file would take (less than 512 MB, half of it).
  */
-import { sendFile } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import { browserAvailable } from './browser.js'
 import { sha256File, sha256PseudoRandom } from './files.js'
 import { sampleMemory } from './memory.js'
-import { nodeApi, pseudoRandomSource } from './node-client.js'
+import { shareFromNode } from './node-client.js'
 import { useSuite } from './suite.js'
 
 const MB = 1024 * 1024
@@ -33,15 +32,11 @@ describe.runIf(browserAvailable)('a 1 GiB download in the browser', () => {
     async () => {
       const seed = 'large download'
       const expected = sha256PseudoRandom(SIZE, seed)
-      const config = await nodeApi(suite.url).config()
-      const sent = await sendFile(nodeApi(suite.url), pseudoRandomSource(SIZE, seed), {
-        expireSec: config.defaultExpire,
+      const sent = await shareFromNode(suite.url, {
+        size: SIZE,
+        seed,
+        name: 'big.bin',
         maxDownloads: 1,
-        metadata: {
-          archive: false,
-          files: [{ name: 'big.bin', type: 'application/octet-stream', size: SIZE }],
-        },
-        fileCount: 1,
       })
 
       const page = await suite.open(sent.link)

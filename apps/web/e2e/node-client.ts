@@ -2,7 +2,13 @@
  * The shared client core run from Node, for preparing large shares quickly (a 1 GiB upload would
  * spend most of a test in the page's file input otherwise) and for checking what a page sent.
  */
-import { ApiClient, type PayloadSource, type WebSocketLike } from '@fileshare/protocol'
+import {
+  ApiClient,
+  sendFile,
+  type PayloadSource,
+  type SentFile,
+  type WebSocketLike,
+} from '@fileshare/protocol'
 import WebSocket from 'ws'
 
 import { pseudoRandomChunks } from './files.js'
@@ -33,4 +39,31 @@ export function pseudoRandomSource(size: number, seed: string): PayloadSource {
       })
     },
   }
+}
+
+export interface NodeShare {
+  /** Plaintext size; the bytes are `pseudoRandomSource(size, seed)`. */
+  size: number
+  seed: string
+  name: string
+  type?: string
+  maxDownloads?: number
+  password?: string
+}
+
+/** Uploads one file of pseudo-random bytes from Node, expiring after the server's default. */
+export async function shareFromNode(baseUrl: string, share: NodeShare): Promise<SentFile> {
+  const api = nodeApi(baseUrl)
+  const config = await api.config()
+  const { size, name } = share
+  return sendFile(api, pseudoRandomSource(size, share.seed), {
+    expireSec: config.defaultExpire,
+    maxDownloads: share.maxDownloads ?? 5,
+    metadata: {
+      archive: false,
+      files: [{ name, type: share.type ?? 'application/octet-stream', size }],
+    },
+    fileCount: 1,
+    ...(share.password ? { password: share.password } : {}),
+  })
 }

@@ -5,14 +5,13 @@
  * without an accessible name, a missing page heading, sideways scrolling at 360 px, and
  * ignoring the OS colour scheme.
  */
-import { sendFile } from '@fileshare/protocol'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { tempDir, writePseudoRandomFile, type TempDir } from './files.js'
-import { nodeApi, pseudoRandomSource } from './node-client.js'
+import { shareFromNode } from './node-client.js'
 import { captureAll, unnamedControls } from './screenshots.js'
 import { useSuite } from './suite.js'
 
@@ -70,17 +69,12 @@ describe.runIf(browserAvailable)('screenshots of every page', () => {
   })
 
   it('download: ready, and asking for a password', async () => {
-    const api = nodeApi(suite.url)
-    const config = await api.config()
     const send = (password?: string) =>
-      sendFile(api, pseudoRandomSource(2_500_000, 'screenshot'), {
-        expireSec: config.defaultExpire,
-        maxDownloads: 5,
-        metadata: {
-          archive: false,
-          files: [{ name: 'quarterly-report.pdf', type: 'application/pdf', size: 2_500_000 }],
-        },
-        fileCount: 1,
+      shareFromNode(suite.url, {
+        size: 2_500_000,
+        seed: 'screenshot',
+        name: 'quarterly-report.pdf',
+        type: 'application/pdf',
         ...(password ? { password } : {}),
       })
     const plain = await suite.open((await send()).link)

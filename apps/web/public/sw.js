@@ -1,7 +1,8 @@
 /**
- * Download service worker: turns a decrypted stream handed over by the page into an ordinary
- * browser download, so files of any size go straight to disk. It answers only its own one-time
- * addresses (/__fileshare/download/<id>) and lets every other request pass untouched.
+ * Download service worker: turns a download's plaintext, arriving from the transfer worker on a
+ * port the page hands over, into an ordinary browser download, so files of any size go straight
+ * to disk. It answers only its own one-time addresses (/__fileshare/download/<id>) and lets every
+ * other request pass untouched.
  */
 
 const PREFIX = '/__fileshare/download/'
@@ -72,7 +73,12 @@ self.addEventListener('message', (event) => {
   if (!data || typeof data !== 'object') return
   if (data.type === 'fileshare-ping') return
   if (data.type !== 'fileshare-download' || typeof data.id !== 'string') return
-  const stream = data.stream instanceof ReadableStream ? data.stream : portToStream(data.port)
+  // The plaintext arrives on the port the page handed over (save/service-worker.ts). A page
+  // loaded before this version, still open when this worker took over, hands the stream itself.
+  let stream
+  if (data.port instanceof MessagePort) stream = portToStream(data.port)
+  else if (data.stream instanceof ReadableStream) stream = data.stream
+  else return
   downloads.set(data.id, {
     stream,
     name: String(data.name),

@@ -13,6 +13,9 @@ const READY_TIMEOUT_MS = 5_000
 /** How long the browser may take to fetch the download address before the save counts as failed. */
 const START_TIMEOUT_MS = 15_000
 
+/** How long the hidden frame stays after the download's end (see saveWithServiceWorker). */
+const FRAME_LINGER_MS = 1_000
+
 let registration: Promise<ServiceWorker | null> | undefined
 
 function withTimeout<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
@@ -66,15 +69,17 @@ export async function saveWithServiceWorker(
       if (event.data.type === 'fileshare-started') onStarted()
     }
   })
-  const message: Record<string, unknown> = {
-    type: 'fileshare-download',
-    id,
-    name: info.name,
-    size,
-    contentType: info.type,
-    port: source,
-  }
-  worker.postMessage(message, [reply.port2, source])
+  worker.postMessage(
+    {
+      type: 'fileshare-download',
+      id,
+      name: info.name,
+      size,
+      contentType: info.type,
+      port: source,
+    },
+    [reply.port2, source],
+  )
   await accepted
 
   const frame = document.createElement('iframe')
@@ -98,6 +103,10 @@ export async function saveWithServiceWorker(
     reply.port1.close()
     clearInterval(keepalive)
     // The frame goes once the browser has taken the last bytes; removing it earlier could cancel.
-    setTimeout(() => frame.remove(), 1_000)
+    // `finished` settles when the transfer worker has sent the last chunk, which the service
+    // worker had asked for ahead of the browser's reading: up to PORT_WINDOW - 1 records (3 MiB)
+    // may still wait there. The browser takes them at disk speed, tens of milliseconds, so a
+    // second after the end they are long written; on a failure there is nothing left to take.
+    setTimeout(() => frame.remove(), FRAME_LINGER_MS)
   }
 }

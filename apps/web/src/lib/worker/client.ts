@@ -3,6 +3,7 @@
  * optional progress callback and AbortSignal. The worker starts on the first call, so pages that
  * never need it (and the upload page until "Upload" is pressed) do not load it.
  */
+import { deferred } from '@fileshare/protocol'
 import type {
   CreatedFileRequest,
   CreatedNote,
@@ -88,18 +89,16 @@ interface Pending {
   resolve: (value: unknown) => void
   reject: (error: unknown) => void
   onProgress?: ((value: never) => void) | undefined
-}
-
-/** A call answered whose plaintext is still on its way to a sink: progress, then its end. */
-interface Delivering {
-  onProgress?: ((value: never) => void) | undefined
-  end: (error?: unknown) => void
+  /**
+   * For a call whose plaintext goes to a sink: told how the plaintext ended. The call stays
+   * here after its result until then, as progress and cancellation last that long.
+   */
+  end?: ((error?: unknown) => void) | undefined
 }
 
 let worker: Worker | undefined
 let nextId = 1
 const pending = new Map<number, Pending>()
-const delivering = new Map<number, Delivering>()
 
 function reviveStreams(value: unknown, portKeys: readonly string[] = []): unknown {
   if (portKeys.length === 0) return value
@@ -116,32 +115,37 @@ function start(): Worker {
   })
   started.onmessage = (event: MessageEvent<FromWorker>) => {
     const message = event.data
-    const sending = delivering.get(message.id)
-    if (sending) {
-      if (message.type === 'progress') sending.onProgress?.(message.value as never)
-      if (message.type !== 'end') return
-      delivering.delete(message.id)
-      sending.end(message.error ? reviveError(message.error) : undefined)
-      return
-    }
     const call = pending.get(message.id)
-    if (!call || message.type === 'end') return
-    if (message.type === 'progress') {
-      call.onProgress?.(message.value as never)
-      return
+    if (!call) return
+    switch (message.type) {
+      case 'progress':
+        call.onProgress?.(message.value as never)
+        return
+      case 'result':
+        if (!call.end) pending.delete(message.id)
+        call.resolve(reviveStreams(message.value, message.portStreams))
+        return
+      case 'error':
+        pending.delete(message.id)
+        call.reject(reviveError(message.error))
+        return
+      case 'end':
+        // Only a call with a sink has an end; its answer came first.
+        if (!call.end) return
+        pending.delete(message.id)
+        call.end(message.error ? reviveError(message.error) : undefined)
     }
-    pending.delete(message.id)
-    if (message.type === 'result') call.resolve(reviveStreams(message.value, message.portStreams))
-    else call.reject(reviveError(message.error))
   }
   started.onerror = (event) => {
-    // The worker script failed to load or crashed: every call waiting on it fails.
+    // The worker script failed to load or crashed: every call waiting on it fails, whether it
+    // waits for its answer or for the end of its plaintext.
     event.preventDefault()
     const error = new Error(event.message || 'The background worker stopped')
-    for (const call of pending.values()) call.reject(error)
+    for (const call of pending.values()) {
+      call.reject(error)
+      call.end?.(error)
+    }
     pending.clear()
-    for (const sending of delivering.values()) sending.end(error)
-    delivering.clear()
     worker = undefined
     started.terminate()
   }
@@ -163,18 +167,10 @@ function call<K extends Method, P = never>(
     const onAbort = () => target.postMessage({ type: 'abort', id } satisfies ToWorker)
     signal?.addEventListener('abort', onAbort, { once: true })
     const done = () => signal?.removeEventListener('abort', onAbort)
-    pending.set(id, {
+    const entry: Pending = {
       resolve: (value) => {
-        // A plaintext still on its way to the sink can be cancelled and reports progress.
-        if (sink) {
-          delivering.set(id, {
-            onProgress: onProgress as ((value: never) => void) | undefined,
-            end: (error) => {
-              done()
-              sink.end(error)
-            },
-          })
-        } else done()
+        // A plaintext still on its way to the sink can be cancelled until its end.
+        if (!sink) done()
         resolve(value as Result<K>)
       },
       reject: (error) => {
@@ -182,7 +178,14 @@ function call<K extends Method, P = never>(
         reject(error)
       },
       onProgress: onProgress as ((value: never) => void) | undefined,
-    })
+    }
+    if (sink) {
+      entry.end = (error) => {
+        done()
+        sink.end(error)
+      }
+    }
+    pending.set(id, entry)
     try {
       const message: ToWorker = { type: 'call', id, method, args: plain(args) }
       if (sink) message.sink = sink.port
@@ -212,13 +215,22 @@ async function delivered(
   port: MessagePort,
   run: (sink: { port: MessagePort; end: (error?: unknown) => void }) => DownloadAnswer,
 ): Promise<DeliveredDownload> {
-  let settle!: { resolve: () => void; reject: (error: unknown) => void }
-  const finished = new Promise<void>((resolve, reject) => (settle = { resolve, reject }))
-  // Rejections are handled by whoever awaits; this keeps an unawaited one from being reported.
-  finished.catch(() => undefined)
-  const end = (error?: unknown) => (error === undefined ? settle.resolve() : settle.reject(error))
+  const finished = deferred<void>()
+  const end = (error?: unknown) =>
+    error === undefined ? finished.resolve() : finished.reject(error)
   const { plainSize, fileCount } = await run({ port, end })
-  return { finished, plainSize, fileCount }
+  return { finished: finished.promise, plainSize, fileCount }
+}
+
+/** A download call: its plaintext to the page, or with `sink` straight into that port. */
+function download<K extends 'downloadFile' | 'downloadInboxFile'>(
+  method: K,
+  args: Args<K>,
+  options: DownloadOptions,
+): Promise<Download | DeliveredDownload> {
+  const { sink, ...rest } = options
+  if (!sink) return asDownload(call(method, args, rest))
+  return delivered(sink, (to) => call(method, args, rest, to))
 }
 
 /** Encrypts and uploads the picked entries (one file, or a ZIP of several). */
@@ -249,10 +261,6 @@ export function unlockFile(
  */
 export function downloadFile(
   handle: string,
-  options: DownloadOptions & { sink: MessagePort },
-): Promise<DeliveredDownload>
-export function downloadFile(
-  handle: string,
   options?: CallOptions<DownloadProgress>,
 ): Promise<Download>
 export function downloadFile(
@@ -263,9 +271,7 @@ export function downloadFile(
   handle: string,
   options: DownloadOptions = {},
 ): Promise<Download | DeliveredDownload> {
-  const { sink, ...rest } = options
-  if (!sink) return asDownload(call('downloadFile', [handle], rest))
-  return delivered(sink, (to) => call('downloadFile', [handle], rest, to))
+  return download('downloadFile', [handle], options)
 }
 
 export function deleteFile(id: string, ownerToken: string): Promise<void> {
@@ -332,11 +338,6 @@ export function openInbox(href: string, password?: string): Promise<OpenedInboxV
 export function downloadInboxFile(
   handle: string,
   entryId: string,
-  options: DownloadOptions & { sink: MessagePort },
-): Promise<DeliveredDownload>
-export function downloadInboxFile(
-  handle: string,
-  entryId: string,
   options?: CallOptions<DownloadProgress>,
 ): Promise<Download>
 export function downloadInboxFile(
@@ -349,9 +350,7 @@ export function downloadInboxFile(
   entryId: string,
   options: DownloadOptions = {},
 ): Promise<Download | DeliveredDownload> {
-  const { sink, ...rest } = options
-  if (!sink) return asDownload(call('downloadInboxFile', [handle, entryId], rest))
-  return delivered(sink, (to) => call('downloadInboxFile', [handle, entryId], rest, to))
+  return download('downloadInboxFile', [handle, entryId], options)
 }
 
 export function deleteInboxFile(target: InboxTarget, entryId: string): Promise<void> {

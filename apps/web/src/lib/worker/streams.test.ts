@@ -70,6 +70,13 @@ describe('streams across the boundary', () => {
     const observed = observeStream(portToStream(channel.port2))
     await expect(readAll(observed.stream)).rejects.toMatchObject({ code: 'DECRYPT_FAILED' })
     await expect(observed.finished).rejects.toBeInstanceOf(ProtocolError)
+
+    // streamToPort serializes the error itself: the worker sends a plaintext's error unwrapped.
+    const bare = new MessageChannel()
+    streamToPort(source([new Uint8Array([9])], tampered), bare.port1)
+    const unwrapped = observeStream(portToStream(bare.port2))
+    await expect(readAll(unwrapped.stream)).rejects.toMatchObject({ code: 'DECRYPT_FAILED' })
+    await expect(unwrapped.finished).rejects.toBeInstanceOf(ProtocolError)
   })
 
   it('serializes stream errors into cloneable objects', async () => {
@@ -143,11 +150,16 @@ describe('streams across the boundary', () => {
       cancel: (reason) => void (cancelled = reason),
     })
     const stopped = new MessageChannel()
-    streamToPort(endless, stopped.port1, (error) => ends.push(error))
+    const stoppedEnd = new Promise<void>((resolve) =>
+      streamToPort(endless, stopped.port1, (error) => {
+        ends.push(error)
+        resolve()
+      }),
+    )
     const reader = portToStream(stopped.port2).getReader()
     await reader.read()
     await reader.cancel('user stopped it')
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await stoppedEnd
 
     expect(ends).toHaveLength(3)
     expect(ends[0]).toBeUndefined()

@@ -1,8 +1,11 @@
 /**
- * Moving a ReadableStream between the worker and the page (or the page and the service
- * worker): transferred where the browser can, otherwise pumped chunk by chunk through a
- * MessagePort with pull-driven backpressure. Errors travel as serialized client-core errors.
+ * Moving a ReadableStream out of the transfer worker: to the page, transferred where the browser
+ * can, otherwise pumped chunk by chunk through a MessagePort with pull-driven backpressure; to the
+ * service worker always through a port (`public/sw.js` holds its own copy of `portToStream`).
+ * Errors travel as serialized client-core errors.
  */
+import { deferred } from '@fileshare/protocol'
+
 import { isSerializedError, reviveError, serializeError, type SerializedError } from './messages'
 
 let transferable: boolean | undefined
@@ -61,10 +64,7 @@ export function observeStream(
 ): ObservedStream {
   const reader = stream.getReader()
   let total = 0
-  let settle!: { resolve: () => void; reject: (error: unknown) => void }
-  const finished = new Promise<void>((resolve, reject) => (settle = { resolve, reject }))
-  // Rejections are handled by whoever awaits; this keeps an unawaited one from being reported.
-  finished.catch(() => undefined)
+  const settle = deferred<void>()
   const observed = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -93,7 +93,7 @@ export function observeStream(
     },
     { highWaterMark: 0 },
   )
-  return { stream: observed, finished }
+  return { stream: observed, finished: settle.promise }
 }
 
 type PortMessage =

@@ -47,11 +47,14 @@ function postResult(id: number, value: unknown): void {
     const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) }
     for (const [key, item] of Object.entries(copy)) {
       if (!(item instanceof ReadableStream)) continue
-      const stream = withSerializedErrors(item as ReadableStream<Uint8Array>)
+      const stream = item as ReadableStream<Uint8Array>
       if (canTransferStreams()) {
-        copy[key] = stream
-        transfer.push(stream as unknown as Transferable)
+        // The browser clones a transferred stream's error: only a plain object keeps its fields.
+        const serialized = withSerializedErrors(stream)
+        copy[key] = serialized
+        transfer.push(serialized as unknown as Transferable)
       } else {
+        // streamToPort serializes the error it sends.
         const channel = new MessageChannel()
         streamToPort(stream, channel.port1)
         copy[key] = channel.port2
@@ -81,11 +84,15 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
     running.delete(id)
   }
   let result: unknown
+  /** The download's plaintext, when the call came with a sink for it. */
+  let plaintext: ReadableStream<Uint8Array> | undefined
   try {
     const fn = methods[method as keyof WorkerMethods] as
       ((ctx: CallContext, ...rest: unknown[]) => Promise<unknown>) | undefined
     if (!fn) throw new Error(`Unknown worker method ${method}`)
     result = await fn(ctx, ...args)
+    plaintext = sink ? plaintextOf(result) : undefined
+    if (sink && !plaintext) throw new Error(`${method} sends no plaintext`)
   } catch (error) {
     progress.flush()
     post({ type: 'error', id, error: serializeError(error) })
@@ -93,23 +100,17 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
     over()
     return
   }
-  const stream = sink ? streamOf(result) : undefined
-  if (!sink || !stream) {
+  if (!sink || !plaintext) {
     progress.flush()
     postResult(id, result)
-    if (sink) {
-      // A sink given to a call without a plaintext: the page still waits for its end.
-      sink.close()
-      post({ type: 'end', id, error: serializeError(new Error(`${method} sends no plaintext`)) })
-    }
     over()
     return
   }
   // The plaintext goes straight to the service worker; the page hears how it ended. Progress and
-  // cancellation last until then.
+  // cancellation last until then. streamToPort serializes the error it sends.
   const { stream: _sent, ...rest } = result as { stream: ReadableStream<Uint8Array> }
   postResult(id, rest)
-  streamToPort(withSerializedErrors(stream), sink, (error) => {
+  streamToPort(plaintext, sink, (error) => {
     progress.flush()
     post(
       error === undefined ? { type: 'end', id } : { type: 'end', id, error: serializeError(error) },
@@ -118,8 +119,8 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   })
 }
 
-/** The `stream` of a download's result, if it has one. */
-function streamOf(result: unknown): ReadableStream<Uint8Array> | undefined {
+/** The plaintext `stream` of a download's result, if it has one. */
+function plaintextOf(result: unknown): ReadableStream<Uint8Array> | undefined {
   const stream = (result as { stream?: unknown } | null)?.stream
   return stream instanceof ReadableStream ? (stream as ReadableStream<Uint8Array>) : undefined
 }
