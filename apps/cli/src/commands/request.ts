@@ -19,7 +19,7 @@ import { printable } from '../lib/entry-name.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
 import { parseRequestLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
-import { preparePayload } from '../lib/node-source.js'
+import { checkPayloadFits, preparePayload } from '../lib/node-source.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -199,17 +199,11 @@ export async function runRequestSend(
   }
 
   const payload = await preparePayload(paths, (line) => output.warn(line))
-  if (payload.fileCount > opened.maxFilesPerUpload) {
-    throw new UsageError(
-      `${payload.files} files are more than this request takes in one upload (${opened.maxFilesPerUpload})`,
-    )
-  }
-  const cipherSize = encryptedSize(payload.source.size)
-  if (cipherSize > opened.maxUploadSize) {
-    throw new UsageError(
-      `${formatBytes(payload.source.size)} is more than this request takes (${formatBytes(opened.maxUploadSize)} encrypted)`,
-    )
-  }
+  const cipherSize = checkPayloadFits(
+    payload,
+    { maxFiles: opened.maxFilesPerUpload, maxEncryptedBytes: opened.maxUploadSize },
+    'this request',
+  )
 
   const bar = output.progress('Uploading', cipherSize)
   let sent

@@ -1,11 +1,10 @@
 /** `fileshare send <paths...>`: encrypts and uploads files, prints the share link. */
-import { encryptedSize, sendFile } from '@fileshare/protocol'
+import { sendFile } from '@fileshare/protocol'
 import { Command } from 'commander'
 
 import { createSignedInApi } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
-import { UsageError } from '../lib/errors.js'
-import { preparePayload } from '../lib/node-source.js'
+import { checkPayloadFits, preparePayload } from '../lib/node-source.js'
 import { record } from '../lib/history.js'
 import {
   addJsonOption,
@@ -51,17 +50,11 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
   )
 
   const payload = await preparePayload(paths, (line) => output.warn(line))
-  if (payload.fileCount > config.maxFilesPerUpload) {
-    throw new UsageError(
-      `${payload.files} files are more than this server takes in one upload (${config.maxFilesPerUpload})`,
-    )
-  }
-  const cipherSize = encryptedSize(payload.source.size)
-  if (cipherSize > config.maxFileSize) {
-    throw new UsageError(
-      `${formatBytes(payload.source.size)} is more than this server takes (${formatBytes(config.maxFileSize)} encrypted)`,
-    )
-  }
+  const cipherSize = checkPayloadFits(
+    payload,
+    { maxFiles: config.maxFilesPerUpload, maxEncryptedBytes: config.maxFileSize },
+    'this server',
+  )
   const password = await passwordFromOption(options.password, ctx.prompter, {
     creating: true,
     env: ctx.env,

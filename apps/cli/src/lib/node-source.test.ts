@@ -7,7 +7,9 @@ import { promisify } from 'node:util'
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { preparePayload } from './node-source.js'
+import { encryptedSize } from '@fileshare/protocol'
+
+import { checkPayloadFits, preparePayload } from './node-source.js'
 
 const run = promisify(execFile)
 let dir: string
@@ -97,5 +99,36 @@ describe('preparePayload', () => {
     const payload = await preparePayload([join(dir, 'many')], warn)
     expect(payload.metadata.files).toEqual([{ name: 'many/', type: '', size: 1200 }])
     expect(payload.files).toBe(1200)
+  })
+})
+
+describe('checkPayloadFits', () => {
+  async function folderOf(files: number, bytesEach: number) {
+    await mkdir(join(dir, 'folder'))
+    for (let n = 0; n < files; n++) {
+      await writeFile(join(dir, 'folder', `f${n}.bin`), Buffer.alloc(bytesEach))
+    }
+    return preparePayload([join(dir, 'folder')], warn)
+  }
+
+  it('answers the encrypted size of a payload within both limits', async () => {
+    const payload = await folderOf(3, 10)
+    const limits = { maxFiles: 3, maxEncryptedBytes: encryptedSize(payload.source.size) }
+    expect(checkPayloadFits(payload, limits, 'this server')).toBe(limits.maxEncryptedBytes)
+  })
+
+  it('refuses more files than one upload takes, naming who refuses', async () => {
+    const payload = await folderOf(3, 10)
+    expect(() =>
+      checkPayloadFits(payload, { maxFiles: 2, maxEncryptedBytes: 1e9 }, 'this request'),
+    ).toThrow('3 files are more than this request takes in one upload (2)')
+  })
+
+  it('refuses a payload one byte over the encrypted limit', async () => {
+    const payload = await folderOf(2, 1000)
+    const limit = encryptedSize(payload.source.size) - 1
+    expect(() =>
+      checkPayloadFits(payload, { maxFiles: 10, maxEncryptedBytes: limit }, 'this server'),
+    ).toThrow(/is more than this server takes \(.* encrypted\)$/)
   })
 })

@@ -9,6 +9,7 @@ import { basename, join, resolve } from 'node:path'
 
 import {
   createZipStream,
+  encryptedSize,
   zipSize,
   type ArchiveEntry,
   type FileEntry,
@@ -21,6 +22,7 @@ import { printable, unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
 import { mediaTypeOf } from './media-type.js'
 import { acquireBuffer, handOn } from './record-buffers.js'
+import { formatBytes } from './units.js'
 
 const READ_SIZE = RECORD_SIZE
 /**
@@ -91,6 +93,30 @@ export interface Payload {
   summary: string
   /** Paths left out (links, devices, unsafe names), already explained by `warn`. */
   skipped: string[]
+}
+
+/**
+ * Refuses a payload that `taker` (`this server`, `this request`) would refuse: more files in one
+ * upload than `maxFiles`, or more than `maxEncryptedBytes` once encrypted. Answers the encrypted
+ * size.
+ */
+export function checkPayloadFits(
+  payload: Payload,
+  limits: { maxFiles: number; maxEncryptedBytes: number },
+  taker: string,
+): number {
+  if (payload.fileCount > limits.maxFiles) {
+    throw new UsageError(
+      `${payload.files} files are more than ${taker} takes in one upload (${limits.maxFiles})`,
+    )
+  }
+  const cipherSize = encryptedSize(payload.source.size)
+  if (cipherSize > limits.maxEncryptedBytes) {
+    throw new UsageError(
+      `${formatBytes(payload.source.size)} is more than ${taker} takes (${formatBytes(limits.maxEncryptedBytes)} encrypted)`,
+    )
+  }
+  return cipherSize
 }
 
 /** Packs the paths given to `send` (or `request send`) into one payload. */
