@@ -920,6 +920,21 @@ export function requestsSuite(backend: Backend): void {
         expect(box.body).toMatchObject({ usedUploads: 1, usedBytes: 1000, uploads: [] })
       })
 
+      it('refuses HEAD on a file with 405 before counting its only download', async () => {
+        // Property: a HEAD never uses up a requester's download.
+        const req = await createRequest(server, { downloads: 1 })
+        const sent = await send(server, req, 1000)
+        const head = await fetch(`${server.url}/api/inbox/${req.id}/file/${sent.id}`, {
+          method: 'HEAD',
+          headers: { 'X-Inbox-Token': req.inboxToken },
+        })
+        expect(head.status).toBe(405)
+        expect(head.headers.get('allow')).toBe('GET')
+        const got = await downloadFile(server, req, sent.id)
+        expect(got.status).toBe(200)
+        expect(got.bytes.equals(sent.data)).toBe(true)
+      })
+
       it('deletes a file: its slot stays used, it leaves the list, its blob goes', async () => {
         const req = await createRequest(server, { maxUploads: 2 })
         const gone = await send(server, req, 100)

@@ -420,15 +420,17 @@ export function uploadsSuite(backend: Backend): void {
         },
       )
 
-      it('answers a HEAD request with the headers of the download and no body', async () => {
-        const up = await uploadSingle(server, 3 * MiB, { 'X-Max-Downloads': '2' })
+      it('refuses HEAD with 405 before counting: the only download stays for the GET', async () => {
+        // Property: a HEAD (a link checker, a probing proxy) never uses up a download.
+        const up = await uploadSingle(server, 3 * MiB, { 'X-Max-Downloads': '1' })
         const res = await fetch(`${server.url}/api/download/${up.id}`, {
           method: 'HEAD',
           headers: { 'X-Auth-Token': up.authToken },
         })
-        expect(res.status).toBe(200)
-        expect((await res.arrayBuffer()).byteLength).toBe(0)
+        expect(res.status).toBe(405)
+        expect(res.headers.get('allow')).toBe('GET')
         const res2 = await download(server, up.id, up.authToken)
+        expect(res2.status).toBe(200)
         expect(Buffer.from(await res2.arrayBuffer()).equals(up.body)).toBe(true)
       })
 

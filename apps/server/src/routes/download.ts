@@ -6,7 +6,10 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import type { Context } from 'hono'
 
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+
 import type { AppEnv } from '../app-env.js'
+import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { BlobDelivery } from '../storage/blob-store.js'
 
@@ -14,6 +17,17 @@ export interface CountedDownload {
   size: number
   fileCount: number
   delivery: BlobDelivery
+}
+
+/**
+ * Refuses HEAD on a counted route before anything is counted. Hono answers HEAD through the GET
+ * route, and a HEAD (a link checker, a proxy probing the address) would otherwise use up a
+ * download without a byte of ciphertext going out.
+ */
+export function refuseHead(c: Context<AppEnv>): void {
+  if (c.req.method === 'HEAD') {
+    throw new HttpError(405, ERROR_MESSAGES.methodNotAllowed, { headers: { Allow: 'GET' } })
+  }
 }
 
 /**
@@ -35,11 +49,6 @@ export function downloadResponse(
     'Content-Length': String(size),
     'Cache-Control': 'no-store',
     'X-File-Count': String(fileCount),
-  }
-  if (c.req.method === 'HEAD') {
-    // Hono answers HEAD through the GET route and drops the body: the blob is not read at all.
-    delivery.blob.close().catch(() => undefined)
-    return c.body(null, 200, headers)
   }
   const outgoing = c.env?.outgoing
   if (outgoing === undefined) return c.body(delivery.blob.stream(), 200, headers)

@@ -10,7 +10,7 @@ import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadsService } from '../services/uploads.js'
 import { readJson } from './body.js'
-import { downloadResponse } from './download.js'
+import { downloadResponse, refuseHead } from './download.js'
 
 export interface FileRouteDeps {
   uploads: UploadsService
@@ -51,6 +51,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   })
 
   app.get('/download/:id', async (c) => {
+    refuseHead(c)
     const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'))
     return downloadResponse(c, download, deps.logger)
   })

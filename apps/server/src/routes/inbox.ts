@@ -8,7 +8,7 @@ import type { AppEnv } from '../app-env.js'
 import type { Logger } from '../logger.js'
 import type { RequestsService } from '../services/requests.js'
 import { requestId, requestsEnabled } from './requests.js'
-import { downloadResponse } from './download.js'
+import { downloadResponse, refuseHead } from './download.js'
 
 export interface InboxRouteDeps {
   requests: RequestsService
@@ -39,6 +39,7 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
   )
 
   app.get('/:id/file/:uid', async (c) => {
+    refuseHead(c)
     const file = await requests.inboxFile(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
     return downloadResponse(c, file, deps.logger)
   })

@@ -53,6 +53,7 @@ export const ERROR_MESSAGES = {
   loginFailed: 'Login failed',
   providerUnreachable: 'Login provider unreachable',
   notFound: 'Not found',
+  methodNotAllowed: 'Method not allowed',
   internalError: 'Internal server error',
 } as const
 
