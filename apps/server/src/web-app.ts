@@ -4,12 +4,25 @@ import type { Env, Hono, MiddlewareHandler } from 'hono'
 
 export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
   app.use('*', outsideApi(serveStatic({ root })))
-  // The web app routes in the browser, so a deep link must load the same page.
-  app.get('*', outsideApi(serveStatic({ root, path: 'index.html' })))
+  // The web app routes in the browser, so a deep link must load the same page; a missing file
+  // (a script, an image) or a path under /auth answers the JSON 404 instead of that page.
+  app.get('*', (c, next) =>
+    isPagePath(c.req.path) ? serveStatic({ root, path: 'index.html' })(c, next) : next(),
+  )
+}
+
+/** Paths the web app routes itself: no file name, outside the API, the login and the assets. */
+export function isPagePath(path: string): boolean {
+  if (isApiPath(path) || isUnder(path, '/auth') || isUnder(path, '/assets')) return false
+  return !path.slice(path.lastIndexOf('/') + 1).includes('.')
+}
+
+function isUnder(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(`${folder}/`)
 }
 
 export function isApiPath(path: string): boolean {
-  return path === '/api' || path.startsWith('/api/')
+  return isUnder(path, '/api')
 }
 
 function outsideApi<E extends Env>(handler: MiddlewareHandler): MiddlewareHandler<E> {

@@ -52,11 +52,31 @@ describe('server with a built web app', () => {
   })
 
   it('serves index.html at / and for page paths the web app routes itself', async () => {
-    for (const path of ['/', '/d/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51', '/n/abc']) {
+    for (const path of [
+      '/',
+      '/d/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51',
+      '/n/abc',
+      '/no-such-page',
+    ]) {
       const res = await fetch(`${server.url}${path}`)
       expect(res.status, path).toBe(200)
       expect(res.headers.get('content-type')).toMatch(/^text\/html/)
       expect(await res.text()).toBe(INDEX_HTML)
+    }
+  })
+
+  it('answers a missing file, or a path under /auth or /assets, with the JSON 404, not the page', async () => {
+    for (const path of [
+      '/assets/missing.js',
+      '/assets',
+      '/auth/session',
+      '/auth/login',
+      '/favicon.png',
+      '/d/abc/logo.svg',
+    ]) {
+      const res = await fetch(`${server.url}${path}`)
+      expect(res.status, path).toBe(404)
+      expect(await res.json(), path).toEqual({ error: 'Not found' })
     }
   })
 
