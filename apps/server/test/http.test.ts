@@ -1,5 +1,5 @@
-/** The real server's HTTP surface outside the resource routes: web app hosting, 404s and 500s. */
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
+/** The real server's HTTP surface outside the resource routes: web app hosting, health, 404s and 500s. */
+import { mkdtemp, mkdir, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -105,6 +105,39 @@ describe('an internal failure', () => {
       expect(res.status).toBe(500)
       expect(await res.json()).toEqual({ error: 'Internal server error' })
       expect((await fetch(`${server.url}/api/health`)).status).toBe(503)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('the health check', () => {
+  it('answers 503 when a table of the database cannot be read', async () => {
+    // Property: health reads the database itself, not only the connection.
+    const server = await startTestServer()
+    try {
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+      server.service.db.$client.exec('ALTER TABLE settings RENAME TO settings_gone')
+      const res = await fetch(`${server.url}/api/health`)
+      expect(res.status).toBe(503)
+      expect(await res.json()).toMatchObject({ status: expect.any(String) })
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('answers 503 when uploads could not be written to the blob folder', async () => {
+    // Property: health writes where uploads are written, so a folder that only exists is not enough.
+    const server = await startTestServer()
+    try {
+      const partial = join(server.dataDir, 'blobs', '.partial')
+      await rm(partial, { recursive: true })
+      await writeFile(partial, 'not a folder')
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(503)
+      await rm(partial)
+      await mkdir(partial)
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+      expect(await readdir(partial)).toEqual([])
     } finally {
       await server.close()
     }

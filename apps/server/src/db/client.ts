@@ -30,10 +30,14 @@ export function openDatabase(dataDir: string): Db {
   return db
 }
 
-/** Whether the database answers a trivial query (health check). */
+/**
+ * Whether the database answers a query that reads one of its tables (health check); `SELECT 1`
+ * alone would answer even with the database file gone or emptied.
+ */
 export function databaseAnswers(db: Db): boolean {
   try {
-    return db.$client.prepare('SELECT 1 AS ok').get() !== undefined
+    db.$client.prepare('SELECT count(*) AS n FROM settings').get()
+    return true
   } catch {
     return false
   }

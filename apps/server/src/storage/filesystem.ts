@@ -114,8 +114,16 @@ export class FilesystemBlobStore implements BlobStore {
     return removed
   }
 
+  /**
+   * Creates and removes an empty file where uploads are written: a folder that is gone, not a
+   * folder, read-only or on a read-only filesystem fails here as an upload would.
+   */
   async check(): Promise<void> {
-    await stat(this.partial)
+    // Named like a partial blob (`<key>.<random>`) with no key, so a leftover is swept as one.
+    const probe = join(this.partial, `.${randomUUID()}`)
+    const handle = await open(probe, 'wx')
+    await handle.close()
+    await rm(probe)
   }
 }
 
