@@ -37,9 +37,14 @@ export interface AppDeps {
   webRoot?: string | undefined
 }
 
-/** Body limit of the JSON note routes: the largest note, base64-encoded, with room for fields. */
-function noteBodyLimit(config: Config): number {
-  return Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
+/**
+ * Body limit of the JSON note routes: twice the largest note's base64, with room for the other
+ * fields. JSON may escape characters of the base64 (`\/` for `/`, as some encoders do by default),
+ * so the body's length is no exact measure of the content: the size that counts is the decoded
+ * one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
+ */
+export function noteBodyLimit(config: Pick<Config, 'noteMaxSize'>): number {
+  return 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {

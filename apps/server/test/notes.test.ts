@@ -22,6 +22,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import type { AppEnv } from '../src/app-env.js'
 import { loadConfig } from '../src/config.js'
+import { startTestServer } from './harness.js'
 import { openDatabase, type Db } from '../src/db/client.js'
 import { HttpError } from '../src/http-error.js'
 import { listen, type RunningServer } from '../src/listen.js'
@@ -501,6 +502,32 @@ describe('end to end', () => {
       const token = body[field] as string
       expect(stored.includes(Buffer.from(token)), field).toBe(false)
       expect(stored.includes(Buffer.from(fromBase64Url(token))), field).toBe(false)
+    }
+  })
+})
+
+describe('the note body limit of the server', () => {
+  it('takes a note at the size limit whose JSON escapes every slash of its base64', async () => {
+    // Property: only the decoded size decides 413; a longer but valid JSON spelling is no reason.
+    const server = await startTestServer({ env: { NOTE_MAX_SIZE: '65536' } })
+    try {
+      // 0xff bytes encode as "////"; with each slash escaped the string is twice as long.
+      const content = toBase64(Buffer.alloc(65536 + 256, 0xff))
+      const json = JSON.stringify(noteBody({ encryptedContent: content })).replaceAll('/', '\\/')
+      const post = (body: string) =>
+        fetch(`${server.url}/api/note`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        })
+      expect((await post(json)).status).toBe(201)
+      const over = toBase64(Buffer.alloc(65536 + 257, 0xff))
+      const overJson = JSON.stringify(noteBody({ encryptedContent: over })).replaceAll('/', '\\/')
+      const refused = await post(overJson)
+      expect(refused.status).toBe(413)
+      expect(await refused.json()).toEqual({ error: ERROR_MESSAGES.noteTooLarge })
+    } finally {
+      await server.close()
     }
   })
 })
