@@ -222,11 +222,14 @@ async function sendOverWebSocket(
       state.phase = 'done'
       done.resolve(typeof frame.id === 'string' ? frame.id : '')
     } else if (frame.type === 'error') {
-      const status = typeof frame.status === 'number' ? frame.status : undefined
-      const message = typeof frame.message === 'string' ? frame.message : ''
-      if (state.phase === 'handshake' && (status === undefined || status < 400 || status >= 500)) {
+      // An error frame answering init falls back (spec: WebSocket /api/upload/ws). A refusal of
+      // the settings comes back from the HTTP init as well, with its details and Retry-After,
+      // which a frame does not carry.
+      if (state.phase === 'handshake') {
         fallBack()
       } else {
+        const status = typeof frame.status === 'number' ? frame.status : undefined
+        const message = typeof frame.message === 'string' ? frame.message : ''
         fail(new ApiError(status ?? 500, message || 'Upload refused'))
       }
     } else {
