@@ -17,7 +17,7 @@ import { createZipStream, type ArchiveEntry } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import { buildZip, type FixtureEntry } from '../../test/zip-fixture.js'
-import { UnsafeArchiveError } from './errors.js'
+import { CliError, EXIT, UnsafeArchiveError } from './errors.js'
 import { extractArchive } from './extract.js'
 
 let work: string
@@ -114,6 +114,71 @@ describe('extractArchive refuses a hostile archive whole, before writing anythin
 
   it('a folder entry that holds data is refused', async () => {
     await expectRefused([harmless, { name: 'dir/', data: 'x', unixMode: 0o040755 }], /holds data/)
+  })
+})
+
+describe('extractArchive on a damaged archive', () => {
+  /** Extracting must fail with exit 3 and leave the target as it was. */
+  async function expectDamaged(
+    entries: readonly FixtureEntry[],
+    message: RegExp,
+    force = false,
+  ): Promise<void> {
+    const zip = await zipOf(entries)
+    const before = await listAll(target)
+    const error = await extractArchive(zip, target, { force }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(CliError)
+    expect((error as CliError).exitCode).toBe(EXIT.FAILED)
+    expect((error as Error).message).toMatch(message)
+    expect(await listAll(target)).toEqual(before)
+  }
+
+  it('an entry whose bytes do not match its CRC-32 leaves nothing, not even the entries before it', async () => {
+    // Integrity: a file is only placed once every file of the archive is complete and checked.
+    await expectDamaged(
+      [
+        { name: 'first.txt', data: 'complete and fine' },
+        { name: 'deep/er/second.txt', data: 'changed after zipping', crc: 0x12345678 },
+      ],
+      /entry "deep\/er\/second.txt" does not match its CRC-32/,
+    )
+  })
+
+  it('a broken deflate stream leaves nothing and keeps a file that force would replace', async () => {
+    await writeFile(join(target, 'first.txt'), 'mine')
+    await expectDamaged(
+      [
+        { name: 'first.txt', data: 'theirs', deflate: true },
+        {
+          name: 'sub/second.txt',
+          data: 'x'.repeat(100),
+          deflated: Buffer.from([0xff, 0xff, 0xff]),
+        },
+      ],
+      /entry "sub\/second.txt" cannot be read/,
+      true,
+    )
+    expect(await readFile(join(target, 'first.txt'), 'utf8')).toBe('mine')
+  })
+
+  it('removes the target folder it created itself when the archive is damaged', async () => {
+    const fresh = join(work, 'fresh', 'inner')
+    const zip = await zipOf([
+      { name: 'a/ok.txt', data: 'fine' },
+      { name: 'a/bad.txt', data: 'bad', crc: 1 },
+    ])
+    await expect(extractArchive(zip, fresh, { force: false })).rejects.toThrow(/CRC-32/)
+    expect(await readdir(work)).toEqual(['archive.zip', 'target'])
+  })
+
+  it('extracts deflated entries and checks them', async () => {
+    const zip = await zipOf([
+      { name: 'text.txt', data: 'deflated '.repeat(1000), deflate: true },
+      { name: 'empty.txt', data: '', deflate: true },
+    ])
+    await extractArchive(zip, target, { force: false })
+    expect(await readFile(join(target, 'text.txt'), 'utf8')).toBe('deflated '.repeat(1000))
+    expect(await readFile(join(target, 'empty.txt'), 'utf8')).toBe('')
   })
 })
 

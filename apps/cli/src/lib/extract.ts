@@ -3,11 +3,14 @@
  * anything when one entry could escape the folder or is not a plain file or folder: `..`
  * segments, absolute paths, backslashes, symbolic links, device files, FIFOs, sockets, duplicate
  * names. Existing files are kept unless `force`; nothing is ever written through an existing
- * symbolic link. Each file is written under a temporary name and renamed when complete.
+ * symbolic link. Every file is first written under a temporary name, and checked against the
+ * archive's CRC-32; only when all of them are complete are they renamed into place, so an
+ * archive that turns out damaged halfway leaves nothing behind and replaces nothing.
  */
-import { lstat, mkdir, open, utimes, chmod } from 'node:fs/promises'
+import { lstat, mkdir, open, rm, rmdir, utimes, chmod } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 
+import { crc32 } from '@fileshare/protocol'
 import type { Entry, ZipFile } from 'yauzl'
 
 import { unsafeEntryName } from './entry-name.js'
@@ -63,25 +66,16 @@ export async function extractArchive(
   try {
     const planned = plan(await readEntries(zip), root)
     await checkTargets(planned, root, options.force)
-    let extracted = 0
-    const data = await open(zipPath, 'r')
-    try {
-      for (const item of planned) {
-        await makeDirectories(root, item.directory ? item.target : dirname(item.target))
-        if (item.directory) continue
-        const temporary = temporaryPath(item.target)
-        const before = extracted
-        await writeTemporary(temporary, async (writer) => {
-          await copyEntry(zip, data, item.entry, writer, (n) =>
-            options.onBytes?.((extracted = before + n)),
-          )
-        })
-        extracted = before + item.entry.uncompressedSize
+    const files = await writeAll(zip, zipPath, root, planned, options)
+    // Every file is complete and checked: only now does anything take its final name.
+    for (const [index, { item, temporary }] of files.entries()) {
+      try {
         await placeFile(temporary, item.target, options.force, item.mode ?? 0o666)
-        await utimes(item.target, item.mtime, item.mtime)
+      } catch (error) {
+        await Promise.all(files.slice(index + 1).map((f) => rm(f.temporary, { force: true })))
+        throw error
       }
-    } finally {
-      await data.close()
+      await utimes(item.target, item.mtime, item.mtime)
     }
     // Folders last and deepest first: writing files into them would move their times again,
     // and a read-only folder must still take its files.
@@ -93,6 +87,51 @@ export async function extractArchive(
     return planned.map((p) => ({ path: p.target, directory: p.directory }))
   } finally {
     zip.close()
+  }
+}
+
+interface WrittenFile {
+  item: PlannedEntry
+  temporary: string
+}
+
+/**
+ * Writes every file entry under a temporary name beside its target, creating the folders on the
+ * way. On any failure the temporary files and the folders made here are removed again.
+ */
+async function writeAll(
+  zip: ZipFile,
+  zipPath: string,
+  root: string,
+  planned: readonly PlannedEntry[],
+  options: ExtractOptions,
+): Promise<WrittenFile[]> {
+  const files: WrittenFile[] = []
+  const made: string[] = []
+  let extracted = 0
+  const data = await open(zipPath, 'r')
+  try {
+    for (const item of planned) {
+      await makeDirectories(root, item.directory ? item.target : dirname(item.target), made)
+      if (item.directory) continue
+      const temporary = temporaryPath(item.target)
+      const before = extracted
+      await writeTemporary(temporary, async (writer) => {
+        await copyEntry(zip, data, item.entry, writer, (n) =>
+          options.onBytes?.((extracted = before + n)),
+        )
+      })
+      files.push({ item, temporary })
+      extracted = before + item.entry.uncompressedSize
+    }
+    return files
+  } catch (error) {
+    await Promise.all(files.map((f) => rm(f.temporary, { force: true })))
+    // Deepest first; a folder that something else has put a file into stays.
+    for (const folder of made.reverse()) await rmdir(folder).catch(() => undefined)
+    throw error
+  } finally {
+    await data.close()
   }
 }
 
@@ -247,17 +286,22 @@ async function checkTargets(
   }
 }
 
-/** Creates `path` and its parents below `root`, refusing to pass through a symbolic link. */
-async function makeDirectories(root: string, path: string): Promise<void> {
+/**
+ * Creates `path` and its parents below `root` (and `root` itself), refusing to pass through a
+ * symbolic link; adds each folder it creates to `made`, parents first.
+ */
+async function makeDirectories(root: string, path: string, made: string[]): Promise<void> {
   const parts = relative(root, path)
     .split(sep)
     .filter((p) => p !== '')
   let current = root
-  await mkdir(root, { recursive: true })
+  const first = await mkdir(root, { recursive: true })
+  if (first !== undefined) made.push(...createdFolders(first, root))
   for (const part of parts) {
     current = join(current, part)
     try {
       await mkdir(current)
+      made.push(current)
       continue
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
@@ -269,6 +313,27 @@ async function makeDirectories(root: string, path: string): Promise<void> {
   }
 }
 
+/** The folders `mkdir(root, { recursive: true })` created, from the first one it reported. */
+function createdFolders(first: string, root: string): string[] {
+  const folders = [first]
+  for (const part of relative(first, root)
+    .split(sep)
+    .filter((p) => p !== '')) {
+    folders.push(join(folders.at(-1)!, part))
+  }
+  return folders
+}
+
+/** The archive's own bytes are wrong: exit 3, as for a download that fails its check. */
+function damaged(entry: Entry, why: string, cause?: unknown): CliError {
+  return new CliError(
+    `The archive is damaged: entry ${describeName(entry.fileName)} ${why}`,
+    EXIT.FAILED,
+    { cause },
+  )
+}
+
+/** Copies one file entry into `writer` and checks it against the archive's CRC-32. */
 async function copyEntry(
   zip: ZipFile,
   data: Awaited<ReturnType<typeof open>>,
@@ -276,15 +341,43 @@ async function copyEntry(
   writer: SparseWriter,
   onBytes: (bytes: number) => void,
 ): Promise<void> {
-  if (entry.compressionMethod === 8) {
-    const stream = await zip.openReadStreamPromise(entry)
-    for await (const chunk of stream) {
-      await writer.write(chunk as Buffer)
-      onBytes(writer.written)
-    }
-    return
+  let crc = 0
+  const take = async (chunk: Buffer) => {
+    crc = crc32(chunk, crc)
+    await writer.write(chunk)
+    onBytes(writer.written)
   }
-  // Stored entries (all that fileshare writes) are copied by position in large reads.
+  if (entry.compressionMethod === 8) await copyDeflated(zip, entry, take)
+  else await copyStored(zip, data, entry, take)
+  if (crc !== entry.crc32) throw damaged(entry, 'does not match its CRC-32')
+}
+
+async function copyDeflated(
+  zip: ZipFile,
+  entry: Entry,
+  take: (chunk: Buffer) => Promise<void>,
+): Promise<void> {
+  const chunks = (await zip.openReadStreamPromise(entry))[Symbol.asyncIterator]()
+  for (;;) {
+    let next: IteratorResult<unknown>
+    try {
+      next = await chunks.next()
+    } catch (cause) {
+      // A broken deflate stream, or sizes that do not match the headers.
+      throw damaged(entry, `cannot be read: ${(cause as Error).message}`, cause)
+    }
+    if (next.done) return
+    await take(next.value as Buffer)
+  }
+}
+
+/** Stored entries (all that fileshare writes) are copied by position in large reads. */
+async function copyStored(
+  zip: ZipFile,
+  data: Awaited<ReturnType<typeof open>>,
+  entry: Entry,
+  take: (chunk: Buffer) => Promise<void>,
+): Promise<void> {
   if (entry.compressedSize !== entry.uncompressedSize) {
     throw new CliError(`Entry ${describeName(entry.fileName)} has inconsistent sizes`, EXIT.FAILED)
   }
@@ -301,8 +394,7 @@ async function copyEntry(
     const chunk = Buffer.allocUnsafeSlow(Math.min(READ_SIZE, end - position))
     const { bytesRead } = await data.read(chunk, 0, chunk.length, position)
     if (bytesRead === 0) throw new CliError('The archive ended early', EXIT.FAILED)
-    await writer.write(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead))
+    await take(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead))
     position += bytesRead
-    onBytes(writer.written)
   }
 }
