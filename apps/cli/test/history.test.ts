@@ -81,6 +81,23 @@ describe('history', () => {
     expect(unknown.stderr).toContain("not in this machine's history")
   })
 
+  it('forgets an entry the server no longer has instead of failing on it', async () => {
+    const created = await user.json<{ id: string }>(['note', 'deleted elsewhere'])
+    // Deleted behind this entry's back, with the owner token from the history file.
+    const stored = JSON.parse(await readFile(join(user.configDir, 'history.json'), 'utf8')) as {
+      entries: Array<{ id: string; ownerToken: string; server: string }>
+    }
+    const entry = stored.entries.find((e) => e.id === created.id)!
+    const res = await fetch(`${entry.server}/api/note/${created.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Owner-Token': entry.ownerToken },
+    })
+    expect(res.status).toBe(200)
+    const result = await user.json<{ deleted: boolean; gone: boolean }>(['delete', created.id])
+    expect(result).toMatchObject({ id: created.id, deleted: false, gone: true })
+    expect((await user.json<Listing>(['ls'])).entries.map((e) => e.id)).not.toContain(created.id)
+  })
+
   it('forgets an entry without deleting it on the server', async () => {
     const created = await user.json<{ id: string; link: string }>(['note', 'kept on the server'])
     await user.ok(['ls', '--forget', created.id])

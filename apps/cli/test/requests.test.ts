@@ -181,6 +181,8 @@ describe.each([
     expect(late.code).toBe(2)
     expect(late.stderr).toContain('closed')
     expect((await user.json<InboxListing>(['inbox', created.inboxLink])).open).toBe(false)
+    const listing = await user.ok(['inbox', created.inboxLink])
+    expect(listing.stdout).toMatch(/^Closed: +by the requester; /m)
 
     await user.ok(['inbox', 'delete', created.inboxLink])
     const gone = await user.run(['inbox', created.inboxLink])

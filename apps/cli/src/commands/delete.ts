@@ -1,5 +1,5 @@
 /** `fileshare delete <link>`: deletes an upload, note or request this machine created. */
-import { deleteFile, deleteInbox, deleteNote } from '@fileshare/protocol'
+import { deleteFile, deleteInbox, deleteNote, isApiError } from '@fileshare/protocol'
 import { Command } from 'commander'
 
 import { createApi } from '../lib/api.js'
@@ -21,12 +21,22 @@ export async function runDelete(
     )
   }
   const api = createApi(entry.server)
-  if (entry.kind === 'file') await deleteFile(api, entry.id, entry.ownerToken)
-  else if (entry.kind === 'note') await deleteNote(api, entry.id, entry.ownerToken)
-  else await deleteInbox(api, { id: entry.id, inboxOwnerToken: entry.inboxOwnerToken })
+  let deleted = true
+  try {
+    if (entry.kind === 'file') await deleteFile(api, entry.id, entry.ownerToken)
+    else if (entry.kind === 'note') await deleteNote(api, entry.id, entry.ownerToken)
+    else await deleteInbox(api, { id: entry.id, inboxOwnerToken: entry.inboxOwnerToken })
+  } catch (error) {
+    // Already gone (deleted elsewhere, or removed by the server's cleanup): nothing is left to
+    // delete, and the entry is only clutter.
+    if (!isApiError(error) || error.status !== 404) throw error
+    deleted = false
+  }
   await ctx.history.remove(entry.id)
-  if (output.json) output.result({ id: entry.id, kind: entry.kind, deleted: true })
-  else output.print(`Deleted ${entry.kind === 'file' ? 'upload' : entry.kind} ${entry.id}.`)
+  const what = `${entry.kind === 'file' ? 'upload' : entry.kind} ${entry.id}`
+  if (output.json) output.result({ id: entry.id, kind: entry.kind, deleted, gone: !deleted })
+  else if (deleted) output.print(`Deleted ${what}.`)
+  else output.print(`The ${what} was already gone from the server; removed it from this list.`)
 }
 
 export function deleteCommand(ctx: Context): Command {
@@ -34,7 +44,8 @@ export function deleteCommand(ctx: Context): Command {
     .summary('delete an upload, note or request sent from this machine')
     .description(
       'Deletes an upload, a note or a file request at once, with the owner token kept in this ' +
-        "machine's history, and forgets it. Takes the link, the id, or the start of the id.",
+        "machine's history, and forgets it; one the server no longer has is only forgotten. " +
+        'Takes the link, the id, or the start of the id.',
     )
     .argument(
       '<link>',

@@ -110,8 +110,7 @@ export async function runInbox(
   }
   output.print(`Message:     ${printable(inbox.brief.message.split('\n')[0] ?? '')}`)
   output.print(
-    `${inbox.open ? 'Open until: ' : 'Closed:     '} ${formatWhen(inbox.closesAt)}; ` +
-      `${inbox.usedUploads} of ${inbox.maxUploads} uploads used`,
+    `${openState(inbox.open, inbox.closesAt)}; ${inbox.usedUploads} of ${inbox.maxUploads} uploads used`,
   )
   output.print(`Upload link: ${inbox.uploadLink}`)
   output.print('')
@@ -320,4 +319,14 @@ export function inboxCommand(ctx: Context): Command {
     .action((link: string, options: InboxOptions) => runInboxDelete(link, options, ctx))
 
   return inbox.addCommand(get).addCommand(rm).addCommand(close).addCommand(del)
+}
+
+/**
+ * Whether the request still takes uploads. A request closed before its time says so, rather than
+ * showing the time it would have run until.
+ */
+export function openState(open: boolean, closesAt: string, now = new Date()): string {
+  if (open) return `Open until:  ${formatWhen(closesAt, now)}`
+  if (Date.parse(closesAt) > now.getTime()) return 'Closed:      by the requester'
+  return `Closed:      ${formatWhen(closesAt, now)} (expired)`
 }

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 
 import type * as CliProgress from 'cli-progress'
 
-import { formatBytes } from './units.js'
+import { formatBytes, formatRemaining } from './units.js'
 
 export interface Progress {
   /** Bytes done so far; the total may be learnt late. */
@@ -71,10 +71,9 @@ function progressBar(stream: NodeJS.WritableStream, label: string, total: number
   const bar = new SingleBar(
     {
       stream,
-      format: '{label} {bar} {percentage}% | {done} / {size} | {rate} | ETA {eta_formatted}',
+      format: '{label} {bar} {percentage}% | {done} / {size} | {rate} | ETA {left}',
       barsize: 24,
       hideCursor: true,
-      etaBuffer: 40,
       fps: 8,
       autopadding: true,
     },
@@ -87,6 +86,7 @@ function progressBar(stream: NodeJS.WritableStream, label: string, total: number
     done: formatBytes(0),
     size: formatBytes(size),
     rate: '– /s',
+    left: formatRemaining(Number.NaN),
   })
   let stopped = false
   return {
@@ -101,6 +101,7 @@ function progressBar(stream: NodeJS.WritableStream, label: string, total: number
         done: formatBytes(done),
         size: formatBytes(size),
         rate: `${formatBytes(rate)}/s`,
+        left: formatRemaining(rate > 0 ? (size - done) / rate : Number.NaN),
       })
     },
     stop() {

@@ -1,7 +1,14 @@
 /** Durations, sizes and dates as users type and read them. */
 import { describe, expect, it } from 'vitest'
 
-import { formatBytes, formatDuration, formatRelative, parseDuration, parseSize } from './units.js'
+import {
+  formatBytes,
+  formatDuration,
+  formatRelative,
+  formatRemaining,
+  parseDuration,
+  parseSize,
+} from './units.js'
 
 describe('units', () => {
   it('parses durations with and without units', () => {
@@ -12,6 +19,20 @@ describe('units', () => {
     expect(parseDuration('2w')).toBe(1_209_600)
     expect(parseDuration('1.5h')).toBeNull()
     expect(parseDuration('soon')).toBeNull()
+  })
+
+  it('prints the time left of a transfer, and a dash while there is no rate to tell', () => {
+    expect([0.2, 42, 58.5, 60, 185, 3599, 3600, 7620].map(formatRemaining)).toEqual([
+      '1s',
+      '42s',
+      '59s',
+      '1m 00s',
+      '3m 05s',
+      '59m 59s',
+      '1h 00m',
+      '2h 07m',
+    ])
+    expect([Number.NaN, Infinity, -1].map(formatRemaining)).toEqual(['–', '–', '–'])
   })
 
   it('prints durations in the largest exact unit', () => {

@@ -28,6 +28,16 @@ export function formatDuration(seconds: number): string {
   return `${seconds}s`
 }
 
+/** Time left for a progress bar: `42s`, `3m 05s`, `2h 07m`; `–` when unknown (no rate yet). */
+export function formatRemaining(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '–'
+  const s = Math.ceil(seconds)
+  if (s < 60) return `${s}s`
+  const pad = (n: number) => String(n).padStart(2, '0')
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`
+  return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`
+}
+
 const SIZE_UNITS: Readonly<Record<string, number>> = {
   '': 1,
   b: 1,

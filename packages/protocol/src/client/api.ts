@@ -41,8 +41,32 @@ export interface ApiRequestInit {
 
 /** A failure to reach the server: `fetch` rejected, or a body broke off. */
 export function networkError(cause: unknown): ProtocolError {
-  const detail = cause instanceof Error && cause.message ? `: ${cause.message}` : ''
-  return new ProtocolError('NETWORK', `Could not reach the server${detail}`, { cause })
+  const detail = innermostMessage(cause)
+  return new ProtocolError('NETWORK', `Could not reach the server${detail ? `: ${detail}` : ''}`, {
+    cause,
+  })
+}
+
+/**
+ * The message of the deepest error in a chain of causes that has one. Node's `fetch` rejects
+ * with `fetch failed`, which names nothing; its cause says `connect ECONNREFUSED 127.0.0.1:3000`,
+ * and when every address of a name failed, an AggregateError with no message of its own holds
+ * one error per address.
+ */
+function innermostMessage(error: unknown): string {
+  let found = ''
+  for (let at = error, depth = 0; at instanceof Error && depth < 8; depth++) {
+    const own =
+      at instanceof AggregateError && !at.message
+        ? at.errors
+            .map((e: unknown) => (e instanceof Error ? e.message : ''))
+            .filter((m: string) => m !== '')
+            .join('; ')
+        : at.message
+    if (own) found = own
+    at = at.cause
+  }
+  return found
 }
 
 /** True when `error` is the rejection of an aborted signal (rethrown unchanged, never wrapped). */
