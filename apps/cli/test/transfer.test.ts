@@ -293,10 +293,8 @@ describe('options and failures', () => {
     ])
     expect(result.code).toBe(3)
     expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 3, code: 'NETWORK' })
-    expect(result.stderr).toMatch(
-      // Port 9 is one fetch refuses to use: the message gives that reason, not a bare `fetch failed`.
-      expect(result.stderr).toMatch(/^fileshare: Could not reach the server: bad port/),
-    )
+    // Port 9 is one fetch refuses to use: the message gives that reason, not a bare `fetch failed`.
+    expect(result.stderr).toMatch(/^fileshare: Could not reach the server: bad port/)
   })
 
   it('exits 1 on a malformed link and points a note link to note get', async () => {
