@@ -549,9 +549,9 @@ export class RequestsService {
   }
 
   /**
-   * Checks an inbox credential (spec: Request tokens): a malformed token is 400; an unknown id
-   * 404; on a request with a password, a locked caller 429 and each well-formed wrong token one
-   * failure of `request:<id>` for the caller's IP; a missing or wrong token 404.
+   * Checks an inbox credential (spec: Request tokens): an unknown id 404; on a request with a
+   * password, a locked caller 429 and each well-formed wrong token one failure of `request:<id>`
+   * for the caller's IP; a missing, malformed or wrong token 404.
    */
   private authorize(
     id: string,
