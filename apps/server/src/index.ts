@@ -1,9 +1,13 @@
 /** Entry point of `node apps/server/dist/index.js`: starts the service or stops with one line. */
 import { ConfigError } from './config.js'
 import { main } from './main.js'
+import { StartupFailure } from './startup-failure.js'
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError) console.error(`fileshare: ${err.message}`)
-  else console.error(err)
+  if (err instanceof ConfigError || err instanceof StartupFailure) {
+    console.error(`fileshare: ${err.message}`)
+  } else {
+    console.error(err)
+  }
   process.exit(1)
 })

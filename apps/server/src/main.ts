@@ -4,13 +4,20 @@ import { fileURLToPath } from 'node:url'
 import { loadConfig } from './config.js'
 import { readPackageVersion } from './package-version.js'
 import { startServer } from './server.js'
+import { describeStartupFailure, StartupFailure } from './startup-failure.js'
 
 /** The web app's build output, found from this module in both src/ and dist/. */
 const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url))
 
 export async function main(): Promise<void> {
   const config = loadConfig()
-  const service = await startServer(config, { version: readPackageVersion(), webRoot: WEB_ROOT })
+  const service = await startServer(config, {
+    version: readPackageVersion(),
+    webRoot: WEB_ROOT,
+  }).catch((error: unknown) => {
+    const line = describeStartupFailure(error, config)
+    throw line === undefined ? error : new StartupFailure(line, { cause: error })
+  })
   console.log(`fileshare listening on ${service.url} (data in ${config.dataDir})`)
 
   const stop = (signal: NodeJS.Signals): void => {

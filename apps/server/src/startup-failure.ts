@@ -1,0 +1,51 @@
+/**
+ * Turns the usual reasons a correctly configured server still cannot start into the one line the
+ * settings errors give (docs/configuration.md): a DATA_DIR that cannot hold the database or the
+ * blobs, or a HOST and PORT that cannot be listened on. Anything else stays as it is, stack
+ * included, since it is a fault to report rather than a setting to fix.
+ */
+import { sep } from 'node:path'
+
+import type { Config } from './config.js'
+
+/** A start-up failure the operator fixes in the settings; its message is the line to print. */
+export class StartupFailure extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StartupFailure'
+  }
+}
+
+interface SystemError {
+  code?: unknown
+  syscall?: unknown
+  path?: unknown
+  message?: unknown
+}
+
+const LISTEN_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND', 'EAI_AGAIN'])
+
+/** The line for `error`, or undefined when it is not about DATA_DIR, HOST or PORT. */
+export function describeStartupFailure(
+  error: unknown,
+  config: Pick<Config, 'dataDir' | 'host' | 'port'>,
+): string | undefined {
+  const err = (error ?? {}) as SystemError
+  const code = typeof err.code === 'string' ? err.code : undefined
+  if (code === undefined) return undefined
+  if (
+    (err.syscall === 'listen' || err.syscall === 'getaddrinfo' || err.syscall === 'bind') &&
+    LISTEN_CODES.has(code)
+  ) {
+    return `cannot listen on HOST ${JSON.stringify(config.host)} and PORT ${config.port}: ${code}`
+  }
+  const inDataDir =
+    typeof err.path === 'string' &&
+    (err.path === config.dataDir || err.path.startsWith(config.dataDir + sep))
+  // better-sqlite3 names no path: SQLITE_CANTOPEN is the database file under DATA_DIR.
+  if (inDataDir || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_READONLY') {
+    const why = typeof err.message === 'string' ? err.message : code
+    return `DATA_DIR ${JSON.stringify(config.dataDir)} cannot be used: ${why}`
+  }
+  return undefined
+}
