@@ -548,6 +548,37 @@ export function uploadsSuite(backend: Backend): void {
         expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0)
       })
 
+      it('counts wrong tokens sent to the download route toward the same lockout', async () => {
+        // Security: the download route is no way around PASSWORD_MAX_ATTEMPTS.
+        const up = await uploadSingle(server, 10, {
+          'X-Has-Password': 'true',
+          'X-Password-Salt': randomBytes(16).toString('base64url'),
+          'X-Password-Algo': 'argon2id-v2',
+          'X-Max-Downloads': '5',
+        })
+        // Malformed tokens are no password guesses and count for nothing.
+        expect((await download(server, up.id, 'not a token!')).status).toBe(401)
+        for (let i = 0; i < 3; i++) {
+          expect((await download(server, up.id, randomToken())).status).toBe(401)
+        }
+        const locked = await download(server, up.id, up.authToken)
+        expect(locked.status).toBe(429)
+        expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0)
+        const check = await fetch(`${server.url}/api/password/${up.id}`, {
+          method: 'POST',
+          headers: { 'X-Auth-Token': up.authToken },
+        })
+        expect(check.status).toBe(429)
+      })
+
+      it('lets a right token through the download route without a lockout on unprotected uploads', async () => {
+        const up = await uploadSingle(server, 10, { 'X-Max-Downloads': '5' })
+        for (let i = 0; i < 4; i++) {
+          expect((await download(server, up.id, randomToken())).status).toBe(401)
+        }
+        expect((await download(server, up.id, up.authToken)).status).toBe(200)
+      })
+
       it('answers 400 for an upload without a password', async () => {
         const up = await uploadSingle(server, 10)
         const res = await fetch(`${server.url}/api/password/${up.id}`, {

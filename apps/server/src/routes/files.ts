@@ -52,7 +52,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
 
   app.get('/download/:id', async (c) => {
     refuseHead(c)
-    const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'))
+    const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'), deps.ipOf(c))
     return downloadResponse(c, download, deps.logger)
   })
 

@@ -282,13 +282,24 @@ export class UploadsService {
 
   /**
    * Counts one download atomically (the increment happens only while the count is below the
-   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL.
+   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL. On a
+   * password-protected upload the lockout of `upload:<id>` applies here as on the password check:
+   * a wrong token is a password guess whichever route it is sent to.
    */
-  async download(id: string, authToken: string | undefined): Promise<DownloadResult> {
+  async download(
+    id: string,
+    authToken: string | undefined,
+    clientIp: string,
+  ): Promise<DownloadResult> {
     const row = this.find(id)
+    const key = `upload:${id}`
+    if (row.hasPassword) this.deps.lockout.assertOpen(key, clientIp)
     if (!tokenMatches(authToken, row.authTokenHash)) {
+      // A malformed token cannot be a password guess and does not count.
+      if (row.hasPassword && tokenBytes(authToken)) this.deps.lockout.fail(key, clientIp)
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
     }
+    if (row.hasPassword) this.deps.lockout.succeed(key, clientIp)
     const delivery = await this.counter.deliver(id, this.deps.now())
     return { size: row.size, fileCount: row.fileCount, delivery }
   }
