@@ -142,11 +142,26 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       return c.json(body, err.status)
     }
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status)
+    if (isClientAbort(err)) {
+      // The client went away while its body was being read: nothing failed here, and no one is
+      // left to read an answer.
+      logger.debug(`${c.req.method} ${c.req.routePath}: the client went away during its request`)
+      return c.json({ error: ERROR_MESSAGES.invalidRequest }, 400)
+    }
     logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err))
     return c.json({ error: ERROR_MESSAGES.internalError }, 500)
   })
 
   return app
+}
+
+/** Node's error for a request body whose connection closed before it was whole. */
+function isClientAbort(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    err.message === 'aborted' &&
+    (err as NodeJS.ErrnoException).code === 'ECONNRESET'
+  )
 }
 
 const REQUEST_CHUNK_PATH = /^\/api\/request\/([^/]+)\/upload\/([^/]+)\/chunk$/

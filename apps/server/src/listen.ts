@@ -16,7 +16,17 @@ export interface ListenOptions {
   host: string
   /** Headers every answer carries unless it names them itself (the security headers). */
   responseHeaders?: Readonly<Record<string, string>>
+  /** A connection that moves no byte either way for this long is closed; IDLE_TIMEOUT_MS. */
+  idleTimeoutMs?: number
 }
+
+/**
+ * How long a connection may stand still in the middle of a request or an answer. Node's own
+ * limit is on a whole request (5 minutes), which would cut off a large single-request upload
+ * or a chunk on a slow link however steadily its bytes arrive; an idle limit stops only the
+ * connections that have stopped. Headers must still arrive within Node's `headersTimeout`.
+ */
+export const IDLE_TIMEOUT_MS = 5 * 60_000
 
 export interface RunningServer {
   /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
@@ -48,11 +58,17 @@ export function listen<E extends Env>(
     // The response headers go on each response before the app runs, as a middleware would put
     // them, and the app's answer overrides any it names; set here, they cost each request no
     // extra step through the app's middleware chain.
-    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-      for (const [name, value] of extra) response.setHeader(name, value)
-      response.on('finish', onFinish)
-      void answer(request, response)
-    })
+    const server = createServer(
+      { requestTimeout: 0 },
+      (request: IncomingMessage, response: ServerResponse) => {
+        for (const [name, value] of extra) response.setHeader(name, value)
+        response.on('finish', onFinish)
+        void answer(request, response)
+      },
+    )
+    // Without a 'timeout' listener, Node destroys a socket that idles this long. An upgraded
+    // upload socket is taken off this timer by `ws`, and has its own keepalive.
+    server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
     server.once('error', reject)
     server.listen(options.port, options.host, () =>
       resolve({ url: baseUrl(server.address() as AddressInfo), server, stopAccepting, close }),

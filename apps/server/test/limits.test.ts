@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IncomingHttpHeaders } from 'node:http'
+import { connect } from 'node:net'
 
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
@@ -157,6 +158,32 @@ describe('upload quota', () => {
       ),
     )
     expect(inits.filter((r) => r.status === 201)).toHaveLength(3)
+  })
+
+  it('refuses a single-request upload over the quota without reading its body', async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
+    const headers = uploadHeaders(50_000_000, {}, 'Content-Length')
+    const head =
+      'POST /api/upload HTTP/1.1\r\nHost: x\r\n' +
+      Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('') +
+      '\r\n'
+    // Only the headers are sent: the answer must come, and the connection close, without the body.
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      const socket = connect(Number(new URL(server!.url).port), '127.0.0.1', () =>
+        socket.write(head),
+      )
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk: string) => (text += chunk))
+      socket.once('close', () => resolve(text))
+      socket.once('error', reject)
+      setTimeout(() => reject(new Error(`still open after 5 s: ${text}`)), 5000).unref()
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+    expect(answer).toMatch(/^connection: close\r$/im)
+    expect(answer).toContain('Upload exceeds the remaining quota')
   })
 
   it('gives the bytes of a failed upload back', async () => {

@@ -20,6 +20,12 @@ export interface UploadRouteDeps {
   now: () => number
 }
 
+/** Whether the request's connection has closed, so no answer can reach the client. */
+function connectionGone(c: Context<AppEnv>): boolean {
+  const { outgoing } = c.env
+  return outgoing.destroyed || outgoing.socket === null || outgoing.socket.destroyed
+}
+
 function headerValues(c: Context<AppEnv>): Record<string, string | undefined> {
   return c.req.header()
 }
@@ -35,21 +41,34 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
 
   app.post('/upload', async (c) => {
-    await deps.requireLogin(c)
-    let spec
+    // Every refusal before the body is read closes the connection instead of reading it.
+    const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
+    let session
     try {
-      spec = uploads.parseSpec(headerValues(c), 'content-length')
+      await deps.requireLogin(c)
+      const spec = uploads.parseSpec(headerValues(c), 'content-length')
+      session = await uploads.begin(spec, deps.ipOf(c), 'http')
     } catch (error) {
-      throw error instanceof HttpError ? closing(c, error) : error
+      throw refuse(error)
     }
-    const session = await uploads.begin(spec, deps.ipOf(c), 'http')
     try {
       for await (const chunk of bodyChunks(c)) await session.append(chunk)
     } catch (error) {
       await session.abort()
-      throw error instanceof HttpError ? closing(c, error) : error
+      throw refuse(error)
     }
-    const id = await uploads.finalize(session, c.req.header('x-owner-token'))
+    // Bytes past Content-Length make Node drop the connection as a malformed next request: the
+    // answer could not reach the client, so the upload must not stay behind without its owner.
+    if (connectionGone(c)) {
+      await session.abort()
+      return c.body(null, 400)
+    }
+    const ownerToken = c.req.header('x-owner-token')
+    const id = await uploads.finalize(session, ownerToken)
+    if (connectionGone(c)) {
+      await uploads.delete(id, ownerToken)
+      return c.body(null, 400)
+    }
     return c.json({ id, url: uploads.shareUrl(id) }, 200)
   })
 
