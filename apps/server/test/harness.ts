@@ -101,3 +101,19 @@ export function uploadHeaders(
     string
   >
 }
+
+/** The head of a raw HTTP/1.1 request, for tests that write to a socket themselves. */
+export function requestHead(method: string, path: string, headers: Record<string, string>): string {
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  return `${method} ${path} HTTP/1.1\r\nHost: x\r\n${lines.join('')}\r\n`
+}
+
+/** A logger at level `error` that keeps the lines it writes. */
+export function errorCapturingLogger(): { logger: Logger; errors: string[] } {
+  const errors: string[] = []
+  const logger = createLogger('error', {
+    stdout: { write: () => true },
+    stderr: { write: (line: string) => errors.push(line) },
+  })
+  return { logger, errors }
+}

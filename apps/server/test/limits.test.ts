@@ -10,7 +10,7 @@ import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
-import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import { requestHead, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -163,12 +163,7 @@ describe('upload quota', () => {
   it('refuses a single-request upload over the quota without reading its body', async () => {
     server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
     const headers = uploadHeaders(50_000_000, {}, 'Content-Length')
-    const head =
-      'POST /api/upload HTTP/1.1\r\nHost: x\r\n' +
-      Object.entries(headers)
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('') +
-      '\r\n'
+    const head = requestHead('POST', '/api/upload', headers)
     // Only the headers are sent: the answer must come, and the connection close, without the body.
     const answer = await new Promise<string>((resolve, reject) => {
       let text = ''

@@ -11,10 +11,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { blobFiles, followDownload, type Backend } from './backends.js'
-import { createLogger } from '../src/logger.js'
 import {
+  errorCapturingLogger,
   manualClock,
   randomToken,
+  requestHead,
   startTestServer,
   uploadHeaders,
   type TestServer,
@@ -113,20 +114,11 @@ export function uploadsSuite(backend: Backend): void {
 
     describe('POST /api/upload (single request)', () => {
       it('logs no error when a client goes away in the middle of its body, and keeps nothing', async () => {
-        const errors: string[] = []
-        const logger = createLogger('error', {
-          stdout: { write: () => true },
-          stderr: { write: (line: string) => errors.push(line) },
-        })
+        const { logger, errors } = errorCapturingLogger()
         const own = await startTestServer({ env: backend.env(), logger })
         try {
           const headers = uploadHeaders(MiB, {}, 'Content-Length')
-          const head =
-            `POST /api/upload HTTP/1.1\r\nHost: x\r\n` +
-            Object.entries(headers)
-              .map(([name, value]) => `${name}: ${value}\r\n`)
-              .join('') +
-            '\r\n'
+          const head = requestHead('POST', '/api/upload', headers)
           await new Promise<void>((resolve, reject) => {
             const socket = connect(Number(new URL(own.url).port), '127.0.0.1', () => {
               socket.write(Buffer.concat([Buffer.from(head), randomBytes(1000)]))
@@ -159,12 +151,7 @@ export function uploadsSuite(backend: Backend): void {
           ).n
         const before = count()
         const headers = uploadHeaders(100, {}, 'Content-Length')
-        const head =
-          `POST /api/upload HTTP/1.1\r\nHost: x\r\n` +
-          Object.entries(headers)
-            .map(([name, value]) => `${name}: ${value}\r\n`)
-            .join('') +
-          '\r\n'
+        const head = requestHead('POST', '/api/upload', headers)
         const answered = await new Promise<string>((resolve, reject) => {
           let text = ''
           const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => {
@@ -451,11 +438,7 @@ export function uploadsSuite(backend: Backend): void {
       it.runIf(backend.name === 'filesystem')(
         'cuts a download off at once when the stored blob is shorter than recorded, and logs it',
         async () => {
-          const errors: string[] = []
-          const logger = createLogger('error', {
-            stdout: { write: () => true },
-            stderr: { write: (line: string) => errors.push(line) },
-          })
+          const { logger, errors } = errorCapturingLogger()
           const own = await startTestServer({ env: backend.env(), logger })
           try {
             const up = await uploadSingle(own, 3 * MiB, { 'X-Max-Downloads': '2' })
