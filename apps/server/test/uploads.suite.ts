@@ -215,6 +215,15 @@ export function uploadsSuite(backend: Backend): void {
         expect(await blobFiles(server)).toEqual(before)
       })
 
+      it('answers 413 for a declared size too large even to be a safe integer', async () => {
+        const res = await fetch(`${server.url}/api/upload/init`, {
+          method: 'POST',
+          headers: uploadHeaders(1, { 'X-Content-Length': '99999999999999999999' }),
+        })
+        expect(res.status).toBe(413)
+        expect(await json(res)).toEqual({ error: 'File size exceeds maximum allowed size' })
+      })
+
       it('leaves nothing when the body is shorter than Content-Length', async () => {
         const before = await blobFiles(server)
         const url = new URL(`${server.url}/api/upload`)

@@ -134,7 +134,14 @@ export class UploadsService {
       if (passwordAlgo !== PASSWORD_ALGO) problems['x-password-algo'] = `must be ${PASSWORD_ALGO}`
     }
 
-    const size = integer(sizeHeader)
+    // A size too large to be a safe integer is still a size, and still too large.
+    const declared = headers[sizeHeader]
+    const size =
+      declared !== undefined &&
+      /^[0-9]{16,}$/.test(declared) &&
+      !Number.isSafeInteger(Number(declared))
+        ? Number.MAX_SAFE_INTEGER
+        : integer(sizeHeader)
     if (Number.isNaN(size)) problems[sizeHeader] = 'must be the exact encrypted size in bytes'
     if (Object.keys(problems).length > 0) throw invalid(problems)
     if (size > config.fileMaxSize) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)

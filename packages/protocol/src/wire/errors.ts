@@ -60,7 +60,11 @@ export const ERROR_MESSAGES = {
 export type ErrorMessageKey = keyof typeof ERROR_MESSAGES
 export type ErrorMessage = (typeof ERROR_MESSAGES)[ErrorMessageKey]
 
-/** Every error body: `{ error }`; only a 400 on note creation adds `details` (spec: Errors). */
+/**
+ * Every error body: `{ error }`. A 400 from input validation adds `details`, naming each field or
+ * header that is wrong (the spec requires it on note creation; the server gives it on every
+ * validation refusal, docs/api.md).
+ */
 export interface ErrorResponse {
   error: string
   details?: Record<string, string>
