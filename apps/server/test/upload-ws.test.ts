@@ -374,6 +374,40 @@ describe('upload socket with FILE_UPLOAD_WS=false', () => {
   })
 })
 
+describe('upload socket with UPLOAD_SESSION_IDLE_SEC=1', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ env: { UPLOAD_SESSION_IDLE_SEC: '1' } })
+  })
+  afterAll(() => server.close())
+
+  it('ends a socket that delivers nothing for the idle time, and stores nothing', async () => {
+    // A socket kept open by its pings alone must not hold its partial blob and quota for ever.
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const id = await socket.init({ type: 'init', headers: initHeaders(100) })
+    expect((await socket.closed).code).toBe(1008)
+    expect(socket.frames).toEqual([
+      { type: 'ready', id },
+      { type: 'error', message: 'Upload made too little progress', status: 408 },
+    ])
+    await expectNothingStored(server, id)
+  })
+
+  it('keeps a socket whose bytes keep coming for longer than the idle time', async () => {
+    const body = randomBytes(30)
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const headers = initHeaders(body.length)
+    const id = await socket.init({ type: 'init', headers })
+    for (let at = 0; at < body.length; at += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      socket.sendBytes(body.subarray(at, at + 10))
+    }
+    socket.sendJson({ type: 'finalize' })
+    expect(await socket.waitFor('done')).toEqual({ type: 'done', id, url: expect.any(String) })
+    expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+  })
+})
+
 describe('upload socket quota', () => {
   let server: TestServer
   beforeAll(async () => {

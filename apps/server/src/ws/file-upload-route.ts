@@ -49,11 +49,18 @@ export interface FileUploadHandlerDeps {
   ipOf(request: IncomingMessage): string
   /** Throws 401 when creation needs a login and the upgrade request carries none. */
   requireLogin(request: IncomingMessage): Promise<void>
+  /**
+   * A socket that delivers nothing (no byte, no finalize) for this long ends, as an HTTP session
+   * idle for UPLOAD_SESSION_IDLE_SEC does: a socket kept open by its pings alone would otherwise
+   * hold its partial blob and its share of the quota for ever.
+   */
+  idleMs: number
 }
 
 export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHandler {
   const { uploads } = deps
   return {
+    progress: { windowMs: deps.idleMs, minBytes: 1 },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
       const headers = httpHeaders(frame)

@@ -90,6 +90,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     uploads: deps.uploads,
     ipOf: deps.ipOf,
     requireLogin: deps.requireLogin,
+    idleMs: config.uploadSessionIdleSec * 1000,
   })
   const routes: UploadSocketRoute[] = [
     { match: (pathname) => (pathname === FILE_UPLOAD_PATH ? fileHandler : undefined) },
