@@ -241,6 +241,11 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_WINDOW', '999', `an integer from 1000 to ${Number.MAX_SAFE_INTEGER}`],
     ['FILE_MAX_SIZE', 'lots', 'a size of at least 1 bytes, such as 1048576, 512KB, 100MB or 2GB'],
     ['FILE_MAX_SIZE', '10XB', 'a size of at least 1 bytes, such as 1048576, 512KB, 100MB or 2GB'],
+    [
+      'NOTE_MAX_SIZE',
+      '65MB',
+      'a size of from 1 to 67108864 bytes (64 MB), such as 1048576, 512KB, 100MB or 2GB',
+    ],
     ['FILE_UPLOAD_WS', 'maybe', 'true or false'],
     ['FILE_EXPIRE_OPTIONS_SEC', '60,x', 'a comma-separated list of distinct positive integers'],
     ['FILE_EXPIRE_OPTIONS_SEC', '60,60', 'a comma-separated list of distinct positive integers'],

@@ -5,6 +5,9 @@
  */
 import { resolve } from 'node:path'
 
+/** The largest NOTE_MAX_SIZE: a note's body is held in memory whole, twice over while parsed. */
+export const NOTE_MAX_SIZE_LIMIT = 64 * 1024 ** 2
+
 /** A setting that cannot be used; its message is the one line printed before the server stops. */
 export class ConfigError extends Error {
   constructor(variable: string, value: string, accepts: string) {
@@ -162,18 +165,18 @@ class Reader {
   }
 
   /** A size in bytes: plain bytes, or a number with KB, MB, GB or TB (powers of 1024). */
-  size(name: string, fallback: number, min = 0): number {
+  size(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
     const value = this.raw(name)
     if (value === undefined) return fallback
     const match = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?$/i.exec(value)
     const unit = SIZE_UNITS[(match?.[2] ?? '').toUpperCase()]
     const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN
-    if (!Number.isSafeInteger(bytes) || bytes < min) {
-      throw new ConfigError(
-        name,
-        value,
-        `a size of at least ${min} bytes, such as 1048576, 512KB, 100MB or 2GB`,
-      )
+    if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max) {
+      const range =
+        max === Number.MAX_SAFE_INTEGER
+          ? `at least ${min} bytes`
+          : `from ${min} to ${max} bytes (${max / 1024 ** 2} MB)`
+      throw new ConfigError(name, value, `a size of ${range}, such as 1048576, 512KB, 100MB or 2GB`)
     }
     return bytes
   }
@@ -355,7 +358,8 @@ export function loadConfig(env: Env = process.env): Config {
     fileDownloadDefault: read.defaultOf('FILE_DOWNLOAD_DEFAULT', fileDownloadOptions, 1),
     fileChunkMaxSize: read.size('FILE_CHUNK_MAX_SIZE', 16 * 1024 ** 2, 1),
 
-    noteMaxSize: read.size('NOTE_MAX_SIZE', 1024 ** 2, 1),
+    // A note travels as one JSON body, read whole and parsed as one string.
+    noteMaxSize: read.size('NOTE_MAX_SIZE', 1024 ** 2, 1, NOTE_MAX_SIZE_LIMIT),
     noteExpireOptionsSec,
     noteExpireDefaultSec: read.defaultOf('NOTE_EXPIRE_DEFAULT_SEC', noteExpireOptionsSec, DAY),
     noteViewOptions,
