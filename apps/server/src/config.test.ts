@@ -244,7 +244,7 @@ describe('loadConfig', () => {
     [
       'NOTE_MAX_SIZE',
       '65MB',
-      'a size of from 1 to 67108864 bytes (64 MB), such as 1048576, 512KB, 100MB or 2GB',
+      'a size from 1 to 67108864 bytes (64 MB), such as 1048576, 512KB, 100MB or 2GB',
     ],
     ['FILE_UPLOAD_WS', 'maybe', 'true or false'],
     ['FILE_EXPIRE_OPTIONS_SEC', '60,x', 'a comma-separated list of distinct positive integers'],

@@ -174,9 +174,9 @@ class Reader {
     if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max) {
       const range =
         max === Number.MAX_SAFE_INTEGER
-          ? `at least ${min} bytes`
+          ? `of at least ${min} bytes`
           : `from ${min} to ${max} bytes (${max / 1024 ** 2} MB)`
-      throw new ConfigError(name, value, `a size of ${range}, such as 1048576, 512KB, 100MB or 2GB`)
+      throw new ConfigError(name, value, `a size ${range}, such as 1048576, 512KB, 100MB or 2GB`)
     }
     return bytes
   }
