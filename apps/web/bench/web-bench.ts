@@ -162,9 +162,9 @@ async function profileWorkers(cdp: Cdp, page: string, label: string) {
   await cdp.send('Profiler.enable', {}, page)
   await cdp.send('Profiler.start', {}, page)
   // The download service worker runs in the browser's target list, not under the page.
-  const { targetInfos } = await cdp.send<{ targetInfos: Array<{ targetId: string; type: string }> }>(
-    'Target.getTargets',
-  )
+  const { targetInfos } = await cdp.send<{
+    targetInfos: Array<{ targetId: string; type: string }>
+  }>('Target.getTargets')
   for (const target of targetInfos.filter((t) => t.type === 'service_worker')) {
     const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', {
       targetId: target.targetId,
