@@ -62,6 +62,9 @@ export function listen<E extends Env>(
       { requestTimeout: 0 },
       (request: IncomingMessage, response: ServerResponse) => {
         for (const [name, value] of extra) response.setHeader(name, value)
+        // API answers, errors included, are never to be reused: a browser that kept a 410 would
+        // show it again after the item was deleted (404). The app may still name its own.
+        if (request.url?.startsWith('/api/')) response.setHeader('Cache-Control', 'no-store')
         response.on('finish', onFinish)
         void answer(request, response)
       },

@@ -38,6 +38,21 @@ describe('server with a built web app', () => {
     expect(Date.parse(body.timestamp as string)).toBeGreaterThanOrEqual(before - 1000)
   })
 
+  it('marks every API answer, errors included, as not to be stored', async () => {
+    // A browser that kept an error (a 410) would show it again after the item changed.
+    for (const path of [
+      '/api/config',
+      '/api/info/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51',
+      '/api/nope',
+    ]) {
+      const res = await fetch(`${server.url}${path}`)
+      expect(res.headers.get('cache-control'), path).toBe('no-store')
+    }
+    expect((await fetch(`${server.url}/assets/app.js`)).headers.get('cache-control')).not.toBe(
+      'no-store',
+    )
+  })
+
   it('answers an unknown API path or method with a JSON 404', async () => {
     for (const [method, path] of [
       ['GET', '/api/nope'],
