@@ -149,6 +149,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustedProxies).toBe(expected)
   })
 
+  it.each([
+    '/logo.svg',
+    'data:image/svg+xml;base64,PHN2Zy8+',
+    'https://share.example.org/brand/logo.png',
+  ])('takes CUSTOM_LOGO %j, which the pages may load', (value) => {
+    const config = loadConfig({ CUSTOM_LOGO: value, BASE_URL: 'https://share.example.org' })
+    expect(config.customLogo).toBe(value)
+  })
+
   it.each(['17', '-1', '1.5', 'maybe', '100'])('refuses TRUST_PROXY %j', (value) => {
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(ConfigError)
     expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
@@ -245,6 +254,16 @@ describe('loadConfig', () => {
       'NOTE_MAX_SIZE',
       '65MB',
       'a size from 1 to 67108864 bytes (64 MB), such as 1048576, 512KB, 100MB or 2GB',
+    ],
+    [
+      'CUSTOM_LOGO',
+      'https://logo.example.com/l.png',
+      'a path on this server (/logo.svg), a data:image/ address or an address under BASE_URL',
+    ],
+    [
+      'CUSTOM_LOGO',
+      '//logo.example.com/l.png',
+      'a path on this server (/logo.svg), a data:image/ address or an address under BASE_URL',
     ],
     ['FILE_UPLOAD_WS', 'maybe', 'true or false'],
     ['FILE_EXPIRE_OPTIONS_SEC', '60,x', 'a comma-separated list of distinct positive integers'],

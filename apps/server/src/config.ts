@@ -8,6 +8,34 @@ import { resolve } from 'node:path'
 /** The largest NOTE_MAX_SIZE: a note's body is held in memory whole, twice over while parsed. */
 export const NOTE_MAX_SIZE_LIMIT = 64 * 1024 ** 2
 
+/**
+ * CUSTOM_LOGO: a path on this server, a `data:image/` address, or an address under BASE_URL.
+ * The pages' Content-Security-Policy loads images from nowhere else, and the web app makes no
+ * request to another host.
+ */
+function logoAddress(value: string | null, baseUrl: string): string | null {
+  if (value === null) return null
+  const sameOrigin = (() => {
+    try {
+      return new URL(value).origin === new URL(baseUrl).origin
+    } catch {
+      return false
+    }
+  })()
+  if (
+    (value.startsWith('/') && !value.startsWith('//')) ||
+    /^data:image\//i.test(value) ||
+    sameOrigin
+  ) {
+    return value
+  }
+  throw new ConfigError(
+    'CUSTOM_LOGO',
+    value,
+    'a path on this server (/logo.svg), a data:image/ address or an address under BASE_URL',
+  )
+}
+
 /** A setting that cannot be used; its message is the one line printed before the server stops. */
 export class ConfigError extends Error {
   constructor(variable: string, value: string, accepts: string) {
@@ -330,10 +358,11 @@ export function loadConfig(env: Env = process.env): Config {
     's3',
   ])
 
+  const baseUrl = read.url('BASE_URL', `http://localhost:${port}`)
   const config: Config = {
     port,
     host: read.host('HOST', '0.0.0.0'),
-    baseUrl: read.url('BASE_URL', `http://localhost:${port}`),
+    baseUrl,
     dataDir: resolve(read.string('DATA_DIR', './data')),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
@@ -348,7 +377,7 @@ export function loadConfig(env: Env = process.env): Config {
 
     customTitle: read.string('CUSTOM_TITLE', 'fileshare'),
     customColor: read.color('CUSTOM_COLOR'),
-    customLogo: read.optionalString('CUSTOM_LOGO'),
+    customLogo: logoAddress(read.optionalString('CUSTOM_LOGO'), baseUrl),
 
     fileMaxSize: read.size('FILE_MAX_SIZE', 10 * GiB, 1),
     fileMaxFilesPerUpload: read.integer('FILE_MAX_FILES_PER_UPLOAD', 1000, 1),
