@@ -26,6 +26,10 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
       await page.getByRole('combobox', { name: 'View limit' }).selectOption(options.views)
     if (options.password) await page.getByLabel('Password (optional)').fill(options.password)
     await page.getByRole('button', { name: 'Create note' }).click()
+    // Keyboard users land on the result, not back at the start of the page.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.textContent))
+      .toBe('Your note is ready to share')
     return page.getByRole('textbox', { name: 'Note link' }).inputValue()
   }
 

@@ -68,7 +68,7 @@ describe.runIf(browserAvailable)('file requests in the browser', () => {
     const inbox = await openInbox(inboxLink)
     const received = inbox.getByRole('region', { name: 'Received' })
     await received.getByRole('heading', { name: 'cv.pdf' }).waitFor()
-    await inbox.getByText('2 of 20 uploads used').waitFor()
+    await inbox.getByText('2 of 20 uploads used (files with a note take two)').waitFor()
 
     const [download] = await Promise.all([
       inbox.waitForEvent('download'),

@@ -2,8 +2,9 @@
  * Turns the client core's errors into what a page shows: which whole-page panel (404, 410,
  * broken link, lockout) or which one-line message.
  */
-import { isApiError, isProtocolError } from '@fileshare/protocol'
+import { ERROR_MESSAGES, isApiError, isProtocolError } from '@fileshare/protocol'
 
+import { formatRemaining } from './format-time'
 import { t } from './i18n/t'
 
 /** The whole-page explanations `ErrorPanel` can show. */
@@ -59,8 +60,15 @@ export function errorMessage(error: unknown): string {
       case 410:
         return t('error.gone.body')
       case 413:
+        // The upload quota refuses with 413 too; the server's message tells the two apart.
+        if (error.message === ERROR_MESSAGES.quotaExceeded) return t('error.quotaExceeded')
         return t('error.tooLarge')
       case 429:
+        if (error.message === ERROR_MESSAGES.quotaExhausted) {
+          return error.retryAfterSec !== null
+            ? t('error.quotaExhausted', { time: formatRemaining(error.retryAfterSec) })
+            : t('error.quotaExhaustedLater')
+        }
         return t('error.rateLimited')
       default:
         return t('error.generic', { message: error.message })

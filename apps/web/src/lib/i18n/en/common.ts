@@ -63,6 +63,10 @@ export const common = {
   'error.disabled': 'This feature is turned off on this server.',
   'error.tooLarge': 'This is larger than the server accepts.',
   'error.rateLimited': 'Too many requests. Wait a moment and try again.',
+  'error.quotaExceeded':
+    'This is more than is left of your upload allowance on this server. Try a smaller upload, or wait until the allowance renews.',
+  'error.quotaExhausted': 'Your upload allowance on this server is used up. It renews in {time}.',
+  'error.quotaExhaustedLater': 'Your upload allowance on this server is used up. Try again later.',
   'error.loginRequired': 'You need to sign in for this.',
   'error.generic': 'Something went wrong: {message}',
   'error.integrity':

@@ -12,6 +12,7 @@ export const inbox = {
   'inbox.closed': 'Closed: it takes no new uploads.',
   'inbox.expired': 'Expired {date}: it takes no new uploads.',
   'inbox.used': '{used} of {max} uploads used',
+  'inbox.usedWithNote': '{used} of {max} uploads used (files with a note take two)',
   'inbox.uploadLink': 'Upload link — give this to the people who send you files',
   'inbox.listTitle': 'Received',
   'inbox.empty': 'Nothing has arrived yet.',

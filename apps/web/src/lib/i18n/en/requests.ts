@@ -43,6 +43,10 @@ export const requests = {
   'request.send.noMessage': 'The requester left no message.',
   'request.send.closes': 'Open until {date}',
   'request.send.left': { one: '{count} upload left', other: '{count} uploads left' },
+  'request.send.leftWithNote': {
+    one: '{count} upload left (files with a note take two)',
+    other: '{count} uploads left (files with a note take two)',
+  },
   'request.send.maxSize': 'Up to {size} per upload',
   'request.send.note': 'Note (optional)',
   'request.send.noteHint': 'Sent encrypted along with your files.',
