@@ -208,7 +208,13 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     const sender = await suite.open('/')
     await pickFiles(sender, source)
     const link = await uploadAndReadLink(sender)
+    // Deleting asks first: Cancel keeps the upload, the second button deletes it.
     await sender.getByRole('button', { name: 'Delete upload' }).click()
+    const confirm = sender.getByRole('group', { name: /^Delete this upload now\?/ })
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await sender.getByRole('textbox', { name: 'Share link' }).waitFor()
+    await sender.getByRole('button', { name: 'Delete upload' }).click()
+    await confirm.getByRole('button', { name: 'Delete upload' }).click()
     await sender.getByRole('status').filter({ hasText: 'The upload was deleted.' }).waitFor()
 
     const receiver = await suite.open(link)

@@ -72,6 +72,23 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
     await gone.getByRole('heading', { name: 'No longer available' }).waitFor()
   })
 
+  it('deletes a note from its result page only once the deletion is confirmed', async () => {
+    const page = await suite.open('/note')
+    await page.getByRole('radio', { name: 'Text', exact: true }).check()
+    await page.getByRole('textbox', { name: 'Note' }).fill('short-lived')
+    await page.getByRole('button', { name: 'Create note' }).click()
+    const link = await page.getByRole('textbox', { name: 'Note link' }).inputValue()
+    await page.getByRole('button', { name: 'Delete note' }).click()
+    const confirm = page.getByRole('group', { name: /^Delete this note now\?/ })
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    expect(await confirm.count()).toBe(0)
+    await page.getByRole('button', { name: 'Delete note' }).click()
+    await confirm.getByRole('button', { name: 'Delete note' }).click()
+    await page.getByRole('status').filter({ hasText: 'The note was deleted.' }).waitFor()
+    const gone = await suite.open(link)
+    await gone.getByRole('heading', { name: 'Not found' }).waitFor()
+  })
+
   // Security: markdown from the sender must never run or inject HTML in the reader's page.
   it('renders markdown with raw HTML shown as text, never run', async () => {
     const markdown = [

@@ -74,6 +74,7 @@ export const notes = {
   'note.done.expires': 'Expires {date}',
   'note.done.keepSafe': 'Anyone with this link can read the note. The link cannot be recovered.',
   'note.done.delete': 'Delete note',
+  'note.done.confirmDelete': 'Delete this note now? The link stops working for everyone.',
   'note.done.deleting': 'Deleting…',
   'note.done.deleted': 'The note was deleted.',
   'note.done.deleteFailed': 'Deleting failed: {message}',

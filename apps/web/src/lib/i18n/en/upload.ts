@@ -28,6 +28,7 @@ export const upload = {
   'upload.done.downloads': { one: '{count} download left', other: '{count} downloads left' },
   'upload.done.keepSafe': 'Anyone with this link can download the files. It cannot be recovered.',
   'upload.done.delete': 'Delete upload',
+  'upload.done.confirmDelete': 'Delete this upload now? The link stops working for everyone.',
   'upload.done.deleted': 'The upload was deleted.',
   'upload.done.another': 'Send another',
 } as const
