@@ -6,9 +6,8 @@ export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
   app.use('*', outsideApi(serveStatic({ root })))
   // The web app routes in the browser, so a deep link must load the same page; a missing file
   // (a script, an image) or a path under /auth answers the JSON 404 instead of that page.
-  app.get('*', (c, next) =>
-    isPagePath(c.req.path) ? serveStatic({ root, path: 'index.html' })(c, next) : next(),
-  )
+  const page = serveStatic({ root, path: 'index.html' })
+  app.get('*', (c, next) => (isPagePath(c.req.path) ? page(c, next) : next()))
 }
 
 /** Paths the web app routes itself: no file name, outside the API, the login and the assets. */

@@ -42,6 +42,8 @@ describe('server with a built web app', () => {
     // A browser that kept an error (a 410) would show it again after the item changed.
     for (const path of [
       '/api/config',
+      '/api/health',
+      '/api/quota',
       '/api/info/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51',
       '/api/nope',
     ]) {

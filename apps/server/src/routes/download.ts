@@ -42,12 +42,11 @@ export function downloadResponse(
 ): Response {
   const { size, fileCount, delivery } = download
   if ('url' in delivery) {
-    return c.json({ url: delivery.url, size, fileCount }, 200, { 'Cache-Control': 'no-store' })
+    return c.json({ url: delivery.url, size, fileCount }, 200)
   }
   const headers = {
     'Content-Type': 'application/octet-stream',
     'Content-Length': String(size),
-    'Cache-Control': 'no-store',
     'X-File-Count': String(fileCount),
   }
   const outgoing = c.env?.outgoing

@@ -32,11 +32,7 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
   const inboxToken = (c: Context<AppEnv>) => c.req.header('x-inbox-token')
   const ownerToken = (c: Context<AppEnv>) => c.req.header('x-inbox-owner-token')
 
-  app.get('/:id', (c) =>
-    c.json(requests.inbox(requestId(c), inboxToken(c), ipOf(c)), 200, {
-      'Cache-Control': 'no-store',
-    }),
-  )
+  app.get('/:id', (c) => c.json(requests.inbox(requestId(c), inboxToken(c), ipOf(c)), 200))
 
   app.get('/:id/file/:uid', async (c) => {
     refuseHead(c)

@@ -36,23 +36,18 @@ export interface NotesRouteDeps {
 const TOKEN_BODY_LIMIT = 4 * 1024
 
 /**
- * Response headers as plain objects, built once. Hono's `c.json()` turns more than one extra
- * header into a `Headers` object per answer, which the Node adapter then copies back into an
- * object; a plain object goes to `writeHead` as it is.
+ * The answer's headers as a plain object, built once: the Node adapter gives a plain object to
+ * `writeHead` as it is, where a `Headers` object is copied back into one per answer. The other
+ * headers (security, rate limit, `Cache-Control: no-store` on every `/api` answer) are set on
+ * the response before the app runs (listen.ts).
  */
 const JSON_HEADERS = { 'content-type': 'application/json' } as const
-/** A view is counted and info changes with every view: neither may come from a cache. */
-const JSON_NO_STORE = { ...JSON_HEADERS, 'cache-control': 'no-store' } as const
 
 const OK_BODY = JSON.stringify({ ok: true })
 
-/**
- * A JSON answer. Handlers return it instead of `c.json()`, so headers that middleware set with
- * `c.header()` are not on it; the app's middleware puts its headers on every answer either way
- * (middleware/response-headers.ts).
- */
-function json(body: string, status: 200 | 201, headers: Record<string, string>): Response {
-  return new Response(body, { status, headers })
+/** A JSON answer, built past `c.json()` (see JSON_HEADERS). */
+function json(body: string, status: 200 | 201): Response {
+  return new Response(body, { status, headers: JSON_HEADERS })
 }
 
 function isJson(incoming: IncomingMessage): boolean {
@@ -85,27 +80,27 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
     if (requireLogin) await requireLogin(c)
     if (!isJson(c.env.incoming)) throw invalid({ 'content-type': 'must be application/json' })
     const body = await readJson(c, deps.bodyLimit, tooLargeNote, notJson)
-    return json(JSON.stringify(notes.create(body)), 201, JSON_HEADERS)
+    return json(JSON.stringify(notes.create(body)), 201)
   })
 
-  app.get('/note/:id', (c) => json(JSON.stringify(notes.info(noteId(c))), 200, JSON_NO_STORE))
+  app.get('/note/:id', (c) => json(JSON.stringify(notes.info(noteId(c))), 200))
 
   app.post('/note/:id/view', async (c) => {
     const id = noteId(c)
     const body = await tokenBody(c)
-    return json(JSON.stringify(notes.view(id, body, deps.ipOf(c))), 200, JSON_NO_STORE)
+    return json(JSON.stringify(notes.view(id, body, deps.ipOf(c))), 200)
   })
 
   app.post('/note/:id/password', async (c) => {
     const id = noteId(c)
     const body = await tokenBody(c)
     notes.checkPassword(id, body, deps.ipOf(c))
-    return json(OK_BODY, 200, JSON_HEADERS)
+    return json(OK_BODY, 200)
   })
 
   app.delete('/note/:id', (c) => {
     notes.delete(noteId(c), c.req.header('x-owner-token'))
-    return json(OK_BODY, 200, JSON_HEADERS)
+    return json(OK_BODY, 200)
   })
 
   return app

@@ -30,8 +30,6 @@ export interface RequestRouteDeps {
   now: () => number
 }
 
-const NO_STORE = { 'Cache-Control': 'no-store' }
-
 /** The 403 of every request and inbox route while `request` is not in ENABLED_SERVICES. */
 export function requestsEnabled(enabled: boolean): MiddlewareHandler<AppEnv> {
   return async (_c, next) => {
@@ -70,12 +68,10 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
   // Before `/:id`, which would otherwise take `limit` for an id.
   app.get('/limit', async (c) => {
     const user = await deps.creator(c)
-    return c.json(requests.limit({ ip: deps.ipOf(c), user }), 200, NO_STORE)
+    return c.json(requests.limit({ ip: deps.ipOf(c), user }), 200)
   })
 
-  app.get('/:id', (c) =>
-    c.json(requests.read(requestId(c), c.req.header('x-upload-token')), 200, NO_STORE),
-  )
+  app.get('/:id', (c) => c.json(requests.read(requestId(c), c.req.header('x-upload-token')), 200))
 
   app.post('/:id/upload/init', async (c) => {
     const id = requestId(c)

@@ -37,14 +37,9 @@ export function systemRoutes(deps: SystemRouteDeps): Hono {
         version: deps.version,
         timestamp: deps.now().toISOString(),
       }
-      c.header('Cache-Control', 'no-store')
       return c.json(body, healthy ? 200 : 503)
     })
-    .get('/quota', (c) => {
-      // The answer depends on the caller's IP, so no shared cache may keep it.
-      c.header('Cache-Control', 'no-store')
-      return c.json(deps.quota.status(deps.ipOf(c)))
-    })
+    .get('/quota', (c) => c.json(deps.quota.status(deps.ipOf(c))))
 }
 
 /** The settings a client needs, fixed for the process's lifetime (spec: GET /api/config). */
