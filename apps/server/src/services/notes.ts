@@ -40,7 +40,7 @@ import {
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
-import type { Lockout } from './limits/lockout.js'
+import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { decodeBase64Strict } from './base64.js'
 import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
 import { decodeSalt, invalid } from './validation.js'
@@ -320,10 +320,12 @@ export class NotesService {
   view(id: string, body: unknown, clientIp: string): NoteViewResponse {
     const presented = authTokenOf(body)
     const row = this.available(id, this.statements.access)
-    const key = `note:${id}`
-    if (row.hasPassword) this.deps.lockout.assertOpen(key, clientIp)
-    if (!tokenMatches(presented, row.authTokenHash)) {
-      if (row.hasPassword && tokenBytes(presented)) this.deps.lockout.fail(key, clientIp)
+    const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword === 1 }
+    const token = {
+      matches: tokenMatches(presented, row.authTokenHash),
+      wellFormed: tokenBytes(presented) !== null,
+    }
+    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
     }
     const counted = this.statements.countView.get(id, this.deps.now())
@@ -332,7 +334,6 @@ export class NotesService {
       this.available(id, this.statements.access)
       throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
     }
-    if (row.hasPassword) this.deps.lockout.succeed(key, clientIp)
     // Node's encoder writes the same padded standard base64 as toBase64, natively.
     return {
       encryptedContent: counted.encryptedContent.toString('base64'),

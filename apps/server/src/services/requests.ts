@@ -30,7 +30,7 @@ import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.j
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
-import type { Lockout } from './limits/lockout.js'
+import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
 import {
   parseCreateBody,
@@ -561,15 +561,13 @@ export class RequestsService {
   ): RequestRow {
     const token = parseRequestToken(presented, TOKEN_HEADERS[kind])
     const row = this.findRequest(id)
-    const key = `request:${id}`
-    const { lockout } = this.deps
-    if (row.hasPassword) lockout.assertOpen(key, clientIp)
     const stored = kind === 'inbox' ? row.inboxTokenHash : row.inboxOwnerTokenHash
-    if (token === null || !tokenMatches(token, stored)) {
-      if (row.hasPassword && token !== null) lockout.fail(key, clientIp)
-      throw notFound()
+    const guard = { key: `request:${id}`, clientIp, hasPassword: row.hasPassword }
+    const checked = {
+      matches: token !== null && tokenMatches(token, stored),
+      wellFormed: token !== null,
     }
-    if (row.hasPassword) lockout.succeed(key, clientIp)
+    if (!tokenUnderLockout(this.deps.lockout, guard, checked)) throw notFound()
     return row
   }
 

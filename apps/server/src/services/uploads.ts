@@ -18,7 +18,7 @@ import { uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor } from './blob-janitor.js'
-import type { Lockout } from './limits/lockout.js'
+import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
@@ -299,14 +299,14 @@ export class UploadsService {
     clientIp: string,
   ): Promise<DownloadResult> {
     const row = this.find(id)
-    const key = `upload:${id}`
-    if (row.hasPassword) this.deps.lockout.assertOpen(key, clientIp)
-    if (!tokenMatches(authToken, row.authTokenHash)) {
-      // A malformed token cannot be a password guess and does not count.
-      if (row.hasPassword && tokenBytes(authToken)) this.deps.lockout.fail(key, clientIp)
+    const guard = { key: `upload:${id}`, clientIp, hasPassword: row.hasPassword }
+    const token = {
+      matches: tokenMatches(authToken, row.authTokenHash),
+      wellFormed: tokenBytes(authToken) !== null,
+    }
+    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
     }
-    if (row.hasPassword) this.deps.lockout.succeed(key, clientIp)
     const delivery = await this.counter.deliver(id, this.deps.now())
     return { size: row.size, fileCount: row.fileCount, delivery }
   }

@@ -2,7 +2,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import { HttpError } from '../../http-error.js'
-import { MemoryLockout } from './lockout.js'
+import { MemoryLockout, tokenUnderLockout } from './lockout.js'
 import { httpErrorOf } from '../../../test/http-error-of.js'
 
 const IP = '203.0.113.7'
@@ -106,5 +106,36 @@ describe('MemoryLockout', () => {
     expect(lockout.size).toBe(3)
     expect(() => lockout.assertOpen('a', IP)).not.toThrow()
     for (const key of ['b', 'c', 'd']) expect(() => lockout.assertOpen(key, IP)).toThrow(HttpError)
+  })
+})
+
+describe('tokenUnderLockout', () => {
+  const wrong = { matches: false, wellFormed: true }
+  const malformed = { matches: false, wellFormed: false }
+  const right = { matches: true, wellFormed: true }
+  const guard = { key: 'upload:a', clientIp: IP, hasPassword: true }
+
+  it('counts well-formed wrong tokens on a protected item, then locks even the right one', () => {
+    const { lockout } = setup()
+    expect(tokenUnderLockout(lockout, guard, malformed)).toBe(false)
+    for (let i = 0; i < 3; i++) expect(tokenUnderLockout(lockout, guard, wrong)).toBe(false)
+    expect(httpErrorOf(() => tokenUnderLockout(lockout, guard, right)).status).toBe(429)
+  })
+
+  it('clears the failures on a right token', () => {
+    const { lockout } = setup()
+    tokenUnderLockout(lockout, guard, wrong)
+    tokenUnderLockout(lockout, guard, wrong)
+    expect(tokenUnderLockout(lockout, guard, right)).toBe(true)
+    tokenUnderLockout(lockout, guard, wrong)
+    tokenUnderLockout(lockout, guard, wrong)
+    expect(tokenUnderLockout(lockout, guard, right)).toBe(true)
+  })
+
+  it('never locks an item without a password', () => {
+    const { lockout } = setup()
+    const open = { ...guard, hasPassword: false }
+    for (let i = 0; i < 5; i++) expect(tokenUnderLockout(lockout, open, wrong)).toBe(false)
+    expect(tokenUnderLockout(lockout, open, right)).toBe(true)
   })
 })

@@ -17,6 +17,25 @@ export interface Lockout {
   succeed(key: string, clientIp: string): void
 }
 
+/**
+ * Checks a presented token under the lockout when the item has a password (spec: Authentication,
+ * Lockout): a locked caller gets 429 first, a well-formed wrong token counts one failure (a
+ * malformed one cannot be a password guess), a right one clears the failures. An item without a
+ * password never locks. Answers whether the token matched; the caller answers a mismatch.
+ */
+export function tokenUnderLockout(
+  lockout: Lockout,
+  guard: { key: string; clientIp: string; hasPassword: boolean },
+  token: { matches: boolean; wellFormed: boolean },
+): boolean {
+  const { key, clientIp, hasPassword } = guard
+  if (!hasPassword) return token.matches
+  lockout.assertOpen(key, clientIp)
+  if (token.matches) lockout.succeed(key, clientIp)
+  else if (token.wellFormed) lockout.fail(key, clientIp)
+  return token.matches
+}
+
 export interface MemoryLockoutOptions {
   maxAttempts: number
   lockoutMs: number
