@@ -364,6 +364,17 @@ export function uploadsSuite(backend: Backend): void {
         expect(await blobFiles(server)).toEqual(before)
       })
 
+      it('answers a chunk still waiting for its turn with 404 when the session ends', async () => {
+        const up = await initChunked(server, 1000)
+        // Index 0 never arrives, so index 1 waits in the buffer until the failed finalize.
+        const waiting = sendChunk(server, up.id, 1, randomBytes(10))
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        expect((await finalize(server, up.id, up.ownerToken)).status).toBe(400)
+        const answer = await waiting
+        expect(answer.status).toBe(404)
+        expect(await json(answer)).toEqual({ error: 'Upload not found' })
+      })
+
       it('needs the owner token to finalize, and keeps the session after a wrong one', async () => {
         const up = await initChunked(server, 10)
         await sendChunk(server, up.id, 0, randomBytes(10))

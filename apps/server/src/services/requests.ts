@@ -268,7 +268,7 @@ export class RequestsService {
     const session = isUuid(uploadId)
       ? this.deps.sessions.get(uploadId, belongsTo(requestId))
       : undefined
-    if (!session) throw new HttpError(404, ERROR_MESSAGES.sessionNotFound)
+    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     return session
   }
 

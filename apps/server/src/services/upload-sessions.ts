@@ -98,7 +98,7 @@ export class UploadSession<T = unknown> {
   }
 
   private assertOpen(): void {
-    if (this.stateValue !== 'open') throw new HttpError(404, ERROR_MESSAGES.sessionNotFound)
+    if (this.stateValue !== 'open') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
   private accept(length: number): void {
@@ -240,7 +240,7 @@ export class UploadSession<T = unknown> {
     this.stateValue = 'aborted'
     for (const chunk of this.waiting.values()) {
       this.registry.releaseBuffer(chunk.length)
-      chunk.reject(new HttpError(404, ERROR_MESSAGES.sessionNotFound))
+      chunk.reject(new HttpError(404, ERROR_MESSAGES.uploadNotFound))
     }
     this.waiting.clear()
     // Listeners first: a request slot or quota freed by the end must be free the moment the

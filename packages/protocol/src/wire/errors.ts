@@ -41,7 +41,6 @@ export const ERROR_MESSAGES = {
   chunkTooLarge: 'Chunk too large',
   emptyChunk: 'Empty chunk',
   duplicateChunk: 'Chunk already received',
-  sessionNotFound: 'Upload session not found',
   uploadStalled: 'Upload made too little progress',
   shuttingDown: 'Server is shutting down',
   webSocketUploadDisabled: 'WebSocket upload is disabled',
