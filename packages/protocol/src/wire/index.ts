@@ -157,7 +157,7 @@ export type {
 
 export type { LoginRequirements, ConfigResponse } from './config.js'
 
-export { HEALTH_STATUS_OK } from './system.js'
+export { HEALTH_STATUS_OK, QUOTA_DISABLED } from './system.js'
 export type { HealthResponse, QuotaResponse } from './system.js'
 
 export {

@@ -36,3 +36,13 @@ export type QuotaResponse =
       windowMs: null
       resetsAt: null
     }
+
+/** The `GET /api/quota` answer of a server without an upload quota. */
+export const QUOTA_DISABLED: QuotaResponse = Object.freeze({
+  enabled: false,
+  limitBytes: null,
+  usedBytes: null,
+  remainingBytes: null,
+  windowMs: null,
+  resetsAt: null,
+})

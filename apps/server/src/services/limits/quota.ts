@@ -4,7 +4,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto'
 
-import { ERROR_MESSAGES, type QuotaResponse } from '@fileshare/protocol'
+import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
 import { and, eq, lt, sql } from 'drizzle-orm'
 
 import type { Db } from '../../db/client.js'
@@ -108,16 +108,7 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   status(clientIp: string): QuotaResponse {
-    if (this.quotaBytes === 0) {
-      return {
-        enabled: false,
-        limitBytes: null,
-        usedBytes: null,
-        remainingBytes: null,
-        windowMs: null,
-        resetsAt: null,
-      }
-    }
+    if (this.quotaBytes === 0) return QUOTA_DISABLED
     const window = this.window(clientIp, this.now())
     const used = this.used(clientIp, window)
     return {

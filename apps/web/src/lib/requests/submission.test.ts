@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { encryptedSize, zipSize } from '@fileshare/protocol'
-
-import { filesUpload, SENDER_NOTE_MAX_BYTES, submissionProblem, uploadsNeeded } from './submission'
+import { SENDER_NOTE_MAX_BYTES, submissionProblem, uploadsNeeded } from './submission'
 
 const limits = { acceptsNote: true, uploadsLeft: 4, maxUploadSize: 1000, maxFilesPerUpload: 3 }
 const files = { fileCount: 2, encryptedBytes: 900, note: '' }
@@ -30,24 +28,5 @@ describe('submission checks', () => {
     expect(submissionProblem({ ...files, note: 'hi' }, { ...limits, uploadsLeft: 1 })).toBe(
       'noRoomForNote',
     )
-  })
-})
-
-describe('filesUpload', () => {
-  it('is the file itself for one file and a ZIP of every entry otherwise', () => {
-    expect(filesUpload([])).toEqual({ fileCount: 0, encryptedBytes: 0 })
-    expect(filesUpload([{ path: 'a.txt', size: 5, lastModified: 0 }])).toEqual({
-      fileCount: 1,
-      encryptedBytes: encryptedSize(5),
-    })
-    const entries = [
-      { path: 'dir/', size: 0, lastModified: 0 },
-      { path: 'dir/a.txt', size: 5, lastModified: 0 },
-    ]
-    const zip = zipSize([
-      { path: 'dir/', size: 0, mtime: new Date(0) },
-      { path: 'dir/a.txt', size: 5, mtime: new Date(0) },
-    ])
-    expect(filesUpload(entries)).toEqual({ fileCount: 2, encryptedBytes: encryptedSize(zip) })
   })
 })

@@ -3,9 +3,6 @@
  * upload: a single file, or a ZIP of several) and, when the request accepts one, a note (a
  * second upload). The server checks the same limits again; this only spares a doomed upload.
  */
-import { encryptedSize, zipSize } from '@fileshare/protocol'
-
-import { needsArchive, toArchiveEntries, type PickedEntry } from '../upload/entries'
 
 /** Longest note a sender may add, in UTF-8 bytes; it is read whole into the requester's page. */
 export const SENDER_NOTE_MAX_BYTES = 64 * 1024
@@ -53,20 +50,4 @@ export function submissionProblem(
   }
   if (uploadsNeeded(submission, limits) > limits.uploadsLeft) return 'noRoomForNote'
   return null
-}
-
-/**
- * The upload the picked entries make, as the worker builds it (lib/worker/methods.ts): its
- * encrypted size and its `X-File-Count` (every archive entry counts, folders included).
- */
-export function filesUpload(entries: readonly PickedEntry[]): {
-  fileCount: number
-  encryptedBytes: number
-} {
-  if (entries.length === 0) return { fileCount: 0, encryptedBytes: 0 }
-  if (!needsArchive(entries)) {
-    return { fileCount: 1, encryptedBytes: encryptedSize(entries[0]!.size) }
-  }
-  const archive = toArchiveEntries(entries)
-  return { fileCount: Math.max(2, archive.length), encryptedBytes: encryptedSize(zipSize(archive)) }
 }

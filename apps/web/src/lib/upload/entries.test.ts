@@ -1,9 +1,10 @@
 import { File as NodeFile } from 'node:buffer'
 
-import { createZipStream, zipSize } from '@fileshare/protocol'
+import { createZipStream, encryptedSize, zipSize } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import {
+  filesUpload,
   fromFiles,
   fromFileSystemEntry,
   mergeEntries,
@@ -145,5 +146,24 @@ describe('the picked list', () => {
     const inFolder = withParentDirs([{ ...one[0]!, path: 'd/a.txt' }])
     expect(needsArchive(inFolder)).toBe(true)
     expect(metadataOf(inFolder).files.map((f) => f.name)).toEqual(['d/a.txt'])
+  })
+})
+
+describe('filesUpload', () => {
+  it('is the file itself for one file and a ZIP of every entry otherwise', () => {
+    expect(filesUpload([])).toEqual({ fileCount: 0, encryptedBytes: 0 })
+    expect(filesUpload([{ path: 'a.txt', size: 5, lastModified: 0 }])).toEqual({
+      fileCount: 1,
+      encryptedBytes: encryptedSize(5),
+    })
+    const entries = [
+      { path: 'dir/', size: 0, lastModified: 0 },
+      { path: 'dir/a.txt', size: 5, lastModified: 0 },
+    ]
+    const zip = zipSize([
+      { path: 'dir/', size: 0, mtime: new Date(0) },
+      { path: 'dir/a.txt', size: 5, mtime: new Date(0) },
+    ])
+    expect(filesUpload(entries)).toEqual({ fileCount: 2, encryptedBytes: encryptedSize(zip) })
   })
 })

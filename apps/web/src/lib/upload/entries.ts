@@ -4,7 +4,7 @@
  * empty folders kept. The list becomes the ZIP's entries when more than one file or any folder
  * is sent, and the file list of the encrypted metadata either way.
  */
-import type { ArchiveEntry, FileMetadata } from '@fileshare/protocol'
+import { encryptedSize, zipSize, type ArchiveEntry, type FileMetadata } from '@fileshare/protocol'
 
 export interface PickedEntry {
   /** `/`-separated path; a directory ends with `/`. */
@@ -205,4 +205,20 @@ export function metadataOf(entries: readonly PickedEntry[]): FileMetadata {
     .filter((e) => !isDirectory(e))
     .map((e) => ({ name: e.path, type: e.file?.type ?? '', size: e.size }))
   return { archive: needsArchive(entries), files }
+}
+
+/**
+ * The upload the picked entries make, as the worker builds it (lib/worker/methods.ts): its
+ * encrypted size and its `X-File-Count` (every archive entry counts, folders included).
+ */
+export function filesUpload(entries: readonly PickedEntry[]): {
+  fileCount: number
+  encryptedBytes: number
+} {
+  if (entries.length === 0) return { fileCount: 0, encryptedBytes: 0 }
+  if (!needsArchive(entries)) {
+    return { fileCount: 1, encryptedBytes: encryptedSize(entries[0]!.size) }
+  }
+  const archive = toArchiveEntries(entries)
+  return { fileCount: Math.max(2, archive.length), encryptedBytes: encryptedSize(zipSize(archive)) }
 }

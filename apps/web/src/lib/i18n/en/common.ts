@@ -67,6 +67,10 @@ export const common = {
     'This is more than is left of your upload allowance on this server. Try a smaller upload, or wait until the allowance renews.',
   'error.quotaExhausted': 'Your upload allowance on this server is used up. It renews in {time}.',
   'error.quotaExhaustedLater': 'Your upload allowance on this server is used up. Try again later.',
+  'quota.left':
+    'Your upload allowance on this server: {left} of {limit} left. It renews in {time}.',
+  'quota.over':
+    'This is larger than the {left} left of your upload allowance on this server. It renews in {time}.',
   'error.loginRequired': 'You need to sign in for this.',
   'error.generic': 'Something went wrong: {message}',
   'error.integrity':
