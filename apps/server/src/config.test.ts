@@ -251,6 +251,11 @@ describe('loadConfig', () => {
     ['FILE_MAX_SIZE', 'lots', 'a size of at least 1 bytes, such as 1048576, 512KB, 100MB or 2GB'],
     ['FILE_MAX_SIZE', '10XB', 'a size of at least 1 bytes, such as 1048576, 512KB, 100MB or 2GB'],
     [
+      'FILE_UPLOAD_WS_MAX_BUFFER',
+      '2MB',
+      'a size of at least 2097184 bytes, such as 1048576, 512KB, 100MB or 2GB',
+    ],
+    [
       'NOTE_MAX_SIZE',
       '65MB',
       'a size from 1 to 67108864 bytes (64 MB), such as 1048576, 512KB, 100MB or 2GB',

@@ -5,6 +5,15 @@
  */
 import { resolve } from 'node:path'
 
+import { WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
+
+/**
+ * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
+ * tag). Reading pauses at half the buffer, and the frame that crossed that mark still arrives,
+ * so a smaller buffer would close ordinary uploads with 1009 after `ready`, past any fallback.
+ */
+export const WS_MAX_BUFFER_MIN = 2 * WS_FRAME_MAX_BYTES
+
 /** The largest NOTE_MAX_SIZE: a note's body is held in memory whole, twice over while parsed. */
 export const NOTE_MAX_SIZE_LIMIT = 64 * 1024 ** 2
 
@@ -395,7 +404,11 @@ export function loadConfig(env: Env = process.env): Config {
     noteViewDefault: read.defaultOf('NOTE_VIEW_DEFAULT', noteViewOptions, 1),
 
     fileUploadWs: read.boolean('FILE_UPLOAD_WS', true),
-    fileUploadWsMaxBuffer: read.size('FILE_UPLOAD_WS_MAX_BUFFER', 32 * 1024 ** 2, 64 * 1024),
+    fileUploadWsMaxBuffer: read.size(
+      'FILE_UPLOAD_WS_MAX_BUFFER',
+      32 * 1024 ** 2,
+      WS_MAX_BUFFER_MIN,
+    ),
     fileUploadSpeedLimit: read.size('FILE_UPLOAD_SPEED_LIMIT', 0),
     fileUploadConcurrentChunks: read.integer('FILE_UPLOAD_CONCURRENT_CHUNKS', 3, 1, 64),
 

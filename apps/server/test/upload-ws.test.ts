@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { WS_MAX_BUFFER_MIN } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
 import { createServices } from '../src/services/container.js'
 import type { UploadSessions } from '../src/services/upload-sessions.js'
@@ -431,23 +432,25 @@ describe('upload socket quota', () => {
   })
 })
 
-describe('upload socket with FILE_UPLOAD_WS_MAX_BUFFER=65536', () => {
+describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer({ env: { FILE_UPLOAD_WS_MAX_BUFFER: '65536' } })
+    server = await startTestServer({
+      env: { FILE_UPLOAD_WS_MAX_BUFFER: String(WS_MAX_BUFFER_MIN) },
+    })
   })
   afterAll(() => server.close())
 
   it('closes with 1009 on a frame larger than the buffer, and stores nothing', async () => {
     const socket = await TestSocket.open(socketUrl(server.url))
-    const id = await socket.init({ type: 'init', headers: initHeaders(MiB) })
-    socket.ws.send(randomBytes(64 * KiB + 1), { binary: true })
+    const id = await socket.init({ type: 'init', headers: initHeaders(4 * MiB) })
+    socket.ws.send(randomBytes(WS_MAX_BUFFER_MIN + 1), { binary: true })
     expect((await socket.closed).code).toBe(1009)
     await expectNothingStored(server, id)
   })
 
   it('takes a frame of exactly the buffer size', async () => {
-    const body = randomBytes(64 * KiB)
+    const body = randomBytes(WS_MAX_BUFFER_MIN)
     const headers = initHeaders(body.length)
     const socket = await TestSocket.open(socketUrl(server.url))
     const id = await socket.init({ type: 'init', headers })
