@@ -281,6 +281,25 @@ describe('options and failures', () => {
     expect(missing.stderr).toContain('no such file or folder')
   })
 
+  it('refuses a --password value that names a file, which would otherwise not be sent', async () => {
+    const dir = await fresh('password-path')
+    await writeFile(join(dir, 'a.txt'), 'a')
+    await writeFile(join(dir, 'b.txt'), 'b')
+    const before = await readdir(join(server.dataDir, 'blobs'))
+    const result = await user.run(['send', '--password', join(dir, 'a.txt'), join(dir, 'b.txt')])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain(
+      `--password ${join(dir, 'a.txt')} names a file or folder here, which would then not be sent`,
+    )
+    expect(await readdir(join(server.dataDir, 'blobs'))).toEqual(before)
+    // Put after the paths, the option asks (here: reads FILESHARE_PASSWORD) and sends both.
+    const sent = await user.ok(
+      ['send', join(dir, 'a.txt'), join(dir, 'b.txt'), '--password', '--json'],
+      { env: { FILESHARE_PASSWORD: 'from the environment' } },
+    )
+    expect(JSON.parse(sent.stdout)).toMatchObject({ hasPassword: true })
+  })
+
   it('exits 3 when the server cannot be reached, and says so in JSON too', async () => {
     const dir = await fresh('offline')
     await writeFile(join(dir, 'x.txt'), 'x')

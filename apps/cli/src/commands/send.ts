@@ -14,6 +14,7 @@ import {
   chooseCount,
   chooseDuration,
   examples,
+  refusePathAsPassword,
 } from '../lib/options.js'
 import { passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
@@ -31,6 +32,7 @@ export interface SendOptions {
 
 export async function runSend(paths: string[], options: SendOptions, ctx: Context): Promise<void> {
   const output = ctx.output(options.json)
+  await refusePathAsPassword(options.password)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
   const api = await createSignedInApi(baseUrl, ctx.credentials, {
     webSocket: options.websocket !== false,

@@ -2,6 +2,8 @@
  * Options several commands share, and the checks of chosen values against what the server's
  * `/api/config` allows, listing the allowed values on a bad choice.
  */
+import { lstat } from 'node:fs/promises'
+
 import { Option, type Command } from 'commander'
 
 import { UsageError } from './errors.js'
@@ -27,6 +29,24 @@ export function addPasswordOption(command: Command, description: string): Comman
       '-p, --password [password]',
       `${description}; asked without echo when no value is given (or read from $${PASSWORD_ENV})`,
     ),
+  )
+}
+
+/**
+ * Refuses a `--password` value that names an existing file or folder. The option's value is
+ * optional, so `send --password a.txt b.txt`, meant to ask for the password, would take a.txt as
+ * the password and send b.txt alone.
+ */
+export async function refusePathAsPassword(option: string | boolean | undefined): Promise<void> {
+  if (typeof option !== 'string' || option === '') return
+  const isPath = await lstat(option).then(
+    () => true,
+    () => false,
+  )
+  if (!isPath) return
+  throw new UsageError(
+    `--password ${option} names a file or folder here, which would then not be sent; ` +
+      `to be asked for the password, put --password after the paths, or set $${PASSWORD_ENV}`,
   )
 }
 
