@@ -19,6 +19,7 @@ import {
   type ApiClient,
   type FileLink,
   type PayloadSource,
+  type ProgressFetch,
   type SendFileOptions,
   type UploadProgress,
 } from '@fileshare/protocol'
@@ -87,7 +88,7 @@ async function roundTrip(api: ApiClient, size: number, extra: Partial<SendFileOp
   expect(download.fileCount).toBe(1)
   expect((await drain(download.stream)).equals(Buffer.from(bytes))).toBe(true)
   expect(received.at(-1)).toBe(encryptedSize(size))
-  return { sent, link }
+  return { sent, link, progress: progress.map((p) => p.sentBytes) }
 }
 
 // Argon2id takes up to a second per derivation on a busy two-core machine.
@@ -123,8 +124,11 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
     it('send and download over chunked HTTP when the client has no socket factory', async () => {
       const log = loggingFetch()
       const api = apiFor(server, { fetch: log.fetch })
-      const { sent } = await roundTrip(api, 3 * MiB + 5)
+      const { sent, progress } = await roundTrip(api, 3 * MiB + 5)
       expect(sent.transport).toBe('http')
+      // Without a progressFetch, progress moves by whole chunks, as their answers arrive.
+      const total = encryptedSize(3 * MiB + 5)
+      expect(progress.every((bytes) => bytes % MiB === 0 || bytes === total)).toBe(true)
       const chunks = log.calls.filter((c) => c.url.includes(`/api/upload/${sent.id}/chunk`))
       expect(chunks.map((c) => new URL(c.url).searchParams.get('index'))).toEqual([
         '0',
@@ -132,6 +136,25 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
         '2',
         '3',
       ])
+    })
+
+    it('counts the bytes of chunks still in flight when the client has a progressFetch', async () => {
+      const sentVia: string[] = []
+      const progressFetch: ProgressFetch = async (url, init, onSent) => {
+        sentVia.push(new URL(url).pathname)
+        const length = (init.body as Uint8Array).length
+        onSent(Math.floor(length / 2))
+        const response = await fetch(url, init)
+        onSent(length)
+        return response
+      }
+      const { sent, progress } = await roundTrip(apiFor(server, { progressFetch }), 3 * MiB + 5)
+      expect(sent.transport).toBe('http')
+      // Half of the first chunk shows before any chunk was answered.
+      expect(progress).toContain(MiB / 2)
+      // Only the chunks, the requests that ask for it, go through the progressFetch.
+      expect(sentVia).toHaveLength(4)
+      expect(sentVia.every((path) => path === `/api/upload/${sent.id}/chunk`)).toBe(true)
     })
 
     it('uses chunked HTTP at once when the server has the socket switched off', async () => {

@@ -168,6 +168,38 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     }
   })
 
+  it('shows the progress of a chunk over HTTP while its answer is still on the way', async () => {
+    const source = dir.join('progress.bin')
+    await writePseudoRandomFile(source, 3 * MB)
+    const sender = await suite.open('/')
+    const before = suite.proxy.requests.length
+    suite.proxy.blockWebSockets = true
+    // The chunk reaches the server whole; only the server's answer to it waits.
+    suite.proxy.holdAnswers(/^POST \/api\/upload\/[^/]+\/chunk\?index=0$/)
+    try {
+      await pickFiles(sender, source)
+      await sender.getByRole('button', { name: 'Upload', exact: true }).click()
+      const bar = sender.locator('progress')
+      await bar.waitFor()
+      // Every byte of the one chunk has left (3 MB and one record tag per MiB) before any answer.
+      await sender.waitForFunction(
+        () => {
+          const progress = document.querySelector('progress')
+          return progress !== null && progress.value > 0 && progress.value === progress.max
+        },
+        undefined,
+        { timeout: 30_000 },
+      )
+      const since = suite.proxy.requests.slice(before)
+      expect(since.filter((line) => line.includes('/chunk?index=0'))).toHaveLength(1)
+      expect(since.filter((line) => line.includes('/finalize'))).toEqual([])
+    } finally {
+      suite.proxy.releaseAnswers()
+      suite.proxy.blockWebSockets = false
+    }
+    await sender.getByRole('textbox', { name: 'Share link' }).waitFor()
+  })
+
   it('uploads with the keyboard alone, every stop showing a focus ring', async () => {
     const source = dir.join('keyboard.txt')
     await writePseudoRandomFile(source, 10_000)

@@ -14,6 +14,13 @@ export interface RecordingProxy {
   readonly requests: string[]
   /** When true, every WebSocket upgrade is answered 403 and the socket closed. */
   blockWebSockets: boolean
+  /**
+   * Holds back the server's answers to the requests whose `METHOD path` matches, until
+   * `releaseAnswers()`: the request itself still reaches the server whole.
+   */
+  holdAnswers(match: RegExp): void
+  /** Passes on every held answer and stops holding. */
+  releaseAnswers(): void
   close(): Promise<void>
 }
 
@@ -22,9 +29,12 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
   const agent = new Agent({ keepAlive: true })
   const sockets = new Set<Socket>()
   const state = { upgrades: [] as string[], requests: [] as string[], blockWebSockets: false }
+  let hold: RegExp | undefined
+  let held: (() => void)[] = []
 
   const server = createServer((req, res) => {
-    state.requests.push(`${req.method} ${req.url}`)
+    const line = `${req.method} ${req.url}`
+    state.requests.push(line)
     const forward = httpRequest(
       {
         host: upstream.hostname,
@@ -35,8 +45,12 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
         agent,
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
-        answer.pipe(res)
+        const passOn = () => {
+          res.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
+          answer.pipe(res)
+        }
+        if (hold?.test(line)) held.push(passOn)
+        else passOn()
       },
     )
     forward.on('error', () => res.destroy())
@@ -85,6 +99,15 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
     },
     set blockWebSockets(value: boolean) {
       state.blockWebSockets = value
+    },
+    holdAnswers(match: RegExp) {
+      hold = match
+    },
+    releaseAnswers() {
+      hold = undefined
+      const waiting = held
+      held = []
+      for (const passOn of waiting) passOn()
     },
     async close() {
       for (const socket of sockets) socket.destroy()

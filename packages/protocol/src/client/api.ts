@@ -12,11 +12,23 @@ import { PATHS } from '../wire/routes.js'
 import { apiErrorFromResponse } from './api-error.js'
 import type { WebSocketFactory } from './web-socket.js'
 
+/**
+ * Sends a request as `fetch` does and calls `onSent` with the bytes of its body sent so far, as
+ * they leave (`fetch` tells nothing until the answer; a browser's XMLHttpRequest can).
+ */
+export type ProgressFetch = (
+  url: string,
+  init: RequestInit,
+  onSent: (bytes: number) => void,
+) => Promise<Response>
+
 export interface ApiOptions {
   /** The service's base address (origin plus any path prefix); a trailing slash is dropped. */
   baseUrl: string
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch
+  /** Sends requests that ask for the progress of their body (chunks); else `fetch` sends them. */
+  progressFetch?: ProgressFetch
   /** Session JWT of a command-line login, sent as `Authorization: Bearer`. */
   bearerToken?: string
   /** Opens upload sockets; without it uploads use chunked HTTP. */
@@ -37,6 +49,8 @@ export interface ApiRequestInit {
   signal?: AbortSignal
   /** Statuses answered with the Response instead of an ApiError (besides 2xx). */
   accept?: readonly number[]
+  /** Told the body's bytes sent so far, when the client has a `progressFetch`. */
+  onSent?: (bytes: number) => void
 }
 
 /** A failure to reach the server: `fetch` rejected, or a body broke off. */
@@ -88,6 +102,7 @@ export class ApiClient {
   readonly baseUrl: string
   readonly webSocket: WebSocketFactory | undefined
   private readonly fetchImpl: typeof fetch
+  private readonly progressFetch: ProgressFetch | undefined
   private readonly bearerToken: string | undefined
   private readonly credentials: RequestCredentials | undefined
   private configPromise: Promise<ConfigResponse> | undefined
@@ -96,6 +111,7 @@ export class ApiClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '')
     // Bound: a browser's fetch must be called with globalThis as `this`.
     this.fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init))
+    this.progressFetch = options.progressFetch
     this.bearerToken = options.bearerToken
     this.webSocket = options.webSocket
     this.credentials = options.credentials
@@ -171,9 +187,13 @@ export class ApiClient {
     if (body !== undefined) request.body = body
     if (init.signal) request.signal = init.signal
     if (this.credentials) request.credentials = this.credentials
+    const { onSent } = init
     let response: Response
     try {
-      response = await this.fetchImpl(this.url(path), request)
+      response =
+        onSent && this.progressFetch && body !== undefined
+          ? await this.progressFetch(this.url(path), request, onSent)
+          : await this.fetchImpl(this.url(path), request)
     } catch (error) {
       if (init.signal?.aborted) throw init.signal.reason
       throw networkError(error)

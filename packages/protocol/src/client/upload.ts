@@ -468,13 +468,28 @@ async function sendChunks(
   const inFlight = new Set<Promise<void>>()
   const failed: { error?: unknown; any: boolean } = { any: false }
   let acknowledged = 0
+  /** Bytes of each chunk in flight that have left, where the client can tell (progressFetch). */
+  const leaving = new Map<number, number>()
+  const sentSoFar = () => {
+    let sent = acknowledged
+    for (const bytes of leaving.values()) sent += bytes
+    return sent
+  }
   report(options, 0, 'http')
 
   const start = (index: number, body: Uint8Array) => {
-    const job = sendChunk(api, path(index), body, signal).then(
+    const onSent = (bytes: number) => {
+      // Never past the chunk, and never backwards while it is sent again after a failure.
+      const sent = Math.min(bytes, body.length)
+      if (sent <= (leaving.get(index) ?? 0)) return
+      leaving.set(index, sent)
+      report(options, sentSoFar(), 'http')
+    }
+    const job = sendChunk(api, path(index), body, signal, onSent).then(
       () => {
+        leaving.delete(index)
         acknowledged += body.length
-        report(options, acknowledged, 'http')
+        report(options, sentSoFar(), 'http')
       },
       (error: unknown) => {
         if (!failed.any) Object.assign(failed, { error, any: true })
@@ -549,10 +564,11 @@ async function sendChunk(
   path: string,
   body: Uint8Array,
   signal: AbortSignal,
+  onSent: (bytes: number) => void,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await api.json('POST', path, { body, signal })
+      await api.json('POST', path, { body, signal, onSent })
       return
     } catch (error) {
       if (signal.aborted || isAbortError(error)) throw error

@@ -9,6 +9,7 @@ import { ApiClient } from '@fileshare/protocol'
 import { serializeError, type FromWorker, type ResultMessage, type ToWorker } from './messages'
 import { createMethods, type CallContext, type WorkerMethods } from './methods'
 import { canTransferStreams, streamToPort, withSerializedErrors } from './streams'
+import { xhrFetch } from './xhr-fetch'
 
 /** The parts of a dedicated worker's global scope used here (the DOM typings lack the type). */
 interface WorkerScope {
@@ -24,6 +25,8 @@ const api = new ApiClient({
   credentials: 'same-origin',
   // The core turns the base address into ws:// or wss:// itself.
   webSocket: (url) => new WebSocket(url),
+  // Chunks of the HTTP upload, whose progress fetch cannot tell.
+  progressFetch: xhrFetch,
 })
 
 const methods = createMethods(api)
