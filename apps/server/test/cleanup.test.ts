@@ -1,7 +1,8 @@
 /**
  * The cleanup job against the real server with a manual clock: expired and used-up uploads and
- * notes, failed blob removals, orphan blobs, stray partial files and abandoned chunked sessions
- * (spec: What the service does 5; File upload and Note states).
+ * notes (their content goes, their records answer 410 until their retention ends), failed blob
+ * removals, orphan blobs, stray partial files and abandoned chunked sessions (spec: What the
+ * service does 4 and 5; File upload and Note states).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { readdir, utimes, writeFile } from 'node:fs/promises'
@@ -12,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Logger } from '../src/logger.js'
 import { CleanupJob, ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
+import { TOMBSTONE_RETENTION_MS } from '../src/services/retention.js'
 import {
   manualClock,
   randomToken,
@@ -27,6 +29,7 @@ const HOUR = 3_600_000
 interface Uploaded {
   id: string
   authToken: string
+  ownerToken: string
   body: Uint8Array
 }
 
@@ -40,7 +43,12 @@ async function upload(
   const res = await fetch(`${server.url}/api/upload`, { method: 'POST', headers, body })
   expect(res.status, await res.clone().text()).toBe(200)
   const { id } = (await res.json()) as { id: string }
-  return { id, authToken: headers['X-Auth-Token']!, body }
+  return {
+    id,
+    authToken: headers['X-Auth-Token']!,
+    ownerToken: headers['X-Owner-Token']!,
+    body,
+  }
 }
 
 function download(server: TestServer, file: Uploaded): Promise<Response> {
@@ -62,10 +70,12 @@ async function uploadStatus(server: TestServer, file: Uploaded): Promise<Record<
 interface Note {
   id: string
   authToken: string
+  ownerToken: string
 }
 
 async function createNote(server: TestServer, fields: Record<string, unknown> = {}): Promise<Note> {
   const authToken = randomToken()
+  const ownerToken = randomToken()
   const res = await fetch(`${server.url}/api/note`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
@@ -73,7 +83,7 @@ async function createNote(server: TestServer, fields: Record<string, unknown> = 
       encryptedContent: toBase64(randomBytes(64)),
       nonce: toBase64(randomBytes(12)),
       salt: toBase64Url(randomBytes(16)),
-      ownerToken: randomToken(),
+      ownerToken,
       authToken,
       contentType: 'text',
       maxViews: 1,
@@ -84,7 +94,15 @@ async function createNote(server: TestServer, fields: Record<string, unknown> = 
   })
   expect(res.status, await res.clone().text()).toBe(201)
   const { id } = (await res.json()) as { id: string }
-  return { id, authToken }
+  return { id, authToken, ownerToken }
+}
+
+/** Bytes of ciphertext the database still holds for a note. */
+function noteContentBytes(server: TestServer, note: Note): number {
+  const row = server.service.db.$client
+    .prepare('SELECT length(encrypted_content) AS bytes FROM notes WHERE id = ?')
+    .get(note.id) as { bytes: number }
+  return row.bytes
 }
 
 async function noteStatus(server: TestServer, note: Note): Promise<Record<string, number>> {
@@ -137,7 +155,7 @@ describe('cleanup job', () => {
     await server.close()
   })
 
-  it('answers 410 for expired uploads and notes before a run, and removes them and their blobs in it', async () => {
+  it('answers 410 for expired uploads and notes before a run and after it, which removes their content', async () => {
     const expired = await upload(server, { 'X-Expire-Sec': '300', 'X-Max-Downloads': '5' })
     const kept = await upload(server, { 'X-Expire-Sec': '3600', 'X-Max-Downloads': '5' })
     const expiredNote = await createNote(server, { expireSec: 300 })
@@ -152,12 +170,20 @@ describe('cleanup job', () => {
     expect(report).toMatchObject({
       uploadsRemoved: 1,
       notesRemoved: 1,
+      recordsDropped: 0,
       blobsQueued: 0,
       failedSteps: [],
     })
-    expect(await uploadStatus(server, expired)).toEqual({ info: 404, download: 404, exists: false })
-    expect(await noteStatus(server, expiredNote)).toEqual({ info: 404, view: 404 })
+    expect(await uploadStatus(server, expired)).toEqual({ info: 410, download: 410, exists: false })
+    expect(await noteStatus(server, expiredNote)).toEqual({ info: 410, view: 410 })
     expect(await committedBlobs(server)).toEqual([kept.id])
+    expect(noteContentBytes(server, expiredNote)).toBe(0)
+    expect(noteContentBytes(server, keptNote)).toBeGreaterThan(0)
+    // A second run finds nothing more to remove.
+    expect(await server.service.cleanup.runOnce()).toMatchObject({
+      uploadsRemoved: 0,
+      notesRemoved: 0,
+    })
 
     const res = await download(server, kept)
     expect(res.status).toBe(200)
@@ -165,7 +191,7 @@ describe('cleanup job', () => {
     expect(await noteStatus(server, keptNote)).toEqual({ info: 200, view: 200 })
   })
 
-  it('removes uploads whose download limit is used up and notes whose view limit is used up', async () => {
+  it('removes the content of uploads and notes whose download or view limit is used up', async () => {
     const exhausted = await upload(server, { 'X-Max-Downloads': '1' })
     const partlyUsed = await upload(server, { 'X-Max-Downloads': '2' })
     const viewedNote = await createNote(server, { maxViews: 1 })
@@ -178,13 +204,67 @@ describe('cleanup job', () => {
     const report = await server.service.cleanup.runOnce()
     expect(report).toMatchObject({ uploadsRemoved: 1, notesRemoved: 1 })
     expect(await uploadStatus(server, exhausted)).toEqual({
-      info: 404,
-      download: 404,
+      info: 410,
+      download: 410,
       exists: false,
     })
-    expect(await noteStatus(server, viewedNote)).toEqual({ info: 404, view: 404 })
+    expect(await noteStatus(server, viewedNote)).toEqual({ info: 410, view: 410 })
+    expect(noteContentBytes(server, viewedNote)).toBe(0)
     expect(await committedBlobs(server)).toEqual([partlyUsed.id])
     expect((await download(server, partlyUsed)).status).toBe(200)
+  })
+
+  it('deletes the records of removed uploads and notes once their retention after expiry ends', async () => {
+    const file = await upload(server, { 'X-Expire-Sec': '300', 'X-Max-Downloads': '1' })
+    const note = await createNote(server, { expireSec: 300 })
+    expect((await download(server, file)).status).toBe(200)
+    expect(await server.service.cleanup.runOnce()).toMatchObject({
+      uploadsRemoved: 1,
+      recordsDropped: 0,
+    })
+
+    // Expired 300 s after creation; the record stays until the retention after that has passed.
+    clock.advance(300_000 + TOMBSTONE_RETENTION_MS - 1)
+    expect(await server.service.cleanup.runOnce()).toMatchObject({
+      notesRemoved: 1,
+      recordsDropped: 0,
+    })
+    expect(await uploadStatus(server, file)).toEqual({ info: 410, download: 410, exists: false })
+    expect(await noteStatus(server, note)).toEqual({ info: 410, view: 410 })
+
+    clock.advance(1)
+    expect(await server.service.cleanup.runOnce()).toMatchObject({ recordsDropped: 2 })
+    expect(await uploadStatus(server, file)).toEqual({ info: 404, download: 404, exists: false })
+    expect(await noteStatus(server, note)).toEqual({ info: 404, view: 404 })
+  })
+
+  it('lets the owner delete a removed upload or note for good, and refuses its metadata', async () => {
+    const file = await upload(server, { 'X-Expire-Sec': '300' })
+    const note = await createNote(server, { expireSec: 300 })
+    clock.advance(300_000)
+    await server.service.cleanup.runOnce()
+
+    const meta = await fetch(`${server.url}/api/meta/${file.id}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Owner-Token': file.ownerToken },
+      body: JSON.stringify({
+        encryptedMeta: toBase64(randomBytes(40)),
+        nonce: toBase64(randomBytes(12)),
+      }),
+    })
+    expect(meta.status).toBe(410)
+    const deleted = await fetch(`${server.url}/api/upload/${file.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Owner-Token': file.ownerToken },
+    })
+    expect(deleted.status).toBe(200)
+    const noteDeleted = await fetch(`${server.url}/api/note/${note.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Owner-Token': note.ownerToken },
+    })
+    expect(noteDeleted.status).toBe(200)
+    expect(await uploadStatus(server, file)).toEqual({ info: 404, download: 404, exists: false })
+    expect(await noteStatus(server, note)).toEqual({ info: 404, view: 404 })
   })
 
   it('retries a blob removal that failed on the next run', async () => {
@@ -205,8 +285,8 @@ describe('cleanup job', () => {
       blobsRetried: 0,
       orphansRemoved: 0,
     })
-    // The record goes first: the id is gone even though its blob is still there.
-    expect(await uploadStatus(server, file)).toEqual({ info: 404, download: 404, exists: false })
+    // The record is marked first: the id answers 410 although its blob is still there.
+    expect(await uploadStatus(server, file)).toEqual({ info: 410, download: 410, exists: false })
     expect(await committedBlobs(server)).toEqual([file.id])
     expect([...server.service.services.janitor.pending()]).toEqual([file.id])
 
@@ -303,8 +383,8 @@ describe('cleanup job', () => {
 
       const report = await job(logger).runOnce()
       expect(report).toMatchObject({ failedSteps: ['retry'], uploadsRemoved: 1, notesRemoved: 1 })
-      expect(await uploadStatus(server, file)).toMatchObject({ info: 404 })
-      expect(await noteStatus(server, note)).toEqual({ info: 404, view: 404 })
+      expect(await committedBlobs(server)).not.toContain(file.id)
+      expect(noteContentBytes(server, note)).toBe(0)
       expect(logger.lines.filter((line) => line.level === 'error')).toEqual([
         { level: 'error', message: 'cleanup step retry failed' },
       ])
@@ -328,11 +408,8 @@ describe('cleanup job', () => {
       clock.advance(300_000)
       cleanup.start(20)
       try {
-        await expect
-          .poll(async () => (await fetch(`${server.url}/api/info/${file.id}`)).status, {
-            timeout: 5000,
-          })
-          .toBe(404)
+        await expect.poll(() => committedBlobs(server), { timeout: 5000 }).toEqual([])
+        expect(await uploadStatus(server, file)).toMatchObject({ info: 410 })
       } finally {
         await cleanup.stop()
       }

@@ -23,6 +23,8 @@ export const uploads = sqliteTable(
     metaNonce: text('meta_nonce'),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
+    /** When the cleanup job removed the blob; the record stays, answering 410 (cleanup.ts). */
+    purgedAt: integer('purged_at'),
   },
   (table) => [index('uploads_expires_at').on(table.expiresAt)],
 )

@@ -1,11 +1,12 @@
 /**
- * The periodic cleanup job: removes expired and used-up uploads and notes, uploads in requests
- * whose retention ended and requests that can hold nothing any more, retries failed blob
- * removals, sweeps blobs and partial files nothing refers to, ends abandoned upload sessions and
- * prunes old quota windows and daily request counts (spec: What the service does 5; File upload,
- * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC).
+ * The periodic cleanup job: removes the content of expired and used-up uploads and notes (their
+ * records stay a while longer, answering 410: retention.ts), uploads in requests whose retention
+ * ended and requests that can hold nothing any more, retries failed blob removals, sweeps blobs
+ * and partial files nothing refers to, ends abandoned upload sessions and prunes old quota
+ * windows and daily request counts (spec: What the service does 5; File upload, Note and Upload
+ * slot states; Limits, FILE_REQUEST_RETENTION_SEC).
  */
-import { eq, gte, lte, or } from 'drizzle-orm'
+import { and, eq, gte, lte, or, sql } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
@@ -13,6 +14,7 @@ import { notes, requestUploads, uploads } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { Services } from './container.js'
+import { TOMBSTONE_RETENTION_MS } from './retention.js'
 
 /**
  * A committed blob without a record is swept only when it is older than this. The upload routes
@@ -50,11 +52,14 @@ export type CleanupStep =
   | 'quota'
 
 export interface CleanupReport {
-  /** Upload records deleted because they expired or used up their downloads. */
+  /** Uploads whose blob was removed because they expired or used up their downloads. */
   uploadsRemoved: number
   /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
   blobsQueued: number
+  /** Notes whose ciphertext was removed because they expired or used up their views. */
   notesRemoved: number
+  /** Records of such uploads and notes deleted once their retention ended (retention.ts). */
+  recordsDropped: number
   /** Uploads in requests deleted because their retention ended or their downloads are used up. */
   requestUploadsRemoved: number
   /** Requests deleted because they ended long enough ago and hold nothing. */
@@ -124,6 +129,7 @@ export class CleanupJob {
       uploadsRemoved: 0,
       blobsQueued: 0,
       notesRemoved: 0,
+      recordsDropped: 0,
       requestUploadsRemoved: 0,
       requestsRemoved: 0,
       blobsRetried: 0,
@@ -150,12 +156,15 @@ export class CleanupJob {
       report.blobsRetried = await services.janitor.retry()
     })
     await step('uploads', async () => {
-      const { removed, queued } = await services.uploads.removeFinished()
+      const { removed, queued, dropped } = await services.uploads.retireFinished()
       report.uploadsRemoved = removed
       report.blobsQueued += queued
+      report.recordsDropped += dropped
     })
     await step('notes', () => {
-      report.notesRemoved = this.removeNotes()
+      const { removed, dropped } = this.retireNotes()
+      report.notesRemoved = removed
+      report.recordsDropped += dropped
     })
     await step('requestUploads', async () => {
       const { removed, queued } = await services.requests.removeExpiredUploads()
@@ -186,7 +195,8 @@ export class CleanupJob {
 
     this.deps.logger.debug(
       `cleanup: ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued), ` +
-        `${report.notesRemoved} notes, ${report.requestUploadsRemoved} request uploads, ` +
+        `${report.notesRemoved} notes, ${report.recordsDropped} old records, ` +
+        `${report.requestUploadsRemoved} request uploads, ` +
         `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +
         `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
         `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows` +
@@ -195,12 +205,29 @@ export class CleanupJob {
     return report
   }
 
-  /** Deletes expired or used-up notes; they live only in the database (spec: Note states). */
-  private removeNotes(): number {
-    return this.deps.db
-      .delete(notes)
-      .where(or(lte(notes.expiresAt, this.deps.now()), gte(notes.viewCount, notes.maxViews)))
+  /**
+   * Empties the ciphertext of expired or used-up notes, whose records stay and go on answering
+   * 410 (spec: Note states; retention.ts), and deletes the records whose retention has ended.
+   * A note's content is never empty otherwise (`POST /api/note` refuses it).
+   */
+  private retireNotes(): { removed: number; dropped: number } {
+    const { db } = this.deps
+    const now = this.deps.now()
+    const removed = db
+      .update(notes)
+      .set({ encryptedContent: Buffer.alloc(0), nonce: Buffer.alloc(0) })
+      .where(
+        and(
+          sql`length(${notes.encryptedContent}) > 0`,
+          or(lte(notes.expiresAt, now), gte(notes.viewCount, notes.maxViews)),
+        ),
+      )
       .run().changes
+    const dropped = db
+      .delete(notes)
+      .where(lte(notes.expiresAt, now - TOMBSTONE_RETENTION_MS))
+      .run().changes
+    return { removed, dropped }
   }
 
   /**

@@ -22,7 +22,7 @@ import {
   type InboxEntry,
   type InboxResponse,
 } from '@fileshare/protocol'
-import { and, asc, eq, gt, gte, lt, lte, notExists, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, lt, lte, notExists, or, sql } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
@@ -510,8 +510,23 @@ export class RequestsService {
    * Cleanup: deletes uploads whose retention ended or whose downloads are used up, records
    * first, then their blobs. Returns how many were deleted and how many blob removals were queued.
    */
-  removeExpiredUploads(): Promise<{ removed: number; queued: number }> {
-    return this.counter.removeFinished(this.deps.now(), this.deps.janitor)
+  async removeExpiredUploads(): Promise<{ removed: number; queued: number }> {
+    const now = this.deps.now()
+    const rows = this.deps.db
+      .delete(requestUploads)
+      .where(
+        or(
+          lte(requestUploads.expiresAt, now),
+          gte(requestUploads.downloadCount, requestUploads.maxDownloads),
+        ),
+      )
+      .returning({ id: requestUploads.id })
+      .all()
+    let queued = 0
+    for (const { id } of rows) {
+      if (!(await this.deps.janitor.remove(id))) queued++
+    }
+    return { removed: rows.length, queued }
   }
 
   /**

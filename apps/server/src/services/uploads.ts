@@ -10,7 +10,7 @@ import {
   parseIntegerStrict,
   type UploadInfoResponse,
 } from '@fileshare/protocol'
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, gte, isNotNull, isNull, lte, or } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
@@ -22,6 +22,7 @@ import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
+import { TOMBSTONE_RETENTION_MS } from './retention.js'
 import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { decodeSalt, invalid } from './validation.js'
@@ -312,11 +313,35 @@ export class UploadsService {
   }
 
   /**
-   * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads, then
-   * their blobs. Returns how many were deleted and how many blob removals were queued for later.
+   * Cleanup (spec: File upload states, "cleanup job"): removes the blobs of expired and used-up
+   * uploads, whose records stay and go on answering 410 (retention.ts), and deletes the records
+   * whose retention has ended. The record is marked first, so a blob whose removal fails is
+   * queued and never tried again by this step. Returns the uploads whose blob went, the removals
+   * queued for later and the records deleted.
    */
-  removeFinished(): Promise<{ removed: number; queued: number }> {
-    return this.counter.removeFinished(this.deps.now(), this.deps.janitor)
+  async retireFinished(): Promise<{ removed: number; queued: number; dropped: number }> {
+    const now = this.deps.now()
+    const retired = this.deps.db
+      .update(uploads)
+      .set({ purgedAt: now })
+      .where(
+        and(
+          isNull(uploads.purgedAt),
+          or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)),
+        ),
+      )
+      .returning({ id: uploads.id })
+      .all()
+    let queued = 0
+    for (const { id } of retired) {
+      if (!(await this.deps.janitor.remove(id))) queued++
+    }
+    // A record still holding its blob was marked just above if it had expired.
+    const dropped = this.deps.db
+      .delete(uploads)
+      .where(and(isNotNull(uploads.purgedAt), lte(uploads.expiresAt, now - TOMBSTONE_RETENTION_MS)))
+      .run().changes
+    return { removed: retired.length, queued, dropped }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
@@ -325,6 +350,8 @@ export class UploadsService {
     if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
+    // The cleanup job removed its file: nothing is left for metadata to describe.
+    if (row.purgedAt !== null) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     const { encryptedMeta, nonce } = (
       typeof body === 'object' && body !== null ? body : {}
     ) as Record<string, unknown>

@@ -1,0 +1,1 @@
+ALTER TABLE `uploads` ADD `purged_at` integer;
