@@ -2,6 +2,7 @@
  * `fileshare send` and `fileshare get` end to end against the real server: folders, single files,
  * passwords, tampering, hostile archives, and the exit codes and messages of each failure.
  */
+import { randomBytes } from 'node:crypto'
 import { execFile } from 'node:child_process'
 import { mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -235,6 +236,45 @@ describe('send and get', () => {
     const target = await fresh('links-out')
     await user.ok(['get', sent.stdout.trim(), '-o', target])
     expect(await readdir(join(target, 'tree'))).toEqual(['real.txt'])
+  })
+})
+
+describe('standard input', () => {
+  it('sends what - reads as one file named by --name, leaving no temporary file', async () => {
+    const data = randomBytes(3 * 1024 * 1024 + 7)
+    const tmp = await fresh('stdin-tmp')
+    const sent = await user.json<Sent>(['send', '-', '--name', 'shop.sql'], {
+      input: data,
+      env: { TMPDIR: tmp },
+    })
+    expect(await readdir(tmp)).toEqual([])
+    const out = await fresh('stdin-out')
+    const got = await user.json<{ paths: string[] }>(['get', sent.link, '-o', out])
+    expect(got.paths).toEqual([join(out, 'shop.sql')])
+    expect((await readFile(join(out, 'shop.sql'))).equals(data)).toBe(true)
+  })
+
+  it('refuses - with other paths, --name without -, and a password it would have to ask for', async () => {
+    const dir = await fresh('stdin-refusals')
+    await writeFile(join(dir, 'x.txt'), 'x')
+    const mixed = await user.run(['send', '-', join(dir, 'x.txt')], { input: 'data' })
+    expect(mixed.code).toBe(1)
+    expect(mixed.stderr).toContain('- (standard input) is sent alone')
+    const named = await user.run(['send', join(dir, 'x.txt'), '--name', 'y.txt'])
+    expect(named.code).toBe(1)
+    expect(named.stderr).toContain('--name names what is read from standard input')
+    const asked = await user.run(['send', '-', '--password'], { input: 'data' })
+    expect(asked.code).toBe(1)
+    expect(asked.stderr).toContain('the password cannot be asked for')
+    const unsafe = await user.run(['send', '-', '--name', '../x'], { input: 'data' })
+    expect(unsafe.code).toBe(1)
+    expect(unsafe.stderr).toContain('is not a plain file name')
+    // With the password in the environment, - and --password go together.
+    const sent = await user.json<Sent & { hasPassword: boolean }>(['send', '-', '--password'], {
+      input: 'secret data',
+      env: { FILESHARE_PASSWORD: 'from the environment' },
+    })
+    expect(sent.hasPassword).toBe(true)
   })
 })
 
