@@ -191,6 +191,25 @@ describe.each([
   })
 })
 
+describe('standard input into a request', () => {
+  it('sends what - reads as one file named by --name, which the inbox lists and gets', async () => {
+    const { user } = await serverWith()
+    const sender = await CliUser.create(user.server)
+    cleanups.push(() => rm(sender.home, { recursive: true, force: true }))
+    const created = await user.json<CreatedRequest>(['request', '--message', 'the log please'])
+    const data = Buffer.from('line one\nline two\n'.repeat(50_000))
+    await sender.ok(['request', 'send', created.uploadLink, '-', '--name', 'app.log'], {
+      input: data,
+    })
+    const listing = await user.json<InboxListing>(['inbox', created.inboxLink])
+    expect(listing.entries).toHaveLength(1)
+    expect(listing.entries[0]!.files).toMatchObject([{ name: 'app.log', size: data.length }])
+    const out = join(work, 'stdin-inbox-out')
+    await user.ok(['inbox', 'get', created.inboxLink, listing.entries[0]!.id, '-o', out])
+    expect((await readFile(join(out, 'app.log'))).equals(data)).toBe(true)
+  })
+})
+
 describe('a password-protected inbox', () => {
   it('opens only with its password', async () => {
     const { user } = await serverWith()

@@ -19,7 +19,7 @@ import { printable } from '../lib/entry-name.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
 import { parseRequestLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
-import { checkPayloadFits, preparePayload } from '../lib/node-source.js'
+import { checkPayloadFits } from '../lib/node-source.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -32,6 +32,7 @@ import {
 } from '../lib/options.js'
 import { passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
+import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -165,6 +166,8 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
 
 export interface RequestSendOptions {
   note?: string
+  /** The file name of what `-` reads from standard input. */
+  name?: string
   websocket?: boolean
   json?: boolean
 }
@@ -176,6 +179,7 @@ export async function runRequestSend(
   ctx: Context,
 ): Promise<void> {
   const output = ctx.output(options.json)
+  const fromStdin = readsStdin(paths, options.name, ctx.stdin)
   const { baseUrl, link } = parseRequestLink(linkText)
   const api = createApi(baseUrl, {
     webSocket: options.websocket !== false ? await nodeWebSocket() : undefined,
@@ -198,51 +202,62 @@ export async function runRequestSend(
     )
   }
 
-  const payload = await preparePayload(paths, (line) => output.warn(line))
-  const cipherSize = checkPayloadFits(
-    payload,
-    { maxFiles: opened.maxFilesPerUpload, maxEncryptedBytes: opened.maxUploadSize },
-    'this request',
-  )
-
-  const bar = output.progress('Uploading', cipherSize)
-  let sent
+  const input = await openSendInput(paths, {
+    fromStdin,
+    name: options.name,
+    stdin: ctx.stdin,
+    maxBytes: opened.maxUploadSize,
+    warn: (line) => output.warn(line),
+  })
   try {
-    sent = await sendToRequest(api, opened, payload.source, {
-      metadata: payload.metadata,
-      fileCount: payload.fileCount,
-      onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
-      signal: ctx.signal,
-      cipher: nodeRecords,
-    })
-  } finally {
-    bar.stop()
-  }
-  const note =
-    options.note !== undefined
-      ? await sendNoteToRequest(api, opened, options.note, {
-          signal: ctx.signal,
-          cipher: nodeRecords,
-        })
-      : undefined
+    const { payload } = input
+    const cipherSize = checkPayloadFits(
+      payload,
+      { maxFiles: opened.maxFilesPerUpload, maxEncryptedBytes: opened.maxUploadSize },
+      'this request',
+    )
 
-  if (output.json) {
-    output.result({
-      requestId: opened.id,
-      message: opened.brief.message,
-      id: sent.id,
-      noteId: note?.id ?? null,
-      files: payload.files,
-      size: payload.contentBytes,
-      transport: sent.transport,
-      skipped: payload.skipped,
-    })
-    return
+    const bar = output.progress('Uploading', cipherSize)
+    let sent
+    try {
+      sent = await sendToRequest(api, opened, payload.source, {
+        metadata: payload.metadata,
+        fileCount: payload.fileCount,
+        onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
+        signal: ctx.signal,
+        cipher: nodeRecords,
+      })
+    } finally {
+      bar.stop()
+    }
+    const note =
+      options.note !== undefined
+        ? await sendNoteToRequest(api, opened, options.note, {
+            signal: ctx.signal,
+            cipher: nodeRecords,
+          })
+        : undefined
+
+    if (output.json) {
+      output.result({
+        requestId: opened.id,
+        message: opened.brief.message,
+        id: sent.id,
+        noteId: note?.id ?? null,
+        files: payload.files,
+        size: payload.contentBytes,
+        transport: sent.transport,
+        skipped: payload.skipped,
+      })
+      return
+    }
+    output.print(
+      `Sent ${payload.summary}, ${formatBytes(payload.contentBytes)}${note ? ', with a note' : ''}. ` +
+        'Only the requester can open it.',
+    )
+  } finally {
+    await input.close()
   }
-  output.print(
-    `Sent ${payload.summary}, ${formatBytes(payload.contentBytes)}${note ? ', with a note' : ''}. ` +
-      'Only the requester can open it.',
-  )
 }
 
 export function requestCommand(ctx: Context): Command {
@@ -280,11 +295,16 @@ export function requestCommand(ctx: Context): Command {
     .summary('upload files into a file request')
     .description(
       "Shows the requester's message, then encrypts the files for the requester alone and uploads " +
-        'them (several files or a folder as one ZIP archive).',
+        'them (several files or a folder as one ZIP archive; - sends standard input as one file, ' +
+        'read to its end first, as `fileshare send -` does).',
     )
     .argument('<upload-link>', 'the upload link you were given (/r/…#…)')
-    .argument('<paths...>', 'files and folders to send')
+    .argument('<paths...>', 'files and folders to send, or - for standard input')
     .option('-n, --note <text>', 'add a note for the requester, when the request takes one')
+    .option(
+      '--name <name>',
+      `file name of what - reads from standard input (default: ${STDIN_NAME})`,
+    )
   addWebSocketOption(send)
   addJsonOption(send)
   send

@@ -4,10 +4,8 @@ import { Command } from 'commander'
 
 import { createSignedInApi } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
-import { printable, unsafeEntryName } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
-import { mediaTypeOf } from '../lib/media-type.js'
-import { checkPayloadFits, preparePayload, type Payload } from '../lib/node-source.js'
+import { checkPayloadFits } from '../lib/node-source.js'
 import { record } from '../lib/history.js'
 import {
   addJsonOption,
@@ -23,7 +21,7 @@ import { PASSWORD_ENV, passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
-import { spoolInput, type Spool } from '../lib/stdin-spool.js'
+import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
 
 export interface SendOptions {
   expire?: string
@@ -36,61 +34,22 @@ export interface SendOptions {
   json?: boolean
 }
 
-/** The path that stands for standard input, and the file name it gets without `--name`. */
-const STDIN_PATH = '-'
-const STDIN_NAME = 'stdin'
-
 /**
- * `-` reads standard input, alone: it cannot be a terminal, and a password cannot be asked for
- * on it, since the data takes it up.
+ * A password for data read from standard input cannot be asked for there: the data takes it up.
  */
-function checkStdinUse(
-  paths: readonly string[],
-  options: SendOptions,
-  ctx: Context,
-  fromStdin: boolean,
-): void {
-  if (!fromStdin) {
-    if (options.name !== undefined) {
-      throw new UsageError('--name names what is read from standard input: give - as the path')
-    }
-    return
-  }
-  if (paths.length > 1) {
-    throw new UsageError('- (standard input) is sent alone, not with other paths')
-  }
-  if (ctx.stdin.isTTY) {
-    throw new UsageError('- reads standard input, which is a terminal here: pipe the data in')
-  }
+function checkStdinPassword(options: SendOptions, ctx: Context): void {
   if (options.password === true && !ctx.env[PASSWORD_ENV]) {
     throw new UsageError(
       `standard input carries the data, so the password cannot be asked for: ` +
         `give --password=<password> or set $${PASSWORD_ENV}`,
     )
   }
-  const name = options.name
-  if (name !== undefined && (unsafeEntryName(name) !== null || name.includes('/'))) {
-    throw new UsageError(`--name ${printable(name)} is not a plain file name`)
-  }
-}
-
-/** The spooled input as a payload of one file named `name`. */
-function stdinPayload(spool: Spool, name: string): Payload {
-  return {
-    source: { size: spool.size, stream: () => spool.stream() },
-    metadata: { archive: false, files: [{ name, type: mediaTypeOf(name), size: spool.size }] },
-    fileCount: 1,
-    files: 1,
-    contentBytes: spool.size,
-    summary: name,
-    skipped: [],
-  }
 }
 
 export async function runSend(paths: string[], options: SendOptions, ctx: Context): Promise<void> {
   const output = ctx.output(options.json)
-  const fromStdin = paths.includes(STDIN_PATH)
-  checkStdinUse(paths, options, ctx, fromStdin)
+  const fromStdin = readsStdin(paths, options.name, ctx.stdin)
+  if (fromStdin) checkStdinPassword(options, ctx)
   await refusePathAsPassword(options.password)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
   const api = await createSignedInApi(baseUrl, ctx.credentials, {
@@ -110,15 +69,15 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     config.defaultDownload,
   )
 
-  let spool: Spool | undefined
+  const input = await openSendInput(paths, {
+    fromStdin,
+    name: options.name,
+    stdin: ctx.stdin,
+    maxBytes: config.maxFileSize,
+    warn: (line) => output.warn(line),
+  })
   try {
-    let payload: Payload
-    if (fromStdin) {
-      spool = await spoolInput(ctx.stdin, config.maxFileSize)
-      payload = stdinPayload(spool, options.name ?? STDIN_NAME)
-    } else {
-      payload = await preparePayload(paths, (line) => output.warn(line))
-    }
+    const { payload } = input
     const cipherSize = checkPayloadFits(
       payload,
       { maxFiles: config.maxFilesPerUpload, maxEncryptedBytes: config.maxFileSize },
@@ -188,7 +147,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     )
     output.print(sent.link)
   } finally {
-    await spool?.close()
+    await input.close()
   }
 }
 

@@ -1,0 +1,80 @@
+/**
+ * What `send` and `request send` upload: the files and folders named, or, for the path `-`,
+ * standard input as one file, spooled first (stdin-spool.ts) since an upload declares its size
+ * before its first byte.
+ */
+import { printable, unsafeEntryName } from './entry-name.js'
+import { UsageError } from './errors.js'
+import { mediaTypeOf } from './media-type.js'
+import { preparePayload, type Payload } from './node-source.js'
+import { spoolInput } from './stdin-spool.js'
+
+/** The path that stands for standard input, and the file name it gets without `--name`. */
+export const STDIN_PATH = '-'
+export const STDIN_NAME = 'stdin'
+
+export interface SendInput {
+  payload: Payload
+  /** Frees what the payload holds (the spool of standard input). */
+  close(): Promise<void>
+}
+
+/**
+ * Whether `paths` means standard input, after checking its use: `-` alone, not a terminal, and
+ * `--name` (a plain file name) only with it.
+ */
+export function readsStdin(
+  paths: readonly string[],
+  name: string | undefined,
+  stdin: { isTTY?: boolean },
+): boolean {
+  if (!paths.includes(STDIN_PATH)) {
+    if (name !== undefined) {
+      throw new UsageError('--name names what is read from standard input: give - as the path')
+    }
+    return false
+  }
+  if (paths.length > 1) {
+    throw new UsageError('- (standard input) is sent alone, not with other paths')
+  }
+  if (stdin.isTTY) {
+    throw new UsageError('- reads standard input, which is a terminal here: pipe the data in')
+  }
+  if (name !== undefined && (unsafeEntryName(name) !== null || name.includes('/'))) {
+    throw new UsageError(`--name ${printable(name)} is not a plain file name`)
+  }
+  return true
+}
+
+/**
+ * The payload of `paths`; standard input (when `readsStdin` said so) is refused past `maxBytes`
+ * while it is read.
+ */
+export async function openSendInput(
+  paths: readonly string[],
+  o: {
+    fromStdin: boolean
+    name: string | undefined
+    stdin: NodeJS.ReadableStream
+    maxBytes: number
+    warn: (line: string) => void
+  },
+): Promise<SendInput> {
+  if (!o.fromStdin) {
+    return { payload: await preparePayload(paths, o.warn), close: () => Promise.resolve() }
+  }
+  const spool = await spoolInput(o.stdin, o.maxBytes)
+  const name = o.name ?? STDIN_NAME
+  return {
+    payload: {
+      source: { size: spool.size, stream: () => spool.stream() },
+      metadata: { archive: false, files: [{ name, type: mediaTypeOf(name), size: spool.size }] },
+      fileCount: 1,
+      files: 1,
+      contentBytes: spool.size,
+      summary: name,
+      skipped: [],
+    },
+    close: () => spool.close(),
+  }
+}
