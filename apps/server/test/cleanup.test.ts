@@ -1,6 +1,6 @@
 /**
  * The cleanup job against the real server with a manual clock: expired and used-up uploads and
- * notes (their content goes, their records answer 410 until their retention ends), failed blob
+ * notes (they go, and their tombstones answer 410 until their retention ends), failed blob
  * removals, orphan blobs, stray partial files and abandoned chunked sessions (spec: What the
  * service does 4 and 5; File upload and Note states).
  */
@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Logger } from '../src/logger.js'
 import { CleanupJob, ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
-import { TOMBSTONE_RETENTION_MS } from '../src/services/retention.js'
+import { TOMBSTONE_RETENTION_MS } from '../src/services/tombstones.js'
 import {
   manualClock,
   randomToken,
@@ -97,12 +97,11 @@ async function createNote(server: TestServer, fields: Record<string, unknown> = 
   return { id, authToken, ownerToken }
 }
 
-/** Bytes of ciphertext the database still holds for a note. */
-function noteContentBytes(server: TestServer, note: Note): number {
-  const row = server.service.db.$client
-    .prepare('SELECT length(encrypted_content) AS bytes FROM notes WHERE id = ?')
-    .get(note.id) as { bytes: number }
-  return row.bytes
+/** Whether the database still holds the note's ciphertext. */
+function noteStored(server: TestServer, note: Note): boolean {
+  return (
+    server.service.db.$client.prepare('SELECT 1 FROM notes WHERE id = ?').get(note.id) !== undefined
+  )
 }
 
 async function noteStatus(server: TestServer, note: Note): Promise<Record<string, number>> {
@@ -170,15 +169,15 @@ describe('cleanup job', () => {
     expect(report).toMatchObject({
       uploadsRemoved: 1,
       notesRemoved: 1,
-      recordsDropped: 0,
+      tombstonesPurged: 0,
       blobsQueued: 0,
       failedSteps: [],
     })
     expect(await uploadStatus(server, expired)).toEqual({ info: 410, download: 410, exists: false })
     expect(await noteStatus(server, expiredNote)).toEqual({ info: 410, view: 410 })
     expect(await committedBlobs(server)).toEqual([kept.id])
-    expect(noteContentBytes(server, expiredNote)).toBe(0)
-    expect(noteContentBytes(server, keptNote)).toBeGreaterThan(0)
+    expect(noteStored(server, expiredNote)).toBe(false)
+    expect(noteStored(server, keptNote)).toBe(true)
     // A second run finds nothing more to remove.
     expect(await server.service.cleanup.runOnce()).toMatchObject({
       uploadsRemoved: 0,
@@ -209,31 +208,38 @@ describe('cleanup job', () => {
       exists: false,
     })
     expect(await noteStatus(server, viewedNote)).toEqual({ info: 410, view: 410 })
-    expect(noteContentBytes(server, viewedNote)).toBe(0)
+    expect(noteStored(server, viewedNote)).toBe(false)
+    // Its tombstone says why, as the note itself did: used up, and expired once it is.
+    const reason = async () =>
+      ((await (await fetch(`${server.url}/api/note/${viewedNote.id}`)).json()) as { error: string })
+        .error
+    expect(await reason()).toBe('View limit reached')
+    clock.advance(300_000)
+    expect(await reason()).toBe('Note has expired')
     expect(await committedBlobs(server)).toEqual([partlyUsed.id])
     expect((await download(server, partlyUsed)).status).toBe(200)
   })
 
-  it('deletes the records of removed uploads and notes once their retention after expiry ends', async () => {
+  it('purges the tombstones of removed uploads and notes once their retention after expiry ends', async () => {
     const file = await upload(server, { 'X-Expire-Sec': '300', 'X-Max-Downloads': '1' })
     const note = await createNote(server, { expireSec: 300 })
     expect((await download(server, file)).status).toBe(200)
     expect(await server.service.cleanup.runOnce()).toMatchObject({
       uploadsRemoved: 1,
-      recordsDropped: 0,
+      tombstonesPurged: 0,
     })
 
-    // Expired 300 s after creation; the record stays until the retention after that has passed.
+    // Expired 300 s after creation; the tombstone stays until the retention after that has passed.
     clock.advance(300_000 + TOMBSTONE_RETENTION_MS - 1)
     expect(await server.service.cleanup.runOnce()).toMatchObject({
       notesRemoved: 1,
-      recordsDropped: 0,
+      tombstonesPurged: 0,
     })
     expect(await uploadStatus(server, file)).toEqual({ info: 410, download: 410, exists: false })
     expect(await noteStatus(server, note)).toEqual({ info: 410, view: 410 })
 
     clock.advance(1)
-    expect(await server.service.cleanup.runOnce()).toMatchObject({ recordsDropped: 2 })
+    expect(await server.service.cleanup.runOnce()).toMatchObject({ tombstonesPurged: 2 })
     expect(await uploadStatus(server, file)).toEqual({ info: 404, download: 404, exists: false })
     expect(await noteStatus(server, note)).toEqual({ info: 404, view: 404 })
   })
@@ -285,7 +291,7 @@ describe('cleanup job', () => {
       blobsRetried: 0,
       orphansRemoved: 0,
     })
-    // The record is marked first: the id answers 410 although its blob is still there.
+    // The record goes first: the id answers 410 from its tombstone although its blob is still there.
     expect(await uploadStatus(server, file)).toEqual({ info: 410, download: 410, exists: false })
     expect(await committedBlobs(server)).toEqual([file.id])
     expect([...server.service.services.janitor.pending()]).toEqual([file.id])
@@ -384,7 +390,7 @@ describe('cleanup job', () => {
       const report = await job(logger).runOnce()
       expect(report).toMatchObject({ failedSteps: ['retry'], uploadsRemoved: 1, notesRemoved: 1 })
       expect(await committedBlobs(server)).not.toContain(file.id)
-      expect(noteContentBytes(server, note)).toBe(0)
+      expect(noteStored(server, note)).toBe(false)
       expect(logger.lines.filter((line) => line.level === 'error')).toEqual([
         { level: 'error', message: 'cleanup step retry failed' },
       ])

@@ -29,6 +29,7 @@ import { listen, type RunningServer } from '../src/listen.js'
 import { notesRoutes } from '../src/routes/notes.js'
 import { MemoryLockout } from '../src/services/limits/lockout.js'
 import { NotesService } from '../src/services/notes.js'
+import { Tombstones } from '../src/services/tombstones.js'
 
 const config = loadConfig({ NOTE_MAX_SIZE: '4096', PASSWORD_MAX_ATTEMPTS: '3' })
 const MAX_CONTENT = config.noteMaxSize + 256
@@ -70,7 +71,7 @@ beforeAll(async () => {
     lockoutMs: config.passwordLockoutMs,
     now,
   })
-  const notes = new NotesService({ config, db, lockout, now })
+  const notes = new NotesService({ config, db, lockout, tombstones: new Tombstones(db), now })
   server = await listen(notesApp(notes), { port: 0, host: '127.0.0.1' })
 })
 

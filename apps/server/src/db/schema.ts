@@ -23,8 +23,6 @@ export const uploads = sqliteTable(
     metaNonce: text('meta_nonce'),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
-    /** When the cleanup job removed the blob; the record stays, answering 410 (cleanup.ts). */
-    purgedAt: integer('purged_at'),
   },
   (table) => [index('uploads_expires_at').on(table.expiresAt)],
 )
@@ -144,4 +142,22 @@ export const requestDailyCounts = sqliteTable(
     count: integer('count').notNull(),
   },
   (table) => [primaryKey({ columns: [table.clientKey, table.dayStart] })],
+)
+
+/**
+ * What is left of an upload or note the cleanup job removed for having expired or used up its
+ * downloads or views: its id still answers 410 until 30 days past its expiry
+ * (services/tombstones.ts). The owner token's hash lets the owner delete it for good.
+ */
+export const tombstones = sqliteTable(
+  'tombstones',
+  {
+    id: text('id').primaryKey(),
+    /** `upload` or `note`. */
+    kind: text('kind').notNull(),
+    ownerTokenHash: blob('owner_token_hash', { mode: 'buffer' }).notNull(),
+    /** The item's own expiry; a used-up item may not have reached it yet. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [index('tombstones_expires_at').on(table.expiresAt)],
 )

@@ -1,20 +1,19 @@
 /**
- * The periodic cleanup job: removes the content of expired and used-up uploads and notes (their
- * records stay a while longer, answering 410: retention.ts), uploads in requests whose retention
- * ended and requests that can hold nothing any more, retries failed blob removals, sweeps blobs
- * and partial files nothing refers to, ends abandoned upload sessions and prunes old quota
- * windows and daily request counts (spec: What the service does 5; File upload, Note and Upload
- * slot states; Limits, FILE_REQUEST_RETENTION_SEC).
+ * The periodic cleanup job: removes expired and used-up uploads and notes (leaving tombstones
+ * that answer 410 for a while: tombstones.ts), uploads in requests whose retention ended and
+ * requests that can hold nothing any more, retries failed blob removals, sweeps blobs and partial
+ * files nothing refers to, ends abandoned upload sessions and prunes old quota windows and daily
+ * request counts (spec: What the service does 5; File upload, Note and Upload slot states;
+ * Limits, FILE_REQUEST_RETENTION_SEC).
  */
-import { and, eq, gte, lte, or, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
-import { notes, requestUploads, uploads } from '../db/schema.js'
+import { requestUploads, uploads } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { Services } from './container.js'
-import { TOMBSTONE_RETENTION_MS } from './retention.js'
 
 /**
  * A committed blob without a record is swept only when it is older than this. The upload routes
@@ -34,7 +33,10 @@ export interface CleanupDeps {
   config: Pick<Config, 'uploadSessionIdleSec'>
   db: Db
   blobs: BlobStore
-  services: Pick<Services, 'sessions' | 'janitor' | 'quota' | 'requests' | 'uploads'>
+  services: Pick<
+    Services,
+    'sessions' | 'janitor' | 'quota' | 'requests' | 'uploads' | 'notes' | 'tombstones'
+  >
   logger: Logger
   /** Milliseconds since the epoch; decides which records have expired. */
   now: () => number
@@ -44,6 +46,7 @@ export type CleanupStep =
   | 'retry'
   | 'uploads'
   | 'notes'
+  | 'tombstones'
   | 'requestUploads'
   | 'requests'
   | 'sessions'
@@ -52,14 +55,14 @@ export type CleanupStep =
   | 'quota'
 
 export interface CleanupReport {
-  /** Uploads whose blob was removed because they expired or used up their downloads. */
+  /** Uploads deleted because they expired or used up their downloads (tombstones.ts). */
   uploadsRemoved: number
   /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
   blobsQueued: number
-  /** Notes whose ciphertext was removed because they expired or used up their views. */
+  /** Notes deleted because they expired or used up their views. */
   notesRemoved: number
-  /** Records of such uploads and notes deleted once their retention ended (retention.ts). */
-  recordsDropped: number
+  /** Tombstones of removed uploads and notes whose retention ended. */
+  tombstonesPurged: number
   /** Uploads in requests deleted because their retention ended or their downloads are used up. */
   requestUploadsRemoved: number
   /** Requests deleted because they ended long enough ago and hold nothing. */
@@ -129,7 +132,7 @@ export class CleanupJob {
       uploadsRemoved: 0,
       blobsQueued: 0,
       notesRemoved: 0,
-      recordsDropped: 0,
+      tombstonesPurged: 0,
       requestUploadsRemoved: 0,
       requestsRemoved: 0,
       blobsRetried: 0,
@@ -156,15 +159,15 @@ export class CleanupJob {
       report.blobsRetried = await services.janitor.retry()
     })
     await step('uploads', async () => {
-      const { removed, queued, dropped } = await services.uploads.retireFinished()
+      const { removed, queued } = await services.uploads.retireFinished()
       report.uploadsRemoved = removed
       report.blobsQueued += queued
-      report.recordsDropped += dropped
     })
     await step('notes', () => {
-      const { removed, dropped } = this.retireNotes()
-      report.notesRemoved = removed
-      report.recordsDropped += dropped
+      report.notesRemoved = services.notes.retireFinished()
+    })
+    await step('tombstones', () => {
+      report.tombstonesPurged = services.tombstones.purge(this.deps.now())
     })
     await step('requestUploads', async () => {
       const { removed, queued } = await services.requests.removeExpiredUploads()
@@ -195,7 +198,7 @@ export class CleanupJob {
 
     this.deps.logger.debug(
       `cleanup: ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued), ` +
-        `${report.notesRemoved} notes, ${report.recordsDropped} old records, ` +
+        `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
         `${report.requestUploadsRemoved} request uploads, ` +
         `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +
         `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
@@ -203,31 +206,6 @@ export class CleanupJob {
         (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
     )
     return report
-  }
-
-  /**
-   * Empties the ciphertext of expired or used-up notes, whose records stay and go on answering
-   * 410 (spec: Note states; retention.ts), and deletes the records whose retention has ended.
-   * A note's content is never empty otherwise (`POST /api/note` refuses it).
-   */
-  private retireNotes(): { removed: number; dropped: number } {
-    const { db } = this.deps
-    const now = this.deps.now()
-    const removed = db
-      .update(notes)
-      .set({ encryptedContent: Buffer.alloc(0), nonce: Buffer.alloc(0) })
-      .where(
-        and(
-          sql`length(${notes.encryptedContent}) > 0`,
-          or(lte(notes.expiresAt, now), gte(notes.viewCount, notes.maxViews)),
-        ),
-      )
-      .run().changes
-    const dropped = db
-      .delete(notes)
-      .where(lte(notes.expiresAt, now - TOMBSTONE_RETENTION_MS))
-      .run().changes
-    return { removed, dropped }
   }
 
   /**

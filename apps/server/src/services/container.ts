@@ -9,6 +9,7 @@ import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter } from './limits/rate-limiter.js'
 import { NotesService } from './notes.js'
 import { RequestsService } from './requests.js'
+import { Tombstones } from './tombstones.js'
 import { UploadSessions } from './upload-sessions.js'
 import { UploadsService } from './uploads.js'
 
@@ -21,6 +22,7 @@ export interface Services {
   lockout: MemoryLockout
   rateLimiter: RateLimiter
   janitor: BlobJanitor
+  tombstones: Tombstones
 }
 
 export function createServices(
@@ -50,18 +52,11 @@ export function createServices(
     max: config.rateLimitMax,
     now,
   })
-  const uploads = new UploadsService({ config, db, blobs, sessions, quota, lockout, janitor, now })
-  const notes = new NotesService({ config, db, lockout, now })
-  const requests = new RequestsService({
-    config,
-    db,
-    blobs,
-    sessions,
-    quota,
-    lockout,
-    janitor,
-    ipHash: new DailyIpHash(db),
-    now,
-  })
-  return { sessions, uploads, notes, requests, quota, lockout, rateLimiter, janitor }
+  const tombstones = new Tombstones(db)
+  // What the two upload services share: the session layer, the quota, the lockout, blob removal.
+  const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
+  const uploads = new UploadsService({ ...uploadDeps, tombstones })
+  const notes = new NotesService({ config, db, lockout, tombstones, now })
+  const requests = new RequestsService({ ...uploadDeps, ipHash: new DailyIpHash(db) })
+  return { sessions, uploads, notes, requests, quota, lockout, rateLimiter, janitor, tombstones }
 }

@@ -13,6 +13,7 @@ import { notes } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { Lockout } from './limits/lockout.js'
 import { NotesService } from './notes.js'
+import { Tombstones } from './tombstones.js'
 import { hashToken } from './tokens.js'
 import { httpErrorOf } from '../../test/http-error-of.js'
 
@@ -97,6 +98,7 @@ beforeEach(async () => {
     },
     db,
     lockout,
+    tombstones: new Tombstones(db),
     now: () => clock,
   })
 })

@@ -43,12 +43,14 @@ import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { decodeBase64Strict } from './base64.js'
 import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import type { RemovedItem, Tombstones } from './tombstones.js'
 import { decodeSalt, invalid } from './validation.js'
 
 export interface NotesDeps {
   config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>
   db: Db
   lockout: Lockout
+  tombstones: Tombstones
   /** Milliseconds since the epoch. */
   now: () => number
 }
@@ -102,6 +104,8 @@ const QUERIES = {
     RETURNING encrypted_content AS encryptedContent, nonce, view_count AS viewCount,
     max_views AS maxViews`,
   delete: `DELETE FROM notes WHERE id = ?`,
+  retire: `DELETE FROM notes WHERE expires_at <= ? OR view_count >= max_views
+    RETURNING id, owner_token_hash AS ownerTokenHash, expires_at AS expiresAt`,
 } as const
 
 type InsertParams = [
@@ -126,6 +130,7 @@ interface NoteStatements {
   access: Statement<[id: string], NoteAccess>
   countView: Statement<[id: string, now: number], CountedView>
   delete: Statement<[id: string]>
+  retire: Statement<[now: number], RemovedItem>
 }
 
 /** The fields of `POST /api/note`; any other field is refused. */
@@ -175,6 +180,7 @@ export class NotesService {
       access: client.prepare<[string], NoteAccess>(QUERIES.access),
       countView: client.prepare<[string, number], CountedView>(QUERIES.countView),
       delete: client.prepare<[string]>(QUERIES.delete),
+      retire: client.prepare<[number], RemovedItem>(QUERIES.retire),
     }
   }
 
@@ -361,22 +367,51 @@ export class NotesService {
     this.deps.lockout.succeed(key, clientIp)
   }
 
-  /** Deletes a note; afterwards its id answers 404 everywhere (spec: DELETE /api/note/:id). */
+  /**
+   * Deletes a note, or what the cleanup job left of it; afterwards its id answers 404 everywhere
+   * (spec: DELETE /api/note/:id).
+   */
   delete(id: string, ownerToken: string | undefined): void {
-    const row = this.find(id, this.statements.find)
-    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
+    if (!isUuid(id)) throw notFound()
+    const row = this.statements.find.get(id)
+    const owner = row ?? this.deps.tombstones.find('note', id)
+    if (!owner) throw notFound()
+    if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOwnerToken)
     }
-    const deleted = this.statements.delete.run(id)
-    if (deleted.changes !== 1) throw notFound()
+    const deleted = row
+      ? this.statements.delete.run(id).changes === 1
+      : this.deps.tombstones.remove('note', id)
+    if (!deleted) throw notFound()
   }
 
-  /** The note as `statement` reads it; 404 unknown. */
+  /**
+   * Cleanup: deletes expired and used-up notes, leaving a tombstone for each so their ids go on
+   * answering 410 (tombstones.ts). Returns how many went.
+   */
+  retireFinished(): number {
+    const retire = this.deps.db.$client.transaction((now: number) => {
+      const removed = this.statements.retire.all(now)
+      this.deps.tombstones.bury('note', removed)
+      return removed.length
+    })
+    return retire(this.deps.now())
+  }
+
+  /** The note as `statement` reads it; 404 unknown, 410 when the cleanup job removed it. */
   private find<R>(id: string, statement: Statement<[string], R>): R {
     if (!isUuid(id)) throw notFound()
     const row = statement.get(id)
-    if (!row) throw notFound()
-    return row
+    if (row) return row
+    const removed = this.deps.tombstones.find('note', id)
+    if (!removed) throw notFound()
+    // As for a note still stored: expired first, then used up.
+    throw new HttpError(
+      410,
+      removed.expiresAt <= this.deps.now()
+        ? ERROR_MESSAGES.noteExpired
+        : ERROR_MESSAGES.viewLimitReached,
+    )
   }
 
   /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */

@@ -10,7 +10,7 @@ import {
   parseIntegerStrict,
   type UploadInfoResponse,
 } from '@fileshare/protocol'
-import { and, eq, gte, isNotNull, isNull, lte, or } from 'drizzle-orm'
+import { and, eq, gte, isNull, lte, or } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
@@ -22,7 +22,7 @@ import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
-import { TOMBSTONE_RETENTION_MS } from './retention.js'
+import type { Tombstones } from './tombstones.js'
 import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { decodeSalt, invalid } from './validation.js'
@@ -65,6 +65,7 @@ export interface UploadsDeps {
   quota: UploadQuota
   lockout: Lockout
   janitor: BlobJanitor
+  tombstones: Tombstones
   now: () => number
 }
 
@@ -246,10 +247,14 @@ export class UploadsService {
     return `${this.deps.config.baseUrl}/d/${id}`
   }
 
+  /** The upload; 410 when the cleanup job removed it (tombstones.ts), else 404 when unknown. */
   private find(id: string) {
     const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
-    if (!row) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    return row
+    if (row) return row
+    if (this.deps.tombstones.find('upload', id)) {
+      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    }
+    throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
   private isAvailable(row: {
@@ -313,35 +318,31 @@ export class UploadsService {
   }
 
   /**
-   * Cleanup (spec: File upload states, "cleanup job"): removes the blobs of expired and used-up
-   * uploads, whose records stay and go on answering 410 (retention.ts), and deletes the records
-   * whose retention has ended. The record is marked first, so a blob whose removal fails is
-   * queued and never tried again by this step. Returns the uploads whose blob went, the removals
-   * queued for later and the records deleted.
+   * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
+   * leaving a tombstone for each so their ids go on answering 410 (tombstones.ts), then removes
+   * their blobs (record first, so an id never points at a missing blob). Returns how many went
+   * and how many blob removals were queued for later.
    */
-  async retireFinished(): Promise<{ removed: number; queued: number; dropped: number }> {
+  async retireFinished(): Promise<{ removed: number; queued: number }> {
     const now = this.deps.now()
-    const retired = this.deps.db
-      .update(uploads)
-      .set({ purgedAt: now })
-      .where(
-        and(
-          isNull(uploads.purgedAt),
-          or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)),
-        ),
-      )
-      .returning({ id: uploads.id })
-      .all()
+    const removed = this.deps.db.transaction((tx) => {
+      const rows = tx
+        .delete(uploads)
+        .where(or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)))
+        .returning({
+          id: uploads.id,
+          ownerTokenHash: uploads.ownerTokenHash,
+          expiresAt: uploads.expiresAt,
+        })
+        .all()
+      this.deps.tombstones.bury('upload', rows)
+      return rows
+    })
     let queued = 0
-    for (const { id } of retired) {
+    for (const { id } of removed) {
       if (!(await this.deps.janitor.remove(id))) queued++
     }
-    // A record still holding its blob was marked just above if it had expired.
-    const dropped = this.deps.db
-      .delete(uploads)
-      .where(and(isNotNull(uploads.purgedAt), lte(uploads.expiresAt, now - TOMBSTONE_RETENTION_MS)))
-      .run().changes
-    return { removed: retired.length, queued, dropped }
+    return { removed: removed.length, queued }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
@@ -350,8 +351,6 @@ export class UploadsService {
     if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
-    // The cleanup job removed its file: nothing is left for metadata to describe.
-    if (row.purgedAt !== null) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     const { encryptedMeta, nonce } = (
       typeof body === 'object' && body !== null ? body : {}
     ) as Record<string, unknown>
@@ -404,9 +403,17 @@ export class UploadsService {
       await session.abort()
       return
     }
-    const row = this.find(id)
-    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
+    const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+    const removed = row ? undefined : this.deps.tombstones.find('upload', id)
+    const owner = row ?? removed
+    if (!owner) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    // Removed by the cleanup job already: only its tombstone is left to delete.
+    if (!row) {
+      this.deps.tombstones.remove('upload', id)
+      return
     }
     this.deps.db.delete(uploads).where(eq(uploads.id, id)).run()
     await this.deps.janitor.remove(id)
