@@ -266,6 +266,10 @@ describe('standard input', () => {
     const asked = await user.run(['send', '-', '--password'], { input: 'data' })
     expect(asked.code).toBe(1)
     expect(asked.stderr).toContain('the password cannot be asked for')
+    // No short flag: `-n` is --note on `request send`.
+    const short = await user.run(['send', '-', '-n', 'x.txt'], { input: 'data' })
+    expect(short.code).toBe(1)
+    expect(short.stderr).toContain("unknown option '-n'")
     const unsafe = await user.run(['send', '-', '--name', '../x'], { input: 'data' })
     expect(unsafe.code).toBe(1)
     expect(unsafe.stderr).toContain('is not a plain file name')

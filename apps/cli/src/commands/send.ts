@@ -166,7 +166,7 @@ export function sendCommand(ctx: Context): Command {
     .option('-e, --expire <duration>', "expiry such as 1h, 1d or 7d (allowed values: the server's)")
     .option('-d, --downloads <count>', "downloads allowed (allowed values: the server's)")
     .option(
-      '-n, --name <name>',
+      '--name <name>',
       `file name of what - reads from standard input (default: ${STDIN_NAME})`,
     )
   addPasswordOption(command, 'protect the link with a password')
