@@ -32,6 +32,15 @@ export class BlobJanitor {
     }
   }
 
+  /** Removes the blobs of `keys` one after another; answers how many were queued instead. */
+  async removeAll(keys: Iterable<string>): Promise<number> {
+    let queued = 0
+    for (const key of keys) {
+      if (!(await this.remove(key))) queued++
+    }
+    return queued
+  }
+
   /** Tries every queued removal again; returns how many succeeded. */
   async retry(): Promise<number> {
     let removed = 0

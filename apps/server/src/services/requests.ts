@@ -494,7 +494,7 @@ export class RequestsService {
       tx.delete(fileRequests).where(eq(fileRequests.id, id)).run()
       return uploads
     })
-    for (const upload of removed) await janitor.remove(upload.id)
+    await janitor.removeAll(removed.map((upload) => upload.id))
   }
 
   /** Frees every reservation; at start, since no session survives a restart. */
@@ -522,10 +522,7 @@ export class RequestsService {
       )
       .returning({ id: requestUploads.id })
       .all()
-    let queued = 0
-    for (const { id } of rows) {
-      if (!(await this.deps.janitor.remove(id))) queued++
-    }
+    const queued = await this.deps.janitor.removeAll(rows.map((row) => row.id))
     return { removed: rows.length, queued }
   }
 

@@ -338,10 +338,7 @@ export class UploadsService {
       this.deps.tombstones.bury('upload', rows)
       return rows
     })
-    let queued = 0
-    for (const { id } of removed) {
-      if (!(await this.deps.janitor.remove(id))) queued++
-    }
+    const queued = await this.deps.janitor.removeAll(removed.map((row) => row.id))
     return { removed: removed.length, queued }
   }
 
