@@ -12,8 +12,7 @@ import { join } from 'node:path'
 
 import { RECORD_SIZE } from '@fileshare/protocol'
 
-import { UsageError } from './errors.js'
-import { formatBytes } from './units.js'
+import { boundedInput } from './stdin.js'
 
 export interface Spool {
   /** Bytes read from the input. */
@@ -41,16 +40,10 @@ export async function spoolInput(
   let size = 0
   try {
     const cipher = createCipheriv('aes-256-ctr', key, iv)
-    for await (const chunk of input) {
-      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
-      size += bytes.length
-      if (size > maxBytes) {
-        throw new UsageError(
-          `Standard input is more than this server takes (${formatBytes(maxBytes)})`,
-        )
-      }
+    for await (const bytes of boundedInput(input, maxBytes, 'Standard input')) {
       const sealed = cipher.update(bytes)
-      await handle.write(sealed, 0, sealed.length, size - bytes.length)
+      await handle.write(sealed, 0, sealed.length, size)
+      size += bytes.length
     }
   } catch (error) {
     await handle.close()

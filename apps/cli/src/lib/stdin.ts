@@ -1,13 +1,16 @@
-/** Reading text from standard input, bounded so that a runaway pipe cannot fill the memory. */
+/** Reading standard input, bounded so that a runaway pipe cannot fill the memory or the disk. */
 import { UsageError } from './errors.js'
 import { formatBytes } from './units.js'
 
-export async function readStdin(
+/**
+ * The chunks of `stream` as buffers; more than `maxBytes` in all is refused with a usage error
+ * naming `what` as soon as it is passed.
+ */
+export async function* boundedInput(
   stream: NodeJS.ReadableStream,
   maxBytes: number,
   what: string,
-): Promise<string> {
-  const chunks: Buffer[] = []
+): AsyncGenerator<Buffer> {
   let total = 0
   for await (const chunk of stream) {
     const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)
@@ -15,7 +18,17 @@ export async function readStdin(
     if (total > maxBytes) {
       throw new UsageError(`${what} is longer than this server takes (${formatBytes(maxBytes)})`)
     }
-    chunks.push(buffer)
+    yield buffer
   }
+}
+
+/** Standard input as text, read whole within `maxBytes`. */
+export async function readStdin(
+  stream: NodeJS.ReadableStream,
+  maxBytes: number,
+  what: string,
+): Promise<string> {
+  const chunks: Buffer[] = []
+  for await (const buffer of boundedInput(stream, maxBytes, what)) chunks.push(buffer)
   return Buffer.concat(chunks).toString('utf8')
 }
