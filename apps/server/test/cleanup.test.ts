@@ -177,6 +177,19 @@ describe('cleanup job', () => {
     expect(await noteStatus(server, expiredNote)).toEqual({ info: 410, view: 410 })
     expect(await committedBlobs(server)).toEqual([kept.id])
     expect(noteStored(server, expiredNote)).toBe(false)
+    // The password checks of both answer from the tombstone too (spec: 410 on password check).
+    const uploadPassword = await fetch(`${server.url}/api/password/${expired.id}`, {
+      method: 'POST',
+      headers: { 'X-Auth-Token': expired.authToken },
+    })
+    expect(uploadPassword.status).toBe(410)
+    const notePassword = await fetch(`${server.url}/api/note/${expiredNote.id}/password`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ authToken: expiredNote.authToken }),
+    })
+    expect(notePassword.status).toBe(410)
+    expect(await notePassword.json()).toEqual({ error: 'Note has expired' })
     expect(noteStored(server, keptNote)).toBe(true)
     // A second run finds nothing more to remove.
     expect(await server.service.cleanup.runOnce()).toMatchObject({
