@@ -247,9 +247,14 @@ export class UploadsService {
     return `${this.deps.config.baseUrl}/d/${id}`
   }
 
+  /** The record of a stored upload, or undefined. */
+  private stored(id: string) {
+    return this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+  }
+
   /** The upload; 410 when the cleanup job removed it (tombstones.ts), else 404 when unknown. */
   private find(id: string) {
-    const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+    const row = this.stored(id)
     if (row) return row
     if (this.deps.tombstones.find('upload', id)) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
@@ -289,7 +294,7 @@ export class UploadsService {
 
   /** Whether an upload can still be downloaded (spec: GET /api/exists/:id). */
   exists(id: string): boolean {
-    const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+    const row = this.stored(id)
     return row !== undefined && this.isAvailable(row)
   }
 
@@ -400,7 +405,7 @@ export class UploadsService {
       await session.abort()
       return
     }
-    const row = this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+    const row = this.stored(id)
     const removed = row ? undefined : this.deps.tombstones.find('upload', id)
     const owner = row ?? removed
     if (!owner) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
