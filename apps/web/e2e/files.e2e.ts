@@ -234,6 +234,30 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await page.getByRole('textbox', { name: 'Share link' }).waitFor()
   })
 
+  it('lists an upload in My uploads and deletes it from there after asking', async () => {
+    const source = dir.join('listed.txt')
+    await writePseudoRandomFile(source, 2000)
+    const sender = await suite.open('/')
+    await pickFiles(sender, source)
+    const link = await uploadAndReadLink(sender)
+    // The history lives in this browser context's IndexedDB.
+    await sender.goto(`${suite.url}/history`)
+    await sender.getByRole('heading', { name: 'My uploads', level: 1 }).waitFor()
+    const remove = sender.getByRole('button', { name: 'Delete listed.txt' })
+    await remove.click()
+    const confirm = sender.getByRole('group', { name: /^Delete "listed\.txt" from the server\?/ })
+    // Focus waits on Cancel, so a stray Enter deletes nothing.
+    await expect
+      .poll(() => sender.evaluate(() => document.activeElement?.textContent?.trim()))
+      .toBe('Cancel')
+    await confirm.getByRole('button', { name: 'Cancel' }).click()
+    await remove.click()
+    await confirm.getByRole('button', { name: 'Delete', exact: true }).click()
+    await sender.getByText('"listed.txt" was deleted.').waitFor()
+    const receiver = await suite.open(link)
+    await receiver.getByRole('heading', { name: 'Not found' }).waitFor()
+  })
+
   it('shows a deleted upload as not found and a damaged link as broken', async () => {
     const source = dir.join('gone.txt')
     await writePseudoRandomFile(source, 1000)
