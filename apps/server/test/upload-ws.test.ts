@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 
 import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -230,6 +230,26 @@ describe('upload socket', () => {
     })
   })
 
+  describe('frames the WebSocket layer refuses get an error frame before the close', () => {
+    it('refuses a text frame that is not UTF-8 with 1003', async () => {
+      const socket = await TestSocket.open(url)
+      socket.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false })
+      expect((await socket.closed).code).toBe(1003)
+      expect(socket.frames).toEqual([{ type: 'error', message: 'Unsupported frame', status: 400 }])
+    })
+
+    it('refuses a malformed frame with 1002 and stores nothing', async () => {
+      const body = randomBytes(1000)
+      const socket = await TestSocket.open(url)
+      const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
+      // A masked, empty binary frame with RSV1 set, which no extension here gives a meaning.
+      rawSocketOf(socket).write(Buffer.from([0xc2, 0x80, 1, 2, 3, 4]))
+      expect((await socket.closed).code).toBe(1002)
+      expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
+      await expectNothingStored(server, id)
+    })
+  })
+
   describe('refusals close with 1008 and carry the status of the same HTTP refusal', () => {
     it.each([
       ['a missing auth token', initHeaders(10, { authToken: undefined })],
@@ -446,6 +466,10 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
     const id = await socket.init({ type: 'init', headers: initHeaders(4 * MiB) })
     socket.ws.send(randomBytes(WS_MAX_BUFFER_MIN + 1), { binary: true })
     expect((await socket.closed).code).toBe(1009)
+    expect(socket.frames).toEqual([
+      { type: 'ready', id },
+      { type: 'error', message: 'Receive buffer exceeded', status: 413 },
+    ])
     await expectNothingStored(server, id)
   })
 
@@ -612,3 +636,8 @@ describe('upload socket with failing storage', () => {
     await expectNothingStored(server, id, side.sessions)
   })
 })
+
+/** The TCP socket under a client WebSocket, to write frames `ws` would never make. */
+function rawSocketOf(socket: TestSocket): Socket {
+  return (socket.ws as unknown as { _socket: Socket })._socket
+}

@@ -6,6 +6,7 @@
  * mean; normal uploads and uploads into a request share everything else (spec: Uploading into a
  * request, "same frames, buffering, backpressure and keepalive").
  */
+import { EventEmitter } from 'node:events'
 import type { IncomingMessage } from 'node:http'
 
 import {
@@ -86,6 +87,16 @@ function isControlFrame(value: unknown): value is ControlFrame {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
+/**
+ * The frame parser of a `ws` socket. ws emits a frame it refuses on the parser and closes the
+ * socket in the same step, before the socket's own `error` event; only a listener on the parser
+ * can still send a frame. Not part of ws's typed interface: absent, refusals close as ws does.
+ */
+function receiverOf(ws: WebSocket): EventEmitter | undefined {
+  const receiver = (ws as unknown as { _receiver?: unknown })._receiver
+  return receiver instanceof EventEmitter ? receiver : undefined
+}
+
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data
   return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
@@ -120,8 +131,10 @@ export class UploadConnection {
     ws.on('pong', () => {
       this.alive = true
     })
-    // ws answers its own protocol errors (an oversized frame with 1009, bad UTF-8 with 1007) by
-    // closing; the close handler below then discards the session.
+    // ws refuses some frames itself (one larger than the buffer, a malformed frame, bad UTF-8)
+    // and closes the socket at once. Heard ahead of ws, such a refusal fails the upload like any
+    // other: an `error` frame first, then the spec's close code (step 6, Failure).
+    receiverOf(ws)?.prependListener('error', (error: unknown) => this.refusedByWs(error))
     ws.on('error', (error) =>
       this.options.logger.debug('upload socket closed on a protocol error', error),
     )
@@ -300,6 +313,21 @@ export class UploadConnection {
     this.send({ type: 'error', message, status, ...(details ? { details } : {}) })
     this.shut(code, message)
     this.discard()
+  }
+
+  /** A frame ws refused while reading it, mapped onto the spec's close codes. */
+  private refusedByWs(error: unknown): void {
+    const code = (error as { code?: unknown }).code
+    if (
+      code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ||
+      code === 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH'
+    ) {
+      this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.bufferExceeded, 413)
+    } else if (code === 'WS_ERR_INVALID_UTF8') {
+      this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
+    } else {
+      this.fail(WS_CLOSE_CODES.protocolError, ERROR_MESSAGES.protocolViolation, 400)
+    }
   }
 
   /** Refusals keep the HTTP status of the same refusal; anything else is an internal error. */
