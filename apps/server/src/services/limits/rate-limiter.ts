@@ -1,12 +1,17 @@
 /**
- * The per-IP rate limit of every `/api` route (spec: Limits, rate limit): a sliding window
- * approximated from two fixed buckets, so each IP costs a few numbers of memory however many
- * requests it makes.
+ * The per-IP rate limit of every `/api` route (spec: Limits, rate limit: a per-IP sliding
+ * window). The window is cut into SLOTS slots, and each IP keeps a count per slot for the slot
+ * under way and the SLOTS before it: a little more than a window. A request is allowed while
+ * those counts add up to less than `max`; refused requests are not counted.
  *
- * The estimate for the last `windowMs` is `previous × (1 − elapsed fraction of the current
- * bucket) + current`, assuming the previous bucket's requests were spread evenly. A request is
- * allowed while that estimate is below `max`; refused requests are not counted.
+ * Since the slots counted always reach back at least one whole window, no window of `windowMs`
+ * ending at any instant ever holds more than `max` allowed requests. The price is that a request
+ * keeps counting for up to one slot (a tenth of the window) past the window's end; the memory is
+ * SLOTS + 1 counters per IP however high the limit, where an exact log keeps a time per request.
  */
+
+/** Slots per window: how finely the window slides. */
+export const SLOTS = 10
 
 export interface RateLimiterOptions {
   windowMs: number
@@ -28,26 +33,28 @@ export interface RateLimitResult {
   retryAfterSec: number
 }
 
-interface Buckets {
-  /** Start of the current bucket, a multiple of the window. */
-  start: number
-  previous: number
-  current: number
+interface Counts {
+  /** The newest slot counted: `floor(time / slot length)`. */
+  slot: number
+  /** Requests per slot, slot `n` at `n % (SLOTS + 1)`, for the slots `slot - SLOTS` to `slot`. */
+  perSlot: number[]
+  /** Their sum. */
+  total: number
 }
 
 const DEFAULT_MAX_ENTRIES = 100_000
 
 export class RateLimiter {
   readonly enabled: boolean
-  private readonly windowMs: number
+  private readonly slotMs: number
   private readonly max: number
   private readonly now: () => number
   private readonly maxEntries: number
   /** Ordered by last request: every hit re-inserts its IP, so idle IPs sit in front. */
-  private readonly buckets = new Map<string, Buckets>()
+  private readonly counts = new Map<string, Counts>()
 
   constructor(options: RateLimiterOptions) {
-    this.windowMs = options.windowMs
+    this.slotMs = options.windowMs / SLOTS
     this.max = options.max
     this.now = options.now
     this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
@@ -60,68 +67,71 @@ export class RateLimiter {
     if (!this.enabled) {
       return { allowed: true, limit: 0, remaining: 0, resetSec: 0, retryAfterSec: 0 }
     }
-    const start = Math.floor(now / this.windowMs) * this.windowMs
-    this.dropIdle(start)
-    const buckets = this.roll(this.buckets.get(ip), start)
-    this.buckets.delete(ip)
-    if (this.buckets.size >= this.maxEntries) this.evictOldest()
-    this.buckets.set(ip, buckets)
+    const slot = Math.floor(now / this.slotMs)
+    this.dropIdle(slot)
+    const counts = this.advance(this.counts.get(ip), slot)
+    this.counts.delete(ip)
+    if (this.counts.size >= this.maxEntries) this.evictOldest()
+    this.counts.set(ip, counts)
 
-    const allowed = this.estimate(buckets, now) < this.max
-    if (allowed) buckets.current += 1
-    const remaining = Math.max(0, Math.ceil(this.max - this.estimate(buckets, now)))
-    const resetMs = buckets.current > 0 ? start + 2 * this.windowMs : start + this.windowMs
+    const allowed = counts.total < this.max
+    if (allowed) {
+      counts.perSlot[slot % (SLOTS + 1)]! += 1
+      counts.total += 1
+    }
     return {
       allowed,
       limit: this.max,
-      remaining,
-      resetSec: Math.ceil(resetMs / 1000),
-      retryAfterSec: allowed ? 0 : Math.max(1, Math.ceil((this.nextSlotAt(buckets) - now) / 1000)),
+      remaining: this.max - counts.total,
+      resetSec: Math.ceil(this.freedAt(counts, 0) / 1000),
+      retryAfterSec: allowed
+        ? 0
+        : Math.max(1, Math.ceil((this.freedAt(counts, this.max - 1) - now) / 1000)),
     }
   }
 
   /** Number of IPs remembered; for tests and diagnostics. */
   get size(): number {
-    return this.buckets.size
+    return this.counts.size
   }
 
-  private roll(buckets: Buckets | undefined, start: number): Buckets {
-    if (buckets === undefined || buckets.start < start - this.windowMs) {
-      return { start, previous: 0, current: 0 }
+  /** `counts` moved on to `slot`: the slots that left the window are emptied. */
+  private advance(counts: Counts | undefined, slot: number): Counts {
+    if (counts === undefined || slot - counts.slot > SLOTS) {
+      return { slot, perSlot: new Array<number>(SLOTS + 1).fill(0), total: 0 }
     }
-    if (buckets.start < start) return { start, previous: buckets.current, current: 0 }
-    return buckets
-  }
-
-  private estimate(buckets: Buckets, now: number): number {
-    const elapsed = (now - buckets.start) / this.windowMs
-    return buckets.previous * (1 - elapsed) + buckets.current
+    for (let next = counts.slot + 1; next <= slot; next++) {
+      const at = next % (SLOTS + 1)
+      counts.total -= counts.perSlot[at]!
+      counts.perSlot[at] = 0
+    }
+    counts.slot = slot
+    return counts
   }
 
   /**
-   * When the estimate drops below `max` again. Inside the current bucket only the previous
-   * bucket's share decays; once `current` alone reaches `max` (it never exceeds it, as refused
-   * requests are not counted), the next bucket opens with `current` as its decaying share.
+   * When at most `left` of the requests counted now still count, if no more are made: slots
+   * leave the count oldest first, slot `n` at the start of slot `n + SLOTS + 1`.
    */
-  private nextSlotAt(buckets: Buckets): number {
-    const { start, previous, current } = buckets
-    // One millisecond past the instant the estimate equals max, as the comparison is strict.
-    if (current < this.max && previous > 0) {
-      return start + this.windowMs * (1 - (this.max - current) / previous) + 1
+  private freedAt(counts: Counts, left: number): number {
+    let total = counts.total
+    for (let n = counts.slot - SLOTS; n <= counts.slot; n++) {
+      if (total <= left) return n + SLOTS <= counts.slot ? this.now() : (n + SLOTS) * this.slotMs
+      total -= counts.perSlot[n % (SLOTS + 1)]!
     }
-    return start + this.windowMs * (2 - this.max / current) + 1
+    return (counts.slot + SLOTS + 1) * this.slotMs
   }
 
-  /** An IP whose requests all lie before the previous bucket no longer affects its estimate. */
-  private dropIdle(start: number): void {
-    for (const [ip, buckets] of this.buckets) {
-      if (buckets.start >= start - this.windowMs) return
-      this.buckets.delete(ip)
+  /** An IP whose newest slot has left the window no longer counts anything. */
+  private dropIdle(slot: number): void {
+    for (const [ip, counts] of this.counts) {
+      if (slot - counts.slot <= SLOTS) return
+      this.counts.delete(ip)
     }
   }
 
   private evictOldest(): void {
-    const oldest = this.buckets.keys().next()
-    if (oldest.done !== true) this.buckets.delete(oldest.value)
+    const oldest = this.counts.keys().next()
+    if (oldest.done !== true) this.counts.delete(oldest.value)
   }
 }
