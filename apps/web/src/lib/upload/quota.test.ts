@@ -2,19 +2,12 @@ import { QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import { allowanceOf, quotaMessage, quotaProblem } from './quota'
+import { enabledQuota } from './quota-answers'
 
 const NOW = Date.parse('2026-11-23T10:00:00Z')
 
-function enabled(remainingBytes: number, resetsAt = '2026-11-23T11:30:00Z'): QuotaResponse {
-  return {
-    enabled: true,
-    limitBytes: 1000,
-    usedBytes: 1000 - remainingBytes,
-    remainingBytes,
-    windowMs: 86_400_000,
-    resetsAt,
-  }
-}
+const enabled = (remainingBytes: number, resetsAt = '2026-11-23T11:30:00Z'): QuotaResponse =>
+  enabledQuota(remainingBytes, resetsAt)
 
 describe('allowanceOf', () => {
   it('is null without a quota or before the answer', () => {
