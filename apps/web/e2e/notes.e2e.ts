@@ -26,6 +26,8 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
       await page.getByRole('combobox', { name: 'View limit' }).selectOption(options.views)
     if (options.password) await page.getByLabel('Password (optional)').fill(options.password)
     await page.getByRole('button', { name: 'Create note' }).click()
+    // Creating takes a while with a password (Argon2id); the poll below has only a second.
+    await page.getByRole('heading', { name: 'Your note is ready to share' }).waitFor()
     // Keyboard users land on the result, not back at the start of the page.
     await expect
       .poll(() => page.evaluate(() => document.activeElement?.textContent))
@@ -87,6 +89,9 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
     await page.getByRole('status').filter({ hasText: 'The note was deleted.' }).waitFor()
     const gone = await suite.open(link)
     await gone.getByRole('heading', { name: 'Not found' }).waitFor()
+    // Deleted from its result page, the note leaves My uploads as a deletion there does.
+    await page.goto(`${suite.url}/history`)
+    await page.getByText('Nothing sent from this browser yet.').waitFor()
   })
 
   // Security: markdown from the sender must never run or inject HTML in the reader's page.

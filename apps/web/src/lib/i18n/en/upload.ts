@@ -29,6 +29,8 @@ export const upload = {
   'upload.done.keepSafe': 'Anyone with this link can download the files. It cannot be recovered.',
   'upload.done.delete': 'Delete upload',
   'upload.done.confirmDelete': 'Delete this upload now? The link stops working for everyone.',
+  'upload.done.deleting': 'Deleting…',
   'upload.done.deleted': 'The upload was deleted.',
+  'upload.done.deleteFailed': 'Deleting failed: {message}',
   'upload.done.another': 'Send another',
 } as const
