@@ -4,6 +4,7 @@
  * the WebSocket transport and its HTTP fallback; the pages for used-up, deleted and broken links.
  */
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
 
@@ -71,6 +72,36 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     // Used up: a fresh visit explains the link is gone instead of offering a download.
     const late = await suite.open(link)
     await late.getByRole('heading', { name: 'No longer available' }).waitFor()
+  })
+
+  it('uploads a file pasted on the page, as a screenshot is pasted', async () => {
+    const sender = await suite.open('/')
+    await sender.getByRole('button', { name: 'Choose files' }).waitFor()
+    // What a paste of copied image data gives the page: a file in the clipboard event.
+    const pasted = await sender.evaluate(() => {
+      const bytes = new Uint8Array(70_000).map((_, i) => (i * 31) % 251)
+      const data = new DataTransfer()
+      data.items.add(new File([bytes], 'image.png', { type: 'image/png' }))
+      const event = new ClipboardEvent('paste', {
+        clipboardData: data,
+        bubbles: true,
+        cancelable: true,
+      })
+      document.body.dispatchEvent(event)
+      return { taken: event.defaultPrevented }
+    })
+    expect(pasted.taken).toBe(true)
+    await sender.getByRole('listitem').filter({ hasText: 'image.png' }).waitFor()
+    const link = await uploadAndReadLink(sender)
+
+    const receiver = await suite.open(link)
+    await receiver.getByRole('listitem').filter({ hasText: 'image.png' }).waitFor()
+    const download = await downloadFromPage(receiver)
+    expect(download.suggestedFilename()).toBe('image.png')
+    const expected = createHash('sha256')
+      .update(Uint8Array.from({ length: 70_000 }, (_, i) => (i * 31) % 251))
+      .digest('hex')
+    expect(await sha256File(await download.path())).toBe(expected)
   })
 
   it('uploads a folder as one ZIP archive that unpacks to the same files', async () => {

@@ -74,4 +74,28 @@ describe('DropZone', () => {
     await fireEvent.change(input)
     expect(onpick.mock.calls[0]![0].map((e) => e.path)).toEqual(['x.txt'])
   })
+
+  it('takes files pasted on the page, but leaves a paste into a text field or text alone', async () => {
+    const onpick = vi.fn<(entries: PickedEntry[]) => void>()
+    render(DropZone, { onpick })
+    const shot = new File(['png'], 'image.png', { type: 'image/png' })
+    const pasted = await fireEvent.paste(document.body, { clipboardData: { files: [shot] } })
+    // Taken, so the browser does nothing else with it.
+    expect(pasted).toBe(false)
+    expect(onpick.mock.calls[0]![0].map((e) => [e.path, e.file])).toEqual([['image.png', shot]])
+
+    const field = document.createElement('input')
+    document.body.append(field)
+    expect(await fireEvent.paste(field, { clipboardData: { files: [shot] } })).toBe(true)
+    expect(await fireEvent.paste(document.body, { clipboardData: { files: [] } })).toBe(true)
+    expect(onpick).toHaveBeenCalledOnce()
+    field.remove()
+  })
+
+  it('takes no paste while disabled', async () => {
+    const onpick = vi.fn<(entries: PickedEntry[]) => void>()
+    render(DropZone, { onpick, disabled: true })
+    await fireEvent.paste(document.body, { clipboardData: { files: [new File(['x'], 'x.txt')] } })
+    expect(onpick).not.toHaveBeenCalled()
+  })
 })

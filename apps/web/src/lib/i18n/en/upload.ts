@@ -7,6 +7,7 @@ export const upload = {
   'upload.chooseFiles': 'Choose files',
   'upload.chooseFolder': 'Choose folder',
   'upload.reading': 'Reading folder…',
+  'upload.paste': 'You can also paste files or a screenshot.',
   'upload.listLabel': 'Selected files',
   'upload.folderItem': '{name} (folder)',
   'upload.remove': 'Remove {name}',
