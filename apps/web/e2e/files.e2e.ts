@@ -104,6 +104,44 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     expect(await sha256File(await download.path())).toBe(expected)
   })
 
+  it('stays on the page when a file is dropped outside the drop zone, and takes one dropped on it', async () => {
+    const kept = dir.join('kept.txt')
+    const stray = dir.join('stray.txt')
+    await writePseudoRandomFile(kept, 1000)
+    await writePseudoRandomFile(stray, 2000)
+    const sender = await suite.open('/')
+    await pickFiles(sender, kept)
+    await sender.getByRole('listitem').filter({ hasText: 'kept.txt' }).waitFor()
+    // A drag from the system, as Chromium's input layer makes it: trusted events, a real file.
+    const cdp = await sender.context().newCDPSession(sender)
+    const dropOn = async (target: Locator, path: string) => {
+      const box = (await target.boundingBox())!
+      const at = { x: box.x + box.width / 2, y: box.y + box.height / 2 }
+      const data = { items: [], files: [path], dragOperationsMask: 1 }
+      for (const type of ['dragEnter', 'dragOver', 'drop'] as const) {
+        await cdp.send('Input.dispatchDragEvent', { type, ...at, data })
+      }
+    }
+    // Whether each drag event reached the window with its default (opening the file) cancelled:
+    // a listener added now runs after the app's own on the window.
+    await sender.evaluate(() => {
+      const seen: string[] = []
+      Object.assign(window, { dragSeen: seen })
+      for (const type of ['dragover', 'drop']) {
+        window.addEventListener(type, (event) => seen.push(`${type}:${event.defaultPrevented}`))
+      }
+    })
+    const seen = () => sender.evaluate(() => (window as unknown as { dragSeen: string[] }).dragSeen)
+    // Dropped on the heading, the browser would open the file in place of the app.
+    await dropOn(sender.getByRole('heading', { name: 'Send files', level: 1 }), stray)
+    expect(await seen()).toEqual(['dragover:true', 'dragover:true'])
+    await dropOn(sender.getByRole('group', { name: 'Drop files or folders here' }), stray)
+    await sender.getByRole('listitem').filter({ hasText: 'stray.txt' }).waitFor()
+    expect((await seen()).at(-1)).toBe('drop:true')
+    expect(sender.url()).toBe(`${suite.url}/`)
+    expect(await sender.getByRole('listitem').filter({ hasText: 'kept.txt' }).count()).toBe(1)
+  })
+
   it('uploads a folder as one ZIP archive that unpacks to the same files', async () => {
     const folder = dir.join('holiday')
     await writePseudoRandomFile(dir.join('holiday', 'beach.jpg'), 2 * MB + 5)
