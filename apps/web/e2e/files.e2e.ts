@@ -269,6 +269,44 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await sender.getByRole('textbox', { name: 'Share link' }).waitFor()
   })
 
+  it('asks before a link or closing the tab would stop an upload under way', async () => {
+    const source = dir.join('guarded.bin')
+    await writePseudoRandomFile(source, 2 * MB)
+    const sender = await suite.open('/')
+    suite.proxy.blockWebSockets = true
+    // The upload stays under way until the server's answer to its only chunk is let through.
+    suite.proxy.holdAnswers(/^POST \/api\/upload\/[^/]+\/chunk\?index=0$/)
+    const dialogs: string[] = []
+    sender.on('dialog', (dialog) => {
+      dialogs.push(`${dialog.type()}: ${dialog.message()}`)
+      void dialog.dismiss()
+    })
+    try {
+      await pickFiles(sender, source)
+      await sender.getByRole('button', { name: 'Upload', exact: true }).click()
+      await sender.locator('progress').waitFor()
+      await sender.getByRole('link', { name: 'My uploads' }).click()
+      await expect.poll(() => dialogs.length, { timeout: 10_000 }).toBe(1)
+      expect(dialogs[0]).toBe(
+        'confirm: A transfer is under way on this page and would stop. Leave anyway?',
+      )
+      expect(sender.url()).toBe(`${suite.url}/`)
+      // Closing the tab asks too; dismissed, the page stays.
+      await sender.close({ runBeforeUnload: true })
+      await expect.poll(() => dialogs.length, { timeout: 10_000 }).toBe(2)
+      expect(dialogs[1]).toMatch(/^beforeunload: /)
+      expect(sender.isClosed()).toBe(false)
+    } finally {
+      suite.proxy.releaseAnswers()
+      suite.proxy.blockWebSockets = false
+    }
+    await sender.getByRole('textbox', { name: 'Share link' }).waitFor()
+    // Done, the page lets go: the same link moves at once.
+    await sender.getByRole('link', { name: 'My uploads' }).click()
+    await sender.getByRole('heading', { name: 'My uploads', level: 1 }).waitFor()
+    expect(dialogs).toHaveLength(2)
+  })
+
   it('uploads with the keyboard alone, every stop showing a focus ring', async () => {
     const source = dir.join('keyboard.txt')
     await writePseudoRandomFile(source, 10_000)

@@ -2,6 +2,8 @@
  * A small history-API router: the current path as reactive state, `navigate()` for in-app moves,
  * and the link interception that keeps ordinary `<a href="/…">` elements inside the app.
  */
+import { t } from './lib/i18n/t'
+import { leaveAllowed } from './lib/leave-guard'
 import { inAppTarget, matchRoute } from './route-match'
 
 export { inAppTarget, matchPattern, matchRoute, type RouteMatch } from './route-match'
@@ -35,6 +37,9 @@ export function startRouter(): () => void {
     const target = inAppTarget(event, location.origin)
     if (target === null) return
     event.preventDefault()
+    // Another page would stop the upload or download under way here.
+    const otherPage = target.split(/[?#]/)[0] !== location.pathname
+    if (otherPage && !leaveAllowed(t('app.leaveBusy'))) return
     router.navigate(target)
   }
   window.addEventListener('popstate', onPop)
