@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CLI, CliUser } from './cli-runner.js'
 import { MiB, makeTree, sha256File, snapshot, writeRandomFile } from './files.js'
+import { decodeQr } from './qr-image.js'
 import { startTestServer, type TestServer } from './server.js'
 import { buildZip } from './zip-fixture.js'
 
@@ -120,6 +121,23 @@ describe('send and get', () => {
     const again = await user.run(['get', sent.link, '-o', await fresh('single-again')])
     expect(again.code).toBe(2)
     expect(again.stderr).toContain('fileshare: Upload expired or download limit reached')
+  })
+
+  it('shows the link of send, note and request as a QR code that reads back as the link', async () => {
+    const qrOf = (stderr: string) => stderr.split('\n').filter((line) => /[█▀▄]/.test(line))
+    const dir = await fresh('qr')
+    await writeFile(join(dir, 'card.txt'), 'scan me')
+    const sent = await user.ok(['send', join(dir, 'card.txt'), '--qr'])
+    expect(decodeQr(qrOf(sent.stderr))).toBe(sent.stdout.trim())
+    const note = await user.ok(['note', 'scan me too', '--qr'])
+    expect(decodeQr(qrOf(note.stderr))).toBe(note.stdout.trim())
+    // With --json the code still goes to stderr, and stdout stays one JSON object.
+    const request = await user.ok(['request', '--message', 'scan', '--qr', '--json'])
+    const { uploadLink } = JSON.parse(request.stdout) as { uploadLink: string }
+    expect(decodeQr(qrOf(request.stderr))).toBe(uploadLink)
+    // Without --qr, nothing of the kind.
+    const plain = await user.ok(['note', 'no code'])
+    expect(qrOf(plain.stderr)).toEqual([])
   })
 
   it('does not overwrite an existing file, and counts no download when it refuses', async () => {

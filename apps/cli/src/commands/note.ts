@@ -20,6 +20,7 @@ import { record } from '../lib/history.js'
 import {
   addJsonOption,
   addPasswordOption,
+  addQrOption,
   addServerOption,
   chooseCount,
   chooseDuration,
@@ -37,6 +38,7 @@ export interface NoteOptions {
   password?: string | boolean
   server?: string
   json?: boolean
+  qr?: boolean
 }
 
 export async function runNote(
@@ -107,6 +109,7 @@ export async function runNote(
     },
     (line) => output.warn(line),
   )
+  if (options.qr) await output.qr(note.link)
   if (output.json) {
     output.result({
       link: note.link,
@@ -210,6 +213,7 @@ export function noteCommand(ctx: Context): Command {
     .option('-e, --expire <duration>', "expiry such as 1h or 1d (allowed values: the server's)")
   addPasswordOption(note, 'protect the note with a password')
   addServerOption(note)
+  addQrOption(note, 'the link')
   addJsonOption(note)
   note
     .addHelpText(

@@ -23,6 +23,7 @@ import { checkPayloadFits } from '../lib/node-source.js'
 import {
   addJsonOption,
   addPasswordOption,
+  addQrOption,
   addServerOption,
   addWebSocketOption,
   chooseCount,
@@ -58,6 +59,7 @@ export interface RequestOptions {
   password?: string | boolean
   server?: string
   json?: boolean
+  qr?: boolean
 }
 
 async function readMessage(options: RequestOptions, ctx: Context): Promise<string> {
@@ -137,6 +139,7 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
     },
     (line) => output.warn(line),
   )
+  if (options.qr) await output.qr(created.uploadLink)
   if (output.json) {
     output.result({
       id: created.id,
@@ -280,6 +283,7 @@ export function requestCommand(ctx: Context): Command {
     .option('--accept-note', 'let senders add a note to their files (a note takes a second upload)')
   addPasswordOption(request, 'protect the inbox link with a password')
   addServerOption(request)
+  addQrOption(request, 'the upload link')
   addJsonOption(request)
   request
     .addHelpText(

@@ -10,6 +10,7 @@ import { record } from '../lib/history.js'
 import {
   addJsonOption,
   addPasswordOption,
+  addQrOption,
   addServerOption,
   addWebSocketOption,
   chooseCount,
@@ -32,6 +33,7 @@ export interface SendOptions {
   server?: string
   websocket?: boolean
   json?: boolean
+  qr?: boolean
 }
 
 /**
@@ -123,6 +125,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
       (line) => output.warn(line),
     )
 
+    if (options.qr) await output.qr(sent.link)
     if (output.json) {
       output.result({
         link: sent.link,
@@ -172,6 +175,7 @@ export function sendCommand(ctx: Context): Command {
   addPasswordOption(command, 'protect the link with a password')
   addServerOption(command)
   addWebSocketOption(command)
+  addQrOption(command, 'the link')
   addJsonOption(command)
   return command
     .addHelpText(
@@ -180,6 +184,7 @@ export function sendCommand(ctx: Context): Command {
         'fileshare send report.pdf',
         'fileshare send photos/ notes.txt --expire 7d --downloads 5',
         'fileshare send secret.key --password --json',
+        'fileshare send boarding-pass.pdf --qr',
         'pg_dump shop | fileshare send - --name shop.sql',
       ),
     )

@@ -50,6 +50,10 @@ export async function refusePathAsPassword(option: string | boolean | undefined)
   )
 }
 
+export function addQrOption(command: Command, what: string): Command {
+  return command.option('--qr', `also show ${what} as a QR code on stderr, to open it on a phone`)
+}
+
 export function addWebSocketOption(command: Command): Command {
   return command.option(
     '--no-websocket',

@@ -26,6 +26,11 @@ export interface Output {
   result(value: unknown): void
   /** A bar with bytes, rate and ETA on a terminal; a no-op elsewhere. */
   progress(label: string, total: number): Progress
+  /**
+   * `value` as a QR code on stderr, also with `--json`; black on white on a terminal. The
+   * generator is loaded only then, so other commands do not pay for it at start.
+   */
+  qr(value: string): Promise<void>
 }
 
 export interface OutputStreams {
@@ -48,6 +53,11 @@ export function createOutput(
     result: (value) => void stdout.write(`${JSON.stringify(value, null, 2)}\n`),
     progress: (label, total) =>
       json || stderr.isTTY !== true ? NO_PROGRESS : progressBar(stderr, label, total),
+    qr: async (value) => {
+      const { qrLines } = await import('./qr.js')
+      const colour = stderr.isTTY === true && !process.env.NO_COLOR
+      stderr.write(`${qrLines(value, colour).join('\n')}\n`)
+    },
   }
 }
 
