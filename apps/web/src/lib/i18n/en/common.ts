@@ -19,6 +19,7 @@ export const common = {
   'action.copy': 'Copy',
   'action.copied': 'Copied',
   'action.copyFailed': 'Copying failed; select the text and copy it yourself.',
+  'action.share': 'Share',
   'action.cancel': 'Cancel',
   'action.delete': 'Delete',
   'action.retry': 'Try again',
