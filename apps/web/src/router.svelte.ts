@@ -32,7 +32,14 @@ export const router = new Router()
 
 /** Starts following back/forward and clicks on in-app links; returns the undo. */
 export function startRouter(): () => void {
-  const onPop = () => router.sync()
+  const onPop = () => {
+    // Back or forward has already moved the address; to stay, the page puts its own back.
+    if (location.pathname !== router.path && !leaveAllowed(t('app.leaveBusy'))) {
+      history.pushState(null, '', router.href)
+      return
+    }
+    router.sync()
+  }
   const onClick = (event: MouseEvent) => {
     const target = inAppTarget(event, location.origin)
     if (target === null) return

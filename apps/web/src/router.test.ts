@@ -46,4 +46,21 @@ describe('in-app links', () => {
     expect(location.pathname).toBe('/history')
     release()
   })
+
+  it('ask on back to another page while held, and put the page back when told to stay', async () => {
+    link.href = '/history'
+    link.click()
+    const confirm = vi.spyOn(window, 'confirm').mockReturnValue(false)
+    const release = holdPage()
+    history.back()
+    await vi.waitFor(() => expect(confirm).toHaveBeenCalledOnce())
+    expect(location.pathname).toBe('/history')
+    expect(router.path).toBe('/history')
+    confirm.mockReturnValue(true)
+    history.back()
+    await vi.waitFor(() => expect(location.pathname).toBe('/'))
+    await vi.waitFor(() => expect(router.path).toBe('/'))
+    expect(confirm).toHaveBeenCalledTimes(2)
+    release()
+  })
 })
