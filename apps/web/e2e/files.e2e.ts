@@ -288,7 +288,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
       await sender.getByRole('link', { name: 'My uploads' }).click()
       await expect.poll(() => dialogs.length, { timeout: 10_000 }).toBe(1)
       expect(dialogs[0]).toBe(
-        'confirm: A transfer is under way on this page and would stop. Leave anyway?',
+        'confirm: Leaving now would stop or lose what is under way on this page. Leave anyway?',
       )
       expect(sender.url()).toBe(`${suite.url}/`)
       // Closing the tab asks too; dismissed, the page stays.

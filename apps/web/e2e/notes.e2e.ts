@@ -74,6 +74,26 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
     await gone.getByRole('heading', { name: 'No longer available' }).waitFor()
   })
 
+  it('asks before a link would drop a note being written, and not once it is created', async () => {
+    const page = await suite.open('/note')
+    const dialogs: string[] = []
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.type())
+      void dialog.dismiss()
+    })
+    await page.getByRole('radio', { name: 'Text', exact: true }).check()
+    await page.getByRole('textbox', { name: 'Note' }).fill('half a thought')
+    await page.getByRole('link', { name: 'My uploads' }).click()
+    await expect.poll(() => dialogs).toEqual(['confirm'])
+    expect(page.url()).toBe(`${suite.url}/note`)
+    expect(await page.getByRole('textbox', { name: 'Note' }).inputValue()).toBe('half a thought')
+    await page.getByRole('button', { name: 'Create note' }).click()
+    await page.getByRole('heading', { name: 'Your note is ready to share' }).waitFor()
+    await page.getByRole('link', { name: 'My uploads' }).click()
+    await page.getByRole('heading', { name: 'My uploads', level: 1 }).waitFor()
+    expect(dialogs).toEqual(['confirm'])
+  })
+
   it('deletes a note from its result page only once the deletion is confirmed', async () => {
     const page = await suite.open('/note')
     await page.getByRole('radio', { name: 'Text', exact: true }).check()

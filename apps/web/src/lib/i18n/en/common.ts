@@ -6,7 +6,7 @@ export const common = {
   'app.footer': 'End-to-end encrypted: the key stays in the link and never reaches the server.',
   'app.skipToContent': 'Skip to content',
   'app.loading': 'Loading…',
-  'app.leaveBusy': 'A transfer is under way on this page and would stop. Leave anyway?',
+  'app.leaveBusy': 'Leaving now would stop or lose what is under way on this page. Leave anyway?',
   'app.loadFailed': 'This page could not be loaded. Check your connection and reload.',
   'app.configFailed': 'The server could not be reached. Check your connection and reload.',
 
