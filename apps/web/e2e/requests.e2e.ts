@@ -3,6 +3,8 @@
  * second browser) reads the message and sends a file and a note; the requester's inbox (a third
  * browser) lists, downloads, reads, deletes, closes and deletes the request.
  */
+import { mkdir } from 'node:fs/promises'
+
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -99,6 +101,50 @@ describe.runIf(browserAvailable)('file requests in the browser', () => {
     await inbox.getByText('The request and everything in it were deleted.').waitFor()
     const gone = await suite.open(inboxLink)
     await gone.getByRole('heading', { name: 'Not found' }).waitFor()
+  })
+
+  it('downloads every file of the inbox into one folder, renaming rather than replacing', async () => {
+    const { uploadLink, inboxLink } = await createRequest('Two files, please.')
+    const first = dir.join('first', 'report.pdf')
+    const second = dir.join('second', 'report.pdf')
+    await mkdir(dir.join('first'))
+    await mkdir(dir.join('second'))
+    await writePseudoRandomFile(first, 300_000)
+    await writePseudoRandomFile(second, 200_000)
+    for (const source of [first, second]) {
+      const sender = await suite.open(uploadLink)
+      await pickFiles(sender, source)
+      await sender.getByRole('button', { name: 'Send', exact: true }).click()
+      await sender.getByRole('heading', { name: 'Sent', level: 1 }).waitFor({ timeout: 60_000 })
+    }
+
+    // The folder the user would pick: the page's own private file system, which the test can read.
+    const context = await suite.context()
+    await context.addInitScript(() => {
+      Object.assign(window, { showDirectoryPicker: () => navigator.storage.getDirectory() })
+    })
+    const inbox = await context.newPage()
+    await inbox.goto(inboxLink)
+    const received = inbox.getByRole('region', { name: 'Received' })
+    await expect.poll(() => received.getByRole('heading', { name: 'report.pdf' }).count()).toBe(2)
+    await inbox.getByRole('button', { name: 'Download all 2 into a folder' }).click()
+    await inbox.getByText('2 of 2 files saved into the folder.').waitFor({ timeout: 60_000 })
+
+    const saved = await inbox.evaluate(async () => {
+      const folder = await navigator.storage.getDirectory()
+      const files: Record<string, string> = {}
+      for (const name of ['report.pdf', 'report (2).pdf']) {
+        const file = await (await folder.getFileHandle(name)).getFile()
+        const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer())
+        files[name] = Array.from(new Uint8Array(digest), (b) =>
+          b.toString(16).padStart(2, '0'),
+        ).join('')
+      }
+      return files
+    })
+    const expected = [await sha256File(first), await sha256File(second)]
+    expect(Object.values(saved).sort()).toEqual(expected.sort())
+    await received.getByText('report (2).pdf was saved.').waitFor()
   })
 
   it('locks the inbox with its password: a wrong one is explained, the right one opens it', async () => {

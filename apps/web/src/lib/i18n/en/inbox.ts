@@ -17,6 +17,12 @@ export const inbox = {
   'inbox.listTitle': 'Received',
   'inbox.empty': 'Nothing has arrived yet.',
   'inbox.refresh': 'Refresh',
+  'inbox.downloadAll': 'Download all {count} into a folder',
+  'inbox.downloadAllDone': {
+    one: '{count} of {total} files saved into the folder.',
+    other: '{count} of {total} files saved into the folder.',
+  },
+  'inbox.downloadAllFailed': 'The folder could not be opened: {message}',
   'inbox.unreadable': {
     one: '{count} upload could not be decrypted. A sender may have sent damaged data.',
     other: '{count} uploads could not be decrypted. A sender may have sent damaged data.',
