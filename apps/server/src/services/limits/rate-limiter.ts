@@ -83,10 +83,10 @@ export class RateLimiter {
       allowed,
       limit: this.max,
       remaining: this.max - counts.total,
-      resetSec: Math.ceil(this.freedAt(counts, 0) / 1000),
+      resetSec: Math.ceil(this.freedAt(counts, 0, now) / 1000),
       retryAfterSec: allowed
         ? 0
-        : Math.max(1, Math.ceil((this.freedAt(counts, this.max - 1) - now) / 1000)),
+        : Math.max(1, Math.ceil((this.freedAt(counts, this.max - 1, now) - now) / 1000)),
     }
   }
 
@@ -113,10 +113,10 @@ export class RateLimiter {
    * When at most `left` of the requests counted now still count, if no more are made: slots
    * leave the count oldest first, slot `n` at the start of slot `n + SLOTS + 1`.
    */
-  private freedAt(counts: Counts, left: number): number {
+  private freedAt(counts: Counts, left: number, now: number): number {
     let total = counts.total
     for (let n = counts.slot - SLOTS; n <= counts.slot; n++) {
-      if (total <= left) return n + SLOTS <= counts.slot ? this.now() : (n + SLOTS) * this.slotMs
+      if (total <= left) return n + SLOTS <= counts.slot ? now : (n + SLOTS) * this.slotMs
       total -= counts.perSlot[n % (SLOTS + 1)]!
     }
     return (counts.slot + SLOTS + 1) * this.slotMs
