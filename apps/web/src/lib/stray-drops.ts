@@ -5,9 +5,13 @@
  * `preventDefault` on what it takes), so the pointer shows that it cannot be dropped there and a
  * drop does nothing.
  */
+/** Whether a drag carries files (not text or a link). */
+export function carriesFiles(event: DragEvent): boolean {
+  return Array.from(event.dataTransfer?.types ?? []).includes('Files')
+}
+
 export function refuseStrayDrop(event: DragEvent): void {
-  if (event.defaultPrevented) return
-  if (!Array.from(event.dataTransfer?.types ?? []).includes('Files')) return
+  if (event.defaultPrevented || !carriesFiles(event)) return
   event.preventDefault()
   if (event.dataTransfer) event.dataTransfer.dropEffect = 'none'
 }
