@@ -6,9 +6,9 @@ import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 
 import type { AppEnv } from './app-env.js'
-import { loginEnabled, type Config, type ServiceName } from './config.js'
+import type { Config, ServiceName } from './config.js'
 import { databaseAnswers, type Db } from './db/client.js'
-import { creationGuard } from './auth/creation-guard.js'
+import type { CreationGuard } from './auth/creation-guard.js'
 import { HttpError } from './http-error.js'
 import type { Logger } from './logger.js'
 import { clientIp } from './middleware/client-ip.js'
@@ -16,7 +16,6 @@ import { rateLimit } from './middleware/rate-limit.js'
 import { requestLog } from './middleware/request-log.js'
 import { fileRoutes } from './routes/files.js'
 import { inboxRoutes } from './routes/inbox.js'
-import { authRoutes } from './routes/auth.js'
 import { notesRoutes } from './routes/notes.js'
 import { requestRoutes } from './routes/requests.js'
 import { systemRoutes } from './routes/system.js'
@@ -33,6 +32,10 @@ export interface AppDeps {
   services: Services
   logger: Logger
   now: () => number
+  /** Who may create content; the same guard checks the upload sockets (server.ts). */
+  guard: CreationGuard
+  /** The `/auth` routes when login is on (auth/login.ts). */
+  authRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
 }
@@ -51,7 +54,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, services, logger } = deps
   const app = new Hono<AppEnv>()
   const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustedProxies)
-  const guard = creationGuard(config)
+  const { guard } = deps
   const requireLogin = (service: ServiceName) => async (c: Context<AppEnv>) => {
     await guard(service, (name) => c.req.header(name))
   }
@@ -123,10 +126,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     inboxRoutes({ requests: services.requests, enabled: requestsOn, ipOf, logger }),
   )
 
-  if (loginEnabled(config)) {
+  if (deps.authRoutes) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
     if (services.rateLimiter.enabled) app.use('/auth/*', rateLimit(services.rateLimiter, ipOf))
-    app.route('/auth', authRoutes(config))
+    app.route('/auth', deps.authRoutes)
   }
 
   if (deps.webRoot !== undefined && existsSync(deps.webRoot)) mountWebApp(app, deps.webRoot)

@@ -7,9 +7,9 @@
 import { ERROR_MESSAGES, SESSION_COOKIE_NAME, type SessionResponse } from '@fileshare/protocol'
 import { parse } from 'hono/utils/cookie'
 
-import { loginEnabled, type Config, type ServiceName } from '../config.js'
+import type { Config, ServiceName } from '../config.js'
 import { HttpError } from '../http-error.js'
-import { sessionKeys, type SessionKeys } from './session.js'
+import type { SessionKeys } from './session.js'
 
 /** Reads a request header by lower-case name, whatever the transport. */
 export type HeaderReader = (name: string) => string | undefined
@@ -48,17 +48,17 @@ export async function readSession(
   return token === undefined ? null : keys.verify(token)
 }
 
-export function creationGuard(config: Config): CreationGuard {
+/**
+ * The guard of every creation route and upload socket. `keys` are the login's session keys, null
+ * when login is off (loadLogin, login.ts); loadConfig refuses OIDC_PROTECT_* without login, so a
+ * protected service always has them.
+ */
+export function creationGuard(config: Config, keys: SessionKeys | null): CreationGuard {
   const protect: Record<ServiceName, boolean> = {
     file: config.oidcProtectFiles,
     note: config.oidcProtectNotes,
     request: config.oidcProtectRequests,
   }
-  // loadConfig refuses OIDC_PROTECT_* without login and login without a session secret.
-  const keys =
-    loginEnabled(config) && config.oidcSessionSecret !== null
-      ? sessionKeys(config.oidcSessionSecret, config.oidcSessionDurationSec)
-      : null
   return async (service, header) => {
     if (!config.enabledServices.includes(service)) throw new HttpError(403, DISABLED[service])
     if (!protect[service]) return null

@@ -20,14 +20,15 @@ import type { AppEnv } from '../app-env.js'
 import { ADAPTERS } from '../auth/adapters.js'
 import { readSession } from '../auth/creation-guard.js'
 import { oidcClient } from '../auth/oidc-client.js'
-import { sessionKeys } from '../auth/session.js'
+import type { SessionKeys } from '../auth/session.js'
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
 
 /** The PKCE cookie goes only to the login routes; the session cookie to the whole service. */
 const PKCE_COOKIE_PATH = '/auth'
 
-export function authRoutes(config: Config): Hono<AppEnv> {
+/** The login routes, signing sessions with `keys` (the same the creation guard checks). */
+export function authRoutes(config: Config, keys: SessionKeys): Hono<AppEnv> {
   const { oidcIssuer, oidcClientId, oidcClientSecret, oidcSessionSecret } = config
   if (!oidcIssuer || !oidcClientId || !oidcClientSecret || !oidcSessionSecret) {
     throw new Error('authRoutes needs OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and a secret')
@@ -38,7 +39,6 @@ export function authRoutes(config: Config): Hono<AppEnv> {
     clientSecret: oidcClientSecret,
     redirectUri: `${config.baseUrl}/auth/callback`,
   })
-  const keys = sessionKeys(oidcSessionSecret, config.oidcSessionDurationSec)
   const adapter = ADAPTERS[config.oidcProvider]
   // HttpOnly is the spec's; Secure follows BASE_URL; Lax lets the provider's redirect carry them.
   const cookie = (path: string, maxAge?: number): CookieOptions => ({
