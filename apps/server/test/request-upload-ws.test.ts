@@ -41,7 +41,7 @@ import {
 } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import type { Config } from '../src/config.js'
+import { WS_MAX_BUFFER_MIN, type Config } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
 import { createServices, type Services } from '../src/services/container.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
@@ -49,7 +49,7 @@ import { STALLED_MESSAGE } from '../src/ws/progress-watch.js'
 import { requestUploadRoute } from '../src/ws/request-upload-route.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
-import { TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
+import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -191,6 +191,18 @@ async function uploadOver(url: string, inbox: Inbox, body: Uint8Array): Promise<
   socket.sendJson(finalizeFrame())
   await socket.waitFor('done')
   return id
+}
+
+/**
+ * After a failed upload into `inbox` (one slot): the slot is free again, nothing was listed, and
+ * a new upload takes it.
+ */
+async function expectSlotBack(httpUrl: string, url: string, inbox: Inbox): Promise<void> {
+  await expect.poll(() => uploadsLeft(httpUrl, inbox), FREED).toBe(1)
+  expect((await readInbox(httpUrl, inbox)).uploads).toEqual([])
+  const body = randomBytes(100)
+  const id = await uploadOver(url, inbox, body)
+  expect((await readInbox(httpUrl, inbox)).uploads.map((upload) => upload.id)).toEqual([id])
 }
 
 describe('request upload socket', () => {
@@ -420,6 +432,33 @@ describe('request upload socket', () => {
     })
   })
 
+  describe('frames the WebSocket layer refuses get an error frame, and give the slot back', () => {
+    it.each([
+      [
+        'a text frame that is not UTF-8',
+        1003,
+        { type: 'error', message: 'Unsupported frame', status: 400 },
+        (socket: TestSocket) => socket.ws.send(NOT_UTF8, { binary: false }),
+      ],
+      [
+        'a malformed frame',
+        1002,
+        { type: 'error', message: 'Protocol violation', status: 400 },
+        (socket: TestSocket) => socket.writeRaw(MALFORMED_FRAME),
+      ],
+    ])('refuses %s with %i', async (_name, code, error, refused) => {
+      const inbox = await createInbox(server.url, { maxUploads: 1 })
+      const url = socketUrl(inbox.id)
+      const socket = await TestSocket.open(url)
+      const id = await socket.init(initFrame(inbox.uploadToken, 2 * MiB))
+      socket.sendBytes(randomBytes(MiB))
+      refused(socket)
+      expect((await socket.closed).code).toBe(code)
+      expect(socket.frames).toEqual([{ type: 'ready', id }, error])
+      await expectSlotBack(server.url, url, inbox)
+    })
+  })
+
   describe('a request closed while an upload runs', () => {
     it('refuses new socket uploads with 410 and lets the running one finish', async () => {
       const inbox = await createInbox(server.url)
@@ -646,6 +685,30 @@ describe('request upload socket', () => {
       }
       expect(fromUtf8(received.get('note.txt')!.plain)).toBe(noteText)
     }, 60_000)
+  })
+})
+
+describe('request upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { ...ENV, FILE_UPLOAD_WS_MAX_BUFFER: String(WS_MAX_BUFFER_MIN) },
+    })
+  })
+  afterAll(() => server.close())
+
+  it('refuses a frame larger than the buffer with 1009 after an error frame, and gives the slot back', async () => {
+    const inbox = await createInbox(server.url, { maxUploads: 1 })
+    const url = requestSocketUrl(server.url, inbox.id)
+    const socket = await TestSocket.open(url)
+    const id = await socket.init(initFrame(inbox.uploadToken, 4 * MiB))
+    socket.ws.send(randomBytes(WS_MAX_BUFFER_MIN + 1), { binary: true })
+    expect((await socket.closed).code).toBe(1009)
+    expect(socket.frames).toEqual([
+      { type: 'ready', id },
+      { type: 'error', message: 'Receive buffer exceeded', status: 413 },
+    ])
+    await expectSlotBack(server.url, url, inbox)
   })
 })
 

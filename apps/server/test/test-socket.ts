@@ -1,10 +1,18 @@
 /** A WebSocket client for the upload socket suites that records every text frame and the close. */
+import type { Socket } from 'node:net'
+
 import { expect } from 'vitest'
 import WebSocket, { type ClientOptions } from 'ws'
 
 export type Frame = Record<string, unknown>
 
 const KiB = 1024
+
+/** A masked, empty binary frame with RSV1 set: malformed without an extension (TestSocket.writeRaw). */
+export const MALFORMED_FRAME = Uint8Array.from([0xc2, 0x80, 1, 2, 3, 4])
+
+/** A text frame's payload that is not UTF-8. */
+export const NOT_UTF8 = Buffer.from([0x7b, 0xff, 0xfe, 0x7d])
 
 export class TestSocket {
   readonly frames: Frame[] = []
@@ -67,6 +75,15 @@ export class TestSocket {
     for (let offset = 0; offset < body.length; offset += frameSize) {
       this.ws.send(body.subarray(offset, offset + frameSize), { binary: true })
     }
+  }
+
+  /**
+   * Writes bytes straight to the TCP connection under the WebSocket: frames `ws` would never
+   * make, such as a masked, empty binary frame with RSV1 set, which no extension here gives a
+   * meaning (MALFORMED_FRAME).
+   */
+  writeRaw(bytes: Uint8Array): void {
+    ;(this.ws as unknown as { _socket: Socket })._socket.write(bytes)
   }
 
   /** Sends `init` and expects one `error` frame and a close with 1008. */

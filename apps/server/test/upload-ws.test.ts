@@ -4,7 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
-import type { AddressInfo, Socket } from 'node:net'
+import type { AddressInfo } from 'node:net'
 
 import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +17,7 @@ import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
 import { blobFiles } from './backends.js'
-import { TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
+import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -233,7 +233,7 @@ describe('upload socket', () => {
   describe('frames the WebSocket layer refuses get an error frame before the close', () => {
     it('refuses a text frame that is not UTF-8 with 1003', async () => {
       const socket = await TestSocket.open(url)
-      socket.ws.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false })
+      socket.ws.send(NOT_UTF8, { binary: false })
       expect((await socket.closed).code).toBe(1003)
       expect(socket.frames).toEqual([{ type: 'error', message: 'Unsupported frame', status: 400 }])
     })
@@ -242,8 +242,7 @@ describe('upload socket', () => {
       const body = randomBytes(1000)
       const socket = await TestSocket.open(url)
       const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
-      // A masked, empty binary frame with RSV1 set, which no extension here gives a meaning.
-      rawSocketOf(socket).write(Buffer.from([0xc2, 0x80, 1, 2, 3, 4]))
+      socket.writeRaw(MALFORMED_FRAME)
       expect((await socket.closed).code).toBe(1002)
       expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
       await expectNothingStored(server, id)
@@ -636,8 +635,3 @@ describe('upload socket with failing storage', () => {
     await expectNothingStored(server, id, side.sessions)
   })
 })
-
-/** The TCP socket under a client WebSocket, to write frames `ws` would never make. */
-function rawSocketOf(socket: TestSocket): Socket {
-  return (socket.ws as unknown as { _socket: Socket })._socket
-}
