@@ -9,7 +9,17 @@ const LINK = 'https://share.example.org/d/1#key'
 afterEach(() => {
   cleanup()
   Reflect.deleteProperty(navigator, 'share')
+  Reflect.deleteProperty(navigator, 'clipboard')
 })
+
+/** A share sheet that fails with `name`, and a clipboard that records what it is given. */
+function failingShare(name: string) {
+  const share = vi.fn(() => Promise.reject(new DOMException('no sheet', name)))
+  const writeText = vi.fn((_text: string) => Promise.resolve())
+  Object.defineProperty(navigator, 'share', { value: share, configurable: true })
+  Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+  return { share, writeText }
+}
 
 describe('CopyField', () => {
   it('offers the share sheet for a shareable link where the browser has one', async () => {
@@ -20,13 +30,27 @@ describe('CopyField', () => {
     expect(share).toHaveBeenCalledWith({ url: LINK })
   })
 
-  it('stays quiet when the share sheet is dismissed', async () => {
-    const share = vi.fn(() => Promise.reject(new DOMException('dismissed', 'AbortError')))
-    Object.defineProperty(navigator, 'share', { value: share, configurable: true })
+  it('stays quiet and copies nothing when the share sheet is dismissed', async () => {
+    const { share, writeText } = failingShare('AbortError')
     render(CopyField, { label: 'Share link', value: LINK, share: true })
     await fireEvent.click(screen.getByRole('button', { name: 'Share: Share link' }))
     expect(share).toHaveBeenCalledOnce()
+    // Long enough for a copy that followed the failure to have run.
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(writeText).not.toHaveBeenCalled()
     expect(screen.getByRole('status').textContent?.trim()).toBe('')
+  })
+
+  it('copies the link and says so when the browser refuses the share sheet', async () => {
+    const { writeText } = failingShare('NotAllowedError')
+    render(CopyField, { label: 'Share link', value: LINK, share: true })
+    await fireEvent.click(screen.getByRole('button', { name: 'Share: Share link' }))
+    await vi.waitFor(() => expect(writeText).toHaveBeenCalledWith(LINK))
+    await vi.waitFor(() =>
+      expect(screen.getByRole('status').textContent?.trim()).toBe(
+        'Sharing is not available here, so the link was copied instead.',
+      ),
+    )
   })
 
   it('shows no share button without a share sheet, or for a link not to be shared', () => {

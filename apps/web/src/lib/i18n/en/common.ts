@@ -20,6 +20,7 @@ export const common = {
   'action.copied': 'Copied',
   'action.copyFailed': 'Copying failed; select the text and copy it yourself.',
   'action.share': 'Share',
+  'action.shareCopied': 'Sharing is not available here, so the link was copied instead.',
   'action.cancel': 'Cancel',
   'action.delete': 'Delete',
   'action.retry': 'Try again',
