@@ -31,6 +31,6 @@ export function createContext(signal: AbortSignal, env: NodeJS.ProcessEnv = proc
     credentials: new Credentials(dir),
     history: new History(dir),
     prompter: createPrompter(streams, signal),
-    output: (json) => createOutput(json === true, streams),
+    output: (json) => createOutput(json === true, streams, env),
   }
 }

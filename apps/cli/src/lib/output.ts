@@ -40,9 +40,14 @@ export interface OutputStreams {
 
 const NO_PROGRESS: Progress = { update: () => undefined, stop: () => undefined }
 
+/**
+ * `env` is the command's environment: `NO_COLOR` (set and not empty, as no-color.org says) draws
+ * the QR code without colours even on a terminal.
+ */
 export function createOutput(
   json: boolean,
   streams: OutputStreams = { stdout: process.stdout, stderr: process.stderr },
+  env: NodeJS.ProcessEnv = process.env,
 ): Output {
   const { stdout, stderr } = streams
   return {
@@ -55,7 +60,7 @@ export function createOutput(
       json || stderr.isTTY !== true ? NO_PROGRESS : progressBar(stderr, label, total),
     qr: async (value) => {
       const { qrLines } = await import('./qr.js')
-      const colour = stderr.isTTY === true && !process.env.NO_COLOR
+      const colour = stderr.isTTY === true && !env.NO_COLOR
       stderr.write(`${qrLines(value, colour).join('\n')}\n`)
     },
   }
