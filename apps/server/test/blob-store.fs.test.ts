@@ -4,14 +4,20 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtemp, readdir, readlink, rm } from 'node:fs/promises'
+import { mkdtemp, open, readdir, readFile, readlink, rm, type FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 
-import { FilesystemBlobStore } from '../src/storage/filesystem.js'
+import {
+  FilesystemBlobStore,
+  READ_BLOCK,
+  SEND_WINDOW,
+  SYNC_EVERY,
+  WRITES_IN_FLIGHT,
+} from '../src/storage/filesystem.js'
 import { blobStoreContract } from './blob-store.contract.js'
 
 let dataDir: string
@@ -116,5 +122,164 @@ describe('filesystem downloads (open and pipeTo)', () => {
 
   it('fails to open a blob that does not exist, before anything is sent', async () => {
     await expect(store.open(randomUUID())).rejects.toThrow()
+  })
+
+  it('keeps SEND_WINDOW queued on a receiver that takes nothing, and not much more', async () => {
+    const { key, bytes } = await stored(5 * READ_BLOCK + 3)
+    const pieces: Buffer[] = []
+    const held: (() => void)[] = []
+    let holding = true
+    const out = new Writable({
+      highWaterMark: 1024,
+      write(chunk: Buffer, _encoding, done) {
+        pieces.push(Buffer.from(chunk))
+        if (holding) held.push(done)
+        else done()
+      },
+    })
+    const finished = once(out, 'finish')
+    const sent = (await store.open(key)).pipeTo(out, bytes.length)
+    await vi.waitFor(() => expect(out.writableLength).toBeGreaterThanOrEqual(SEND_WINDOW))
+    // Nothing is taken: the download waits for the socket and stops reading.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(out.writableLength).toBeLessThanOrEqual(SEND_WINDOW + READ_BLOCK)
+    holding = false
+    for (const done of held.splice(0)) done()
+    await sent
+    await finished
+    expect(Buffer.concat(pieces).equals(bytes)).toBe(true)
+  })
+})
+
+describe('filesystem uploads (the writer)', () => {
+  /** The prototype of node:fs/promises' FileHandle, whose methods the writer calls. */
+  async function fileHandlePrototype(): Promise<FileHandle> {
+    const path = join(dataDir, `probe-${randomUUID()}`)
+    const probe = await open(path, 'w')
+    await probe.close()
+    await rm(path)
+    return Object.getPrototypeOf(probe) as FileHandle
+  }
+
+  const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+  async function leftovers(key: string): Promise<string[]> {
+    const partial = await readdir(join(dataDir, 'blobs', '.partial'))
+    const stored = await readdir(join(dataDir, 'blobs'))
+    return [...partial, ...stored].filter((name) => name.startsWith(key))
+  }
+
+  /** Pieces of uneven sizes, so that batches differ in length and offset. */
+  function pieces(count: number): Buffer[] {
+    return Array.from({ length: count }, (_, i) =>
+      randomBytes(600 * 1024 + ((i * 337_219) % 900_000)),
+    )
+  }
+
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  it('writes WRITES_IN_FLIGHT batches at once, each at its place whatever order they finish in', async () => {
+    const proto = await fileHandlePrototype()
+    const writev = proto.writev
+    let active = 0
+    let peak = 0
+    let calls = 0
+    vi.spyOn(proto, 'writev').mockImplementation(async function (
+      this: FileHandle,
+      ...args: Parameters<FileHandle['writev']>
+    ) {
+      active++
+      peak = Math.max(peak, active)
+      // Later batches finish first now and then.
+      await delay(20 - 6 * (calls++ % 4))
+      try {
+        return await writev.apply(this, args)
+      } finally {
+        active--
+      }
+    })
+    const key = randomUUID()
+    const data = pieces(14)
+    const writer = await store.create(key)
+    for (const piece of data) await writer.write(piece)
+    await writer.commit()
+    expect(peak).toBe(WRITES_IN_FLIGHT)
+    expect((await readFile(join(dataDir, 'blobs', key))).equals(Buffer.concat(data))).toBe(true)
+  })
+
+  it('fails on a batch that could not be written, and leaves neither blob nor partial file', async () => {
+    const proto = await fileHandlePrototype()
+    const writev = proto.writev
+    let calls = 0
+    vi.spyOn(proto, 'writev').mockImplementation(async function (
+      this: FileHandle,
+      ...args: Parameters<FileHandle['writev']>
+    ) {
+      if (++calls === 2) throw new Error('No space left on device')
+      return writev.apply(this, args)
+    })
+    const key = randomUUID()
+    const writer = await store.create(key)
+    const written = (async () => {
+      for (const piece of pieces(12)) await writer.write(piece)
+    })()
+    await expect(written).rejects.toThrow('No space left on device')
+    await expect(writer.commit()).rejects.toThrow('No space left on device')
+    expect(await leftovers(key)).toEqual([])
+  })
+
+  it('flushes to disk in the background every SYNC_EVERY bytes, before the commit', async () => {
+    const proto = await fileHandlePrototype()
+    const datasync = vi.spyOn(proto, 'datasync')
+    const key = randomUUID()
+    const writer = await store.create(key)
+    const piece = randomBytes(1024 * 1024)
+    for (let i = 0; i < (3 * SYNC_EVERY) / piece.length + 1; i++) await writer.write(piece)
+    await vi.waitFor(() => expect(datasync.mock.calls.length).toBeGreaterThanOrEqual(2))
+    await writer.commit()
+    expect((await readFile(join(dataDir, 'blobs', key))).length).toBe(3 * SYNC_EVERY + piece.length)
+  })
+
+  it('fails the commit when a background flush failed, leaving nothing', async () => {
+    const proto = await fileHandlePrototype()
+    vi.spyOn(proto, 'datasync').mockRejectedValue(new Error('Input/output error'))
+    const key = randomUUID()
+    const writer = await store.create(key)
+    const piece = randomBytes(1024 * 1024)
+    const written = (async () => {
+      for (let i = 0; i < (2 * SYNC_EVERY) / piece.length + 1; i++) await writer.write(piece)
+    })()
+    await written.catch(() => undefined)
+    await expect(writer.commit()).rejects.toThrow('Input/output error')
+    expect(await leftovers(key)).toEqual([])
+  })
+
+  it('aborts while batches are being written: waits for them, then removes the partial file', async () => {
+    const proto = await fileHandlePrototype()
+    const writev = proto.writev
+    const gate: (() => void)[] = []
+    let started = 0
+    vi.spyOn(proto, 'writev').mockImplementation(async function (
+      this: FileHandle,
+      ...args: Parameters<FileHandle['writev']>
+    ) {
+      started++
+      await new Promise<void>((resolve) => gate.push(resolve))
+      return writev.apply(this, args)
+    })
+    const key = randomUUID()
+    const writer = await store.create(key)
+    for (const piece of pieces(2)) await writer.write(piece)
+    await vi.waitFor(() => expect(started).toBeGreaterThan(0))
+    const aborted = writer.abort()
+    let done = false
+    void aborted.then(() => (done = true))
+    await delay(50)
+    expect(done).toBe(false)
+    for (const open of gate.splice(0)) open()
+    await aborted
+    expect(await leftovers(key)).toEqual([])
   })
 })
