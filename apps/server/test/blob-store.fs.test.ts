@@ -230,6 +230,26 @@ describe('filesystem uploads (the writer)', () => {
     expect(await leftovers(key)).toEqual([])
   })
 
+  it('takes a short write for a failure, not a hole in the blob', async () => {
+    const proto = await fileHandlePrototype()
+    const writev = proto.writev
+    vi.spyOn(proto, 'writev').mockImplementation(async function (
+      this: FileHandle,
+      ...args: Parameters<FileHandle['writev']>
+    ) {
+      const result = await writev.apply(this, args)
+      return { ...result, bytesWritten: result.bytesWritten - 1 }
+    })
+    const key = randomUUID()
+    const writer = await store.create(key)
+    const written = (async () => {
+      for (const piece of pieces(6)) await writer.write(piece)
+    })()
+    await written.catch(() => undefined)
+    await expect(writer.commit()).rejects.toThrow(/^Wrote \d+ of \d+ bytes$/)
+    expect(await leftovers(key)).toEqual([])
+  })
+
   it('flushes to disk in the background every SYNC_EVERY bytes, before the commit', async () => {
     const proto = await fileHandlePrototype()
     const datasync = vi.spyOn(proto, 'datasync')
