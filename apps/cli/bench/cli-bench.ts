@@ -19,6 +19,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { NODE_FLAGS } from '@fileshare/server/dist/node-flags.js'
+
 import { CliUser, type CliResult } from '../test/cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from '../test/files.js'
 
@@ -97,13 +99,14 @@ interface ServerProcess {
 }
 
 /**
- * The built server in a process of its own, as it runs in a deployment: sharing this process
+ * The built server in a process of its own, as it runs in a deployment (with the Node flags
+ * `pnpm start` gives it): sharing this process
  * would add the benchmark's own heap (the raw cipher's buffers) to the server's collections.
  */
 async function startServerProcess(root: string): Promise<ServerProcess> {
   const dataDir = await mkdtemp(join(root, 'fileshare-cli-server-'))
   const entry = fileURLToPath(import.meta.resolve('@fileshare/server/dist/index.js'))
-  const child: ChildProcess = spawn(process.execPath, [entry], {
+  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, entry], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',

@@ -9,8 +9,19 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
+import { NODE_FLAGS } from '../src/node-flags.js'
+
 export const MiB = 1024 * 1024
 export const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
+
+/**
+ * Node's options for the built server: the flags `pnpm start` runs it with, then
+ * BENCH_SERVER_NODE_ARGS (to profile it under load, e.g. "--cpu-prof").
+ */
+export const SERVER_NODE_ARGS = [
+  ...NODE_FLAGS,
+  ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+]
 
 export const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
 export const round = (n: number, digits = 0) => Number(n.toFixed(digits))

@@ -24,6 +24,7 @@ import { radosgwMissing, startRadosgw, type Radosgw } from '../test/radosgw.js'
 import {
   MiB,
   SERVER_ENTRY,
+  SERVER_NODE_ARGS,
   expectStatus,
   freePort,
   mbps,
@@ -96,7 +97,7 @@ class RssMonitor {
 
 async function startServer(gateway: Radosgw, dataDir: string) {
   const port = await freePort()
-  const child = spawn(process.execPath, [SERVER_ENTRY], {
+  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_ENTRY], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),

@@ -23,6 +23,7 @@ import WebSocket from 'ws'
 import {
   MiB,
   SERVER_ENTRY,
+  SERVER_NODE_ARGS,
   expectStatus,
   freePort,
   mbps,
@@ -203,16 +204,13 @@ function tail(child: ChildProcess): () => string {
   return () => lines.join('\n')
 }
 
-const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)
-
 /** The built server on a free loopback port with a temporary DATA_DIR. */
 async function startServer(
   dataDir: string,
 ): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   const port = await freePort()
   const child = track(
-    // BENCH_SERVER_NODE_ARGS profiles the server under this load, e.g. "--cpu-prof".
-    spawn(process.execPath, [...NODE_ARGS, SERVER_ENTRY], {
+    spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_ENTRY], {
       env: {
         PATH: process.env.PATH ?? '',
         PORT: String(port),
@@ -719,6 +717,7 @@ async function run(dataDir: string) {
     const downloadRatio = downloadMBps / loopbackMBps
     return {
       sizeMiB: SIZE / MiB,
+      serverNodeArgs: SERVER_NODE_ARGS,
       loopbackMBps: round(loopbackMBps),
       diskFsyncMBps: round(diskMBps),
       ceilingMBps: round(ceilingMBps),
@@ -760,6 +759,7 @@ function print(result: Awaited<ReturnType<typeof run>>): void {
     console.log(`${label.padEnd(44)}${value.padStart(14)}  ${target}`)
   const { targets, notes } = result
   console.log(`fileshare server, ${result.sizeMiB} MiB transfers, built server on loopback`)
+  console.log(`server started as: node ${[...result.serverNodeArgs, 'dist/index.js'].join(' ')}`)
   row('loopback TCP ceiling (MB/s)', String(result.loopbackMBps))
   row('disk write + fsync ceiling (MB/s)', String(result.diskFsyncMBps))
   row('WebSocket upload (MB/s)', String(result.wsUploadMBps))
