@@ -5,8 +5,8 @@
  * that much external memory with a collection every few tens of milliseconds. By default those
  * collections mark and sweep on helper threads, concurrently and incrementally, which on a
  * machine of one or two cores takes the CPU the upload itself needs: measured with
- * `pnpm bench:server` on two cores, a 1 GiB WebSocket upload went from about 600 to about
- * 1,100 MB/s with both flags, a 1 GiB `fileshare send` from 2.1 to 1.5 s, and the server's heap
+ * `pnpm bench:server` on two cores, a 1 GiB WebSocket upload went from 540–660 to 1,035–1,160
+ * MB/s with both flags, a 1 GiB `fileshare send` from 2.0–2.2 to 1.4–1.6 s, and the server's heap
  * is small enough (tens of MB) for one thread to collect it in a few milliseconds. Node takes
  * these flags only on its command line: not in NODE_OPTIONS, and not at run time.
  */
