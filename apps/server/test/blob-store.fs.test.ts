@@ -252,14 +252,26 @@ describe('filesystem uploads (the writer)', () => {
 
   it('flushes to disk in the background every SYNC_EVERY bytes, before the commit', async () => {
     const proto = await fileHandlePrototype()
-    const datasync = vi.spyOn(proto, 'datasync')
+    const datasync = proto.datasync
+    let finished = 0
+    const calls = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: FileHandle) {
+      await datasync.call(this)
+      finished++
+    })
     const key = randomUUID()
     const writer = await store.create(key)
     const piece = randomBytes(1024 * 1024)
-    for (let i = 0; i < (3 * SYNC_EVERY) / piece.length + 1; i++) await writer.write(piece)
-    await vi.waitFor(() => expect(datasync.mock.calls.length).toBeGreaterThanOrEqual(2))
+    const stretch = SYNC_EVERY / piece.length + 1
+    // One stretch: one flush, started by the write that completes it.
+    for (let i = 0; i < stretch; i++) await writer.write(piece)
+    await vi.waitFor(() => expect(finished).toBe(1), { timeout: 10_000 })
+    expect(calls).toHaveBeenCalledTimes(1)
+    // Another stretch once that flush is done: another flush.
+    for (let i = 0; i < stretch; i++) await writer.write(piece)
+    await vi.waitFor(() => expect(calls).toHaveBeenCalledTimes(2), { timeout: 10_000 })
     await writer.commit()
-    expect((await readFile(join(dataDir, 'blobs', key))).length).toBe(3 * SYNC_EVERY + piece.length)
+    const stored = await readFile(join(dataDir, 'blobs', key))
+    expect(stored.length).toBe(2 * stretch * piece.length)
   })
 
   it('fails the commit when a background flush failed, leaving nothing', async () => {
