@@ -155,8 +155,6 @@ class FileWriter implements BlobWriter {
   bytesWritten = 0
   private pending: Uint8Array[] = []
   private pendingBytes = 0
-  /** Where the next batch goes in the file. */
-  private position = 0
   private readonly inFlight = new Set<Promise<void>>()
   private syncing: Promise<void> | undefined
   private syncedUpTo = 0
@@ -189,14 +187,18 @@ class FileWriter implements BlobWriter {
     this.failure ??= { error }
   }
 
+  /** Bytes handed to the thread pool so far: where the next batch goes in the file. */
+  private get position(): number {
+    return this.bytesWritten - this.pendingBytes
+  }
+
   /** Hands the gathered chunks to the thread pool as one write at their place in the file. */
   private startBatch(): void {
     const buffers = this.pending
     const position = this.position
+    const length = this.pendingBytes
     this.pending = []
-    this.position += this.pendingBytes
     this.pendingBytes = 0
-    const length = this.position - position
     if (buffers.length === 0) return
     const write: Promise<void> = this.handle
       .writev(buffers, position)
@@ -289,7 +291,7 @@ class FileBlob implements OpenedBlob {
 
   /**
    * Reads the next block while the ones before it are being sent, up to SEND_WINDOW queued on
-   * `out` (whatever its own high-water mark says). A block goes back to the spares
+   * `out` (or its own high-water mark, when that is larger). A block goes back to the spares
    * only once its write has completed, when the socket no longer holds it; a failed or
    * abandoned write leaves it to the garbage collector.
    */
