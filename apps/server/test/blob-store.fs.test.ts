@@ -11,6 +11,8 @@ import { Writable } from 'node:stream'
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 
+import type { BlobWriter } from '../src/storage/blob-store.js'
+
 import {
   FilesystemBlobStore,
   READ_BLOCK,
@@ -153,12 +155,32 @@ describe('filesystem downloads (open and pipeTo)', () => {
 
 describe('filesystem uploads (the writer)', () => {
   /** The prototype of node:fs/promises' FileHandle, whose methods the writer calls. */
-  async function fileHandlePrototype(): Promise<FileHandle> {
+  let proto: FileHandle
+  beforeAll(async () => {
     const path = join(dataDir, `probe-${randomUUID()}`)
     const probe = await open(path, 'w')
     await probe.close()
     await rm(path)
-    return Object.getPrototypeOf(probe) as FileHandle
+    proto = Object.getPrototypeOf(probe) as FileHandle
+  })
+
+  type Writev = ReturnType<FileHandle['writev']>
+
+  /** Runs every batch write of the writer through `around`, which calls `write` to do it. */
+  function aroundWritev(around: (write: () => Writev, call: number) => Writev): void {
+    const writev = proto.writev
+    let calls = 0
+    vi.spyOn(proto, 'writev').mockImplementation(function (
+      this: FileHandle,
+      ...args: Parameters<FileHandle['writev']>
+    ) {
+      return around(() => writev.apply(this, args), ++calls)
+    })
+  }
+
+  /** Writes `data` piece by piece; the promise fails with the first failed write. */
+  async function writeAll(writer: BlobWriter, data: Buffer[]): Promise<void> {
+    for (const piece of data) await writer.write(piece)
   }
 
   const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -176,26 +198,23 @@ describe('filesystem uploads (the writer)', () => {
     )
   }
 
+  /** `count` pieces of 1 MiB each, one batch each. */
+  const mebibytes = (count: number): Buffer[] => Array(count).fill(randomBytes(1024 * 1024))
+
   afterEach(() => {
     vi.restoreAllMocks()
   })
 
   it('writes WRITES_IN_FLIGHT batches at once, each at its place whatever order they finish in', async () => {
-    const proto = await fileHandlePrototype()
-    const writev = proto.writev
     let active = 0
     let peak = 0
-    let calls = 0
-    vi.spyOn(proto, 'writev').mockImplementation(async function (
-      this: FileHandle,
-      ...args: Parameters<FileHandle['writev']>
-    ) {
+    aroundWritev(async (write, call) => {
       active++
       peak = Math.max(peak, active)
       // Later batches finish first now and then.
-      await delay(20 - 6 * (calls++ % 4))
+      await delay(20 - 6 * (call % 4))
       try {
-        return await writev.apply(this, args)
+        return await write()
       } finally {
         active--
       }
@@ -203,55 +222,37 @@ describe('filesystem uploads (the writer)', () => {
     const key = randomUUID()
     const data = pieces(14)
     const writer = await store.create(key)
-    for (const piece of data) await writer.write(piece)
+    await writeAll(writer, data)
     await writer.commit()
     expect(peak).toBe(WRITES_IN_FLIGHT)
     expect((await readFile(join(dataDir, 'blobs', key))).equals(Buffer.concat(data))).toBe(true)
   })
 
   it('fails on a batch that could not be written, and leaves neither blob nor partial file', async () => {
-    const proto = await fileHandlePrototype()
-    const writev = proto.writev
-    let calls = 0
-    vi.spyOn(proto, 'writev').mockImplementation(async function (
-      this: FileHandle,
-      ...args: Parameters<FileHandle['writev']>
-    ) {
-      if (++calls === 2) throw new Error('No space left on device')
-      return writev.apply(this, args)
+    aroundWritev(async (write, call) => {
+      if (call === 2) throw new Error('No space left on device')
+      return write()
     })
     const key = randomUUID()
     const writer = await store.create(key)
-    const written = (async () => {
-      for (const piece of pieces(12)) await writer.write(piece)
-    })()
-    await expect(written).rejects.toThrow('No space left on device')
+    await expect(writeAll(writer, pieces(12))).rejects.toThrow('No space left on device')
     await expect(writer.commit()).rejects.toThrow('No space left on device')
     expect(await leftovers(key)).toEqual([])
   })
 
   it('takes a short write for a failure, not a hole in the blob', async () => {
-    const proto = await fileHandlePrototype()
-    const writev = proto.writev
-    vi.spyOn(proto, 'writev').mockImplementation(async function (
-      this: FileHandle,
-      ...args: Parameters<FileHandle['writev']>
-    ) {
-      const result = await writev.apply(this, args)
+    aroundWritev(async (write) => {
+      const result = await write()
       return { ...result, bytesWritten: result.bytesWritten - 1 }
     })
     const key = randomUUID()
     const writer = await store.create(key)
-    const written = (async () => {
-      for (const piece of pieces(6)) await writer.write(piece)
-    })()
-    await written.catch(() => undefined)
+    await writeAll(writer, pieces(6)).catch(() => undefined)
     await expect(writer.commit()).rejects.toThrow(/^Wrote \d+ of \d+ bytes$/)
     expect(await leftovers(key)).toEqual([])
   })
 
   it('flushes to disk in the background every SYNC_EVERY bytes, before the commit', async () => {
-    const proto = await fileHandlePrototype()
     const datasync = proto.datasync
     let finished = 0
     const calls = vi.spyOn(proto, 'datasync').mockImplementation(async function (this: FileHandle) {
@@ -260,50 +261,39 @@ describe('filesystem uploads (the writer)', () => {
     })
     const key = randomUUID()
     const writer = await store.create(key)
-    const piece = randomBytes(1024 * 1024)
-    const stretch = SYNC_EVERY / piece.length + 1
+    const stretch = mebibytes(SYNC_EVERY / (1024 * 1024) + 1)
     // One stretch: one flush, started by the write that completes it.
-    for (let i = 0; i < stretch; i++) await writer.write(piece)
+    await writeAll(writer, stretch)
     await vi.waitFor(() => expect(finished).toBe(1), { timeout: 10_000 })
     expect(calls).toHaveBeenCalledTimes(1)
     // Another stretch once that flush is done: another flush.
-    for (let i = 0; i < stretch; i++) await writer.write(piece)
+    await writeAll(writer, stretch)
     await vi.waitFor(() => expect(calls).toHaveBeenCalledTimes(2), { timeout: 10_000 })
     await writer.commit()
     const stored = await readFile(join(dataDir, 'blobs', key))
-    expect(stored.length).toBe(2 * stretch * piece.length)
+    expect(stored.length).toBe(2 * stretch.length * 1024 * 1024)
   })
 
   it('fails the commit when a background flush failed, leaving nothing', async () => {
-    const proto = await fileHandlePrototype()
     vi.spyOn(proto, 'datasync').mockRejectedValue(new Error('Input/output error'))
     const key = randomUUID()
     const writer = await store.create(key)
-    const piece = randomBytes(1024 * 1024)
-    const written = (async () => {
-      for (let i = 0; i < (2 * SYNC_EVERY) / piece.length + 1; i++) await writer.write(piece)
-    })()
-    await written.catch(() => undefined)
+    await writeAll(writer, mebibytes((2 * SYNC_EVERY) / (1024 * 1024) + 1)).catch(() => undefined)
     await expect(writer.commit()).rejects.toThrow('Input/output error')
     expect(await leftovers(key)).toEqual([])
   })
 
   it('aborts while batches are being written: waits for them, then removes the partial file', async () => {
-    const proto = await fileHandlePrototype()
-    const writev = proto.writev
     const gate: (() => void)[] = []
     let started = 0
-    vi.spyOn(proto, 'writev').mockImplementation(async function (
-      this: FileHandle,
-      ...args: Parameters<FileHandle['writev']>
-    ) {
+    aroundWritev(async (write) => {
       started++
       await new Promise<void>((resolve) => gate.push(resolve))
-      return writev.apply(this, args)
+      return write()
     })
     const key = randomUUID()
     const writer = await store.create(key)
-    for (const piece of pieces(2)) await writer.write(piece)
+    await writeAll(writer, pieces(2))
     await vi.waitFor(() => expect(started).toBeGreaterThan(0))
     const aborted = writer.abort()
     let done = false
