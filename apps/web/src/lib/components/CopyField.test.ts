@@ -53,6 +53,29 @@ describe('CopyField', () => {
     )
   })
 
+  it('copies the link and says so', async () => {
+    const writeText = vi.fn((_text: string) => Promise.resolve())
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    render(CopyField, { label: 'Share link', value: LINK })
+    await fireEvent.click(screen.getByRole('button', { name: 'Copy: Share link' }))
+    expect(writeText).toHaveBeenCalledWith(LINK)
+    await vi.waitFor(() => expect(screen.getByRole('status').textContent?.trim()).toBe('Copied'))
+  })
+
+  it('selects the link for copying by hand when the clipboard refuses it', async () => {
+    const writeText = vi.fn(() => Promise.reject(new DOMException('denied', 'NotAllowedError')))
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    render(CopyField, { label: 'Share link', value: LINK })
+    await fireEvent.click(screen.getByRole('button', { name: 'Copy: Share link' }))
+    await vi.waitFor(() =>
+      expect(screen.getByRole('status').textContent?.trim()).toBe(
+        'Copying failed; select the text and copy it yourself.',
+      ),
+    )
+    const input = screen.getByRole<HTMLInputElement>('textbox')
+    expect([input.selectionStart, input.selectionEnd]).toEqual([0, LINK.length])
+  })
+
   it('shows no share button without a share sheet, or for a link not to be shared', () => {
     render(CopyField, { label: 'Share link', value: LINK, share: true })
     expect(screen.queryByRole('button', { name: /^Share:/ })).toBeNull()
