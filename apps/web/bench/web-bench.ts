@@ -3,24 +3,54 @@
  * one run: the upload of a 256 MiB file through the page (from the click on Upload to the share
  * link), its download through the page to disk (from the click on Download to the browser's
  * "completed"), and raw WebCrypto AES-256-GCM in the same browser (1 MiB calls, four in flight),
- * encrypting and decrypting; and, for context, the server's chunked upload driven from the page
- * with no cipher at all (what browser and server manage on this machine). Prints a table with each transfer's ratio to the raw cipher of its
- * direction (target at least 0.4); the last line is one JSON object of every figure.
+ * encrypting and decrypting. For context, the same transfers with the cipher and the client code
+ * taken out (bench/references.ts): the file sent as it is over the upload WebSocket from the
+ * page, that upload downloaded and saved through the service worker, plus a chunked upload of
+ * zeros and a save of zeros made in the page; they show what the browser and the server manage
+ * on this machine before any encryption. Prints a table with each transfer's ratio to the raw
+ * cipher of its direction (target at least 0.4) and to the same transfer without the cipher; the
+ * last line is one JSON object of every figure.
  * BENCH_WEB_MIB sets another size; BENCH_WEB_THREADS=1 prints each step's CPU time per thread of
  * the browser and the server (bench/threads.ts).
+ *
+ * The server runs in this process, so this process runs with the Node flags the server is
+ * started with (`pnpm start`, apps/server/src/node-flags.ts): started without them, it starts
+ * itself again with them. Without them V8's collector threads, busy with the buffers of the
+ * upload, take CPU the browser needs on a machine of two cores.
  *
  * Chromium is driven over a bare DevTools connection (bench/cdp.ts), not playwright: playwright
  * has Chromium copy every request body and WebSocket frame into its network events, which caps
  * uploads from a page at a fraction of their real speed.
  */
+import { spawnSync } from 'node:child_process'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { WS_FRAME_MAX_BYTES, WS_MAX_BUFFERED_BYTES } from '@fileshare/protocol'
+import { missingNodeFlags, NODE_FLAGS } from '@fileshare/server/dist/node-flags.js'
+
 import { sha256File, tempDir, writePseudoRandomFile } from '../e2e/files.js'
 import { startE2eServer } from '../e2e/server.js'
 import { callOn, evaluate, findByRole, launchRawBrowser, waitForField, type Cdp } from './cdp.js'
+import {
+  PLAIN_CHUNKED_UPLOAD,
+  PLAIN_DOWNLOAD,
+  PLAIN_FILE_WS_UPLOAD,
+  PLAIN_SAVE,
+  RAW_CIPHER,
+} from './references.js'
 import { threadTimes } from './threads.js'
+
+if (missingNodeFlags(process.execArgv).length > 0) {
+  // process.execArgv keeps tsx's loader options, so the new process runs this file the same way.
+  const again = spawnSync(
+    process.execPath,
+    [...NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)],
+    { stdio: 'inherit' },
+  )
+  process.exit(again.status ?? 1)
+}
 
 const MiB = 1024 * 1024
 const SIZE = Number(process.env.BENCH_WEB_MIB ?? 256) * MiB
@@ -32,104 +62,14 @@ const TIMEOUT_MS = 3 * 60_000
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
 const round = (n: number, digits = 1) => Number(n.toFixed(digits))
 
-/** AES-256-GCM over `total` bytes in `callSize` calls, `inFlight` at once; milliseconds taken. */
-const RAW_CIPHER = `async ({ total, callSize, inFlight, mode }) => {
-  const key = await crypto.subtle.generateKey({ name: 'AES-GCM', length: 256 }, false, [
-    'encrypt',
-    'decrypt',
-  ])
-  const plain = new Uint8Array(callSize)
-  for (let at = 0; at < callSize; at += 65536) crypto.getRandomValues(plain.subarray(at, at + 65536))
-  const iv = new Uint8Array(12)
-  const sealed = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, plain))
-  const calls = Math.ceil(total / callSize)
-  let next = 0
-  const lane = async () => {
-    while (next < calls) {
-      next++
-      if (mode === 'encrypt') await crypto.subtle.encrypt({ name: 'AES-GCM', iv }, key, plain)
-      else await crypto.subtle.decrypt({ name: 'AES-GCM', iv }, key, sealed)
-    }
-  }
-  const start = performance.now()
-  await Promise.all(Array.from({ length: inFlight }, lane))
-  return performance.now() - start
-}`
-
-/**
- * The server's chunked upload driven from the page with no cipher and no client code: random
- * tokens, 10 MB chunks of zeros, three in flight. What the browser and the server manage on
- * this machine before any encryption, for context.
- */
-const RAW_UPLOAD = `async ({ total }) => {
-  const token = () =>
-    btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))
-      .replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '')
-  const headers = {
-    'X-Auth-Token': token(), 'X-Owner-Token': token(), 'X-Salt': token(),
-    'X-Max-Downloads': '1', 'X-Expire-Sec': String((await (await fetch('/api/config')).json()).defaultExpire),
-    'X-File-Count': '1', 'X-Has-Password': 'false', 'X-Content-Length': String(total),
-  }
-  const start = performance.now()
-  const init = await fetch('/api/upload/init', { method: 'POST', headers })
-  if (!init.ok) throw new Error('init answered ' + init.status)
-  const { id } = await init.json()
-  const chunk = 10000000
-  const body = new Uint8Array(chunk)
-  const running = new Set()
-  for (let index = 0, at = 0; at < total; index++, at += chunk) {
-    while (running.size >= 3) await Promise.race(running)
-    const piece = total - at < chunk ? body.subarray(0, total - at) : body
-    const job = fetch('/api/upload/' + id + '/chunk?index=' + index, { method: 'POST', body: piece })
-      .then((r) => { if (!r.ok) throw new Error('chunk answered ' + r.status) })
-    running.add(job)
-    job.finally(() => running.delete(job)).catch(() => undefined)
-  }
-  await Promise.all(running)
-  const done = await fetch('/api/upload/' + id + '/finalize', {
-    method: 'POST', headers: { 'X-Owner-Token': headers['X-Owner-Token'] },
-  })
-  if (!done.ok) throw new Error('finalize answered ' + done.status)
-  return performance.now() - start
-}`
-
-/**
- * A download of `total` bytes of zeros saved exactly as the page saves a real one, with no
- * network and no cipher: 1 MiB chunks made in the page go by transfer over a port to the service
- * worker (`fileshare-download`, the chunk/pull messages of worker/streams.ts), which answers
- * the hidden frame's one-time address as a browser download. What the browser's own download
- * path manages on this machine, for context.
- */
-const PLAIN_SAVE = `async ({ total }) => {
-  const worker = (await navigator.serviceWorker.ready).active
-  const channel = new MessageChannel()
-  const reply = new MessageChannel()
-  const id = 'bench-' + crypto.randomUUID()
-  let sent = 0
-  channel.port2.onmessage = (event) => {
-    if (event.data.type !== 'pull') return
-    if (sent >= total) return channel.port2.postMessage({ type: 'done' })
-    const chunk = new Uint8Array(Math.min(1048576, total - sent))
-    sent += chunk.length
-    channel.port2.postMessage({ type: 'chunk', chunk }, [chunk.buffer])
-  }
-  await new Promise((resolve) => {
-    reply.port1.onmessage = (event) => event.data.type === 'fileshare-ready' && resolve()
-    worker.postMessage(
-      { type: 'fileshare-download', id, name: 'plain.bin', size: total,
-        contentType: 'application/octet-stream', port: channel.port1 },
-      [reply.port2, channel.port1],
-    )
-  })
-  const frame = document.createElement('iframe')
-  frame.hidden = true
-  frame.src = '/__fileshare/download/' + id
-  document.body.append(frame)
-}`
+/** Runs `call`, a page function of references.ts, with `args` in `page`; answers its result. */
+function inPage<T>(cdp: Cdp, page: string, call: string, args: object): Promise<T> {
+  return evaluate<T>(cdp, page, `(${call})(${JSON.stringify(args)})`)
+}
 
 function rawCipher(cdp: Cdp, page: string, mode: 'encrypt' | 'decrypt'): Promise<number> {
   const args = { total: SIZE, callSize: CALL_SIZE, inFlight: IN_FLIGHT, mode }
-  return evaluate<number>(cdp, page, `(${RAW_CIPHER})(${JSON.stringify(args)})`)
+  return inPage<number>(cdp, page, RAW_CIPHER, args)
 }
 
 /**
@@ -192,6 +132,46 @@ async function profileWorkers(cdp: Cdp, page: string, label: string) {
 const click = (cdp: Cdp, page: string, objectId: string) =>
   callOn(cdp, page, objectId, 'function () { this.click() }')
 
+/**
+ * Times a browser download that `start` begins: from the call until the browser reports it
+ * ended, which must be completed. Downloads go to `downloads`.
+ */
+async function timedDownload(cdp: Cdp, label: string, start: () => Promise<unknown>) {
+  const ended = cdp.waitFor('Browser.downloadProgress', (p) => p.state !== 'inProgress')
+  const threads = await threadTimes(label)
+  const begun = performance.now()
+  await start()
+  const outcome = await Promise.race([
+    ended,
+    new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`${label} did not end in time`)), TIMEOUT_MS).unref(),
+    ),
+  ])
+  const ms = performance.now() - begun
+  await threads()
+  if (outcome.state !== 'completed') throw new Error(`${label} ended ${String(outcome.state)}`)
+  return ms
+}
+
+/** A hidden file input holding `path` in `page`; answers its element id. */
+async function fileInput(cdp: Cdp, page: string, path: string): Promise<string> {
+  const id = 'bench-file'
+  await evaluate(
+    cdp,
+    page,
+    `(() => { const input = document.createElement('input'); input.type = 'file';
+      input.id = '${id}'; input.hidden = true; document.body.append(input) })()`,
+  )
+  const { root } = await cdp.send<{ root: { nodeId: number } }>('DOM.getDocument', {}, page)
+  const { nodeId } = await cdp.send<{ nodeId: number }>(
+    'DOM.querySelector',
+    { nodeId: root.nodeId, selector: `#${id}` },
+    page,
+  )
+  await cdp.send('DOM.setFileInputFiles', { files: [path], nodeId }, page)
+  return id
+}
+
 const server = await startE2eServer()
 const browser = await launchRawBrowser()
 const dir = await tempDir('fileshare-bench-web-')
@@ -205,7 +185,7 @@ try {
   const raw = {
     encryptMs: await rawCipher(cdp, sender, 'encrypt'),
     decryptMs: await rawCipher(cdp, sender, 'decrypt'),
-    uploadMs: await evaluate<number>(cdp, sender, `(${RAW_UPLOAD})({ total: ${SIZE} })`),
+    chunkedUploadMs: await inPage<number>(cdp, sender, PLAIN_CHUNKED_UPLOAD, { total: SIZE }),
   }
 
   // Pick the file as a person would: the "Choose files" button opens the chooser.
@@ -234,75 +214,98 @@ try {
   })
   const receiver = await browser.openPage(link)
   const download = await findByRole(cdp, receiver, 'button', 'Download', TIMEOUT_MS)
-  const completed = cdp.waitFor('Browser.downloadProgress', (p) => p.state !== 'inProgress')
   const stopDownloadProfile = await profileWorkers(cdp, receiver, 'download')
-  const downloadThreads = await threadTimes('download')
-  const downloadStart = performance.now()
-  await click(cdp, receiver, download)
-  const outcome = await Promise.race([
-    completed,
-    new Promise<never>((_, reject) =>
-      setTimeout(() => reject(new Error('the download did not end in time')), TIMEOUT_MS).unref(),
-    ),
-  ])
-  const downloadMs = performance.now() - downloadStart
-  await downloadThreads()
+  const downloadMs = await timedDownload(cdp, 'download', () => click(cdp, receiver, download))
   await stopDownloadProfile()
-  if (outcome.state !== 'completed') throw new Error(`the download ended ${String(outcome.state)}`)
   const [saved] = await readdir(downloads)
   const identical =
     saved !== undefined && (await sha256File(join(downloads, saved))) === (await sha256File(source))
-
   await rm(join(downloads, saved ?? ''), { force: true })
 
-  const plainCompleted = cdp.waitFor('Browser.downloadProgress', (p) => p.state !== 'inProgress')
-  const plainThreads = await threadTimes('plain save')
-  const plainStart = performance.now()
-  await evaluate(cdp, receiver, `(${PLAIN_SAVE})({ total: ${SIZE} })`)
-  const plainOutcome = await plainCompleted
-  const plainSaveMs = performance.now() - plainStart
+  // In the page in front: a tab in the background has its timers slowed to one a second, and
+  // the plain upload waits on timers while the send buffer drains.
+  const input = await fileInput(cdp, receiver, source)
+  const plainThreads = await threadTimes('plain WebSocket upload')
+  const plainUpload = await inPage<{ ms: number; id: string; authToken: string }>(
+    cdp,
+    receiver,
+    PLAIN_FILE_WS_UPLOAD,
+    { inputId: input, frameSize: WS_FRAME_MAX_BYTES, maxBuffered: WS_MAX_BUFFERED_BYTES },
+  )
   await plainThreads()
-  if (plainOutcome.state !== 'completed') throw new Error('the plain save did not complete')
+  const plainDownloadMs = await timedDownload(cdp, 'plain download', () =>
+    inPage(cdp, receiver, PLAIN_DOWNLOAD, {
+      id: plainUpload.id,
+      authToken: plainUpload.authToken,
+      size: SIZE,
+      pieceSize: WS_FRAME_MAX_BYTES,
+    }),
+  )
+  const plainSaveMs = await timedDownload(cdp, 'plain save', () =>
+    inPage(cdp, receiver, PLAIN_SAVE, { total: SIZE }),
+  )
 
   const rawEncrypt = mbps(SIZE, raw.encryptMs)
   const rawDecrypt = mbps(SIZE, raw.decryptMs)
-  const rawUpload = mbps(SIZE, raw.uploadMs)
-  const plainSave = mbps(SIZE, plainSaveMs)
+  const plainWsUpload = mbps(SIZE, plainUpload.ms)
+  const plainDownload = mbps(SIZE, plainDownloadMs)
   const uploadRate = mbps(SIZE, uploadMs)
   const downloadRate = mbps(SIZE, downloadMs)
   const version = await cdp.send<{ product: string }>('Browser.getVersion')
   const result = {
     sizeMiB: SIZE / MiB,
     browser: version.product,
+    serverNodeFlags: NODE_FLAGS,
     rawEncryptMBps: round(rawEncrypt),
     rawDecryptMBps: round(rawDecrypt),
-    plainChunkedUploadMBps: round(rawUpload),
-    plainServiceWorkerSaveMBps: round(plainSave),
+    plainFileWebSocketUploadMBps: round(plainWsUpload),
+    plainDownloadMBps: round(plainDownload),
+    plainChunkedUploadMBps: round(mbps(SIZE, raw.chunkedUploadMs)),
+    plainServiceWorkerSaveMBps: round(mbps(SIZE, plainSaveMs)),
     uploadMBps: round(uploadRate),
     downloadMBps: round(downloadRate),
     uploadRatio: round(uploadRate / rawEncrypt, 2),
     downloadRatio: round(downloadRate / rawDecrypt, 2),
     targetRatio: TARGET_RATIO,
+    uploadToPlainRatio: round(uploadRate / plainWsUpload, 2),
+    downloadToPlainRatio: round(downloadRate / plainDownload, 2),
     uploadSeconds: round(uploadMs / 1000, 2),
     downloadSeconds: round(downloadMs / 1000, 2),
     downloadIdentical: identical,
   }
 
   console.log(`fileshare web app, ${result.sizeMiB} MiB through the pages, ${result.browser}`)
-  console.log(`${'measure'.padEnd(48)}${'MB/s'.padStart(10)}${'ratio'.padStart(8)}  target`)
-  const row = (label: string, rate: number, ratio?: number) =>
+  console.log(`server in the benchmark's process, started as: node ${NODE_FLAGS.join(' ')}`)
+  console.log(
+    `${'measure'.padEnd(52)}${'MB/s'.padStart(8)}${'ratio'.padStart(8)}  target${'no cipher'.padStart(12)}`,
+  )
+  const row = (label: string, rate: number, ratio?: number, toPlain?: number) =>
     console.log(
-      label.padEnd(48) +
-        rate.toFixed(1).padStart(10) +
+      label.padEnd(52) +
+        rate.toFixed(1).padStart(8) +
         (ratio === undefined ? '' : ratio.toFixed(2)).padStart(8) +
-        (ratio === undefined ? '' : `  >= ${TARGET_RATIO}`),
+        (ratio === undefined ? '' : `  >= ${TARGET_RATIO}`) +
+        (toPlain === undefined ? '' : toPlain.toFixed(2).padStart(10)),
     )
   row('raw WebCrypto AES-256-GCM encrypt', rawEncrypt)
   row('raw WebCrypto AES-256-GCM decrypt', rawDecrypt)
-  row('plain chunked upload from the page, no cipher', rawUpload)
-  row('plain save through the service worker, no cipher', plainSave)
-  row('upload through the page (click to link)', uploadRate, result.uploadRatio)
-  row('download through the page (to disk)', downloadRate, result.downloadRatio)
+  row(
+    'upload through the page (click to link)',
+    uploadRate,
+    result.uploadRatio,
+    result.uploadToPlainRatio,
+  )
+  row(
+    'download through the page (to disk)',
+    downloadRate,
+    result.downloadRatio,
+    result.downloadToPlainRatio,
+  )
+  console.log('the same without the cipher or the client code, from the page:')
+  row('  the file sent as it is over the upload WebSocket', plainWsUpload)
+  row('  that upload downloaded and saved by the worker', plainDownload)
+  row('  chunked upload of zeros (10 MB chunks)', result.plainChunkedUploadMBps)
+  row('  zeros made in the page, saved by the worker', result.plainServiceWorkerSaveMBps)
   console.log(`downloaded file identical to the upload: ${identical ? 'yes' : 'NO'}`)
   console.log(JSON.stringify(result))
   if (!identical) process.exitCode = 1
