@@ -100,8 +100,8 @@ interface ServerProcess {
 
 /**
  * The built server in a process of its own, as it runs in a deployment (with the Node flags
- * `pnpm start` gives it): sharing this process
- * would add the benchmark's own heap (the raw cipher's buffers) to the server's collections.
+ * `pnpm start` gives it): sharing this process would add the benchmark's own heap (the raw
+ * cipher's buffers) to the server's collections.
  */
 async function startServerProcess(root: string): Promise<ServerProcess> {
   const dataDir = await mkdtemp(join(root, 'fileshare-cli-server-'))

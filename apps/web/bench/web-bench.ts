@@ -134,7 +134,7 @@ const click = (cdp: Cdp, page: string, objectId: string) =>
 
 /**
  * Times a browser download that `start` begins: from the call until the browser reports it
- * ended, which must be completed. Downloads go to `downloads`.
+ * ended, which must be completed (`Browser.setDownloadBehavior` has sent it to `downloads`).
  */
 async function timedDownload(cdp: Cdp, label: string, start: () => Promise<unknown>) {
   const ended = cdp.waitFor('Browser.downloadProgress', (p) => p.state !== 'inProgress')
@@ -156,19 +156,15 @@ async function timedDownload(cdp: Cdp, label: string, start: () => Promise<unkno
 /** A hidden file input holding `path` in `page`; answers its element id. */
 async function fileInput(cdp: Cdp, page: string, path: string): Promise<string> {
   const id = 'bench-file'
-  await evaluate(
-    cdp,
-    page,
-    `(() => { const input = document.createElement('input'); input.type = 'file';
-      input.id = '${id}'; input.hidden = true; document.body.append(input) })()`,
-  )
-  const { root } = await cdp.send<{ root: { nodeId: number } }>('DOM.getDocument', {}, page)
-  const { nodeId } = await cdp.send<{ nodeId: number }>(
-    'DOM.querySelector',
-    { nodeId: root.nodeId, selector: `#${id}` },
+  const { result } = await cdp.send<{ result: { objectId: string } }>(
+    'Runtime.evaluate',
+    {
+      expression: `(() => { const input = document.createElement('input'); input.type = 'file';
+        input.id = '${id}'; input.hidden = true; return document.body.appendChild(input) })()`,
+    },
     page,
   )
-  await cdp.send('DOM.setFileInputFiles', { files: [path], nodeId }, page)
+  await cdp.send('DOM.setFileInputFiles', { files: [path], objectId: result.objectId }, page)
   return id
 }
 
