@@ -60,14 +60,15 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
     force: options.force === true,
     extract: options.extract !== false,
   }
-  await checkDestination(metadata, info.fileCount, info.id, destination)
+  // Names fall back to the link's id, never to an id the server answered.
+  await checkDestination(metadata, info.fileCount, link.id, destination)
 
   const download = await downloadFile(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
-  const received = await receive(download, metadata, info.id, destination, output)
+  const received = await receive(download, metadata, link.id, destination, output)
 
   if (output.json) {
     output.result({
-      id: info.id,
+      id: link.id,
       archive: received.archive,
       size: received.bytes,
       paths: received.paths,

@@ -12,6 +12,7 @@ import {
   downloadInboxFile,
   openInbox,
   plainSize,
+  requireServerId,
   type ApiClient,
   type InboxFile,
   type InboxLink,
@@ -159,7 +160,7 @@ export async function runInboxGet(
   const base = options.output ?? '.'
   // With --all, each upload gets a folder named by its id: two senders may use the same names.
   const destinationOf = (entry: InboxFile) => ({
-    dir: options.all === true ? join(base, entry.id) : base,
+    dir: options.all === true ? join(base, requireServerId(entry.id, 'inbox entry')) : base,
     force: options.force === true,
   })
   for (const entry of entries)

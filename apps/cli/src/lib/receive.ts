@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, rm } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
 
-import type { DownloadResult, FileMetadata } from '@fileshare/protocol'
+import { requireServerId, type DownloadResult, type FileMetadata } from '@fileshare/protocol'
 
 import { unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
@@ -33,6 +33,11 @@ export interface Received {
   bytes: number
 }
 
+/** The start of an upload's id, for names made from it; only ever a UUID's hex digits. */
+function shortId(id: string): string {
+  return requireServerId(id, 'upload').slice(0, 8)
+}
+
 /** Whether the payload is an archive: the metadata says so, else more than one file. */
 export function isArchive(metadata: FileMetadata | null, fileCount: number): boolean {
   return metadata?.archive ?? fileCount > 1
@@ -45,13 +50,13 @@ export function archiveFileName(metadata: FileMetadata | null, id: string): stri
   const single = tops.size === 1 && metadata?.files.every((f) => f.name.includes('/'))
   return single && only && unsafeEntryName(only) === null
     ? `${only}.zip`
-    : `fileshare-${id.slice(0, 8)}.zip`
+    : `fileshare-${shortId(id)}.zip`
 }
 
 /** The single file's name from the metadata, reduced to a safe last segment. */
 export function singleFileName(metadata: FileMetadata | null, id: string): string {
   const name = metadata?.files[0]?.name.split('/').pop() ?? ''
-  return name !== '' && unsafeEntryName(name) === null ? name : `fileshare-${id.slice(0, 8)}`
+  return name !== '' && unsafeEntryName(name) === null ? name : `fileshare-${shortId(id)}`
 }
 
 /**
@@ -115,7 +120,7 @@ export async function receive(
     }
     const zipPath = join(
       dir,
-      `.fileshare-${id.slice(0, 8)}-${randomBytes(4).toString('hex')}.zip.fileshare-part`,
+      `.fileshare-${shortId(id)}-${randomBytes(4).toString('hex')}.zip.fileshare-part`,
     )
     try {
       await writeTemporary(zipPath, (writer) =>
