@@ -8,6 +8,7 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 
+import { unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
 
 /** The first segments of `names` (`/`-separated archive paths), each once, in order. */
@@ -22,10 +23,14 @@ export function isUnderOneFolder(names: readonly string[]): boolean {
   )
 }
 
-/** Refuses a hidden top-level name unless `force`. */
+/**
+ * Refuses a hidden top-level name unless `force`. Unsafe names (`..`) are left to the extraction,
+ * which refuses the whole archive for them.
+ */
 export function checkHiddenTopLevel(names: readonly string[], force: boolean): void {
   if (force) return
-  const hidden = topLevelNames(names).find((top) => top.startsWith('.'))
+  const safe = names.filter((name) => unsafeEntryName(name) === null)
+  const hidden = topLevelNames(safe).find((top) => top.startsWith('.'))
   if (hidden === undefined) return
   throw new UsageError(
     `The archive holds ${JSON.stringify(hidden)} at its top level, a hidden name; ` +
