@@ -69,3 +69,18 @@ describe('handleError', () => {
     expect(JSON.parse(out)).toEqual({ error: 'Upload not found', exitCode: 2, status: 404 })
   })
 })
+
+describe('handleError on stderr', () => {
+  it("security: a server's message cannot send escape sequences to the terminal", () => {
+    let stderr = ''
+    let stdout = ''
+    const streams = {
+      stderr: { write: (text: string) => Boolean((stderr += text)) },
+      stdout: { write: (text: string) => Boolean((stdout += text)) },
+    } as unknown as Parameters<typeof handleError>[2]
+    const error = new ApiError(400, 'Bad\u001b]0;owned\u0007 request')
+    expect(handleError(error, true, streams, {})).toBe(2)
+    expect(stderr).toBe('fileshare: Bad\\x1b]0;owned\\x07 request\n')
+    expect(JSON.parse(stdout).error).toBe('Bad\u001b]0;owned\u0007 request')
+  })
+})

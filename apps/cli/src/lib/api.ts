@@ -7,6 +7,7 @@ import { ApiClient, type WebSocketFactory } from '@fileshare/protocol'
 import type { Credentials } from './credentials.js'
 import { isHandedOn, releaseBuffer } from './record-buffers.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
+import { followTrustedRedirects } from './redirects.js'
 
 /**
  * The frame mask of every message: all zeros. Masking (RFC 6455, 10.3) keeps a script in a
@@ -30,6 +31,9 @@ export async function nodeWebSocket(bearerToken?: string): Promise<WebSocketFact
     const socket = new WebSocket(url, {
       perMessageDeflate: false,
       generateMask: zeroMask,
+      // The upgrade carries the login token: a redirect fails it, and the upload falls back to
+      // chunked HTTP, whose redirects redirects.ts rules on.
+      followRedirects: false,
       ...(headers ? { headers } : {}),
     })
     const send = socket.send.bind(socket)
@@ -80,7 +84,7 @@ export const retryingFetch: typeof fetch = async (input, init) => {
 export function createApi(baseUrl: string, setup: ApiSetup = {}): ApiClient {
   return new ApiClient({
     baseUrl,
-    fetch: retryingFetch,
+    fetch: followTrustedRedirects(retryingFetch),
     ...(setup.bearerToken ? { bearerToken: setup.bearerToken } : {}),
     ...(setup.webSocket ? { webSocket: setup.webSocket } : {}),
   })

@@ -27,6 +27,7 @@ import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import { passwordLockOf } from './password-lock.js'
+import { requireSameId } from './server-id.js'
 import { exactSize, type PayloadSource } from './source.js'
 import { uploadCiphertext, type UploadCallbacks, type UploadTransport } from './upload.js'
 
@@ -129,7 +130,9 @@ export async function sendFile(
 
 /** `GET /api/info/:id`: counts nothing. 404 and 410 throw ApiError. */
 export async function inspectFile(api: ApiClient, link: FileLink): Promise<UploadInfoResponse> {
-  return api.json<UploadInfoResponse>('GET', PATHS.info(link.id))
+  const info = await api.json<UploadInfoResponse>('GET', PATHS.info(link.id))
+  requireSameId(info.id, link.id, 'upload')
+  return info
 }
 
 /**
