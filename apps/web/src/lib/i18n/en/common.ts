@@ -43,7 +43,8 @@ export const common = {
   'progress.etaUnknown': 'estimating time left…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'via {transport}',
+  'progress.via': 'Transfer method: {transport}',
+  'progress.preparing': 'Preparing…',
 
   'qr.alt': 'QR code of the link',
 
