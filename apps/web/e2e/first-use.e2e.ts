@@ -202,6 +202,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
 
   it('takes files from a drop without entries and asks before leaving them', async () => {
     const page = await suite.open('/')
+    await page.getByRole('group', { name: 'Drop files or folders here' }).waitFor()
     // A drop made by a script: Chromium gives its items no file system entries.
     await page.evaluate(() => {
       const data = new DataTransfer()
