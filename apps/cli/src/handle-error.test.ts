@@ -4,7 +4,7 @@ import { CommanderError } from 'commander'
 import { describe, expect, it } from 'vitest'
 
 import { describeError, handleError } from './handle-error.js'
-import { CliError, UnsafeArchiveError, UsageError } from './lib/errors.js'
+import { CliError, NotFileshareServerError, UnsafeArchiveError, UsageError } from './lib/errors.js'
 
 describe('describeError', () => {
   it('shows a server refusal verbatim with exit code 2', () => {
@@ -34,6 +34,14 @@ describe('describeError', () => {
       expect(describeError(new ProtocolError(code, 'failed')).exitCode).toBe(3)
     }
     expect(describeError(new UnsafeArchiveError('entry "../x"')).exitCode).toBe(3)
+  })
+
+  it('names a server that is not fileshare and exits 3', () => {
+    expect(describeError(new NotFileshareServerError('http://localhost:8080', '404'))).toEqual({
+      message:
+        'http://localhost:8080 does not look like a fileshare server (GET /api/config answered 404)',
+      exitCode: 3,
+    })
   })
 
   it('maps a wrong password to 2 and a bad link or usage to 1', () => {

@@ -12,7 +12,7 @@ import {
 } from '@fileshare/protocol'
 import { Command, Option } from 'commander'
 
-import { createApi, createSignedInApi } from '../lib/api.js'
+import { createApi, createSignedInApi, serverConfig } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { escapeControls } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
@@ -50,7 +50,7 @@ export async function runNote(
   const output = ctx.output(options.json)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
   const api = await createSignedInApi(baseUrl, ctx.credentials)
-  const config = await api.config()
+  const config = await serverConfig(api)
   const maxViews = chooseCount(
     '--views',
     options.views,

@@ -205,21 +205,24 @@ export async function sendToRequest(
 
 /**
  * Sends a note into the request: an upload of the UTF-8 text whose metadata has `kind: 'note'`
- * (one file `note.txt`, type `text/plain; charset=utf-8`).
+ * (one file `note.txt`, type `text/plain; charset=utf-8`); `withUpload` names the files upload
+ * it goes with (its metadata's `with`).
  */
 export async function sendNoteToRequest(
   api: ApiClient,
   opened: OpenedRequest,
   text: string,
-  options: UploadCallbacks & RecordCipherOption = {},
+  options: UploadCallbacks & RecordCipherOption & { withUpload?: string } = {},
 ): Promise<SentToRequest> {
   const bytes = utf8(text)
+  const { withUpload, ...transfer } = options
   return sendToRequest(api, opened, bytesSource(bytes), {
-    ...options,
+    ...transfer,
     metadata: {
       archive: false,
       files: [{ ...REQUEST_NOTE_FILE, size: bytes.length }],
       kind: 'note',
+      ...(withUpload === undefined ? {} : { with: withUpload }),
     },
     fileCount: 1,
   })

@@ -2,6 +2,7 @@
  * The message catalogue: every user-facing string of the app, composed from one file per area
  * so that each page's text lives in one place. A translation provides the same keys.
  */
+import { about } from './en/about'
 import { common } from './en/common'
 import { download } from './en/download'
 import { history } from './en/history'
@@ -23,6 +24,7 @@ export const catalogue = {
   ...notes,
   ...requests,
   ...inbox,
+  ...about,
 } satisfies Record<string, Message>
 
 export type MessageKey = keyof typeof catalogue
