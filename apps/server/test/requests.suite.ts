@@ -696,7 +696,13 @@ export function requestsSuite(backend: Backend): void {
           ...Object.values(misspellings(wrapEnc)).map((v) => finalizeBody({ wrapEnc: v })),
         ]
         for (const body of invalid) {
-          const res = await finalize(server, req, uid, body)
+          const res =
+            typeof body === 'string'
+              ? await call(server, 'POST', `/request/${req.id}/upload/${uid}/finalize`, {
+                  body,
+                  headers: { 'Content-Type': 'application/json' },
+                })
+              : await finalize(server, req, uid, body)
           expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(400)
         }
         const meta = { encryptedMeta: b64u(75000), wrapEnc: toBase64Url(wrapEnc) }
