@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { ERROR_MESSAGES, toBase64, toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 import {
   call,
   chunk,
@@ -28,20 +28,6 @@ const FORM_TYPES = [
   'application/x-www-form-urlencoded',
   'multipart/form-data; boundary=x',
 ]
-
-function noteBody(): Record<string, unknown> {
-  return {
-    encryptedContent: toBase64(randomBytes(100)),
-    nonce: toBase64(randomBytes(12)),
-    salt: toBase64Url(randomBytes(16)),
-    ownerToken: toBase64Url(randomBytes(32)),
-    authToken: toBase64Url(randomBytes(32)),
-    contentType: 'text',
-    maxViews: 1,
-    expireSec: 3600,
-    hasPassword: false,
-  }
-}
 
 /** POSTs `body` as text with `type` (or no Content-Type at all when null). */
 async function post(

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import type { AppEnv } from '../src/app-env.js'
 import { loadConfig } from '../src/config.js'
-import { startTestServer } from './harness.js'
+import { noteBody, startTestServer } from './harness.js'
 import { openDatabase, type Db } from '../src/db/client.js'
 import { HttpError } from '../src/http-error.js'
 import { listen, type RunningServer } from '../src/listen.js'
@@ -107,21 +107,6 @@ async function call(
     status: res.status,
     headers: res.headers,
     body: (await res.json()) as Record<string, unknown>,
-  }
-}
-
-function noteBody(changes: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    encryptedContent: toBase64(randomBytes(300)),
-    nonce: toBase64(randomBytes(12)),
-    salt: toBase64Url(randomBytes(16)),
-    ownerToken: toBase64Url(randomBytes(32)),
-    authToken: toBase64Url(randomBytes(32)),
-    contentType: 'text',
-    maxViews: 5,
-    expireSec: 3600,
-    hasPassword: false,
-    ...changes,
   }
 }
 
