@@ -42,7 +42,7 @@ import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { decodeBase64Strict } from './base64.js'
-import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { RemovedItem, Tombstones } from './tombstones.js'
 import { decodeSalt, invalid } from './validation.js'
 
@@ -327,10 +327,7 @@ export class NotesService {
     const presented = authTokenOf(body)
     const row = this.available(id, this.statements.access)
     const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword === 1 }
-    const token = {
-      matches: tokenMatches(presented, row.authTokenHash),
-      wellFormed: tokenBytes(presented) !== null,
-    }
+    const token = judgeToken(presented, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
     }
@@ -358,13 +355,11 @@ export class NotesService {
     const presented = authTokenOf(body)
     const row = this.available(id, this.statements.access)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.noteNotPasswordProtected)
-    const key = `note:${id}`
-    this.deps.lockout.assertOpen(key, clientIp)
-    if (!tokenMatches(presented, row.authTokenHash)) {
-      if (tokenBytes(presented)) this.deps.lockout.fail(key, clientIp)
+    const guard = { key: `note:${id}`, clientIp, hasPassword: true }
+    const token = judgeToken(presented, row.authTokenHash)
+    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
-    this.deps.lockout.succeed(key, clientIp)
   }
 
   /**

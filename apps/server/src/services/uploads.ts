@@ -23,7 +23,7 @@ import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
 import type { Tombstones } from './tombstones.js'
-import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { decodeSalt, invalid } from './validation.js'
 
@@ -311,10 +311,7 @@ export class UploadsService {
   ): Promise<DownloadResult> {
     const row = this.find(id)
     const guard = { key: `upload:${id}`, clientIp, hasPassword: row.hasPassword }
-    const token = {
-      matches: tokenMatches(authToken, row.authTokenHash),
-      wellFormed: tokenBytes(authToken) !== null,
-    }
+    const token = judgeToken(authToken, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
     }
@@ -377,19 +374,18 @@ export class UploadsService {
 
   /**
    * Checks the auth token of a password-protected upload without counting a download
-   * (spec: POST /api/password/:id). Wrong tokens count toward the lockout of this upload.
+   * (spec: POST /api/password/:id): 404, 410, 400 (no password), then the lockout of
+   * `upload:<id>` as on every password route (a well-formed wrong token counts), then 401.
    */
   checkPassword(id: string, authToken: string | undefined, clientIp: string): void {
-    const key = `upload:${id}`
-    this.deps.lockout.assertOpen(key, clientIp)
     const row = this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
-    if (!tokenMatches(authToken, row.authTokenHash)) {
-      this.deps.lockout.fail(key, clientIp)
+    const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
+    const token = judgeToken(authToken, row.authTokenHash)
+    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
-    this.deps.lockout.succeed(key, clientIp)
   }
 
   /**
