@@ -25,7 +25,7 @@ import { DownloadCounter } from './download-counter.js'
 import type { Tombstones } from './tombstones.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
-import { decodeSalt, invalid } from './validation.js'
+import { canonicalSalt, invalid } from './validation.js'
 
 /** What a client declares before sending bytes: the same on every transport. */
 export interface UploadSpec {
@@ -106,8 +106,8 @@ export class UploadsService {
     if (!auth) problems['x-auth-token'] = 'must be a base64url token'
     const owner = tokenBytes(headers['x-owner-token'])
     if (!owner) problems['x-owner-token'] = 'must be a base64url token'
-    const salt = headers['x-salt']
-    if (!decodeSalt(salt, [16, 32])) problems['x-salt'] = 'must be base64url of 16 or 32 bytes'
+    const salt = canonicalSalt(headers['x-salt'], [16, 32])
+    if (salt === null) problems['x-salt'] = 'must be base64url of 16 or 32 bytes'
 
     const maxDownloads = integer('x-max-downloads')
     if (!Number.isNaN(maxDownloads) && !isOneOf(maxDownloads, config.fileDownloadOptions)) {
@@ -127,10 +127,10 @@ export class UploadsService {
     if (hasPasswordText !== 'true' && hasPasswordText !== 'false') {
       problems['x-has-password'] = 'must be true or false'
     }
-    const passwordSalt = headers['x-password-salt'] ?? null
+    const passwordSalt = canonicalSalt(headers['x-password-salt'], [16])
     const passwordAlgo = headers['x-password-algo'] ?? null
     if (hasPassword) {
-      if (!decodeSalt(passwordSalt ?? undefined, [16])) {
+      if (passwordSalt === null) {
         problems['x-password-salt'] = 'must be base64url of 16 bytes'
       }
       if (passwordAlgo !== PASSWORD_ALGO) problems['x-password-algo'] = `must be ${PASSWORD_ALGO}`
