@@ -17,7 +17,7 @@ import type { Db } from '../db/client.js'
 import { uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
-import type { BlobJanitor } from './blob-janitor.js'
+import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { decodeBase64Strict } from './base64.js'
@@ -322,12 +322,13 @@ export class UploadsService {
   /**
    * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
    * leaving a tombstone for each so their ids go on answering 410 (tombstones.ts), then removes
-   * their blobs (record first, so an id never points at a missing blob). Returns how many went
-   * and how many blob removals were queued for later.
+   * their blobs (record first, so an id never points at a missing blob), holding a blob whose
+   * presigned URL may still be fetched (blob-janitor.ts). Returns how many went, how many blob
+   * removals failed and were queued for later, and how many blobs are held.
    */
-  async retireFinished(): Promise<{ removed: number; queued: number }> {
+  async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
-    const removed = this.deps.db.transaction((tx) => {
+    const { removed, blobs } = this.deps.db.transaction((tx) => {
       const rows = tx
         .delete(uploads)
         .where(or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)))
@@ -335,13 +336,14 @@ export class UploadsService {
           id: uploads.id,
           ownerTokenHash: uploads.ownerTokenHash,
           expiresAt: uploads.expiresAt,
+          lastDownloadAt: uploads.lastDownloadAt,
         })
         .all()
       this.deps.tombstones.bury('upload', rows)
-      return rows
+      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(rows) }
     })
-    const queued = await this.deps.janitor.removeAll(removed.map((row) => row.id))
-    return { removed: removed.length, queued }
+    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
+    return { removed, queued, held: blobs.held }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
