@@ -33,6 +33,7 @@ import {
   stopChild,
   token,
 } from './lib.js'
+import { wrkMissing } from './require-wrk.js'
 
 const SIZE = Number(process.env.BENCH_SERVER_MIB ?? 1024) * MiB
 const BUFFER_SIZE = MiB
@@ -638,18 +639,6 @@ async function noteLoad(
   }
 }
 
-/** Fails at once, before the server starts, when wrk is not installed. */
-async function requireWrk(): Promise<void> {
-  const child = spawn('wrk', ['--version'], { stdio: 'ignore' })
-  const [error] = (await Promise.race([once(child, 'exit'), once(child, 'error')])) as unknown[]
-  if (error instanceof Error) {
-    throw new Error(
-      'wrk is not installed; the note load needs it (Debian: apt-get install -y wrk)',
-      { cause: error },
-    )
-  }
-}
-
 /** The first entry of a list the config response may carry, else the fallback. */
 function firstOf(config: Record<string, unknown>, names: string[], fallback: number): number {
   for (const name of names) {
@@ -687,7 +676,6 @@ async function readConfig(port: number): Promise<{ upload: UploadSettings; note:
 }
 
 async function run(dataDir: string) {
-  await requireWrk()
   const server = await startServer(dataDir)
   const monitor = new ServerMonitor(server.child.pid!)
   try {
@@ -820,6 +808,12 @@ function print(result: Awaited<ReturnType<typeof run>>): void {
   console.log(JSON.stringify(result))
 }
 
+// Before anything starts: without wrk the note load cannot run.
+const wrkProblem = await wrkMissing()
+if (wrkProblem !== null) {
+  console.error(wrkProblem)
+  process.exit(1)
+}
 const dataDir = await mkdtemp(join(tmpdir(), 'fileshare-bench-'))
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {

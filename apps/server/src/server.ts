@@ -75,6 +75,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     host: config.host,
     responseHeaders: securityHeaderValues({
       connectOrigins: blobs.downloadOrigin ? [blobs.downloadOrigin] : [],
+      https: new URL(config.baseUrl).protocol === 'https:',
     }),
   })
   const ipOf = (request: IncomingMessage) => requestIp(request, config.trustedProxies)

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { toBase64Url } from '@fileshare/protocol'
+import { toBase64, toBase64Url } from '@fileshare/protocol'
 
 import { loadConfig } from '../src/config.js'
 import { createLogger, type Logger } from '../src/logger.js'
@@ -116,4 +116,20 @@ export function errorCapturingLogger(): { logger: Logger; errors: string[] } {
     stderr: { write: (line: string) => errors.push(line) },
   })
   return { logger, errors }
+}
+
+/** A valid `POST /api/note` body: a text note of 300 bytes, 5 views, an hour; `changes` replace. */
+export function noteBody(changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    encryptedContent: toBase64(randomBytes(300)),
+    nonce: toBase64(randomBytes(12)),
+    salt: toBase64Url(randomBytes(16)),
+    ownerToken: toBase64Url(randomBytes(32)),
+    authToken: toBase64Url(randomBytes(32)),
+    contentType: 'text',
+    maxViews: 5,
+    expireSec: 3600,
+    hasPassword: false,
+    ...changes,
+  }
 }

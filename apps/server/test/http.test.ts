@@ -179,3 +179,22 @@ describe('server without a built web app', () => {
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
   })
 })
+
+describe('Strict-Transport-Security', () => {
+  // Security: a browser that once reached the service over HTTPS never downgrades to plain HTTP.
+  it('is on every answer when BASE_URL is https, and on none otherwise', async () => {
+    const secure = await startTestServer({ env: { BASE_URL: 'https://share.example' } })
+    const plain = await startTestServer()
+    try {
+      for (const path of ['/api/health', '/api/nowhere', '/page']) {
+        const res = await fetch(`${secure.url}${path}`)
+        expect(res.headers.get('strict-transport-security'), path).toBe('max-age=31536000')
+        const other = await fetch(`${plain.url}${path}`)
+        expect(other.headers.get('strict-transport-security'), path).toBeNull()
+      }
+    } finally {
+      await secure.close()
+      await plain.close()
+    }
+  })
+})

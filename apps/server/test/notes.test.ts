@@ -22,7 +22,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import type { AppEnv } from '../src/app-env.js'
 import { loadConfig } from '../src/config.js'
-import { startTestServer } from './harness.js'
+import { noteBody, startTestServer } from './harness.js'
 import { openDatabase, type Db } from '../src/db/client.js'
 import { HttpError } from '../src/http-error.js'
 import { listen, type RunningServer } from '../src/listen.js'
@@ -110,21 +110,6 @@ async function call(
   }
 }
 
-function noteBody(changes: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    encryptedContent: toBase64(randomBytes(300)),
-    nonce: toBase64(randomBytes(12)),
-    salt: toBase64Url(randomBytes(16)),
-    ownerToken: toBase64Url(randomBytes(32)),
-    authToken: toBase64Url(randomBytes(32)),
-    contentType: 'text',
-    maxViews: 5,
-    expireSec: 3600,
-    hasPassword: false,
-    ...changes,
-  }
-}
-
 function passwordBody(changes: Record<string, unknown> = {}): Record<string, unknown> {
   return noteBody({
     hasPassword: true,
@@ -186,7 +171,7 @@ describe('POST /api/note', () => {
     expect(Object.keys(res.body.details as object).sort()).toEqual(['passwordAlgo', 'passwordSalt'])
   })
 
-  it('answers 400 for malformed JSON and for a body that is not JSON', async () => {
+  it('answers 400 for malformed JSON and 415 for a body not declared JSON', async () => {
     const malformed = await call('POST', '/note', '{"salt":')
     expect(malformed.status).toBe(400)
     expect(malformed.body).toEqual({
@@ -198,11 +183,8 @@ describe('POST /api/note', () => {
       headers: { 'content-type': 'text/plain' },
       body: JSON.stringify(noteBody()),
     })
-    expect(res.status).toBe(400)
-    expect(await res.json()).toEqual({
-      error: ERROR_MESSAGES.invalidRequest,
-      details: { 'content-type': 'must be application/json' },
-    })
+    expect(res.status).toBe(415)
+    expect(await res.json()).toEqual({ error: ERROR_MESSAGES.notJson })
   })
 
   it('accepts application/json with a charset', async () => {
@@ -338,15 +320,15 @@ describe('POST /api/note/:id/view', () => {
     expect([expired.status, expired.body]).toEqual([410, { error: ERROR_MESSAGES.noteExpired }])
   })
 
-  it('answers 400 for malformed JSON or another content type, 404 for an unknown id', async () => {
+  it('answers 400 for malformed JSON, 415 for another content type, 404 for an unknown id', async () => {
     const { id, body } = await createNote()
     expect((await call('POST', `/note/${id}/view`, '{')).status).toBe(400)
     const plain = await fetch(`${server.url}/api/note/${id}/view`, {
       method: 'POST',
       body: JSON.stringify({ authToken: body.authToken }),
     })
-    expect(plain.status).toBe(400)
-    expect(await plain.json()).toEqual({ error: ERROR_MESSAGES.invalidRequest })
+    expect(plain.status).toBe(415)
+    expect(await plain.json()).toEqual({ error: ERROR_MESSAGES.notJson })
     expect(
       (await call('POST', `/note/${UNKNOWN_ID}/view`, { authToken: body.authToken })).status,
     ).toBe(404)

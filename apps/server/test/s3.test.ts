@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
 import { createLogger } from '../src/logger.js'
+import { URL_HOLD_MARGIN_MS } from '../src/services/blob-janitor.js'
 import { CleanupJob, PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
 import type { S3BlobStore } from '../src/storage/s3.js'
 import {
@@ -32,6 +33,7 @@ import {
   s3Env,
   TEST_PART_SIZE,
 } from './s3-backend.js'
+import { call, createRequest, ENV, send } from './requests.suite.js'
 import { initChunked, json, MiB, sendChunk } from './uploads.suite.js'
 
 const missing = await radosgwMissing()
@@ -192,6 +194,89 @@ describe.skipIf(missing !== null)('S3 backend', { timeout: 30_000 }, () => {
       const res = await fetch(`${server.url}/api/health`)
       const policy = res.headers.get('content-security-policy') ?? ''
       expect(policy).toContain(`connect-src 'self' ${gateway.endpoint};`)
+    })
+  })
+
+  describe('a used-up blob outlives its last presigned URL', () => {
+    /** S3_PRESIGNED_URL_EXPIRY of the test servers (the default), in milliseconds. */
+    const URL_LIFETIME_MS = 300_000
+
+    async function keysOf(target: TestServer): Promise<string[]> {
+      const found: string[] = []
+      for await (const blob of (target.service.blobs as S3BlobStore).list()) found.push(blob.key)
+      return found
+    }
+
+    // The last counted download must stay fetchable for as long as its URL is valid.
+    it('keeps the object until the URL has expired, across a restart, then removes it', async () => {
+      const bucket = newBucketName()
+      const holdClock = manualClock()
+      const first = await startTestServer({ clock: holdClock, env: s3Env(gateway, bucket) })
+      const body = randomBytes(1000)
+      const up = await uploadChunked(first, body)
+      const { url } = (await json(await download(first, up.id, up.authToken))) as { url: string }
+      holdClock.advance(1000)
+      const retired = await first.service.cleanup.runOnce()
+      expect((await download(first, up.id, up.authToken)).status).toBe(410)
+      const fetched = await fetch(url)
+      expect(fetched.status).toBe(200)
+      expect(Buffer.from(await fetched.arrayBuffer()).equals(body)).toBe(true)
+      expect(retired).toMatchObject({ uploadsRemoved: 1, blobsHeld: 1, blobsQueued: 0 })
+
+      // The hold is kept in the database: a restarted server still honours it, then ends it.
+      await first.close({ keepData: true })
+      const second = await startTestServer({
+        clock: holdClock,
+        dataDir: first.dataDir,
+        env: s3Env(gateway, bucket),
+      })
+      try {
+        holdClock.advance(URL_LIFETIME_MS + URL_HOLD_MARGIN_MS - 2000)
+        expect((await second.service.cleanup.runOnce()).blobsRetried).toBe(0)
+        expect(await keysOf(second)).toContain(up.id)
+        expect((await fetch(url)).status).toBe(200)
+        holdClock.advance(1001)
+        expect((await second.service.cleanup.runOnce()).blobsRetried).toBe(1)
+        expect(await keysOf(second)).not.toContain(up.id)
+        expect((await fetch(url)).status).toBe(404)
+      } finally {
+        await second.close()
+      }
+    })
+
+    it('does the same for the last download of an upload in a request', async () => {
+      const holdClock = manualClock()
+      const target = await startTestServer({ clock: holdClock, env: { ...ENV, ...s3Env(gateway) } })
+      try {
+        const req = await createRequest(target, { downloads: 1 })
+        const sent = await send(target, req, 1000)
+        // Never downloaded: its blob goes at once when its retention ends.
+        const idle = await send(target, req, 1000)
+        const file = await call(target, 'GET', `/inbox/${req.id}/file/${sent.id}`, {
+          headers: { 'X-Inbox-Token': req.inboxToken },
+        })
+        expect(file.status).toBe(200)
+        const url = file.body.url as string
+        holdClock.advance(1000)
+        const retired = await target.service.cleanup.runOnce()
+        expect((await fetch(url)).status).toBe(200)
+        expect(retired).toMatchObject({ requestUploadsRemoved: 1, blobsHeld: 1 })
+        expect(await keysOf(target)).toEqual(expect.arrayContaining([sent.id, idle.id]))
+
+        holdClock.advance(URL_LIFETIME_MS + URL_HOLD_MARGIN_MS)
+        expect((await target.service.cleanup.runOnce()).blobsRetried).toBe(1)
+        expect(await keysOf(target)).not.toContain(sent.id)
+        expect((await fetch(url)).status).toBe(404)
+
+        holdClock.advance(Number(ENV.FILE_REQUEST_RETENTION_SEC) * 1000)
+        expect(await target.service.cleanup.runOnce()).toMatchObject({
+          requestUploadsRemoved: 1,
+          blobsHeld: 0,
+        })
+        expect(await keysOf(target)).not.toContain(idle.id)
+      } finally {
+        await target.close()
+      }
     })
   })
 

@@ -617,7 +617,7 @@ export function uploadsSuite(backend: Backend): void {
         const post = (body: string) =>
           fetch(`${server.url}/api/meta/${up.id}`, {
             method: 'POST',
-            headers: { 'X-Owner-Token': up.ownerToken },
+            headers: { 'X-Owner-Token': up.ownerToken, 'Content-Type': 'application/json' },
             body,
           })
         expect((await post('{')).status).toBe(400)

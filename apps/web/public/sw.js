@@ -9,7 +9,7 @@ const PREFIX = '/__fileshare/download/'
 /** Streams handed over but not yet fetched are dropped after this long. */
 const UNCLAIMED_MS = 60_000
 
-/** @type {Map<string, { stream: ReadableStream<Uint8Array>, name: string, size: number, type: string, port: MessagePort | undefined }>} */
+/** @type {Map<string, { stream: ReadableStream<Uint8Array>, name: string, size: number, port: MessagePort | undefined }>} */
 const downloads = new Map()
 
 self.addEventListener('install', () => {
@@ -83,7 +83,6 @@ self.addEventListener('message', (event) => {
     stream,
     name: String(data.name),
     size: Number(data.size),
-    type: String(data.contentType || 'application/octet-stream'),
     port: event.ports[0],
   })
   setTimeout(() => {
@@ -113,8 +112,10 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(new Response('Download not found', { status: 404 }))
     return
   }
+  // Always bytes to save, never a type the sender chose: a file named as HTML or SVG is served
+  // from this origin, and must not be rendered or sniffed into a page running here.
   const headers = new Headers({
-    'Content-Type': download.type,
+    'Content-Type': 'application/octet-stream',
     'Content-Disposition': contentDisposition(download.name),
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',

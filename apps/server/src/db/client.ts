@@ -21,7 +21,9 @@ export function openDatabase(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true })
   const sqlite = new Database(join(dataDir, 'fileshare.db'))
   sqlite.pragma('journal_mode = WAL')
-  // NORMAL is durable across process crashes in WAL mode; only an OS crash can lose the last commits.
+  // In WAL mode NORMAL loses nothing when the process crashes, and never corrupts the file; a power
+  // loss rolls back the commits since the last checkpoint (db/checkpointer.ts), which FULL would
+  // avoid by an fsync per commit on this thread (docs/configuration.md, Durability).
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('busy_timeout = 5000')
   sqlite.pragma('foreign_keys = ON')

@@ -23,6 +23,8 @@ export const uploads = sqliteTable(
     metaNonce: text('meta_nonce'),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
+    /** When the last download was counted; its blob outlives the record by a presigned URL's life. */
+    lastDownloadAt: integer('last_download_at'),
   },
   (table) => [index('uploads_expires_at').on(table.expiresAt)],
 )
@@ -59,11 +61,16 @@ export const uploadQuota = sqliteTable(
   (table) => [primaryKey({ columns: [table.clientHash, table.windowStart] })],
 )
 
-/** Blobs whose removal failed; the cleanup job tries again on every run. */
+/**
+ * Blobs waiting for removal: those whose removal failed, and those held until a presigned URL
+ * handed out for them has expired (`notBefore`). Each cleanup run removes the ones that are due.
+ */
 export const blobDeletions = sqliteTable('blob_deletions', {
   key: text('key').primaryKey(),
   attempts: integer('attempts').notNull().default(0),
   queuedAt: integer('queued_at').notNull(),
+  /** Not removed before this time (milliseconds); 0 for at once. */
+  notBefore: integer('not_before').notNull().default(0),
 })
 
 /** Server-wide secrets and settings generated at first start (for example the quota HMAC key). */
@@ -123,6 +130,8 @@ export const requestUploads = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Arrival plus FILE_REQUEST_RETENTION_SEC. */
     expiresAt: integer('expires_at').notNull(),
+    /** When the last download was counted, as on `uploads`. */
+    lastDownloadAt: integer('last_download_at'),
   },
   (table) => [
     index('request_uploads_request_id').on(table.requestId),

@@ -26,3 +26,13 @@ describe('securityHeaderValues', () => {
     })
   })
 })
+
+describe('Strict-Transport-Security', () => {
+  it('is sent for a service reached over HTTPS only', () => {
+    expect(securityHeaderValues({ https: true })).toMatchObject({
+      'Strict-Transport-Security': 'max-age=31536000',
+    })
+    expect(securityHeaderValues({ https: false })).not.toHaveProperty('Strict-Transport-Security')
+    expect(securityHeaderValues()).not.toHaveProperty('Strict-Transport-Security')
+  })
+})

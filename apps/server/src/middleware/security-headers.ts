@@ -11,7 +11,15 @@ export interface SecurityHeadersOptions {
    * as downloads fetch the blob from a presigned URL (spec: What the service does, 7).
    */
   connectOrigins?: readonly string[]
+  /** Whether the service is reached over HTTPS (`BASE_URL`); adds Strict-Transport-Security. */
+  https?: boolean
 }
+
+/**
+ * One year, without `includeSubDomains`: the service vouches for its own host only, since other
+ * hosts under its domain may not serve HTTPS.
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000'
 
 export function contentSecurityPolicy(connectOrigins: readonly string[] = []): string {
   return [
@@ -44,5 +52,7 @@ export function securityHeaderValues(
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=(), usb=()',
+    // Browsers ignore it over plain HTTP, and a service on http:// must not claim HTTPS.
+    ...(options.https === true ? { 'Strict-Transport-Security': STRICT_TRANSPORT_SECURITY } : {}),
   }
 }

@@ -3,10 +3,11 @@
  * soon as it passes its limit, never buffered unbounded. Errors are passed as factories so that a
  * request that succeeds never pays for building one.
  */
+import { ERROR_MESSAGES } from '@fileshare/protocol'
 import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import type { HttpError } from '../http-error.js'
+import { HttpError } from '../http-error.js'
 
 /** The raw body as a stream of chunks (the Node request itself, which applies backpressure). */
 export async function* bodyChunks(c: Context<AppEnv>): AsyncGenerator<Uint8Array> {
@@ -100,4 +101,29 @@ export async function readJson(
   } catch {
     throw malformed()
   }
+}
+
+/** The media type of the request's `Content-Type`, lower-case, without parameters; '' if none. */
+function mediaType(c: Context<AppEnv>): string {
+  const type = c.env.incoming.headers['content-type'] ?? ''
+  return type.split(';')[0]!.trim().toLowerCase()
+}
+
+/**
+ * 415 unless the body is declared `application/json` (parameters such as `charset` allowed). A
+ * cross-site HTML form can only send `text/plain`, form-urlencoded or multipart bodies, and any
+ * other type makes the browser ask first (CORS preflight, which this server never grants), so a
+ * page elsewhere cannot make a signed-in browser spend its limits on a JSON route.
+ */
+export function requireJsonBody(c: Context<AppEnv>): void {
+  if (mediaType(c) !== 'application/json') throw new HttpError(415, ERROR_MESSAGES.notJson)
+}
+
+/**
+ * The same rule for the POST routes that take no body: a `Content-Type`, when sent, must be
+ * `application/json`. A form always sends one; clients that send no body send none.
+ */
+export function refuseFormPost(c: Context<AppEnv>): void {
+  const type = mediaType(c)
+  if (type !== '' && type !== 'application/json') throw new HttpError(415, ERROR_MESSAGES.notJson)
 }

@@ -9,7 +9,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadsService } from '../services/uploads.js'
-import { readJson } from './body.js'
+import { readJson, requireJsonBody } from './body.js'
 import { downloadResponse, refuseHead } from './download.js'
 
 export interface FileRouteDeps {
@@ -33,6 +33,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
 
   app.post('/meta/:id', async (c) => {
     const id = uploadId(c)
+    requireJsonBody(c)
     const body = await readJson(
       c,
       META_BODY_LIMIT,

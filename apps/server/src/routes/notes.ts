@@ -4,13 +4,11 @@
  * under `/api`.
  *
  * JSON bodies are checked in this order: an id that is not a UUID answers 404 before the body is
- * read; a `Content-Type` other than `application/json` answers 400 `Invalid request` (the spec's
- * status for an invalid request body; it lists no 415); the body is counted while it streams
- * and refused with 413 past its limit; malformed JSON answers 400 `Invalid request`. On note
+ * read; a `Content-Type` other than `application/json` answers 415, so that no cross-site form
+ * can post here (body.ts); the body is counted while it streams and refused with 413 past its
+ * limit; malformed JSON answers 400 `Invalid request`. On note
  * creation every such 400 carries `details`, as the spec demands of that route.
  */
-import type { IncomingMessage } from 'node:http'
-
 import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
@@ -18,7 +16,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { NotesService } from '../services/notes.js'
 import { invalid } from '../services/validation.js'
-import { readJson } from './body.js'
+import { readJson, requireJsonBody } from './body.js'
 
 export interface NotesRouteDeps {
   notes: NotesService
@@ -50,11 +48,6 @@ function json(body: string, status: 200 | 201): Response {
   return new Response(body, { status, headers: JSON_HEADERS })
 }
 
-function isJson(incoming: IncomingMessage): boolean {
-  const type = incoming.headers['content-type'] ?? ''
-  return type.split(';')[0]!.trim().toLowerCase() === 'application/json'
-}
-
 function noteId(c: Context<AppEnv>): string {
   const id = c.req.param('id') ?? ''
   if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.noteNotFound)
@@ -68,7 +61,7 @@ const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
 
 /** The `{ authToken }` body of view and password check; its token is judged by the service. */
 function tokenBody(c: Context<AppEnv>): Promise<unknown> {
-  if (!isJson(c.env.incoming)) throw invalidRequest()
+  requireJsonBody(c)
   return readJson(c, TOKEN_BODY_LIMIT, tooLargeTokenBody, invalidRequest)
 }
 
@@ -78,7 +71,7 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
 
   app.post('/note', async (c) => {
     if (requireLogin) await requireLogin(c)
-    if (!isJson(c.env.incoming)) throw invalid({ 'content-type': 'must be application/json' })
+    requireJsonBody(c)
     const body = await readJson(c, deps.bodyLimit, tooLargeNote, notJson)
     return json(JSON.stringify(notes.create(body)), 201)
   })

@@ -14,7 +14,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../services/requests.js'
-import { readJson } from './body.js'
+import { readJson, refuseFormPost, requireJsonBody } from './body.js'
 import { receiveChunk } from './chunk.js'
 
 export interface RequestRouteDeps {
@@ -56,6 +56,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/', async (c) => {
     const user = await deps.creator(c)
+    requireJsonBody(c)
     const body = await readJson(
       c,
       REQUEST_BODY_MAX_BYTES,
@@ -75,6 +76,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/:id/upload/init', async (c) => {
     const id = requestId(c)
+    refuseFormPost(c)
     const init = requests.parseUploadInit({
       uploadToken: c.req.header('x-upload-token'),
       salt: c.req.header('x-salt'),
@@ -89,6 +91,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/:id/upload/:uid/finalize', async (c) => {
     const upload = session(c)
+    requireJsonBody(c)
     const body = await readJson(
       c,
       REQUEST_FINALIZE_BODY_MAX_BYTES,

@@ -9,7 +9,7 @@ import { Hono, type Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../services/uploads.js'
-import { bodyChunks, closing } from './body.js'
+import { bodyChunks, closing, refuseFormPost } from './body.js'
 import { receiveChunk } from './chunk.js'
 
 export interface UploadRouteDeps {
@@ -74,6 +74,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
 
   app.post('/upload/init', async (c) => {
     await deps.requireLogin(c)
+    refuseFormPost(c)
     const spec = uploads.parseSpec(headerValues(c), 'x-content-length')
     const session = await uploads.begin(spec, deps.ipOf(c), 'http')
     return c.json({ id: session.id }, 201)
@@ -83,6 +84,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
 
   app.post('/upload/:id/finalize', async (c) => {
     const session = uploads.session(sessionId(c))
+    refuseFormPost(c)
     const id = await uploads.finalize(session, c.req.header('x-owner-token'))
     return c.json({ id, url: uploads.shareUrl(id) }, 200)
   })

@@ -1,12 +1,33 @@
 /**
  * Removes blobs best effort: a removal that fails is remembered in the database and tried again
- * by every cleanup run, so a storage hiccup never fails a delete and never leaks a blob.
+ * by every cleanup run, so a storage hiccup never fails a delete and never leaks a blob. The blob
+ * of an item retired after a download is held, in the same table, until the presigned URL that
+ * download handed out has expired, so a counted download can still be fetched.
  */
-import { eq, sql } from 'drizzle-orm'
+import { eq, lte, sql } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { blobDeletions } from '../db/schema.js'
 import type { BlobStore } from '../storage/blob-store.js'
+
+/**
+ * Kept on top of a presigned URL's lifetime: the URL is signed a moment after the download is
+ * counted, and the S3 server's clock may run a little behind this one.
+ */
+export const URL_HOLD_MARGIN_MS = 60_000
+
+/** A retired record's blob: its key, and when its last download was counted (null: never). */
+export interface RetiredBlob {
+  id: string
+  lastDownloadAt: number | null
+}
+
+/** What a cleanup step retired: records, failed blob removals queued, blobs held for a URL. */
+export interface RetiredCount {
+  removed: number
+  queued: number
+  held: number
+}
 
 export class BlobJanitor {
   constructor(
@@ -32,6 +53,37 @@ export class BlobJanitor {
     }
   }
 
+  /**
+   * Of the blobs of records being retired (expired or used up), queues those whose last download
+   * handed out a presigned URL that is still valid, to be removed by `retry()` once it has
+   * expired plus URL_HOLD_MARGIN_MS; answers the keys to remove now. Synchronous, so that it runs
+   * inside the transaction that deletes the records: a crash between the two would otherwise
+   * leave the held blob to the orphan sweep, which does not wait for the URL.
+   */
+  holdForUrls(blobs: Iterable<RetiredBlob>): { removeNow: string[]; held: number } {
+    const lifetime = this.blobs.presignedUrlLifetimeMs
+    const time = this.now()
+    const removeNow: string[] = []
+    let held = 0
+    for (const { id, lastDownloadAt } of blobs) {
+      const notBefore =
+        lifetime === undefined || lastDownloadAt === null
+          ? 0
+          : lastDownloadAt + lifetime + URL_HOLD_MARGIN_MS
+      if (notBefore <= time) {
+        removeNow.push(id)
+        continue
+      }
+      this.db
+        .insert(blobDeletions)
+        .values({ key: id, queuedAt: time, notBefore })
+        .onConflictDoNothing()
+        .run()
+      held++
+    }
+    return { removeNow, held }
+  }
+
   /** Removes the blobs of `keys` one after another; answers how many were queued instead. */
   async removeAll(keys: Iterable<string>): Promise<number> {
     let queued = 0
@@ -41,10 +93,15 @@ export class BlobJanitor {
     return queued
   }
 
-  /** Tries every queued removal again; returns how many succeeded. */
+  /** Tries every queued removal that is due (held ones once their time has come); returns how many succeeded. */
   async retry(): Promise<number> {
     let removed = 0
-    for (const { key } of this.db.select().from(blobDeletions).all()) {
+    const due = this.db
+      .select({ key: blobDeletions.key })
+      .from(blobDeletions)
+      .where(lte(blobDeletions.notBefore, this.now()))
+      .all()
+    for (const { key } of due) {
       try {
         await this.blobs.delete(key)
         this.db.delete(blobDeletions).where(eq(blobDeletions.key, key)).run()
@@ -61,7 +118,7 @@ export class BlobJanitor {
     return removed
   }
 
-  /** Keys still waiting for removal (a blob with such a key must not be served or swept twice). */
+  /** Keys still waiting for removal, held ones included (such a blob must not be swept twice). */
   pending(): Set<string> {
     return new Set(
       this.db

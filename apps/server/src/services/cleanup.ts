@@ -59,6 +59,11 @@ export interface CleanupReport {
   uploadsRemoved: number
   /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
   blobsQueued: number
+  /**
+   * Blobs of removed uploads (of both kinds) kept until the presigned URL of their last download
+   * has expired; a later run removes them (counted in `blobsRetried`).
+   */
+  blobsHeld: number
   /** Notes deleted because they expired or used up their views. */
   notesRemoved: number
   /** Tombstones of removed uploads and notes whose retention ended. */
@@ -67,7 +72,7 @@ export interface CleanupReport {
   requestUploadsRemoved: number
   /** Requests deleted because they ended long enough ago and hold nothing. */
   requestsRemoved: number
-  /** Blob removals queued by earlier runs that succeeded in this one. */
+  /** Blob removals queued or held by earlier runs that succeeded in this one. */
   blobsRetried: number
   /** Chunked upload sessions ended for being idle too long. */
   sessionsExpired: number
@@ -131,6 +136,7 @@ export class CleanupJob {
     const report: CleanupReport = {
       uploadsRemoved: 0,
       blobsQueued: 0,
+      blobsHeld: 0,
       notesRemoved: 0,
       tombstonesPurged: 0,
       requestUploadsRemoved: 0,
@@ -159,9 +165,10 @@ export class CleanupJob {
       report.blobsRetried = await services.janitor.retry()
     })
     await step('uploads', async () => {
-      const { removed, queued } = await services.uploads.retireFinished()
+      const { removed, queued, held } = await services.uploads.retireFinished()
       report.uploadsRemoved = removed
       report.blobsQueued += queued
+      report.blobsHeld += held
     })
     await step('notes', () => {
       report.notesRemoved = services.notes.retireFinished()
@@ -170,9 +177,10 @@ export class CleanupJob {
       report.tombstonesPurged = services.tombstones.purge(this.deps.now())
     })
     await step('requestUploads', async () => {
-      const { removed, queued } = await services.requests.removeExpiredUploads()
+      const { removed, queued, held } = await services.requests.removeExpiredUploads()
       report.requestUploadsRemoved = removed
       report.blobsQueued += queued
+      report.blobsHeld += held
     })
     // After the uploads: a request goes only once nothing is left in it.
     await step('requests', () => {
@@ -197,7 +205,8 @@ export class CleanupJob {
     })
 
     this.deps.logger.debug(
-      `cleanup: ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued), ` +
+      `cleanup: ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
+        `${report.blobsHeld} held), ` +
         `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
         `${report.requestUploadsRemoved} request uploads, ` +
         `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +

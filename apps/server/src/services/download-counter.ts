@@ -1,7 +1,8 @@
 /**
  * Counted downloads, shared by uploads and inbox files (spec: File upload states, "downloadCount
  * + 1 atomically"; Upload slot, "download by requester"): one conditional UPDATE takes a download
- * only while the count is below the limit and the item has not expired, then the blob is handed
+ * only while the count is below the limit and the item has not expired, and notes its time (the
+ * blob must outlive a presigned URL handed out then: blob-janitor.ts), then the blob is handed
  * out; a blob that cannot be handed out gives the download back.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
@@ -15,7 +16,7 @@ import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-
 export type CountedTable = 'uploads' | 'request_uploads'
 
 export class DownloadCounter {
-  private readonly take: Statement<[string, number]>
+  private readonly take: Statement<[{ id: string; now: number }]>
   private readonly giveBack: Statement<[string]>
 
   constructor(
@@ -25,8 +26,8 @@ export class DownloadCounter {
   ) {
     // The table name is one of two constants above, never input.
     this.take = db.$client.prepare(
-      `UPDATE ${table} SET download_count = download_count + 1
-       WHERE id = ? AND download_count < max_downloads AND expires_at > ?`,
+      `UPDATE ${table} SET download_count = download_count + 1, last_download_at = @now
+       WHERE id = @id AND download_count < max_downloads AND expires_at > @now`,
     )
     this.giveBack = db.$client.prepare(
       `UPDATE ${table} SET download_count = download_count - 1 WHERE id = ? AND download_count > 0`,
@@ -35,7 +36,7 @@ export class DownloadCounter {
 
   /** Counts one download of `id` at time `now`, or 410 when expired or used up. */
   async deliver(id: string, now: number): Promise<BlobDelivery> {
-    if (this.take.run(id, now).changes !== 1) {
+    if (this.take.run({ id, now }).changes !== 1) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
     try {

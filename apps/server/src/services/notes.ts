@@ -27,10 +27,8 @@ import {
   NOTE_SALT_BYTES,
   PASSWORD_ALGO,
   PASSWORD_SALT_BYTES,
-  fromBase64Url,
   isOneOf,
   isUuid,
-  toBase64Url,
   type CreateNoteResponse,
   type NoteContentType,
   type NoteInfoResponse,
@@ -42,9 +40,9 @@ import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { decodeBase64Strict } from './base64.js'
-import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { RemovedItem, Tombstones } from './tombstones.js'
-import { decodeSalt, invalid } from './validation.js'
+import { canonicalSalt, invalid } from './validation.js'
 
 export interface NotesDeps {
   config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>
@@ -206,8 +204,8 @@ export class NotesService {
     }
     const nonce = decodeExact(body.nonce, NOTE_NONCE_BYTES)
     if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
-    const salt = typeof body.salt === 'string' ? body.salt : undefined
-    if (!decodeSalt(salt, [NOTE_SALT_BYTES])) {
+    const salt = canonicalSalt(body.salt, [NOTE_SALT_BYTES])
+    if (salt === null) {
       problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
     }
     const ownerToken = tokenBytes(typeof body.ownerToken === 'string' ? body.ownerToken : null)
@@ -226,9 +224,9 @@ export class NotesService {
     }
 
     if (typeof hasPassword !== 'boolean') problems.set('hasPassword', 'must be true or false')
-    const passwordSalt = typeof body.passwordSalt === 'string' ? body.passwordSalt : undefined
+    const passwordSalt = canonicalSalt(body.passwordSalt, [PASSWORD_SALT_BYTES])
     if (hasPassword === true) {
-      if (!decodeSalt(passwordSalt, [PASSWORD_SALT_BYTES])) {
+      if (passwordSalt === null) {
         problems.set('passwordSalt', `must be base64url of ${PASSWORD_SALT_BYTES} bytes`)
       }
       if (body.passwordAlgo !== PASSWORD_ALGO) {
@@ -265,10 +263,10 @@ export class NotesService {
       content,
       nonce,
       // Stored in the one canonical spelling, so info answers the same bytes in one way.
-      toBase64Url(fromBase64Url(salt!)),
+      salt!,
       maxViews,
       hasPassword ? 1 : 0,
-      hasPassword ? toBase64Url(fromBase64Url(passwordSalt!)) : null,
+      hasPassword ? passwordSalt! : null,
       hasPassword ? PASSWORD_ALGO : null,
       hashToken(authToken),
       hashToken(ownerToken),
@@ -327,10 +325,7 @@ export class NotesService {
     const presented = authTokenOf(body)
     const row = this.available(id, this.statements.access)
     const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword === 1 }
-    const token = {
-      matches: tokenMatches(presented, row.authTokenHash),
-      wellFormed: tokenBytes(presented) !== null,
-    }
+    const token = judgeToken(presented, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
     }
@@ -358,13 +353,11 @@ export class NotesService {
     const presented = authTokenOf(body)
     const row = this.available(id, this.statements.access)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.noteNotPasswordProtected)
-    const key = `note:${id}`
-    this.deps.lockout.assertOpen(key, clientIp)
-    if (!tokenMatches(presented, row.authTokenHash)) {
-      if (tokenBytes(presented)) this.deps.lockout.fail(key, clientIp)
+    const guard = { key: `note:${id}`, clientIp, hasPassword: true }
+    const token = judgeToken(presented, row.authTokenHash)
+    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
-    this.deps.lockout.succeed(key, clientIp)
   }
 
   /**

@@ -29,7 +29,7 @@ import type { Db } from '../db/client.js'
 import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
-import type { BlobJanitor } from './blob-janitor.js'
+import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
 import {
@@ -508,22 +508,25 @@ export class RequestsService {
 
   /**
    * Cleanup: deletes uploads whose retention ended or whose downloads are used up, records
-   * first, then their blobs. Returns how many were deleted and how many blob removals were queued.
+   * first, then their blobs, holding those a presigned URL may still fetch (blob-janitor.ts).
    */
-  async removeExpiredUploads(): Promise<{ removed: number; queued: number }> {
+  async removeExpiredUploads(): Promise<RetiredCount> {
     const now = this.deps.now()
-    const rows = this.deps.db
-      .delete(requestUploads)
-      .where(
-        or(
-          lte(requestUploads.expiresAt, now),
-          gte(requestUploads.downloadCount, requestUploads.maxDownloads),
-        ),
-      )
-      .returning({ id: requestUploads.id })
-      .all()
-    const queued = await this.deps.janitor.removeAll(rows.map((row) => row.id))
-    return { removed: rows.length, queued }
+    const { removed, blobs } = this.deps.db.transaction((tx) => {
+      const rows = tx
+        .delete(requestUploads)
+        .where(
+          or(
+            lte(requestUploads.expiresAt, now),
+            gte(requestUploads.downloadCount, requestUploads.maxDownloads),
+          ),
+        )
+        .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
+        .all()
+      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(rows) }
+    })
+    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
+    return { removed, queued, held: blobs.held }
   }
 
   /**

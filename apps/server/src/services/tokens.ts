@@ -29,8 +29,22 @@ export function hashToken(bytes: Uint8Array): Buffer {
 
 /** Whether a presented token matches a stored hash; a missing or malformed token never matches. */
 export function tokenMatches(presented: string | undefined | null, stored: Uint8Array): boolean {
+  return judgeToken(presented, stored).matches
+}
+
+/**
+ * A presented token as the lockout judges it (limits/lockout.ts): whether it matches, and whether
+ * it is a token at all, since only a well-formed wrong token can be a password guess.
+ */
+export function judgeToken(
+  presented: string | undefined | null,
+  stored: Uint8Array,
+): { matches: boolean; wellFormed: boolean } {
   const bytes = tokenBytes(presented)
-  if (bytes === null) return false
+  if (bytes === null) return { matches: false, wellFormed: false }
   const hash = hashToken(bytes)
-  return hash.length === stored.length && timingSafeEqual(hash, stored)
+  return {
+    matches: hash.length === stored.length && timingSafeEqual(hash, stored),
+    wellFormed: true,
+  }
 }

@@ -18,15 +18,15 @@ import type { Db } from '../db/client.js'
 import { uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
-import type { BlobJanitor } from './blob-janitor.js'
+import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
 import type { Tombstones } from './tombstones.js'
-import { hashToken, tokenBytes, tokenMatches } from './tokens.js'
+import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
-import { decodeSalt, invalid } from './validation.js'
+import { canonicalSalt, invalid } from './validation.js'
 
 /** What a client declares before sending bytes: the same on every transport. */
 export interface UploadSpec {
@@ -107,8 +107,8 @@ export class UploadsService {
     if (!auth) problems['x-auth-token'] = 'must be a base64url token'
     const owner = tokenBytes(headers['x-owner-token'])
     if (!owner) problems['x-owner-token'] = 'must be a base64url token'
-    const salt = headers['x-salt']
-    if (!decodeSalt(salt, [16, 32])) problems['x-salt'] = 'must be base64url of 16 or 32 bytes'
+    const salt = canonicalSalt(headers['x-salt'], [16, 32])
+    if (salt === null) problems['x-salt'] = 'must be base64url of 16 or 32 bytes'
 
     const maxDownloads = integer('x-max-downloads')
     if (!Number.isNaN(maxDownloads) && !isOneOf(maxDownloads, config.fileDownloadOptions)) {
@@ -128,10 +128,10 @@ export class UploadsService {
     if (hasPasswordText !== 'true' && hasPasswordText !== 'false') {
       problems['x-has-password'] = 'must be true or false'
     }
-    const passwordSalt = headers['x-password-salt'] ?? null
+    const passwordSalt = canonicalSalt(headers['x-password-salt'], [16])
     const passwordAlgo = headers['x-password-algo'] ?? null
     if (hasPassword) {
-      if (!decodeSalt(passwordSalt ?? undefined, [16])) {
+      if (passwordSalt === null) {
         problems['x-password-salt'] = 'must be base64url of 16 bytes'
       }
       if (passwordAlgo !== PASSWORD_ALGO) problems['x-password-algo'] = `must be ${PASSWORD_ALGO}`
@@ -318,10 +318,7 @@ export class UploadsService {
   ): Promise<DownloadResult> {
     const row = this.find(id)
     const guard = { key: `upload:${id}`, clientIp, hasPassword: row.hasPassword }
-    const token = {
-      matches: tokenMatches(authToken, row.authTokenHash),
-      wellFormed: tokenBytes(authToken) !== null,
-    }
+    const token = judgeToken(authToken, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
     }
@@ -332,12 +329,13 @@ export class UploadsService {
   /**
    * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
    * leaving a tombstone for each so their ids go on answering 410 (tombstones.ts), then removes
-   * their blobs (record first, so an id never points at a missing blob). Returns how many went
-   * and how many blob removals were queued for later.
+   * their blobs (record first, so an id never points at a missing blob), holding a blob whose
+   * presigned URL may still be fetched (blob-janitor.ts). Returns how many went, how many blob
+   * removals failed and were queued for later, and how many blobs are held.
    */
-  async retireFinished(): Promise<{ removed: number; queued: number }> {
+  async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
-    const removed = this.deps.db.transaction((tx) => {
+    const { removed, blobs } = this.deps.db.transaction((tx) => {
       const rows = tx
         .delete(uploads)
         .where(or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)))
@@ -345,13 +343,14 @@ export class UploadsService {
           id: uploads.id,
           ownerTokenHash: uploads.ownerTokenHash,
           expiresAt: uploads.expiresAt,
+          lastDownloadAt: uploads.lastDownloadAt,
         })
         .all()
       this.deps.tombstones.bury('upload', rows)
-      return rows
+      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(rows) }
     })
-    const queued = await this.deps.janitor.removeAll(removed.map((row) => row.id))
-    return { removed: removed.length, queued }
+    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
+    return { removed, queued, held: blobs.held }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
@@ -384,20 +383,19 @@ export class UploadsService {
 
   /**
    * Checks the auth token of a password-protected upload without counting a download
-   * (spec: POST /api/password/:id) and answers its metadata, which info withholds. Wrong tokens
-   * count toward the lockout of this upload.
+   * (spec: POST /api/password/:id) and answers its metadata, which info withholds: 404, 410,
+   * 400 (no password), then the lockout of `upload:<id>` as on every password route (a
+   * well-formed wrong token counts), then 401.
    */
   checkPassword(id: string, authToken: string | undefined, clientIp: string): UploadMetaFields {
-    const key = `upload:${id}`
-    this.deps.lockout.assertOpen(key, clientIp)
     const row = this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
-    if (!tokenMatches(authToken, row.authTokenHash)) {
-      this.deps.lockout.fail(key, clientIp)
+    const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
+    const token = judgeToken(authToken, row.authTokenHash)
+    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
-    this.deps.lockout.succeed(key, clientIp)
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
 

@@ -1,5 +1,5 @@
 /** Small request checks shared by the services, turning protocol validator failures into 400s. */
-import { ERROR_MESSAGES, fromBase64Url } from '@fileshare/protocol'
+import { ERROR_MESSAGES, fromBase64Url, toBase64Url } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 
@@ -8,12 +8,18 @@ export function invalid(details: Record<string, string>): HttpError {
   return new HttpError(400, ERROR_MESSAGES.invalidRequest, { details })
 }
 
-/** Whether `text` is base64url (file and note routes: padding optional) of one of the sizes. */
-export function decodeSalt(text: string | undefined, sizes: readonly number[]): boolean {
-  if (typeof text !== 'string' || text.length > 64) return false
+/**
+ * The canonical spelling (unpadded base64url) of a salt given as base64url on the file and note
+ * routes, or null when it is not base64url of one of the sizes. Padding is accepted there and
+ * dropped, so every salt is stored and answered in one spelling; non-zero trailing bits and
+ * characters outside the alphabet are refused, as the protocol's decoder refuses them.
+ */
+export function canonicalSalt(text: unknown, sizes: readonly number[]): string | null {
+  if (typeof text !== 'string' || text.length > 64) return null
   try {
-    return sizes.includes(fromBase64Url(text).length)
+    const bytes = fromBase64Url(text)
+    return sizes.includes(bytes.length) ? toBase64Url(bytes) : null
   } catch {
-    return false
+    return null
   }
 }

@@ -37,6 +37,11 @@ export interface BlobStore {
    * Only stores that clients can reach directly have it (S3: spec, What the service does, 7).
    */
   presign?(key: string): Promise<string>
+  /**
+   * How long a URL from `presign()` can fetch its blob (S3_PRESIGNED_URL_EXPIRY): the blob of a
+   * download counted at time t is kept until t plus this (services/blob-janitor.ts).
+   */
+  readonly presignedUrlLifetimeMs?: number
   /** The origin of presigned URLs, which the web app's Content-Security-Policy must allow. */
   readonly downloadOrigin?: string
   /** Removes a blob; a blob that does not exist counts as removed. */

@@ -1,11 +1,11 @@
 /**
  * Blobs as files under DATA_DIR/blobs. A writer fills `blobs/.partial/<key>.<random>` and commit
- * fsyncs it and renames it to `blobs/<key>`, so a blob is either whole or absent, even across a
- * crash; partial files are swept at start and by the cleanup job.
+ * fsyncs it, renames it to `blobs/<key>` and fsyncs `blobs`, so a blob is either whole or absent,
+ * even across a crash or a power loss; partial files are swept at start and by the cleanup job.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Writable } from 'node:stream'
 
 import {
@@ -240,6 +240,7 @@ class FileWriter implements BlobWriter {
   async commit(): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')
     this.closed = true
+    let renamed = false
     try {
       this.startBatch()
       await this.settle()
@@ -247,10 +248,12 @@ class FileWriter implements BlobWriter {
       await this.handle.sync()
       await this.handle.close()
       await rename(this.temp, this.target)
+      renamed = true
+      await syncDirectory(dirname(this.target))
     } catch (error) {
       await this.settle()
       await this.handle.close().catch(() => undefined)
-      await rm(this.temp, { force: true })
+      await rm(renamed ? this.target : this.temp, { force: true })
       throw error
     }
   }
@@ -262,6 +265,20 @@ class FileWriter implements BlobWriter {
     await this.settle()
     if (wasOpen) await this.handle.close().catch(() => undefined)
     await rm(this.temp, { force: true })
+  }
+}
+
+/**
+ * Flushes a directory's entries to disk. A rename is durable only once its directory is: without
+ * this, a power loss after the upload's record was committed could bring the blob back under its
+ * partial name, and the record would point at nothing.
+ */
+async function syncDirectory(path: string): Promise<void> {
+  const directory = await open(path, 'r')
+  try {
+    await directory.sync()
+  } finally {
+    await directory.close()
   }
 }
 

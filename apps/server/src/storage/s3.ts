@@ -60,6 +60,7 @@ export class S3BlobStore implements BlobStore {
   readonly client: S3Client
   readonly bucket: string
   readonly downloadOrigin: string
+  readonly presignedUrlLifetimeMs: number
   private readonly partSize: number
   private readonly expirySec: number
   private readonly now: () => number
@@ -68,6 +69,7 @@ export class S3BlobStore implements BlobStore {
     this.bucket = options.bucket
     this.partSize = options.partSize
     this.expirySec = options.presignedUrlExpirySec
+    this.presignedUrlLifetimeMs = options.presignedUrlExpirySec * 1000
     this.now = options.now ?? Date.now
     const endpoint = new URL(options.endpoint)
     // Virtual-hosted addressing puts the bucket in the host name of every presigned URL.

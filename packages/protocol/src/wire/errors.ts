@@ -53,6 +53,7 @@ export const ERROR_MESSAGES = {
   providerUnreachable: 'Login provider unreachable',
   notFound: 'Not found',
   methodNotAllowed: 'Method not allowed',
+  notJson: 'Content-Type must be application/json',
   internalError: 'Internal server error',
 } as const
 

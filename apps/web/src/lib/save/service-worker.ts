@@ -75,7 +75,6 @@ export async function saveWithServiceWorker(
       id,
       name: info.name,
       size,
-      contentType: info.type,
       port: source,
     },
     [reply.port2, source],
