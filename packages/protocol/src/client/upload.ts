@@ -491,6 +491,21 @@ async function sendChunks(
   }
   report(options, 0, 'http')
 
+  /**
+   * Chunk buffers whose requests are over, used again for later chunks: a fresh buffer per chunk
+   * is garbage the collector learns of only late, and memory grows meanwhile. `fetch` takes a
+   * copy of the body, so a buffer is free again once its request has ended.
+   */
+  const spare: Uint8Array[] = []
+  const pooled = new WeakSet<Uint8Array>()
+  const chunkBuffer = (length: number) => {
+    const reused = spare.pop()
+    if (reused?.length === length) return reused
+    const buffer = new Uint8Array(length)
+    pooled.add(buffer)
+    return buffer
+  }
+
   const start = (index: number, body: Uint8Array) => {
     const onSent = (bytes: number) => {
       // Never past the chunk, and never backwards while it is sent again after a failure.
@@ -513,7 +528,11 @@ async function sendChunks(
       },
     )
     inFlight.add(job)
-    void job.finally(() => inFlight.delete(job))
+    void job.finally(() => {
+      inFlight.delete(job)
+      if (pooled.has(body)) spare.push(body)
+      else api.releaseCiphertext?.(body)
+    })
   }
 
   // An abort ends a wait on a stalled source too.
@@ -536,17 +555,20 @@ async function sendChunks(
       if (done) break
       if (position + value.length > size) throw sizeMismatch()
       let at = 0
+      /** Whether the piece went out as a chunk by itself (released once its request ends). */
+      let sentWhole = false
       while (at < value.length) {
         if (!chunk) {
           const length = Math.min(chunkSize, size - position)
           // A piece that is a whole chunk by itself goes out without a copy.
           if (at === 0 && value.length === length) {
+            sentWhole = true
             chunk = value
             filled = length
             at = length
             position += length
           } else {
-            chunk = new Uint8Array(length)
+            chunk = chunkBuffer(length)
           }
         }
         const part = Math.min(chunk.length - filled, value.length - at)
@@ -567,6 +589,8 @@ async function sendChunks(
           filled = 0
         }
       }
+      // Every byte of the piece is in a chunk now.
+      if (!sentWhole) api.releaseCiphertext?.(value)
     }
     if (position !== size) throw sizeMismatch()
     await Promise.all(inFlight)
