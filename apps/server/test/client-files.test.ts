@@ -126,9 +126,10 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
       const api = apiFor(server, { fetch: log.fetch })
       const { sent, progress } = await roundTrip(api, 3 * MiB + 5)
       expect(sent.transport).toBe('http')
-      // Without a progressFetch, progress moves by whole chunks, as their answers arrive.
-      const total = encryptedSize(3 * MiB + 5)
-      expect(progress.every((bytes) => bytes % MiB === 0 || bytes === total)).toBe(true)
+      // Without a progressFetch, progress moves by whole chunks, as their answers arrive; the
+      // short last chunk may be answered before earlier ones, which the server holds at once.
+      const last = encryptedSize(3 * MiB + 5) % MiB
+      expect(progress.every((bytes) => bytes % MiB === 0 || bytes % MiB === last)).toBe(true)
       const chunks = log.calls.filter((c) => c.url.includes(`/api/upload/${sent.id}/chunk`))
       expect(chunks.map((c) => new URL(c.url).searchParams.get('index'))).toEqual([
         '0',
