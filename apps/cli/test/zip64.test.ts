@@ -1,7 +1,9 @@
 /**
  * A 5 GiB file inside a folder: the archive needs Zip64 (entry and archive over 4 GiB), and the
  * command's memory must stay flat while it streams through zip, encryption, upload, download,
- * decryption and extraction. The file is sparse, so the test costs disk only for the ciphertext.
+ * decryption and extraction. The same ceiling holds for a 1 GiB file sent over chunked HTTP,
+ * where every chunk is a 10 MB body. The files are sparse, so the tests cost disk only for the
+ * ciphertext.
  */
 import { mkdir, mkdtemp, rm, stat, truncate, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -61,5 +63,23 @@ it(
     expect(await sha256File(join(target, 'big', 'tail.bin'))).toBe(
       await sha256File(join(source, 'tail.bin')),
     )
+  },
+)
+
+it(
+  'sends a 1 GiB file over chunked HTTP within the same memory ceiling',
+  { timeout: 300_000 },
+  async () => {
+    const file = join(work, 'chunked.img')
+    await writeFile(file, 'start')
+    await truncate(file, GiB)
+    const env = { FILESHARE_REPORT_RSS: '1' }
+    const sent = await user.ok(['send', file, '--no-websocket', '--json'], { env })
+    const { link, transport } = JSON.parse(sent.stdout) as { link: string; transport: string }
+    expect(transport).toBe('http')
+    expect(sent.peakRss).toBeLessThan(RSS_LIMIT)
+    const out = join(work, 'chunked-out')
+    await user.ok(['get', link, '-o', out, '--json'])
+    expect(await sha256File(join(out, 'chunked.img'))).toBe(await sha256File(file))
   },
 )

@@ -42,6 +42,7 @@ const DEFAULTS: Config = {
   fileUploadWsMaxBuffer: 32 * 1024 ** 2,
   fileUploadSpeedLimit: 0,
   fileUploadConcurrentChunks: 3,
+  fileUploadChunkBuffer: 256 * 1024 ** 2,
   storageBackend: 'filesystem',
   s3: null,
   enabledServices: ['file', 'note', 'request'],

@@ -111,6 +111,8 @@ export interface Config {
   /** Bytes per second per upload; 0 means no limit. */
   fileUploadSpeedLimit: number
   fileUploadConcurrentChunks: number
+  /** Bytes of chunk bodies held in memory across all chunked uploads. */
+  fileUploadChunkBuffer: number
 
   storageBackend: StorageBackend
   /** Set exactly when STORAGE_BACKEND is s3. */
@@ -423,6 +425,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     fileUploadSpeedLimit: read.size('FILE_UPLOAD_SPEED_LIMIT', 0),
     fileUploadConcurrentChunks: read.integer('FILE_UPLOAD_CONCURRENT_CHUNKS', 3, 1, 64),
+    fileUploadChunkBuffer: read.size('FILE_UPLOAD_CHUNK_BUFFER', 256 * 1024 ** 2),
 
     storageBackend,
     s3: storageBackend === 's3' ? readS3(read) : null,

@@ -27,6 +27,8 @@ export interface StartOptions {
   webRoot?: string | undefined
   now?: () => number
   logger?: Logger
+  /** How long an upload socket may wait before its `init` frame (tests shorten the 10 s). */
+  uploadInitTimeoutMs?: number
 }
 
 export interface RunningService {
@@ -90,6 +92,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await guard('file', (name) => headerOf(request, name))
     },
     routes: [requestUploadRoute({ config, requests: services.requests, ipOf })],
+    ...(options.uploadInitTimeoutMs === undefined
+      ? {}
+      : { initTimeoutMs: options.uploadInitTimeoutMs }),
   })
   const cleanup = new CleanupJob({ config, db, blobs, services, logger, now })
   cleanup.start(config.cleanupIntervalSec * 1000)

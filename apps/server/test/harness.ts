@@ -41,6 +41,8 @@ export interface TestServerOptions {
   version?: string
   /** Where the server logs; by default nowhere (TEST_LOG_LEVEL=error: errors to stderr). */
   logger?: Logger
+  /** How long an upload socket may wait before `init` (the server's default is 10 s). */
+  uploadInitTimeoutMs?: number
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -61,6 +63,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     logger:
       options.logger ?? createLogger(process.env.TEST_LOG_LEVEL === 'error' ? 'error' : 'silent'),
     ...(clock ? { now: clock.now } : {}),
+    ...(options.uploadInitTimeoutMs === undefined
+      ? {}
+      : { uploadInitTimeoutMs: options.uploadInitTimeoutMs }),
   })
   return {
     url: service.url,

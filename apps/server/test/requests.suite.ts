@@ -247,7 +247,7 @@ export function inbox(server: TestServer, req: Created, token = req.inboxToken, 
   })
 }
 
-async function downloadFile(
+export async function downloadFile(
   server: TestServer,
   req: Created,
   uid: string,

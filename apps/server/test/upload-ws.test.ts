@@ -379,6 +379,77 @@ describe('upload socket', () => {
   })
 })
 
+describe('upload sockets bound before init', () => {
+  let server: TestServer
+  const INIT_TIMEOUT_MS = 300
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { BASE_URL, FILE_MAX_SIZE: '8MB' },
+      uploadInitTimeoutMs: INIT_TIMEOUT_MS,
+    })
+  })
+  afterAll(() => server.close())
+
+  // Security: a socket that never sends init is closed, so silent sockets cannot pile up.
+  it.each([['/api/upload/ws'], [`/api/request/${crypto.randomUUID()}/upload/ws`]])(
+    'closes %s with 1008 after an error frame when no init arrives in time',
+    async (path) => {
+      const socket = await TestSocket.open(socketUrl(server.url, path))
+      const opened = performance.now()
+      const closed = await socket.closed
+      expect(closed.code).toBe(1008)
+      expect(performance.now() - opened).toBeGreaterThanOrEqual(INIT_TIMEOUT_MS - 50)
+      expect(socket.frames).toEqual([
+        { type: 'error', message: 'No init frame in time', status: 408 },
+      ])
+    },
+  )
+
+  it('keeps a socket whose init arrived in time past the init timeout', async () => {
+    const body = randomBytes(1000)
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
+    await new Promise((resolve) => setTimeout(resolve, 2 * INIT_TIMEOUT_MS))
+    socket.sendBytes(body)
+    socket.sendJson({ type: 'finalize' })
+    expect((await socket.waitFor('done')).id).toBe(id)
+    expect((await socket.closed).code).toBe(1000)
+  })
+
+  // Security: control frames are parsed whole, so their size is bounded far below the buffer.
+  it.each([
+    ['before init', false],
+    ['after ready', true],
+  ])(
+    'closes with 1009 after an error frame on a text frame over 16 KiB %s',
+    async (_when, ready) => {
+      const socket = await TestSocket.open(socketUrl(server.url))
+      let id: string | undefined
+      if (ready) id = await socket.init({ type: 'init', headers: initHeaders(1000) })
+      socket.sendJson({ type: 'finalize', pad: 'x'.repeat(16 * KiB) })
+      expect((await socket.closed).code).toBe(1009)
+      expect(socket.frames.at(-1)).toEqual({
+        type: 'error',
+        message: 'Control frame too large',
+        status: 413,
+      })
+      if (id) await expectNothingStored(server, id)
+    },
+  )
+
+  it('accepts a control frame of 16 KiB', async () => {
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const frame = { type: 'init', headers: initHeaders(10) }
+    const text = JSON.stringify(frame)
+    const padded = `${text.slice(0, -1)},"pad":"${'x'.repeat(16 * KiB - text.length - 9)}"}`
+    expect(Buffer.byteLength(padded)).toBe(16 * KiB)
+    socket.ws.send(padded)
+    expect((await socket.waitFor('ready')).id).toMatch(UUID)
+    socket.ws.close(1000)
+  })
+})
+
 describe('upload socket with FILE_UPLOAD_WS=false', () => {
   let server: TestServer
   beforeAll(async () => {

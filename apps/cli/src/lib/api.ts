@@ -11,6 +11,7 @@ import {
 } from '@fileshare/protocol'
 
 import type { Credentials } from './credentials.js'
+import { fetchChunk, isChunkRequest } from './chunk-fetch.js'
 import { NotFileshareServerError } from './errors.js'
 import { isHandedOn, releaseBuffer } from './record-buffers.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
@@ -71,10 +72,13 @@ const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']
  * are bytes or strings, so a request can be sent again.
  */
 export const retryingFetch: typeof fetch = async (input, init) => {
-  // Downloads take node:http, whose body comes as whole records (record-fetch.ts).
+  // Downloads take node:http, whose body comes as whole records (record-fetch.ts), and so do
+  // chunks, which it sends without a copy (chunk-fetch.ts).
   const send: typeof fetch = isDownloadRequest(input, init)
     ? (url, options) => fetchRecords(url as string | URL, options)
-    : fetch
+    : isChunkRequest(input, init)
+      ? (url, options) => fetchChunk(url as string | URL, options ?? {})
+      : fetch
   try {
     return await send(input, init)
   } catch (error) {
@@ -92,6 +96,8 @@ export function createApi(baseUrl: string, setup: ApiSetup = {}): ApiClient {
   return new ApiClient({
     baseUrl,
     fetch: followTrustedRedirects(retryingFetch),
+    // The chunked transport gives back the sealed records it has copied into a chunk.
+    releaseCiphertext: releaseBuffer,
     ...(setup.bearerToken ? { bearerToken: setup.bearerToken } : {}),
     ...(setup.webSocket ? { webSocket: setup.webSocket } : {}),
   })

@@ -37,7 +37,7 @@ export function isDownloadRequest(input: RequestInfo | URL, init?: RequestInit):
   )
 }
 
-function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {
+export function plainHeaders(headers: HeadersInit | undefined): Record<string, string> {
   const out: Record<string, string> = {}
   new Headers(headers).forEach((value, name) => {
     out[name] = value
@@ -45,7 +45,7 @@ function plainHeaders(headers: HeadersInit | undefined): Record<string, string> 
   return out
 }
 
-function responseHeaders(message: IncomingMessage): Headers {
+export function responseHeaders(message: IncomingMessage): Headers {
   const headers = new Headers()
   for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) {
     headers.append(message.rawHeaders[i]!, message.rawHeaders[i + 1]!)

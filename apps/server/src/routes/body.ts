@@ -22,23 +22,19 @@ export interface BodyParts {
 }
 
 /**
- * The whole body as its pieces, at most `limit` bytes: a declared `Content-Length` over it is
- * refused before reading, and a body that grows past it while streaming is refused at that
- * point; the rest then stays unread and the answer closes the connection.
+ * Hands the body to `take` piece by piece, reading the next only once `take` has resolved. When
+ * `take` throws, reading stops there (paused, not destroyed, so the refusal can still reach the
+ * client) and the promise rejects with its error; the rest of the body stays unread.
  */
-export function readBodyParts(
+export function pumpBody(
   c: Context<AppEnv>,
-  limit: number,
-  tooLarge: () => HttpError,
-): Promise<BodyParts> {
+  take: (piece: Buffer) => void | Promise<void>,
+): Promise<void> {
   const incoming = c.env.incoming
-  const declared = incoming.headers['content-length']
-  if (declared !== undefined && Number(declared) > limit) {
-    return Promise.reject(closing(c, tooLarge()))
-  }
   return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    let length = 0
+    let settled = false
+    let busy = false
+    let ended = false
     const stopListening = () => {
       incoming.off('data', onData)
       incoming.off('end', onEnd)
@@ -46,30 +42,71 @@ export function readBodyParts(
       incoming.off('close', onClose)
     }
     const onError = (error: unknown) => {
+      if (settled) return
+      settled = true
       stopListening()
+      incoming.pause()
       reject(error)
     }
-    const onData = (chunk: Buffer) => {
-      length += chunk.length
-      if (length > limit) {
-        // Pausing rather than destroying lets the refusal reach the client before the close.
-        incoming.pause()
-        onError(closing(c, tooLarge()))
-      } else {
-        parts.push(chunk)
+    const finish = () => {
+      if (settled) return
+      settled = true
+      stopListening()
+      resolve()
+    }
+    const onData = (piece: Buffer) => {
+      let taken: void | Promise<void>
+      try {
+        taken = take(piece)
+      } catch (error) {
+        onError(error)
+        return
       }
+      if (!(taken instanceof Promise)) return
+      busy = true
+      incoming.pause()
+      taken.then(() => {
+        busy = false
+        if (settled) return
+        if (ended) finish()
+        else incoming.resume()
+      }, onError)
     }
     const onEnd = () => {
-      stopListening()
-      resolve({ parts, length })
+      ended = true
+      if (!busy) finish()
     }
-    const onClose = () => onError(new Error('The request body ended early'))
-    if (incoming.readableEnded) return onEnd()
+    const onClose = () => {
+      if (!ended) onError(new Error('The request body ended early'))
+    }
+    if (incoming.readableEnded) return finish()
     incoming.on('data', onData)
     incoming.on('end', onEnd)
     incoming.on('error', onError)
     incoming.on('close', onClose)
   })
+}
+
+/**
+ * The whole body as its pieces, at most `limit` bytes: a declared `Content-Length` over it is
+ * refused before reading, and a body that grows past it while streaming is refused at that
+ * point; the rest then stays unread and the answer closes the connection.
+ */
+export async function readBodyParts(
+  c: Context<AppEnv>,
+  limit: number,
+  tooLarge: () => HttpError,
+): Promise<BodyParts> {
+  const declared = c.env.incoming.headers['content-length']
+  if (declared !== undefined && Number(declared) > limit) throw closing(c, tooLarge())
+  const parts: Buffer[] = []
+  let length = 0
+  await pumpBody(c, (piece) => {
+    length += piece.length
+    if (length > limit) throw closing(c, tooLarge())
+    parts.push(piece)
+  })
+  return { parts, length }
 }
 
 /** The whole body in one buffer, with the limits of `readBodyParts`. */

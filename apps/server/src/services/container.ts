@@ -34,7 +34,12 @@ export function createServices(
 ): Services {
   const onError = (error: unknown) =>
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
-  const sessions = new UploadSessions({ blobs, now, onError })
+  const sessions = new UploadSessions({
+    blobs,
+    now,
+    onError,
+    bufferBudget: config.fileUploadChunkBuffer,
+  })
   const janitor = new BlobJanitor(db, blobs, now, onError)
   const quota = new DbUploadQuota({
     db,

@@ -246,6 +246,8 @@ export class RequestsService {
         limits: {
           maxChunkSize: Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
           maxBufferedChunks: config.fileUploadConcurrentChunks,
+          // One more than clients send, so a retry may overlap an attempt the server still reads.
+          maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
           speedLimit: config.fileUploadSpeedLimit,
         },
         idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,

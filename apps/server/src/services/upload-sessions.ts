@@ -1,8 +1,8 @@
 /**
  * The upload session layer shared by every transport (single request, chunked HTTP, WebSocket)
- * and by uploads into file requests: it owns the blob writer, writes chunks in index order
- * (buffering a bounded number that arrive early), counts bytes against the declared length, and
- * ends in exactly one of commit or abort. Nothing here knows about records or tokens; callers
+ * and by uploads into file requests: it owns the blob writer, admits chunk requests before their
+ * bodies are read and writes chunks in index order (buffering a bounded number that arrive
+ * early), counts bytes against the declared length, and ends in exactly one of commit or abort. Nothing here knows about records or tokens; callers
  * create the record after `commit()` and register cleanup work with `onEnd`.
  */
 import { randomUUID } from 'node:crypto'
@@ -11,6 +11,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import type { BlobStore, BlobWriter } from '../storage/blob-store.js'
+import { ChunkIntake, type ChunkHost, type IntakeMode, type IntakeOutcome } from './chunk-intake.js'
 
 export type SessionOutcome = 'committed' | 'aborted'
 export type SessionState = 'open' | 'committing' | SessionOutcome
@@ -20,6 +21,8 @@ export interface SessionLimits {
   maxChunkSize: number
   /** Chunks that may wait in memory for an earlier index. */
   maxBufferedChunks: number
+  /** Chunk requests of one session under way at once; more are refused with 429. */
+  maxChunksInFlight: number
   /** Bytes per second, 0 for none; the chunk routes delay their answers to hold it. */
   speedLimit: number
 }
@@ -35,11 +38,11 @@ export interface NewSession<T> {
 interface WaitingChunk {
   bytes: readonly Uint8Array[]
   length: number
-  resolve: () => void
-  reject: (error: unknown) => void
 }
 
-export class UploadSession<T = unknown> {
+const outOfOrder = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+
+export class UploadSession<T = unknown> implements ChunkHost {
   readonly declaredSize: number
   readonly context: T
   readonly startedAt: number
@@ -50,8 +53,19 @@ export class UploadSession<T = unknown> {
   private stateValue: SessionState = 'open'
   /** Bytes accepted so far: written, queued for writing, or waiting for an earlier chunk. */
   private accepted = 0
+  /** Bytes of chunk bodies still being received, counted against the declared size. */
+  private reserved = 0
+  /** The lowest index not yet handed to the writer whole. */
   private nextIndex = 0
+  /** Whether chunk `nextIndex` is being written as it arrives. */
+  private streaming = false
   private readonly waiting = new Map<number, WaitingChunk>()
+  /** Indexes whose bodies are being received. */
+  private readonly receiving = new Set<number>()
+  /** How many of those are out of order, each taking a place in the window. */
+  private receivingOutOfOrder = 0
+  /** Chunk requests admitted and not yet answered. */
+  private chunksInFlight = 0
   private chain: Promise<void> = Promise.resolve()
   private readonly endListeners: Array<(outcome: SessionOutcome) => void | Promise<void>> = []
 
@@ -97,7 +111,11 @@ export class UploadSession<T = unknown> {
     this.endListeners.push(listener)
   }
 
-  private assertOpen(): void {
+  get maxChunkSize(): number {
+    return this.limits.maxChunkSize
+  }
+
+  assertOpen(): void {
     if (this.stateValue !== 'open') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
@@ -106,6 +124,10 @@ export class UploadSession<T = unknown> {
       throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
     }
     this.accepted += length
+    this.touch()
+  }
+
+  private touch(): void {
     this.lastActivity = this.registry.now()
     this.lastActivityWall = performance.now()
   }
@@ -134,48 +156,112 @@ export class UploadSession<T = unknown> {
   }
 
   /**
-   * Takes chunk `index` of a chunked upload and resolves with the bytes written once it (and
-   * every chunk before it) has been written. Chunks that arrive early wait in memory, up to
-   * `maxBufferedChunks` of them (spec: POST /api/upload/:id/chunk).
+   * Admits a chunk request on its index and Content-Length alone, before any byte of its body is
+   * read (spec: POST /api/upload/:id/chunk). Throws 404 for an ended session, 400 for an index
+   * already received or under way and for bytes past the declared size, 429 past the session's
+   * requests in flight, its window of early chunks, or the server's buffer budget. The chunk due
+   * next streams into the writer; any other is held in memory until its turn.
    */
-  async writeChunk(index: number, chunk: Uint8Array | readonly Uint8Array[]): Promise<number> {
-    // A chunk may come as the pieces the socket delivered; they are written without joining.
-    const bytes = chunk instanceof Uint8Array ? [chunk] : chunk
-    const length = bytes.reduce((sum, piece) => sum + piece.length, 0)
+  admitChunk(index: number, declared: number | undefined): ChunkIntake {
     this.assertOpen()
-    if (length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
-    if (length > this.limits.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
-    if (index < this.nextIndex || this.waiting.has(index)) {
+    if (declared === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
+    if (declared !== undefined && declared > this.limits.maxChunkSize) {
+      throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+    }
+    if (index < this.nextIndex || this.waiting.has(index) || this.receiving.has(index)) {
       throw new HttpError(400, ERROR_MESSAGES.duplicateChunk)
     }
-    if (index > this.nextIndex + this.limits.maxBufferedChunks) {
-      throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+    if (this.chunksInFlight >= this.limits.maxChunksInFlight) {
+      throw new HttpError(429, ERROR_MESSAGES.tooManyChunksInFlight)
     }
-    if (index !== this.nextIndex && this.waiting.size >= this.limits.maxBufferedChunks) {
-      throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+    const due = index === this.nextIndex && !this.streaming
+    const mode: IntakeMode = !due ? 'out-of-order' : declared === undefined ? 'in-order' : 'stream'
+    if (mode === 'out-of-order') {
+      const early = this.waiting.size + this.receivingOutOfOrder
+      if (index > this.nextIndex + this.limits.maxBufferedChunks) throw outOfOrder()
+      if (early >= this.limits.maxBufferedChunks) throw outOfOrder()
     }
-    if (index !== this.nextIndex && !this.registry.reserveBuffer(length)) {
-      throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+    if (declared !== undefined) this.reserveBytes(declared)
+    const budget = declared !== undefined && mode === 'out-of-order' ? declared : 0
+    if (budget > 0 && !this.registry.reserveBuffer(budget)) {
+      this.unreserveBytes(declared!)
+      throw outOfOrder()
     }
-    try {
-      this.accept(length)
-    } catch (error) {
-      if (index !== this.nextIndex) this.registry.releaseBuffer(length)
-      throw error
-    }
+    this.chunksInFlight++
+    this.receiving.add(index)
+    if (mode === 'out-of-order') this.receivingOutOfOrder++
+    if (mode === 'stream') this.streaming = true
+    return new ChunkIntake(this, index, mode, declared, { bytes: declared ?? 0, budget })
+  }
 
-    if (index === this.nextIndex) {
-      const written = this.enqueueWrite(bytes)
-      this.nextIndex++
-      this.releaseWaiting()
-      await written
-    } else {
-      await new Promise<void>((resolve, reject) =>
-        this.waiting.set(index, { bytes, length, resolve, reject }),
-      )
+  reserveBytes(bytes: number): void {
+    if (this.accepted + this.reserved + bytes > this.declaredSize) {
+      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
     }
-    this.lastActivity = this.registry.now()
+    this.reserved += bytes
+  }
+
+  unreserveBytes(bytes: number): void {
+    this.reserved -= bytes
+  }
+
+  reserveBuffer(bytes: number): boolean {
+    return this.registry.reserveBuffer(bytes)
+  }
+
+  releaseBuffer(bytes: number): void {
+    this.registry.releaseBuffer(bytes)
+  }
+
+  stream(piece: Uint8Array): Promise<void> {
+    this.touch()
+    return this.enqueueWrite(piece)
+  }
+
+  async streamed(index: number, length: number): Promise<number> {
+    this.accept(length)
+    this.streaming = false
+    this.receiving.delete(index)
+    this.nextIndex = index + 1
+    const written = this.chain
+    this.releaseWaiting()
+    await written
     return this.writer.bytesWritten
+  }
+
+  async buffered(
+    index: number,
+    mode: IntakeMode,
+    parts: Uint8Array[],
+    length: number,
+  ): Promise<number> {
+    this.accept(length)
+    this.receiving.delete(index)
+    if (mode === 'out-of-order') this.receivingOutOfOrder--
+    if (index !== this.nextIndex) {
+      // Answered at once; the bytes wait in memory, within the budget taken for them.
+      this.waiting.set(index, { bytes: parts, length })
+      return this.writer.bytesWritten
+    }
+    const written = this.enqueueWrite(parts)
+    this.nextIndex++
+    this.releaseWaiting()
+    try {
+      await written
+    } finally {
+      this.registry.releaseBuffer(length)
+    }
+    return this.writer.bytesWritten
+  }
+
+  released(index: number, mode: IntakeMode, outcome: IntakeOutcome): void {
+    this.chunksInFlight--
+    if (outcome === 'placed') return
+    this.receiving.delete(index)
+    if (mode === 'out-of-order') this.receivingOutOfOrder--
+    if (mode === 'stream') this.streaming = false
+    // Bytes already in the writer cannot be taken back: the chunk can never be sent again whole.
+    if (outcome === 'cut-off') void this.abort()
   }
 
   /** Moves chunks that were waiting for their turn onto the write chain, in order. */
@@ -186,8 +272,9 @@ export class UploadSession<T = unknown> {
       next = this.waiting.get(this.nextIndex)
     ) {
       this.waiting.delete(this.nextIndex)
-      this.registry.releaseBuffer(next.length)
-      this.enqueueWrite(next.bytes).then(next.resolve, next.reject)
+      const release = () => this.registry.releaseBuffer(next!.length)
+      // A failed write aborts the session (enqueueWrite); here only the budget is returned.
+      this.enqueueWrite(next.bytes).then(release, release)
       this.nextIndex++
     }
   }
@@ -213,7 +300,8 @@ export class UploadSession<T = unknown> {
       await this.discard()
       throw error
     }
-    if (this.waiting.size > 0 || this.writer.bytesWritten !== this.declaredSize) {
+    const unfinished = this.waiting.size > 0 || this.receiving.size > 0
+    if (unfinished || this.writer.bytesWritten !== this.declaredSize) {
       await this.discard()
       throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
     }
@@ -238,10 +326,7 @@ export class UploadSession<T = unknown> {
   private async discard(): Promise<void> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
-    for (const chunk of this.waiting.values()) {
-      this.registry.releaseBuffer(chunk.length)
-      chunk.reject(new HttpError(404, ERROR_MESSAGES.uploadNotFound))
-    }
+    for (const chunk of this.waiting.values()) this.registry.releaseBuffer(chunk.length)
     this.waiting.clear()
     // Listeners first: a request slot or quota freed by the end must be free the moment the
     // session is gone, not only once its partial blob has been removed.
@@ -268,7 +353,7 @@ const DRAIN_QUIET_MS = 5000
 export interface UploadSessionsOptions {
   blobs: BlobStore
   now?: () => number
-  /** Bytes of early chunks held in memory across all sessions. */
+  /** Bytes of chunk bodies held in memory across all sessions (FILE_UPLOAD_CHUNK_BUFFER). */
   bufferBudget?: number
   onError?: (error: unknown) => void
 }

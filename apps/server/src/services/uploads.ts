@@ -179,6 +179,8 @@ export class UploadsService {
         limits: {
           maxChunkSize: config.fileChunkMaxSize,
           maxBufferedChunks: config.fileUploadConcurrentChunks,
+          // One more than clients send, so a retry may overlap an attempt the server still reads.
+          maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
           speedLimit: config.fileUploadSpeedLimit,
         },
         idleMs: idle === 'http' ? config.uploadSessionIdleSec * 1000 : null,

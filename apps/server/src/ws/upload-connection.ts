@@ -12,6 +12,8 @@ import type { IncomingMessage } from 'node:http'
 import {
   ERROR_MESSAGES,
   WS_CLOSE_CODES,
+  WS_CONTROL_FRAME_MAX_BYTES,
+  WS_INIT_TIMEOUT_MS,
   type UploadWsDoneFrame,
   type UploadWsErrorFrame,
   type UploadWsReadyFrame,
@@ -97,6 +99,11 @@ function receiverOf(ws: WebSocket): EventEmitter | undefined {
   return receiver instanceof EventEmitter ? receiver : undefined
 }
 
+function byteLength(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, piece) => sum + piece.length, 0)
+  return data instanceof ArrayBuffer ? data.byteLength : data.length
+}
+
 function toBuffer(data: RawData): Buffer {
   if (Buffer.isBuffer(data)) return data
   return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
@@ -107,6 +114,8 @@ export interface UploadConnectionOptions {
   logger: Logger
   /** Told the bytes waiting for the store after each frame; feeds the debug peak counter. */
   onPending(bytes: number): void
+  /** A socket that sends no `init` within this long is closed with 1008; 10 s by default. */
+  initTimeoutMs?: number
 }
 
 export class UploadConnection {
@@ -120,6 +129,8 @@ export class UploadConnection {
   private progress: ProgressWatch | undefined
   /** Resolves once the socket has closed, whichever side closed it. */
   readonly closed: Promise<void>
+  /** Fails a socket that has not sent `init` in time, so a silent one holds nothing for long. */
+  private readonly initTimer: NodeJS.Timeout
 
   constructor(
     private readonly ws: WebSocket,
@@ -144,6 +155,12 @@ export class UploadConnection {
         resolve()
       })
     })
+    this.initTimer = setTimeout(() => {
+      if (this.phase === 'awaiting-init') {
+        this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.initFrameTimeout, 408)
+      }
+    }, options.initTimeoutMs ?? WS_INIT_TIMEOUT_MS)
+    this.initTimer.unref()
   }
 
   /**
@@ -171,6 +188,11 @@ export class UploadConnection {
       this.receiveBytes(toBuffer(data))
       return
     }
+    // Control frames are small JSON objects; a large one is refused before it is parsed.
+    if (byteLength(data) > WS_CONTROL_FRAME_MAX_BYTES) {
+      this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.controlFrameTooLarge, 413)
+      return
+    }
     let frame: unknown
     try {
       frame = JSON.parse(toBuffer(data).toString('utf8'))
@@ -192,6 +214,7 @@ export class UploadConnection {
 
   private async open(frame: ControlFrame): Promise<void> {
     this.phase = 'opening'
+    clearTimeout(this.initTimer)
     let upload: OpenedUpload
     try {
       upload = await this.handler.init(frame, this.request)
@@ -309,6 +332,7 @@ export class UploadConnection {
   ): void {
     if (this.phase === 'ended') return
     this.phase = 'ended'
+    clearTimeout(this.initTimer)
     this.progress?.stop()
     this.send({ type: 'error', message, status, ...(details ? { details } : {}) })
     this.shut(code, message)
@@ -354,6 +378,7 @@ export class UploadConnection {
 
   /** A socket that closes before `done` leaves nothing stored. */
   private onClose(): void {
+    clearTimeout(this.initTimer)
     this.progress?.stop()
     if (this.phase === 'ended') return
     this.phase = 'ended'

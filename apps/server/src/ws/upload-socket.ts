@@ -41,6 +41,8 @@ export interface UploadSocketDeps {
   routes?: UploadSocketRoute[]
   /** Milliseconds between keepalive pings. */
   keepaliveMs?: number
+  /** How long a socket may wait before its `init` frame; 10 s by default (tests shorten it). */
+  initTimeoutMs?: number
 }
 
 export interface UploadSockets {
@@ -156,6 +158,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
       const connection = new UploadConnection(ws, request, matched, {
         limits,
         logger,
+        ...(deps.initTimeoutMs === undefined ? {} : { initTimeoutMs: deps.initTimeoutMs }),
         onPending: (bytes) => {
           if (bytes > peakPendingBytes) peakPendingBytes = bytes
         },

@@ -35,6 +35,11 @@ export interface ApiOptions {
   webSocket?: WebSocketFactory
   /** `credentials` of every request (the browser sends its login cookie with `same-origin`). */
   credentials?: RequestCredentials
+  /**
+   * Told of each piece of ciphertext the chunked transport has copied into a chunk and no longer
+   * holds, so that a runtime which pools its record buffers can use the piece's buffer again.
+   */
+  releaseCiphertext?: (piece: Uint8Array) => void
 }
 
 export type ApiMethod = 'GET' | 'POST' | 'DELETE'
@@ -105,6 +110,7 @@ export class ApiClient {
   private readonly progressFetch: ProgressFetch | undefined
   private readonly bearerToken: string | undefined
   private readonly credentials: RequestCredentials | undefined
+  readonly releaseCiphertext: ((piece: Uint8Array) => void) | undefined
   private configPromise: Promise<ConfigResponse> | undefined
 
   constructor(options: ApiOptions) {
@@ -115,6 +121,7 @@ export class ApiClient {
     this.bearerToken = options.bearerToken
     this.webSocket = options.webSocket
     this.credentials = options.credentials
+    this.releaseCiphertext = options.releaseCiphertext
   }
 
   /** `GET /api/config`, fetched once per client (a failed fetch is retried on the next call). */

@@ -87,6 +87,15 @@ export const WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 const WS_DRAIN_POLL_MS = 2
 /** Retries of a chunk that failed on the network (not on an answer), and their delays. */
 export const CHUNK_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000]
+/**
+ * Waits before a chunk answered 429 (a full buffer on the server, its requests in flight, or the
+ * rate limit) is sent again, when the answer names no `Retry-After`; one more 429 is final.
+ */
+export const CHUNK_BUSY_DELAYS_MS: readonly number[] = [
+  100, 250, 500, 1000, 2000, 4000, 8000, 8000, 8000, 8000,
+]
+/** The longest `Retry-After` a chunk waits out; a longer one is final. */
+const CHUNK_BUSY_MAX_WAIT_MS = 60_000
 
 /**
  * Uploads the ciphertext: over a WebSocket when the client has a factory and the server's
@@ -387,10 +396,12 @@ function positiveInteger(value: unknown, fallback: number): number {
 }
 
 /**
- * The chunked transport: init, chunks of the config's size with the config's number in flight
- * (the server answers each once it is written, so more are never needed), finalize. A chunk that
- * failed on the network is sent again a few times; any other failure, and an abort, end the
- * session on the server (`DELETE`) so nothing of it stays.
+ * The chunked transport: init, chunks of the config's size with the config's number in flight,
+ * finalize. The server answers a chunk that arrives before an earlier one as soon as it holds it,
+ * so a chunk starts only within the config's number of the lowest unanswered one: the server's
+ * buffer of early chunks is never exceeded. A chunk answered 429 waits and is sent again; one
+ * that failed on the network is sent again a few times; any other failure, and an abort, end
+ * the session on the server (`DELETE`) so nothing of it stays.
  */
 async function sendOverHttp(
   api: ApiClient,
@@ -471,6 +482,9 @@ async function sendChunks(
       : PATHS.requestUploadChunk(target.requestId, id, index)
 
   const inFlight = new Set<Promise<void>>()
+  /** Indexes sent and not yet answered; a new chunk starts within `concurrency` of the lowest. */
+  const unanswered = new Set<number>()
+  const lowestUnanswered = (next: number) => Math.min(next, ...unanswered)
   const failed: { error?: unknown; any: boolean } = { any: false }
   let acknowledged = 0
   /** Bytes of each chunk in flight that have left, where the client can tell (progressFetch). */
@@ -482,6 +496,21 @@ async function sendChunks(
   }
   report(options, 0, 'http')
 
+  /**
+   * Chunk buffers whose requests are over, used again for later chunks: a fresh buffer per chunk
+   * is garbage the collector learns of only late, and memory grows meanwhile. `fetch` takes a
+   * copy of the body, so a buffer is free again once its request has ended.
+   */
+  const spare: Uint8Array[] = []
+  const pooled = new WeakSet<Uint8Array>()
+  const chunkBuffer = (length: number) => {
+    const reused = spare.pop()
+    if (reused?.length === length) return reused
+    const buffer = new Uint8Array(length)
+    pooled.add(buffer)
+    return buffer
+  }
+
   const start = (index: number, body: Uint8Array) => {
     const onSent = (bytes: number) => {
       // Never past the chunk, and never backwards while it is sent again after a failure.
@@ -490,18 +519,25 @@ async function sendChunks(
       leaving.set(index, sent)
       report(options, sentSoFar(), 'http')
     }
+    unanswered.add(index)
     const job = sendChunk(api, path(index), body, signal, onSent).then(
       () => {
+        unanswered.delete(index)
         leaving.delete(index)
         acknowledged += body.length
         report(options, sentSoFar(), 'http')
       },
       (error: unknown) => {
+        unanswered.delete(index)
         if (!failed.any) Object.assign(failed, { error, any: true })
       },
     )
     inFlight.add(job)
-    void job.finally(() => inFlight.delete(job))
+    void job.finally(() => {
+      inFlight.delete(job)
+      if (pooled.has(body)) spare.push(body)
+      else api.releaseCiphertext?.(body)
+    })
   }
 
   // An abort ends a wait on a stalled source too.
@@ -524,17 +560,20 @@ async function sendChunks(
       if (done) break
       if (position + value.length > size) throw sizeMismatch()
       let at = 0
+      /** Whether the piece went out as a chunk by itself (released once its request ends). */
+      let sentWhole = false
       while (at < value.length) {
         if (!chunk) {
           const length = Math.min(chunkSize, size - position)
           // A piece that is a whole chunk by itself goes out without a copy.
           if (at === 0 && value.length === length) {
+            sentWhole = true
             chunk = value
             filled = length
             at = length
             position += length
           } else {
-            chunk = new Uint8Array(length)
+            chunk = chunkBuffer(length)
           }
         }
         const part = Math.min(chunk.length - filled, value.length - at)
@@ -545,13 +584,18 @@ async function sendChunks(
           position += part
         }
         if (filled === chunk.length) {
-          while (inFlight.size >= concurrency) await Promise.race(inFlight)
+          while (inFlight.size >= concurrency || index >= lowestUnanswered(index) + concurrency) {
+            if (failed.any) throw failed.error
+            await Promise.race(inFlight)
+          }
           if (failed.any) throw failed.error
           start(index++, chunk)
           chunk = undefined
           filled = 0
         }
       }
+      // Every byte of the piece is in a chunk now.
+      if (!sentWhole) api.releaseCiphertext?.(value)
     }
     if (position !== size) throw sizeMismatch()
     await Promise.all(inFlight)
@@ -563,7 +607,10 @@ async function sendChunks(
   }
 }
 
-/** One chunk, sent again after a network failure; an answer (even a refusal) is final. */
+/**
+ * One chunk, sent again after a network failure or a 429 (after its `Retry-After`, or a growing
+ * delay); any other answer is final.
+ */
 async function sendChunk(
   api: ApiClient,
   path: string,
@@ -571,7 +618,9 @@ async function sendChunk(
   signal: AbortSignal,
   onSent: (bytes: number) => void,
 ): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
+  let networkRetries = 0
+  let busyRetries = 0
+  for (;;) {
     try {
       await api.json('POST', path, { body, signal, onSent })
       return
@@ -579,16 +628,23 @@ async function sendChunk(
       if (signal.aborted || isAbortError(error)) throw error
       // The earlier attempt reached the server and only its answer was lost.
       if (
-        attempt > 0 &&
+        networkRetries > 0 &&
         isApiError(error, 400) &&
         error.message === ERROR_MESSAGES.duplicateChunk
       ) {
         return
       }
-      const delay = CHUNK_RETRY_DELAYS_MS[attempt]
-      if (!(error instanceof ProtocolError && error.code === 'NETWORK') || delay === undefined) {
-        throw error
+      let delay: number | undefined
+      if (isApiError(error, 429)) {
+        const retryAfterMs = error.retryAfterSec === null ? null : error.retryAfterSec * 1000
+        delay = CHUNK_BUSY_DELAYS_MS[busyRetries++]
+        if (delay !== undefined && retryAfterMs !== null) {
+          delay = retryAfterMs <= CHUNK_BUSY_MAX_WAIT_MS ? Math.max(delay, retryAfterMs) : undefined
+        }
+      } else if (error instanceof ProtocolError && error.code === 'NETWORK') {
+        delay = CHUNK_RETRY_DELAYS_MS[networkRetries++]
       }
+      if (delay === undefined) throw error
       await sleep(delay)
       signal.throwIfAborted()
     }

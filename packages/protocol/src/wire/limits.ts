@@ -42,6 +42,11 @@ export const UPLOAD_CHUNK_BYTES = 10_000_000
 /** Default of `FILE_UPLOAD_CONCURRENT_CHUNKS`. */
 export const DEFAULT_CONCURRENT_CHUNKS = 3
 
+/** An upload socket that sends no `init` within this long is closed with 1008. */
+export const WS_INIT_TIMEOUT_MS = 10_000
+/** A text (control) frame of an upload socket larger than this closes it with 1009. */
+export const WS_CONTROL_FRAME_MAX_BYTES = 16 * 1024
+
 /** A WebSocket without `ready` after this long falls back to chunked HTTP (10 s recommended). */
 export const WS_HANDSHAKE_TIMEOUT_MS = 10_000
 /**
