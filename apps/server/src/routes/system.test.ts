@@ -67,6 +67,8 @@ describe('GET /config', () => {
       OIDC_CLIENT_SECRET: 'x',
       OIDC_SESSION_SECRET: 'x'.repeat(32),
       OIDC_PROTECT_NOTES: 'true',
+      LOCALES: 'de,en,ja',
+      DEFAULT_LOCALE: 'de',
     })
     const res = await app({ config }).request('/config')
     expect(res.status).toBe(200)
@@ -98,6 +100,8 @@ describe('GET /config', () => {
       fileRequestPasswordRequired: true,
       loginEnabled: true,
       loginRequired: { files: false, notes: true, requests: false },
+      locales: ['de', 'en', 'ja'],
+      defaultLocale: 'de',
     })
   })
 
@@ -109,6 +113,8 @@ describe('GET /config', () => {
       customLogo: null,
       loginEnabled: false,
       loginRequired: { files: false, notes: false, requests: false },
+      locales: [],
+      defaultLocale: 'en',
     })
   })
 
