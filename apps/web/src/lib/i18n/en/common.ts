@@ -8,6 +8,7 @@ export const common = {
   'app.loading': 'Loading…',
   'app.leaveBusy': 'Leaving now would stop or lose what is under way on this page. Leave anyway?',
   'app.loadFailed': 'This page could not be loaded. Check your connection and reload.',
+  'app.language': 'Language',
   'app.configFailed': 'The server could not be reached. Check your connection and reload.',
 
   'nav.label': 'Main',
