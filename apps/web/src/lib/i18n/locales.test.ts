@@ -53,11 +53,23 @@ describe('the translations', () => {
       for (const [key, english] of Object.entries(catalogue) as [MessageKey, Message][]) {
         const message = messages[key]
         if (message === undefined) continue
-        const want = placeholders(english).join(', ')
-        const got = placeholders(message).join(', ')
-        if (got !== want) problems.push(`${tag}: ${key} has {${got}} instead of {${want}}`)
-        if (typeof message !== typeof english)
+        if (typeof message !== typeof english) {
           problems.push(`${tag}: ${key} is not a ${typeof english}`)
+          continue
+        }
+        const want = placeholders(english)
+        // Every form keeps every placeholder, except that the form for one may say "the last"
+        // instead of the count; the other forms always have it.
+        const forms = typeof message === 'string' ? { text: message } : message
+        for (const [form, text] of Object.entries(forms)) {
+          const need = form === 'one' ? want.filter((p) => p !== 'count') : want
+          const got = placeholders(text)
+          if (!need.every((p) => got.includes(p)) || !got.every((p) => want.includes(p))) {
+            problems.push(
+              `${tag}: ${key} (${form}) has {${got.join(', ')}}, not {${want.join(', ')}}`,
+            )
+          }
+        }
       }
     }
     expect(problems).toEqual([])
