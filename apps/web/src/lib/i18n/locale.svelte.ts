@@ -97,7 +97,8 @@ export function applyServerLocales(
   defaultLocale: string,
 ): Promise<void> {
   const listed = locales.flatMap((tag) => matchLocale([tag], SHIPPED_LOCALES) ?? [])
-  offered = listed.length > 0 ? [...new Set(listed)] : SHIPPED_LOCALES
+  offered =
+    listed.length > 0 ? listed.filter((tag, i) => listed.indexOf(tag) === i) : SHIPPED_LOCALES
   fallback = matchLocale([defaultLocale], offered) ?? offered[0] ?? SOURCE_LOCALE
   const tag = pickLocale(remembered(), preferredLocales(), offered, fallback)
   return tag === current.tag ? Promise.resolve() : showLocale(tag).catch(() => undefined)

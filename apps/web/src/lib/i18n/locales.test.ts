@@ -3,7 +3,7 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { pickLocale } from './locale.svelte'
+import { applyServerLocales, currentLocale, offeredLocales, pickLocale } from './locale.svelte'
 import { localeName, matchLocale, SHIPPED_LOCALES } from './locales'
 import { catalogue, type Message, type MessageKey, type Messages } from './messages'
 import { format } from './t'
@@ -27,10 +27,10 @@ function sampleParams(key: MessageKey, count: number): Record<string, string | n
 }
 
 describe('the translations', () => {
-  it('are the ten shipped languages', () => {
+  it('ship the ten languages, English first', () => {
     expect(SHIPPED_LOCALES).toEqual(['en', ...TRANSLATIONS.map(([tag]) => tag)])
-    expect([...SHIPPED_LOCALES].sort()).toEqual(
-      ['de', 'en', 'es', 'fr', 'it', 'ja', 'nl', 'pl', 'pt-BR', 'zh-CN'].sort(),
+    expect(SHIPPED_LOCALES).toEqual(
+      expect.arrayContaining(['en', 'de', 'fr', 'es', 'it', 'pt-BR', 'pl', 'nl', 'ja', 'zh-CN']),
     )
   })
 
@@ -145,6 +145,20 @@ describe('pickLocale', () => {
 
   it('ignores a remembered choice the server no longer offers', () => {
     expect(pickLocale('pl', ['fr'], offered, 'de')).toBe('de')
+  })
+})
+
+describe('applyServerLocales', () => {
+  it("offers the server's LOCALES it ships and shows its DEFAULT_LOCALE", async () => {
+    try {
+      await applyServerLocales(['de-DE', 'ja', 'xx'], 'ja')
+      expect(offeredLocales()).toEqual(['de', 'ja'])
+      expect(currentLocale()).toBe('ja')
+    } finally {
+      await applyServerLocales([], 'en')
+    }
+    expect(offeredLocales()).toEqual(SHIPPED_LOCALES)
+    expect(currentLocale()).toBe('en')
   })
 })
 
