@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { NODE_FLAGS } from '@fileshare/server/dist/node-flags.js'
+import { wantedNodeFlags } from '@fileshare/server/dist/node-flags.js'
 
 import { CliUser, type CliResult } from '../test/cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from '../test/files.js'
@@ -106,7 +106,7 @@ interface ServerProcess {
 async function startServerProcess(root: string): Promise<ServerProcess> {
   const dataDir = await mkdtemp(join(root, 'fileshare-cli-server-'))
   const entry = fileURLToPath(import.meta.resolve('@fileshare/server/dist/index.js'))
-  const child: ChildProcess = spawn(process.execPath, [...NODE_FLAGS, entry], {
+  const child: ChildProcess = spawn(process.execPath, [...wantedNodeFlags(), entry], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: '0',

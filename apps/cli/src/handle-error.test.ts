@@ -4,7 +4,7 @@ import { CommanderError } from 'commander'
 import { describe, expect, it } from 'vitest'
 
 import { describeError, handleError } from './handle-error.js'
-import { CliError, UnsafeArchiveError, UsageError } from './lib/errors.js'
+import { CliError, NotFileshareServerError, UnsafeArchiveError, UsageError } from './lib/errors.js'
 
 describe('describeError', () => {
   it('shows a server refusal verbatim with exit code 2', () => {
@@ -34,6 +34,14 @@ describe('describeError', () => {
       expect(describeError(new ProtocolError(code, 'failed')).exitCode).toBe(3)
     }
     expect(describeError(new UnsafeArchiveError('entry "../x"')).exitCode).toBe(3)
+  })
+
+  it('names a server that is not fileshare and exits 3', () => {
+    expect(describeError(new NotFileshareServerError('http://localhost:8080', '404'))).toEqual({
+      message:
+        'http://localhost:8080 does not look like a fileshare server (GET /api/config answered 404)',
+      exitCode: 3,
+    })
   })
 
   it('maps a wrong password to 2 and a bad link or usage to 1', () => {
@@ -67,5 +75,20 @@ describe('handleError', () => {
     expect(code).toBe(2)
     expect(err).toBe('fileshare: Upload not found\n')
     expect(JSON.parse(out)).toEqual({ error: 'Upload not found', exitCode: 2, status: 404 })
+  })
+})
+
+describe('handleError on stderr', () => {
+  it("security: a server's message cannot send escape sequences to the terminal", () => {
+    let stderr = ''
+    let stdout = ''
+    const streams = {
+      stderr: { write: (text: string) => Boolean((stderr += text)) },
+      stdout: { write: (text: string) => Boolean((stdout += text)) },
+    } as unknown as Parameters<typeof handleError>[2]
+    const error = new ApiError(400, 'Bad\u001b]0;owned\u0007 request')
+    expect(handleError(error, true, streams, {})).toBe(2)
+    expect(stderr).toBe('fileshare: Bad\\x1b]0;owned\\x07 request\n')
+    expect(JSON.parse(stdout).error).toBe('Bad\u001b]0;owned\u0007 request')
   })
 })

@@ -6,6 +6,7 @@
 import { ApiError, ProtocolError } from '@fileshare/protocol'
 import { CommanderError } from 'commander'
 
+import { escapeControls } from './lib/entry-name.js'
 import { CliError, EXIT } from './lib/errors.js'
 
 export interface ErrorReport {
@@ -107,7 +108,8 @@ export function handleError(
 ): number {
   const report = describeError(error)
   if (report.exitCode === 0) return 0
-  if (!report.printed) streams.stderr.write(`fileshare: ${report.message}\n`)
+  // The message may be a server's: its control characters are shown, never sent to the terminal.
+  if (!report.printed) streams.stderr.write(`fileshare: ${escapeControls(report.message)}\n`)
   if (env.FILESHARE_DEBUG && error instanceof Error && error.stack) {
     streams.stderr.write(`${error.stack}\n`)
   }

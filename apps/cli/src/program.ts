@@ -1,5 +1,5 @@
 /** The `fileshare` command tree: every command with its options and help. */
-import { Command } from 'commander'
+import { Command, type Argument } from 'commander'
 
 import { deleteCommand } from './commands/delete.js'
 import { getCommand } from './commands/get.js'
@@ -18,7 +18,8 @@ Exit codes:
   0  success
   1  usage error (bad option, missing file, a file that would be overwritten)
   2  refused by the server (its message is shown), or a wrong password
-  3  network failure, or downloaded data that failed authentication
+  3  network failure, a server that is not fileshare, or downloaded data that
+     failed authentication
 
 Environment:
   FILESHARE_SERVER    server for commands that create (else "server" in config.json,
@@ -39,11 +40,22 @@ function applySettings(command: Command, ctx: Context): void {
     .exitOverride()
     .enablePositionalOptions()
     .showHelpAfterError('(add --help for usage)')
+    // Subcommands listed without "[options]": the shorter terms leave commander room to wrap
+    // the descriptions (it wraps only when 40 columns remain beside the terms).
+    .configureHelp({
+      subcommandTerm: (sub) => [sub.name(), ...sub.registeredArguments.map(argumentTerm)].join(' '),
+    })
     .configureOutput({
       writeOut: (text) => void ctx.stdout.write(text),
       writeErr: (text) => void ctx.stderr.write(text),
     })
   for (const sub of command.commands) applySettings(sub, ctx)
+}
+
+/** `<name>`, `[name]` or `<name...>` as commander writes an argument in usage lines. */
+function argumentTerm(argument: Argument): string {
+  const name = `${argument.name()}${argument.variadic ? '...' : ''}`
+  return argument.required ? `<${name}>` : `[${name}]`
 }
 
 export function createProgram(ctx: Context): Command {

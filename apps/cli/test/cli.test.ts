@@ -1,6 +1,8 @@
 /** Runs the command-line entry as a user would and checks what it prints. */
 import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { promisify } from 'node:util'
 
 import { describe, expect, it } from 'vitest'
@@ -69,10 +71,44 @@ describe('fileshare', () => {
     expect(result.stdout).toMatch(/Examples:\n {2}\$ fileshare /)
   })
 
+  it.each(COMMANDS.map((c) => [c.join(' ')]))('wraps --help of %s to 80 columns', async (name) => {
+    const { stdout } = await runCli([...name.split(' '), '--help'])
+    const help = stdout.split('\nExamples:')[0]!
+    const long = help.split('\n').filter((line) => line.length > 80)
+    expect(long).toEqual([])
+  })
+
   it('exits 1 with a message on a missing argument, with --json as well', async () => {
     const result = await runCli(['get', '--json'])
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("missing required argument 'link'")
     expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 1 })
+  })
+
+  it('names a --server that is not fileshare and exits 3', async () => {
+    // Any other web server: a 404 page for /api/config, or a page that is not JSON.
+    const other = createServer((request, response) => {
+      if (request.url === '/html/api/config') {
+        response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>')
+      } else {
+        response.writeHead(404, { 'Content-Type': 'text/html' }).end('<h1>Not found</h1>')
+      }
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+    try {
+      const missing = await runCli(['note', '--server', url], { input: 'hello' })
+      expect(missing.code).toBe(3)
+      expect(missing.stderr).toBe(
+        `fileshare: ${url} does not look like a fileshare server (GET /api/config answered 404)\n`,
+      )
+      const html = await runCli(['note', '--server', `${url}/html`], { input: 'hello' })
+      expect(html.code).toBe(3)
+      expect(html.stderr).toContain(
+        `${url}/html does not look like a fileshare server (GET /api/config answered with something that is not JSON)`,
+      )
+    } finally {
+      await new Promise((resolve) => other.close(resolve))
+    }
   })
 })

@@ -1,10 +1,12 @@
 /** `fileshare note` end to end: every content type, views, passwords, info without a view. */
+import { execFile } from 'node:child_process'
 import { rm } from 'node:fs/promises'
+import { join } from 'node:path'
 
 import { NOTE_CONTENT_TYPES } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { CliUser } from './cli-runner.js'
+import { CLI, CliUser } from './cli-runner.js'
 import { startTestServer, type TestServer } from './server.js'
 
 let server: TestServer
@@ -116,5 +118,44 @@ describe('note', () => {
     expect(views.stderr).toContain(
       '--views 4 is not allowed by this server; choose one of 1, 2, 3, 5, 10, 100',
     )
+  })
+})
+
+/** Runs the command with its standard output on a pseudo-terminal (util-linux `script`). */
+function runOnTerminal(args: readonly string[]): Promise<string> {
+  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+  return new Promise((resolve, reject) => {
+    execFile(
+      'script',
+      ['-qec', quoted.join(' '), '/dev/null'],
+      {
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: user.home,
+          XDG_CONFIG_HOME: join(user.home, '.config'),
+        },
+      },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    )
+  })
+}
+
+describe('note get on a terminal', () => {
+  // An OSC 52 clipboard write, a window title change and a bare carriage return.
+  const HOSTILE = 'hello\u001b]52;c;ZXZpbA==\u0007 \u001b]0;owned\u0007\tend\rX\r\nnext\n'
+
+  it('security: control characters of the sender reach a terminal escaped, unless --raw', async () => {
+    const created = await user.json<Created>(['note', '-', '--views', '3'], { input: HOSTILE })
+    const shown = await runOnTerminal(['note', 'get', created.link])
+    expect(shown).toContain('hello\\x1b]52;c;ZXZpbA==\\x07 \\x1b]0;owned\\x07\tend\\x0dX')
+    expect(shown).not.toContain('\u001b')
+    const raw = await runOnTerminal(['note', 'get', created.link, '--raw'])
+    expect(raw).toContain('\u001b]52;c;ZXZpbA==\u0007')
+  })
+
+  it('keeps the bytes exact when standard output is not a terminal', async () => {
+    const created = await user.json<Created>(['note', '-'], { input: HOSTILE })
+    const piped = await user.ok(['note', 'get', created.link])
+    expect(piped.stdout).toBe(HOSTILE)
   })
 })

@@ -167,13 +167,23 @@ describe('send and get', () => {
     expect(sent.hasPassword).toBe(true)
     const target = await fresh('password-out')
 
+    // Security: what get reads before the password holds no sealed names to test guesses against.
+    const info = (await (await fetch(`${server.url}/api/info/${sent.id}`)).json()) as object
+    expect(info).toMatchObject({ hasPassword: true })
+    expect(info).not.toHaveProperty('encryptedMeta')
     const noTerminal = await user.run(['get', sent.link, '-o', target])
     expect(noTerminal.code).toBe(1)
     expect(noTerminal.stderr).toContain('A password is needed')
+    expect(noTerminal.stderr).not.toContain('secret.txt')
 
     const fromEnv = await user.ok(['get', sent.link, '-o', target, '--password'], {
       env: { FILESHARE_PASSWORD: 'correct horse' },
     })
+    // The names come after the password: the first line has none, the next names the file.
+    const lines = fromEnv.stderr.split('\n')
+    expect(lines[0]).toMatch(/^Password-protected, /)
+    expect(lines[0]).not.toContain('secret.txt')
+    expect(lines[1]).toMatch(/^secret\.txt, 10 B, 5 of 5 downloads left/)
     expect(fromEnv.stdout.trim()).toBe('secret.txt')
     expect(await readFile(join(target, 'secret.txt'), 'utf8')).toBe('top secret')
 

@@ -9,7 +9,7 @@ import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
-import { NODE_FLAGS } from '../src/node-flags.js'
+import { wantedNodeFlags } from '../src/node-flags.js'
 
 export const MiB = 1024 * 1024
 export const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url))
@@ -19,7 +19,7 @@ export const SERVER_ENTRY = fileURLToPath(new URL('../dist/index.js', import.met
  * BENCH_SERVER_NODE_ARGS (to profile it under load, e.g. "--cpu-prof").
  */
 export const SERVER_NODE_ARGS = [
-  ...NODE_FLAGS,
+  ...wantedNodeFlags(),
   ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
 ]
 

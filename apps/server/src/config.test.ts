@@ -24,6 +24,8 @@ const DEFAULTS: Config = {
   customTitle: 'fileshare',
   customColor: null,
   customLogo: null,
+  imprintUrl: null,
+  privacyUrl: null,
   locales: [],
   defaultLocale: 'en',
   fileMaxSize: 10 * GiB,
@@ -115,8 +117,18 @@ describe('loadConfig', () => {
     ['1.5MB', 1.5 * 1024 ** 2],
     ['1TB', 1024 ** 4],
     ['4096B', 4096],
+    ['3 mib', 3 * 1024 ** 2],
   ])('reads the size %j as %i bytes', (value, bytes) => {
     expect(loadConfig({ FILE_MAX_SIZE: value }).fileMaxSize).toBe(bytes)
+  })
+
+  it('reads IMPRINT_URL and PRIVACY_URL as links for the About page', () => {
+    const config = loadConfig({
+      IMPRINT_URL: 'https://operator.example/imprint',
+      PRIVACY_URL: 'http://operator.example/privacy#web',
+    })
+    expect(config.imprintUrl).toBe('https://operator.example/imprint')
+    expect(config.privacyUrl).toBe('http://operator.example/privacy#web')
   })
 
   it('reads lists as distinct integers in ascending order', () => {
@@ -287,7 +299,7 @@ describe('loadConfig', () => {
     [
       'NOTE_MAX_SIZE',
       '65MB',
-      'a size from 1 to 67108864 bytes (64 MB), such as 1048576, 512KB, 100MB or 2GB',
+      'a size from 1 to 67108864 bytes (64 MiB), such as 1048576, 512KB, 100MB or 2GB',
     ],
     [
       'CUSTOM_LOGO',
@@ -310,6 +322,8 @@ describe('loadConfig', () => {
     ['BASE_URL', 'ftp://share.example', 'an http or https URL without query or fragment'],
     ['HOST', 'local host', 'a host name or an IPv4 or IPv6 address'],
     ['CUSTOM_COLOR', 'red', 'a hex color such as #3b82f6'],
+    ['IMPRINT_URL', 'javascript:alert(1)', 'an http or https URL'],
+    ['PRIVACY_URL', 'privacy.html', 'an http or https URL'],
   ])('refuses %s=%j in one line naming the variable', (variable, value, accepts) => {
     const load = () => loadConfig({ [variable]: value })
     expect(load).toThrow(ConfigError)

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 
-import { WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
+import { formatBytes, parseBytes, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
 /**
  * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
@@ -84,6 +84,10 @@ export interface Config {
   shutdownGraceMs: number
 
   customTitle: string
+  /** IMPRINT_URL: the operator's imprint (legal notice), linked from the About page. */
+  imprintUrl: string | null
+  /** PRIVACY_URL: the operator's privacy statement, linked from the About page. */
+  privacyUrl: string | null
   customColor: string | null
   customLogo: string | null
   /** Languages the web app offers (BCP 47 tags); empty offers every language it ships. */
@@ -155,19 +159,6 @@ export interface S3Settings {
 
 type Env = Record<string, string | undefined>
 
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  B: 1,
-  KB: 1024,
-  KIB: 1024,
-  MB: 1024 ** 2,
-  MIB: 1024 ** 2,
-  GB: 1024 ** 3,
-  GIB: 1024 ** 3,
-  TB: 1024 ** 4,
-  TIB: 1024 ** 4,
-}
-
 /** A longer chain of proxies than this is a mistake in the setting rather than a deployment. */
 const MAX_TRUSTED_PROXIES = 16
 
@@ -205,18 +196,21 @@ class Reader {
     return parsed
   }
 
-  /** A size in bytes: plain bytes, or a number with KB, MB, GB or TB (powers of 1024). */
+  /** A size in bytes: plain bytes, or a number with KB/KiB, MB/MiB, GB/GiB or TB/TiB (powers of 1024). */
   size(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
     const value = this.raw(name)
     if (value === undefined) return fallback
-    const match = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B|B)?$/i.exec(value)
-    const unit = SIZE_UNITS[(match?.[2] ?? '').toUpperCase()]
-    const bytes = match && unit !== undefined ? Math.floor(Number(match[1]) * unit) : NaN
+    let bytes = NaN
+    try {
+      bytes = parseBytes(value)
+    } catch {
+      // Said below, with the variable's name and its range.
+    }
     if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max) {
       const range =
         max === Number.MAX_SAFE_INTEGER
           ? `of at least ${min} bytes`
-          : `from ${min} to ${max} bytes (${max / 1024 ** 2} MB)`
+          : `from ${min} to ${max} bytes (${formatBytes(max, { locale: 'en' })})`
       throw new ConfigError(name, value, `a size ${range}, such as 1048576, 512KB, 100MB or 2GB`)
     }
     return bytes
@@ -306,6 +300,22 @@ class Reader {
       throw new ConfigError(name, value, 'an http or https URL without query or fragment')
     }
     return url.href.replace(/\/+$/, '')
+  }
+
+  /** An optional link for people to follow (imprint, privacy): http or https only, never a script. */
+  linkUrl(name: string): string | null {
+    const value = this.raw(name)
+    if (value === undefined) return null
+    let url: URL | null = null
+    try {
+      url = new URL(value)
+    } catch {
+      // Said below.
+    }
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(name, value, 'an http or https URL')
+    }
+    return url.href
   }
 
   /** An OIDC issuer: an http or https URL, kept as written since ID tokens must name it exactly. */
@@ -432,6 +442,8 @@ export function loadConfig(env: Env = process.env): Config {
     customTitle: read.string('CUSTOM_TITLE', 'fileshare'),
     customColor: read.color('CUSTOM_COLOR'),
     customLogo: logoAddress(read.optionalString('CUSTOM_LOGO'), baseUrl),
+    imprintUrl: read.linkUrl('IMPRINT_URL'),
+    privacyUrl: read.linkUrl('PRIVACY_URL'),
     locales,
     defaultLocale: read.localeOf('DEFAULT_LOCALE', locales, 'en'),
 

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url'
 
 import { loadConfig } from './config.js'
-import { missingNodeFlags } from './node-flags.js'
+import { describeNodeFlags } from './node-flags.js'
 import { readPackageVersion } from './package-version.js'
 import { startServer } from './server.js'
 import { describeStartupFailure, StartupFailure } from './startup-failure.js'
@@ -19,13 +19,7 @@ export async function main(): Promise<void> {
     const line = describeStartupFailure(error, config)
     throw line === undefined ? error : new StartupFailure(line, { cause: error })
   })
-  const missing = missingNodeFlags(process.execArgv)
-  if (missing.length > 0) {
-    console.log(
-      `fileshare: Node was started without ${missing.join(' ')}; uploads cost the server much ` +
-        'less CPU with them (see "Node flags" in docs/configuration.md)',
-    )
-  }
+  console.log(describeNodeFlags(process.execArgv))
   console.log(`fileshare listening on ${service.url} (data in ${config.dataDir})`)
 
   const stop = (signal: NodeJS.Signals): void => {

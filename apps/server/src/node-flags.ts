@@ -1,18 +1,44 @@
 /**
- * The V8 flags the server is best started with; `pnpm start` and the benchmarks pass them.
+ * The V8 flags the server wants on a small machine, and the line it prints at start about them.
  *
- * An upload allocates a buffer for every socket read and every WebSocket frame, and V8 answers
- * that much external memory with a collection every few tens of milliseconds. By default those
- * collections mark and sweep on helper threads, concurrently and incrementally, which on a
- * machine of one or two cores takes the CPU the upload itself needs: measured with
- * `pnpm bench:server` on two cores, a 1 GiB WebSocket upload went from 540–660 to 1,035–1,160
- * MB/s with both flags, a 1 GiB `fileshare send` from 2.0–2.2 to 1.4–1.6 s, and the server's heap
- * is small enough (tens of MB) for one thread to collect it in a few milliseconds. Node takes
- * these flags only on its command line: not in NODE_OPTIONS, and not at run time.
+ * An upload allocates a buffer for every socket read and WebSocket frame, and V8 collects that
+ * memory often. By default it marks and sweeps on helper threads; with one or two cores those
+ * threads take the CPU the upload needs, so there each collection runs on the server's thread in
+ * one go. With more cores the parallel collector V8 is tuned for is kept. Node takes these flags
+ * only on its command line, so `pnpm start` asks `print-node-flags.js` which to pass.
  */
-export const NODE_FLAGS: readonly string[] = ['--single-threaded-gc', '--no-incremental-marking']
+import { availableParallelism } from 'node:os'
 
-/** The flags of NODE_FLAGS that `execArgv` (a process's Node options) lacks. */
-export function missingNodeFlags(execArgv: readonly string[]): string[] {
-  return NODE_FLAGS.filter((flag) => !execArgv.includes(flag))
+export const SMALL_MACHINE_FLAGS: readonly string[] = [
+  '--single-threaded-gc',
+  '--no-incremental-marking',
+]
+
+/** The most cores at which the server collects garbage on its own thread. */
+export const SMALL_MACHINE_MAX_CORES = 2
+
+/** The flags the server wants with `cores` available to it: none above two cores. */
+export function wantedNodeFlags(cores = availableParallelism()): readonly string[] {
+  return cores <= SMALL_MACHINE_MAX_CORES ? SMALL_MACHINE_FLAGS : []
+}
+
+/** The wanted flags that `execArgv` (a process's Node options) lacks. */
+export function missingNodeFlags(
+  execArgv: readonly string[],
+  cores = availableParallelism(),
+): string[] {
+  return wantedNodeFlags(cores).filter((flag) => !execArgv.includes(flag))
+}
+
+/** The start-up line saying which garbage collection the server runs with, and why. */
+export function describeNodeFlags(execArgv: readonly string[], cores = availableParallelism()) {
+  const wanted = wantedNodeFlags(cores)
+  const cpus = `${cores} core${cores === 1 ? '' : 's'}`
+  if (wanted.length === 0) return `fileshare: ${cpus}, V8's parallel garbage collection`
+  const missing = missingNodeFlags(execArgv, cores)
+  if (missing.length === 0) return `fileshare: ${cpus}, garbage collection on the server's thread`
+  return (
+    `fileshare: ${cpus}, but Node was started without ${missing.join(' ')}; uploads cost the ` +
+    'server much less CPU with them (see "Node flags" in docs/configuration.md)'
+  )
 }

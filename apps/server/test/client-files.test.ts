@@ -260,6 +260,25 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
       }
     })
 
+    it('opens the names of a protected file only through the password check', async () => {
+      // Security: the public info of a protected file holds no ciphertext to test guesses offline.
+      const log = loggingFetch()
+      const api = apiFor(server, { fetch: log.fetch })
+      const { source } = randomSource(10)
+      const sent = await sendFile(api, source, options(10, { password: 'right' }))
+      const link = fileLink(sent.link)
+      const info = await inspectFile(api, link)
+      expect(info.hasPassword).toBe(true)
+      expect(info).not.toHaveProperty('encryptedMeta')
+      expect(info).not.toHaveProperty('nonce')
+      log.calls.length = 0
+      const unlocked = await unlockFile(api, link, info, 'right')
+      expect(unlocked.metadata).toEqual(singleFile('data.bin', 10))
+      expect(log.calls.map((call) => `${call.method} ${new URL(call.url).pathname}`)).toEqual([
+        `POST /api/password/${sent.id}`,
+      ])
+    })
+
     it('reports a wrong or missing password as WRONG_PASSWORD, then the lockout as 429', async () => {
       // Security: a wrong password never yields content, and guessing is cut off by the lockout.
       const api = apiFor(server)

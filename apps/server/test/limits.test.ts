@@ -245,3 +245,28 @@ describe('ENABLED_SERVICES', () => {
     expect(config.fileRequestsEnabled).toBe(false)
   })
 })
+
+describe('IMPRINT_URL and PRIVACY_URL', () => {
+  it('publishes the operator links through /api/config, null when unset', async () => {
+    server = await startTestServer({
+      env: {
+        IMPRINT_URL: 'https://operator.example/imprint',
+        PRIVACY_URL: 'https://operator.example/privacy?lang=en',
+      },
+    })
+    const config = (await (await fetch(`${server.url}/api/config`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(config.imprintUrl).toBe('https://operator.example/imprint')
+    expect(config.privacyUrl).toBe('https://operator.example/privacy?lang=en')
+    await server.close()
+    server = await startTestServer()
+    const plain = (await (await fetch(`${server.url}/api/config`)).json()) as Record<
+      string,
+      unknown
+    >
+    expect(plain.imprintUrl).toBeNull()
+    expect(plain.privacyUrl).toBeNull()
+  })
+})

@@ -94,6 +94,30 @@ async function download(server: TestServer, id: string, authToken: string): Prom
   )
 }
 
+/** Saves random metadata on a stored upload with its owner token; returns what was saved. */
+async function saveMeta(server: TestServer, up: Uploaded) {
+  const meta = {
+    encryptedMeta: randomBytes(1040).toString('base64'),
+    nonce: randomBytes(12).toString('base64'),
+  }
+  const res = await fetch(`${server.url}/api/meta/${up.id}`, {
+    method: 'POST',
+    headers: { 'X-Owner-Token': up.ownerToken, 'Content-Type': 'application/json' },
+    body: JSON.stringify(meta),
+  })
+  expect(res.status).toBe(200)
+  return meta
+}
+
+/** Headers of a password-protected upload. */
+function protectedHeaders(): Record<string, string> {
+  return {
+    'X-Has-Password': 'true',
+    'X-Password-Salt': randomBytes(16).toString('base64url'),
+    'X-Password-Algo': 'argon2id-v2',
+  }
+}
+
 export function uploadsSuite(backend: Backend): void {
   describe(`uploads on ${backend.name}`, () => {
     let server: TestServer
@@ -621,6 +645,61 @@ export function uploadsSuite(backend: Backend): void {
         const locked = await check(up.authToken)
         expect(locked.status).toBe(429)
         expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0)
+      })
+
+      it('keeps the metadata of a protected upload out of info; an unprotected one keeps it', async () => {
+        // Security: info gives a link holder no ciphertext to test password guesses against offline.
+        const locked = await uploadSingle(server, 10, protectedHeaders())
+        const open = await uploadSingle(server, 10)
+        await saveMeta(server, locked)
+        const openMeta = await saveMeta(server, open)
+        const lockedInfo = await json(await fetch(`${server.url}/api/info/${locked.id}`))
+        expect(Object.keys(lockedInfo).sort()).toEqual(
+          [
+            'createdAt',
+            'downloadCount',
+            'expiresAt',
+            'fileCount',
+            'hasPassword',
+            'id',
+            'maxDownloads',
+            'passwordAlgo',
+            'passwordSalt',
+            'salt',
+            'size',
+          ].sort(),
+        )
+        const openInfo = await json(await fetch(`${server.url}/api/info/${open.id}`))
+        expect(openInfo).toMatchObject({ hasPassword: false, ...openMeta })
+      })
+
+      it('answers the metadata from the password route to the right token only, counting wrong ones', async () => {
+        // Security: the metadata of a protected upload is served only after the auth token is proven.
+        const up = await uploadSingle(server, 10, protectedHeaders())
+        const check = (token: string) =>
+          fetch(`${server.url}/api/password/${up.id}`, {
+            method: 'POST',
+            headers: { 'X-Auth-Token': token },
+          })
+        expect(await json(await check(up.authToken))).toEqual({
+          ok: true,
+          encryptedMeta: null,
+          nonce: null,
+        })
+        const meta = await saveMeta(server, up)
+        for (let i = 0; i < 2; i++) {
+          const wrong = await check(randomToken())
+          expect(wrong.status).toBe(401)
+          expect(await json(wrong)).toEqual({ error: 'Invalid password' })
+        }
+        const right = await check(up.authToken)
+        expect(right.status).toBe(200)
+        expect(await json(right)).toEqual({ ok: true, ...meta })
+        // The success cleared the failures; three more wrong tokens lock even the right one out.
+        for (let i = 0; i < 3; i++) expect((await check(randomToken())).status).toBe(401)
+        const blocked = await check(up.authToken)
+        expect(blocked.status).toBe(429)
+        expect(await json(blocked)).not.toHaveProperty('encryptedMeta')
       })
 
       it('counts wrong tokens sent to the download route toward the same lockout', async () => {

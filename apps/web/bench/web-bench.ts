@@ -28,7 +28,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { WS_FRAME_MAX_BYTES, WS_MAX_BUFFERED_BYTES } from '@fileshare/protocol'
-import { missingNodeFlags, NODE_FLAGS } from '@fileshare/server/dist/node-flags.js'
+import { missingNodeFlags, wantedNodeFlags } from '@fileshare/server/dist/node-flags.js'
 
 import { sha256File, tempDir, writePseudoRandomFile } from '../e2e/files.js'
 import { startE2eServer } from '../e2e/server.js'
@@ -46,7 +46,7 @@ if (missingNodeFlags(process.execArgv).length > 0) {
   // process.execArgv keeps tsx's loader options, so the new process runs this file the same way.
   const again = spawnSync(
     process.execPath,
-    [...NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)],
+    [...wantedNodeFlags(), ...process.execArgv, ...process.argv.slice(1)],
     { stdio: 'inherit' },
   )
   process.exit(again.status ?? 1)
@@ -251,7 +251,7 @@ try {
   const result = {
     sizeMiB: SIZE / MiB,
     browser: version.product,
-    serverNodeFlags: NODE_FLAGS,
+    serverNodeFlags: wantedNodeFlags(),
     rawEncryptMBps: round(rawEncrypt),
     rawDecryptMBps: round(rawDecrypt),
     plainFileWebSocketUploadMBps: round(plainWsUpload),
@@ -271,7 +271,7 @@ try {
   }
 
   console.log(`fileshare web app, ${result.sizeMiB} MiB through the pages, ${result.browser}`)
-  console.log(`server in the benchmark's process, started as: node ${NODE_FLAGS.join(' ')}`)
+  console.log(`server in the benchmark's process, started as: node ${wantedNodeFlags().join(' ')}`)
   console.log(
     `${'measure'.padEnd(52)}${'MB/s'.padStart(8)}${'ratio'.padStart(8)}  target${'no cipher'.padStart(12)}`,
   )

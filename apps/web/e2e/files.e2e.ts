@@ -67,7 +67,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     expect(download.suggestedFilename()).toBe('report.bin')
     expect(await sha256File(await download.path())).toBe(await sha256File(source))
     expect(cipherWorkers(receiver)).toBeGreaterThan(0)
-    await receiver.getByText('0 downloads left').waitFor()
+    await receiver.getByText('That was the last download; this link no longer works.').waitFor()
 
     // Used up: a fresh visit explains the link is gone instead of offering a download.
     const late = await suite.open(link)
@@ -177,16 +177,41 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await sender.getByLabel('Password (optional)').fill('correct horse battery')
     const link = await uploadAndReadLink(sender)
 
-    const receiver = await suite.open(link)
+    const id = new URL(link).pathname.split('/').pop()!
+    const receiver = await (await suite.context()).newPage()
+    const infos: Promise<unknown>[] = []
+    receiver.on('response', (response) => {
+      if (new URL(response.url()).pathname === `/api/info/${id}`) infos.push(response.json())
+    })
+    await receiver.goto(link)
     await receiver.getByRole('heading', { name: 'Password required' }).waitFor()
     // Nothing about the files shows before the password: the names are encrypted with the key.
     expect(await receiver.getByText('secret.pdf').count()).toBe(0)
+    // Security: the page is given no sealed names to test password guesses against offline.
+    expect(infos).toHaveLength(1)
+    const info = await infos[0]
+    expect(info).toMatchObject({ id, hasPassword: true })
+    expect(info).not.toHaveProperty('encryptedMeta')
     const field = receiver.getByLabel('Password', { exact: true })
     await field.fill('wrong horse')
     await receiver.getByRole('button', { name: 'Unlock' }).click()
     await receiver.getByRole('alert').filter({ hasText: 'Wrong password' }).waitFor()
     await field.fill('correct horse battery')
-    await receiver.getByRole('button', { name: 'Unlock' }).click()
+    // The names arrive with the password route's answer, once the password is proven.
+    const check = `POST /api/password/${id}`
+    const before = suite.proxy.requests.length
+    suite.proxy.holdAnswers(new RegExp(`^${check}$`))
+    try {
+      await receiver.getByRole('button', { name: 'Unlock' }).click()
+      // Argon2id runs first, slowly on a busy machine.
+      await expect
+        .poll(() => suite.proxy.requests.slice(before), { timeout: 30_000 })
+        .toContain(check)
+      await receiver.getByText('Checking the password').waitFor()
+      expect(await receiver.getByText('secret.pdf').count()).toBe(0)
+    } finally {
+      suite.proxy.releaseAnswers()
+    }
     await receiver.getByRole('heading', { name: 'Download', level: 1 }).waitFor()
     await receiver.getByRole('listitem').filter({ hasText: 'secret.pdf' }).waitFor()
     const download = await downloadFromPage(receiver)

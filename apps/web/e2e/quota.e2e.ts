@@ -20,8 +20,8 @@ function overQuota(page: Page, left: string): Promise<void> {
 }
 
 describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
-  // 1 MB for every client of this suite: they all come from 127.0.0.1.
-  const suite = useSuite({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000000' } })
+  // 1 MiB for every client of this suite: they all come from 127.0.0.1.
+  const suite = useSuite({ env: { FILE_UPLOAD_QUOTA_BYTES: '1MB' } })
   let dir: TempDir
 
   beforeAll(async () => {
@@ -40,11 +40,11 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
     const page = await suite.open('/')
     await page
       .getByText(
-        /upload allowance on this server: 1 MB of 1 MB left\. It renews in \d+ (hour|minute)/,
+        /upload allowance on this server: 1 MiB of 1 MiB left\. It renews in \d+ (hour|minute)/,
       )
       .waitFor()
     await pickFiles(page, big)
-    await overQuota(page, '1 MB')
+    await overQuota(page, '1 MiB')
     expect(await page.getByRole('button', { name: 'Upload', exact: true }).isDisabled()).toBe(true)
 
     await page.getByRole('button', { name: 'Remove big.bin' }).click()
@@ -52,11 +52,11 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
     expect(await page.getByRole('alert').count()).toBe(0)
     await uploadAndReadLink(page)
 
-    // 600,000 bytes travel as 600,016 (one record's tag): 399,984 are left.
+    // 600,000 bytes travel as 600,016 (one record's tag): 448,560 of 1,048,576 are left.
     await page.getByRole('button', { name: 'Send another' }).click()
-    await page.getByText(/: 400 KB of 1 MB left/).waitFor()
+    await page.getByText(/: 438 KiB of 1 MiB left/).waitFor()
     await pickFiles(page, small)
-    await overQuota(page, '400 KB')
+    await overQuota(page, '438 KiB')
 
     // A sender's uploads into a request draw on the same allowance.
     const creator = await suite.open('/request')
@@ -64,9 +64,9 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
     await creator.getByRole('button', { name: 'Create request' }).click()
     const uploadLink = await creator.getByRole('textbox', { name: /^Upload link/ }).inputValue()
     const sender = await suite.open(uploadLink)
-    await sender.getByText(/: 400 KB of 1 MB left/).waitFor()
+    await sender.getByText(/: 438 KiB of 1 MiB left/).waitFor()
     await pickFiles(sender, small)
-    await overQuota(sender, '400 KB')
+    await overQuota(sender, '438 KiB')
     // Send refuses it too, without sending anything and without saying it twice: the server
     // sees one quota reservation in all, the one of the small file sent afterwards.
     const { quota } = suite.server.service.services
@@ -78,7 +78,7 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
     }
     await sender.getByRole('button', { name: 'Send', exact: true }).click()
     await sender.getByRole('button', { name: 'Send', exact: true }).waitFor()
-    expect(await sender.getByRole('alert').filter({ hasText: '400 KB left' }).count()).toBe(1)
+    expect(await sender.getByRole('alert').filter({ hasText: '438 KiB left' }).count()).toBe(1)
     const tiny = dir.join('tiny.bin')
     await writePseudoRandomFile(tiny, 10_000)
     await sender.getByRole('button', { name: 'Remove small.bin' }).click()

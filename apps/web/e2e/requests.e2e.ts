@@ -70,7 +70,8 @@ describe.runIf(browserAvailable)('file requests in the browser', () => {
     const inbox = await openInbox(inboxLink)
     const received = inbox.getByRole('region', { name: 'Received' })
     await received.getByRole('heading', { name: 'cv.pdf' }).waitFor()
-    await inbox.getByText('2 of 20 uploads used (files with a note take two)').waitFor()
+    // A file with its note is one sender's upload of the 10 asked for.
+    await inbox.getByText('1 of 10 uploads used').waitFor()
 
     const [download] = await Promise.all([
       inbox.waitForEvent('download'),
@@ -80,7 +81,7 @@ describe.runIf(browserAvailable)('file requests in the browser', () => {
     expect(await sha256File(await download.path())).toBe(await sha256File(source))
     await inbox.getByRole('status').filter({ hasText: 'cv.pdf was saved.' }).waitFor()
 
-    await received.getByRole('button', { name: /^Read the note/ }).click()
+    await received.getByRole('button', { name: 'Show the note' }).click()
     await received.getByText('Available from May.').waitFor()
 
     await received.getByRole('button', { name: 'Delete cv.pdf' }).click()

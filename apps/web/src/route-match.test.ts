@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 
 import { inAppTarget, matchPattern, matchRoute } from './route-match'
 import { notFoundRoute, routes } from './routes'
+import { t } from './lib/i18n/t'
 
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e'
 
@@ -56,6 +57,21 @@ describe('matchRoute', () => {
       '/r/:id',
       '/i/:id',
       '/history',
+      '/about',
+    ])
+  })
+
+  it('names every page for the document title', () => {
+    expect(routes.map((r) => t(r.title))).toEqual([
+      'Send files',
+      'Download',
+      'Write a note',
+      'Note',
+      'Request files',
+      'Send files',
+      'Inbox',
+      'My uploads',
+      'About',
     ])
   })
 })

@@ -4,6 +4,8 @@
  */
 import type { Component } from 'svelte'
 
+import type { MessageKey } from './lib/i18n/t'
+
 export interface PageProps {
   /** Values of the pattern's `:name` segments. */
   params: Record<string, string>
@@ -13,21 +15,33 @@ export type PageModule = { default: Component<PageProps> }
 
 export interface RouteDef {
   pattern: string
+  /** The page's name in the document title ("Download · fileshare"). */
+  title: MessageKey
   load: () => Promise<PageModule>
 }
 
 export const routes: readonly RouteDef[] = [
-  { pattern: '/', load: () => import('./routes/Upload.svelte') },
-  { pattern: '/d/:id', load: () => import('./routes/Download.svelte') },
-  { pattern: '/note', load: () => import('./routes/NoteNew.svelte') },
-  { pattern: '/n/:id', load: () => import('./routes/NoteView.svelte') },
-  { pattern: '/request', load: () => import('./routes/RequestNew.svelte') },
-  { pattern: '/r/:id', load: () => import('./routes/RequestUpload.svelte') },
-  { pattern: '/i/:id', load: () => import('./routes/Inbox.svelte') },
-  { pattern: '/history', load: () => import('./routes/History.svelte') },
+  { pattern: '/', title: 'upload.title', load: () => import('./routes/Upload.svelte') },
+  { pattern: '/d/:id', title: 'download.title', load: () => import('./routes/Download.svelte') },
+  { pattern: '/note', title: 'note.new.title', load: () => import('./routes/NoteNew.svelte') },
+  { pattern: '/n/:id', title: 'note.view.title', load: () => import('./routes/NoteView.svelte') },
+  {
+    pattern: '/request',
+    title: 'request.new.title',
+    load: () => import('./routes/RequestNew.svelte'),
+  },
+  {
+    pattern: '/r/:id',
+    title: 'request.send.title',
+    load: () => import('./routes/RequestUpload.svelte'),
+  },
+  { pattern: '/i/:id', title: 'inbox.title', load: () => import('./routes/Inbox.svelte') },
+  { pattern: '/history', title: 'history.title', load: () => import('./routes/History.svelte') },
+  { pattern: '/about', title: 'about.title', load: () => import('./routes/About.svelte') },
 ]
 
 export const notFoundRoute: RouteDef = {
   pattern: '*',
+  title: 'notFound.title',
   load: () => import('./routes/NotFound.svelte'),
 }

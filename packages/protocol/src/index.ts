@@ -2,6 +2,7 @@
 export * from './encoding.js'
 export * from './errors.js'
 export * from './sizes.js'
+export * from './units.js'
 export * from './validate.js'
 export * from './wire/index.js'
 export * from './crypto/keys.js'

@@ -1,4 +1,6 @@
 /** `fileshare get <link>`: shows what a link holds, then downloads, decrypts and saves it. */
+import { relative } from 'node:path'
+
 import {
   downloadFile,
   inspectFile,
@@ -60,22 +62,31 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
     force: options.force === true,
     extract: options.extract !== false,
   }
-  await checkDestination(metadata, info.fileCount, info.id, destination)
+  // Names fall back to the link's id, never to an id the server answered.
+  await checkDestination(metadata, info.fileCount, link.id, destination)
 
   const download = await downloadFile(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
-  const received = await receive(download, metadata, info.id, destination, output)
+  const received = await receive(download, metadata, link.id, destination, output)
 
   if (output.json) {
     output.result({
-      id: info.id,
+      id: link.id,
       archive: received.archive,
       size: received.bytes,
       paths: received.paths,
+      folder: received.folder,
       downloadsLeft: downloadsLeft - 1,
     })
     return
   }
-  output.info(`Saved into ${destination.dir === '.' ? 'the current folder' : destination.dir}:`)
+  if (received.folder !== null) {
+    output.info(
+      `The archive holds more than one top-level name; extracted into the new folder ` +
+        `${printable(relative('.', received.folder))}:`,
+    )
+  } else {
+    output.info(`Saved into ${destination.dir === '.' ? 'the current folder' : destination.dir}:`)
+  }
   for (const name of received.shown) output.print(printable(name))
 }
 
@@ -97,13 +108,14 @@ export function getCommand(ctx: Context): Command {
     .description(
       'Shows what a share link holds (names, size, downloads left) without counting a download, ' +
         'asks for the password when the link has one, then downloads, decrypts and saves it. An ' +
-        'archive is extracted; entries that would leave the folder, links and device files make ' +
-        'it refused whole. Existing files are kept unless --force. A failed or tampered download ' +
-        'leaves no file behind.',
+        'archive is extracted: one top-level folder as it is, anything else into a new folder ' +
+        'named fileshare-<id>; a hidden top-level name (.ssh) needs --force. Entries that would ' +
+        'leave the folder, links and device files make it refused whole. Existing files are kept ' +
+        'unless --force. A failed or tampered download leaves no file behind.',
     )
     .argument('<link>', 'the share link, with its #key')
     .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
-    .option('-f, --force', 'overwrite existing files')
+    .option('-f, --force', 'overwrite existing files; extract a hidden top-level name')
     .option('--no-extract', 'save an archive as a .zip file instead of extracting it')
   addPasswordOption(command, 'password of a protected link')
   addJsonOption(command)

@@ -12,6 +12,7 @@ import {
   downloadInboxFile,
   openInbox,
   plainSize,
+  requireServerId,
   type ApiClient,
   type InboxFile,
   type InboxLink,
@@ -159,7 +160,7 @@ export async function runInboxGet(
   const base = options.output ?? '.'
   // With --all, each upload gets a folder named by its id: two senders may use the same names.
   const destinationOf = (entry: InboxFile) => ({
-    dir: options.all === true ? join(base, entry.id) : base,
+    dir: options.all === true ? join(base, requireServerId(entry.id, 'inbox entry')) : base,
     force: options.force === true,
   })
   for (const entry of entries)
@@ -176,7 +177,8 @@ export async function runInboxGet(
     })
     const received = await receive(download, entry.metadata, entry.id, destinationOf(entry), output)
     results.push({ id: entry.id, ...received })
-    for (const name of received.shown) output.print(printable(join(destinationOf(entry).dir, name)))
+    const where = received.folder ?? destinationOf(entry).dir
+    for (const name of received.shown) output.print(printable(join(where, name)))
   }
   if (output.json) {
     output.result({
@@ -185,6 +187,7 @@ export async function runInboxGet(
         archive: r.archive,
         size: r.bytes,
         paths: r.paths,
+        folder: r.folder,
       })),
     })
   } else if (results.length === 0) {
@@ -274,7 +277,7 @@ export function inboxCommand(ctx: Context): Command {
     .argument('[entry-id]', 'the upload to download, as listed')
     .option('-a, --all', 'download every upload')
     .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
-    .option('-f, --force', 'overwrite existing files')
+    .option('-f, --force', 'overwrite existing files; extract a hidden top-level name')
   addPasswordOption(get, 'password of a protected inbox link')
   addJsonOption(get)
   get

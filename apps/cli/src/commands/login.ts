@@ -5,7 +5,7 @@
 import { CLI_CALLBACK_PARAM } from '@fileshare/protocol'
 import { Command } from 'commander'
 
-import { createApi } from '../lib/api.js'
+import { createApi, serverConfig } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { CliError, EXIT } from '../lib/errors.js'
 import { startLoginListener } from '../lib/login-listener.js'
@@ -40,7 +40,7 @@ async function openBrowser(url: string): Promise<void> {
 export async function runLogin(options: ServerOptions, ctx: Context): Promise<void> {
   const output = ctx.output(options.json)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const config = await createApi(baseUrl).config()
+  const config = await serverConfig(createApi(baseUrl))
   if (!config.loginEnabled) {
     throw new CliError(`${baseUrl} has no login; creating needs none there`, EXIT.REFUSED)
   }

@@ -12,8 +12,9 @@ import {
 } from '@fileshare/protocol'
 import { Command, Option } from 'commander'
 
-import { createApi, createSignedInApi } from '../lib/api.js'
+import { createApi, createSignedInApi, serverConfig } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
+import { escapeControls } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
 import { parseNoteLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
@@ -49,7 +50,7 @@ export async function runNote(
   const output = ctx.output(options.json)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
   const api = await createSignedInApi(baseUrl, ctx.credentials)
-  const config = await api.config()
+  const config = await serverConfig(api)
   const maxViews = chooseCount(
     '--views',
     options.views,
@@ -131,6 +132,7 @@ export async function runNote(
 export interface NoteReadOptions {
   password?: string | boolean
   json?: boolean
+  raw?: boolean
 }
 
 export async function runNoteGet(
@@ -160,8 +162,10 @@ export async function runNoteGet(
     })
     return
   }
-  ctx.stdout.write(viewed.text)
-  if (ctx.stdout.isTTY === true && !viewed.text.endsWith('\n')) ctx.stdout.write('\n')
+  // Security: the sender's text reaches a terminal with its control characters shown, not run.
+  const terminal = ctx.stdout.isTTY === true
+  ctx.stdout.write(terminal && options.raw !== true ? escapeControls(viewed.text) : viewed.text)
+  if (terminal && !viewed.text.endsWith('\n')) ctx.stdout.write('\n')
   output.info(
     viewsLeft === 0
       ? 'That was the last view; the note is gone now.'
@@ -230,9 +234,12 @@ export function noteCommand(ctx: Context): Command {
     .summary('print a note to standard output (uses up one view)')
     .description(
       'Decrypts a note and prints its text to standard output. This uses up one of its views; ' +
-        'the last view deletes it. Use `fileshare note info` to look without using one.',
+        'the last view deletes it. Use `fileshare note info` to look without using one. On a ' +
+        'terminal, control characters other than newline and tab are shown as \\xNN (so that ' +
+        'escape sequences in the text do nothing) unless --raw; elsewhere the bytes are exact.',
     )
     .argument('<link>', 'the note link, with its #key')
+    .option('--raw', 'print control characters as they are, even to a terminal')
   addPasswordOption(get, 'password of a protected note')
   addJsonOption(get)
   get

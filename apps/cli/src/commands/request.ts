@@ -13,7 +13,7 @@ import {
 } from '@fileshare/protocol'
 import { Command } from 'commander'
 
-import { createApi, createSignedInApi, nodeWebSocket } from '../lib/api.js'
+import { createApi, createSignedInApi, nodeWebSocket, serverConfig } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
@@ -78,7 +78,7 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
   const output = ctx.output(options.json)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
   const api = await createSignedInApi(baseUrl, ctx.credentials)
-  const config = await api.config()
+  const config = await serverConfig(api)
   if (!config.fileRequestsEnabled) {
     throw new CliError('File requests are disabled on this server', EXIT.REFUSED)
   }

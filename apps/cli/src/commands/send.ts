@@ -2,7 +2,7 @@
 import { sendFile } from '@fileshare/protocol'
 import { Command } from 'commander'
 
-import { createSignedInApi } from '../lib/api.js'
+import { createSignedInApi, serverConfig } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { UsageError } from '../lib/errors.js'
 import { checkPayloadFits } from '../lib/node-source.js'
@@ -57,7 +57,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
   const api = await createSignedInApi(baseUrl, ctx.credentials, {
     webSocket: options.websocket !== false,
   })
-  const config = await api.config()
+  const config = await serverConfig(api)
   const expireSec = chooseDuration(
     '--expire',
     options.expire,

@@ -2,11 +2,19 @@
  * The ApiClient of the protocol package, set up for Node: WebSocket uploads through the `ws`
  * package (no compression: ciphertext does not compress) and the stored login of the server.
  */
-import { ApiClient, type WebSocketFactory } from '@fileshare/protocol'
+import {
+  ApiClient,
+  ApiError,
+  isProtocolError,
+  type ConfigResponse,
+  type WebSocketFactory,
+} from '@fileshare/protocol'
 
 import type { Credentials } from './credentials.js'
+import { NotFileshareServerError } from './errors.js'
 import { isHandedOn, releaseBuffer } from './record-buffers.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
+import { followTrustedRedirects } from './redirects.js'
 
 /**
  * The frame mask of every message: all zeros. Masking (RFC 6455, 10.3) keeps a script in a
@@ -30,6 +38,9 @@ export async function nodeWebSocket(bearerToken?: string): Promise<WebSocketFact
     const socket = new WebSocket(url, {
       perMessageDeflate: false,
       generateMask: zeroMask,
+      // The upgrade carries the login token: a redirect fails it, and the upload falls back to
+      // chunked HTTP, whose redirects redirects.ts rules on.
+      followRedirects: false,
       ...(headers ? { headers } : {}),
     })
     const send = socket.send.bind(socket)
@@ -80,7 +91,7 @@ export const retryingFetch: typeof fetch = async (input, init) => {
 export function createApi(baseUrl: string, setup: ApiSetup = {}): ApiClient {
   return new ApiClient({
     baseUrl,
-    fetch: retryingFetch,
+    fetch: followTrustedRedirects(retryingFetch),
     ...(setup.bearerToken ? { bearerToken: setup.bearerToken } : {}),
     ...(setup.webSocket ? { webSocket: setup.webSocket } : {}),
   })
@@ -97,4 +108,25 @@ export async function createSignedInApi(
     bearerToken: token,
     webSocket: o.webSocket === true ? await nodeWebSocket(token) : undefined,
   })
+}
+
+/**
+ * `GET /api/config`, with a server that is not fileshare named as such instead of its bare status:
+ * an answer without fileshare's JSON error body, a 404, or a body that is not JSON.
+ */
+export async function serverConfig(api: ApiClient): Promise<ConfigResponse> {
+  try {
+    return await api.config()
+  } catch (error) {
+    if (
+      error instanceof ApiError &&
+      (error.status === 404 || error.message === `HTTP ${error.status}`)
+    ) {
+      throw new NotFileshareServerError(api.baseUrl, String(error.status))
+    }
+    if (isProtocolError(error, 'NETWORK') && error.cause instanceof SyntaxError) {
+      throw new NotFileshareServerError(api.baseUrl, 'with something that is not JSON')
+    }
+    throw error
+  }
 }

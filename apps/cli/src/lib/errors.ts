@@ -43,3 +43,14 @@ export class UnsafeArchiveError extends CliError {
     this.name = 'UnsafeArchiveError'
   }
 }
+
+/** A server whose `GET /api/config` is not fileshare's: a wrong `--server` address, most likely. */
+export class NotFileshareServerError extends CliError {
+  constructor(baseUrl: string, answer: string) {
+    super(
+      `${baseUrl} does not look like a fileshare server (GET /api/config answered ${answer})`,
+      EXIT.FAILED,
+    )
+    this.name = 'NotFileshareServerError'
+  }
+}

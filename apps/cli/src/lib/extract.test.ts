@@ -221,7 +221,8 @@ describe('extractArchive on the target folder', () => {
     const zip = join(work, 'good.zip')
     await writeFile(zip, Buffer.from(await new Response(createZipStream(entries)).arrayBuffer()))
 
-    const written = await extractArchive(zip, target, { force: false })
+    const { folder, entries: written } = await extractArchive(zip, target, { force: false })
+    expect(folder).toBeNull()
     expect(written.map((e) => e.path.slice(target.length + 1))).toEqual([
       'top',
       'top/empty',
@@ -241,6 +242,71 @@ describe('extractArchive on the target folder', () => {
     // No temporary file is left behind.
     expect((await listAll(target)).some((name) => name.includes('fileshare-part'))).toBe(false)
     expect((await lstat(join(target, 'top'))).isSymbolicLink()).toBe(false)
+  })
+})
+
+describe('extractArchive chooses where an archive goes', () => {
+  const scattered: FixtureEntry[] = [
+    { name: 'notes.txt', data: 'a' },
+    { name: 'photos/', unixMode: 0o040755 },
+    { name: 'photos/cat.jpg', data: 'b' },
+  ]
+
+  it('security: entries not under one top-level folder go into a new folder named after the archive', async () => {
+    const zip = await zipOf(scattered)
+    const first = await extractArchive(zip, target, {
+      force: false,
+      folderName: 'fileshare-1b4e28ba',
+    })
+    expect(first.folder).toBe(join(target, 'fileshare-1b4e28ba'))
+    expect(await listAll(target)).toEqual([
+      'fileshare-1b4e28ba',
+      'fileshare-1b4e28ba/notes.txt',
+      'fileshare-1b4e28ba/photos',
+      'fileshare-1b4e28ba/photos/cat.jpg',
+    ])
+    // A name already taken is never reused: the next one is "name (2)".
+    const second = await extractArchive(zip, target, {
+      force: false,
+      folderName: 'fileshare-1b4e28ba',
+    })
+    expect(second.folder).toBe(join(target, 'fileshare-1b4e28ba (2)'))
+    expect(await readFile(join(target, 'fileshare-1b4e28ba (2)', 'notes.txt'), 'utf8')).toBe('a')
+  })
+
+  it('extracts entries under one top-level folder into the target as they are', async () => {
+    const zip = await zipOf([
+      { name: 'photos/', unixMode: 0o040755 },
+      { name: 'photos/cat.jpg', data: 'b' },
+    ])
+    const result = await extractArchive(zip, target, { force: false, folderName: 'unused' })
+    expect(result.folder).toBeNull()
+    expect(await listAll(target)).toEqual(['photos', 'photos/cat.jpg'])
+  })
+
+  it('security: a hidden top-level name is refused without force, and nothing is written', async () => {
+    // In a home folder without ~/.ssh, this would plant a key that logs the sender in.
+    const zip = await zipOf([{ name: '.ssh/authorized_keys', data: 'ssh-ed25519 AAAA sender' }])
+    const before = await listAll(work)
+    const error = await extractArchive(zip, target, { force: false, folderName: 'x' }).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(CliError)
+    expect((error as CliError).exitCode).toBe(EXIT.USAGE)
+    expect((error as Error).message).toBe(
+      'The archive holds ".ssh" at its top level, a hidden name; use --force to extract it',
+    )
+    expect(await listAll(work)).toEqual(before)
+    await extractArchive(zip, target, { force: true, folderName: 'x' })
+    expect(await readFile(join(target, '.ssh/authorized_keys'), 'utf8')).toContain('sender')
+  })
+
+  it('removes the new folder again when the archive turns out damaged', async () => {
+    const zip = await zipOf([...scattered, { name: 'bad.txt', data: 'c', crc: 1 }])
+    await expect(
+      extractArchive(zip, target, { force: false, folderName: 'fileshare-1b4e28ba' }),
+    ).rejects.toThrow(/CRC-32/)
+    expect(await listAll(target)).toEqual([])
   })
 })
 

@@ -13,6 +13,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { crc32 } from '@fileshare/protocol'
 import type { Entry, ZipFile } from 'yauzl'
 
+import { checkHiddenTopLevel, isUnderOneFolder, makeNewFolder } from './archive-layout.js'
 import { unsafeEntryName } from './entry-name.js'
 import { CliError, EXIT, UnsafeArchiveError } from './errors.js'
 import { existsError, placeFile, temporaryPath, writeTemporary, type SparseWriter } from './save.js'
@@ -44,7 +45,13 @@ interface PlannedEntry {
 }
 
 export interface ExtractOptions {
+  /** Replaces existing files, and allows a hidden name at the archive's top level. */
   force: boolean
+  /**
+   * When set, an archive whose entries are not all under one top-level folder goes into a new
+   * folder of this name inside the target (archive-layout.ts).
+   */
+  folderName?: string
   /** Plaintext bytes extracted so far. */
   onBytes?: (bytes: number) => void
 }
@@ -55,39 +62,71 @@ export interface ExtractedEntry {
   directory: boolean
 }
 
-/** Extracts every entry; answers the files and folders written, in archive order. */
+export interface Extraction {
+  /** The new folder made for the archive (absolute), or null when it went into the target. */
+  folder: string | null
+  /** The files and folders written, in archive order. */
+  entries: ExtractedEntry[]
+}
+
+/** Extracts every entry, into a new folder when `folderName` says so. */
 export async function extractArchive(
   zipPath: string,
   targetDir: string,
   options: ExtractOptions,
-): Promise<ExtractedEntry[]> {
-  const root = resolve(targetDir)
+): Promise<Extraction> {
   const zip = await openZip(zipPath)
+  let folder: string | null = null
   try {
-    const planned = plan(await readEntries(zip), root)
-    await checkTargets(planned, root, options.force)
-    const files = await writeAll(zip, zipPath, root, planned, options)
-    // Every file is complete and checked: only now does anything take its final name.
-    for (const [index, { item, temporary }] of files.entries()) {
-      try {
-        await placeFile(temporary, item.target, options.force, item.mode ?? 0o666)
-      } catch (error) {
-        await Promise.all(files.slice(index + 1).map((f) => rm(f.temporary, { force: true })))
-        throw error
-      }
-      await utimes(item.target, item.mtime, item.mtime)
+    const entries = await readEntries(zip)
+    // Checked before the layout: a hostile name is refused as such, whatever else it is.
+    plan(entries, resolve(targetDir))
+    const names = entries.map((e) => e.fileName)
+    checkHiddenTopLevel(names, options.force)
+    if (options.folderName !== undefined && !isUnderOneFolder(names)) {
+      await mkdir(targetDir, { recursive: true })
+      folder = await makeNewFolder(resolve(targetDir), options.folderName)
     }
-    // Folders last and deepest first: writing files into them would move their times again,
-    // and a read-only folder must still take its files.
-    const directories = planned.filter((p) => p.directory).reverse()
-    for (const item of directories) {
-      if (item.mode !== null) await chmod(item.target, item.mode & ~process.umask() & 0o777)
-      await utimes(item.target, item.mtime, item.mtime)
-    }
-    return planned.map((p) => ({ path: p.target, directory: p.directory }))
+    const root = folder ?? resolve(targetDir)
+    const written = await extractInto(zip, zipPath, root, plan(entries, root), options)
+    return { folder, entries: written }
+  } catch (error) {
+    // Empty once extraction has cleaned up after itself; anything else in it stays.
+    if (folder !== null) await rmdir(folder).catch(() => undefined)
+    throw error
   } finally {
     zip.close()
   }
+}
+
+/** Writes the planned entries below `root`, then gives them their names, times and modes. */
+async function extractInto(
+  zip: ZipFile,
+  zipPath: string,
+  root: string,
+  planned: PlannedEntry[],
+  options: ExtractOptions,
+): Promise<ExtractedEntry[]> {
+  await checkTargets(planned, root, options.force)
+  const files = await writeAll(zip, zipPath, root, planned, options)
+  // Every file is complete and checked: only now does anything take its final name.
+  for (const [index, { item, temporary }] of files.entries()) {
+    try {
+      await placeFile(temporary, item.target, options.force, item.mode ?? 0o666)
+    } catch (error) {
+      await Promise.all(files.slice(index + 1).map((f) => rm(f.temporary, { force: true })))
+      throw error
+    }
+    await utimes(item.target, item.mtime, item.mtime)
+  }
+  // Folders last and deepest first: writing files into them would move their times again,
+  // and a read-only folder must still take its files.
+  const directories = planned.filter((p) => p.directory).reverse()
+  for (const item of directories) {
+    if (item.mode !== null) await chmod(item.target, item.mode & ~process.umask() & 0o777)
+    await utimes(item.target, item.mtime, item.mtime)
+  }
+  return planned.map((p) => ({ path: p.target, directory: p.directory }))
 }
 
 interface WrittenFile {

@@ -6,9 +6,11 @@ import { lstat } from 'node:fs/promises'
 
 import { Option, type Command } from 'commander'
 
+import { parseBytes } from '@fileshare/protocol'
+
 import { UsageError } from './errors.js'
 import { DEFAULT_SERVER, SERVER_ENV } from './server.js'
-import { formatBytes, formatDuration, parseDuration, parseSize } from './units.js'
+import { formatBytes, formatDuration, parseDuration } from './units.js'
 import { PASSWORD_ENV } from './prompts.js'
 
 export function addServerOption(command: Command): Command {
@@ -97,10 +99,13 @@ export function chooseCount(
 /** A size from 1 byte up to `max`; `max` when none was given. */
 export function chooseSize(flag: string, text: string | undefined, max: number): number {
   if (text === undefined) return max
-  const bytes = parseSize(text)
-  if (bytes === null || bytes < 1) {
-    throw new UsageError(`${flag} ${text} is not a size such as 500M or 2G`)
+  let bytes: number
+  try {
+    bytes = parseBytes(text)
+  } catch (error) {
+    throw new UsageError(`${flag} ${(error as Error).message}`, { cause: error })
   }
+  if (bytes < 1) throw new UsageError(`${flag} ${text} is not a size of at least 1 byte`)
   if (bytes > max) {
     throw new UsageError(`${flag} ${text} is over this server's limit of ${formatBytes(max)}`)
   }

@@ -1,6 +1,7 @@
 /**
  * Puts a decrypted download on disk: a single file under its own name, an archive extracted into
- * the folder. Names come from the sender's metadata and are checked like archive entries. Only a
+ * the folder, or into a new folder of its own when its entries are not all under one top-level
+ * folder (archive-layout.ts). Names come from the sender's metadata and are checked like archive entries. Only a
  * complete, authenticated download ever gets a real name (see save.ts), so a failed or tampered
  * one leaves nothing that looks finished.
  */
@@ -8,8 +9,9 @@ import { randomBytes } from 'node:crypto'
 import { lstat, mkdir, rm } from 'node:fs/promises'
 import { join, relative, resolve, sep } from 'node:path'
 
-import type { DownloadResult, FileMetadata } from '@fileshare/protocol'
+import { requireServerId, type DownloadResult, type FileMetadata } from '@fileshare/protocol'
 
+import { checkHiddenTopLevel, isUnderOneFolder } from './archive-layout.js'
 import { unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
 import { extractArchive } from './extract.js'
@@ -28,9 +30,16 @@ export interface Received {
   archive: boolean
   /** Absolute paths written: the file, or every file and folder of the archive. */
   paths: string[]
-  /** What to show: the file, or the archive's top-level names. */
+  /** The new folder an archive was extracted into (absolute), or null. */
+  folder: string | null
+  /** What to show: the file, or the archive's top-level names (inside `folder` when set). */
   shown: string[]
   bytes: number
+}
+
+/** The start of an upload's id, for names made from it; only ever a UUID's hex digits. */
+function shortId(id: string): string {
+  return requireServerId(id, 'upload').slice(0, 8)
 }
 
 /** Whether the payload is an archive: the metadata says so, else more than one file. */
@@ -45,18 +54,24 @@ export function archiveFileName(metadata: FileMetadata | null, id: string): stri
   const single = tops.size === 1 && metadata?.files.every((f) => f.name.includes('/'))
   return single && only && unsafeEntryName(only) === null
     ? `${only}.zip`
-    : `fileshare-${id.slice(0, 8)}.zip`
+    : `fileshare-${shortId(id)}.zip`
 }
 
 /** The single file's name from the metadata, reduced to a safe last segment. */
 export function singleFileName(metadata: FileMetadata | null, id: string): string {
   const name = metadata?.files[0]?.name.split('/').pop() ?? ''
-  return name !== '' && unsafeEntryName(name) === null ? name : `fileshare-${id.slice(0, 8)}`
+  return name !== '' && unsafeEntryName(name) === null ? name : `fileshare-${shortId(id)}`
+}
+
+/** The name of the new folder an archive gets when it has more than one top-level name. */
+export function archiveFolderName(id: string): string {
+  return `fileshare-${shortId(id)}`
 }
 
 /**
  * Fails before the download is counted when a name it will write already exists (without
- * `force`). Archives are checked again entry by entry when extracted.
+ * `force`), or an archive has a hidden top-level name. Archives are checked again entry by
+ * entry when extracted: the metadata is the sender's word for what the archive holds.
  */
 export async function checkDestination(
   metadata: FileMetadata | null,
@@ -70,11 +85,17 @@ export async function checkDestination(
     throw new UsageError(`${destination.dir} is not a folder`)
   }
   const archive = isArchive(metadata, fileCount)
+  const extracted = archive && destination.extract !== false
+  const entryNames = metadata?.files.map((f) => f.name) ?? []
+  if (extracted) checkHiddenTopLevel(entryNames, destination.force)
   const names = !archive
     ? [singleFileName(metadata, id)]
-    : destination.extract === false
+    : !extracted
       ? [archiveFileName(metadata, id)]
-      : (metadata?.files.map((f) => f.name) ?? [])
+      : // Anything else goes into a new folder, which exists nowhere yet.
+        isUnderOneFolder(entryNames)
+        ? entryNames
+        : []
   for (const name of names) {
     if (unsafeEntryName(name) !== null) continue
     const path = join(dir, ...name.split('/').filter((p) => p !== ''))
@@ -111,11 +132,11 @@ export async function receive(
       )
       bar.stop()
       await placeFile(temporary, path, destination.force)
-      return { archive, paths: [path], shown: [name], bytes: download.plainSize }
+      return { archive, paths: [path], folder: null, shown: [name], bytes: download.plainSize }
     }
     const zipPath = join(
       dir,
-      `.fileshare-${id.slice(0, 8)}-${randomBytes(4).toString('hex')}.zip.fileshare-part`,
+      `.fileshare-${shortId(id)}-${randomBytes(4).toString('hex')}.zip.fileshare-part`,
     )
     try {
       await writeTemporary(zipPath, (writer) =>
@@ -124,17 +145,18 @@ export async function receive(
       bar.stop()
       const extracting = output.progress('Extracting ', download.plainSize)
       try {
-        const entries = await extractArchive(zipPath, dir, {
+        const { folder, entries } = await extractArchive(zipPath, dir, {
           force: destination.force,
+          folderName: archiveFolderName(id),
           onBytes: (n) => extracting.update(n),
         })
         const shown = new Set<string>()
         for (const entry of entries) {
-          const [top = '', ...rest] = relative(dir, entry.path).split(sep)
+          const [top = '', ...rest] = relative(folder ?? dir, entry.path).split(sep)
           shown.add(rest.length > 0 || entry.directory ? `${top}/` : top)
         }
         const paths = entries.map((e) => e.path)
-        return { archive: true, paths, shown: [...shown], bytes: download.plainSize }
+        return { archive: true, paths, folder, shown: [...shown], bytes: download.plainSize }
       } finally {
         extracting.stop()
       }

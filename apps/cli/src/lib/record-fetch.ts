@@ -351,15 +351,10 @@ async function fetchOverSocket(url: URL, init: RequestInit): Promise<Response> {
 
 /**
  * A GET answered as a `Response` whose body comes as whole records. Plain HTTP reads through a
- * fixed buffer; HTTPS through node:https. A redirect (a proxy sending plain HTTP on to HTTPS,
- * say) is followed by the global `fetch`, from the address it names.
+ * fixed buffer; HTTPS through node:https. A redirect is answered as it is: redirects.ts decides
+ * whether it may be followed with the request's tokens.
  */
 export async function fetchRecords(input: string | URL, init: RequestInit = {}): Promise<Response> {
   const url = new URL(input)
-  const response =
-    url.protocol === 'http:' ? await fetchOverSocket(url, init) : await fetchOverNodeHttp(url, init)
-  const location = response.headers.get('location')
-  if (response.status < 300 || response.status >= 400 || location === null) return response
-  await response.body?.cancel()
-  return fetch(new URL(location, url), init)
+  return url.protocol === 'http:' ? fetchOverSocket(url, init) : fetchOverNodeHttp(url, init)
 }

@@ -7,7 +7,6 @@ import {
   formatRelative,
   formatRemaining,
   parseDuration,
-  parseSize,
 } from './units.js'
 
 describe('units', () => {
@@ -44,15 +43,6 @@ describe('units', () => {
       '90m',
       '61s',
     ])
-  })
-
-  it('parses binary and decimal sizes', () => {
-    expect(parseSize('512')).toBe(512)
-    expect(parseSize('1K')).toBe(1024)
-    expect(parseSize('100M')).toBe(100 * 1024 ** 2)
-    expect(parseSize('1.5GiB')).toBe(1.5 * 1024 ** 3)
-    expect(parseSize('10MB')).toBe(10_000_000)
-    expect(parseSize('10 parsecs')).toBeNull()
   })
 
   it('prints sizes and distances in time', () => {

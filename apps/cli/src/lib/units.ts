@@ -1,4 +1,5 @@
 /** Parsing and printing of the durations, sizes and dates users type and read. */
+import { formatBytes as formatBytesIn } from '@fileshare/protocol'
 
 const DURATION_UNITS: ReadonlyArray<[suffix: string, seconds: number]> = [
   ['w', 7 * 86_400],
@@ -38,45 +39,9 @@ export function formatRemaining(seconds: number): string {
   return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`
 }
 
-const SIZE_UNITS: Readonly<Record<string, number>> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kib: 1024,
-  kb: 1000,
-  m: 1024 ** 2,
-  mib: 1024 ** 2,
-  mb: 1000 ** 2,
-  g: 1024 ** 3,
-  gib: 1024 ** 3,
-  gb: 1000 ** 3,
-  t: 1024 ** 4,
-  tib: 1024 ** 4,
-  tb: 1000 ** 4,
-}
-
-/** `1048576`, `512K`, `100M`, `1.5G`, `2GiB`, `10MB` (decimal) → bytes; null when not a size. */
-export function parseSize(text: string): number | null {
-  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
-  if (!match) return null
-  const factor = SIZE_UNITS[(match[2] ?? '').toLowerCase()]
-  if (factor === undefined) return null
-  const bytes = Math.round(Number(match[1]) * factor)
-  return Number.isSafeInteger(bytes) ? bytes : null
-}
-
-/** Bytes in binary units with three significant digits at most: `1.5 MiB`, `200 MiB`, `12 B`. */
+/** Bytes in the service's one convention (binary multiples, `1.5 MiB`); the CLI writes English. */
 export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB']
-  let value = bytes
-  let unit = 0
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024
-    unit++
-  }
-  if (unit === 0) return `${bytes} B`
-  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
-  return `${Number(value.toFixed(digits))} ${units[unit]}`
+  return formatBytesIn(bytes, { locale: 'en' })
 }
 
 /** `in 3 days`, `in 5 hours`, `2 minutes ago`: the rough distance from `now` to `date`. */

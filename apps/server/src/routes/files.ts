@@ -2,7 +2,7 @@
  * Routes on stored uploads (spec: POST /api/meta/:id, GET /api/info/:id, GET /api/exists/:id,
  * GET /api/download/:id, POST /api/password/:id): thin adapters over UploadsService.
  */
-import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import { ERROR_MESSAGES, isUuid, type PasswordCheckResponse } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
@@ -57,8 +57,8 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   })
 
   app.post('/password/:id', (c) => {
-    uploads.checkPassword(uploadId(c), c.req.header('x-auth-token'), deps.ipOf(c))
-    return c.json({ ok: true }, 200)
+    const meta = uploads.checkPassword(uploadId(c), c.req.header('x-auth-token'), deps.ipOf(c))
+    return c.json({ ok: true, ...meta } satisfies PasswordCheckResponse, 200)
   })
 
   return app

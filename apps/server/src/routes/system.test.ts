@@ -67,6 +67,7 @@ describe('GET /config', () => {
       OIDC_CLIENT_SECRET: 'x',
       OIDC_SESSION_SECRET: 'x'.repeat(32),
       OIDC_PROTECT_NOTES: 'true',
+      IMPRINT_URL: 'https://operator.example/imprint',
       LOCALES: 'de,en,ja',
       DEFAULT_LOCALE: 'de',
     })
@@ -82,6 +83,8 @@ describe('GET /config', () => {
       customTitle: 'Drop',
       customColor: '#112233',
       customLogo: '/logo.svg',
+      imprintUrl: 'https://operator.example/imprint',
+      privacyUrl: null,
       fileRequestsEnabled: false,
       uploadSpeedLimit: 1024 ** 2,
       webSocketUploadEnabled: false,

@@ -55,6 +55,8 @@ export function configResponse(config: Config): ConfigResponse {
     customTitle: config.customTitle,
     customColor: config.customColor,
     customLogo: config.customLogo,
+    imprintUrl: config.imprintUrl,
+    privacyUrl: config.privacyUrl,
     fileRequestsEnabled: config.enabledServices.includes('request'),
 
     uploadSpeedLimit: config.fileUploadSpeedLimit,

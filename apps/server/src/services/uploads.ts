@@ -9,6 +9,7 @@ import {
   isOneOf,
   parseIntegerStrict,
   type UploadInfoResponse,
+  type UploadMetaFields,
 } from '@fileshare/protocol'
 import { and, eq, gte, isNull, lte, or } from 'drizzle-orm'
 
@@ -270,11 +271,15 @@ export class UploadsService {
     return row.expiresAt > this.deps.now() && row.downloadCount < row.maxDownloads
   }
 
-  /** Public info (spec: GET /api/info/:id); 404 unknown, 410 expired or used up. */
+  /**
+   * Public info (spec: GET /api/info/:id); 404 unknown, 410 expired or used up. A protected
+   * upload's metadata stays out of it: with the link, that ciphertext would let anyone test
+   * password guesses offline, past the lockout. checkPassword hands it out instead.
+   */
   info(id: string): UploadInfoResponse {
     const row = this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    const info: UploadInfoResponse = {
+    const common = {
       id: row.id,
       size: row.size,
       salt: row.salt,
@@ -283,13 +288,15 @@ export class UploadsService {
       downloadCount: row.downloadCount,
       expiresAt: new Date(row.expiresAt).toISOString(),
       createdAt: new Date(row.createdAt).toISOString(),
-      encryptedMeta: row.encryptedMeta,
-      nonce: row.metaNonce,
-      ...(row.hasPassword
-        ? { hasPassword: true, passwordSalt: row.passwordSalt!, passwordAlgo: PASSWORD_ALGO }
-        : { hasPassword: false }),
     }
-    return info
+    return row.hasPassword
+      ? {
+          ...common,
+          hasPassword: true,
+          passwordSalt: row.passwordSalt!,
+          passwordAlgo: PASSWORD_ALGO,
+        }
+      : { ...common, hasPassword: false, encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
 
   /** Whether an upload can still be downloaded (spec: GET /api/exists/:id). */
@@ -377,9 +384,10 @@ export class UploadsService {
 
   /**
    * Checks the auth token of a password-protected upload without counting a download
-   * (spec: POST /api/password/:id). Wrong tokens count toward the lockout of this upload.
+   * (spec: POST /api/password/:id) and answers its metadata, which info withholds. Wrong tokens
+   * count toward the lockout of this upload.
    */
-  checkPassword(id: string, authToken: string | undefined, clientIp: string): void {
+  checkPassword(id: string, authToken: string | undefined, clientIp: string): UploadMetaFields {
     const key = `upload:${id}`
     this.deps.lockout.assertOpen(key, clientIp)
     const row = this.find(id)
@@ -390,6 +398,7 @@ export class UploadsService {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
     this.deps.lockout.succeed(key, clientIp)
+    return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
 
   /**

@@ -1,8 +1,8 @@
 /** The one-line messages pages show for the server's refusals. */
-import { ApiError, ERROR_MESSAGES } from '@fileshare/protocol'
+import { ApiError, decryptFailed, ERROR_MESSAGES } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
-import { errorMessage } from './errors'
+import { errorKindOf, errorMessage } from './errors'
 import { formatRemaining } from './format-time'
 import { t } from './i18n/t'
 
@@ -23,6 +23,61 @@ describe('errorMessage', () => {
     )
     expect(errorMessage(new ApiError(429, ERROR_MESSAGES.rateLimited, { retryAfterSec: 3 }))).toBe(
       t('error.rateLimited'),
+    )
+  })
+})
+
+describe('a 401', () => {
+  it('from a refused auth token says the link is wrong, never "sign in"', () => {
+    for (const message of [
+      ERROR_MESSAGES.invalidAuthToken,
+      ERROR_MESSAGES.invalidOrMissingAuthToken,
+    ]) {
+      const error = new ApiError(401, message)
+      expect(errorMessage(error)).toBe(t('error.wrongKey.body'))
+      expect(errorMessage(error, 'create')).toBe(t('error.wrongKey.body'))
+      expect(errorKindOf(error)).toBe('wrongKey')
+    }
+  })
+
+  it('from the creation guard says "sign in" only on a creating page', () => {
+    const guard = new ApiError(401, ERROR_MESSAGES.loginRequired)
+    expect(errorMessage(guard, 'create')).toBe(t('error.loginRequired'))
+    expect(errorMessage(guard)).not.toBe(t('error.loginRequired'))
+    // A proxy's bare 401 on a reading page is no login prompt either.
+    expect(errorMessage(new ApiError(401, 'HTTP 401'))).toBe(t('error.wrongKey.body'))
+    expect(errorMessage(new ApiError(401, 'HTTP 401'), 'create')).toBe(t('error.loginRequired'))
+  })
+
+  it('from a refused owner token or password says which', () => {
+    expect(errorMessage(new ApiError(401, ERROR_MESSAGES.invalidOwnerToken))).toBe(
+      t('error.ownerTokenRefused'),
+    )
+    expect(errorMessage(new ApiError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken))).toBe(
+      t('error.ownerTokenRefused'),
+    )
+    expect(errorMessage(new ApiError(401, ERROR_MESSAGES.invalidPassword))).toBe(
+      t('error.wrongPassword'),
+    )
+  })
+})
+
+describe('a key that does not decrypt', () => {
+  it('is shown as a link whose key does not fit', () => {
+    expect(errorKindOf(decryptFailed())).toBe('wrongKey')
+  })
+})
+
+describe('a 410', () => {
+  it('says whether a note expired or was used up', () => {
+    expect(errorMessage(new ApiError(410, ERROR_MESSAGES.noteExpired))).toBe(
+      'This link has expired.',
+    )
+    expect(errorMessage(new ApiError(410, ERROR_MESSAGES.viewLimitReached))).toBe(
+      t('error.gone.usedUp'),
+    )
+    expect(errorMessage(new ApiError(410, ERROR_MESSAGES.uploadUnavailable))).toBe(
+      t('error.gone.body'),
     )
   })
 })

@@ -2,19 +2,53 @@
  * Turns the client core's errors into what a page shows: which whole-page panel (404, 410,
  * broken link, lockout) or which one-line message.
  */
-import { ERROR_MESSAGES, isApiError, isProtocolError } from '@fileshare/protocol'
+import { ERROR_MESSAGES, isApiError, isProtocolError, type ApiError } from '@fileshare/protocol'
 
 import { formatRemaining } from './format-time'
 import { t } from './i18n/t'
 
 /** The whole-page explanations `ErrorPanel` can show. */
-export type ErrorKind = 'notFound' | 'gone' | 'badLink' | 'locked' | 'network' | 'generic'
+export type ErrorKind =
+  'notFound' | 'gone' | 'badLink' | 'wrongKey' | 'locked' | 'network' | 'generic'
 
-/** The panel for a failure to open a link; `generic` for anything else. */
+/**
+ * Where an error happened: `create` on the pages that make something (upload, note, request),
+ * where the creation guard's 401 means "sign in"; `use` everywhere else, where a 401 can only be a
+ * token derived from the link's key that the server refused (spec: Authentication).
+ */
+export type ErrorContext = 'create' | 'use'
+
+/** The server's 401 messages for a refused auth token (spec: Messages given by the interface). */
+const AUTH_TOKEN_REFUSED: readonly string[] = [
+  ERROR_MESSAGES.invalidOrMissingAuthToken,
+  ERROR_MESSAGES.invalidAuthToken,
+]
+const OWNER_TOKEN_REFUSED: readonly string[] = [
+  ERROR_MESSAGES.invalidOrMissingOwnerToken,
+  ERROR_MESSAGES.invalidOwnerToken,
+]
+
+/** A 401 from the creation guard, as opposed to a refused token. */
+function isLoginRequired(error: ApiError, context: ErrorContext): boolean {
+  if (error.message === ERROR_MESSAGES.loginRequired) return context === 'create'
+  if (AUTH_TOKEN_REFUSED.includes(error.message) || OWNER_TOKEN_REFUSED.includes(error.message)) {
+    return false
+  }
+  if (error.message === ERROR_MESSAGES.invalidPassword) return false
+  return context === 'create'
+}
+
+/**
+ * The panel for a failure to open a link; `generic` for anything else. A link whose key does not
+ * decrypt or whose derived token the server refuses was most likely copied incompletely: the
+ * cipher cannot tell that from tampering, but it is the cause to name first.
+ */
 export function errorKindOf(error: unknown): ErrorKind {
   if (isProtocolError(error, 'BAD_LINK') || isProtocolError(error, 'UNSUPPORTED_VERSION')) {
     return 'badLink'
   }
+  if (isProtocolError(error, 'DECRYPT_FAILED')) return 'wrongKey'
+  if (isApiError(error, 401) && AUTH_TOKEN_REFUSED.includes(error.message)) return 'wrongKey'
   if (isProtocolError(error, 'NETWORK')) return 'network'
   if (isApiError(error, 404)) return 'notFound'
   if (isApiError(error, 410)) return 'gone'
@@ -31,8 +65,8 @@ export function isAbort(error: unknown): boolean {
   )
 }
 
-/** One line explaining `error` to the user. */
-export function errorMessage(error: unknown): string {
+/** One line explaining `error` to the user; `context` tells a sign-in prompt from a bad link. */
+export function errorMessage(error: unknown, context: ErrorContext = 'use'): string {
   if (isProtocolError(error)) {
     switch (error.code) {
       case 'WRONG_PASSWORD':
@@ -52,13 +86,16 @@ export function errorMessage(error: unknown): string {
   if (isApiError(error)) {
     switch (error.status) {
       case 401:
-        return t('error.loginRequired')
+        if (isLoginRequired(error, context)) return t('error.loginRequired')
+        if (error.message === ERROR_MESSAGES.invalidPassword) return t('error.wrongPassword')
+        if (OWNER_TOKEN_REFUSED.includes(error.message)) return t('error.ownerTokenRefused')
+        return t('error.wrongKey.body')
       case 403:
         return t('error.disabled')
       case 404:
         return t('error.notFound.body')
       case 410:
-        return t('error.gone.body')
+        return goneMessage(error)
       case 413:
         // The upload quota refuses with 413 too; the server's message tells the two apart.
         if (error.message === ERROR_MESSAGES.quotaExceeded) return t('error.quotaExceeded')
@@ -76,4 +113,11 @@ export function errorMessage(error: unknown): string {
   }
   const message = error instanceof Error ? error.message : String(error)
   return t('error.generic', { message })
+}
+
+/** Why a link is gone, as far as the server's message says (spec: Messages given by the interface). */
+export function goneMessage(error: ApiError): string {
+  if (error.message === ERROR_MESSAGES.noteExpired) return t('error.gone.expired')
+  if (error.message === ERROR_MESSAGES.viewLimitReached) return t('error.gone.usedUp')
+  return t('error.gone.body')
 }

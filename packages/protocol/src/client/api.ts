@@ -196,6 +196,8 @@ export class ApiClient {
           : await this.fetchImpl(this.url(path), request)
     } catch (error) {
       if (init.signal?.aborted) throw init.signal.reason
+      // A fetch of the client's own (the command line's redirect rule) may name the failure.
+      if (error instanceof ProtocolError) throw error
       throw networkError(error)
     }
     if (response.ok || init.accept?.includes(response.status)) return response
@@ -211,6 +213,7 @@ export class ApiClient {
       response = await this.fetchImpl(url, request)
     } catch (error) {
       if (signal?.aborted) throw signal.reason
+      if (error instanceof ProtocolError) throw error
       throw networkError(error)
     }
     if (response.ok) return response

@@ -17,12 +17,17 @@ import { createEncryptStream, type RecordCipherOption } from '../crypto/stream.j
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
-import type { UploadInfoResponse } from '../wire/uploads.js'
+import type {
+  PasswordCheckResponse,
+  UploadInfoResponse,
+  UploadMetaFields,
+} from '../wire/uploads.js'
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import { passwordLockOf } from './password-lock.js'
+import { requireSameId } from './server-id.js'
 import { exactSize, type PayloadSource } from './source.js'
 import { uploadCiphertext, type UploadCallbacks, type UploadTransport } from './upload.js'
 
@@ -125,12 +130,16 @@ export async function sendFile(
 
 /** `GET /api/info/:id`: counts nothing. 404 and 410 throw ApiError. */
 export async function inspectFile(api: ApiClient, link: FileLink): Promise<UploadInfoResponse> {
-  return api.json<UploadInfoResponse>('GET', PATHS.info(link.id))
+  const info = await api.json<UploadInfoResponse>('GET', PATHS.info(link.id))
+  requireSameId(info.id, link.id, 'upload')
+  return info
 }
 
 /**
- * Derives the keys of a file. With a password: Argon2id, then `POST /api/password/:id`; a wrong
- * password throws ProtocolError('WRONG_PASSWORD'), a lockout ApiError 429 with retryAfterSec.
+ * Derives the keys of a file and opens its metadata. With a password: Argon2id, then
+ * `POST /api/password/:id`, whose answer carries the metadata (info withholds it from protected
+ * uploads, so no guess can be tested offline); a wrong password throws
+ * ProtocolError('WRONG_PASSWORD'), a lockout ApiError 429 with retryAfterSec.
  * A password-protected link without a password throws ProtocolError('WRONG_PASSWORD') too.
  */
 export async function unlockFile(
@@ -142,29 +151,33 @@ export async function unlockFile(
   const lock = passwordLockOf(link, info)
   const salt = fromBase64Url(info.salt)
   let keys: UploadKeys
+  let sealed: UploadMetaFields | null = null
   if (!lock) {
     keys = await deriveUploadKeys(link.secret, salt)
+    if (!info.hasPassword) sealed = info
   } else {
     if (!password) throw new ProtocolError('WRONG_PASSWORD', 'This link needs a password')
     const unlocked = await unlockSecret(lock, password, async (secret) => {
       const candidate = await deriveUploadKeys(secret, salt)
+      let answer: PasswordCheckResponse
       try {
-        await api.json('POST', PATHS.password(link.id), {
+        answer = await api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
           headers: { [HEADERS.authToken]: candidate.authToken },
         })
       } catch (error) {
         if (isApiError(error, 401)) return false
         throw error
       }
-      return candidate
+      return { keys: candidate, sealed: answer }
     })
-    keys = unlocked.result
+    keys = unlocked.result.keys
+    sealed = unlocked.result.sealed
   }
   let metadata: FileMetadata | null = null
-  if (info.encryptedMeta !== null && info.nonce !== null) {
+  if (typeof sealed?.encryptedMeta === 'string' && typeof sealed.nonce === 'string') {
     metadata = await decryptMetadata(keys.metaKey, {
-      ciphertext: fromBase64(info.encryptedMeta),
-      nonce: fromBase64(info.nonce),
+      ciphertext: fromBase64(sealed.encryptedMeta),
+      nonce: fromBase64(sealed.nonce),
     })
   }
   return { id: link.id, keys, metadata, info }

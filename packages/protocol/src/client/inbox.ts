@@ -21,6 +21,7 @@ import { PATHS } from '../wire/routes.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
+import { requireServerId } from './server-id.js'
 
 export interface InboxFile {
   id: string
@@ -86,6 +87,8 @@ export async function openInbox(
     if (link.passwordSalt && isApiError(error, 404)) throw wrongPassword()
     throw error
   }
+  // Before anything else: clients name folders and files after these ids.
+  for (const entry of answer.uploads) requireServerId(entry.id, 'inbox entry')
   const briefSealed = {
     ciphertext: fromBase64Url(answer.brief.ciphertext),
     nonce: fromBase64Url(answer.brief.nonce),

@@ -20,6 +20,7 @@ import { PATHS } from '../wire/routes.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { passwordLockOf } from './password-lock.js'
+import { requireSameId, requireServerId } from './server-id.js'
 
 export interface CreateNoteOptions {
   text: string
@@ -78,18 +79,21 @@ export async function createNote(api: ApiClient, options: CreateNoteOptions): Pr
       : { hasPassword: false as const }),
   }
   const created = await api.json<CreateNoteResponse>('POST', PATHS.note(), { json: body })
+  const id = requireServerId(created.id, 'note')
   const link = buildLink(api.baseUrl, {
     kind: 'note',
-    id: created.id,
+    id,
     secret: lock ? lock.protectedSecret : secret,
     hasPassword: lock !== undefined,
   })
-  return { id: created.id, link, expiresAt: created.expiresAt, ownerToken: keys.ownerToken }
+  return { id, link, expiresAt: created.expiresAt, ownerToken: keys.ownerToken }
 }
 
 /** `GET /api/note/:id`: the public info; no view is consumed. 404 and 410 throw ApiError. */
 export async function inspectNote(api: ApiClient, link: FileLink): Promise<NoteInfoResponse> {
-  return api.json<NoteInfoResponse>('GET', PATHS.noteById(link.id))
+  const info = await api.json<NoteInfoResponse>('GET', PATHS.noteById(link.id))
+  requireSameId(info.id, link.id, 'note')
+  return info
 }
 
 /**

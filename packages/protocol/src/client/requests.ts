@@ -26,6 +26,7 @@ import type {
 } from '../wire/requests.js'
 import { PATHS } from '../wire/routes.js'
 import type { ApiClient } from './api.js'
+import { requireServerId } from './server-id.js'
 import { bytesSource, exactSize, type PayloadSource } from './source.js'
 import {
   uploadCiphertext,
@@ -112,9 +113,10 @@ export async function createFileRequest(
     hasPassword: lock !== undefined,
   }
   const answer = await api.json<CreateFileRequestResponse>('POST', PATHS.request(), { json: body })
+  const id = requireServerId(answer.id, 'request')
   const uploadLink = buildLink(api.baseUrl, {
     kind: 'request',
-    id: answer.id,
+    id,
     secret: created.uploadSecret,
   })
   const inboxLink = buildLink(
@@ -122,15 +124,15 @@ export async function createFileRequest(
     lock
       ? {
           kind: 'inbox',
-          id: answer.id,
+          id,
           secret: lock.protectedSecret,
           passwordSalt: lock.passwordSalt,
         }
-      : { kind: 'inbox', id: answer.id, secret: created.inboxSecret },
+      : { kind: 'inbox', id, secret: created.inboxSecret },
   )
   created.inboxSecret.fill(0)
   return {
-    id: answer.id,
+    id,
     uploadLink,
     inboxLink,
     closesAt: answer.closesAt,
@@ -203,21 +205,24 @@ export async function sendToRequest(
 
 /**
  * Sends a note into the request: an upload of the UTF-8 text whose metadata has `kind: 'note'`
- * (one file `note.txt`, type `text/plain; charset=utf-8`).
+ * (one file `note.txt`, type `text/plain; charset=utf-8`); `withUpload` names the files upload
+ * it goes with (its metadata's `with`).
  */
 export async function sendNoteToRequest(
   api: ApiClient,
   opened: OpenedRequest,
   text: string,
-  options: UploadCallbacks & RecordCipherOption = {},
+  options: UploadCallbacks & RecordCipherOption & { withUpload?: string } = {},
 ): Promise<SentToRequest> {
   const bytes = utf8(text)
+  const { withUpload, ...transfer } = options
   return sendToRequest(api, opened, bytesSource(bytes), {
-    ...options,
+    ...transfer,
     metadata: {
       archive: false,
       files: [{ ...REQUEST_NOTE_FILE, size: bytes.length }],
       kind: 'note',
+      ...(withUpload === undefined ? {} : { with: withUpload }),
     },
     fileCount: 1,
   })

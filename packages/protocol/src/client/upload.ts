@@ -15,11 +15,13 @@ import {
 } from '../wire/limits.js'
 import type { RequestUploadFinalizeBody } from '../wire/requests.js'
 import { ERROR_MESSAGES } from '../wire/errors.js'
+import { isUuid } from '../validate.js'
 import { PATHS } from '../wire/routes.js'
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { ApiError, isApiError } from './api-error.js'
 import { isAbortError, networkError, type ApiClient } from './api.js'
 import { deferred } from './deferred.js'
+import { badServerId, requireServerId } from './server-id.js'
 import type { WebSocketFactory, WebSocketLike } from './web-socket.js'
 
 export type UploadTransport = 'websocket' | 'http'
@@ -214,7 +216,9 @@ async function sendOverWebSocket(
     } catch {
       frame = {}
     }
-    if (frame.type === 'ready' && state.phase === 'handshake' && typeof frame.id === 'string') {
+    if (frame.type === 'ready' && state.phase === 'handshake') {
+      // A `ready` without a proper id is a broken server, not a refusal: no fallback.
+      if (!isUuid(frame.id)) return fail(badServerId('upload'))
       clearTimeout(timer)
       state.phase = 'sending'
       ready.resolve(frame.id)
@@ -400,7 +404,8 @@ async function sendOverHttp(
     headers: httpInitHeaders(target, size),
   }
   if (signal) init.signal = signal
-  const { id } = await api.json<{ id: string }>('POST', initPath, init)
+  const answer = await api.json<{ id?: unknown }>('POST', initPath, init)
+  const id = requireServerId(answer.id, 'upload')
 
   // Chunk requests share one controller so that one failure stops the others at once.
   const chunks = new AbortController()

@@ -48,4 +48,21 @@ describe('metadata', () => {
       code: 'BAD_INPUT',
     })
   })
+
+  it('carries the files upload a note of a sender goes with, and only on a note', async () => {
+    const { metaKey } = await keys()
+    const note: FileMetadata = {
+      archive: false,
+      files: [{ name: 'note.txt', type: 'text/plain; charset=utf-8', size: 5 }],
+      kind: 'note',
+      with: '5b0c2d64-8f8e-4d47-9a55-1f1c3a0d7e10',
+    }
+    expect(await decryptMetadata(metaKey, await encryptMetadata(metaKey, note))).toEqual(note)
+    await expect(encryptMetadata(metaKey, { ...note, with: '../other' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    })
+    await expect(encryptMetadata(metaKey, { ...note, kind: 'files' })).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+    })
+  })
 })

@@ -5,6 +5,7 @@
 import { fromUtf8, utf8 } from '../encoding.js'
 import { decryptFailed, ProtocolError } from '../errors.js'
 import { REQUEST_META_MAX_BYTES } from '../wire/limits.js'
+import { isUuid } from '../validate.js'
 import { LABELS } from './labels.js'
 import { pad, unpad } from './padding.js'
 import { open, seal, type Sealed } from './sealed.js'
@@ -27,6 +28,8 @@ export interface FileMetadata {
   files: FileEntry[]
   /** Set on an upload into a request that carries the sender's note rather than files. */
   kind?: 'files' | 'note'
+  /** On a sender's note: the id of the files upload it was sent with, so the inbox shows them as one. */
+  with?: string
 }
 
 export async function encryptMetadata(metaKey: CryptoKey, metadata: FileMetadata): Promise<Sealed> {
@@ -63,6 +66,7 @@ function checkMetadata(
     throw fail()
   }
   if (meta.kind !== undefined && meta.kind !== 'files' && meta.kind !== 'note') throw fail()
+  if (meta.with !== undefined && (meta.kind !== 'note' || !isUuid(meta.with))) throw fail()
   for (const entry of meta.files as unknown[]) {
     if (typeof entry !== 'object' || entry === null) throw fail()
     const file = entry as Record<string, unknown>

@@ -25,6 +25,10 @@ export interface ConfigResponse {
   customTitle: string
   customColor: string | null
   customLogo: string | null
+  /** This project's choice: `IMPRINT_URL`, the operator's imprint (legal notice); null when unset. */
+  imprintUrl: string | null
+  /** This project's choice: `PRIVACY_URL`, the operator's privacy statement; null when unset. */
+  privacyUrl: string | null
   /** Whether `request` is in `ENABLED_SERVICES`. */
   fileRequestsEnabled: boolean
 

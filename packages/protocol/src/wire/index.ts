@@ -79,6 +79,7 @@ export type {
   SaveMetaBody,
   SaveMetaResponse,
   UploadInfoResponse,
+  UploadMetaFields,
   ExistsResponse,
   DownloadHeaders,
   DownloadStreamHeaders,

@@ -10,7 +10,6 @@ import type {
   IsoTimestamp,
   OkResponse,
   PasswordAlgo,
-  PasswordFields,
   Uuid,
 } from './common.js'
 import { HEADERS, type AuthTokenHeaders, type OwnerTokenHeaders } from './headers.js'
@@ -89,11 +88,14 @@ export interface SaveMetaBody {
 /** 200 of `POST /api/meta/:id`. */
 export type SaveMetaResponse = OkResponse
 
-/**
- * 200 of `GET /api/info/:id`. The spec requires size, salt and hasPassword; the other fields are
- * this project's choice: everything a client shows before a download is counted.
- */
-export type UploadInfoResponse = {
+/** The sealed names, types and sizes of an upload; both null until `POST /api/meta/:id`. */
+export interface UploadMetaFields {
+  encryptedMeta: Base64 | null
+  nonce: Base64 | null
+}
+
+/** What `GET /api/info/:id` says of every upload. */
+interface UploadInfoCommon {
   id: Uuid
   /** Bytes of the encrypted payload. */
   size: number
@@ -104,11 +106,25 @@ export type UploadInfoResponse = {
   downloadCount: number
   expiresAt: IsoTimestamp
   createdAt: IsoTimestamp
-  /** null until `POST /api/meta/:id` has set it. */
-  encryptedMeta: Base64 | null
-  /** null until `POST /api/meta/:id` has set it. */
-  nonce: Base64 | null
-} & PasswordFields
+}
+
+/**
+ * 200 of `GET /api/info/:id`. The spec requires size, salt and hasPassword; the other fields are
+ * this project's choice: everything a client shows before a download is counted. The metadata
+ * is here only without a password: under a password it would let anyone with the link test
+ * guesses offline, so it comes from `POST /api/password/:id` once the auth token is proven.
+ */
+export type UploadInfoResponse = UploadInfoCommon &
+  (
+    | ({ hasPassword: false } & UploadMetaFields)
+    | {
+        hasPassword: true
+        passwordSalt: Base64Url
+        passwordAlgo: PasswordAlgo
+        encryptedMeta?: never
+        nonce?: never
+      }
+  )
 
 /** 200 of `GET /api/exists/:id`; this body is this project's choice. */
 export interface ExistsResponse {
@@ -145,8 +161,11 @@ export interface PresignedDownloadResponse {
  */
 export type PasswordCheckHeaders = AuthTokenHeaders
 
-/** 200 of `POST /api/password/:id`; this body is this project's choice. */
-export type PasswordCheckResponse = OkResponse
+/**
+ * 200 of `POST /api/password/:id`; this body is this project's choice: the upload's metadata,
+ * which `GET /api/info/:id` withholds from password-protected uploads.
+ */
+export type PasswordCheckResponse = OkResponse & UploadMetaFields
 
 /** Headers of `DELETE /api/upload/:id`. */
 export type DeleteUploadHeaders = OwnerTokenHeaders

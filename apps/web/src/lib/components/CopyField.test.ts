@@ -62,6 +62,17 @@ describe('CopyField', () => {
     await vi.waitFor(() => expect(screen.getByRole('status').textContent?.trim()).toBe('Copied'))
   })
 
+  it('shows "Copied" once: on the button, with the status line for screen readers only', async () => {
+    const writeText = vi.fn((_text: string) => Promise.resolve())
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    render(CopyField, { label: 'Share link', value: LINK })
+    await fireEvent.click(screen.getByRole('button', { name: 'Copy: Share link' }))
+    await vi.waitFor(() => expect(screen.getByRole('status').textContent?.trim()).toBe('Copied'))
+    const button = screen.getByRole('button', { name: 'Copy: Share link' })
+    expect(button.textContent?.trim()).toBe('Copied')
+    expect(screen.getByRole('status').classList.contains('visually-hidden')).toBe(true)
+  })
+
   it('selects the link for copying by hand when the clipboard refuses it', async () => {
     const writeText = vi.fn(() => Promise.reject(new DOMException('denied', 'NotAllowedError')))
     Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })

@@ -3,6 +3,7 @@
  * so that each page's text lives in one place. English is the source and the fallback; a
  * translation (locales/<tag>.ts) provides the same keys, typed by `Translation`.
  */
+import { about } from './en/about'
 import { common } from './en/common'
 import { download } from './en/download'
 import { history } from './en/history'
@@ -32,6 +33,7 @@ export const catalogue = {
   ...notes,
   ...requests,
   ...inbox,
+  ...about,
 } satisfies Record<string, Message>
 
 export type MessageKey = keyof typeof catalogue

@@ -4,14 +4,17 @@ import { draftProblem, noteText, utf8Length, type NoteDrafts } from './note-draf
 import { emptyEntry, parsePasswordList } from './password-list'
 
 function drafts(over: Partial<NoteDrafts> = {}): NoteDrafts {
-  return { text: '', markdown: '', code: '', password: [emptyEntry()], sshkey: '', ...over }
+  return { prose: '', password: [emptyEntry()], sshkey: '', ...over }
 }
 
 describe('note drafts', () => {
   it('sends the draft of the chosen kind only', () => {
-    const d = drafts({ text: 'plain', code: 'x = 1' })
-    expect(noteText('text', d)).toBe('plain')
+    const d = drafts({ prose: 'x = 1', sshkey: 'ssh-ed25519 AAAA' })
+    // Text, markdown and code share one draft: switching between them keeps it.
+    expect(noteText('text', d)).toBe('x = 1')
+    expect(noteText('markdown', d)).toBe('x = 1')
     expect(noteText('code', d)).toBe('x = 1')
+    expect(noteText('sshkey', d)).toBe('ssh-ed25519 AAAA')
   })
 
   it('sends a password list as its JSON text', () => {
@@ -22,11 +25,11 @@ describe('note drafts', () => {
   })
 
   it('refuses an empty draft and one over the limit in UTF-8 bytes', () => {
-    expect(draftProblem('text', drafts({ text: '  \n' }), 10)).toBe('empty')
+    expect(draftProblem('text', drafts({ prose: '  \n' }), 10)).toBe('empty')
     expect(draftProblem('password', drafts(), 10)).toBe('empty')
     // Four characters, twelve bytes.
     expect(utf8Length('€€€€')).toBe(12)
-    expect(draftProblem('text', drafts({ text: '€€€€' }), 11)).toBe('tooLarge')
-    expect(draftProblem('text', drafts({ text: '€€€€' }), 12)).toBeNull()
+    expect(draftProblem('text', drafts({ prose: '€€€€' }), 11)).toBe('tooLarge')
+    expect(draftProblem('text', drafts({ prose: '€€€€' }), 12)).toBeNull()
   })
 })

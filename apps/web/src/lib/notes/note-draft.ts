@@ -1,16 +1,15 @@
 /**
- * What the note form sends: the text of the chosen kind (each kind keeps its own draft, so
- * switching kinds loses nothing), its UTF-8 size against the server's `noteMaxSize`, and whether
- * it may be sent.
+ * What the note form sends: the text of the chosen kind, its UTF-8 size against the server's
+ * `noteMaxSize`, and whether it may be sent. Text, Markdown and code share one draft, so switching
+ * between them keeps what was written; a password list and SSH keys keep their own.
  */
 import type { NoteContentType } from '@fileshare/protocol'
 
 import { isBlankEntry, serializePasswordList, type PasswordEntry } from './password-list'
 
 export interface NoteDrafts {
-  text: string
-  markdown: string
-  code: string
+  /** The draft of the text, markdown and code kinds. */
+  prose: string
   password: PasswordEntry[]
   sshkey: string
 }
@@ -19,13 +18,14 @@ export type DraftProblem = 'empty' | 'tooLarge' | null
 
 /** The note text for `type`. */
 export function noteText(type: NoteContentType, drafts: NoteDrafts): string {
-  return type === 'password' ? serializePasswordList(drafts.password) : drafts[type]
+  if (type === 'password') return serializePasswordList(drafts.password)
+  return type === 'sshkey' ? drafts.sshkey : drafts.prose
 }
 
 /** True when the draft of `type` holds nothing worth sending. */
 export function isEmptyDraft(type: NoteContentType, drafts: NoteDrafts): boolean {
   if (type === 'password') return drafts.password.every(isBlankEntry)
-  return drafts[type].trim() === ''
+  return noteText(type, drafts).trim() === ''
 }
 
 export function utf8Length(text: string): number {

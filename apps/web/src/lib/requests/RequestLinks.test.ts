@@ -15,23 +15,13 @@ describe('RequestLinks', () => {
   it('puts each link under wording that says who it is for', () => {
     render(RequestLinks, { request, hasPassword: false })
     const upload = screen.getByRole<HTMLInputElement>('textbox', {
-      name: 'Upload link — give this to the people who send you files',
+      name: 'Upload link (for senders)',
     })
-    const inbox = screen.getByRole<HTMLInputElement>('textbox', {
-      name: 'Inbox link — keep this private; it opens the files',
-    })
+    const inbox = screen.getByRole<HTMLInputElement>('textbox', { name: 'Inbox link (yours)' })
     expect(upload.value).toBe(request.uploadLink)
     expect(inbox.value).toBe(request.inboxLink)
-    expect(
-      screen.getByRole('button', {
-        name: 'Copy: Upload link — give this to the people who send you files',
-      }),
-    ).toBeTruthy()
-    expect(
-      screen.getByRole('button', {
-        name: 'Copy: Inbox link — keep this private; it opens the files',
-      }),
-    ).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Copy: Upload link (for senders)' })).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Copy: Inbox link (yours)' })).toBeTruthy()
   })
 
   it('shows a QR code for the upload link only: the inbox link must not be photographed away', async () => {
@@ -45,9 +35,9 @@ describe('RequestLinks', () => {
 
   it('says the inbox also needs the password when there is one', () => {
     const { unmount } = render(RequestLinks, { request, hasPassword: false })
-    expect(screen.queryByText(/also needs the password/)).toBeNull()
+    expect(screen.queryByText(/and the password you chose/)).toBeNull()
     unmount()
     render(RequestLinks, { request, hasPassword: true })
-    expect(screen.getByText(/also needs the password/)).toBeTruthy()
+    expect(screen.getByText(/and the password you chose/)).toBeTruthy()
   })
 })

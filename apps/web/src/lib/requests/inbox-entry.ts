@@ -45,3 +45,30 @@ export function entryType(entry: Pick<EntryFacts, 'metadata' | 'fileCount'>): st
 export function dayOf(iso: string): string {
   return iso.slice(0, 10)
 }
+
+/** A files upload with the sender's note that came with it, or a lone upload (files or a note). */
+export interface EntryGroup<E> {
+  entry: E
+  note: E | null
+}
+
+/**
+ * Puts each sender's note under the files upload it names (its metadata's `with`), so the inbox
+ * shows what one sender sent as one entry; a note whose files are gone stands alone.
+ */
+export function groupEntries<E extends Pick<EntryFacts, 'metadata'> & { id: string }>(
+  entries: readonly E[],
+): EntryGroup<E>[] {
+  const files = new Set(entries.filter((e) => !isNoteEntry(e)).map((e) => e.id))
+  const notes = new Map<string, E>()
+  for (const entry of entries) {
+    const target = entry.metadata.with
+    if (isNoteEntry(entry) && target && files.has(target) && !notes.has(target)) {
+      notes.set(target, entry)
+    }
+  }
+  const attached = new Set([...notes.values()].map((note) => note.id))
+  return entries
+    .filter((entry) => !attached.has(entry.id))
+    .map((entry) => ({ entry, note: isNoteEntry(entry) ? null : (notes.get(entry.id) ?? null) }))
+}

@@ -46,12 +46,12 @@ export function loadConfig(): Promise<ConfigResponse> {
 /** A CSS colour the config may set; anything else is ignored rather than injected. */
 const SAFE_COLOR = /^(#[0-9a-f]{3,8}|(rgb|rgba|hsl|hsla)\([\d\s.,%/-]+\)|[a-z]{3,20})$/i
 
-export function applyBranding(value: Pick<ConfigResponse, 'customColor' | 'customTitle'>): void {
+/** The brand colour; the title is the layout's, which names each page with the site (App.svelte). */
+export function applyBranding(value: Pick<ConfigResponse, 'customColor'>): void {
   const root = document.documentElement
   if (value.customColor && SAFE_COLOR.test(value.customColor.trim())) {
     root.style.setProperty('--brand', value.customColor.trim())
   } else {
     root.style.removeProperty('--brand')
   }
-  if (value.customTitle) document.title = value.customTitle
 }

@@ -89,6 +89,9 @@ export function fromDataTransfer(data: DataTransfer): Promise<PickedEntry[]> {
     const entry = item.webkitGetAsEntry()
     if (entry) entries.push(entry)
   }
+  // A drop made by a script, or by a browser that offers no entries for these files, still
+  // carries them as plain files.
+  if (entries.length === 0) return Promise.resolve(fromFiles(Array.from(data.files)))
   const now = Date.now()
   return Promise.all(entries.map((e) => fromFileSystemEntry(e, now))).then((lists) => lists.flat())
 }

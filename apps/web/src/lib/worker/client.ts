@@ -322,12 +322,14 @@ export function sendToRequest(
   return call('sendToRequest', [opened, entries], options)
 }
 
+/** Sends a sender's note; `withUpload` is the id of the files upload it goes with. */
 export function sendNoteToRequest(
   opened: OpenedRequest,
   text: string,
+  withUpload: string | null,
   options?: CallOptions<UploadProgress>,
 ): Promise<SentToRequest> {
-  return call('sendNoteToRequest', [opened, text], options)
+  return call('sendNoteToRequest', [opened, text, withUpload], options)
 }
 
 /** Opens an inbox link (with its password when it has one). */

@@ -253,8 +253,12 @@ export function createMethods(api: ApiClient) {
       ctx: CallContext,
       opened: OpenedRequest,
       text: string,
+      withUpload: string | null,
     ): Promise<SentToRequest> {
-      return sendNoteToRequest(api, opened, text, transfer(ctx))
+      return sendNoteToRequest(api, opened, text, {
+        ...transfer(ctx),
+        ...(withUpload === null ? {} : { withUpload }),
+      })
     },
 
     async openInbox(_ctx: CallContext, href: string, password?: string): Promise<OpenedInboxView> {

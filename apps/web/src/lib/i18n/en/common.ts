@@ -5,6 +5,7 @@ export const common = {
   'app.logoAlt': '{title} logo',
   'app.footer': 'End-to-end encrypted: the key stays in the link and never reaches the server.',
   'app.skipToContent': 'Skip to content',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Loading…',
   'app.leaveBusy': 'Leaving now would stop or lose what is under way on this page. Leave anyway?',
   'app.loadFailed': 'This page could not be loaded. Check your connection and reload.',
@@ -12,6 +13,7 @@ export const common = {
   'app.configFailed': 'The server could not be reached. Check your connection and reload.',
 
   'nav.label': 'Main',
+  'nav.menu': 'Menu',
   'nav.upload': 'Send files',
   'nav.note': 'Note',
   'nav.request': 'Request files',
@@ -44,7 +46,8 @@ export const common = {
   'progress.etaUnknown': 'estimating time left…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'via {transport}',
+  'progress.via': 'Transfer method: {transport}',
+  'progress.preparing': 'Preparing…',
 
   'qr.alt': 'QR code of the link',
 
@@ -53,12 +56,25 @@ export const common = {
 
   'error.title': 'Something went wrong',
   'error.notFound.title': 'Not found',
-  'error.notFound.body': 'Nothing is stored under this link. It may have been deleted.',
+  'error.notFound.body':
+    'Nothing is stored under this link. It may have been deleted, or the link was not copied whole (including the part after #).',
   'error.gone.title': 'No longer available',
-  'error.gone.body': 'This link has expired or its limit has been used up.',
+  'error.gone.body': 'This link has expired or its download limit has been used up.',
+  'error.gone.expired': 'This link has expired.',
+  'error.gone.usedUp': 'This link has been opened as often as it allowed and no longer works.',
+  'error.sendNew': 'Send something new',
   'error.badLink.title': 'Broken link',
   'error.badLink.body':
     'This link is incomplete or damaged. Ask for it again and copy it whole, including the part after #.',
+  'error.wrongKey.title': 'The link’s key does not fit',
+  'error.wrongKey.body':
+    'The link’s key does not open this. Check that you copied the whole link, including the part after #.',
+  'error.wrongKey.file':
+    'The link’s key does not open this file. Check that you copied the whole link, including the part after #.',
+  'error.wrongKey.note':
+    'The link’s key does not open this note. Check that you copied the whole link, including the part after #.',
+  'error.ownerTokenRefused':
+    'The server did not accept this browser’s right to change it. It may belong to a link sent from elsewhere.',
   'error.locked.title': 'Too many wrong passwords',
   'error.locked.body': 'Try again in {time}.',
   'error.locked.bodyLater': 'Try again later.',

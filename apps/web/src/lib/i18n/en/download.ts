@@ -12,6 +12,7 @@ export const download = {
   'download.expires': 'Expires {date}',
   'download.left': { one: '{count} download left', other: '{count} downloads left' },
   'download.counts': 'Downloading counts toward the limit.',
+  'download.lastDone': 'That was the last download; this link no longer works.',
   'download.button': 'Download',
   'download.downloading': 'Downloading and decrypting…',
   'download.done': 'Download complete.',

@@ -8,7 +8,6 @@ export const history = {
   'history.kind.note': 'Note',
   'history.kind.request': 'File request',
   'history.link': 'Link',
-  'history.inboxLink': 'Inbox link',
   'history.refreshing': 'Updating…',
   'history.gone': 'No longer available',
   'history.unknown': 'Status unknown',
@@ -21,6 +20,9 @@ export const history = {
   'history.delete': 'Delete {name}',
   'history.forget': 'Forget {name}',
   'history.forgetButton': 'Forget',
+  'history.forgetConfirm':
+    'Forget "{name}"? This browser then no longer has its link or the right to delete it. The upload itself stays on the server until it expires.',
+  'history.forgetGoneConfirm': 'Remove "{name}" from this list?',
   'history.deleteConfirm': 'Delete "{name}" from the server? This cannot be undone.',
   'history.deleted': '"{name}" was deleted.',
   'history.deleteFailed': 'Deleting failed: {message}',

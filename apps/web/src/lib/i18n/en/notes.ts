@@ -51,6 +51,7 @@ export const notes = {
   'note.ssh.commentHint': 'Often user@host; it ends up after the public key.',
   'note.ssh.generated':
     'A new key pair was made in your browser. Add the public key where you log in; the note carries both keys.',
+  'note.ssh.savePrivateKey': 'Save private key as file',
   'note.ssh.unsupported': 'This browser cannot generate Ed25519 keys. Paste a key instead.',
   'note.ssh.label': 'SSH keys',
   'note.ssh.hint': 'Generate a pair above, or paste a private key, a public key or both.',
@@ -62,6 +63,7 @@ export const notes = {
   'note.views': 'View limit',
   'note.expiry': 'Expires after',
   'note.size': '{used} of {max}',
+  'note.sizeLimit': 'Up to {max}',
   'note.tooLarge': 'The note is larger than the {max} this server accepts.',
   'note.empty': 'Write something first.',
   'note.submit': 'Create note',
@@ -73,6 +75,8 @@ export const notes = {
   'note.done.views': { one: 'Can be opened {count} time', other: 'Can be opened {count} times' },
   'note.done.expires': 'Expires {date}',
   'note.done.keepSafe': 'Anyone with this link can read the note. The link cannot be recovered.',
+  'note.done.keepSafePassword':
+    'Anyone with this link and the password can read the note. Send the password another way than the link (for example by phone or another messenger). The link cannot be recovered.',
   'note.done.delete': 'Delete note',
   'note.done.confirmDelete': 'Delete this note now? The link stops working for everyone.',
   'note.done.deleting': 'Deleting…',

@@ -22,13 +22,15 @@ export const requests = {
   'request.failed': 'The request could not be created: {message}',
 
   'request.done.title': 'Your file request is ready',
-  'request.done.uploadLink': 'Upload link — give this to the people who send you files',
+  'request.done.uploadLink': 'Upload link (for senders)',
   'request.done.uploadHint':
     'With this link people can send you files. They cannot see what others sent.',
-  'request.done.inboxLink': 'Inbox link — keep this private; it opens the files',
+  'request.done.inboxLink': 'Inbox link (yours)',
   'request.done.inboxHint':
-    'Anyone with this link can read, download and delete what was sent. It cannot be recovered: save it now.',
-  'request.done.inboxPasswordHint': 'It also needs the password you chose.',
+    'Anyone with this link can read, download and delete what was sent. Keep it private: it cannot be recovered, so save it now.',
+  'request.done.inboxHintPassword':
+    'Anyone with this link and the password you chose can read, download and delete what was sent. Keep it private: it cannot be recovered, so save it now.',
+  'request.done.uploads': { one: 'Takes {count} upload', other: 'Takes {count} uploads' },
   'request.done.uploadQr': 'QR code of the upload link',
   'request.done.closes': 'Takes uploads until {date}',
   'request.done.openInbox': 'Open the inbox',
@@ -43,10 +45,6 @@ export const requests = {
   'request.send.noMessage': 'The requester left no message.',
   'request.send.closes': 'Open until {date}',
   'request.send.left': { one: '{count} upload left', other: '{count} uploads left' },
-  'request.send.leftWithNote': {
-    one: '{count} upload left (files with a note take two)',
-    other: '{count} uploads left (files with a note take two)',
-  },
   'request.send.maxSize': 'Up to {size} per upload',
   'request.send.note': 'Note (optional)',
   'request.send.noteHint': 'Sent encrypted along with your files.',

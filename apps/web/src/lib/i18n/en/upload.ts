@@ -28,6 +28,8 @@ export const upload = {
   'upload.done.expires': 'Expires {date}',
   'upload.done.downloads': { one: '{count} download left', other: '{count} downloads left' },
   'upload.done.keepSafe': 'Anyone with this link can download the files. It cannot be recovered.',
+  'upload.done.keepSafePassword':
+    'Anyone with this link and the password can download the files. Send the password another way than the link (for example by phone or another messenger). The link cannot be recovered.',
   'upload.done.delete': 'Delete upload',
   'upload.done.confirmDelete': 'Delete this upload now? The link stops working for everyone.',
   'upload.done.deleting': 'Deleting…',
