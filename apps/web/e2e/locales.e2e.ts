@@ -1,8 +1,9 @@
 /**
  * The pages in German (long words) and Japanese at phone width: each language chosen from the
- * browser's preference, every page without sideways scrolling and without a button whose label
- * is cut off, with screenshots saved beside the others (`<tag>-<page>-…png`). And the language
- * picker: it switches the page in place, and the choice survives a reload.
+ * browser's preference, every page (forms, the three "ready to share" results, About, the open
+ * navigation menu) without sideways scrolling and without a button whose label is cut off, with
+ * screenshots saved beside the others (`<tag>-<page>-…png`). And the language picker: it
+ * switches the page in place, and the choice survives a reload.
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -27,6 +28,15 @@ const LANGUAGES = [
     noteTitle: 'Notiz schreiben',
     reveal: /^Anzeigen/,
     inboxTitle: 'Posteingang',
+    uploadSubmit: 'Hochladen',
+    uploadDone: 'Ihre Dateien sind bereit zum Teilen',
+    noteSubmit: 'Notiz erstellen',
+    noteDone: 'Ihre Notiz ist bereit zum Teilen',
+    requestSubmit: 'Anfrage erstellen',
+    requestDone: 'Ihre Dateianfrage ist bereit',
+    aboutLink: 'Über diesen Dienst',
+    aboutTitle: 'Über diesen Dienst',
+    menu: 'Menü',
   },
   {
     tag: 'ja',
@@ -37,6 +47,15 @@ const LANGUAGES = [
     noteTitle: 'メモを書く',
     reveal: /^表示する/,
     inboxTitle: '受信箱',
+    uploadSubmit: 'アップロード',
+    uploadDone: 'ファイルを共有する準備ができました',
+    noteSubmit: 'メモを作成',
+    noteDone: 'メモを共有する準備ができました',
+    requestSubmit: 'リクエストを作成',
+    requestDone: 'ファイルリクエストの準備ができました',
+    aboutLink: 'このサービスについて',
+    aboutTitle: 'このサービスについて',
+    menu: 'メニュー',
   },
 ] as const
 
@@ -89,16 +108,20 @@ describe.runIf(browserAvailable)('the pages in German and Japanese', () => {
   }
 
   for (const language of LANGUAGES) {
-    it(`shows upload, download, note and inbox in ${language.tag} at 360 px`, async () => {
+    it(`shows every page in ${language.tag} at 360 px, results, About and menu included`, async () => {
       const context = await suite.context({ locale: language.browser, viewport: PHONE })
       const page = await context.newPage()
 
-      /** Checks the page fits the phone in the language, then saves its screenshots. */
-      const check = async (name: string) => {
+      /** Checks the page as it stands fits the phone in the language. */
+      const fits = async (name: string) => {
         const found = await fit(page)
         expect(found.lang, name).toBe(language.tag)
         expect(found.scrollWidth, `${name} scrolls sideways`).toBeLessThanOrEqual(found.clientWidth)
         expect(found.clipped, `${name} cuts off button labels`).toEqual([])
+      }
+      /** Checks the page fits the phone in the language, then saves its screenshots. */
+      const check = async (name: string) => {
+        await fits(name)
         const captured = await captureAll(page, `${language.tag}-${name}`)
         expect(captured.overflowAt, `${name} scrolls sideways`).toEqual([])
       }
@@ -110,6 +133,9 @@ describe.runIf(browserAvailable)('the pages in German and Japanese', () => {
         dir.join('holiday-photos.zip'),
       ])
       await check('upload')
+      await page.getByRole('button', { name: language.uploadSubmit, exact: true }).click()
+      await page.getByRole('heading', { name: language.uploadDone }).waitFor()
+      await check('upload-done')
 
       const sent = await shareFromNode(suite.url, {
         size: 2_500_000,
@@ -124,6 +150,16 @@ describe.runIf(browserAvailable)('the pages in German and Japanese', () => {
       await page.goto(`${suite.url}/note`)
       await page.getByRole('heading', { name: language.noteTitle, level: 1 }).waitFor()
       await check('note-new')
+      await page.locator('textarea').first().fill('Zugangsdaten für das Gäste-WLAN')
+      await page.getByRole('button', { name: language.noteSubmit, exact: true }).click()
+      await page.getByRole('heading', { name: language.noteDone }).waitFor()
+      await check('note-done')
+
+      await page.goto(`${suite.url}/request`)
+      await page.locator('textarea').first().fill('Bitte die unterschriebenen Verträge.')
+      await page.getByRole('button', { name: language.requestSubmit, exact: true }).click()
+      await page.getByRole('heading', { name: language.requestDone }).waitFor()
+      await check('request-done')
 
       const note = await suite.open('/note')
       await note.getByRole('textbox', { name: 'Note' }).fill('Wi-Fi: cafe-guest / 4711')
@@ -138,6 +174,15 @@ describe.runIf(browserAvailable)('the pages in German and Japanese', () => {
       await page.getByRole('heading', { name: language.inboxTitle, level: 1 }).waitFor()
       await page.getByRole('heading', { name: 'Jahresabschlussbericht-Entwurf.pdf' }).waitFor()
       await check('inbox')
+
+      await page.getByRole('link', { name: language.aboutLink }).click()
+      await page.getByRole('heading', { name: language.aboutTitle, level: 1 }).waitFor()
+      await check('about')
+      // At 360 px the navigation is a menu button; opened, its links must fit the phone too.
+      const menu = page.getByRole('button', { name: language.menu })
+      await menu.click()
+      expect(await menu.getAttribute('aria-expanded')).toBe('true')
+      await fits('menu')
     })
   }
 

@@ -6,7 +6,8 @@
  * Posteingangslink; upload link = Upload-Link; file request = Dateianfrage; note = Notiz;
  * password = Passwort; expiry = Ablauf („Läuft ab“); view = Aufruf; sender = Absender;
  * requester = anfragende Person; key = Schlüssel; encrypted = verschlüsselt; upload allowance =
- * Upload-Kontingent; to delete = löschen; to forget = vergessen.
+ * Upload-Kontingent; to delete = löschen; to forget = vergessen;
+ * operator = Betreiber; imprint = Impressum; privacy statement = Datenschutzerklärung.
  */
 import type { Translation } from '../messages'
 
@@ -18,6 +19,7 @@ export default {
   'app.footer':
     'Ende-zu-Ende-verschlüsselt: Der Schlüssel bleibt im Link und erreicht nie den Server.',
   'app.skipToContent': 'Zum Inhalt springen',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Wird geladen …',
   'app.leaveBusy':
     'Wenn Sie die Seite jetzt verlassen, wird abgebrochen oder geht verloren, was hier gerade läuft. Trotzdem verlassen?',
@@ -28,6 +30,7 @@ export default {
     'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und laden Sie neu.',
 
   'nav.label': 'Hauptmenü',
+  'nav.menu': 'Menü',
   'nav.upload': 'Dateien senden',
   'nav.note': 'Notiz',
   'nav.request': 'Dateien anfordern',
@@ -38,6 +41,8 @@ export default {
   'action.copyFailed':
     'Kopieren fehlgeschlagen; markieren Sie den Text und kopieren Sie ihn selbst.',
   'action.share': 'Teilen',
+  'action.copyNamed': 'Kopieren: {label}',
+  'action.shareNamed': 'Teilen: {label}',
   'action.shareCopied': 'Teilen ist hier nicht möglich, daher wurde der Link kopiert.',
   'action.cancel': 'Abbrechen',
   'action.delete': 'Löschen',
@@ -61,7 +66,8 @@ export default {
   'progress.etaUnknown': 'Restzeit wird geschätzt …',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'über {transport}',
+  'progress.via': 'Übertragungsweg: {transport}',
+  'progress.preparing': 'Wird vorbereitet …',
 
   'qr.alt': 'QR-Code des Links',
 
@@ -71,15 +77,30 @@ export default {
   'error.title': 'Etwas ist schiefgegangen',
   'error.notFound.title': 'Nicht gefunden',
   'error.notFound.body':
-    'Unter diesem Link ist nichts gespeichert. Möglicherweise wurde es gelöscht.',
+    'Unter diesem Link ist nichts gespeichert. Möglicherweise wurde es gelöscht, oder der Link wurde nicht vollständig kopiert (einschließlich des Teils nach #).',
   'error.gone.title': 'Nicht mehr verfügbar',
-  'error.gone.body': 'Dieser Link ist abgelaufen oder sein Limit ist ausgeschöpft.',
+  'error.gone.body': 'Dieser Link ist abgelaufen oder sein Download-Limit ist ausgeschöpft.',
+  'error.gone.expired': 'Dieser Link ist abgelaufen.',
+  'error.gone.usedUp':
+    'Dieser Link wurde so oft geöffnet, wie er erlaubte, und funktioniert nicht mehr.',
+  'error.sendNew': 'Etwas Neues senden',
   'error.badLink.title': 'Defekter Link',
   'error.badLink.body':
     'Dieser Link ist unvollständig oder beschädigt. Fordern Sie ihn erneut an und kopieren Sie ihn vollständig, einschließlich des Teils nach #.',
+  'error.wrongKey.title': 'Der Schlüssel des Links passt nicht',
+  'error.wrongKey.body':
+    'Der Schlüssel des Links öffnet dies nicht. Prüfen Sie, ob Sie den ganzen Link kopiert haben, einschließlich des Teils nach #.',
+  'error.wrongKey.file':
+    'Der Schlüssel des Links öffnet diese Datei nicht. Prüfen Sie, ob Sie den ganzen Link kopiert haben, einschließlich des Teils nach #.',
+  'error.wrongKey.note':
+    'Der Schlüssel des Links öffnet diese Notiz nicht. Prüfen Sie, ob Sie den ganzen Link kopiert haben, einschließlich des Teils nach #.',
+  'error.ownerTokenRefused':
+    'Der Server hat das Recht dieses Browsers, es zu ändern, nicht anerkannt. Vielleicht gehört es zu einem Link, der von anderswo gesendet wurde.',
   'error.locked.title': 'Zu viele falsche Passwörter',
   'error.locked.body': 'Versuchen Sie es in {time} erneut.',
   'error.locked.bodyLater': 'Versuchen Sie es später erneut.',
+  'error.locked.message': 'Zu viele falsche Passwörter. Versuchen Sie es in {time} erneut.',
+  'error.locked.messageLater': 'Zu viele falsche Passwörter. Versuchen Sie es später erneut.',
   'error.wrongPassword': 'Falsches Passwort. Versuchen Sie es erneut.',
   'error.network':
     'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
@@ -138,6 +159,8 @@ export default {
   },
   'upload.done.keepSafe':
     'Jeder mit diesem Link kann die Dateien herunterladen. Der Link lässt sich nicht wiederherstellen.',
+  'upload.done.keepSafePassword':
+    'Jeder mit diesem Link und dem Passwort kann die Dateien herunterladen. Senden Sie das Passwort auf einem anderen Weg als den Link (zum Beispiel per Telefon oder über einen anderen Messenger). Der Link lässt sich nicht wiederherstellen.',
   'upload.done.delete': 'Upload löschen',
   'upload.done.confirmDelete':
     'Diesen Upload jetzt löschen? Der Link funktioniert dann für niemanden mehr.',
@@ -158,6 +181,7 @@ export default {
   'download.expires': 'Läuft ab am {date}',
   'download.left': { one: 'Noch {count} Download', other: 'Noch {count} Downloads' },
   'download.counts': 'Das Herunterladen zählt zum Limit.',
+  'download.lastDone': 'Das war der letzte Download; dieser Link funktioniert nicht mehr.',
   'download.button': 'Herunterladen',
   'download.downloading': 'Wird heruntergeladen und entschlüsselt …',
   'download.done': 'Download abgeschlossen.',
@@ -179,19 +203,32 @@ export default {
   'history.kind.note': 'Notiz',
   'history.kind.request': 'Dateianfrage',
   'history.link': 'Link',
-  'history.inboxLink': 'Posteingangslink',
   'history.refreshing': 'Wird aktualisiert …',
   'history.gone': 'Nicht mehr verfügbar',
-  'history.unknown': 'Status unbekannt',
-  'history.downloadsLeft': { one: 'Noch {count} Download', other: 'Noch {count} Downloads' },
-  'history.viewsLeft': { one: 'Noch {count} Aufruf', other: 'Noch {count} Aufrufe' },
-  'history.uploadsLeft': { one: 'Noch {count} Upload', other: 'Noch {count} Uploads' },
-  'history.closed': 'Für neue Uploads geschlossen',
-  'history.expires': 'Läuft ab am {date}',
+  'history.status.unknown': 'Status unbekannt · Läuft ab am {date}',
+  'history.status.file': {
+    one: 'Noch {count} Download · Läuft ab am {date}',
+    other: 'Noch {count} Downloads · Läuft ab am {date}',
+  },
+  'history.status.note': {
+    one: 'Noch {count} Aufruf · Läuft ab am {date}',
+    other: 'Noch {count} Aufrufe · Läuft ab am {date}',
+  },
+  'history.status.request': {
+    one: 'Noch {count} Upload · Läuft ab am {date}',
+    other: 'Noch {count} Uploads · Läuft ab am {date}',
+  },
+  'history.status.requestClosed': {
+    one: 'Noch {count} Upload · Läuft ab am {date} · Für neue Uploads geschlossen',
+    other: 'Noch {count} Uploads · Läuft ab am {date} · Für neue Uploads geschlossen',
+  },
   'history.created': 'Gesendet am {date}',
   'history.delete': '{name} löschen',
   'history.forget': '{name} vergessen',
   'history.forgetButton': 'Vergessen',
+  'history.forgetConfirm':
+    '„{name}“ vergessen? Dieser Browser hat dann weder den Link noch das Recht, es zu löschen. Der Upload selbst bleibt auf dem Server, bis er abläuft.',
+  'history.forgetGoneConfirm': '„{name}“ aus dieser Liste entfernen?',
   'history.deleteConfirm': '„{name}“ vom Server löschen? Das lässt sich nicht rückgängig machen.',
   'history.deleted': '„{name}“ wurde gelöscht.',
   'history.deleteFailed': 'Löschen fehlgeschlagen: {message}',
@@ -260,6 +297,7 @@ export default {
   'note.ssh.commentHint': 'Oft user@host; er steht hinter dem öffentlichen Schlüssel.',
   'note.ssh.generated':
     'In Ihrem Browser wurde ein neues Schlüsselpaar erzeugt. Hinterlegen Sie den öffentlichen Schlüssel dort, wo Sie sich anmelden; die Notiz enthält beide Schlüssel.',
+  'note.ssh.savePrivateKey': 'Privaten Schlüssel als Datei speichern',
   'note.ssh.unsupported':
     'Dieser Browser kann keine Ed25519-Schlüssel erzeugen. Fügen Sie stattdessen einen Schlüssel ein.',
   'note.ssh.label': 'SSH-Schlüssel',
@@ -273,6 +311,7 @@ export default {
   'note.views': 'Aufruflimit',
   'note.expiry': 'Läuft ab nach',
   'note.size': '{used} von {max}',
+  'note.sizeLimit': 'Bis zu {max}',
   'note.tooLarge': 'Die Notiz ist größer als die {max}, die dieser Server annimmt.',
   'note.empty': 'Schreiben Sie zuerst etwas.',
   'note.submit': 'Notiz erstellen',
@@ -288,6 +327,8 @@ export default {
   'note.done.expires': 'Läuft ab am {date}',
   'note.done.keepSafe':
     'Jeder mit diesem Link kann die Notiz lesen. Der Link lässt sich nicht wiederherstellen.',
+  'note.done.keepSafePassword':
+    'Jeder mit diesem Link und dem Passwort kann die Notiz lesen. Senden Sie das Passwort auf einem anderen Weg als den Link (zum Beispiel per Telefon oder über einen anderen Messenger). Der Link lässt sich nicht wiederherstellen.',
   'note.done.delete': 'Notiz löschen',
   'note.done.confirmDelete':
     'Diese Notiz jetzt löschen? Der Link funktioniert dann für niemanden mehr.',
@@ -351,13 +392,15 @@ export default {
   'request.failed': 'Die Anfrage konnte nicht erstellt werden: {message}',
 
   'request.done.title': 'Ihre Dateianfrage ist bereit',
-  'request.done.uploadLink': 'Upload-Link – geben Sie ihn den Personen, die Ihnen Dateien senden',
+  'request.done.uploadLink': 'Upload-Link (für Absender)',
   'request.done.uploadHint':
     'Mit diesem Link können andere Ihnen Dateien senden. Was andere gesendet haben, sehen sie nicht.',
-  'request.done.inboxLink': 'Posteingangslink – halten Sie ihn geheim; er öffnet die Dateien',
+  'request.done.inboxLink': 'Posteingangslink (für Sie)',
   'request.done.inboxHint':
-    'Jeder mit diesem Link kann lesen, herunterladen und löschen, was gesendet wurde. Er lässt sich nicht wiederherstellen: Speichern Sie ihn jetzt.',
-  'request.done.inboxPasswordHint': 'Außerdem braucht er das Passwort, das Sie gewählt haben.',
+    'Jeder mit diesem Link kann lesen, herunterladen und löschen, was gesendet wurde. Halten Sie ihn geheim: Er lässt sich nicht wiederherstellen, speichern Sie ihn also jetzt.',
+  'request.done.inboxHintPassword':
+    'Jeder mit diesem Link und dem von Ihnen gewählten Passwort kann lesen, herunterladen und löschen, was gesendet wurde. Halten Sie ihn geheim: Er lässt sich nicht wiederherstellen, speichern Sie ihn also jetzt.',
+  'request.done.uploads': { one: 'Nimmt {count} Upload an', other: 'Nimmt {count} Uploads an' },
   'request.done.uploadQr': 'QR-Code des Upload-Links',
   'request.done.closes': 'Nimmt Uploads an bis {date}',
   'request.done.openInbox': 'Posteingang öffnen',
@@ -372,10 +415,6 @@ export default {
   'request.send.noMessage': 'Die anfragende Person hat keine Nachricht hinterlassen.',
   'request.send.closes': 'Offen bis {date}',
   'request.send.left': { one: 'Noch {count} Upload', other: 'Noch {count} Uploads' },
-  'request.send.leftWithNote': {
-    one: 'Noch {count} Upload (Dateien mit Notiz zählen doppelt)',
-    other: 'Noch {count} Uploads (Dateien mit Notiz zählen doppelt)',
-  },
   'request.send.maxSize': 'Bis zu {size} pro Upload',
   'request.send.note': 'Notiz (optional)',
   'request.send.noteHint': 'Wird zusammen mit Ihren Dateien verschlüsselt gesendet.',
@@ -413,9 +452,11 @@ export default {
   'inbox.open': 'Nimmt Uploads an bis {date}',
   'inbox.closed': 'Geschlossen: nimmt keine neuen Uploads an.',
   'inbox.expired': 'Abgelaufen am {date}: nimmt keine neuen Uploads an.',
-  'inbox.used': '{used} von {max} Uploads genutzt',
-  'inbox.usedWithNote': '{used} von {max} Uploads genutzt (Dateien mit Notiz zählen doppelt)',
-  'inbox.uploadLink': 'Upload-Link – geben Sie ihn den Personen, die Ihnen Dateien senden',
+  'inbox.used': {
+    one: '{used} von {count} Upload genutzt',
+    other: '{used} von {count} Uploads genutzt',
+  },
+  'inbox.uploadLink': 'Upload-Link (für Absender)',
   'inbox.listTitle': 'Empfangen',
   'inbox.empty': 'Bisher ist nichts angekommen.',
   'inbox.refresh': 'Aktualisieren',
@@ -430,7 +471,11 @@ export default {
     other:
       '{count} Uploads konnten nicht entschlüsselt werden. Möglicherweise hat ein Absender beschädigte Daten gesendet.',
   },
-  'inbox.entry.archive': 'ZIP-Archiv mit {count} Dateien',
+  'inbox.entry.archiveSummary': {
+    one: 'ZIP-Archiv mit {count} Datei, {size}',
+    other: 'ZIP-Archiv mit {count} Dateien, {size}',
+  },
+  'inbox.entry.fileSummary': 'Eine Datei, {size}',
   'inbox.entry.archiveName': 'dateien-{date}.zip',
   'inbox.entry.files': { one: '{count} Datei', other: '{count} Dateien' },
   'inbox.entry.received': 'Empfangen am {date}',
@@ -445,7 +490,9 @@ export default {
   'inbox.entry.deleted': '{name} wurde gelöscht.',
   'inbox.entry.deleteFailed': 'Löschen von {name} fehlgeschlagen: {message}',
   'inbox.note.title': 'Notiz eines Absenders',
-  'inbox.note.read': 'Notiz lesen (verbraucht 1 von {count} Downloads)',
+  'inbox.note.withFiles': 'Die Notiz des Absenders',
+  'inbox.note.read': 'Notiz anzeigen',
+  'inbox.entry.deleteWithNoteConfirm': '{name} und die dazugehörige Notiz endgültig löschen?',
   'inbox.note.reading': 'Notiz wird entschlüsselt …',
   'inbox.note.copy': 'Notiz kopieren',
   'inbox.confirmYes': 'Ja, löschen',
@@ -460,4 +507,25 @@ export default {
   'inbox.deleted': 'Die Anfrage und alles darin wurden gelöscht.',
   'inbox.deleteFailed': 'Löschen fehlgeschlagen: {message}',
   'inbox.manage': 'Anfrage verwalten',
+  'about.title': 'Über diesen Dienst',
+  'about.intro':
+    '{site} sendet Dateien, Notizen und Dateianfragen Ende-zu-Ende-verschlüsselt: Ihr Browser verschlüsselt sie, bevor sie ihn verlassen, und nur Personen mit dem Link können sie entschlüsseln.',
+  'about.howTitle': 'So funktioniert es',
+  'about.how':
+    'Jeder Link trägt seinen Schlüssel nach dem Zeichen #. Browser senden diesen Teil nie an einen Server, daher bleibt der Schlüssel bei Ihnen und den Personen, denen Sie den Link geben. Ein Passwort, wenn Sie eines festlegen, wird zusätzlich zum Link benötigt.',
+  'about.operatorTitle': 'Was der Betreiber dieses Servers sehen kann und was nicht',
+  'about.operatorCannot':
+    'Der Betreiber kann weder Ihre Dateien noch deren Namen, Ihre Notizen oder die Nachrichten von Dateianfragen lesen: Der Server speichert sie nur verschlüsselt, ohne den Schlüssel.',
+  'about.operatorCan':
+    'Der Betreiber kann sehen, wie groß jeder Upload ist, wann er erstellt und heruntergeladen wurde, wie viele Dateien er enthält und von welcher Netzwerkadresse er kam; auf einem Server mit Anmeldung auch, wer ihn erstellt hat.',
+  'about.limitsTitle': 'Grenzen',
+  'about.limits':
+    'Uploads und Notizen werden gelöscht, wenn sie ablaufen oder ihr Download- bzw. Aufruflimit ausgeschöpft ist. Ein verlorener Link lässt sich nicht wiederherstellen: Niemand, nicht einmal der Betreiber, kann öffnen, worauf er verwies.',
+  'about.docsTitle': 'Dokumentation',
+  'about.docs':
+    'Die Verschlüsselung, die API und die Servereinstellungen sind in der Dokumentation beschrieben, die mit fileshare ausgeliefert wird: docs/crypto.md, docs/api.md und docs/configuration.md. Der Kommandozeilen-Client erklärt sich selbst mit fileshare --help.',
+  'about.operatorTitleLinks': 'Betreiber',
+  'about.imprint': 'Impressum',
+  'about.privacy': 'Datenschutzerklärung',
+  'about.footerLink': 'Über diesen Dienst',
 } satisfies Translation<'one' | 'other'>

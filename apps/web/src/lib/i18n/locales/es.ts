@@ -6,7 +6,8 @@
  * inbox link = enlace de la bandeja de entrada; upload link = enlace de subida; file request =
  * solicitud de archivos; note = nota; password = contraseña; expiry = caducidad («Caduca el»);
  * view = visualización; sender = remitente; requester = solicitante; key = clave; encrypted =
- * cifrado; upload allowance = cuota de subida; to delete = eliminar; to forget = olvidar.
+ * cifrado; upload allowance = cuota de subida; to delete = eliminar; to forget = olvidar;
+ * operator = operador; imprint = aviso legal; privacy statement = política de privacidad.
  */
 import type { Translation } from '../messages'
 
@@ -18,6 +19,7 @@ export default {
   'app.footer':
     'Cifrado de extremo a extremo: la clave se queda en el enlace y nunca llega al servidor.',
   'app.skipToContent': 'Saltar al contenido',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Cargando…',
   'app.leaveBusy':
     'Si sales ahora, se detendrá o se perderá lo que está en curso en esta página. ¿Salir de todos modos?',
@@ -26,6 +28,7 @@ export default {
   'app.configFailed': 'No se puede contactar con el servidor. Comprueba tu conexión y recarga.',
 
   'nav.label': 'Principal',
+  'nav.menu': 'Menú',
   'nav.upload': 'Enviar archivos',
   'nav.note': 'Nota',
   'nav.request': 'Pedir archivos',
@@ -35,6 +38,8 @@ export default {
   'action.copied': 'Copiado',
   'action.copyFailed': 'No se pudo copiar; selecciona el texto y cópialo tú.',
   'action.share': 'Compartir',
+  'action.copyNamed': 'Copiar: {label}',
+  'action.shareNamed': 'Compartir: {label}',
   'action.shareCopied': 'Aquí no se puede compartir, así que se copió el enlace.',
   'action.cancel': 'Cancelar',
   'action.delete': 'Eliminar',
@@ -66,7 +71,8 @@ export default {
   'progress.etaUnknown': 'calculando el tiempo restante…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'mediante {transport}',
+  'progress.via': 'Método de transferencia: {transport}',
+  'progress.preparing': 'Preparando…',
 
   'qr.alt': 'Código QR del enlace',
 
@@ -75,15 +81,31 @@ export default {
 
   'error.title': 'Algo salió mal',
   'error.notFound.title': 'No encontrado',
-  'error.notFound.body': 'No hay nada guardado con este enlace. Puede que se haya eliminado.',
+  'error.notFound.body':
+    'No hay nada guardado con este enlace. Puede que se haya eliminado o que el enlace no se copiara entero (incluida la parte que sigue a #).',
   'error.gone.title': 'Ya no está disponible',
-  'error.gone.body': 'Este enlace ha caducado o se ha agotado su límite.',
+  'error.gone.body': 'Este enlace ha caducado o se ha agotado su límite de descargas.',
+  'error.gone.expired': 'Este enlace ha caducado.',
+  'error.gone.usedUp': 'Este enlace se ha abierto tantas veces como permitía y ya no funciona.',
+  'error.sendNew': 'Enviar algo nuevo',
   'error.badLink.title': 'Enlace roto',
   'error.badLink.body':
     'Este enlace está incompleto o dañado. Pídelo de nuevo y cópialo entero, incluida la parte que sigue a #.',
+  'error.wrongKey.title': 'La clave del enlace no coincide',
+  'error.wrongKey.body':
+    'La clave del enlace no abre esto. Comprueba que copiaste el enlace entero, incluida la parte que sigue a #.',
+  'error.wrongKey.file':
+    'La clave del enlace no abre este archivo. Comprueba que copiaste el enlace entero, incluida la parte que sigue a #.',
+  'error.wrongKey.note':
+    'La clave del enlace no abre esta nota. Comprueba que copiaste el enlace entero, incluida la parte que sigue a #.',
+  'error.ownerTokenRefused':
+    'El servidor no aceptó el derecho de este navegador a modificarlo. Puede que pertenezca a un enlace enviado desde otro lugar.',
   'error.locked.title': 'Demasiadas contraseñas incorrectas',
   'error.locked.body': 'Vuelve a intentarlo dentro de {time}.',
   'error.locked.bodyLater': 'Vuelve a intentarlo más tarde.',
+  'error.locked.message':
+    'Demasiadas contraseñas incorrectas. Vuelve a intentarlo dentro de {time}.',
+  'error.locked.messageLater': 'Demasiadas contraseñas incorrectas. Vuelve a intentarlo más tarde.',
   'error.wrongPassword': 'Contraseña incorrecta. Inténtalo de nuevo.',
   'error.network':
     'No se puede contactar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
@@ -147,6 +169,8 @@ export default {
   },
   'upload.done.keepSafe':
     'Cualquiera con este enlace puede descargar los archivos. No se puede recuperar.',
+  'upload.done.keepSafePassword':
+    'Cualquiera con este enlace y la contraseña puede descargar los archivos. Envía la contraseña por una vía distinta del enlace (por ejemplo, por teléfono o por otra aplicación de mensajería). El enlace no se puede recuperar.',
   'upload.done.delete': 'Eliminar subida',
   'upload.done.confirmDelete':
     '¿Eliminar esta subida ahora? El enlace dejará de funcionar para todos.',
@@ -175,6 +199,7 @@ export default {
     other: 'Quedan {count} descargas',
   },
   'download.counts': 'Descargar cuenta para el límite.',
+  'download.lastDone': 'Esa fue la última descarga; este enlace ya no funciona.',
   'download.button': 'Descargar',
   'download.downloading': 'Descargando y descifrando…',
   'download.done': 'Descarga completada.',
@@ -196,31 +221,36 @@ export default {
   'history.kind.note': 'Nota',
   'history.kind.request': 'Solicitud de archivos',
   'history.link': 'Enlace',
-  'history.inboxLink': 'Enlace de la bandeja de entrada',
   'history.refreshing': 'Actualizando…',
   'history.gone': 'Ya no está disponible',
-  'history.unknown': 'Estado desconocido',
-  'history.downloadsLeft': {
-    one: 'Queda {count} descarga',
-    many: 'Quedan {count} de descargas',
-    other: 'Quedan {count} descargas',
+  'history.status.unknown': 'Estado desconocido · Caduca el {date}',
+  'history.status.file': {
+    one: 'Queda {count} descarga · Caduca el {date}',
+    many: 'Quedan {count} de descargas · Caduca el {date}',
+    other: 'Quedan {count} descargas · Caduca el {date}',
   },
-  'history.viewsLeft': {
-    one: 'Queda {count} visualización',
-    many: 'Quedan {count} de visualizaciones',
-    other: 'Quedan {count} visualizaciones',
+  'history.status.note': {
+    one: 'Queda {count} visualización · Caduca el {date}',
+    many: 'Quedan {count} de visualizaciones · Caduca el {date}',
+    other: 'Quedan {count} visualizaciones · Caduca el {date}',
   },
-  'history.uploadsLeft': {
-    one: 'Queda {count} subida',
-    many: 'Quedan {count} de subidas',
-    other: 'Quedan {count} subidas',
+  'history.status.request': {
+    one: 'Queda {count} subida · Caduca el {date}',
+    many: 'Quedan {count} de subidas · Caduca el {date}',
+    other: 'Quedan {count} subidas · Caduca el {date}',
   },
-  'history.closed': 'Cerrada a nuevas subidas',
-  'history.expires': 'Caduca el {date}',
+  'history.status.requestClosed': {
+    one: 'Queda {count} subida · Caduca el {date} · Cerrada a nuevas subidas',
+    many: 'Quedan {count} de subidas · Caduca el {date} · Cerrada a nuevas subidas',
+    other: 'Quedan {count} subidas · Caduca el {date} · Cerrada a nuevas subidas',
+  },
   'history.created': 'Enviado el {date}',
   'history.delete': 'Eliminar {name}',
   'history.forget': 'Olvidar {name}',
   'history.forgetButton': 'Olvidar',
+  'history.forgetConfirm':
+    '¿Olvidar «{name}»? Este navegador dejará de tener su enlace y el derecho a eliminarlo. La subida en sí se queda en el servidor hasta que caduque.',
+  'history.forgetGoneConfirm': '¿Quitar «{name}» de esta lista?',
   'history.deleteConfirm': '¿Eliminar «{name}» del servidor? No se puede deshacer.',
   'history.deleted': '«{name}» se eliminó.',
   'history.deleteFailed': 'No se pudo eliminar: {message}',
@@ -289,6 +319,7 @@ export default {
   'note.ssh.commentHint': 'Suele ser usuario@host; va detrás de la clave pública.',
   'note.ssh.generated':
     'Se creó un nuevo par de claves en tu navegador. Añade la clave pública donde inicias sesión; la nota lleva las dos claves.',
+  'note.ssh.savePrivateKey': 'Guardar la clave privada como archivo',
   'note.ssh.unsupported':
     'Este navegador no puede generar claves Ed25519. Pega una clave en su lugar.',
   'note.ssh.label': 'Claves SSH',
@@ -301,6 +332,7 @@ export default {
   'note.views': 'Límite de visualizaciones',
   'note.expiry': 'Caduca tras',
   'note.size': '{used} de {max}',
+  'note.sizeLimit': 'Hasta {max}',
   'note.tooLarge': 'La nota supera los {max} que acepta este servidor.',
   'note.empty': 'Escribe algo primero.',
   'note.submit': 'Crear nota',
@@ -317,6 +349,8 @@ export default {
   'note.done.expires': 'Caduca el {date}',
   'note.done.keepSafe':
     'Cualquiera con este enlace puede leer la nota. El enlace no se puede recuperar.',
+  'note.done.keepSafePassword':
+    'Cualquiera con este enlace y la contraseña puede leer la nota. Envía la contraseña por una vía distinta del enlace (por ejemplo, por teléfono o por otra aplicación de mensajería). El enlace no se puede recuperar.',
   'note.done.delete': 'Eliminar nota',
   'note.done.confirmDelete': '¿Eliminar esta nota ahora? El enlace dejará de funcionar para todos.',
   'note.done.deleting': 'Eliminando…',
@@ -384,14 +418,19 @@ export default {
   'request.failed': 'No se pudo crear la solicitud: {message}',
 
   'request.done.title': 'Tu solicitud de archivos está lista',
-  'request.done.uploadLink': 'Enlace de subida: dáselo a las personas que te envían archivos',
+  'request.done.uploadLink': 'Enlace de subida (para remitentes)',
   'request.done.uploadHint':
     'Con este enlace pueden enviarte archivos. No pueden ver lo que enviaron otros.',
-  'request.done.inboxLink':
-    'Enlace de la bandeja de entrada: mantenlo en privado; abre los archivos',
+  'request.done.inboxLink': 'Enlace de la bandeja de entrada (el tuyo)',
   'request.done.inboxHint':
-    'Cualquiera con este enlace puede leer, descargar y eliminar lo que se envió. No se puede recuperar: guárdalo ahora.',
-  'request.done.inboxPasswordHint': 'También necesita la contraseña que elegiste.',
+    'Cualquiera con este enlace puede leer, descargar y eliminar lo que se envió. Mantenlo en privado: no se puede recuperar, así que guárdalo ahora.',
+  'request.done.inboxHintPassword':
+    'Cualquiera con este enlace y la contraseña que elegiste puede leer, descargar y eliminar lo que se envió. Mantenlo en privado: no se puede recuperar, así que guárdalo ahora.',
+  'request.done.uploads': {
+    one: 'Admite {count} subida',
+    many: 'Admite {count} de subidas',
+    other: 'Admite {count} subidas',
+  },
   'request.done.uploadQr': 'Código QR del enlace de subida',
   'request.done.closes': 'Acepta subidas hasta el {date}',
   'request.done.openInbox': 'Abrir la bandeja de entrada',
@@ -409,11 +448,6 @@ export default {
     one: 'Queda {count} subida',
     many: 'Quedan {count} de subidas',
     other: 'Quedan {count} subidas',
-  },
-  'request.send.leftWithNote': {
-    one: 'Queda {count} subida (archivos con nota cuentan como dos)',
-    many: 'Quedan {count} de subidas (archivos con nota cuentan como dos)',
-    other: 'Quedan {count} subidas (archivos con nota cuentan como dos)',
   },
   'request.send.maxSize': 'Hasta {size} por subida',
   'request.send.note': 'Nota (opcional)',
@@ -452,9 +486,12 @@ export default {
   'inbox.open': 'Acepta subidas hasta el {date}',
   'inbox.closed': 'Cerrada: no acepta nuevas subidas.',
   'inbox.expired': 'Caducó el {date}: no acepta nuevas subidas.',
-  'inbox.used': '{used} de {max} subidas usadas',
-  'inbox.usedWithNote': '{used} de {max} subidas usadas (archivos con nota cuentan como dos)',
-  'inbox.uploadLink': 'Enlace de subida: dáselo a las personas que te envían archivos',
+  'inbox.used': {
+    one: 'Subidas usadas: {used} de {count}',
+    many: 'Subidas usadas: {used} de {count}',
+    other: 'Subidas usadas: {used} de {count}',
+  },
+  'inbox.uploadLink': 'Enlace de subida (para remitentes)',
   'inbox.listTitle': 'Recibido',
   'inbox.empty': 'Todavía no ha llegado nada.',
   'inbox.refresh': 'Actualizar',
@@ -471,7 +508,12 @@ export default {
     other:
       'No se pudieron descifrar {count} subidas. Puede que un remitente enviara datos dañados.',
   },
-  'inbox.entry.archive': 'Archivo ZIP con {count} archivos',
+  'inbox.entry.archiveSummary': {
+    one: 'Archivo ZIP con {count} archivo, {size}',
+    many: 'Archivo ZIP con {count} de archivos, {size}',
+    other: 'Archivo ZIP con {count} archivos, {size}',
+  },
+  'inbox.entry.fileSummary': 'Un archivo, {size}',
   'inbox.entry.archiveName': 'archivos-{date}.zip',
   'inbox.entry.files': {
     one: '{count} archivo',
@@ -494,7 +536,10 @@ export default {
   'inbox.entry.deleted': '{name} se eliminó.',
   'inbox.entry.deleteFailed': 'No se pudo eliminar {name}: {message}',
   'inbox.note.title': 'Nota de un remitente',
-  'inbox.note.read': 'Leer la nota (gasta 1 de {count} descargas)',
+  'inbox.note.withFiles': 'La nota del remitente',
+  'inbox.note.read': 'Mostrar la nota',
+  'inbox.entry.deleteWithNoteConfirm':
+    '¿Eliminar definitivamente {name} y la nota que llegó con él?',
   'inbox.note.reading': 'Descifrando la nota…',
   'inbox.note.copy': 'Copiar nota',
   'inbox.confirmYes': 'Sí, eliminar',
@@ -509,4 +554,25 @@ export default {
   'inbox.deleted': 'Se eliminaron la solicitud y todo su contenido.',
   'inbox.deleteFailed': 'No se pudo eliminar: {message}',
   'inbox.manage': 'Gestionar solicitud',
+  'about.title': 'Acerca de',
+  'about.intro':
+    '{site} envía archivos, notas y solicitudes de archivos cifrados de extremo a extremo: tu navegador los cifra antes de que salgan de él, y solo quienes tienen el enlace pueden descifrarlos.',
+  'about.howTitle': 'Cómo funciona',
+  'about.how':
+    'Cada enlace lleva su clave después del signo #. Los navegadores nunca envían esa parte a un servidor, así que la clave se queda contigo y con las personas a las que das el enlace. Una contraseña, si pones una, se necesita además del enlace.',
+  'about.operatorTitle': 'Qué puede ver y qué no el operador de este servidor',
+  'about.operatorCannot':
+    'El operador no puede leer tus archivos, sus nombres, tus notas ni los mensajes de las solicitudes de archivos: el servidor solo los guarda cifrados, sin la clave.',
+  'about.operatorCan':
+    'El operador puede ver el tamaño de cada subida, cuándo se hizo y se descargó, cuántos archivos contiene y la dirección de red desde la que llegó; en un servidor con inicio de sesión, también quién la creó.',
+  'about.limitsTitle': 'Límites',
+  'about.limits':
+    'Las subidas y las notas se eliminan cuando caducan o cuando se agota su límite de descargas o de visualizaciones. Un enlace perdido no se puede recuperar: nadie, ni siquiera el operador, puede abrir aquello a lo que apuntaba.',
+  'about.docsTitle': 'Documentación',
+  'about.docs':
+    'El cifrado, la API y la configuración del servidor se describen en la documentación que acompaña a fileshare: docs/crypto.md, docs/api.md y docs/configuration.md. El cliente de línea de comandos se explica a sí mismo con fileshare --help.',
+  'about.operatorTitleLinks': 'Operador',
+  'about.imprint': 'Aviso legal',
+  'about.privacy': 'Política de privacidad',
+  'about.footerLink': 'Acerca de este servicio',
 } satisfies Translation<'one' | 'many' | 'other'>

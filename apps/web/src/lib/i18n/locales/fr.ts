@@ -6,7 +6,8 @@
  * inbox link = lien de la boîte de réception; upload link = lien d’envoi; file request =
  * demande de fichiers; note = note; password = mot de passe; expiry = expiration (« Expire le »);
  * view = consultation; sender = expéditeur; requester = demandeur; key = clé; encrypted =
- * chiffré; upload allowance = quota d’envoi; to delete = supprimer; to forget = oublier.
+ * chiffré; upload allowance = quota d’envoi; to delete = supprimer; to forget = oublier;
+ * operator = exploitant; imprint = mentions légales; privacy statement = politique de confidentialité.
  */
 import type { Translation } from '../messages'
 
@@ -18,6 +19,7 @@ export default {
   'app.footer':
     'Chiffré de bout en bout : la clé reste dans le lien et n’atteint jamais le serveur.',
   'app.skipToContent': 'Aller au contenu',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Chargement…',
   'app.leaveBusy':
     'Quitter maintenant arrêterait ou perdrait ce qui est en cours sur cette page. Quitter quand même ?',
@@ -27,6 +29,7 @@ export default {
   'app.configFailed': 'Le serveur est injoignable. Vérifiez votre connexion et rechargez la page.',
 
   'nav.label': 'Menu principal',
+  'nav.menu': 'Menu',
   'nav.upload': 'Envoyer des fichiers',
   'nav.note': 'Note',
   'nav.request': 'Demander des fichiers',
@@ -36,6 +39,8 @@ export default {
   'action.copied': 'Copié',
   'action.copyFailed': 'La copie a échoué ; sélectionnez le texte et copiez-le vous-même.',
   'action.share': 'Partager',
+  'action.copyNamed': 'Copier : {label}',
+  'action.shareNamed': 'Partager : {label}',
   'action.shareCopied': 'Le partage n’est pas disponible ici, le lien a donc été copié.',
   'action.cancel': 'Annuler',
   'action.delete': 'Supprimer',
@@ -67,7 +72,8 @@ export default {
   'progress.etaUnknown': 'estimation du temps restant…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'via {transport}',
+  'progress.via': 'Mode de transfert : {transport}',
+  'progress.preparing': 'Préparation…',
 
   'qr.alt': 'Code QR du lien',
 
@@ -76,15 +82,31 @@ export default {
 
   'error.title': 'Une erreur s’est produite',
   'error.notFound.title': 'Introuvable',
-  'error.notFound.body': 'Rien n’est enregistré sous ce lien. Il a peut-être été supprimé.',
+  'error.notFound.body':
+    'Rien n’est enregistré sous ce lien. Il a peut-être été supprimé, ou le lien n’a pas été copié en entier (y compris la partie après #).',
   'error.gone.title': 'Plus disponible',
-  'error.gone.body': 'Ce lien a expiré ou sa limite a été atteinte.',
+  'error.gone.body': 'Ce lien a expiré ou sa limite de téléchargements a été atteinte.',
+  'error.gone.expired': 'Ce lien a expiré.',
+  'error.gone.usedUp':
+    'Ce lien a été ouvert autant de fois qu’il le permettait et ne fonctionne plus.',
+  'error.sendNew': 'Envoyer autre chose',
   'error.badLink.title': 'Lien cassé',
   'error.badLink.body':
     'Ce lien est incomplet ou endommagé. Redemandez-le et copiez-le en entier, y compris la partie après #.',
+  'error.wrongKey.title': 'La clé du lien ne correspond pas',
+  'error.wrongKey.body':
+    'La clé du lien n’ouvre pas ce contenu. Vérifiez que vous avez copié le lien en entier, y compris la partie après #.',
+  'error.wrongKey.file':
+    'La clé du lien n’ouvre pas ce fichier. Vérifiez que vous avez copié le lien en entier, y compris la partie après #.',
+  'error.wrongKey.note':
+    'La clé du lien n’ouvre pas cette note. Vérifiez que vous avez copié le lien en entier, y compris la partie après #.',
+  'error.ownerTokenRefused':
+    'Le serveur n’a pas accepté le droit de ce navigateur à le modifier. Il appartient peut-être à un lien envoyé depuis ailleurs.',
   'error.locked.title': 'Trop de mots de passe erronés',
   'error.locked.body': 'Réessayez dans {time}.',
   'error.locked.bodyLater': 'Réessayez plus tard.',
+  'error.locked.message': 'Trop de mots de passe erronés. Réessayez dans {time}.',
+  'error.locked.messageLater': 'Trop de mots de passe erronés. Réessayez plus tard.',
   'error.wrongPassword': 'Mot de passe incorrect. Réessayez.',
   'error.network': 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
   'error.disabled': 'Cette fonction est désactivée sur ce serveur.',
@@ -147,6 +169,8 @@ export default {
   },
   'upload.done.keepSafe':
     'Toute personne qui a ce lien peut télécharger les fichiers. Il ne peut pas être récupéré.',
+  'upload.done.keepSafePassword':
+    'Toute personne qui a ce lien et le mot de passe peut télécharger les fichiers. Transmettez le mot de passe par un autre moyen que le lien (par exemple par téléphone ou par une autre messagerie). Le lien ne peut pas être récupéré.',
   'upload.done.delete': 'Supprimer l’envoi',
   'upload.done.confirmDelete':
     'Supprimer cet envoi maintenant ? Le lien cessera de fonctionner pour tout le monde.',
@@ -175,6 +199,7 @@ export default {
     other: '{count} téléchargements restants',
   },
   'download.counts': 'Le téléchargement compte dans la limite.',
+  'download.lastDone': 'C’était le dernier téléchargement ; ce lien ne fonctionne plus.',
   'download.button': 'Télécharger',
   'download.downloading': 'Téléchargement et déchiffrement…',
   'download.done': 'Téléchargement terminé.',
@@ -196,31 +221,36 @@ export default {
   'history.kind.note': 'Note',
   'history.kind.request': 'Demande de fichiers',
   'history.link': 'Lien',
-  'history.inboxLink': 'Lien de la boîte de réception',
   'history.refreshing': 'Mise à jour…',
   'history.gone': 'Plus disponible',
-  'history.unknown': 'État inconnu',
-  'history.downloadsLeft': {
-    one: '{count} téléchargement restant',
-    many: '{count} de téléchargements restants',
-    other: '{count} téléchargements restants',
+  'history.status.unknown': 'État inconnu · Expire le {date}',
+  'history.status.file': {
+    one: '{count} téléchargement restant · Expire le {date}',
+    many: '{count} de téléchargements restants · Expire le {date}',
+    other: '{count} téléchargements restants · Expire le {date}',
   },
-  'history.viewsLeft': {
-    one: '{count} consultation restante',
-    many: '{count} de consultations restantes',
-    other: '{count} consultations restantes',
+  'history.status.note': {
+    one: '{count} consultation restante · Expire le {date}',
+    many: '{count} de consultations restantes · Expire le {date}',
+    other: '{count} consultations restantes · Expire le {date}',
   },
-  'history.uploadsLeft': {
-    one: '{count} envoi restant',
-    many: '{count} d’envois restants',
-    other: '{count} envois restants',
+  'history.status.request': {
+    one: '{count} envoi restant · Expire le {date}',
+    many: '{count} d’envois restants · Expire le {date}',
+    other: '{count} envois restants · Expire le {date}',
   },
-  'history.closed': 'Fermée aux nouveaux envois',
-  'history.expires': 'Expire le {date}',
+  'history.status.requestClosed': {
+    one: '{count} envoi restant · Expire le {date} · Fermée aux nouveaux envois',
+    many: '{count} d’envois restants · Expire le {date} · Fermée aux nouveaux envois',
+    other: '{count} envois restants · Expire le {date} · Fermée aux nouveaux envois',
+  },
   'history.created': 'Envoyé le {date}',
   'history.delete': 'Supprimer {name}',
   'history.forget': 'Oublier {name}',
   'history.forgetButton': 'Oublier',
+  'history.forgetConfirm':
+    'Oublier « {name} » ? Ce navigateur n’aura alors plus son lien ni le droit de le supprimer. L’envoi lui-même reste sur le serveur jusqu’à son expiration.',
+  'history.forgetGoneConfirm': 'Retirer « {name} » de cette liste ?',
   'history.deleteConfirm': 'Supprimer « {name} » du serveur ? Cette action est irréversible.',
   'history.deleted': '« {name} » a été supprimé.',
   'history.deleteFailed': 'La suppression a échoué : {message}',
@@ -290,6 +320,7 @@ export default {
   'note.ssh.commentHint': 'Souvent utilisateur@hôte ; il figure après la clé publique.',
   'note.ssh.generated':
     'Une nouvelle paire de clés a été créée dans votre navigateur. Ajoutez la clé publique là où vous vous connectez ; la note contient les deux clés.',
+  'note.ssh.savePrivateKey': 'Enregistrer la clé privée dans un fichier',
   'note.ssh.unsupported':
     'Ce navigateur ne peut pas générer de clés Ed25519. Collez plutôt une clé.',
   'note.ssh.label': 'Clés SSH',
@@ -303,6 +334,7 @@ export default {
   'note.views': 'Limite de consultations',
   'note.expiry': 'Expire après',
   'note.size': '{used} sur {max}',
+  'note.sizeLimit': 'Jusqu’à {max}',
   'note.tooLarge': 'La note dépasse les {max} que ce serveur accepte.',
   'note.empty': 'Écrivez d’abord quelque chose.',
   'note.submit': 'Créer la note',
@@ -319,6 +351,8 @@ export default {
   'note.done.expires': 'Expire le {date}',
   'note.done.keepSafe':
     'Toute personne qui a ce lien peut lire la note. Le lien ne peut pas être récupéré.',
+  'note.done.keepSafePassword':
+    'Toute personne qui a ce lien et le mot de passe peut lire la note. Transmettez le mot de passe par un autre moyen que le lien (par exemple par téléphone ou par une autre messagerie). Le lien ne peut pas être récupéré.',
   'note.done.delete': 'Supprimer la note',
   'note.done.confirmDelete':
     'Supprimer cette note maintenant ? Le lien cessera de fonctionner pour tout le monde.',
@@ -387,15 +421,19 @@ export default {
   'request.failed': 'La demande n’a pas pu être créée : {message}',
 
   'request.done.title': 'Votre demande de fichiers est prête',
-  'request.done.uploadLink':
-    'Lien d’envoi — donnez-le aux personnes qui vous envoient des fichiers',
+  'request.done.uploadLink': 'Lien d’envoi (pour les expéditeurs)',
   'request.done.uploadHint':
     'Avec ce lien, on peut vous envoyer des fichiers. On ne voit pas ce que les autres ont envoyé.',
-  'request.done.inboxLink':
-    'Lien de la boîte de réception — gardez-le privé ; il ouvre les fichiers',
+  'request.done.inboxLink': 'Lien de la boîte de réception (le vôtre)',
   'request.done.inboxHint':
-    'Toute personne qui a ce lien peut lire, télécharger et supprimer ce qui a été envoyé. Il ne peut pas être récupéré : enregistrez-le maintenant.',
-  'request.done.inboxPasswordHint': 'Il faut aussi le mot de passe que vous avez choisi.',
+    'Toute personne qui a ce lien peut lire, télécharger et supprimer ce qui a été envoyé. Gardez-le privé : il ne peut pas être récupéré, enregistrez-le donc maintenant.',
+  'request.done.inboxHintPassword':
+    'Toute personne qui a ce lien et le mot de passe que vous avez choisi peut lire, télécharger et supprimer ce qui a été envoyé. Gardez-le privé : il ne peut pas être récupéré, enregistrez-le donc maintenant.',
+  'request.done.uploads': {
+    one: 'Accepte {count} envoi',
+    many: 'Accepte {count} d’envois',
+    other: 'Accepte {count} envois',
+  },
   'request.done.uploadQr': 'Code QR du lien d’envoi',
   'request.done.closes': 'Accepte des envois jusqu’au {date}',
   'request.done.openInbox': 'Ouvrir la boîte de réception',
@@ -413,11 +451,6 @@ export default {
     one: '{count} envoi restant',
     many: '{count} d’envois restants',
     other: '{count} envois restants',
-  },
-  'request.send.leftWithNote': {
-    one: '{count} envoi restant (des fichiers avec une note en comptent deux)',
-    many: '{count} d’envois restants (des fichiers avec une note en comptent deux)',
-    other: '{count} envois restants (des fichiers avec une note en comptent deux)',
   },
   'request.send.maxSize': 'Jusqu’à {size} par envoi',
   'request.send.note': 'Note (facultative)',
@@ -456,10 +489,12 @@ export default {
   'inbox.open': 'Accepte des envois jusqu’au {date}',
   'inbox.closed': 'Fermée : elle n’accepte plus de nouveaux envois.',
   'inbox.expired': 'Expirée le {date} : elle n’accepte plus de nouveaux envois.',
-  'inbox.used': '{used} envois utilisés sur {max}',
-  'inbox.usedWithNote':
-    '{used} envois utilisés sur {max} (des fichiers avec une note en comptent deux)',
-  'inbox.uploadLink': 'Lien d’envoi — donnez-le aux personnes qui vous envoient des fichiers',
+  'inbox.used': {
+    one: 'Envois utilisés : {used} sur {count}',
+    many: 'Envois utilisés : {used} sur {count}',
+    other: 'Envois utilisés : {used} sur {count}',
+  },
+  'inbox.uploadLink': 'Lien d’envoi (pour les expéditeurs)',
   'inbox.listTitle': 'Reçus',
   'inbox.empty': 'Rien n’est encore arrivé.',
   'inbox.refresh': 'Actualiser',
@@ -476,7 +511,12 @@ export default {
     other:
       '{count} envois n’ont pas pu être déchiffrés. Un expéditeur a peut-être envoyé des données endommagées.',
   },
-  'inbox.entry.archive': 'Archive ZIP de {count} fichiers',
+  'inbox.entry.archiveSummary': {
+    one: 'Archive ZIP de {count} fichier, {size}',
+    many: 'Archive ZIP de {count} de fichiers, {size}',
+    other: 'Archive ZIP de {count} fichiers, {size}',
+  },
+  'inbox.entry.fileSummary': 'Un fichier, {size}',
   'inbox.entry.archiveName': 'fichiers-{date}.zip',
   'inbox.entry.files': {
     one: '{count} fichier',
@@ -499,7 +539,10 @@ export default {
   'inbox.entry.deleted': '{name} a été supprimé.',
   'inbox.entry.deleteFailed': 'La suppression de {name} a échoué : {message}',
   'inbox.note.title': 'Note d’un expéditeur',
-  'inbox.note.read': 'Lire la note (utilise 1 des {count} téléchargements)',
+  'inbox.note.withFiles': 'La note de l’expéditeur',
+  'inbox.note.read': 'Afficher la note',
+  'inbox.entry.deleteWithNoteConfirm':
+    'Supprimer définitivement {name} et la note qui l’accompagnait ?',
   'inbox.note.reading': 'Déchiffrement de la note…',
   'inbox.note.copy': 'Copier la note',
   'inbox.confirmYes': 'Oui, supprimer',
@@ -514,4 +557,25 @@ export default {
   'inbox.deleted': 'La demande et tout son contenu ont été supprimés.',
   'inbox.deleteFailed': 'La suppression a échoué : {message}',
   'inbox.manage': 'Gérer la demande',
+  'about.title': 'À propos',
+  'about.intro':
+    '{site} envoie des fichiers, des notes et des demandes de fichiers chiffrés de bout en bout : votre navigateur les chiffre avant qu’ils ne le quittent, et seules les personnes qui ont le lien peuvent les déchiffrer.',
+  'about.howTitle': 'Comment ça marche',
+  'about.how':
+    'Chaque lien porte sa clé après le signe #. Les navigateurs n’envoient jamais cette partie à un serveur : la clé reste donc chez vous et chez les personnes à qui vous donnez le lien. Un mot de passe, si vous en définissez un, est nécessaire en plus du lien.',
+  'about.operatorTitle': 'Ce que l’exploitant de ce serveur peut voir et ne peut pas voir',
+  'about.operatorCannot':
+    'L’exploitant ne peut lire ni vos fichiers, ni leurs noms, ni vos notes, ni les messages des demandes de fichiers : le serveur ne les stocke que chiffrés, sans la clé.',
+  'about.operatorCan':
+    'L’exploitant peut voir la taille de chaque envoi, quand il a été fait et téléchargé, combien de fichiers il contient et l’adresse réseau d’où il provient ; sur un serveur avec connexion, aussi qui l’a créé.',
+  'about.limitsTitle': 'Limites',
+  'about.limits':
+    'Les envois et les notes sont supprimés à leur expiration ou quand leur limite de téléchargements ou de consultations est atteinte. Un lien perdu ne peut pas être récupéré : personne, pas même l’exploitant, ne peut ouvrir ce vers quoi il pointait.',
+  'about.docsTitle': 'Documentation',
+  'about.docs':
+    'Le chiffrement, l’API et les réglages du serveur sont décrits dans la documentation fournie avec fileshare : docs/crypto.md, docs/api.md et docs/configuration.md. Le client en ligne de commande s’explique lui-même avec fileshare --help.',
+  'about.operatorTitleLinks': 'Exploitant',
+  'about.imprint': 'Mentions légales',
+  'about.privacy': 'Politique de confidentialité',
+  'about.footerLink': 'À propos de ce service',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -7,7 +7,8 @@
  * richiesta di file; note = nota; password = password; expiry = scadenza («Scade il»); view =
  * visualizzazione; sender = mittente; requester = richiedente; key = chiave; encrypted =
  * cifrato; upload allowance = quota di caricamento; to delete = eliminare; to forget =
- * dimenticare.
+ * dimenticare;
+ * operator = gestore; imprint = note legali; privacy statement = informativa sulla privacy.
  */
 import type { Translation } from '../messages'
 
@@ -17,6 +18,7 @@ export default {
   'app.logoAlt': 'Logo di {title}',
   'app.footer': 'Cifratura end-to-end: la chiave resta nel link e non raggiunge mai il server.',
   'app.skipToContent': 'Vai al contenuto',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Caricamento…',
   'app.leaveBusy':
     'Uscendo ora interromperesti o perderesti ciò che è in corso su questa pagina. Uscire comunque?',
@@ -25,6 +27,7 @@ export default {
   'app.configFailed': 'Il server non è raggiungibile. Controlla la connessione e ricarica.',
 
   'nav.label': 'Principale',
+  'nav.menu': 'Menu',
   'nav.upload': 'Invia file',
   'nav.note': 'Nota',
   'nav.request': 'Richiedi file',
@@ -34,6 +37,8 @@ export default {
   'action.copied': 'Copiato',
   'action.copyFailed': 'Copia non riuscita; seleziona il testo e copialo tu.',
   'action.share': 'Condividi',
+  'action.copyNamed': 'Copia: {label}',
+  'action.shareNamed': 'Condividi: {label}',
   'action.shareCopied': 'Qui la condivisione non è disponibile, quindi il link è stato copiato.',
   'action.cancel': 'Annulla',
   'action.delete': 'Elimina',
@@ -69,7 +74,8 @@ export default {
   'progress.etaUnknown': 'stima del tempo rimanente…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'tramite {transport}',
+  'progress.via': 'Metodo di trasferimento: {transport}',
+  'progress.preparing': 'Preparazione…',
 
   'qr.alt': 'Codice QR del link',
 
@@ -78,15 +84,30 @@ export default {
 
   'error.title': 'Qualcosa è andato storto',
   'error.notFound.title': 'Non trovato',
-  'error.notFound.body': 'Non c’è nulla salvato con questo link. Potrebbe essere stato eliminato.',
+  'error.notFound.body':
+    'Non c’è nulla salvato con questo link. Potrebbe essere stato eliminato, oppure il link non è stato copiato per intero (compresa la parte dopo #).',
   'error.gone.title': 'Non più disponibile',
-  'error.gone.body': 'Questo link è scaduto o il suo limite è stato raggiunto.',
+  'error.gone.body': 'Questo link è scaduto o il suo limite di download è stato raggiunto.',
+  'error.gone.expired': 'Questo link è scaduto.',
+  'error.gone.usedUp': 'Questo link è stato aperto tutte le volte consentite e non funziona più.',
+  'error.sendNew': 'Invia qualcosa di nuovo',
   'error.badLink.title': 'Link non valido',
   'error.badLink.body':
     'Questo link è incompleto o danneggiato. Richiedilo e copialo per intero, compresa la parte dopo #.',
+  'error.wrongKey.title': 'La chiave del link non corrisponde',
+  'error.wrongKey.body':
+    'La chiave del link non apre questo contenuto. Controlla di aver copiato il link per intero, compresa la parte dopo #.',
+  'error.wrongKey.file':
+    'La chiave del link non apre questo file. Controlla di aver copiato il link per intero, compresa la parte dopo #.',
+  'error.wrongKey.note':
+    'La chiave del link non apre questa nota. Controlla di aver copiato il link per intero, compresa la parte dopo #.',
+  'error.ownerTokenRefused':
+    'Il server non ha accettato il diritto di questo browser di modificarlo. Potrebbe appartenere a un link inviato da altrove.',
   'error.locked.title': 'Troppe password errate',
   'error.locked.body': 'Riprova tra {time}.',
   'error.locked.bodyLater': 'Riprova più tardi.',
+  'error.locked.message': 'Troppe password errate. Riprova tra {time}.',
+  'error.locked.messageLater': 'Troppe password errate. Riprova più tardi.',
   'error.wrongPassword': 'Password errata. Riprova.',
   'error.network': 'Il server non è raggiungibile. Controlla la connessione e riprova.',
   'error.disabled': 'Questa funzione è disattivata su questo server.',
@@ -148,6 +169,8 @@ export default {
   },
   'upload.done.keepSafe':
     'Chiunque abbia questo link può scaricare i file. Il link non può essere recuperato.',
+  'upload.done.keepSafePassword':
+    'Chiunque abbia questo link e la password può scaricare i file. Invia la password per un canale diverso dal link (per esempio per telefono o con un’altra app di messaggistica). Il link non può essere recuperato.',
   'upload.done.delete': 'Elimina caricamento',
   'upload.done.confirmDelete':
     'Eliminare ora questo caricamento? Il link smetterà di funzionare per tutti.',
@@ -176,6 +199,7 @@ export default {
     other: '{count} download rimanenti',
   },
   'download.counts': 'Lo scaricamento conta per il limite.',
+  'download.lastDone': 'Quello era l’ultimo download; questo link non funziona più.',
   'download.button': 'Scarica',
   'download.downloading': 'Scaricamento e decifratura…',
   'download.done': 'Download completato.',
@@ -197,31 +221,36 @@ export default {
   'history.kind.note': 'Nota',
   'history.kind.request': 'Richiesta di file',
   'history.link': 'Link',
-  'history.inboxLink': 'Link della posta in arrivo',
   'history.refreshing': 'Aggiornamento…',
   'history.gone': 'Non più disponibile',
-  'history.unknown': 'Stato sconosciuto',
-  'history.downloadsLeft': {
-    one: '{count} download rimanente',
-    many: '{count} di download rimanenti',
-    other: '{count} download rimanenti',
+  'history.status.unknown': 'Stato sconosciuto · Scade il {date}',
+  'history.status.file': {
+    one: '{count} download rimanente · Scade il {date}',
+    many: '{count} di download rimanenti · Scade il {date}',
+    other: '{count} download rimanenti · Scade il {date}',
   },
-  'history.viewsLeft': {
-    one: '{count} visualizzazione rimanente',
-    many: '{count} di visualizzazioni rimanenti',
-    other: '{count} visualizzazioni rimanenti',
+  'history.status.note': {
+    one: '{count} visualizzazione rimanente · Scade il {date}',
+    many: '{count} di visualizzazioni rimanenti · Scade il {date}',
+    other: '{count} visualizzazioni rimanenti · Scade il {date}',
   },
-  'history.uploadsLeft': {
-    one: '{count} caricamento rimanente',
-    many: '{count} di caricamenti rimanenti',
-    other: '{count} caricamenti rimanenti',
+  'history.status.request': {
+    one: '{count} caricamento rimanente · Scade il {date}',
+    many: '{count} di caricamenti rimanenti · Scade il {date}',
+    other: '{count} caricamenti rimanenti · Scade il {date}',
   },
-  'history.closed': 'Chiusa a nuovi caricamenti',
-  'history.expires': 'Scade il {date}',
+  'history.status.requestClosed': {
+    one: '{count} caricamento rimanente · Scade il {date} · Chiusa a nuovi caricamenti',
+    many: '{count} di caricamenti rimanenti · Scade il {date} · Chiusa a nuovi caricamenti',
+    other: '{count} caricamenti rimanenti · Scade il {date} · Chiusa a nuovi caricamenti',
+  },
   'history.created': 'Inviato il {date}',
   'history.delete': 'Elimina {name}',
   'history.forget': 'Dimentica {name}',
   'history.forgetButton': 'Dimentica',
+  'history.forgetConfirm':
+    'Dimenticare «{name}»? Questo browser non avrà più il suo link né il diritto di eliminarlo. Il caricamento resta comunque sul server fino alla scadenza.',
+  'history.forgetGoneConfirm': 'Rimuovere «{name}» da questo elenco?',
   'history.deleteConfirm': 'Eliminare «{name}» dal server? L’operazione non può essere annullata.',
   'history.deleted': '«{name}» è stato eliminato.',
   'history.deleteFailed': 'Eliminazione non riuscita: {message}',
@@ -292,6 +321,7 @@ export default {
   'note.ssh.commentHint': 'Spesso utente@host; finisce dopo la chiave pubblica.',
   'note.ssh.generated':
     'Nel tuo browser è stata creata una nuova coppia di chiavi. Aggiungi la chiave pubblica dove accedi; la nota contiene entrambe le chiavi.',
+  'note.ssh.savePrivateKey': 'Salva la chiave privata come file',
   'note.ssh.unsupported':
     'Questo browser non può generare chiavi Ed25519. Incolla invece una chiave.',
   'note.ssh.label': 'Chiavi SSH',
@@ -305,6 +335,7 @@ export default {
   'note.views': 'Limite di visualizzazioni',
   'note.expiry': 'Scade dopo',
   'note.size': '{used} di {max}',
+  'note.sizeLimit': 'Fino a {max}',
   'note.tooLarge': 'La nota supera i {max} accettati da questo server.',
   'note.empty': 'Scrivi prima qualcosa.',
   'note.submit': 'Crea nota',
@@ -321,6 +352,8 @@ export default {
   'note.done.expires': 'Scade il {date}',
   'note.done.keepSafe':
     'Chiunque abbia questo link può leggere la nota. Il link non può essere recuperato.',
+  'note.done.keepSafePassword':
+    'Chiunque abbia questo link e la password può leggere la nota. Invia la password per un canale diverso dal link (per esempio per telefono o con un’altra app di messaggistica). Il link non può essere recuperato.',
   'note.done.delete': 'Elimina nota',
   'note.done.confirmDelete': 'Eliminare ora questa nota? Il link smetterà di funzionare per tutti.',
   'note.done.deleting': 'Eliminazione…',
@@ -387,13 +420,19 @@ export default {
   'request.failed': 'Impossibile creare la richiesta: {message}',
 
   'request.done.title': 'La tua richiesta di file è pronta',
-  'request.done.uploadLink': 'Link di caricamento: dallo a chi ti invia i file',
+  'request.done.uploadLink': 'Link di caricamento (per i mittenti)',
   'request.done.uploadHint':
     'Con questo link le persone possono inviarti file. Non vedono cosa hanno inviato gli altri.',
-  'request.done.inboxLink': 'Link della posta in arrivo: tienilo riservato; apre i file',
+  'request.done.inboxLink': 'Link della posta in arrivo (il tuo)',
   'request.done.inboxHint':
-    'Chiunque abbia questo link può leggere, scaricare ed eliminare ciò che è stato inviato. Non può essere recuperato: salvalo ora.',
-  'request.done.inboxPasswordHint': 'Serve anche la password che hai scelto.',
+    'Chiunque abbia questo link può leggere, scaricare ed eliminare ciò che è stato inviato. Tienilo riservato: non può essere recuperato, quindi salvalo ora.',
+  'request.done.inboxHintPassword':
+    'Chiunque abbia questo link e la password che hai scelto può leggere, scaricare ed eliminare ciò che è stato inviato. Tienilo riservato: non può essere recuperato, quindi salvalo ora.',
+  'request.done.uploads': {
+    one: 'Accetta {count} caricamento',
+    many: 'Accetta {count} di caricamenti',
+    other: 'Accetta {count} caricamenti',
+  },
   'request.done.uploadQr': 'Codice QR del link di caricamento',
   'request.done.closes': 'Accetta caricamenti fino al {date}',
   'request.done.openInbox': 'Apri la posta in arrivo',
@@ -411,11 +450,6 @@ export default {
     one: '{count} caricamento rimanente',
     many: '{count} di caricamenti rimanenti',
     other: '{count} caricamenti rimanenti',
-  },
-  'request.send.leftWithNote': {
-    one: '{count} caricamento rimanente (file con una nota ne contano due)',
-    many: '{count} di caricamenti rimanenti (file con una nota ne contano due)',
-    other: '{count} caricamenti rimanenti (file con una nota ne contano due)',
   },
   'request.send.maxSize': 'Fino a {size} per caricamento',
   'request.send.note': 'Nota (facoltativa)',
@@ -454,9 +488,12 @@ export default {
   'inbox.open': 'Accetta caricamenti fino al {date}',
   'inbox.closed': 'Chiusa: non accetta nuovi caricamenti.',
   'inbox.expired': 'Scaduta il {date}: non accetta nuovi caricamenti.',
-  'inbox.used': '{used} caricamenti usati su {max}',
-  'inbox.usedWithNote': '{used} caricamenti usati su {max} (file con una nota ne contano due)',
-  'inbox.uploadLink': 'Link di caricamento: dallo a chi ti invia i file',
+  'inbox.used': {
+    one: 'Caricamenti usati: {used} su {count}',
+    many: 'Caricamenti usati: {used} su {count}',
+    other: 'Caricamenti usati: {used} su {count}',
+  },
+  'inbox.uploadLink': 'Link di caricamento (per i mittenti)',
   'inbox.listTitle': 'Ricevuti',
   'inbox.empty': 'Non è ancora arrivato nulla.',
   'inbox.refresh': 'Aggiorna',
@@ -473,7 +510,12 @@ export default {
     other:
       '{count} caricamenti non sono stati decifrati. Un mittente potrebbe aver inviato dati danneggiati.',
   },
-  'inbox.entry.archive': 'Archivio ZIP di {count} file',
+  'inbox.entry.archiveSummary': {
+    one: 'Archivio ZIP di {count} file, {size}',
+    many: 'Archivio ZIP di {count} di file, {size}',
+    other: 'Archivio ZIP di {count} file, {size}',
+  },
+  'inbox.entry.fileSummary': 'Un file, {size}',
   'inbox.entry.archiveName': 'file-{date}.zip',
   'inbox.entry.files': { one: '{count} file', many: '{count} di file', other: '{count} file' },
   'inbox.entry.received': 'Ricevuto il {date}',
@@ -492,7 +534,10 @@ export default {
   'inbox.entry.deleted': '{name} è stato eliminato.',
   'inbox.entry.deleteFailed': 'Eliminazione di {name} non riuscita: {message}',
   'inbox.note.title': 'Nota di un mittente',
-  'inbox.note.read': 'Leggi la nota (consuma 1 di {count} download)',
+  'inbox.note.withFiles': 'La nota del mittente',
+  'inbox.note.read': 'Mostra la nota',
+  'inbox.entry.deleteWithNoteConfirm':
+    'Eliminare definitivamente {name} insieme alla nota arrivata con esso?',
   'inbox.note.reading': 'Decifratura della nota…',
   'inbox.note.copy': 'Copia nota',
   'inbox.confirmYes': 'Sì, elimina',
@@ -507,4 +552,25 @@ export default {
   'inbox.deleted': 'La richiesta e tutto il suo contenuto sono stati eliminati.',
   'inbox.deleteFailed': 'Eliminazione non riuscita: {message}',
   'inbox.manage': 'Gestisci richiesta',
+  'about.title': 'Informazioni',
+  'about.intro':
+    '{site} invia file, note e richieste di file cifrati end-to-end: il tuo browser li cifra prima che lo lascino, e solo chi ha il link può decifrarli.',
+  'about.howTitle': 'Come funziona',
+  'about.how':
+    'Ogni link porta la sua chiave dopo il segno #. I browser non inviano mai quella parte a un server, quindi la chiave resta a te e alle persone a cui dai il link. Una password, se ne imposti una, serve in aggiunta al link.',
+  'about.operatorTitle': 'Cosa può e non può vedere il gestore di questo server',
+  'about.operatorCannot':
+    'Il gestore non può leggere i tuoi file, i loro nomi, le tue note né i messaggi delle richieste di file: il server li conserva solo cifrati, senza la chiave.',
+  'about.operatorCan':
+    'Il gestore può vedere quanto è grande ogni caricamento, quando è stato fatto e scaricato, quanti file contiene e l’indirizzo di rete da cui è arrivato; su un server con accesso, anche chi lo ha creato.',
+  'about.limitsTitle': 'Limiti',
+  'about.limits':
+    'Caricamenti e note vengono eliminati alla scadenza o quando il loro limite di download o di visualizzazioni è esaurito. Un link perso non può essere recuperato: nessuno, nemmeno il gestore, può aprire ciò a cui puntava.',
+  'about.docsTitle': 'Documentazione',
+  'about.docs':
+    'La cifratura, l’API e le impostazioni del server sono descritte nella documentazione fornita con fileshare: docs/crypto.md, docs/api.md e docs/configuration.md. Il client a riga di comando si spiega da solo con fileshare --help.',
+  'about.operatorTitleLinks': 'Gestore',
+  'about.imprint': 'Note legali',
+  'about.privacy': 'Informativa sulla privacy',
+  'about.footerLink': 'Informazioni su questo servizio',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -6,7 +6,8 @@
  * file request = ファイルリクエスト; note = メモ; password = パスワード; expiry = 有効期限
  * (「…に期限切れ」); view = 閲覧 (回); sender = 送信者; requester = リクエストした人;
  * key = 鍵; encrypted = 暗号化; upload allowance = アップロード枠; to delete = 削除;
- * to forget = 履歴から消す.
+ * to forget = 履歴から消す;
+ * operator = 運営者; imprint = 運営者情報; privacy statement = プライバシーポリシー.
  */
 import type { Translation } from '../messages'
 
@@ -16,6 +17,7 @@ export default {
   'app.logoAlt': '{title} のロゴ',
   'app.footer': 'エンドツーエンド暗号化：鍵はリンクの中にあり、サーバーには届きません。',
   'app.skipToContent': '本文へスキップ',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': '読み込み中…',
   'app.leaveBusy': '今このページを離れると、進行中の処理が止まるか失われます。移動しますか？',
   'app.loadFailed': 'このページを読み込めませんでした。接続を確認して再読み込みしてください。',
@@ -23,6 +25,7 @@ export default {
   'app.configFailed': 'サーバーに接続できません。接続を確認して再読み込みしてください。',
 
   'nav.label': 'メイン',
+  'nav.menu': 'メニュー',
   'nav.upload': 'ファイルを送る',
   'nav.note': 'メモ',
   'nav.request': 'ファイルを依頼',
@@ -32,6 +35,8 @@ export default {
   'action.copied': 'コピーしました',
   'action.copyFailed': 'コピーできませんでした。テキストを選択して手動でコピーしてください。',
   'action.share': '共有',
+  'action.copyNamed': '{label}をコピー',
+  'action.shareNamed': '{label}を共有',
   'action.shareCopied': 'ここでは共有できないため、代わりにリンクをコピーしました。',
   'action.cancel': 'キャンセル',
   'action.delete': '削除',
@@ -55,7 +60,8 @@ export default {
   'progress.etaUnknown': '残り時間を計算中…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': '{transport} 経由',
+  'progress.via': '転送方式：{transport}',
+  'progress.preparing': '準備中…',
 
   'qr.alt': 'リンクの QR コード',
 
@@ -64,15 +70,31 @@ export default {
 
   'error.title': '問題が発生しました',
   'error.notFound.title': '見つかりません',
-  'error.notFound.body': 'このリンクには何も保存されていません。削除された可能性があります。',
+  'error.notFound.body':
+    'このリンクには何も保存されていません。削除されたか、リンクが（# 以降の部分も含めて）全体コピーされていない可能性があります。',
   'error.gone.title': '利用できなくなりました',
-  'error.gone.body': 'このリンクは期限切れか、回数の上限に達しています。',
+  'error.gone.body': 'このリンクは期限切れか、ダウンロード回数の上限に達しています。',
+  'error.gone.expired': 'このリンクは期限切れです。',
+  'error.gone.usedUp': 'このリンクは許可された回数だけ開かれたため、もう使えません。',
+  'error.sendNew': '新しく送る',
   'error.badLink.title': '壊れたリンク',
   'error.badLink.body':
     'このリンクは不完全か壊れています。もう一度受け取り、# 以降の部分も含めて全体をコピーしてください。',
+  'error.wrongKey.title': 'リンクの鍵が合いません',
+  'error.wrongKey.body':
+    'リンクの鍵ではこれを開けません。# 以降の部分も含めて、リンク全体をコピーしたか確認してください。',
+  'error.wrongKey.file':
+    'リンクの鍵ではこのファイルを開けません。# 以降の部分も含めて、リンク全体をコピーしたか確認してください。',
+  'error.wrongKey.note':
+    'リンクの鍵ではこのメモを開けません。# 以降の部分も含めて、リンク全体をコピーしたか確認してください。',
+  'error.ownerTokenRefused':
+    'このブラウザーによる変更の権限を、サーバーが受け付けませんでした。別の場所から送られたリンクのものかもしれません。',
   'error.locked.title': 'パスワードの誤りが多すぎます',
   'error.locked.body': '{time}後にもう一度お試しください。',
   'error.locked.bodyLater': 'しばらくしてからもう一度お試しください。',
+  'error.locked.message': 'パスワードの誤りが多すぎます。{time}後にもう一度お試しください。',
+  'error.locked.messageLater':
+    'パスワードの誤りが多すぎます。しばらくしてからもう一度お試しください。',
   'error.wrongPassword': 'パスワードが違います。もう一度お試しください。',
   'error.network': 'サーバーに接続できません。接続を確認してもう一度お試しください。',
   'error.disabled': 'この機能はこのサーバーでは無効になっています。',
@@ -127,6 +149,8 @@ export default {
   'upload.done.downloads': { other: '残り {count} 回ダウンロード可能' },
   'upload.done.keepSafe':
     'このリンクを持っている人は誰でもファイルをダウンロードできます。リンクは再発行できません。',
+  'upload.done.keepSafePassword':
+    'このリンクとパスワードを持っている人は誰でもファイルをダウンロードできます。パスワードはリンクとは別の方法（電話や別のメッセンジャーなど）で伝えてください。リンクは再発行できません。',
   'upload.done.delete': 'アップロードを削除',
   'upload.done.confirmDelete':
     'このアップロードを今すぐ削除しますか？ リンクは誰にとっても使えなくなります。',
@@ -147,6 +171,7 @@ export default {
   'download.expires': '有効期限：{date}',
   'download.left': { other: '残り {count} 回ダウンロード可能' },
   'download.counts': 'ダウンロードすると回数の上限に数えられます。',
+  'download.lastDone': '今回が最後のダウンロードでした。このリンクはもう使えません。',
   'download.button': 'ダウンロード',
   'download.downloading': 'ダウンロードして復号中…',
   'download.done': 'ダウンロードが完了しました。',
@@ -168,19 +193,22 @@ export default {
   'history.kind.note': 'メモ',
   'history.kind.request': 'ファイルリクエスト',
   'history.link': 'リンク',
-  'history.inboxLink': '受信箱リンク',
   'history.refreshing': '更新中…',
   'history.gone': '利用できなくなりました',
-  'history.unknown': '状態不明',
-  'history.downloadsLeft': { other: '残り {count} 回ダウンロード可能' },
-  'history.viewsLeft': { other: '残り {count} 回閲覧可能' },
-  'history.uploadsLeft': { other: '残り {count} 回アップロード可能' },
-  'history.closed': '新しいアップロードは締め切りました',
-  'history.expires': '有効期限：{date}',
+  'history.status.unknown': '状態不明／有効期限：{date}',
+  'history.status.file': { other: '残り {count} 回ダウンロード可能／有効期限：{date}' },
+  'history.status.note': { other: '残り {count} 回閲覧可能／有効期限：{date}' },
+  'history.status.request': { other: '残り {count} 回アップロード可能／有効期限：{date}' },
+  'history.status.requestClosed': {
+    other: '残り {count} 回アップロード可能／有効期限：{date}／新しいアップロードは締め切りました',
+  },
   'history.created': '送信日時：{date}',
   'history.delete': '{name} を削除',
   'history.forget': '{name} を履歴から消す',
   'history.forgetButton': '履歴から消す',
+  'history.forgetConfirm':
+    '「{name}」を履歴から消しますか？ このブラウザーからは、リンクも削除の権限もなくなります。アップロード自体は有効期限までサーバーに残ります。',
+  'history.forgetGoneConfirm': '「{name}」をこの一覧から消しますか？',
   'history.deleteConfirm': '「{name}」をサーバーから削除しますか？ 元に戻せません。',
   'history.deleted': '「{name}」を削除しました。',
   'history.deleteFailed': '削除に失敗しました：{message}',
@@ -248,6 +276,7 @@ export default {
   'note.ssh.commentHint': 'よく user@host が使われます。公開鍵の末尾に付きます。',
   'note.ssh.generated':
     'ブラウザー内で新しい鍵ペアを作成しました。ログイン先に公開鍵を登録してください。メモには両方の鍵が入ります。',
+  'note.ssh.savePrivateKey': '秘密鍵をファイルに保存',
   'note.ssh.unsupported':
     'このブラウザーでは Ed25519 鍵を生成できません。代わりに鍵を貼り付けてください。',
   'note.ssh.label': 'SSH 鍵',
@@ -260,6 +289,7 @@ export default {
   'note.views': '閲覧回数の上限',
   'note.expiry': '有効期間',
   'note.size': '{used} / {max}',
+  'note.sizeLimit': '最大 {max}',
   'note.tooLarge': 'メモがこのサーバーの上限 {max} を超えています。',
   'note.empty': '先に何か書いてください。',
   'note.submit': 'メモを作成',
@@ -272,6 +302,8 @@ export default {
   'note.done.expires': '有効期限：{date}',
   'note.done.keepSafe':
     'このリンクを持っている人は誰でもメモを読めます。リンクは再発行できません。',
+  'note.done.keepSafePassword':
+    'このリンクとパスワードを持っている人は誰でもメモを読めます。パスワードはリンクとは別の方法（電話や別のメッセンジャーなど）で伝えてください。リンクは再発行できません。',
   'note.done.delete': 'メモを削除',
   'note.done.confirmDelete':
     'このメモを今すぐ削除しますか？ リンクは誰にとっても使えなくなります。',
@@ -331,13 +363,15 @@ export default {
   'request.failed': 'リクエストを作成できませんでした：{message}',
 
   'request.done.title': 'ファイルリクエストの準備ができました',
-  'request.done.uploadLink': 'アップロード用リンク — ファイルを送ってくれる人に渡してください',
+  'request.done.uploadLink': 'アップロード用リンク（送信者向け）',
   'request.done.uploadHint':
     'このリンクでファイルを送ってもらえます。ほかの人が送ったものは見えません。',
-  'request.done.inboxLink': '受信箱リンク — 誰にも教えないでください。ファイルを開くリンクです',
+  'request.done.inboxLink': '受信箱リンク（あなた用）',
   'request.done.inboxHint':
-    'このリンクを持っている人は誰でも、送られたものを読み、ダウンロードし、削除できます。再発行はできないので、今すぐ保存してください。',
-  'request.done.inboxPasswordHint': '選んだパスワードも必要です。',
+    'このリンクを持っている人は誰でも、送られたものを読み、ダウンロードし、削除できます。誰にも教えないでください。再発行はできないので、今すぐ保存してください。',
+  'request.done.inboxHintPassword':
+    'このリンクと、選んだパスワードを持っている人は誰でも、送られたものを読み、ダウンロードし、削除できます。誰にも教えないでください。再発行はできないので、今すぐ保存してください。',
+  'request.done.uploads': { other: 'アップロードは {count} 回まで' },
   'request.done.uploadQr': 'アップロード用リンクの QR コード',
   'request.done.closes': '{date}までアップロードを受け付けます',
   'request.done.openInbox': '受信箱を開く',
@@ -352,9 +386,6 @@ export default {
   'request.send.noMessage': 'リクエストした人からのメッセージはありません。',
   'request.send.closes': '{date}まで受付',
   'request.send.left': { other: '残り {count} 回アップロード可能' },
-  'request.send.leftWithNote': {
-    other: '残り {count} 回アップロード可能（メモ付きのファイルは 2 回分）',
-  },
   'request.send.maxSize': '1 回のアップロードにつき {size} まで',
   'request.send.note': 'メモ（任意）',
   'request.send.noteHint': 'ファイルと一緒に暗号化して送られます。',
@@ -393,10 +424,8 @@ export default {
   'inbox.open': '{date}までアップロードを受け付けます',
   'inbox.closed': '締め切り済み：新しいアップロードは受け付けません。',
   'inbox.expired': '{date}に期限切れ：新しいアップロードは受け付けません。',
-  'inbox.used': '{max} 回のうち {used} 回のアップロードを使用',
-  'inbox.usedWithNote':
-    '{max} 回のうち {used} 回のアップロードを使用（メモ付きのファイルは 2 回分）',
-  'inbox.uploadLink': 'アップロード用リンク — ファイルを送ってくれる人に渡してください',
+  'inbox.used': { other: '{count} 回のうち {used} 回のアップロードを使用' },
+  'inbox.uploadLink': 'アップロード用リンク（送信者向け）',
   'inbox.listTitle': '受け取ったもの',
   'inbox.empty': 'まだ何も届いていません。',
   'inbox.refresh': '更新',
@@ -409,7 +438,8 @@ export default {
     other:
       '{count} 件のアップロードを復号できませんでした。送信者が壊れたデータを送った可能性があります。',
   },
-  'inbox.entry.archive': '{count} ファイルの ZIP アーカイブ',
+  'inbox.entry.archiveSummary': { other: '{count} ファイルの ZIP アーカイブ、{size}' },
+  'inbox.entry.fileSummary': '1 ファイル、{size}',
   'inbox.entry.archiveName': 'files-{date}.zip',
   'inbox.entry.files': { other: '{count} ファイル' },
   'inbox.entry.received': '受信日時：{date}',
@@ -424,7 +454,9 @@ export default {
   'inbox.entry.deleted': '{name} を削除しました。',
   'inbox.entry.deleteFailed': '{name} の削除に失敗しました：{message}',
   'inbox.note.title': '送信者からのメモ',
-  'inbox.note.read': 'メモを読む（{count} 回のダウンロードのうち 1 回を使います）',
+  'inbox.note.withFiles': '送信者のメモ',
+  'inbox.note.read': 'メモを表示',
+  'inbox.entry.deleteWithNoteConfirm': '{name} と、一緒に届いたメモを完全に削除しますか？',
   'inbox.note.reading': 'メモを復号中…',
   'inbox.note.copy': 'メモをコピー',
   'inbox.confirmYes': 'はい、削除します',
@@ -439,4 +471,25 @@ export default {
   'inbox.deleted': 'リクエストとその中身をすべて削除しました。',
   'inbox.deleteFailed': '削除に失敗しました：{message}',
   'inbox.manage': 'リクエストの管理',
+  'about.title': 'このサービスについて',
+  'about.intro':
+    '{site} は、ファイル、メモ、ファイルリクエストをエンドツーエンドで暗号化して送ります。データはブラウザーから出る前にブラウザー内で暗号化され、リンクを持っている人だけが復号できます。',
+  'about.howTitle': '仕組み',
+  'about.how':
+    '各リンクは # 記号の後ろに鍵を含んでいます。ブラウザーはこの部分をサーバーに送らないため、鍵はあなたと、リンクを渡した相手の手元にだけあります。パスワードを設定した場合は、リンクに加えてパスワードも必要です。',
+  'about.operatorTitle': 'このサーバーの運営者に見えるもの・見えないもの',
+  'about.operatorCannot':
+    '運営者は、あなたのファイル、そのファイル名、メモ、ファイルリクエストのメッセージを読めません。サーバーはそれらを暗号化された状態でのみ、鍵なしで保存します。',
+  'about.operatorCan':
+    '運営者に見えるのは、各アップロードのサイズ、作成とダウンロードの日時、含まれるファイルの数、送信元のネットワークアドレスです。ログインのあるサーバーでは、誰が作成したかも見えます。',
+  'about.limitsTitle': '制限',
+  'about.limits':
+    'アップロードとメモは、有効期限が来たとき、またはダウンロードや閲覧の回数が上限に達したときに削除されます。なくしたリンクは再発行できません。運営者を含め誰も、そのリンクが指していたものを開けません。',
+  'about.docsTitle': 'ドキュメント',
+  'about.docs':
+    '暗号化、API、サーバーの設定は、fileshare に付属するドキュメント（docs/crypto.md、docs/api.md、docs/configuration.md）で説明しています。コマンドラインクライアントの使い方は fileshare --help で表示できます。',
+  'about.operatorTitleLinks': '運営者',
+  'about.imprint': '運営者情報',
+  'about.privacy': 'プライバシーポリシー',
+  'about.footerLink': 'このサービスについて',
 } satisfies Translation<'other'>

@@ -6,7 +6,8 @@
  * link = uploadlink; file request = bestandsverzoek; note = notitie; password = wachtwoord;
  * expiry = verloop („Verloopt op”); view = weergave; sender = afzender; requester = aanvrager;
  * key = sleutel; encrypted = versleuteld; upload allowance = uploadtegoed; to delete =
- * verwijderen; to forget = vergeten.
+ * verwijderen; to forget = vergeten;
+ * operator = beheerder; imprint = colofon; privacy statement = privacyverklaring.
  */
 import type { Translation } from '../messages'
 
@@ -17,6 +18,7 @@ export default {
   'app.logoAlt': 'Logo van {title}',
   'app.footer': 'End-to-end versleuteld: de sleutel blijft in de link en bereikt nooit de server.',
   'app.skipToContent': 'Naar de inhoud',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Laden…',
   'app.leaveBusy':
     'Als je nu weggaat, stopt of verdwijnt wat er op deze pagina bezig is. Toch weggaan?',
@@ -25,6 +27,7 @@ export default {
   'app.configFailed': 'De server is niet bereikbaar. Controleer je verbinding en herlaad.',
 
   'nav.label': 'Hoofdmenu',
+  'nav.menu': 'Menu',
   'nav.upload': 'Bestanden sturen',
   'nav.note': 'Notitie',
   'nav.request': 'Bestanden vragen',
@@ -34,6 +37,8 @@ export default {
   'action.copied': 'Gekopieerd',
   'action.copyFailed': 'Kopiëren mislukt; selecteer de tekst en kopieer hem zelf.',
   'action.share': 'Delen',
+  'action.copyNamed': 'Kopiëren: {label}',
+  'action.shareNamed': 'Delen: {label}',
   'action.shareCopied': 'Delen is hier niet mogelijk, dus de link is gekopieerd.',
   'action.cancel': 'Annuleren',
   'action.delete': 'Verwijderen',
@@ -57,7 +62,8 @@ export default {
   'progress.etaUnknown': 'resterende tijd wordt geschat…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'via {transport}',
+  'progress.via': 'Overdrachtsmethode: {transport}',
+  'progress.preparing': 'Voorbereiden…',
 
   'qr.alt': 'QR-code van de link',
 
@@ -66,15 +72,30 @@ export default {
 
   'error.title': 'Er ging iets mis',
   'error.notFound.title': 'Niet gevonden',
-  'error.notFound.body': 'Onder deze link is niets opgeslagen. Misschien is het verwijderd.',
+  'error.notFound.body':
+    'Onder deze link is niets opgeslagen. Misschien is het verwijderd, of is de link niet helemaal gekopieerd (inclusief het deel na #).',
   'error.gone.title': 'Niet meer beschikbaar',
-  'error.gone.body': 'Deze link is verlopen of de limiet is bereikt.',
+  'error.gone.body': 'Deze link is verlopen of de downloadlimiet is bereikt.',
+  'error.gone.expired': 'Deze link is verlopen.',
+  'error.gone.usedUp': 'Deze link is zo vaak geopend als was toegestaan en werkt niet meer.',
+  'error.sendNew': 'Iets nieuws sturen',
   'error.badLink.title': 'Kapotte link',
   'error.badLink.body':
     'Deze link is onvolledig of beschadigd. Vraag hem opnieuw aan en kopieer hem helemaal, inclusief het deel na #.',
+  'error.wrongKey.title': 'De sleutel van de link past niet',
+  'error.wrongKey.body':
+    'De sleutel van de link opent dit niet. Controleer of je de hele link hebt gekopieerd, inclusief het deel na #.',
+  'error.wrongKey.file':
+    'De sleutel van de link opent dit bestand niet. Controleer of je de hele link hebt gekopieerd, inclusief het deel na #.',
+  'error.wrongKey.note':
+    'De sleutel van de link opent deze notitie niet. Controleer of je de hele link hebt gekopieerd, inclusief het deel na #.',
+  'error.ownerTokenRefused':
+    'De server accepteerde het recht van deze browser om dit te wijzigen niet. Misschien hoort het bij een link die van ergens anders is verstuurd.',
   'error.locked.title': 'Te veel verkeerde wachtwoorden',
   'error.locked.body': 'Probeer het over {time} opnieuw.',
   'error.locked.bodyLater': 'Probeer het later opnieuw.',
+  'error.locked.message': 'Te veel verkeerde wachtwoorden. Probeer het over {time} opnieuw.',
+  'error.locked.messageLater': 'Te veel verkeerde wachtwoorden. Probeer het later opnieuw.',
   'error.wrongPassword': 'Verkeerd wachtwoord. Probeer het opnieuw.',
   'error.network': 'De server is niet bereikbaar. Controleer je verbinding en probeer het opnieuw.',
   'error.disabled': 'Deze functie staat uit op deze server.',
@@ -130,6 +151,8 @@ export default {
   },
   'upload.done.keepSafe':
     'Iedereen met deze link kan de bestanden downloaden. De link kan niet worden hersteld.',
+  'upload.done.keepSafePassword':
+    'Iedereen met deze link en het wachtwoord kan de bestanden downloaden. Stuur het wachtwoord via een ander kanaal dan de link (bijvoorbeeld telefonisch of via een andere messenger). De link kan niet worden hersteld.',
   'upload.done.delete': 'Upload verwijderen',
   'upload.done.confirmDelete': 'Deze upload nu verwijderen? De link werkt dan voor niemand meer.',
   'upload.done.deleting': 'Verwijderen…',
@@ -149,6 +172,7 @@ export default {
   'download.expires': 'Verloopt op {date}',
   'download.left': { one: 'Nog {count} download', other: 'Nog {count} downloads' },
   'download.counts': 'Downloaden telt mee voor de limiet.',
+  'download.lastDone': 'Dat was de laatste download; deze link werkt niet meer.',
   'download.button': 'Downloaden',
   'download.downloading': 'Downloaden en ontsleutelen…',
   'download.done': 'Download voltooid.',
@@ -170,19 +194,32 @@ export default {
   'history.kind.note': 'Notitie',
   'history.kind.request': 'Bestandsverzoek',
   'history.link': 'Link',
-  'history.inboxLink': 'Inboxlink',
   'history.refreshing': 'Bijwerken…',
   'history.gone': 'Niet meer beschikbaar',
-  'history.unknown': 'Status onbekend',
-  'history.downloadsLeft': { one: 'Nog {count} download', other: 'Nog {count} downloads' },
-  'history.viewsLeft': { one: 'Nog {count} weergave', other: 'Nog {count} weergaven' },
-  'history.uploadsLeft': { one: 'Nog {count} upload', other: 'Nog {count} uploads' },
-  'history.closed': 'Gesloten voor nieuwe uploads',
-  'history.expires': 'Verloopt op {date}',
+  'history.status.unknown': 'Status onbekend · Verloopt op {date}',
+  'history.status.file': {
+    one: 'Nog {count} download · Verloopt op {date}',
+    other: 'Nog {count} downloads · Verloopt op {date}',
+  },
+  'history.status.note': {
+    one: 'Nog {count} weergave · Verloopt op {date}',
+    other: 'Nog {count} weergaven · Verloopt op {date}',
+  },
+  'history.status.request': {
+    one: 'Nog {count} upload · Verloopt op {date}',
+    other: 'Nog {count} uploads · Verloopt op {date}',
+  },
+  'history.status.requestClosed': {
+    one: 'Nog {count} upload · Verloopt op {date} · Gesloten voor nieuwe uploads',
+    other: 'Nog {count} uploads · Verloopt op {date} · Gesloten voor nieuwe uploads',
+  },
   'history.created': 'Verstuurd op {date}',
   'history.delete': '{name} verwijderen',
   'history.forget': '{name} vergeten',
   'history.forgetButton': 'Vergeten',
+  'history.forgetConfirm':
+    '‘{name}’ vergeten? Deze browser heeft dan de link en het recht om het te verwijderen niet meer. De upload zelf blijft op de server tot hij verloopt.',
+  'history.forgetGoneConfirm': '‘{name}’ uit deze lijst verwijderen?',
   'history.deleteConfirm':
     '‘{name}’ van de server verwijderen? Dit kan niet ongedaan worden gemaakt.',
   'history.deleted': '‘{name}’ is verwijderd.',
@@ -251,6 +288,7 @@ export default {
   'note.ssh.commentHint': 'Vaak gebruiker@host; het komt achter de publieke sleutel.',
   'note.ssh.generated':
     'In je browser is een nieuw sleutelpaar gemaakt. Zet de publieke sleutel waar je inlogt; de notitie bevat beide sleutels.',
+  'note.ssh.savePrivateKey': 'Privésleutel als bestand opslaan',
   'note.ssh.unsupported':
     'Deze browser kan geen Ed25519-sleutels maken. Plak in plaats daarvan een sleutel.',
   'note.ssh.label': 'SSH-sleutels',
@@ -264,6 +302,7 @@ export default {
   'note.views': 'Weergavelimiet',
   'note.expiry': 'Verloopt na',
   'note.size': '{used} van {max}',
+  'note.sizeLimit': 'Tot {max}',
   'note.tooLarge': 'De notitie is groter dan de {max} die deze server accepteert.',
   'note.empty': 'Schrijf eerst iets.',
   'note.submit': 'Notitie maken',
@@ -279,6 +318,8 @@ export default {
   'note.done.expires': 'Verloopt op {date}',
   'note.done.keepSafe':
     'Iedereen met deze link kan de notitie lezen. De link kan niet worden hersteld.',
+  'note.done.keepSafePassword':
+    'Iedereen met deze link en het wachtwoord kan de notitie lezen. Stuur het wachtwoord via een ander kanaal dan de link (bijvoorbeeld telefonisch of via een andere messenger). De link kan niet worden hersteld.',
   'note.done.delete': 'Notitie verwijderen',
   'note.done.confirmDelete': 'Deze notitie nu verwijderen? De link werkt dan voor niemand meer.',
   'note.done.deleting': 'Verwijderen…',
@@ -340,13 +381,15 @@ export default {
   'request.failed': 'Het verzoek kon niet worden gemaakt: {message}',
 
   'request.done.title': 'Je bestandsverzoek is klaar',
-  'request.done.uploadLink': 'Uploadlink — geef deze aan wie je bestanden stuurt',
+  'request.done.uploadLink': 'Uploadlink (voor afzenders)',
   'request.done.uploadHint':
     'Met deze link kunnen anderen je bestanden sturen. Ze zien niet wat anderen hebben gestuurd.',
-  'request.done.inboxLink': 'Inboxlink — houd deze privé; hij opent de bestanden',
+  'request.done.inboxLink': 'Inboxlink (voor jou)',
   'request.done.inboxHint':
-    'Iedereen met deze link kan lezen, downloaden en verwijderen wat er is gestuurd. Hij kan niet worden hersteld: bewaar hem nu.',
-  'request.done.inboxPasswordHint': 'Hij vereist ook het wachtwoord dat je hebt gekozen.',
+    'Iedereen met deze link kan lezen, downloaden en verwijderen wat er is gestuurd. Houd hem privé: hij kan niet worden hersteld, dus bewaar hem nu.',
+  'request.done.inboxHintPassword':
+    'Iedereen met deze link en het wachtwoord dat je hebt gekozen, kan lezen, downloaden en verwijderen wat er is gestuurd. Houd hem privé: hij kan niet worden hersteld, dus bewaar hem nu.',
+  'request.done.uploads': { one: 'Neemt {count} upload aan', other: 'Neemt {count} uploads aan' },
   'request.done.uploadQr': 'QR-code van de uploadlink',
   'request.done.closes': 'Neemt uploads aan tot {date}',
   'request.done.openInbox': 'Inbox openen',
@@ -361,10 +404,6 @@ export default {
   'request.send.noMessage': 'De aanvrager heeft geen bericht achtergelaten.',
   'request.send.closes': 'Open tot {date}',
   'request.send.left': { one: 'Nog {count} upload', other: 'Nog {count} uploads' },
-  'request.send.leftWithNote': {
-    one: 'Nog {count} upload (bestanden met een notitie tellen dubbel)',
-    other: 'Nog {count} uploads (bestanden met een notitie tellen dubbel)',
-  },
   'request.send.maxSize': 'Tot {size} per upload',
   'request.send.note': 'Notitie (optioneel)',
   'request.send.noteHint': 'Wordt versleuteld meegestuurd met je bestanden.',
@@ -402,10 +441,11 @@ export default {
   'inbox.open': 'Neemt uploads aan tot {date}',
   'inbox.closed': 'Gesloten: neemt geen nieuwe uploads aan.',
   'inbox.expired': 'Verlopen op {date}: neemt geen nieuwe uploads aan.',
-  'inbox.used': '{used} van {max} uploads gebruikt',
-  'inbox.usedWithNote':
-    '{used} van {max} uploads gebruikt (bestanden met een notitie tellen dubbel)',
-  'inbox.uploadLink': 'Uploadlink — geef deze aan wie je bestanden stuurt',
+  'inbox.used': {
+    one: '{used} van {count} upload gebruikt',
+    other: '{used} van {count} uploads gebruikt',
+  },
+  'inbox.uploadLink': 'Uploadlink (voor afzenders)',
   'inbox.listTitle': 'Ontvangen',
   'inbox.empty': 'Er is nog niets binnengekomen.',
   'inbox.refresh': 'Vernieuwen',
@@ -420,7 +460,11 @@ export default {
     other:
       '{count} uploads konden niet worden ontsleuteld. Misschien heeft een afzender beschadigde gegevens gestuurd.',
   },
-  'inbox.entry.archive': 'ZIP-archief met {count} bestanden',
+  'inbox.entry.archiveSummary': {
+    one: 'ZIP-archief met {count} bestand, {size}',
+    other: 'ZIP-archief met {count} bestanden, {size}',
+  },
+  'inbox.entry.fileSummary': 'Eén bestand, {size}',
   'inbox.entry.archiveName': 'bestanden-{date}.zip',
   'inbox.entry.files': { one: '{count} bestand', other: '{count} bestanden' },
   'inbox.entry.received': 'Ontvangen op {date}',
@@ -435,7 +479,9 @@ export default {
   'inbox.entry.deleted': '{name} is verwijderd.',
   'inbox.entry.deleteFailed': 'Verwijderen van {name} mislukt: {message}',
   'inbox.note.title': 'Notitie van een afzender',
-  'inbox.note.read': 'Notitie lezen (kost 1 van {count} downloads)',
+  'inbox.note.withFiles': 'De notitie van de afzender',
+  'inbox.note.read': 'Notitie tonen',
+  'inbox.entry.deleteWithNoteConfirm': '{name} en de bijbehorende notitie definitief verwijderen?',
   'inbox.note.reading': 'Notitie wordt ontsleuteld…',
   'inbox.note.copy': 'Notitie kopiëren',
   'inbox.confirmYes': 'Ja, verwijderen',
@@ -450,4 +496,25 @@ export default {
   'inbox.deleted': 'Het verzoek en alles erin zijn verwijderd.',
   'inbox.deleteFailed': 'Verwijderen mislukt: {message}',
   'inbox.manage': 'Verzoek beheren',
+  'about.title': 'Over deze dienst',
+  'about.intro':
+    '{site} verstuurt bestanden, notities en bestandsverzoeken end-to-end versleuteld: je browser versleutelt ze voordat ze hem verlaten, en alleen wie de link heeft, kan ze ontsleutelen.',
+  'about.howTitle': 'Hoe het werkt',
+  'about.how':
+    'Elke link draagt zijn sleutel na het teken #. Browsers sturen dat deel nooit naar een server, dus de sleutel blijft bij jou en bij de mensen aan wie je de link geeft. Een wachtwoord, als je er een instelt, is nodig naast de link.',
+  'about.operatorTitle': 'Wat de beheerder van deze server wel en niet kan zien',
+  'about.operatorCannot':
+    'De beheerder kan je bestanden, hun namen, je notities en de berichten van bestandsverzoeken niet lezen: de server slaat ze alleen versleuteld op, zonder de sleutel.',
+  'about.operatorCan':
+    'De beheerder kan zien hoe groot elke upload is, wanneer hij is gemaakt en gedownload, hoeveel bestanden erin zitten en van welk netwerkadres hij kwam; op een server met inloggen ook wie hem heeft gemaakt.',
+  'about.limitsTitle': 'Beperkingen',
+  'about.limits':
+    'Uploads en notities worden verwijderd wanneer ze verlopen of wanneer hun download- of weergavelimiet is bereikt. Een verloren link kan niet worden hersteld: niemand, ook de beheerder niet, kan openen waar hij naar verwees.',
+  'about.docsTitle': 'Documentatie',
+  'about.docs':
+    'De versleuteling, de API en de serverinstellingen worden beschreven in de documentatie die bij fileshare hoort: docs/crypto.md, docs/api.md en docs/configuration.md. De opdrachtregelclient legt zichzelf uit met fileshare --help.',
+  'about.operatorTitleLinks': 'Beheerder',
+  'about.imprint': 'Colofon',
+  'about.privacy': 'Privacyverklaring',
+  'about.footerLink': 'Over deze dienst',
 } satisfies Translation<'one' | 'other'>

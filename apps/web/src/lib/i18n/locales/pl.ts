@@ -7,7 +7,8 @@
  * inbox link = link do skrzynki odbiorczej; upload link = link do przesyłania; file request =
  * prośba o pliki; note = notatka; password = hasło; expiry = wygaśnięcie („Wygasa”); view =
  * wyświetlenie; sender = nadawca; requester = osoba prosząca; key = klucz; encrypted =
- * zaszyfrowany; upload allowance = limit przesyłania; to delete = usunąć; to forget = zapomnieć.
+ * zaszyfrowany; upload allowance = limit przesyłania; to delete = usunąć; to forget = zapomnieć;
+ * operator = operator; imprint = nota prawna; privacy statement = polityka prywatności.
  */
 import type { Translation } from '../messages'
 
@@ -18,6 +19,7 @@ export default {
   'app.logoAlt': 'Logo {title}',
   'app.footer': 'Szyfrowanie end-to-end: klucz zostaje w linku i nigdy nie trafia na serwer.',
   'app.skipToContent': 'Przejdź do treści',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Ładowanie…',
   'app.leaveBusy':
     'Opuszczenie strony teraz przerwie lub utraci to, co jest na niej w toku. Opuścić mimo to?',
@@ -26,6 +28,7 @@ export default {
   'app.configFailed': 'Nie można połączyć się z serwerem. Sprawdź połączenie i odśwież.',
 
   'nav.label': 'Menu główne',
+  'nav.menu': 'Menu',
   'nav.upload': 'Wyślij pliki',
   'nav.note': 'Notatka',
   'nav.request': 'Poproś o pliki',
@@ -35,6 +38,8 @@ export default {
   'action.copied': 'Skopiowano',
   'action.copyFailed': 'Kopiowanie nie powiodło się; zaznacz tekst i skopiuj go samodzielnie.',
   'action.share': 'Udostępnij',
+  'action.copyNamed': 'Kopiuj: {label}',
+  'action.shareNamed': 'Udostępnij: {label}',
   'action.shareCopied': 'Udostępnianie nie jest tu dostępne, więc skopiowano link.',
   'action.cancel': 'Anuluj',
   'action.delete': 'Usuń',
@@ -73,7 +78,8 @@ export default {
   'progress.etaUnknown': 'szacowanie pozostałego czasu…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'przez {transport}',
+  'progress.via': 'Sposób przesyłania: {transport}',
+  'progress.preparing': 'Przygotowywanie…',
 
   'qr.alt': 'Kod QR linku',
 
@@ -82,15 +88,30 @@ export default {
 
   'error.title': 'Coś poszło nie tak',
   'error.notFound.title': 'Nie znaleziono',
-  'error.notFound.body': 'Pod tym linkiem nic nie jest zapisane. Mogło zostać usunięte.',
+  'error.notFound.body':
+    'Pod tym linkiem nic nie jest zapisane. Mogło zostać usunięte albo link nie został skopiowany w całości (razem z częścią po #).',
   'error.gone.title': 'Już niedostępne',
-  'error.gone.body': 'Ten link wygasł albo jego limit został wyczerpany.',
+  'error.gone.body': 'Ten link wygasł albo jego limit pobrań został wyczerpany.',
+  'error.gone.expired': 'Ten link wygasł.',
+  'error.gone.usedUp': 'Ten link został otwarty tyle razy, ile pozwalał, i już nie działa.',
+  'error.sendNew': 'Wyślij coś nowego',
   'error.badLink.title': 'Uszkodzony link',
   'error.badLink.body':
     'Ten link jest niepełny lub uszkodzony. Poproś o niego ponownie i skopiuj go w całości, razem z częścią po #.',
+  'error.wrongKey.title': 'Klucz z linku nie pasuje',
+  'error.wrongKey.body':
+    'Klucz z linku tego nie otwiera. Sprawdź, czy skopiowano cały link, razem z częścią po #.',
+  'error.wrongKey.file':
+    'Klucz z linku nie otwiera tego pliku. Sprawdź, czy skopiowano cały link, razem z częścią po #.',
+  'error.wrongKey.note':
+    'Klucz z linku nie otwiera tej notatki. Sprawdź, czy skopiowano cały link, razem z częścią po #.',
+  'error.ownerTokenRefused':
+    'Serwer nie uznał prawa tej przeglądarki do zmiany tego elementu. Może on należeć do linku wysłanego z innego miejsca.',
   'error.locked.title': 'Zbyt wiele błędnych haseł',
   'error.locked.body': 'Spróbuj ponownie za {time}.',
   'error.locked.bodyLater': 'Spróbuj ponownie później.',
+  'error.locked.message': 'Zbyt wiele błędnych haseł. Spróbuj ponownie za {time}.',
+  'error.locked.messageLater': 'Zbyt wiele błędnych haseł. Spróbuj ponownie później.',
   'error.wrongPassword': 'Błędne hasło. Spróbuj ponownie.',
   'error.network': 'Nie można połączyć się z serwerem. Sprawdź połączenie i spróbuj ponownie.',
   'error.disabled': 'Ta funkcja jest wyłączona na tym serwerze.',
@@ -154,6 +175,8 @@ export default {
     other: 'Pozostało {count} pobrania',
   },
   'upload.done.keepSafe': 'Każdy, kto ma ten link, może pobrać pliki. Linku nie da się odzyskać.',
+  'upload.done.keepSafePassword':
+    'Każdy, kto ma ten link i hasło, może pobrać pliki. Wyślij hasło inną drogą niż link (na przykład telefonicznie albo innym komunikatorem). Linku nie da się odzyskać.',
   'upload.done.delete': 'Usuń przesłanie',
   'upload.done.confirmDelete':
     'Usunąć teraz to przesłanie? Link przestanie działać dla wszystkich.',
@@ -184,6 +207,7 @@ export default {
     other: 'Pozostało {count} pobrania',
   },
   'download.counts': 'Pobranie wlicza się do limitu.',
+  'download.lastDone': 'To było ostatnie pobranie; ten link już nie działa.',
   'download.button': 'Pobierz',
   'download.downloading': 'Pobieranie i odszyfrowywanie…',
   'download.done': 'Pobieranie zakończone.',
@@ -205,34 +229,40 @@ export default {
   'history.kind.note': 'Notatka',
   'history.kind.request': 'Prośba o pliki',
   'history.link': 'Link',
-  'history.inboxLink': 'Link do skrzynki odbiorczej',
   'history.refreshing': 'Aktualizowanie…',
   'history.gone': 'Już niedostępne',
-  'history.unknown': 'Stan nieznany',
-  'history.downloadsLeft': {
-    one: 'Pozostało {count} pobranie',
-    few: 'Pozostały {count} pobrania',
-    many: 'Pozostało {count} pobrań',
-    other: 'Pozostało {count} pobrania',
+  'history.status.unknown': 'Stan nieznany · Wygasa: {date}',
+  'history.status.file': {
+    one: 'Pozostało {count} pobranie · Wygasa: {date}',
+    few: 'Pozostały {count} pobrania · Wygasa: {date}',
+    many: 'Pozostało {count} pobrań · Wygasa: {date}',
+    other: 'Pozostało {count} pobrania · Wygasa: {date}',
   },
-  'history.viewsLeft': {
-    one: 'Pozostało {count} wyświetlenie',
-    few: 'Pozostały {count} wyświetlenia',
-    many: 'Pozostało {count} wyświetleń',
-    other: 'Pozostało {count} wyświetlenia',
+  'history.status.note': {
+    one: 'Pozostało {count} wyświetlenie · Wygasa: {date}',
+    few: 'Pozostały {count} wyświetlenia · Wygasa: {date}',
+    many: 'Pozostało {count} wyświetleń · Wygasa: {date}',
+    other: 'Pozostało {count} wyświetlenia · Wygasa: {date}',
   },
-  'history.uploadsLeft': {
-    one: 'Pozostało {count} przesłanie',
-    few: 'Pozostały {count} przesłania',
-    many: 'Pozostało {count} przesłań',
-    other: 'Pozostało {count} przesłania',
+  'history.status.request': {
+    one: 'Pozostało {count} przesłanie · Wygasa: {date}',
+    few: 'Pozostały {count} przesłania · Wygasa: {date}',
+    many: 'Pozostało {count} przesłań · Wygasa: {date}',
+    other: 'Pozostało {count} przesłania · Wygasa: {date}',
   },
-  'history.closed': 'Zamknięta dla nowych przesłań',
-  'history.expires': 'Wygasa: {date}',
+  'history.status.requestClosed': {
+    one: 'Pozostało {count} przesłanie · Wygasa: {date} · Zamknięta dla nowych przesłań',
+    few: 'Pozostały {count} przesłania · Wygasa: {date} · Zamknięta dla nowych przesłań',
+    many: 'Pozostało {count} przesłań · Wygasa: {date} · Zamknięta dla nowych przesłań',
+    other: 'Pozostało {count} przesłania · Wygasa: {date} · Zamknięta dla nowych przesłań',
+  },
   'history.created': 'Wysłano: {date}',
   'history.delete': 'Usuń {name}',
   'history.forget': 'Zapomnij {name}',
   'history.forgetButton': 'Zapomnij',
+  'history.forgetConfirm':
+    'Zapomnieć „{name}”? Ta przeglądarka nie będzie już miała linku ani prawa do usunięcia. Samo przesłanie pozostaje na serwerze, dopóki nie wygaśnie.',
+  'history.forgetGoneConfirm': 'Usunąć „{name}” z tej listy?',
   'history.deleteConfirm': 'Usunąć „{name}” z serwera? Tego nie da się cofnąć.',
   'history.deleted': 'Usunięto „{name}”.',
   'history.deleteFailed': 'Usuwanie nie powiodło się: {message}',
@@ -301,6 +331,7 @@ export default {
   'note.ssh.commentHint': 'Często użytkownik@host; trafia na koniec klucza publicznego.',
   'note.ssh.generated':
     'W Twojej przeglądarce utworzono nową parę kluczy. Dodaj klucz publiczny tam, gdzie się logujesz; notatka zawiera oba klucze.',
+  'note.ssh.savePrivateKey': 'Zapisz klucz prywatny jako plik',
   'note.ssh.unsupported':
     'Ta przeglądarka nie potrafi generować kluczy Ed25519. Zamiast tego wklej klucz.',
   'note.ssh.label': 'Klucze SSH',
@@ -313,6 +344,7 @@ export default {
   'note.views': 'Limit wyświetleń',
   'note.expiry': 'Wygasa po',
   'note.size': '{used} z {max}',
+  'note.sizeLimit': 'Do {max}',
   'note.tooLarge': 'Notatka przekracza {max}, które przyjmuje ten serwer.',
   'note.empty': 'Najpierw coś napisz.',
   'note.submit': 'Utwórz notatkę',
@@ -330,6 +362,8 @@ export default {
   'note.done.expires': 'Wygasa: {date}',
   'note.done.keepSafe':
     'Każdy, kto ma ten link, może przeczytać notatkę. Linku nie da się odzyskać.',
+  'note.done.keepSafePassword':
+    'Każdy, kto ma ten link i hasło, może przeczytać notatkę. Wyślij hasło inną drogą niż link (na przykład telefonicznie albo innym komunikatorem). Linku nie da się odzyskać.',
   'note.done.delete': 'Usuń notatkę',
   'note.done.confirmDelete': 'Usunąć teraz tę notatkę? Link przestanie działać dla wszystkich.',
   'note.done.deleting': 'Usuwanie…',
@@ -398,13 +432,20 @@ export default {
   'request.failed': 'Nie udało się utworzyć prośby: {message}',
 
   'request.done.title': 'Twoja prośba o pliki jest gotowa',
-  'request.done.uploadLink': 'Link do przesyłania — przekaż go osobom, które wyślą Ci pliki',
+  'request.done.uploadLink': 'Link do przesyłania (dla nadawców)',
   'request.done.uploadHint':
     'Za pomocą tego linku inni mogą przesłać Ci pliki. Nie widzą, co wysłali pozostali.',
-  'request.done.inboxLink': 'Link do skrzynki odbiorczej — zachowaj go dla siebie; otwiera pliki',
+  'request.done.inboxLink': 'Link do skrzynki odbiorczej (Twój)',
   'request.done.inboxHint':
-    'Każdy, kto ma ten link, może czytać, pobierać i usuwać to, co zostało wysłane. Nie da się go odzyskać: zapisz go teraz.',
-  'request.done.inboxPasswordHint': 'Potrzebne jest też wybrane przez Ciebie hasło.',
+    'Każdy, kto ma ten link, może czytać, pobierać i usuwać to, co zostało wysłane. Zachowaj go dla siebie: nie da się go odzyskać, więc zapisz go teraz.',
+  'request.done.inboxHintPassword':
+    'Każdy, kto ma ten link i wybrane przez Ciebie hasło, może czytać, pobierać i usuwać to, co zostało wysłane. Zachowaj go dla siebie: nie da się go odzyskać, więc zapisz go teraz.',
+  'request.done.uploads': {
+    one: 'Przyjmie {count} przesłanie',
+    few: 'Przyjmie {count} przesłania',
+    many: 'Przyjmie {count} przesłań',
+    other: 'Przyjmie {count} przesłania',
+  },
   'request.done.uploadQr': 'Kod QR linku do przesyłania',
   'request.done.closes': 'Przyjmuje przesłania do {date}',
   'request.done.openInbox': 'Otwórz skrzynkę odbiorczą',
@@ -423,12 +464,6 @@ export default {
     few: 'Pozostały {count} przesłania',
     many: 'Pozostało {count} przesłań',
     other: 'Pozostało {count} przesłania',
-  },
-  'request.send.leftWithNote': {
-    one: 'Pozostało {count} przesłanie (pliki z notatką liczą się podwójnie)',
-    few: 'Pozostały {count} przesłania (pliki z notatką liczą się podwójnie)',
-    many: 'Pozostało {count} przesłań (pliki z notatką liczą się podwójnie)',
-    other: 'Pozostało {count} przesłania (pliki z notatką liczą się podwójnie)',
   },
   'request.send.maxSize': 'Do {size} na przesłanie',
   'request.send.note': 'Notatka (opcjonalna)',
@@ -467,10 +502,13 @@ export default {
   'inbox.open': 'Przyjmuje przesłania do {date}',
   'inbox.closed': 'Zamknięta: nie przyjmuje nowych przesłań.',
   'inbox.expired': 'Wygasła {date}: nie przyjmuje nowych przesłań.',
-  'inbox.used': 'Wykorzystano {used} z {max} przesłań',
-  'inbox.usedWithNote':
-    'Wykorzystano {used} z {max} przesłań (pliki z notatką liczą się podwójnie)',
-  'inbox.uploadLink': 'Link do przesyłania — przekaż go osobom, które wyślą Ci pliki',
+  'inbox.used': {
+    one: 'Wykorzystano {used} z {count} przesłania',
+    few: 'Wykorzystano {used} z {count} przesłań',
+    many: 'Wykorzystano {used} z {count} przesłań',
+    other: 'Wykorzystano {used} z {count} przesłania',
+  },
+  'inbox.uploadLink': 'Link do przesyłania (dla nadawców)',
   'inbox.listTitle': 'Otrzymane',
   'inbox.empty': 'Nic jeszcze nie dotarło.',
   'inbox.refresh': 'Odśwież',
@@ -488,7 +526,13 @@ export default {
     many: 'Nie udało się odszyfrować {count} przesłań. Nadawca mógł wysłać uszkodzone dane.',
     other: 'Nie udało się odszyfrować {count} przesłania. Nadawca mógł wysłać uszkodzone dane.',
   },
-  'inbox.entry.archive': 'Archiwum ZIP z plikami ({count})',
+  'inbox.entry.archiveSummary': {
+    one: 'Archiwum ZIP z {count} plikiem, {size}',
+    few: 'Archiwum ZIP z {count} plikami, {size}',
+    many: 'Archiwum ZIP z {count} plikami, {size}',
+    other: 'Archiwum ZIP z {count} pliku, {size}',
+  },
+  'inbox.entry.fileSummary': 'Jeden plik, {size}',
   'inbox.entry.archiveName': 'pliki-{date}.zip',
   'inbox.entry.files': {
     one: '{count} plik',
@@ -513,7 +557,9 @@ export default {
   'inbox.entry.deleted': 'Usunięto {name}.',
   'inbox.entry.deleteFailed': 'Usuwanie {name} nie powiodło się: {message}',
   'inbox.note.title': 'Notatka od nadawcy',
-  'inbox.note.read': 'Przeczytaj notatkę (zużywa 1 z pobrań: {count})',
+  'inbox.note.withFiles': 'Notatka nadawcy',
+  'inbox.note.read': 'Pokaż notatkę',
+  'inbox.entry.deleteWithNoteConfirm': 'Usunąć na zawsze {name} razem z dołączoną notatką?',
   'inbox.note.reading': 'Odszyfrowywanie notatki…',
   'inbox.note.copy': 'Kopiuj notatkę',
   'inbox.confirmYes': 'Tak, usuń',
@@ -528,4 +574,25 @@ export default {
   'inbox.deleted': 'Prośba i cała jej zawartość zostały usunięte.',
   'inbox.deleteFailed': 'Usuwanie nie powiodło się: {message}',
   'inbox.manage': 'Zarządzaj prośbą',
+  'about.title': 'O serwisie',
+  'about.intro':
+    '{site} przesyła pliki, notatki i prośby o pliki zaszyfrowane end-to-end: Twoja przeglądarka szyfruje je, zanim ją opuszczą, i tylko osoby mające link mogą je odszyfrować.',
+  'about.howTitle': 'Jak to działa',
+  'about.how':
+    'Każdy link niesie swój klucz po znaku #. Przeglądarki nigdy nie wysyłają tej części do serwera, więc klucz zostaje u Ciebie i u osób, którym dasz link. Hasło, jeśli je ustawisz, jest potrzebne oprócz linku.',
+  'about.operatorTitle': 'Co operator tego serwera może zobaczyć, a czego nie',
+  'about.operatorCannot':
+    'Operator nie może odczytać Twoich plików, ich nazw, Twoich notatek ani wiadomości z próśb o pliki: serwer przechowuje je tylko zaszyfrowane, bez klucza.',
+  'about.operatorCan':
+    'Operator widzi, jak duże jest każde przesłanie, kiedy zostało utworzone i pobrane, ile zawiera plików i z jakiego adresu sieciowego przyszło; na serwerze z logowaniem także, kto je utworzył.',
+  'about.limitsTitle': 'Ograniczenia',
+  'about.limits':
+    'Przesłania i notatki są usuwane, gdy wygasną albo gdy wyczerpie się ich limit pobrań lub wyświetleń. Utraconego linku nie da się odzyskać: nikt, nawet operator, nie otworzy tego, na co wskazywał.',
+  'about.docsTitle': 'Dokumentacja',
+  'about.docs':
+    'Szyfrowanie, API i ustawienia serwera opisuje dokumentacja dołączona do fileshare: docs/crypto.md, docs/api.md i docs/configuration.md. Klient wiersza poleceń objaśnia się sam po wpisaniu fileshare --help.',
+  'about.operatorTitleLinks': 'Operator',
+  'about.imprint': 'Nota prawna',
+  'about.privacy': 'Polityka prywatności',
+  'about.footerLink': 'O tym serwisie',
 } satisfies Translation<'one' | 'few' | 'many' | 'other'>

@@ -6,7 +6,8 @@
  * link = link da caixa de entrada; upload link = link de envio; file request = solicitação de
  * arquivos; note = nota; password = senha; expiry = expiração («Expira em»); view =
  * visualização; sender = remetente; requester = solicitante; key = chave; encrypted =
- * criptografado; upload allowance = cota de envio; to delete = excluir; to forget = esquecer.
+ * criptografado; upload allowance = cota de envio; to delete = excluir; to forget = esquecer;
+ * operator = operador; imprint = informações legais; privacy statement = política de privacidade.
  */
 import type { Translation } from '../messages'
 
@@ -17,6 +18,7 @@ export default {
   'app.logoAlt': 'Logotipo de {title}',
   'app.footer': 'Criptografia de ponta a ponta: a chave fica no link e nunca chega ao servidor.',
   'app.skipToContent': 'Pular para o conteúdo',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': 'Carregando…',
   'app.leaveBusy':
     'Sair agora interromperia ou perderia o que está em andamento nesta página. Sair mesmo assim?',
@@ -25,6 +27,7 @@ export default {
   'app.configFailed': 'Não foi possível acessar o servidor. Verifique sua conexão e recarregue.',
 
   'nav.label': 'Principal',
+  'nav.menu': 'Menu',
   'nav.upload': 'Enviar arquivos',
   'nav.note': 'Nota',
   'nav.request': 'Pedir arquivos',
@@ -34,6 +37,8 @@ export default {
   'action.copied': 'Copiado',
   'action.copyFailed': 'Não foi possível copiar; selecione o texto e copie você mesmo.',
   'action.share': 'Compartilhar',
+  'action.copyNamed': 'Copiar: {label}',
+  'action.shareNamed': 'Compartilhar: {label}',
   'action.shareCopied': 'Não é possível compartilhar aqui, então o link foi copiado.',
   'action.cancel': 'Cancelar',
   'action.delete': 'Excluir',
@@ -65,7 +70,8 @@ export default {
   'progress.etaUnknown': 'estimando o tempo restante…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': 'via {transport}',
+  'progress.via': 'Método de transferência: {transport}',
+  'progress.preparing': 'Preparando…',
 
   'qr.alt': 'Código QR do link',
 
@@ -74,15 +80,30 @@ export default {
 
   'error.title': 'Algo deu errado',
   'error.notFound.title': 'Não encontrado',
-  'error.notFound.body': 'Não há nada guardado neste link. Talvez tenha sido excluído.',
+  'error.notFound.body':
+    'Não há nada guardado neste link. Talvez tenha sido excluído, ou o link não foi copiado inteiro (incluindo a parte depois de #).',
   'error.gone.title': 'Não está mais disponível',
-  'error.gone.body': 'Este link expirou ou o limite dele se esgotou.',
+  'error.gone.body': 'Este link expirou ou o limite de downloads dele se esgotou.',
+  'error.gone.expired': 'Este link expirou.',
+  'error.gone.usedUp': 'Este link já foi aberto quantas vezes permitia e não funciona mais.',
+  'error.sendNew': 'Enviar algo novo',
   'error.badLink.title': 'Link quebrado',
   'error.badLink.body':
     'Este link está incompleto ou danificado. Peça-o de novo e copie-o inteiro, incluindo a parte depois de #.',
+  'error.wrongKey.title': 'A chave do link não confere',
+  'error.wrongKey.body':
+    'A chave do link não abre isto. Verifique se você copiou o link inteiro, incluindo a parte depois de #.',
+  'error.wrongKey.file':
+    'A chave do link não abre este arquivo. Verifique se você copiou o link inteiro, incluindo a parte depois de #.',
+  'error.wrongKey.note':
+    'A chave do link não abre esta nota. Verifique se você copiou o link inteiro, incluindo a parte depois de #.',
+  'error.ownerTokenRefused':
+    'O servidor não aceitou o direito deste navegador de alterar isto. Talvez pertença a um link enviado de outro lugar.',
   'error.locked.title': 'Senhas erradas demais',
   'error.locked.body': 'Tente novamente em {time}.',
   'error.locked.bodyLater': 'Tente novamente mais tarde.',
+  'error.locked.message': 'Senhas erradas demais. Tente novamente em {time}.',
+  'error.locked.messageLater': 'Senhas erradas demais. Tente novamente mais tarde.',
   'error.wrongPassword': 'Senha errada. Tente novamente.',
   'error.network': 'Não foi possível acessar o servidor. Verifique sua conexão e tente novamente.',
   'error.disabled': 'Este recurso está desativado neste servidor.',
@@ -144,6 +165,8 @@ export default {
   },
   'upload.done.keepSafe':
     'Qualquer pessoa com este link pode baixar os arquivos. Ele não pode ser recuperado.',
+  'upload.done.keepSafePassword':
+    'Qualquer pessoa com este link e a senha pode baixar os arquivos. Envie a senha por outro meio que não o link (por exemplo, por telefone ou por outro aplicativo de mensagens). O link não pode ser recuperado.',
   'upload.done.delete': 'Excluir envio',
   'upload.done.confirmDelete': 'Excluir este envio agora? O link deixará de funcionar para todos.',
   'upload.done.deleting': 'Excluindo…',
@@ -171,6 +194,7 @@ export default {
     other: 'Restam {count} downloads',
   },
   'download.counts': 'Baixar conta para o limite.',
+  'download.lastDone': 'Esse foi o último download; este link não funciona mais.',
   'download.button': 'Baixar',
   'download.downloading': 'Baixando e descriptografando…',
   'download.done': 'Download concluído.',
@@ -192,31 +216,36 @@ export default {
   'history.kind.note': 'Nota',
   'history.kind.request': 'Solicitação de arquivos',
   'history.link': 'Link',
-  'history.inboxLink': 'Link da caixa de entrada',
   'history.refreshing': 'Atualizando…',
   'history.gone': 'Não está mais disponível',
-  'history.unknown': 'Status desconhecido',
-  'history.downloadsLeft': {
-    one: 'Resta {count} download',
-    many: 'Restam {count} de downloads',
-    other: 'Restam {count} downloads',
+  'history.status.unknown': 'Status desconhecido · Expira em {date}',
+  'history.status.file': {
+    one: 'Resta {count} download · Expira em {date}',
+    many: 'Restam {count} de downloads · Expira em {date}',
+    other: 'Restam {count} downloads · Expira em {date}',
   },
-  'history.viewsLeft': {
-    one: 'Resta {count} visualização',
-    many: 'Restam {count} de visualizações',
-    other: 'Restam {count} visualizações',
+  'history.status.note': {
+    one: 'Resta {count} visualização · Expira em {date}',
+    many: 'Restam {count} de visualizações · Expira em {date}',
+    other: 'Restam {count} visualizações · Expira em {date}',
   },
-  'history.uploadsLeft': {
-    one: 'Resta {count} envio',
-    many: 'Restam {count} de envios',
-    other: 'Restam {count} envios',
+  'history.status.request': {
+    one: 'Resta {count} envio · Expira em {date}',
+    many: 'Restam {count} de envios · Expira em {date}',
+    other: 'Restam {count} envios · Expira em {date}',
   },
-  'history.closed': 'Fechada para novos envios',
-  'history.expires': 'Expira em {date}',
+  'history.status.requestClosed': {
+    one: 'Resta {count} envio · Expira em {date} · Fechada para novos envios',
+    many: 'Restam {count} de envios · Expira em {date} · Fechada para novos envios',
+    other: 'Restam {count} envios · Expira em {date} · Fechada para novos envios',
+  },
   'history.created': 'Enviado em {date}',
   'history.delete': 'Excluir {name}',
   'history.forget': 'Esquecer {name}',
   'history.forgetButton': 'Esquecer',
+  'history.forgetConfirm':
+    'Esquecer “{name}”? Este navegador deixará de ter o link e o direito de excluí-lo. O envio em si continua no servidor até expirar.',
+  'history.forgetGoneConfirm': 'Remover “{name}” desta lista?',
   'history.deleteConfirm': 'Excluir “{name}” do servidor? Isso não pode ser desfeito.',
   'history.deleted': '“{name}” foi excluído.',
   'history.deleteFailed': 'Não foi possível excluir: {message}',
@@ -284,6 +313,7 @@ export default {
   'note.ssh.commentHint': 'Geralmente usuario@host; fica depois da chave pública.',
   'note.ssh.generated':
     'Um novo par de chaves foi criado no seu navegador. Adicione a chave pública onde você faz login; a nota leva as duas chaves.',
+  'note.ssh.savePrivateKey': 'Salvar chave privada como arquivo',
   'note.ssh.unsupported':
     'Este navegador não consegue gerar chaves Ed25519. Cole uma chave em vez disso.',
   'note.ssh.label': 'Chaves SSH',
@@ -296,6 +326,7 @@ export default {
   'note.views': 'Limite de visualizações',
   'note.expiry': 'Expira após',
   'note.size': '{used} de {max}',
+  'note.sizeLimit': 'Até {max}',
   'note.tooLarge': 'A nota passa dos {max} que este servidor aceita.',
   'note.empty': 'Escreva algo primeiro.',
   'note.submit': 'Criar nota',
@@ -312,6 +343,8 @@ export default {
   'note.done.expires': 'Expira em {date}',
   'note.done.keepSafe':
     'Qualquer pessoa com este link pode ler a nota. O link não pode ser recuperado.',
+  'note.done.keepSafePassword':
+    'Qualquer pessoa com este link e a senha pode ler a nota. Envie a senha por outro meio que não o link (por exemplo, por telefone ou por outro aplicativo de mensagens). O link não pode ser recuperado.',
   'note.done.delete': 'Excluir nota',
   'note.done.confirmDelete': 'Excluir esta nota agora? O link deixará de funcionar para todos.',
   'note.done.deleting': 'Excluindo…',
@@ -378,13 +411,19 @@ export default {
   'request.failed': 'Não foi possível criar a solicitação: {message}',
 
   'request.done.title': 'Sua solicitação de arquivos está pronta',
-  'request.done.uploadLink': 'Link de envio — passe para quem vai enviar arquivos para você',
+  'request.done.uploadLink': 'Link de envio (para remetentes)',
   'request.done.uploadHint':
     'Com este link, as pessoas podem enviar arquivos para você. Elas não veem o que os outros enviaram.',
-  'request.done.inboxLink': 'Link da caixa de entrada — mantenha em sigilo; ele abre os arquivos',
+  'request.done.inboxLink': 'Link da caixa de entrada (seu)',
   'request.done.inboxHint':
-    'Qualquer pessoa com este link pode ler, baixar e excluir o que foi enviado. Ele não pode ser recuperado: salve-o agora.',
-  'request.done.inboxPasswordHint': 'Ele também precisa da senha que você escolheu.',
+    'Qualquer pessoa com este link pode ler, baixar e excluir o que foi enviado. Mantenha-o em sigilo: ele não pode ser recuperado, então salve-o agora.',
+  'request.done.inboxHintPassword':
+    'Qualquer pessoa com este link e a senha que você escolheu pode ler, baixar e excluir o que foi enviado. Mantenha-o em sigilo: ele não pode ser recuperado, então salve-o agora.',
+  'request.done.uploads': {
+    one: 'Aceita {count} envio',
+    many: 'Aceita {count} de envios',
+    other: 'Aceita {count} envios',
+  },
   'request.done.uploadQr': 'Código QR do link de envio',
   'request.done.closes': 'Aceita envios até {date}',
   'request.done.openInbox': 'Abrir a caixa de entrada',
@@ -402,11 +441,6 @@ export default {
     one: 'Resta {count} envio',
     many: 'Restam {count} de envios',
     other: 'Restam {count} envios',
-  },
-  'request.send.leftWithNote': {
-    one: 'Resta {count} envio (arquivos com nota contam como dois)',
-    many: 'Restam {count} de envios (arquivos com nota contam como dois)',
-    other: 'Restam {count} envios (arquivos com nota contam como dois)',
   },
   'request.send.maxSize': 'Até {size} por envio',
   'request.send.note': 'Nota (opcional)',
@@ -445,9 +479,12 @@ export default {
   'inbox.open': 'Aceita envios até {date}',
   'inbox.closed': 'Fechada: não aceita novos envios.',
   'inbox.expired': 'Expirou em {date}: não aceita novos envios.',
-  'inbox.used': '{used} de {max} envios usados',
-  'inbox.usedWithNote': '{used} de {max} envios usados (arquivos com nota contam como dois)',
-  'inbox.uploadLink': 'Link de envio — passe para quem vai enviar arquivos para você',
+  'inbox.used': {
+    one: 'Envios usados: {used} de {count}',
+    many: 'Envios usados: {used} de {count}',
+    other: 'Envios usados: {used} de {count}',
+  },
+  'inbox.uploadLink': 'Link de envio (para remetentes)',
   'inbox.listTitle': 'Recebidos',
   'inbox.empty': 'Nada chegou ainda.',
   'inbox.refresh': 'Atualizar',
@@ -464,7 +501,12 @@ export default {
     other:
       '{count} envios não puderam ser descriptografados. Um remetente pode ter enviado dados danificados.',
   },
-  'inbox.entry.archive': 'Arquivo ZIP com {count} arquivos',
+  'inbox.entry.archiveSummary': {
+    one: 'Arquivo ZIP com {count} arquivo, {size}',
+    many: 'Arquivo ZIP com {count} de arquivos, {size}',
+    other: 'Arquivo ZIP com {count} arquivos, {size}',
+  },
+  'inbox.entry.fileSummary': 'Um arquivo, {size}',
   'inbox.entry.archiveName': 'arquivos-{date}.zip',
   'inbox.entry.files': {
     one: '{count} arquivo',
@@ -487,7 +529,9 @@ export default {
   'inbox.entry.deleted': '{name} foi excluído.',
   'inbox.entry.deleteFailed': 'Não foi possível excluir {name}: {message}',
   'inbox.note.title': 'Nota de um remetente',
-  'inbox.note.read': 'Ler a nota (gasta 1 de {count} downloads)',
+  'inbox.note.withFiles': 'A nota do remetente',
+  'inbox.note.read': 'Mostrar a nota',
+  'inbox.entry.deleteWithNoteConfirm': 'Excluir definitivamente {name} e a nota que veio junto?',
   'inbox.note.reading': 'Descriptografando a nota…',
   'inbox.note.copy': 'Copiar nota',
   'inbox.confirmYes': 'Sim, excluir',
@@ -502,4 +546,25 @@ export default {
   'inbox.deleted': 'A solicitação e tudo o que havia nela foram excluídos.',
   'inbox.deleteFailed': 'Não foi possível excluir: {message}',
   'inbox.manage': 'Gerenciar solicitação',
+  'about.title': 'Sobre',
+  'about.intro':
+    '{site} envia arquivos, notas e solicitações de arquivos com criptografia de ponta a ponta: seu navegador os criptografa antes que saiam dele, e só quem tem o link pode descriptografá-los.',
+  'about.howTitle': 'Como funciona',
+  'about.how':
+    'Cada link leva a sua chave depois do sinal #. Os navegadores nunca enviam essa parte a um servidor, então a chave fica com você e com as pessoas a quem você dá o link. Uma senha, quando você define uma, é necessária além do link.',
+  'about.operatorTitle': 'O que o operador deste servidor pode e não pode ver',
+  'about.operatorCannot':
+    'O operador não pode ler seus arquivos, os nomes deles, suas notas nem as mensagens das solicitações de arquivos: o servidor só os guarda criptografados, sem a chave.',
+  'about.operatorCan':
+    'O operador pode ver o tamanho de cada envio, quando ele foi feito e baixado, quantos arquivos contém e o endereço de rede de onde veio; em um servidor com login, também quem o criou.',
+  'about.limitsTitle': 'Limites',
+  'about.limits':
+    'Envios e notas são excluídos quando expiram ou quando o limite de downloads ou de visualizações se esgota. Um link perdido não pode ser recuperado: ninguém, nem mesmo o operador, consegue abrir aquilo para que ele apontava.',
+  'about.docsTitle': 'Documentação',
+  'about.docs':
+    'A criptografia, a API e as configurações do servidor estão descritas na documentação que acompanha o fileshare: docs/crypto.md, docs/api.md e docs/configuration.md. O cliente de linha de comando se explica com fileshare --help.',
+  'about.operatorTitleLinks': 'Operador',
+  'about.imprint': 'Informações legais',
+  'about.privacy': 'Política de privacidade',
+  'about.footerLink': 'Sobre este serviço',
 } satisfies Translation<'one' | 'many' | 'other'>

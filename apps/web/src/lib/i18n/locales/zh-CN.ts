@@ -5,7 +5,8 @@
  * download = 下载; inbox = 收件箱; inbox link = 收件箱链接; upload link = 上传链接; file
  * request = 文件请求; note = 笔记; password = 密码; expiry = 过期 (“过期时间”); view = 查看
  * (次); sender = 发送者; requester = 请求者; key = 密钥; encrypted = 加密; upload allowance =
- * 上传配额; to delete = 删除; to forget = 从列表中移除.
+ * 上传配额; to delete = 删除; to forget = 从列表中移除;
+ * operator = 运营者; imprint = 法律信息; privacy statement = 隐私政策.
  */
 import type { Translation } from '../messages'
 
@@ -15,6 +16,7 @@ export default {
   'app.logoAlt': '{title} 的标志',
   'app.footer': '端到端加密：密钥只在链接中，永远不会到达服务器。',
   'app.skipToContent': '跳到正文',
+  'app.documentTitle': '{page} · {site}',
   'app.loading': '正在加载…',
   'app.leaveBusy': '现在离开会中断或丢失此页面上正在进行的操作。仍要离开吗？',
   'app.loadFailed': '无法加载此页面。请检查网络连接后刷新。',
@@ -22,6 +24,7 @@ export default {
   'app.configFailed': '无法连接服务器。请检查网络连接后刷新。',
 
   'nav.label': '主导航',
+  'nav.menu': '菜单',
   'nav.upload': '发送文件',
   'nav.note': '笔记',
   'nav.request': '请求文件',
@@ -31,6 +34,8 @@ export default {
   'action.copied': '已复制',
   'action.copyFailed': '复制失败；请选中文本后手动复制。',
   'action.share': '分享',
+  'action.copyNamed': '复制：{label}',
+  'action.shareNamed': '分享：{label}',
   'action.shareCopied': '此处无法分享，已改为复制链接。',
   'action.cancel': '取消',
   'action.delete': '删除',
@@ -54,7 +59,8 @@ export default {
   'progress.etaUnknown': '正在估算剩余时间…',
   'progress.transport.websocket': 'WebSocket',
   'progress.transport.http': 'HTTP',
-  'progress.via': '通过 {transport}',
+  'progress.via': '传输方式：{transport}',
+  'progress.preparing': '正在准备…',
 
   'qr.alt': '链接的二维码',
 
@@ -63,14 +69,28 @@ export default {
 
   'error.title': '出错了',
   'error.notFound.title': '未找到',
-  'error.notFound.body': '此链接下没有保存任何内容，可能已被删除。',
+  'error.notFound.body':
+    '此链接下没有保存任何内容。可能已被删除，或者链接没有完整复制（包括 # 之后的部分）。',
   'error.gone.title': '已不可用',
-  'error.gone.body': '此链接已过期或已达到次数上限。',
+  'error.gone.body': '此链接已过期或已达到下载次数上限。',
+  'error.gone.expired': '此链接已过期。',
+  'error.gone.usedUp': '此链接已达到允许的打开次数，无法再使用。',
+  'error.sendNew': '发送新内容',
   'error.badLink.title': '链接已损坏',
   'error.badLink.body': '此链接不完整或已损坏。请重新索取，并完整复制，包括 # 之后的部分。',
+  'error.wrongKey.title': '链接中的密钥不匹配',
+  'error.wrongKey.body':
+    '链接中的密钥无法打开此内容。请检查您是否复制了完整的链接，包括 # 之后的部分。',
+  'error.wrongKey.file':
+    '链接中的密钥无法打开此文件。请检查您是否复制了完整的链接，包括 # 之后的部分。',
+  'error.wrongKey.note':
+    '链接中的密钥无法打开这条笔记。请检查您是否复制了完整的链接，包括 # 之后的部分。',
+  'error.ownerTokenRefused': '服务器不接受此浏览器对它进行更改的权限。它可能属于从别处发送的链接。',
   'error.locked.title': '密码错误次数过多',
   'error.locked.body': '请在 {time}后重试。',
   'error.locked.bodyLater': '请稍后重试。',
+  'error.locked.message': '密码错误次数过多。请在 {time}后重试。',
+  'error.locked.messageLater': '密码错误次数过多。请稍后重试。',
   'error.wrongPassword': '密码错误，请重试。',
   'error.network': '无法连接服务器。请检查网络连接后重试。',
   'error.disabled': '此服务器已关闭该功能。',
@@ -117,6 +137,8 @@ export default {
   'upload.done.expires': '过期时间：{date}',
   'upload.done.downloads': { other: '还可下载 {count} 次' },
   'upload.done.keepSafe': '任何持有此链接的人都能下载这些文件。链接丢失后无法找回。',
+  'upload.done.keepSafePassword':
+    '任何同时持有此链接和密码的人都能下载这些文件。请通过链接以外的渠道发送密码（例如电话或其他即时通讯工具）。链接丢失后无法找回。',
   'upload.done.delete': '删除上传',
   'upload.done.confirmDelete': '现在删除此上传吗？链接将对所有人失效。',
   'upload.done.deleting': '正在删除…',
@@ -136,6 +158,7 @@ export default {
   'download.expires': '过期时间：{date}',
   'download.left': { other: '还可下载 {count} 次' },
   'download.counts': '下载会计入次数上限。',
+  'download.lastDone': '这是最后一次下载；此链接已失效。',
   'download.button': '下载',
   'download.downloading': '正在下载并解密…',
   'download.done': '下载完成。',
@@ -157,19 +180,22 @@ export default {
   'history.kind.note': '笔记',
   'history.kind.request': '文件请求',
   'history.link': '链接',
-  'history.inboxLink': '收件箱链接',
   'history.refreshing': '正在更新…',
   'history.gone': '已不可用',
-  'history.unknown': '状态未知',
-  'history.downloadsLeft': { other: '还可下载 {count} 次' },
-  'history.viewsLeft': { other: '还可查看 {count} 次' },
-  'history.uploadsLeft': { other: '还可上传 {count} 次' },
-  'history.closed': '已停止接收新上传',
-  'history.expires': '过期时间：{date}',
+  'history.status.unknown': '状态未知 · 过期时间：{date}',
+  'history.status.file': { other: '还可下载 {count} 次 · 过期时间：{date}' },
+  'history.status.note': { other: '还可查看 {count} 次 · 过期时间：{date}' },
+  'history.status.request': { other: '还可上传 {count} 次 · 过期时间：{date}' },
+  'history.status.requestClosed': {
+    other: '还可上传 {count} 次 · 过期时间：{date} · 已停止接收新上传',
+  },
   'history.created': '发送时间：{date}',
   'history.delete': '删除 {name}',
   'history.forget': '从列表中移除 {name}',
   'history.forgetButton': '从列表中移除',
+  'history.forgetConfirm':
+    '要将“{name}”从列表中移除吗？此后此浏览器将不再保留它的链接和删除权限。上传内容本身会保留在服务器上，直到过期。',
+  'history.forgetGoneConfirm': '要将“{name}”从此列表中移除吗？',
   'history.deleteConfirm': '要从服务器删除“{name}”吗？此操作无法撤销。',
   'history.deleted': '“{name}”已删除。',
   'history.deleteFailed': '删除失败：{message}',
@@ -233,6 +259,7 @@ export default {
   'note.ssh.commentHint': '通常为 user@host；附在公钥末尾。',
   'note.ssh.generated':
     '已在您的浏览器中生成新的密钥对。请将公钥添加到您要登录的地方；笔记中包含两把密钥。',
+  'note.ssh.savePrivateKey': '将私钥保存为文件',
   'note.ssh.unsupported': '此浏览器无法生成 Ed25519 密钥。请改为粘贴密钥。',
   'note.ssh.label': 'SSH 密钥',
   'note.ssh.hint': '在上方生成密钥对，或粘贴私钥、公钥或两者。',
@@ -244,6 +271,7 @@ export default {
   'note.views': '查看次数上限',
   'note.expiry': '有效期',
   'note.size': '{used} / {max}',
+  'note.sizeLimit': '最多 {max}',
   'note.tooLarge': '笔记超出了此服务器接受的 {max}。',
   'note.empty': '请先写点内容。',
   'note.submit': '创建笔记',
@@ -255,6 +283,8 @@ export default {
   'note.done.views': { other: '可打开 {count} 次' },
   'note.done.expires': '过期时间：{date}',
   'note.done.keepSafe': '任何持有此链接的人都能阅读这条笔记。链接丢失后无法找回。',
+  'note.done.keepSafePassword':
+    '任何同时持有此链接和密码的人都能阅读这条笔记。请通过链接以外的渠道发送密码（例如电话或其他即时通讯工具）。链接丢失后无法找回。',
   'note.done.delete': '删除笔记',
   'note.done.confirmDelete': '现在删除这条笔记吗？链接将对所有人失效。',
   'note.done.deleting': '正在删除…',
@@ -309,12 +339,14 @@ export default {
   'request.failed': '无法创建请求：{message}',
 
   'request.done.title': '您的文件请求已就绪',
-  'request.done.uploadLink': '上传链接 — 请发给要给您发送文件的人',
+  'request.done.uploadLink': '上传链接（供发送者使用）',
   'request.done.uploadHint': '别人可以通过此链接给您发送文件，但看不到其他人发送的内容。',
-  'request.done.inboxLink': '收件箱链接 — 请勿外传；它能打开这些文件',
+  'request.done.inboxLink': '收件箱链接（您自己的）',
   'request.done.inboxHint':
-    '任何持有此链接的人都能阅读、下载和删除收到的内容。链接丢失后无法找回：请立即保存。',
-  'request.done.inboxPasswordHint': '还需要您设置的密码。',
+    '任何持有此链接的人都能阅读、下载和删除收到的内容。请勿外传：链接丢失后无法找回，请立即保存。',
+  'request.done.inboxHintPassword':
+    '任何同时持有此链接和您设置的密码的人都能阅读、下载和删除收到的内容。请勿外传：链接丢失后无法找回，请立即保存。',
+  'request.done.uploads': { other: '最多接收 {count} 次上传' },
   'request.done.uploadQr': '上传链接的二维码',
   'request.done.closes': '接收上传至 {date}',
   'request.done.openInbox': '打开收件箱',
@@ -328,7 +360,6 @@ export default {
   'request.send.noMessage': '请求者没有留言。',
   'request.send.closes': '开放至 {date}',
   'request.send.left': { other: '还可上传 {count} 次' },
-  'request.send.leftWithNote': { other: '还可上传 {count} 次（附带笔记的文件算两次）' },
   'request.send.maxSize': '每次上传最多 {size}',
   'request.send.note': '笔记（可选）',
   'request.send.noteHint': '与您的文件一起加密发送。',
@@ -362,9 +393,8 @@ export default {
   'inbox.open': '接收上传至 {date}',
   'inbox.closed': '已关闭：不再接收新上传。',
   'inbox.expired': '已于 {date}过期：不再接收新上传。',
-  'inbox.used': '已使用 {used} / {max} 次上传',
-  'inbox.usedWithNote': '已使用 {used} / {max} 次上传（附带笔记的文件算两次）',
-  'inbox.uploadLink': '上传链接 — 请发给要给您发送文件的人',
+  'inbox.used': { other: '已使用 {used} / {count} 次上传' },
+  'inbox.uploadLink': '上传链接（供发送者使用）',
   'inbox.listTitle': '已收到',
   'inbox.empty': '还没有收到任何内容。',
   'inbox.refresh': '刷新',
@@ -372,7 +402,8 @@ export default {
   'inbox.downloadAllDone': { other: '已将 {total} 个文件中的 {count} 个保存到文件夹。' },
   'inbox.downloadAllFailed': '无法打开文件夹：{message}',
   'inbox.unreadable': { other: '有 {count} 次上传无法解密。可能有发送者发送了损坏的数据。' },
-  'inbox.entry.archive': '包含 {count} 个文件的 ZIP 压缩包',
+  'inbox.entry.archiveSummary': { other: '包含 {count} 个文件的 ZIP 压缩包，{size}' },
+  'inbox.entry.fileSummary': '1 个文件，{size}',
   'inbox.entry.archiveName': 'files-{date}.zip',
   'inbox.entry.files': { other: '{count} 个文件' },
   'inbox.entry.received': '收到时间：{date}',
@@ -387,7 +418,9 @@ export default {
   'inbox.entry.deleted': '{name} 已删除。',
   'inbox.entry.deleteFailed': '删除 {name} 失败：{message}',
   'inbox.note.title': '来自发送者的笔记',
-  'inbox.note.read': '阅读笔记（消耗 {count} 次下载中的 1 次）',
+  'inbox.note.withFiles': '发送者的笔记',
+  'inbox.note.read': '显示笔记',
+  'inbox.entry.deleteWithNoteConfirm': '要永久删除 {name} 及随附的笔记吗？',
   'inbox.note.reading': '正在解密笔记…',
   'inbox.note.copy': '复制笔记',
   'inbox.confirmYes': '是，删除',
@@ -401,4 +434,25 @@ export default {
   'inbox.deleted': '请求及其中的全部内容已删除。',
   'inbox.deleteFailed': '删除失败：{message}',
   'inbox.manage': '管理请求',
+  'about.title': '关于',
+  'about.intro':
+    '{site} 以端到端加密的方式发送文件、笔记和文件请求：您的浏览器在它们离开浏览器之前就将其加密，只有持有链接的人才能解密。',
+  'about.howTitle': '工作原理',
+  'about.how':
+    '每个链接在 # 号之后携带自己的密钥。浏览器从不把这一部分发送给服务器，因此密钥只在您和您给了链接的人手中。如果您设置了密码，除链接之外还需要密码。',
+  'about.operatorTitle': '此服务器的运营者能看到什么、看不到什么',
+  'about.operatorCannot':
+    '运营者无法读取您的文件、文件名、笔记或文件请求中的留言：服务器只以加密形式保存它们，不持有密钥。',
+  'about.operatorCan':
+    '运营者能看到每次上传的大小、创建和下载的时间、包含的文件数量以及来源网络地址；在需要登录的服务器上，还能看到是谁创建的。',
+  'about.limitsTitle': '限制',
+  'about.limits':
+    '上传和笔记会在过期或下载/查看次数用尽时被删除。链接丢失后无法找回：任何人，包括运营者，都无法打开它所指向的内容。',
+  'about.docsTitle': '文档',
+  'about.docs':
+    '加密方式、API 和服务器设置在 fileshare 附带的文档中有说明：docs/crypto.md、docs/api.md 和 docs/configuration.md。命令行客户端可通过 fileshare --help 查看说明。',
+  'about.operatorTitleLinks': '运营者',
+  'about.imprint': '法律信息',
+  'about.privacy': '隐私政策',
+  'about.footerLink': '关于此服务',
 } satisfies Translation<'other'>
