@@ -26,6 +26,8 @@ const DEFAULTS: Config = {
   customLogo: null,
   imprintUrl: null,
   privacyUrl: null,
+  locales: [],
+  defaultLocale: 'en',
   fileMaxSize: 10 * GiB,
   fileMaxFilesPerUpload: 1000,
   fileExpireOptionsSec: [300, 3600, DAY, 7 * DAY],
@@ -160,6 +162,33 @@ describe('loadConfig', () => {
     ['16', 16],
   ])('reads TRUST_PROXY %j as %i trusted proxies', (value, expected) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustedProxies).toBe(expected)
+  })
+
+  it('reads LOCALES and DEFAULT_LOCALE as canonical language tags', () => {
+    expect(loadConfig({ LOCALES: 'en, de,pt-br,ZH-cn', DEFAULT_LOCALE: 'PT-BR' })).toMatchObject({
+      locales: ['en', 'de', 'pt-BR', 'zh-CN'],
+      defaultLocale: 'pt-BR',
+    })
+    expect(loadConfig({ DEFAULT_LOCALE: 'ja' })).toMatchObject({ locales: [], defaultLocale: 'ja' })
+  })
+
+  it('defaults DEFAULT_LOCALE to the first of LOCALES when English is not offered', () => {
+    expect(loadConfig({ LOCALES: 'fr,de' }).defaultLocale).toBe('fr')
+    expect(loadConfig({ LOCALES: 'fr,en' }).defaultLocale).toBe('en')
+  })
+
+  it.each([
+    ['LOCALES', { LOCALES: 'de,german' }, 'a comma-separated list of distinct language tags'],
+    ['LOCALES', { LOCALES: 'de,DE' }, 'a comma-separated list of distinct language tags'],
+    ['LOCALES', { LOCALES: 'de-u-co-phonebk' }, 'a comma-separated list of distinct language tags'],
+    ['LOCALES', { LOCALES: 'de,,fr' }, 'a comma-separated list of distinct language tags'],
+    ['DEFAULT_LOCALE', { DEFAULT_LOCALE: 'de_DE' }, 'language tags such as en, de or pt-BR'],
+    ['DEFAULT_LOCALE', { LOCALES: 'de,fr', DEFAULT_LOCALE: 'en' }, 'one of LOCALES (de, fr)'],
+  ])('refuses a bad %s (%j)', (variable, env, accepts) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(
+      new RegExp(`^${variable} must be ${accepts.replace(/[()]/g, '\\$&')}`),
+    )
   })
 
   it.each([

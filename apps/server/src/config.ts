@@ -90,6 +90,10 @@ export interface Config {
   privacyUrl: string | null
   customColor: string | null
   customLogo: string | null
+  /** Languages the web app offers (BCP 47 tags); empty offers every language it ships. */
+  locales: string[]
+  /** The web app's language when none of the browser's preferred ones is offered. */
+  defaultLocale: string
 
   fileMaxSize: number
   fileMaxFilesPerUpload: number
@@ -340,6 +344,30 @@ class Reader {
     return value
   }
 
+  /** A comma-separated list of distinct language tags such as `de` or `pt-BR`, canonicalised. */
+  localeList(name: string): string[] {
+    const value = this.raw(name)
+    if (value === undefined) return []
+    const items = value.split(',').map((item) => canonicalLocale(item.trim()))
+    if (items.some((item) => item === null) || new Set(items).size !== items.length) {
+      throw new ConfigError(name, value, `a comma-separated list of distinct ${LOCALE_FORMAT}`)
+    }
+    return items as string[]
+  }
+
+  /** A language tag that must be one of `offered` (any tag when it is empty). */
+  localeOf(name: string, offered: string[], preferred: string): string {
+    const value = this.raw(name)
+    if (value === undefined)
+      return offered.length === 0 || offered.includes(preferred) ? preferred : offered[0]!
+    const tag = canonicalLocale(value)
+    if (tag === null) throw new ConfigError(name, value, LOCALE_FORMAT)
+    if (offered.length > 0 && !offered.includes(tag)) {
+      throw new ConfigError(name, value, `one of LOCALES (${offered.join(', ')})`)
+    }
+    return tag
+  }
+
   color(name: string): string | null {
     const value = this.raw(name)
     if (value === undefined) return null
@@ -348,6 +376,22 @@ class Reader {
     }
     return value
   }
+}
+
+const LOCALE_FORMAT = 'language tags such as en, de or pt-BR'
+
+/**
+ * A language tag in its canonical spelling (`pt-br` → `pt-BR`), or null when it is not a
+ * language with an optional script and region (BCP 47, RFC 5646 §2.1); extensions are refused.
+ */
+function canonicalLocale(value: string): string | null {
+  let tag: string
+  try {
+    ;[tag = ''] = Intl.getCanonicalLocales(value)
+  } catch {
+    return null
+  }
+  return /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-(?:[A-Z]{2}|\d{3}))?$/.test(tag) ? tag : null
 }
 
 const DAY = 86_400
@@ -380,6 +424,7 @@ export function loadConfig(env: Env = process.env): Config {
   ])
 
   const baseUrl = read.url('BASE_URL', `http://localhost:${port}`)
+  const locales = read.localeList('LOCALES')
   const config: Config = {
     port,
     host: read.host('HOST', '0.0.0.0'),
@@ -401,6 +446,8 @@ export function loadConfig(env: Env = process.env): Config {
     customLogo: logoAddress(read.optionalString('CUSTOM_LOGO'), baseUrl),
     imprintUrl: read.linkUrl('IMPRINT_URL'),
     privacyUrl: read.linkUrl('PRIVACY_URL'),
+    locales,
+    defaultLocale: read.localeOf('DEFAULT_LOCALE', locales, 'en'),
 
     fileMaxSize: read.size('FILE_MAX_SIZE', 10 * GiB, 1),
     fileMaxFilesPerUpload: read.integer('FILE_MAX_FILES_PER_UPLOAD', 1000, 1),

@@ -5,8 +5,8 @@
  */
 import type { Download, Page } from 'playwright-core'
 
-/** Clicks a button that opens the file chooser and answers it with `paths`. */
-async function choose(page: Page, button: string, paths: string | string[]): Promise<void> {
+/** Clicks the button named `button` that opens the file chooser and answers it with `paths`. */
+export async function choose(page: Page, button: string, paths: string | string[]): Promise<void> {
   // Listening is what turns on the browser's file chooser interception; the wait for the button
   // gives that time to arrive before the click opens the chooser.
   const chooser = page.waitForEvent('filechooser', { timeout: 60_000 })

@@ -62,9 +62,15 @@ export async function launchBrowser(): Promise<TestBrowser> {
   }
 }
 
-export type ContextOptions = Pick<BrowserContextOptions, 'colorScheme' | 'viewport' | 'baseURL'>
+export type ContextOptions = Pick<
+  BrowserContextOptions,
+  'colorScheme' | 'viewport' | 'baseURL' | 'locale'
+>
 
-/** A fresh profile: no cookies, no IndexedDB, no service worker; downloads accepted. */
+/**
+ * A fresh profile: no cookies, no IndexedDB, no service worker; downloads accepted. The browser
+ * prefers US English unless told otherwise, so the pages speak the language the tests look for.
+ */
 export async function newContext(
   browser: Browser,
   options: ContextOptions = {},
@@ -73,6 +79,7 @@ export async function newContext(
     acceptDownloads: true,
     viewport: { width: 1280, height: 900 },
     colorScheme: 'light',
+    locale: 'en-US',
     ...options,
   })
   context.setDefaultTimeout(30_000)

@@ -10,7 +10,7 @@ import { SCREENSHOT_DIR } from './screenshots.js'
 
 const DOCS_DIR = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 
-/** The README's pictures: each page family once, both schemes, both widths. */
+/** The README's pictures: each page family once, both schemes, both widths, two languages. */
 export const PUBLISHED = [
   'upload-selected-light-1280.png',
   'upload-done-dark-1280.png',
@@ -18,6 +18,8 @@ export const PUBLISHED = [
   'note-shown-dark-360.png',
   'request-done-light-1280.png',
   'inbox-dark-360.png',
+  'de-upload-light-360.png',
+  'ja-inbox-light-360.png',
 ]
 
 await mkdir(DOCS_DIR, { recursive: true })

@@ -68,6 +68,8 @@ describe('GET /config', () => {
       OIDC_SESSION_SECRET: 'x'.repeat(32),
       OIDC_PROTECT_NOTES: 'true',
       IMPRINT_URL: 'https://operator.example/imprint',
+      LOCALES: 'de,en,ja',
+      DEFAULT_LOCALE: 'de',
     })
     const res = await app({ config }).request('/config')
     expect(res.status).toBe(200)
@@ -101,6 +103,8 @@ describe('GET /config', () => {
       fileRequestPasswordRequired: true,
       loginEnabled: true,
       loginRequired: { files: false, notes: true, requests: false },
+      locales: ['de', 'en', 'ja'],
+      defaultLocale: 'de',
     })
   })
 
@@ -112,6 +116,8 @@ describe('GET /config', () => {
       customLogo: null,
       loginEnabled: false,
       loginRequired: { files: false, notes: false, requests: false },
+      locales: [],
+      defaultLocale: 'en',
     })
   })
 

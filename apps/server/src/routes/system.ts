@@ -81,5 +81,7 @@ export function configResponse(config: Config): ConfigResponse {
       notes: login && config.oidcProtectNotes,
       requests: login && config.oidcProtectRequests,
     },
+    locales: config.locales,
+    defaultLocale: config.defaultLocale,
   }
 }

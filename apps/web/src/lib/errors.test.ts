@@ -2,8 +2,9 @@
 import { ApiError, decryptFailed, ERROR_MESSAGES } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
-import { errorKindOf, errorMessage } from './errors'
+import { errorKindOf, errorMessage, lockoutMessage } from './errors'
 import { formatRemaining } from './format-time'
+import { showLocale } from './i18n/locale.svelte'
 import { t } from './i18n/t'
 
 describe('errorMessage', () => {
@@ -79,5 +80,25 @@ describe('a 410', () => {
     expect(errorMessage(new ApiError(410, ERROR_MESSAGES.uploadUnavailable))).toBe(
       t('error.gone.body'),
     )
+  })
+})
+
+describe('lockoutMessage', () => {
+  it('is one sentence pair with the wait, or without it when the server gave none', () => {
+    expect(lockoutMessage(90)).toBe(
+      `Too many wrong passwords. Try again in ${formatRemaining(90)}.`,
+    )
+    expect(lockoutMessage(null)).toBe('Too many wrong passwords. Try again later.')
+  })
+
+  it('leaves the sentence break to the language', async () => {
+    await showLocale('ja')
+    try {
+      expect(lockoutMessage(null)).toBe(
+        'パスワードの誤りが多すぎます。しばらくしてからもう一度お試しください。',
+      )
+    } finally {
+      await showLocale('en')
+    }
   })
 })

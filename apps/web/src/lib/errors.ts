@@ -121,3 +121,10 @@ export function goneMessage(error: ApiError): string {
   if (error.message === ERROR_MESSAGES.viewLimitReached) return t('error.gone.usedUp')
   return t('error.gone.body')
 }
+
+/** The one-line lockout message of a password field after a 429, with the wait when known. */
+export function lockoutMessage(retryAfterSec: number | null | undefined): string {
+  return retryAfterSec && retryAfterSec > 0
+    ? t('error.locked.message', { time: formatRemaining(retryAfterSec) })
+    : t('error.locked.messageLater')
+}

@@ -1,10 +1,11 @@
 /**
  * Sizes on the page: the protocol's one convention (binary multiples, "1.5 MiB"), with the number
- * written in the browser's language.
+ * written in the page's language ("1,5 MiB" in German).
  */
 import { formatBytes as formatBytesIn } from '@fileshare/protocol'
 
+import { currentLocale } from './i18n/locale.svelte'
+
 export function formatBytes(bytes: number): string {
-  const locale = typeof navigator === 'undefined' ? undefined : navigator.language
-  return formatBytesIn(bytes, locale ? { locale } : {})
+  return formatBytesIn(bytes, { locale: currentLocale() })
 }

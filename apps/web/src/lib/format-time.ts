@@ -1,7 +1,8 @@
 /**
- * Durations and dates as people read them, in the browser's language through `Intl` (so the
+ * Durations and dates as people read them, in the page's language through `Intl` (so the
  * catalogue need not carry unit names): "7 days", "1 hour", "in 3 hours", "2 min 5 s".
  */
+import { currentLocale } from './i18n/locale.svelte'
 
 const UNITS: readonly [Intl.NumberFormatOptions['unit'] & string, number][] = [
   ['day', 86_400],
@@ -10,8 +11,8 @@ const UNITS: readonly [Intl.NumberFormatOptions['unit'] & string, number][] = [
   ['second', 1],
 ]
 
-function locale(): string | undefined {
-  return typeof navigator === 'undefined' ? undefined : navigator.language
+function locale(): string {
+  return currentLocale()
 }
 
 /** A whole duration in its largest exact unit: 604800 → "7 days", 5400 → "90 minutes". */
@@ -39,10 +40,10 @@ export function formatRemaining(seconds: number, lang = locale()): string {
     const rest = Math.floor((whole - count * size) / next[1])
     if (rest > 0) parts.push(unitText(next[0], rest, lang))
   }
-  return parts.join(' ')
+  return new Intl.ListFormat(lang, { type: 'unit', style: 'narrow' }).format(parts)
 }
 
-function unitText(unit: string, count: number, lang: string | undefined): string {
+function unitText(unit: string, count: number, lang: string): string {
   return new Intl.NumberFormat(lang, { style: 'unit', unit, unitDisplay: 'long' }).format(count)
 }
 

@@ -66,4 +66,8 @@ export interface ConfigResponse {
   loginEnabled: boolean
   /** This project's choice: which creation routes need a login. */
   loginRequired: LoginRequirements
+  /** This project's choice: `LOCALES`, the languages the web app offers; empty offers all it has. */
+  locales: readonly string[]
+  /** This project's choice: `DEFAULT_LOCALE`, the language when no preferred one is offered. */
+  defaultLocale: string
 }

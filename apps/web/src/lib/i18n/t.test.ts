@@ -1,8 +1,10 @@
+// @vitest-environment jsdom
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
+import { showLocale } from './locale.svelte'
 import { catalogue, type Message } from './messages'
 import { format, t } from './t'
 
@@ -26,7 +28,7 @@ function usedKeys(code: string): string[] {
 }
 
 function placeholders(message: Message): string[] {
-  const text = typeof message === 'string' ? message : `${message.one} ${message.other}`
+  const text = typeof message === 'string' ? message : Object.values(message).join(' ')
   return [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!))].sort()
 }
 
@@ -39,6 +41,41 @@ describe('t', () => {
     expect(t('option.downloads', { count: 1 })).toBe('1 download')
     expect(t('option.downloads', { count: 5 })).toBe('5 downloads')
     expect(t('option.downloads', { count: 0 })).toBe('0 downloads')
+  })
+
+  it("picks the form by the language's plural rules", () => {
+    const files = {
+      one: '{count} plik',
+      few: '{count} pliki',
+      many: '{count} plików',
+      other: '{count} pliku',
+    }
+    expect([1, 2, 5, 22, 25].map((count) => format(files, { count }, 'pl'))).toEqual([
+      '1 plik',
+      '2 pliki',
+      '5 plików',
+      '22 pliki',
+      '25 plików',
+    ])
+    expect(format({ other: '{count} 件' }, { count: 1 }, 'ja')).toBe('1 件')
+  })
+
+  it("writes numbers the language's way", () => {
+    expect(format('{count} files', { count: 12_345 })).toBe('12,345 files')
+    expect(format('{count} Dateien', { count: 12_345 }, 'de')).toBe('12.345 Dateien')
+  })
+
+  it('follows the chosen language, falling back to English', async () => {
+    await showLocale('de')
+    try {
+      expect(t('download.button')).toBe('Herunterladen')
+      expect(t('option.downloads', { count: 2 })).toBe('2 Downloads')
+      expect(document.documentElement.lang).toBe('de')
+    } finally {
+      await showLocale('en')
+    }
+    expect(t('download.button')).toBe('Download')
+    expect(document.documentElement.lang).toBe('en')
   })
 })
 
@@ -64,10 +101,10 @@ describe('the message catalogue', () => {
       if (typeof message === 'string') {
         expect(message.trim(), key).not.toBe('')
       } else {
-        expect(message.one.trim(), key).not.toBe('')
+        expect(message.one?.trim(), key).not.toBe('')
         const other = placeholders(message.other)
         expect(
-          placeholders(message.one).filter((p) => !other.includes(p)),
+          placeholders(message.one ?? '').filter((p) => !other.includes(p)),
           key,
         ).toEqual([])
       }

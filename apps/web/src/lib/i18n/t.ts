@@ -1,9 +1,13 @@
 /**
- * Looks up user-facing text in the message catalogue. Keys are typed, so a missing key is a
- * compile error; `{name}` placeholders are filled from `params`, and a message with `one`/`other`
- * forms picks one by `params.count`.
+ * Looks up user-facing text in the page's language. Keys are typed, so a missing key is a
+ * compile error; `{name}` placeholders are filled from `params` (numbers written the language's
+ * way), and a plural message picks its form for `params.count` by `Intl.PluralRules`. A key the
+ * translation lacks is shown in English. Reading the language here makes every `t()` in a
+ * template re-render when it changes.
  */
-import { catalogue, type MessageKey, type Message } from './messages'
+import { currentLocale, currentMessages } from './locale.svelte'
+import { SOURCE_LOCALE } from './locales'
+import { catalogue, type Message, type MessageKey } from './messages'
 
 export type { MessageKey }
 
@@ -11,25 +15,37 @@ export type MessageParams = Readonly<Record<string, string | number>>
 
 const PLACEHOLDER = /\{(\w+)\}/g
 
-/** English plural rule; a translation brings its own by replacing `pluralForm`. */
-function pluralForm(count: number): 'one' | 'other' {
-  return count === 1 ? 'one' : 'other'
+const pluralRules = new Map<string, Intl.PluralRules>()
+const numberFormats = new Map<string, Intl.NumberFormat>()
+
+function cached<T>(map: Map<string, T>, lang: string, make: () => T): T {
+  let value = map.get(lang)
+  if (!value) map.set(lang, (value = make()))
+  return value
 }
 
-export function format(message: Message, params?: MessageParams): string {
+/** Fills `message` for `params` by the rules of `lang`. */
+export function format(message: Message, params?: MessageParams, lang = SOURCE_LOCALE): string {
   let text: string
   if (typeof message === 'string') {
     text = message
   } else {
-    const count = params?.count
-    text = message[pluralForm(typeof count === 'number' ? count : Number(count))]
+    const count = Number(params?.count)
+    const rules = cached(pluralRules, lang, () => new Intl.PluralRules(lang))
+    text = message[rules.select(count)] ?? message.other
   }
   if (!params) return text
-  return text.replace(PLACEHOLDER, (whole, name: string) =>
-    name in params ? String(params[name]) : whole,
-  )
+  const numbers = cached(numberFormats, lang, () => new Intl.NumberFormat(lang))
+  return text.replace(PLACEHOLDER, (whole, name: string) => {
+    if (!(name in params)) return whole
+    const value = params[name]!
+    return typeof value === 'number' ? numbers.format(value) : value
+  })
 }
 
 export function t(key: MessageKey, params?: MessageParams): string {
-  return format(catalogue[key], params)
+  const translated = currentMessages()?.[key]
+  return translated === undefined
+    ? format(catalogue[key], params)
+    : format(translated, params, currentLocale())
 }

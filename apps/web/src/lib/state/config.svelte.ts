@@ -6,6 +6,7 @@
 import type { ConfigResponse } from '@fileshare/protocol'
 
 import { pageApi } from '../api'
+import { applyServerLocales } from '../i18n/locale.svelte'
 
 interface ConfigState {
   value: ConfigResponse | null
@@ -28,6 +29,7 @@ export function loadConfig(): Promise<ConfigResponse> {
     .then((value) => {
       config.value = value
       applyBranding(value)
+      void applyServerLocales(value.locales, value.defaultLocale)
       return value
     })
     .catch((error: unknown) => {

@@ -26,7 +26,11 @@ export const inbox = {
     one: '{count} upload could not be decrypted. A sender may have sent damaged data.',
     other: '{count} uploads could not be decrypted. A sender may have sent damaged data.',
   },
-  'inbox.entry.archive': 'ZIP archive of {count} files',
+  'inbox.entry.archiveSummary': {
+    one: 'ZIP archive of {count} file, {size}',
+    other: 'ZIP archive of {count} files, {size}',
+  },
+  'inbox.entry.fileSummary': 'One file, {size}',
   'inbox.entry.archiveName': 'files-{date}.zip',
   'inbox.entry.files': { one: '{count} file', other: '{count} files' },
   'inbox.entry.received': 'Received {date}',
