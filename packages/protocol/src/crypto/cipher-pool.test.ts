@@ -71,8 +71,10 @@ class FakeWorker {
     this.busy.push(busy)
   }
 
-  /** Sends held answers, last first. */
-  release(): void {
+  /** Once `count` answers are held, sends them last first and holds no more. */
+  async release(count: number): Promise<void> {
+    while (this.held.length < count) await new Promise((resolve) => setTimeout(resolve, 5))
+    this.hold = false
     for (const send of this.held.reverse()) send()
     this.held = []
   }
@@ -145,7 +147,10 @@ function bytes(length: number, seed: number, room = 0): Uint8Array<ArrayBuffer> 
 const same = (a: Uint8Array | undefined, b: Uint8Array) =>
   a !== undefined && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b))
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20))
+/** Waits (polling) until `done()` holds. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5))
+}
 
 describe('cipherWorkerCount', () => {
   it('leaves one core to the rest, starts at least one worker and at most two', () => {
@@ -171,7 +176,6 @@ describe.each([
     }
     const opened = await Promise.all(sealed.map((s, n) => pool.open(key, nonceOf(n), s)))
     expect(opened.every((o, n) => same(o, plains[n]!))).toBe(true)
-    expect(pool.workers).toBe(2)
   })
 
   it('moves a buffer given up instead of copying it', async () => {
@@ -191,6 +195,7 @@ describe.each([
     await pool.ready()
     const key = await newKey()
     const good = await pool.seal(key, nonceOf(1), bytes(5000, 1))
+    const running = pool.workers
     const bad = good.slice()
     bad[10]! ^= 1
     const [ok, failed, wrongNonce, alsoOk] = await Promise.allSettled([
@@ -207,7 +212,8 @@ describe.each([
         'The record cipher failed (OperationError)',
       )
     }
-    expect(pool.workers).toBe(2)
+    // Refusals drop no worker.
+    expect(pool.workers).toBeGreaterThanOrEqual(running)
   })
 
   it('reruns here the calls of a worker that stops, and fails those given up', async () => {
@@ -268,8 +274,7 @@ describe('cipher pool, in-thread workers', () => {
     const key = await newKey()
     workers[0]!.hold = true
     const calls = [1, 2, 3, 4].map((n) => pool.seal(key, nonceOf(n), bytes(1000, n)))
-    await tick()
-    workers[0]!.release()
+    await workers[0]!.release(4)
     const answers = await Promise.all(calls)
     for (const [i, n] of [1, 2, 3, 4].entries()) {
       expect(same(answers[i], await webCryptoRecords.seal(key, nonceOf(n), bytes(1000, n)))).toBe(
@@ -314,14 +319,13 @@ describe('cipher pool, in-thread workers', () => {
     const key = await newKey()
     for (const worker of workers) worker.hold = true
     const waiting = [1, 2, 3, 4].map((n) => pool.seal(key, nonceOf(n), bytes(2000, n)))
-    await tick()
+    await until(() => workers.every((w) => w.received.length === 2))
     const sentToDead = workers[0]!.received.length
     expect(sentToDead).toBe(2)
     workers[0]!.events.failure('the script failed to load')
     expect(workers[0]!.terminated).toBe(true)
     expect(pool.workers).toBe(1)
-    workers[1]!.release()
-    workers[1]!.hold = false
+    await workers[1]!.release(2)
     const answers = await Promise.all(waiting)
     for (const [i, n] of [1, 2, 3, 4].entries()) {
       expect(same(answers[i], await webCryptoRecords.seal(key, nonceOf(n), bytes(2000, n)))).toBe(
@@ -341,7 +345,7 @@ describe('cipher pool, in-thread workers', () => {
     const key = await newKey()
     workers[0]!.hold = true
     const pending = pool.seal(key, nonceOf(1), bytes(100, 1))
-    await tick()
+    await until(() => workers[0]!.received.length === 1)
     workers[0]!.events.failure('crashed')
     expect(same(await pending, await webCryptoRecords.seal(key, nonceOf(1), bytes(100, 1)))).toBe(
       true,
