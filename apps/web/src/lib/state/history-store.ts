@@ -83,3 +83,8 @@ export function memoryBackend(initial: readonly HistoryItem[] = []): HistoryBack
     },
   }
 }
+
+/** Now, as the history stores its times (`createdAt`, `checkedAt`). */
+export function historyTime(): string {
+  return new Date().toISOString()
+}
