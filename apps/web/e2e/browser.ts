@@ -40,7 +40,8 @@ export interface TestBrowser {
   close(): Promise<void>
 }
 
-export async function launchBrowser(): Promise<TestBrowser> {
+/** Starts Chromium with CHROMIUM_ARGS and `extraArgs` after them. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<TestBrowser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium package or set CHROMIUM_PATH`,
@@ -49,7 +50,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
   const downloadsDir = await mkdtemp(join(tmpdir(), 'fileshare-e2e-downloads-'))
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
     downloadsPath: downloadsDir,
   })
   return {

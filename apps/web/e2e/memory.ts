@@ -3,10 +3,18 @@
  * from CDP (SystemInfo.getProcessInfo), the sizes from /proc/<pid>/status (VmRSS). A process's
  * growth is its peak minus its first sample, so a renderer started during the measurement (a
  * service worker's, for example) is measured from its own start.
+ *
+ * What a page holds, not what V8 has yet to collect: with `collect` (collectGarbage below) every
+ * sample is taken right after a full collection in the page, each of its workers and its service
+ * workers. Each isolate collects when its own heuristics say so, and an isolate that allocates
+ * little itself but is handed transferred buffers (the service worker given every decrypted
+ * record) lets them wait long after they are read, longer the busier the machine; sampled
+ * without it, the resident size tells more about that timing than about the app. Whatever is
+ * still reachable survives the collection, so memory the app keeps still shows.
  */
 import { readFile } from 'node:fs/promises'
 
-import type { Browser } from 'playwright-core'
+import type { Browser, Page, Worker } from 'playwright-core'
 
 const MB = 1024 * 1024
 
@@ -18,7 +26,10 @@ interface ProcessSample {
 }
 
 export interface MemoryReport {
-  /** Sum over renderer processes (pages, workers, service workers) of peak minus first sample. */
+  /**
+   * Sum over the web's renderer processes (pages, workers, service workers) of peak minus first
+   * sample; the browser's interface renderers count in `totalGrowth` only.
+   */
   rendererGrowth: number
   /** The same over every Chromium process, the browser process included. */
   totalGrowth: number
@@ -39,6 +50,66 @@ export interface MemorySampler {
   stop(): Promise<MemoryReport>
 }
 
+export interface SampleOptions {
+  /** Run before each sample and awaited (collectGarbage for a page). */
+  collect?: () => Promise<void>
+  intervalMs?: number
+}
+
+/** The Chromium flag that lets collectGarbage run: V8's `gc()` in every isolate. */
+export const EXPOSE_GC_ARG = '--js-flags=--expose-gc'
+
+/** What playwright says of an isolate that ended between being listed and being reached. */
+const GONE = /closed|destroyed|detached/i
+
+/**
+ * A full garbage collection in the page, every worker it started (nested ones too) and its
+ * context's service workers; they run in the page's renderer, or in one of their own. Needs a
+ * browser started with EXPOSE_GC_ARG, and fails without it, so a test cannot quietly measure
+ * garbage instead. An isolate that ends meanwhile has nothing left to collect.
+ */
+export async function collectGarbage(page: Page): Promise<void> {
+  const isolates: Array<Pick<Worker, 'evaluate'>> = [
+    page,
+    ...page.workers(),
+    ...page.context().serviceWorkers(),
+  ]
+  await Promise.all(
+    isolates.map(async (isolate) => {
+      let collected: boolean
+      try {
+        collected = await isolate.evaluate(() => {
+          const gc = (globalThis as { gc?: () => void }).gc
+          gc?.()
+          return gc !== undefined
+        })
+      } catch (error) {
+        if (error instanceof Error && GONE.test(error.message)) return
+        throw error
+      }
+      if (!collected) throw new Error(`gc() is not exposed: start Chromium with ${EXPOSE_GC_ARG}`)
+    }),
+  )
+}
+
+/**
+ * The type a process counts under: a renderer of the browser's own interface (its WebUI, such
+ * as the download bubble, started with --top-chrome-webui) is told apart from the web's, since
+ * no page, worker or service worker of a site can run in it.
+ */
+async function typeOf(pid: number, type: string): Promise<string> {
+  if (type !== 'renderer') return type
+  try {
+    // Chromium rewrites its children's command line as one line, the flags apart by spaces.
+    const args = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split(/[\0 ]/)
+    return args.includes('--top-chrome-webui') ? BROWSER_UI : type
+  } catch {
+    return type // the process ended; its size will not be read either
+  }
+}
+
+const BROWSER_UI = 'renderer (browser interface)'
+
 async function rssOf(pid: number): Promise<number | null> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8')
@@ -49,7 +120,10 @@ async function rssOf(pid: number): Promise<number | null> {
   }
 }
 
-export async function sampleMemory(browser: Browser, intervalMs = 200): Promise<MemorySampler> {
+export async function sampleMemory(
+  browser: Browser,
+  { collect, intervalMs = 200 }: SampleOptions = {},
+): Promise<MemorySampler> {
   const cdp = await browser.newBrowserCDPSession()
   const processes = new Map<number, ProcessSample>()
   let rendererPeak = 0
@@ -57,14 +131,16 @@ export async function sampleMemory(browser: Browser, intervalMs = 200): Promise<
   const rendererSeries: number[] = []
 
   const sample = async () => {
+    await collect?.()
     const { processInfo } = (await cdp.send('SystemInfo.getProcessInfo')) as {
       processInfo: Array<{ id: number; type: string }>
     }
     let renderers = 0
-    for (const { id, type } of processInfo) {
+    for (const { id, type: reported } of processInfo) {
       const rss = await rssOf(id)
       if (rss === null) continue
       const seen = processes.get(id)
+      const type = seen?.type ?? (await typeOf(id, reported))
       if (seen === undefined) processes.set(id, { type, first: rss, peak: rss, last: rss })
       else {
         seen.peak = Math.max(seen.peak, rss)

@@ -35,6 +35,8 @@ export interface SuiteOptions extends E2eServerOptions {
   allowedOrigins?: string[]
   /** Puts a recording proxy in front of the server; pages then use its address. */
   proxy?: boolean
+  /** Chromium flags this file's browser starts with besides the usual ones. */
+  browserArgs?: string[]
 }
 
 export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) = {}): Suite {
@@ -76,7 +78,10 @@ export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) =
         ? resolved
         : // Links and the WebSocket's Origin check use BASE_URL, which is now the proxy's.
           { ...resolved, env: { ...resolved.env, BASE_URL: `http://127.0.0.1:${proxyPort}` } }
-    ;[server, browser] = await Promise.all([startE2eServer(serverOptions), launchBrowser()])
+    ;[server, browser] = await Promise.all([
+      startE2eServer(serverOptions),
+      launchBrowser(resolved.browserArgs),
+    ])
     if (proxyPort !== undefined) proxy = await startProxy(server.url, proxyPort)
     own = new URL(suite.url).origin
     allowed = [own, ...(resolved.allowedOrigins ?? [])]
