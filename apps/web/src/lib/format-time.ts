@@ -2,13 +2,9 @@
  * Durations and dates as people read them, in the browser's language through `Intl` (so the
  * catalogue need not carry unit names): "7 days", "1 hour", "in 3 hours", "2 min 5 s".
  */
+import { splitDuration } from '@fileshare/protocol'
 
-const UNITS: readonly [Intl.NumberFormatOptions['unit'] & string, number][] = [
-  ['day', 86_400],
-  ['hour', 3_600],
-  ['minute', 60],
-  ['second', 1],
-]
+const UNITS = ['day', 'hour', 'minute', 'second'] as const
 
 function locale(): string | undefined {
   return typeof navigator === 'undefined' ? undefined : navigator.language
@@ -16,30 +12,18 @@ function locale(): string | undefined {
 
 /** A whole duration in its largest exact unit: 604800 → "7 days", 5400 → "90 minutes". */
 export function formatDuration(seconds: number, lang = locale()): string {
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new RangeError(`formatDuration needs a non-negative finite number, got ${seconds}`)
-  }
-  const whole = Math.round(seconds)
-  const [unit, size] = UNITS.find(([, s]) => whole >= s && whole % s === 0) ?? ['second', 1]
-  return unitText(unit, whole / size, lang)
+  const [part] = splitDuration(seconds, { units: UNITS })
+  return unitText(part!.unit, part!.count, lang)
 }
 
 /** A remaining time in its two largest units: "2 hours 5 minutes", "45 seconds". */
 export function formatRemaining(seconds: number, lang = locale()): string {
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new RangeError(`formatRemaining needs a non-negative finite number, got ${seconds}`)
-  }
-  const whole = Math.max(1, Math.ceil(seconds))
-  const index = UNITS.findIndex(([, size]) => whole >= size)
-  const [unit, size] = UNITS[index]!
-  const count = Math.floor(whole / size)
-  const parts = [unitText(unit, count, lang)]
-  const next = UNITS[index + 1]
-  if (next) {
-    const rest = Math.floor((whole - count * size) / next[1])
-    if (rest > 0) parts.push(unitText(next[0], rest, lang))
-  }
-  return parts.join(' ')
+  // A time left reads at least "1 second"; a second part of zero is left out.
+  const parts = splitDuration(seconds === 0 ? 1 : seconds, { style: 'remaining', units: UNITS })
+  return parts
+    .filter((part, i) => i === 0 || part.count > 0)
+    .map((part) => unitText(part.unit, part.count, lang))
+    .join(' ')
 }
 
 function unitText(unit: string, count: number, lang: string | undefined): string {
@@ -53,6 +37,13 @@ export function formatDate(iso: string, lang = locale()): string {
   return new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short' }).format(time)
 }
 
+const RELATIVE_UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ['day', 86_400],
+  ['hour', 3_600],
+  ['minute', 60],
+  ['second', 1],
+]
+
 /** A moment relative to now: "in 3 hours", "2 days ago". */
 export function formatRelative(iso: string, now = Date.now(), lang = locale()): string {
   const time = Date.parse(iso)
@@ -60,9 +51,9 @@ export function formatRelative(iso: string, now = Date.now(), lang = locale()): 
   const diff = Math.round((time - now) / 1000)
   const abs = Math.abs(diff)
   const rtf = new Intl.RelativeTimeFormat(lang, { numeric: 'auto' })
-  for (const [unit, size] of UNITS) {
+  for (const [unit, size] of RELATIVE_UNITS) {
     if (abs >= size || unit === 'second') {
-      return rtf.format(Math.round(diff / size), unit as Intl.RelativeTimeFormatUnit)
+      return rtf.format(Math.round(diff / size), unit)
     }
   }
   return rtf.format(diff, 'second')
