@@ -3,7 +3,7 @@
  * the exit code: 1 usage, 2 refused by the server (its message verbatim), 3 network or integrity
  * failure, 130 interrupted.
  */
-import { ApiError, ProtocolError } from '@fileshare/protocol'
+import { ApiError, isAbortError, ProtocolError } from '@fileshare/protocol'
 import { CommanderError } from 'commander'
 
 import { escapeControls } from './lib/entry-name.js'
@@ -42,15 +42,6 @@ function formatWait(seconds: number): string {
   return `${Math.ceil(seconds / 3600)} h`
 }
 
-export function isAbort(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    ((error as { name?: unknown }).name === 'AbortError' ||
-      (error as { code?: unknown }).code === 'ABORT_ERR')
-  )
-}
-
 export function describeError(error: unknown): ErrorReport {
   if (error instanceof CommanderError) {
     const message = error.message.replace(/^error: /, '')
@@ -85,7 +76,7 @@ export function describeError(error: unknown): ErrorReport {
         return { message: error.message, exitCode: EXIT.USAGE, code: error.code }
     }
   }
-  if (isAbort(error)) return { message: 'Cancelled', exitCode: EXIT.INTERRUPTED }
+  if (isAbortError(error)) return { message: 'Cancelled', exitCode: EXIT.INTERRUPTED }
   const code = (error as NodeJS.ErrnoException | null)?.code
   if (typeof code === 'string' && USER_SYSTEM_ERRORS.has(code)) {
     return { message: (error as Error).message, exitCode: EXIT.USAGE, code }

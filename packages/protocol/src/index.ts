@@ -1,4 +1,5 @@
 /** The fileshare protocol: wire types, validators and the whole client cryptography. */
+export * from './abort.js'
 export * from './encoding.js'
 export * from './errors.js'
 export * from './sizes.js'

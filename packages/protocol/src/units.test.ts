@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { formatBytes, parseBytes } from './units.js'
+import { formatBytes, formatDuration, parseBytes, parseDuration, splitDuration } from './units.js'
 
 describe('formatBytes', () => {
   it.each([
@@ -68,5 +68,75 @@ describe('parseBytes', () => {
     '99999999999TB',
   ])('refuses %j with the accepted forms', (text) => {
     expect(() => parseBytes(text)).toThrow(/is not a size: use bytes or a number with KB/)
+  })
+})
+
+describe('parseDuration', () => {
+  it.each([
+    ['90', 90],
+    ['90s', 90],
+    ['5m', 300],
+    [' 1H ', 3600],
+    ['12h', 43_200],
+    ['7d', 604_800],
+    ['2w', 1_209_600],
+    ['0', 0],
+  ])('%j is %d seconds', (text, seconds) => {
+    expect(parseDuration(text)).toBe(seconds)
+  })
+
+  it.each(['1.5h', 'soon', '', '-5m', '5 minutes', '1y', '99999999999999999w'])(
+    'refuses %j, naming the accepted forms',
+    (text) => {
+      expect(() => parseDuration(text)).toThrow(/is not a duration: use seconds or a whole number/)
+    },
+  )
+})
+
+describe('splitDuration and formatDuration', () => {
+  it('give the largest exact unit by default', () => {
+    expect([0, 61, 300, 3600, 5400, 86_400, 604_800].map((s) => formatDuration(s))).toEqual([
+      '0s',
+      '61s',
+      '5m',
+      '1h',
+      '90m',
+      '1d',
+      '1w',
+    ])
+    expect(splitDuration(604_800, { units: ['day', 'hour', 'minute', 'second'] })).toEqual([
+      { unit: 'day', count: 7 },
+    ])
+    expect(splitDuration(89.6)).toEqual([{ unit: 'second', count: 90 }])
+  })
+
+  it('give the two largest units of a time left, rounded up', () => {
+    const remaining = { style: 'remaining', units: ['hour', 'minute', 'second'] } as const
+    expect(
+      [0, 0.2, 42, 58.5, 60, 185, 3599, 3600, 7620, 90_000].map((s) =>
+        formatDuration(s, remaining),
+      ),
+    ).toEqual([
+      '0s',
+      '1s',
+      '42s',
+      '59s',
+      '1m 00s',
+      '3m 05s',
+      '59m 59s',
+      '1h 00m',
+      '2h 07m',
+      '25h 00m',
+    ])
+    expect(splitDuration(90_061, { style: 'remaining' })).toEqual([
+      { unit: 'day', count: 1 },
+      { unit: 'hour', count: 1 },
+    ])
+  })
+
+  it('refuses what is not a duration', () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => splitDuration(bad)).toThrow(RangeError)
+    }
   })
 })

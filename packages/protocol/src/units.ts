@@ -2,6 +2,8 @@
  * The one size convention of the service: binary multiples (1 KiB = 1024 B). Sizes are shown
  * with IEC symbols (B, KiB, MiB, GiB, TiB) and read from text with either spelling (KB or KiB,
  * both powers of 1024), as the server reads its size settings. See docs/web.md, "Sizes".
+ * Durations are whole seconds, typed and shown compactly (`90m`, `7d`, `2h 07m`); a client that
+ * words them in its reader's language takes the parts from `splitDuration`.
  */
 
 const STEP = 1024
@@ -75,4 +77,97 @@ export function parseBytes(text: string): number {
     )
   }
   return bytes
+}
+
+/** The units of a duration, largest first. */
+export type DurationUnit = 'week' | 'day' | 'hour' | 'minute' | 'second'
+
+/** Seconds per unit, largest first, with the compact symbol each is typed and shown with. */
+const DURATION_UNITS: readonly (readonly [DurationUnit, number, string])[] = [
+  ['week', 604_800, 'w'],
+  ['day', 86_400, 'd'],
+  ['hour', 3_600, 'h'],
+  ['minute', 60, 'm'],
+  ['second', 1, 's'],
+]
+
+const ALL_DURATION_UNITS: readonly DurationUnit[] = DURATION_UNITS.map(([unit]) => unit)
+
+/** One part of a split duration: `count` whole `unit`s. */
+export interface DurationPart {
+  unit: DurationUnit
+  count: number
+}
+
+export interface DurationOptions {
+  /**
+   * `exact` (the default): one part, in the largest unit that divides the rounded duration
+   * (5400 → 90 minutes), for an expiry a person picks. `remaining`: the two largest units of
+   * the duration rounded up, the second one even when zero (7620 → 2 hours 7 minutes), for a
+   * time left.
+   */
+  style?: 'exact' | 'remaining'
+  /** The units to use, largest first; all of them when absent. `second` must be among them. */
+  units?: readonly DurationUnit[]
+}
+
+/** A non-negative duration in seconds split into parts as `options.style` says. */
+export function splitDuration(seconds: number, options: DurationOptions = {}): DurationPart[] {
+  if (!Number.isFinite(seconds) || seconds < 0) {
+    throw new RangeError(`A duration needs a non-negative finite number of seconds, got ${seconds}`)
+  }
+  const allowed = options.units ?? ALL_DURATION_UNITS
+  const units = DURATION_UNITS.filter(([unit]) => allowed.includes(unit))
+  if (options.style === 'remaining') {
+    const whole = Math.ceil(seconds)
+    // Below the smallest unit's size (zero) the smallest unit counts it.
+    const found = units.findIndex(([, size]) => whole >= size)
+    const index = found < 0 ? units.length - 1 : found
+    const [unit, size] = units[index]!
+    const parts: DurationPart[] = [{ unit, count: Math.floor(whole / size) }]
+    const next = units[index + 1]
+    if (next) parts.push({ unit: next[0], count: Math.floor((whole % size) / next[1]) })
+    return parts
+  }
+  const whole = Math.round(seconds)
+  const [unit, size] = units.find(([, size]) => whole >= size && whole % size === 0) ?? [
+    'second',
+    1,
+  ]
+  return [{ unit, count: whole / size }]
+}
+
+/**
+ * A duration as the command line shows it: `90m`, `1h`, `7d` (exact), `42s`, `3m 05s`, `2h 07m`
+ * (remaining; the second part in two digits).
+ */
+export function formatDuration(seconds: number, options: DurationOptions = {}): string {
+  return splitDuration(seconds, options)
+    .map(
+      ({ unit, count }, i) =>
+        `${i === 0 ? count : String(count).padStart(2, '0')}${symbolOf(unit)}`,
+    )
+    .join(' ')
+}
+
+function symbolOf(unit: DurationUnit): string {
+  return DURATION_UNITS.find(([name]) => name === unit)![2]
+}
+
+/**
+ * A duration typed by a person: whole seconds (`90`), or a whole number with s, m, h, d or w in
+ * any case (`90s`, `5m`, `1h`, `7d`, `2w`). Throws a RangeError naming the accepted forms for
+ * anything else.
+ */
+export function parseDuration(text: string): number {
+  const match = /^\s*(\d+)\s*([smhdw]?)\s*$/i.exec(text)
+  const symbol = (match?.[2] ?? '').toLowerCase() || 's'
+  const size = DURATION_UNITS.find(([, , s]) => s === symbol)?.[1]
+  const seconds = match && size !== undefined ? Number(match[1]) * size : NaN
+  if (!Number.isSafeInteger(seconds)) {
+    throw new RangeError(
+      `"${text}" is not a duration: use seconds or a whole number with s, m, h, d or w, such as 90, 30m, 12h or 7d`,
+    )
+  }
+  return seconds
 }

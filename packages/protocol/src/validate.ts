@@ -8,12 +8,7 @@
  * part of the one accepted spelling. The optional `field` argument only names the value in the
  * error message; which HTTP status a failure becomes is the route's decision.
  */
-import {
-  fromBase64,
-  fromBase64Url,
-  fromCanonicalBase64Url,
-  fromCanonicalBase64UrlRange,
-} from './encoding.js'
+import { fromBase64, fromBase64Url, type ByteLength } from './encoding.js'
 import { isProtocolError, ProtocolError } from './errors.js'
 import { CLI_CALLBACK_PREFIXES } from './wire/auth.js'
 import {
@@ -122,25 +117,6 @@ export function parseIntegerStrict(
   return checkRange(parsed, range, field)
 }
 
-/** Parses a header value as an integer that must be one of `options` (`X-Max-Downloads`, …). */
-export function parseIntegerOption(
-  value: unknown,
-  options: readonly number[],
-  field = 'value',
-): number {
-  const parsed = parseIntegerStrict(value, {}, field)
-  if (!options.includes(parsed)) throw badInput(field, `must be one of ${options.join(', ')}`)
-  return parsed
-}
-
-/** Parses a boolean header such as `X-Has-Password`: exactly `true` or `false`. */
-export function parseBooleanStrict(value: unknown, field = 'value'): boolean {
-  const text = requireText(value, field)
-  if (text === 'true') return true
-  if (text === 'false') return false
-  throw badInput(field, 'must be true or false')
-}
-
 /** Checks a JSON number: a safe integer within `range`. */
 export function requireInteger(value: unknown, range: IntegerRange = {}, field = 'value'): number {
   if (value === undefined || value === null) throw badInput(field, 'is missing')
@@ -154,13 +130,6 @@ export function requireInteger(value: unknown, range: IntegerRange = {}, field =
 export function requireBoolean(value: unknown, field = 'value'): boolean {
   if (value === undefined || value === null) throw badInput(field, 'is missing')
   if (typeof value !== 'boolean') throw badInput(field, 'must be true or false')
-  return value
-}
-
-/** Checks that `value` is one of `options`: note content types, configured option lists. */
-export function requireOneOf<T>(value: unknown, options: readonly T[], field = 'value'): T {
-  if (value === undefined || value === null) throw badInput(field, 'is missing')
-  if (!isOneOf(value, options)) throw badInput(field, `must be one of ${options.join(', ')}`)
   return value
 }
 
@@ -200,60 +169,18 @@ export function decodeBase64(value: unknown, range: ByteRange = {}, field = 'val
   )
 }
 
-/** Decodes base64url (tokens and salts of the file and note routes) and checks the length. */
-export function decodeBase64Url(
-  value: unknown,
-  range: ByteRange = {},
-  field = 'value',
-): Uint8Array {
-  const text = requireText(value, field)
-  checkEncodedLength(text, range, field)
-  return checkByteLength(
-    decodeField(field, () => fromBase64Url(text)),
-    range,
-    field,
-  )
-}
-
-/**
- * Decodes base64url whose decoded length must be one of `allowedLengths`, such as an upload
- * salt of 16 or 32 bytes (spec: Limits, salt sizes).
- */
-export function decodeBase64UrlBytes(
-  value: unknown,
-  allowedLengths: number | readonly number[],
-  field = 'value',
-): Uint8Array {
-  const lengths = typeof allowedLengths === 'number' ? [allowedLengths] : allowedLengths
-  const bytes = decodeBase64Url(value, { minBytes: 0, maxBytes: Math.max(0, ...lengths) }, field)
-  if (!lengths.includes(bytes.length)) {
-    throw badInput(field, `must decode to ${lengths.join(' or ')} bytes`)
-  }
-  return bytes
-}
-
 /**
  * Decodes a binary field or header of the request and inbox routes: canonical unpadded
- * base64url of exactly `byteLength` bytes, no other spelling (spec: Encodings and identifiers).
+ * base64url of exactly `bytes` bytes (or a length within `[min, max]`), no other spelling (spec:
+ * Encodings and identifiers).
  */
 export function decodeCanonicalBytes(
   value: unknown,
-  byteLength: number,
+  bytes: ByteLength,
   field = 'value',
 ): Uint8Array {
   const text = requireText(value, field)
-  return decodeField(field, () => fromCanonicalBase64Url(text, byteLength))
-}
-
-/** Same as {@link decodeCanonicalBytes} for a length within `minBytes`..`maxBytes` (inclusive). */
-export function decodeCanonicalBytesRange(
-  value: unknown,
-  minBytes: number,
-  maxBytes: number,
-  field = 'value',
-): Uint8Array {
-  const text = requireText(value, field)
-  return decodeField(field, () => fromCanonicalBase64UrlRange(text, minBytes, maxBytes))
+  return decodeField(field, () => fromBase64Url(text, { canonical: true, bytes }))
 }
 
 /**
@@ -271,10 +198,9 @@ export function isValidBriefLength(byteLength: number): boolean {
 
 /** Decodes `brief.ciphertext`: canonical base64url of a length {@link isValidBriefLength} accepts. */
 export function decodeBriefCiphertext(value: unknown, field = 'brief.ciphertext'): Uint8Array {
-  const bytes = decodeCanonicalBytesRange(
+  const bytes = decodeCanonicalBytes(
     value,
-    BRIEF_CIPHERTEXT_MIN_BYTES,
-    BRIEF_CIPHERTEXT_MAX_BYTES,
+    [BRIEF_CIPHERTEXT_MIN_BYTES, BRIEF_CIPHERTEXT_MAX_BYTES],
     field,
   )
   if (!isValidBriefLength(bytes.length)) {

@@ -13,7 +13,6 @@ import {
 import type { Credentials } from './credentials.js'
 import { fetchChunk, isChunkRequest } from './chunk-fetch.js'
 import { NotFileshareServerError } from './errors.js'
-import { isHandedOn, releaseBuffer } from './record-buffers.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
 import { followTrustedRedirects } from './redirects.js'
 
@@ -33,10 +32,10 @@ function zeroMask(mask: Buffer): void {
  * the session token rides on it as `Authorization: Bearer`, as the browser's cookie would.
  */
 export async function nodeWebSocket(bearerToken?: string): Promise<WebSocketFactory> {
-  const { WebSocket } = await import('ws')
+  const { RecordSocket } = await import('./record-socket.js')
   const headers = bearerToken ? { Authorization: `Bearer ${bearerToken}` } : undefined
-  return (url) => {
-    const socket = new WebSocket(url, {
+  return (url) =>
+    new RecordSocket(url, {
       perMessageDeflate: false,
       generateMask: zeroMask,
       // The upgrade carries the login token: a redirect fails it, and the upload falls back to
@@ -44,14 +43,6 @@ export async function nodeWebSocket(bearerToken?: string): Promise<WebSocketFact
       followRedirects: false,
       ...(headers ? { headers } : {}),
     })
-    const send = socket.send.bind(socket)
-    // A sealed record's buffer is reused once the socket has written it (record-buffers.ts).
-    socket.send = ((data: Parameters<typeof send>[0]) => {
-      if (data instanceof Uint8Array && isHandedOn(data)) send(data, () => releaseBuffer(data))
-      else send(data)
-    }) as typeof socket.send
-    return socket
-  }
 }
 
 export interface ApiSetup {

@@ -4,8 +4,9 @@
  * (record-buffers.ts): over plain HTTP a socket reads straight into them, over HTTPS node:https
  * delivers into them. The decrypting stream then takes every record as it is and the cipher
  * threads open it in place: no assembly copy in the stream, no fresh MiB per record, and none
- * of the web-stream machinery of undici's body between the socket and the cipher. Header values
- * pass through `Headers`, which refuses line breaks. Everything else goes to the global `fetch`.
+ * of the web-stream machinery of undici's body between the socket and the cipher (undici's own
+ * `request` and `stream` cost far more CPU per download: docs/cli.md). Header values pass through
+ * `Headers`, which refuses line breaks. Everything else goes to the global `fetch`.
  */
 import type { IncomingMessage } from 'node:http'
 

@@ -1,42 +1,28 @@
 /** Parsing and printing of the durations, sizes and dates users type and read. */
-import { formatBytes as formatBytesIn } from '@fileshare/protocol'
-
-const DURATION_UNITS: ReadonlyArray<[suffix: string, seconds: number]> = [
-  ['w', 7 * 86_400],
-  ['d', 86_400],
-  ['h', 3_600],
-  ['m', 60],
-  ['s', 1],
-]
+import {
+  formatBytes as formatBytesIn,
+  formatDuration as formatDurationIn,
+  parseDuration as parseDurationIn,
+} from '@fileshare/protocol'
 
 /** `90`, `90s`, `5m`, `1h`, `7d`, `2w` → seconds; null when the text is none of these. */
 export function parseDuration(text: string): number | null {
-  const match = /^\s*(\d+)\s*([smhdw]?)\s*$/i.exec(text)
-  if (!match) return null
-  const value = Number(match[1])
-  const unit = (match[2] ?? '').toLowerCase()
-  const factor = unit === '' ? 1 : DURATION_UNITS.find(([suffix]) => suffix === unit)![1]
-  const seconds = value * factor
-  return Number.isSafeInteger(seconds) ? seconds : null
+  try {
+    return parseDurationIn(text)
+  } catch {
+    return null
+  }
 }
 
 /** Seconds in the largest unit that divides them exactly: 3600 → `1h`, 5400 → `90m`. */
 export function formatDuration(seconds: number): string {
-  if (seconds === 0) return '0s'
-  for (const [suffix, factor] of DURATION_UNITS) {
-    if (seconds % factor === 0) return `${seconds / factor}${suffix}`
-  }
-  return `${seconds}s`
+  return formatDurationIn(seconds)
 }
 
 /** Time left for a progress bar: `42s`, `3m 05s`, `2h 07m`; `–` when unknown (no rate yet). */
 export function formatRemaining(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return '–'
-  const s = Math.ceil(seconds)
-  if (s < 60) return `${s}s`
-  const pad = (n: number) => String(n).padStart(2, '0')
-  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`
-  return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`
+  return formatDurationIn(seconds, { style: 'remaining', units: ['hour', 'minute', 'second'] })
 }
 
 /** Bytes in the service's one convention (binary multiples, `1.5 MiB`); the CLI writes English. */

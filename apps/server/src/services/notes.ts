@@ -39,10 +39,9 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
-import { decodeBase64Strict } from './base64.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { RemovedItem, Tombstones } from './tombstones.js'
-import { canonicalSalt, invalid } from './validation.js'
+import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
 export interface NotesDeps {
   config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>

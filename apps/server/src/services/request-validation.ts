@@ -21,7 +21,6 @@ import {
   BRIEF_NONCE_BYTES,
   decodeBriefCiphertext,
   decodeCanonicalBytes,
-  decodeCanonicalBytesRange,
   isAllowedRequestUploads,
   isOneOf,
   parseIntegerStrict,
@@ -248,10 +247,9 @@ export function parseFinalizeBody(body: unknown): RequestUploadFinalize {
   )
   const encryptedMeta = problems.check('encryptedMeta', () =>
     Buffer.from(
-      decodeCanonicalBytesRange(
+      decodeCanonicalBytes(
         fields.encryptedMeta,
-        REQUEST_META_MIN_BYTES,
-        REQUEST_META_MAX_BYTES,
+        [REQUEST_META_MIN_BYTES, REQUEST_META_MAX_BYTES],
         'encryptedMeta',
       ),
     ),

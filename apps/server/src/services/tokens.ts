@@ -13,10 +13,9 @@ export const TOKEN_MAX_BYTES = 64
 
 /** The bytes of a base64url token, or null when it is not one of an acceptable length. */
 export function tokenBytes(text: string | undefined | null): Uint8Array | null {
-  if (typeof text !== 'string' || text.length === 0 || text.length > 128) return null
+  if (typeof text !== 'string') return null
   try {
-    const bytes = fromBase64Url(text)
-    return bytes.length >= TOKEN_MIN_BYTES && bytes.length <= TOKEN_MAX_BYTES ? bytes : null
+    return fromBase64Url(text, { bytes: [TOKEN_MIN_BYTES, TOKEN_MAX_BYTES] })
   } catch {
     return null
   }

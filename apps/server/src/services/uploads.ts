@@ -21,12 +21,11 @@ import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
-import { decodeBase64Strict } from './base64.js'
 import { DownloadCounter } from './download-counter.js'
 import type { Tombstones } from './tombstones.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
-import { canonicalSalt, invalid } from './validation.js'
+import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
 /** What a client declares before sending bytes: the same on every transport. */
 export interface UploadSpec {

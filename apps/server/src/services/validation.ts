@@ -1,5 +1,11 @@
 /** Small request checks shared by the services, turning protocol validator failures into 400s. */
-import { ERROR_MESSAGES, fromBase64Url, toBase64Url } from '@fileshare/protocol'
+import {
+  decodeBase64,
+  ERROR_MESSAGES,
+  fromBase64Url,
+  toBase64Url,
+  type ByteRange,
+} from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 
@@ -15,10 +21,23 @@ export function invalid(details: Record<string, string>): HttpError {
  * characters outside the alphabet are refused, as the protocol's decoder refuses them.
  */
 export function canonicalSalt(text: unknown, sizes: readonly number[]): string | null {
-  if (typeof text !== 'string' || text.length > 64) return null
+  if (typeof text !== 'string') return null
   try {
-    const bytes = fromBase64Url(text)
+    const bytes = fromBase64Url(text, { bytes: [Math.min(...sizes), Math.max(...sizes)] })
     return sizes.includes(bytes.length) ? toBase64Url(bytes) : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The bytes of canonical padded base64 of `range.minBytes` (default 1) to `range.maxBytes` bytes
+ * (the protocol's `decodeBase64`), or null for anything else.
+ */
+export function decodeBase64Strict(value: unknown, range: ByteRange = {}): Buffer | null {
+  try {
+    const bytes = decodeBase64(value, range)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   } catch {
     return null
   }

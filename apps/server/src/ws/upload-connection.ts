@@ -6,7 +6,6 @@
  * mean; normal uploads and uploads into a request share everything else (spec: Uploading into a
  * request, "same frames, buffering, backpressure and keepalive").
  */
-import { EventEmitter } from 'node:events'
 import type { IncomingMessage } from 'node:http'
 
 import {
@@ -24,6 +23,7 @@ import type { RawData, WebSocket } from 'ws'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadSession } from '../services/upload-sessions.js'
+import { onFrameRefused } from './frame-refusals.js'
 import {
   ProgressWatch,
   STALLED_MESSAGE,
@@ -89,16 +89,6 @@ function isControlFrame(value: unknown): value is ControlFrame {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/**
- * The frame parser of a `ws` socket. ws emits a frame it refuses on the parser and closes the
- * socket in the same step, before the socket's own `error` event; only a listener on the parser
- * can still send a frame. Not part of ws's typed interface: absent, refusals close as ws does.
- */
-function receiverOf(ws: WebSocket): EventEmitter | undefined {
-  const receiver = (ws as unknown as { _receiver?: unknown })._receiver
-  return receiver instanceof EventEmitter ? receiver : undefined
-}
-
 function byteLength(data: RawData): number {
   if (Array.isArray(data)) return data.reduce((sum, piece) => sum + piece.length, 0)
   return data instanceof ArrayBuffer ? data.byteLength : data.length
@@ -145,7 +135,7 @@ export class UploadConnection {
     // ws refuses some frames itself (one larger than the buffer, a malformed frame, bad UTF-8)
     // and closes the socket at once. Heard ahead of ws, such a refusal fails the upload like any
     // other: an `error` frame first, then the spec's close code (step 6, Failure).
-    receiverOf(ws)?.prependListener('error', (error: unknown) => this.refusedByWs(error))
+    onFrameRefused(ws, (error) => this.refusedByWs(error))
     ws.on('error', (error) =>
       this.options.logger.debug('upload socket closed on a protocol error', error),
     )

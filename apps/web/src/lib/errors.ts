@@ -56,15 +56,6 @@ export function errorKindOf(error: unknown): ErrorKind {
   return 'generic'
 }
 
-/** True when the user cancelled (an AbortSignal fired). */
-export function isAbort(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { name?: unknown }).name === 'AbortError'
-  )
-}
-
 /** One line explaining `error` to the user; `context` tells a sign-in prompt from a bad link. */
 export function errorMessage(error: unknown, context: ErrorContext = 'use'): string {
   if (isProtocolError(error)) {

@@ -45,3 +45,11 @@ describe('dates', () => {
     expect(formatRelative('2025-12-30T00:00:00.000Z', now, 'en')).toBe('2 days ago')
   })
 })
+
+describe('formatRemaining of nothing left and of no duration', () => {
+  it('reads at least one second, and refuses what is not a duration', () => {
+    expect(formatRemaining(0, 'en')).toBe('1 second')
+    expect(() => formatRemaining(-1, 'en')).toThrow(RangeError)
+    expect(() => formatRemaining(Number.NaN, 'en')).toThrow(RangeError)
+  })
+})

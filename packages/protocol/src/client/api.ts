@@ -88,21 +88,6 @@ function innermostMessage(error: unknown): string {
   return found
 }
 
-/** True when `error` is the rejection of an aborted signal (rethrown unchanged, never wrapped). */
-export function isAbortError(error: unknown, signal?: AbortSignal): boolean {
-  if (signal?.aborted && (error === signal.reason || isNamedAbort(error))) return true
-  return isNamedAbort(error)
-}
-
-function isNamedAbort(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    ((error as { name?: unknown }).name === 'AbortError' ||
-      (error as { name?: unknown }).name === 'TimeoutError')
-  )
-}
-
 export class ApiClient {
   readonly baseUrl: string
   readonly webSocket: WebSocketFactory | undefined

@@ -1,6 +1,6 @@
 /** The client core shared by the command line and the web app: every call to the server. */
 export { ApiError, isApiError, parseRetryAfter } from './api-error.js'
-export { ApiClient, isAbortError } from './api.js'
+export { ApiClient } from './api.js'
 export type { ApiOptions, ApiMethod, ApiRequestInit, ProgressFetch } from './api.js'
 export type {
   WebSocketLike,

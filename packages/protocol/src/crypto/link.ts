@@ -5,7 +5,7 @@
  * a password, the protected secret), and for an inbox with a password its 16-byte password salt.
  * (File and note password salts are stored by the server and read before unlocking.)
  */
-import { concatBytes, fromCanonicalBase64Url, toBase64Url } from '../encoding.js'
+import { concatBytes, fromBase64Url, toBase64Url } from '../encoding.js'
 import { ProtocolError } from '../errors.js'
 import { SECRET_SIZE } from './keys.js'
 import { PASSWORD_SALT_BYTES } from '../wire/limits.js'
@@ -110,11 +110,11 @@ export function parseLink(text: string): ParsedLink {
   const plainLength = 2 + SECRET_SIZE
   const saltedLength = plainLength + PASSWORD_SALT_BYTES
   try {
-    bytes = fromCanonicalBase64Url(fragment, plainLength)
+    bytes = fromBase64Url(fragment, { canonical: true, bytes: plainLength })
   } catch {
     if (!withSalt) throw badLink('the key is damaged or incomplete')
     try {
-      bytes = fromCanonicalBase64Url(fragment, saltedLength)
+      bytes = fromBase64Url(fragment, { canonical: true, bytes: saltedLength })
     } catch {
       throw badLink('the key is damaged or incomplete')
     }

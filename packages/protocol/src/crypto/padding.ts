@@ -2,7 +2,7 @@
  * Length-hiding padding (ISO/IEC 7816-4): a 0x80 byte, then zeros up to a whole block. It is
  * applied inside the AEAD, so its removal only ever sees authenticated bytes.
  */
-import { decryptFailed, ProtocolError } from '../errors.js'
+import { decryptFailed } from '../errors.js'
 
 /** Pads `data` to the smallest multiple of `block` that holds it plus the 0x80 marker. */
 export function pad(data: Uint8Array, block: number, minBlocks = 1): Uint8Array {
@@ -20,10 +20,4 @@ export function unpad(padded: Uint8Array, block: number): Uint8Array {
   while (end >= 0 && padded[end] === 0) end--
   if (end < 0 || padded[end] !== 0x80) throw decryptFailed()
   return padded.subarray(0, end)
-}
-
-export function paddedLength(length: number, block: number): number {
-  if (!Number.isSafeInteger(length) || length < 0)
-    throw new ProtocolError('BAD_INPUT', 'Bad length')
-  return Math.ceil((length + 1) / block) * block
 }

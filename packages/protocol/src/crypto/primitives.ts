@@ -6,7 +6,6 @@ import { concatBytes, utf8 } from '../encoding.js'
 import { decryptFailed } from '../errors.js'
 
 export const AES_GCM_IV_SIZE = 12
-export const AES_GCM_TAG_SIZE = 16
 export const KEY_SIZE = 32
 
 function subtle(): SubtleCrypto {
@@ -113,11 +112,6 @@ export async function aesGcmDecrypt(
   } catch (cause) {
     throw decryptFailed(cause)
   }
-}
-
-/** Imports raw bytes as a non-extractable AES-256-GCM key (used for keys carried in a vault). */
-export async function importAesKey(raw: Uint8Array): Promise<CryptoKey> {
-  return subtle().importKey('raw', buffer(raw), 'AES-GCM', false, ['encrypt', 'decrypt'])
 }
 
 export function xorBytes(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fromBase64Url, fromCanonicalBase64Url } from '../encoding.js'
+import { fromBase64Url } from '../encoding.js'
 import { generateSecret } from './keys.js'
 import {
   createRequest,
@@ -23,12 +23,12 @@ function sealedOf(fields: { ciphertext: string; nonce: string }): Sealed {
 describe('request creation', () => {
   it('produces every field at its exact size, canonically encoded', async () => {
     const { fields } = await createRequest({ message: 'Send me the contracts', acceptsNote: true })
-    expect(fromCanonicalBase64Url(fields.vault, 146)).toHaveLength(146)
-    expect(fromCanonicalBase64Url(fields.vaultNonce, 12)).toHaveLength(12)
+    expect(fromBase64Url(fields.vault, { canonical: true, bytes: 146 })).toHaveLength(146)
+    expect(fromBase64Url(fields.vaultNonce, { canonical: true, bytes: 12 })).toHaveLength(12)
     for (const token of [fields.uploadToken, fields.inboxAuthToken, fields.inboxOwnerToken]) {
-      expect(fromCanonicalBase64Url(token, 32)).toHaveLength(32)
+      expect(fromBase64Url(token, { canonical: true, bytes: 32 })).toHaveLength(32)
     }
-    expect(fromCanonicalBase64Url(fields.brief.nonce, 12)).toHaveLength(12)
+    expect(fromBase64Url(fields.brief.nonce, { canonical: true, bytes: 12 })).toHaveLength(12)
     expect(fromBase64Url(fields.brief.ciphertext)).toHaveLength(1040)
   })
 

@@ -3,9 +3,9 @@
  * refreshing, each entry's download, note reading and deletion, and closing or deleting the
  * request. The page shows it and wires its buttons to these transitions.
  */
-import { isApiError, isProtocolError, parseLink } from '@fileshare/protocol'
+import { isAbortError, isApiError, isProtocolError, parseLink } from '@fileshare/protocol'
 
-import { errorKindOf, errorMessage, isAbort, lockoutMessage, type ErrorKind } from '../errors'
+import { errorKindOf, errorMessage, lockoutMessage, type ErrorKind } from '../errors'
 import { formatBytes } from '../format-bytes'
 import { t } from '../i18n/t'
 import {
@@ -191,7 +191,7 @@ export class InboxPage {
       })
       state.message = t('inbox.entry.downloaded', { name })
     } catch (error) {
-      if (isAbort(error)) {
+      if (isAbortError(error)) {
         state.message = null
       } else {
         state.message = t('inbox.entry.downloadFailed', { name, message: errorMessage(error) })
@@ -215,7 +215,7 @@ export class InboxPage {
       // Straight from the click: the folder picker needs the click's user gesture.
       folder = await pickSaveFolder()
     } catch (error) {
-      if (!isAbort(error)) {
+      if (!isAbortError(error)) {
         const text = t('inbox.downloadAllFailed', { message: errorMessage(error) })
         this.notice = { text, error: true }
       }

@@ -3,7 +3,7 @@
  * Errors cross the boundary as plain objects and come back as the client core's own classes, so
  * pages branch on `ApiError.status` and `ProtocolError.code` exactly as in the worker.
  */
-import { ApiError, ProtocolError, type ProtocolErrorCode } from '@fileshare/protocol'
+import { ApiError, isAbortError, ProtocolError, type ProtocolErrorCode } from '@fileshare/protocol'
 
 export interface CallMessage {
   type: 'call'
@@ -94,7 +94,7 @@ export function serializeError(error: unknown): SerializedError {
     typeof named?.message === 'string' ? named.message : String(error ?? 'Unknown error')
   return {
     fileshareError: true,
-    kind: name === 'AbortError' ? 'abort' : 'other',
+    kind: isAbortError(error) ? 'abort' : 'other',
     name,
     message,
   }
