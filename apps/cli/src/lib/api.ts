@@ -13,6 +13,7 @@ import {
 import type { Credentials } from './credentials.js'
 import { fetchChunk, isChunkRequest } from './chunk-fetch.js'
 import { NotFileshareServerError } from './errors.js'
+import { releaseBuffer } from './record-buffers.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
 import { followTrustedRedirects } from './redirects.js'
 
