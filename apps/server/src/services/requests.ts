@@ -26,6 +26,7 @@ import { and, asc, eq, gt, gte, lt, lte, notExists, or, sql } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
+import { decrement, decrementToZero, increment } from '../db/expressions.js'
 import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
@@ -109,7 +110,7 @@ export class RequestsService {
   private readonly counter: DownloadCounter
 
   constructor(private readonly deps: RequestsDeps) {
-    this.counter = new DownloadCounter(deps.db, 'request_uploads', deps.blobs)
+    this.counter = new DownloadCounter(deps.db, requestUploads, deps.blobs)
   }
 
   /**
@@ -132,11 +133,12 @@ export class RequestsService {
           .values({ clientKey: this.clientKey(client, day), dayStart: day, count: 1 })
           .onConflictDoUpdate({
             target: [requestDailyCounts.clientKey, requestDailyCounts.dayStart],
-            set: { count: sql`${requestDailyCounts.count} + 1` },
-            setWhere: sql`${requestDailyCounts.count} < ${limit}`,
+            set: { count: increment(requestDailyCounts.count) },
+            setWhere: lt(requestDailyCounts.count, limit),
           })
-          .run()
-        if (counted.changes !== 1) {
+          .returning({ count: requestDailyCounts.count })
+          .get()
+        if (counted === undefined) {
           const seconds = Math.max(1, Math.ceil((day + DAY_MS - now) / 1000))
           throw new HttpError(429, ERROR_MESSAGES.dailyRequestLimitReached, {
             headers: { 'Retry-After': String(seconds) },
@@ -308,9 +310,9 @@ export class RequestsService {
         const moved = tx
           .update(fileRequests)
           .set({
-            reservedUploads: sql`max(${fileRequests.reservedUploads} - 1, 0)`,
-            usedUploads: sql`${fileRequests.usedUploads} + 1`,
-            usedBytes: sql`${fileRequests.usedBytes} + ${init.size}`,
+            reservedUploads: decrementToZero(fileRequests.reservedUploads),
+            usedUploads: increment(fileRequests.usedUploads),
+            usedBytes: increment(fileRequests.usedBytes, init.size),
           })
           .where(eq(fileRequests.id, requestId))
           .returning({ downloads: fileRequests.downloads })
@@ -370,8 +372,8 @@ export class RequestsService {
       if (row === undefined) return false
       tx.update(fileRequests)
         .set({
-          usedUploads: sql`max(${fileRequests.usedUploads} - 1, 0)`,
-          usedBytes: sql`max(${fileRequests.usedBytes} - ${row.size}, 0)`,
+          usedUploads: decrementToZero(fileRequests.usedUploads),
+          usedBytes: decrementToZero(fileRequests.usedBytes, row.size),
         })
         .where(eq(fileRequests.id, requestId))
         .run()
@@ -463,9 +465,10 @@ export class RequestsService {
       ? this.deps.db
           .delete(requestUploads)
           .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
-          .run().changes
-      : 0
-    if (deleted !== 1) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+          .returning({ id: requestUploads.id })
+          .get()
+      : undefined
+    if (deleted === undefined) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     await this.deps.janitor.remove(uploadId)
   }
 
@@ -505,7 +508,8 @@ export class RequestsService {
       .update(fileRequests)
       .set({ reservedUploads: 0 })
       .where(gt(fileRequests.reservedUploads, 0))
-      .run().changes
+      .returning({ id: fileRequests.id })
+      .all().length
   }
 
   /**
@@ -525,7 +529,7 @@ export class RequestsService {
         )
         .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
         .all()
-      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(rows) }
+      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(tx, rows) }
     })
     const queued = await this.deps.janitor.removeAll(blobs.removeNow)
     return { removed, queued, held: blobs.held }
@@ -554,7 +558,8 @@ export class RequestsService {
           ),
         ),
       )
-      .run().changes
+      .returning({ id: fileRequests.id })
+      .all().length
   }
 
   /** Cleanup: deletes the daily creation counts of past days. */
@@ -562,7 +567,8 @@ export class RequestsService {
     return this.deps.db
       .delete(requestDailyCounts)
       .where(lt(requestDailyCounts.dayStart, dayStart(this.deps.now())))
-      .run().changes
+      .returning({ dayStart: requestDailyCounts.dayStart })
+      .all().length
   }
 
   /**
@@ -618,7 +624,7 @@ export class RequestsService {
     const now = this.deps.now()
     const reserved = this.deps.db
       .update(fileRequests)
-      .set({ reservedUploads: sql`${fileRequests.reservedUploads} + 1` })
+      .set({ reservedUploads: increment(fileRequests.reservedUploads) })
       .where(
         and(
           eq(fileRequests.id, requestId),
@@ -628,8 +634,9 @@ export class RequestsService {
           sql`${fileRequests.usedUploads} + ${fileRequests.reservedUploads} < ${fileRequests.maxUploads}`,
         ),
       )
-      .run()
-    if (reserved.changes === 1) return
+      .returning({ id: fileRequests.id })
+      .get()
+    if (reserved !== undefined) return
     const row = this.findRequest(requestId)
     if (!this.isOpen(row)) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
@@ -639,7 +646,7 @@ export class RequestsService {
   private releaseSlot(requestId: string): void {
     this.deps.db
       .update(fileRequests)
-      .set({ reservedUploads: sql`${fileRequests.reservedUploads} - 1` })
+      .set({ reservedUploads: decrement(fileRequests.reservedUploads) })
       .where(and(eq(fileRequests.id, requestId), gt(fileRequests.reservedUploads, 0)))
       .run()
   }
