@@ -121,10 +121,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       now: deps.now,
     }),
   )
-  app.route(
-    '/api/inbox',
-    inboxRoutes({ requests: services.requests, enabled: requestsOn, ipOf, logger }),
-  )
+  app.route('/api/inbox', inboxRoutes({ inbox: services.inbox, enabled: requestsOn, ipOf, logger }))
 
   if (deps.authRoutes) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.

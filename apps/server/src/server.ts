@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Config } from './config.js'
 import { createApp } from './app.js'
 import { startCheckpointer } from './db/checkpointer.js'
-import { openDatabase, type Db } from './db/client.js'
+import { closeDatabase, openDatabase, type Db } from './db/client.js'
 import { listen } from './listen.js'
 import { securityHeaderValues } from './middleware/security-headers.js'
 import { createLogger, type Logger } from './logger.js'
@@ -116,7 +116,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await sockets.close()
         await http.close()
         await checkpointer.stop()
-        db.$client.close()
+        closeDatabase(db)
       } finally {
         clearInterval(keepAlive)
       }

@@ -1,17 +1,17 @@
 /**
  * The requester's inbox routes (spec: Inbox routes): listing, counted file downloads and the
- * management routes, thin adapters over RequestsService, which also applies the lockout.
+ * management routes, thin adapters over InboxService, which also applies the lockout.
  */
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import type { Logger } from '../logger.js'
-import type { RequestsService } from '../services/requests.js'
+import type { InboxService } from '../services/inbox.js'
 import { requestId, requestsEnabled } from './requests.js'
 import { downloadResponse, refuseHead } from './download.js'
 
 export interface InboxRouteDeps {
-  requests: RequestsService
+  inbox: InboxService
   /** Answers 403 on every route while file requests are disabled. */
   enabled: boolean
   ipOf: (c: Context<AppEnv>) => string
@@ -25,33 +25,33 @@ function uploadId(c: Context<AppEnv>): string {
 
 /** Routes mounted at `/api/inbox`. */
 export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
-  const { requests, ipOf } = deps
+  const { inbox, ipOf } = deps
   const app = new Hono<AppEnv>()
   app.use('*', requestsEnabled(deps.enabled))
 
   const inboxToken = (c: Context<AppEnv>) => c.req.header('x-inbox-token')
   const ownerToken = (c: Context<AppEnv>) => c.req.header('x-inbox-owner-token')
 
-  app.get('/:id', (c) => c.json(requests.inbox(requestId(c), inboxToken(c), ipOf(c)), 200))
+  app.get('/:id', (c) => c.json(inbox.read(requestId(c), inboxToken(c), ipOf(c)), 200))
 
   app.get('/:id/file/:uid', async (c) => {
     refuseHead(c)
-    const file = await requests.inboxFile(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
+    const file = await inbox.file(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
     return downloadResponse(c, file, deps.logger)
   })
 
   app.delete('/:id/file/:uid', async (c) => {
-    await requests.deleteFile(requestId(c), uploadId(c), ownerToken(c), ipOf(c))
+    await inbox.deleteFile(requestId(c), uploadId(c), ownerToken(c), ipOf(c))
     return c.json({ ok: true }, 200)
   })
 
   app.post('/:id/close', (c) => {
-    requests.close(requestId(c), ownerToken(c), ipOf(c))
+    inbox.close(requestId(c), ownerToken(c), ipOf(c))
     return c.json({ ok: true }, 200)
   })
 
   app.delete('/:id', async (c) => {
-    await requests.deleteRequest(requestId(c), ownerToken(c), ipOf(c))
+    await inbox.deleteRequest(requestId(c), ownerToken(c), ipOf(c))
     return c.json({ ok: true }, 200)
   })
 

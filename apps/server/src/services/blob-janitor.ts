@@ -4,9 +4,10 @@
  * of an item retired after a download is held, in the same table, until the presigned URL that
  * download handed out has expired, so a counted download can still be fetched.
  */
-import { eq, lte, sql } from 'drizzle-orm'
+import { eq, lte } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import type { Db, Executor } from '../db/client.js'
+import { increment } from '../db/expressions.js'
 import { blobDeletions } from '../db/schema.js'
 import type { BlobStore } from '../storage/blob-store.js'
 
@@ -56,11 +57,11 @@ export class BlobJanitor {
   /**
    * Of the blobs of records being retired (expired or used up), queues those whose last download
    * handed out a presigned URL that is still valid, to be removed by `retry()` once it has
-   * expired plus URL_HOLD_MARGIN_MS; answers the keys to remove now. Synchronous, so that it runs
-   * inside the transaction that deletes the records: a crash between the two would otherwise
-   * leave the held blob to the orphan sweep, which does not wait for the URL.
+   * expired plus URL_HOLD_MARGIN_MS; answers the keys to remove now. It writes through `tx`, the
+   * transaction that deletes the records: a crash between the two would otherwise leave the held
+   * blob to the orphan sweep, which does not wait for the URL.
    */
-  holdForUrls(blobs: Iterable<RetiredBlob>): { removeNow: string[]; held: number } {
+  holdForUrls(tx: Executor, blobs: Iterable<RetiredBlob>): { removeNow: string[]; held: number } {
     const lifetime = this.blobs.presignedUrlLifetimeMs
     const time = this.now()
     const removeNow: string[] = []
@@ -74,8 +75,7 @@ export class BlobJanitor {
         removeNow.push(id)
         continue
       }
-      this.db
-        .insert(blobDeletions)
+      tx.insert(blobDeletions)
         .values({ key: id, queuedAt: time, notBefore })
         .onConflictDoNothing()
         .run()
@@ -110,7 +110,7 @@ export class BlobJanitor {
         this.onError(error)
         this.db
           .update(blobDeletions)
-          .set({ attempts: sql`${blobDeletions.attempts} + 1` })
+          .set({ attempts: increment(blobDeletions.attempts) })
           .where(eq(blobDeletions.key, key))
           .run()
       }

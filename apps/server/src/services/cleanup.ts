@@ -35,7 +35,7 @@ export interface CleanupDeps {
   blobs: BlobStore
   services: Pick<
     Services,
-    'sessions' | 'janitor' | 'quota' | 'requests' | 'uploads' | 'notes' | 'tombstones'
+    'sessions' | 'janitor' | 'quota' | 'requests' | 'inbox' | 'uploads' | 'notes' | 'tombstones'
   >
   logger: Logger
   /** Milliseconds since the epoch; decides which records have expired. */
@@ -177,7 +177,7 @@ export class CleanupJob {
       report.tombstonesPurged = services.tombstones.purge(this.deps.now())
     })
     await step('requestUploads', async () => {
-      const { removed, queued, held } = await services.requests.removeExpiredUploads()
+      const { removed, queued, held } = await services.inbox.removeExpiredUploads()
       report.requestUploadsRemoved = removed
       report.blobsQueued += queued
       report.blobsHeld += held

@@ -4,6 +4,7 @@ import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import { BlobJanitor } from './blob-janitor.js'
+import { InboxService } from './inbox.js'
 import { MemoryLockout } from './limits/lockout.js'
 import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter } from './limits/rate-limiter.js'
@@ -18,6 +19,7 @@ export interface Services {
   uploads: UploadsService
   notes: NotesService
   requests: RequestsService
+  inbox: InboxService
   quota: DbUploadQuota
   lockout: MemoryLockout
   rateLimiter: RateLimiter
@@ -63,5 +65,17 @@ export function createServices(
   const uploads = new UploadsService({ ...uploadDeps, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
   const requests = new RequestsService({ ...uploadDeps, ipHash: new DailyIpHash(db) })
-  return { sessions, uploads, notes, requests, quota, lockout, rateLimiter, janitor, tombstones }
+  const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
+  return {
+    sessions,
+    uploads,
+    notes,
+    requests,
+    inbox,
+    quota,
+    lockout,
+    rateLimiter,
+    janitor,
+    tombstones,
+  }
 }

@@ -6,43 +6,63 @@
  * out; a blob that cannot be handed out gives the download back.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import type { Statement } from 'better-sqlite3'
+import { and, eq, gt, lt, sql } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
+import { decrement, increment } from '../db/expressions.js'
+import type { requestUploads, uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-store.js'
 
-/** Tables whose rows carry `id`, `download_count`, `max_downloads` and `expires_at`. */
-export type CountedTable = 'uploads' | 'request_uploads'
+/** The tables whose rows count downloads. */
+export type CountedTable = typeof uploads | typeof requestUploads
+
+const ID = sql.placeholder('id')
+const NOW = sql.placeholder('now')
+
+/** Both statements prepared once, since every download runs them. */
+function prepareCounter(db: Db, table: CountedTable) {
+  return {
+    take: db
+      .update(table)
+      .set({ downloadCount: increment(table.downloadCount), lastDownloadAt: sql`${NOW}` })
+      .where(
+        and(
+          eq(table.id, ID),
+          lt(table.downloadCount, table.maxDownloads),
+          gt(table.expiresAt, NOW),
+        ),
+      )
+      .returning({ id: table.id })
+      .prepare(),
+    giveBack: db
+      .update(table)
+      .set({ downloadCount: decrement(table.downloadCount) })
+      .where(and(eq(table.id, ID), gt(table.downloadCount, 0)))
+      .prepare(),
+  }
+}
 
 export class DownloadCounter {
-  private readonly take: Statement<[{ id: string; now: number }]>
-  private readonly giveBack: Statement<[string]>
+  private readonly statements: ReturnType<typeof prepareCounter>
 
   constructor(
     db: Db,
     table: CountedTable,
     private readonly blobs: BlobStore,
   ) {
-    // The table name is one of two constants above, never input.
-    this.take = db.$client.prepare(
-      `UPDATE ${table} SET download_count = download_count + 1, last_download_at = @now
-       WHERE id = @id AND download_count < max_downloads AND expires_at > @now`,
-    )
-    this.giveBack = db.$client.prepare(
-      `UPDATE ${table} SET download_count = download_count - 1 WHERE id = ? AND download_count > 0`,
-    )
+    this.statements = prepareCounter(db, table)
   }
 
   /** Counts one download of `id` at time `now`, or 410 when expired or used up. */
   async deliver(id: string, now: number): Promise<BlobDelivery> {
-    if (this.take.run({ id, now }).changes !== 1) {
+    if (this.statements.take.get({ id, now }) === undefined) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
     try {
       return await deliverBlob(this.blobs, id)
     } catch (error) {
-      this.giveBack.run(id)
+      this.statements.giveBack.run({ id })
       throw error
     }
   }

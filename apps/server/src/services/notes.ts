@@ -17,8 +17,6 @@
  */
 import { randomUUID } from 'node:crypto'
 
-import type { Statement } from 'better-sqlite3'
-
 import {
   ERROR_MESSAGES,
   NOTE_CONTENT_TYPES,
@@ -34,13 +32,16 @@ import {
   type NoteInfoResponse,
   type NoteViewResponse,
 } from '@fileshare/protocol'
+import { and, eq, gt, gte, lt, lte, or, sql } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
+import { increment } from '../db/expressions.js'
+import { notes } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
-import type { RemovedItem, Tombstones } from './tombstones.js'
+import { tombstoneColumns, type Tombstones } from './tombstones.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
 export interface NotesDeps {
@@ -52,83 +53,83 @@ export interface NotesDeps {
   now: () => number
 }
 
-/** What view and password check need of a note: whether it can be read, and its token. */
-interface NoteAccess {
-  maxViews: number
-  viewCount: number
-  /** SQLite's 0 or 1 (db/schema.ts stores the flag as an integer). */
-  hasPassword: 0 | 1
-  authTokenHash: Buffer
-  expiresAt: number
+const ID = sql.placeholder('id')
+const NOW = sql.placeholder('now')
+
+/** What view and password check read of a note: whether it can be read, and its token. */
+const ACCESS_COLUMNS = {
+  maxViews: notes.maxViews,
+  viewCount: notes.viewCount,
+  hasPassword: notes.hasPassword,
+  authTokenHash: notes.authTokenHash,
+  expiresAt: notes.expiresAt,
 }
 
-/** What the info answer and deletion need as well; the ciphertext comes from the view UPDATE. */
-interface NoteRow extends NoteAccess {
-  id: string
-  contentType: string
-  salt: string
-  passwordSalt: string | null
-  ownerTokenHash: Buffer
-  createdAt: number
+/** What the info answer and deletion read as well; the ciphertext comes from the view's UPDATE. */
+const INFO_COLUMNS = {
+  ...ACCESS_COLUMNS,
+  id: notes.id,
+  contentType: notes.contentType,
+  salt: notes.salt,
+  passwordSalt: notes.passwordSalt,
+  ownerTokenHash: notes.ownerTokenHash,
+  createdAt: notes.createdAt,
 }
 
-interface CountedView {
-  encryptedContent: Buffer
-  nonce: Buffer
-  viewCount: number
-  maxViews: number
-}
+/** A note as stored at creation (the view count starts at 0). */
+type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
 
 /**
- * The note queries as SQL prepared once per service: building a query with drizzle and preparing
- * it again on every request cost more than running it. Columns are those of db/schema.ts. View
- * and password check read only the columns they need (`access`): every column read, above all
- * every blob, costs the driver a copy, and a view's lookup took a third less without them.
+ * The statements of the note routes, prepared once per service: building a query and preparing
+ * it again on every request cost more than running it. View and password check read only the
+ * columns they need (`access`): every column read, above all every blob, costs the driver a copy.
  */
-const QUERIES = {
-  insert: `INSERT INTO notes (id, content_type, encrypted_content, nonce, salt, max_views,
-    view_count, has_password, password_salt, password_algo, auth_token_hash, owner_token_hash,
-    created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-  find: `SELECT id, content_type AS contentType, salt, max_views AS maxViews,
-    view_count AS viewCount, has_password AS hasPassword, password_salt AS passwordSalt,
-    auth_token_hash AS authTokenHash, owner_token_hash AS ownerTokenHash,
-    created_at AS createdAt, expires_at AS expiresAt FROM notes WHERE id = ?`,
-  access: `SELECT max_views AS maxViews, view_count AS viewCount, has_password AS hasPassword,
-    auth_token_hash AS authTokenHash, expires_at AS expiresAt FROM notes WHERE id = ?`,
-  // One statement checks and counts, so concurrent views can never pass maxViews.
-  countView: `UPDATE notes SET view_count = view_count + 1
-    WHERE id = ? AND view_count < max_views AND expires_at > ?
-    RETURNING encrypted_content AS encryptedContent, nonce, view_count AS viewCount,
-    max_views AS maxViews`,
-  delete: `DELETE FROM notes WHERE id = ?`,
-  retire: `DELETE FROM notes WHERE expires_at <= ? OR view_count >= max_views
-    RETURNING id, owner_token_hash AS ownerTokenHash, expires_at AS expiresAt`,
-} as const
-
-type InsertParams = [
-  id: string,
-  contentType: string,
-  encryptedContent: Buffer,
-  nonce: Buffer,
-  salt: string,
-  maxViews: number,
-  hasPassword: 0 | 1,
-  passwordSalt: string | null,
-  passwordAlgo: string | null,
-  authTokenHash: Buffer,
-  ownerTokenHash: Buffer,
-  createdAt: number,
-  expiresAt: number,
-]
-
-interface NoteStatements {
-  insert: Statement<InsertParams>
-  find: Statement<[id: string], NoteRow>
-  access: Statement<[id: string], NoteAccess>
-  countView: Statement<[id: string, now: number], CountedView>
-  delete: Statement<[id: string]>
-  retire: Statement<[now: number], RemovedItem>
+function prepareNoteStatements(db: Db) {
+  const param = <K extends keyof NewNote>(name: K) => sql.placeholder(name)
+  return {
+    insert: db
+      .insert(notes)
+      .values({
+        id: param('id'),
+        contentType: param('contentType'),
+        encryptedContent: param('encryptedContent'),
+        nonce: param('nonce'),
+        salt: param('salt'),
+        maxViews: param('maxViews'),
+        viewCount: 0,
+        hasPassword: param('hasPassword'),
+        passwordSalt: param('passwordSalt'),
+        passwordAlgo: param('passwordAlgo'),
+        authTokenHash: param('authTokenHash'),
+        ownerTokenHash: param('ownerTokenHash'),
+        createdAt: param('createdAt'),
+        expiresAt: param('expiresAt'),
+      })
+      .prepare(),
+    find: db.select(INFO_COLUMNS).from(notes).where(eq(notes.id, ID)).prepare(),
+    access: db.select(ACCESS_COLUMNS).from(notes).where(eq(notes.id, ID)).prepare(),
+    // One statement checks and counts, so concurrent views can never pass maxViews.
+    countView: db
+      .update(notes)
+      .set({ viewCount: increment(notes.viewCount) })
+      .where(and(eq(notes.id, ID), lt(notes.viewCount, notes.maxViews), gt(notes.expiresAt, NOW)))
+      .returning({
+        encryptedContent: notes.encryptedContent,
+        nonce: notes.nonce,
+        viewCount: notes.viewCount,
+        maxViews: notes.maxViews,
+      })
+      .prepare(),
+    delete: db.delete(notes).where(eq(notes.id, ID)).returning({ id: notes.id }).prepare(),
+  }
 }
+
+/** A statement that reads one note by id. */
+interface NoteLookup<R> {
+  get(values: { id: string }): R | undefined
+}
+
+type NoteAccess = Pick<typeof notes.$inferSelect, keyof typeof ACCESS_COLUMNS>
 
 /** The fields of `POST /api/note`; any other field is refused. */
 const CREATE_FIELDS = [
@@ -167,18 +168,10 @@ function authTokenOf(body: unknown): string | undefined {
 }
 
 export class NotesService {
-  private readonly statements: NoteStatements
+  private readonly statements: ReturnType<typeof prepareNoteStatements>
 
   constructor(private readonly deps: NotesDeps) {
-    const client = deps.db.$client
-    this.statements = {
-      insert: client.prepare<InsertParams>(QUERIES.insert),
-      find: client.prepare<[string], NoteRow>(QUERIES.find),
-      access: client.prepare<[string], NoteAccess>(QUERIES.access),
-      countView: client.prepare<[string, number], CountedView>(QUERIES.countView),
-      delete: client.prepare<[string]>(QUERIES.delete),
-      retire: client.prepare<[number], RemovedItem>(QUERIES.retire),
-    }
+    this.statements = prepareNoteStatements(deps.db)
   }
 
   /** Largest decoded `encryptedContent` (spec: Limits, NOTE_MAX_SIZE + 256 bytes). */
@@ -256,22 +249,23 @@ export class NotesService {
     const now = this.deps.now()
     const expiresAt = now + expireSec * 1000
     const id = randomUUID()
-    this.statements.insert.run(
+    const note: NewNote = {
       id,
       contentType,
-      content,
+      encryptedContent: content,
       nonce,
       // Stored in the one canonical spelling, so info answers the same bytes in one way.
-      salt!,
+      salt: salt!,
       maxViews,
-      hasPassword ? 1 : 0,
-      hasPassword ? passwordSalt! : null,
-      hasPassword ? PASSWORD_ALGO : null,
-      hashToken(authToken),
-      hashToken(ownerToken),
-      now,
+      hasPassword,
+      passwordSalt: hasPassword ? passwordSalt! : null,
+      passwordAlgo: hasPassword ? PASSWORD_ALGO : null,
+      authTokenHash: hashToken(authToken),
+      ownerTokenHash: hashToken(ownerToken),
+      createdAt: now,
       expiresAt,
-    )
+    }
+    this.statements.insert.run(note)
     return { id, expiresAt: new Date(expiresAt).toISOString() }
   }
 
@@ -323,12 +317,12 @@ export class NotesService {
   view(id: string, body: unknown, clientIp: string): NoteViewResponse {
     const presented = authTokenOf(body)
     const row = this.available(id, this.statements.access)
-    const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword === 1 }
+    const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(presented, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
     }
-    const counted = this.statements.countView.get(id, this.deps.now())
+    const counted = this.statements.countView.get({ id, now: this.deps.now() })
     if (!counted) {
       // Lost a race: say why from the row as it is now.
       this.available(id, this.statements.access)
@@ -365,14 +359,14 @@ export class NotesService {
    */
   delete(id: string, ownerToken: string | undefined): void {
     if (!isUuid(id)) throw notFound()
-    const row = this.statements.find.get(id)
+    const row = this.statements.find.get({ id })
     const owner = row ?? this.deps.tombstones.find('note', id)
     if (!owner) throw notFound()
     if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOwnerToken)
     }
     const deleted = row
-      ? this.statements.delete.run(id).changes === 1
+      ? this.statements.delete.get({ id }) !== undefined
       : this.deps.tombstones.remove('note', id)
     if (!deleted) throw notFound()
   }
@@ -382,18 +376,22 @@ export class NotesService {
    * answering 410 (tombstones.ts). Returns how many went.
    */
   retireFinished(): number {
-    const retire = this.deps.db.$client.transaction((now: number) => {
-      const removed = this.statements.retire.all(now)
-      this.deps.tombstones.bury('note', removed)
+    const now = this.deps.now()
+    return this.deps.db.transaction((tx) => {
+      const removed = tx
+        .delete(notes)
+        .where(or(lte(notes.expiresAt, now), gte(notes.viewCount, notes.maxViews)))
+        .returning(tombstoneColumns(notes))
+        .all()
+      this.deps.tombstones.bury(tx, 'note', removed)
       return removed.length
     })
-    return retire(this.deps.now())
   }
 
   /** The note as `statement` reads it; 404 unknown, 410 when the cleanup job removed it. */
-  private find<R>(id: string, statement: Statement<[string], R>): R {
+  private find<R>(id: string, statement: NoteLookup<R>): R {
     if (!isUuid(id)) throw notFound()
-    const row = statement.get(id)
+    const row = statement.get({ id })
     if (row) return row
     const removed = this.deps.tombstones.find('note', id)
     if (!removed) throw notFound()
@@ -407,7 +405,7 @@ export class NotesService {
   }
 
   /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */
-  private available<R extends NoteAccess>(id: string, statement: Statement<[string], R>): R {
+  private available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): R {
     const row = this.find(id, statement)
     if (row.expiresAt <= this.deps.now()) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
     if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)

@@ -1,8 +1,8 @@
 /**
- * File requests and their inbox (spec: File request record, Upload inside a request, the "File
- * request" and "Upload slot inside a request" state tables, Request tokens): creation under the
- * daily limit, the sender's view, uploads into a request on the shared session layer, and the
- * requester's inbox with its lockout. Both transports (HTTP routes, request upload socket) use it.
+ * File requests (spec: File request record, Upload inside a request, the "File request" and
+ * "Upload slot inside a request" state tables): creation under the daily limit, the sender's
+ * view and uploads into a request on the shared session layer. Both transports (HTTP routes,
+ * request upload socket) use it; the requester's side is the inbox service (inbox.ts).
  *
  * A slot is one of `maxUploads`; it is free, reserved (a session runs) or used (an upload
  * finished; deleting the file keeps it used). Reserved and used slots are counters on the
@@ -19,19 +19,17 @@ import {
   toBase64Url,
   type FileRequestLimitResponse,
   type FileRequestResponse,
-  type InboxEntry,
-  type InboxResponse,
 } from '@fileshare/protocol'
-import { and, asc, eq, gt, gte, lt, lte, notExists, or, sql } from 'drizzle-orm'
+import { and, eq, gt, gte, lt, lte, notExists, sql } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
+import { decrement, decrementToZero, increment } from '../db/expressions.js'
 import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
-import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
-import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
-import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
+import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
+import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
 import {
   parseCreateBody,
   parseFinalizeBody,
@@ -43,7 +41,6 @@ import {
 } from './request-validation.js'
 import { tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
-import { DownloadCounter } from './download-counter.js'
 
 export type { RequestUploadFinalize, RequestUploadInit } from './request-validation.js'
 
@@ -71,46 +68,18 @@ export function isRequestUploadContext(context: unknown): context is RequestUplo
 export interface RequestsDeps {
   config: Config
   db: Db
-  blobs: BlobStore
   sessions: UploadSessions
   quota: UploadQuota
-  lockout: Lockout
   janitor: BlobJanitor
   ipHash: DailyIpHash
   /** Milliseconds since the epoch. */
   now: () => number
 }
 
-export interface InboxDownload {
-  size: number
-  fileCount: number
-  delivery: BlobDelivery
-}
-
-type RequestRow = typeof fileRequests.$inferSelect
-type InboxTokenKind = 'inbox' | 'owner'
-
 const DAY_MS = 86_400_000
 
-const TOKEN_HEADERS: Record<InboxTokenKind, string> = {
-  inbox: 'x-inbox-token',
-  owner: 'x-inbox-owner-token',
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString()
-}
-
-function notFound(): HttpError {
-  return new HttpError(404, ERROR_MESSAGES.requestNotFound)
-}
-
 export class RequestsService {
-  private readonly counter: DownloadCounter
-
-  constructor(private readonly deps: RequestsDeps) {
-    this.counter = new DownloadCounter(deps.db, 'request_uploads', deps.blobs)
-  }
+  constructor(private readonly deps: RequestsDeps) {}
 
   /**
    * Creates a request (spec: POST /api/request): 400 for an invalid body, 429 when the caller's
@@ -132,11 +101,12 @@ export class RequestsService {
           .values({ clientKey: this.clientKey(client, day), dayStart: day, count: 1 })
           .onConflictDoUpdate({
             target: [requestDailyCounts.clientKey, requestDailyCounts.dayStart],
-            set: { count: sql`${requestDailyCounts.count} + 1` },
-            setWhere: sql`${requestDailyCounts.count} < ${limit}`,
+            set: { count: increment(requestDailyCounts.count) },
+            setWhere: lt(requestDailyCounts.count, limit),
           })
-          .run()
-        if (counted.changes !== 1) {
+          .returning({ count: requestDailyCounts.count })
+          .get()
+        if (counted === undefined) {
           const seconds = Math.max(1, Math.ceil((day + DAY_MS - now) / 1000))
           throw new HttpError(429, ERROR_MESSAGES.dailyRequestLimitReached, {
             headers: { 'Retry-After': String(seconds) },
@@ -194,9 +164,9 @@ export class RequestsService {
    */
   read(id: string, uploadToken: string | undefined): FileRequestResponse {
     const token = parseRequestToken(uploadToken, 'x-upload-token')
-    const row = this.findRequest(id)
-    if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw notFound()
-    const open = this.isOpen(row)
+    const row = findRequest(this.deps.db, id)
+    if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
+    const open = isRequestOpen(row, this.deps.now())
     return {
       brief: { ciphertext: toBase64Url(row.briefCiphertext), nonce: toBase64Url(row.briefNonce) },
       open,
@@ -226,11 +196,11 @@ export class RequestsService {
     transport: 'http' | 'socket',
   ): Promise<UploadSession<RequestUploadContext>> {
     const { config, sessions, quota } = this.deps
-    const row = this.findRequest(requestId)
+    const row = findRequest(this.deps.db, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
-      throw notFound()
+      throw requestNotFound()
     }
-    if (!this.isOpen(row)) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
+    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     this.reserveSlot(requestId, init.size)
     let reservation: QuotaReservation
     try {
@@ -298,7 +268,7 @@ export class RequestsService {
     const { requestId, init, reservation } = session.context
     if (!this.requestExists(requestId)) {
       await session.abort()
-      throw notFound()
+      throw requestNotFound()
     }
     await session.commit()
     const now = this.deps.now()
@@ -308,9 +278,9 @@ export class RequestsService {
         const moved = tx
           .update(fileRequests)
           .set({
-            reservedUploads: sql`max(${fileRequests.reservedUploads} - 1, 0)`,
-            usedUploads: sql`${fileRequests.usedUploads} + 1`,
-            usedBytes: sql`${fileRequests.usedBytes} + ${init.size}`,
+            reservedUploads: decrementToZero(fileRequests.reservedUploads),
+            usedUploads: increment(fileRequests.usedUploads),
+            usedBytes: increment(fileRequests.usedBytes, init.size),
           })
           .where(eq(fileRequests.id, requestId))
           .returning({ downloads: fileRequests.downloads })
@@ -343,7 +313,7 @@ export class RequestsService {
     if (!stored) {
       reservation.settle(false)
       await janitor.remove(session.id)
-      throw notFound()
+      throw requestNotFound()
     }
     reservation.settle(true)
     return session.id
@@ -370,8 +340,8 @@ export class RequestsService {
       if (row === undefined) return false
       tx.update(fileRequests)
         .set({
-          usedUploads: sql`max(${fileRequests.usedUploads} - 1, 0)`,
-          usedBytes: sql`max(${fileRequests.usedBytes} - ${row.size}, 0)`,
+          usedUploads: decrementToZero(fileRequests.usedUploads),
+          usedBytes: decrementToZero(fileRequests.usedBytes, row.size),
         })
         .where(eq(fileRequests.id, requestId))
         .run()
@@ -380,155 +350,14 @@ export class RequestsService {
     if (removed) await this.deps.janitor.remove(uploadId)
   }
 
-  /**
-   * The requester's inbox (spec: GET /api/inbox/:id); never counts a download. `uploads` lists
-   * only entries still downloadable, oldest first.
-   */
-  inbox(id: string, inboxToken: string | undefined, clientIp: string): InboxResponse {
-    const row = this.authorize(id, inboxToken, 'inbox', clientIp)
-    const now = this.deps.now()
-    const entries = this.deps.db
-      .select()
-      .from(requestUploads)
-      .where(
-        and(
-          eq(requestUploads.requestId, id),
-          gt(requestUploads.expiresAt, now),
-          lt(requestUploads.downloadCount, requestUploads.maxDownloads),
-        ),
-      )
-      .orderBy(asc(requestUploads.createdAt), asc(requestUploads.id))
-      .all()
-    return {
-      vault: toBase64Url(row.vault),
-      vaultNonce: toBase64Url(row.vaultNonce),
-      brief: { ciphertext: toBase64Url(row.briefCiphertext), nonce: toBase64Url(row.briefNonce) },
-      hasPassword: row.hasPassword,
-      open: this.isOpen(row),
-      closesAt: iso(row.closesAt),
-      createdAt: iso(row.createdAt),
-      maxUploads: row.maxUploads,
-      maxSize: row.maxSize,
-      usedUploads: row.usedUploads,
-      usedBytes: row.usedBytes,
-      uploads: entries.map((entry): InboxEntry => ({
-        id: entry.id,
-        size: entry.size,
-        fileCount: entry.fileCount,
-        salt: toBase64Url(entry.salt),
-        wrapEnc: toBase64Url(entry.wrapEnc),
-        wrapCiphertext: toBase64Url(entry.wrapCiphertext),
-        encryptedMeta: toBase64Url(entry.encryptedMeta),
-        metaNonce: toBase64Url(entry.metaNonce),
-        downloadCount: entry.downloadCount,
-        maxDownloads: entry.maxDownloads,
-        expiresAt: iso(entry.expiresAt),
-        createdAt: iso(entry.createdAt),
-      })),
-    }
-  }
-
-  /**
-   * Counts one download of an inbox file atomically (only while below its downloads and before
-   * its retention ends; 410 otherwise), then opens the blob (spec: GET /api/inbox/:id/file/:uid).
-   */
-  async inboxFile(
-    id: string,
-    uploadId: string,
-    inboxToken: string | undefined,
-    clientIp: string,
-  ): Promise<InboxDownload> {
-    this.authorize(id, inboxToken, 'inbox', clientIp)
-    const { db } = this.deps
-    const entry = isUuid(uploadId)
-      ? db
-          .select({ size: requestUploads.size, fileCount: requestUploads.fileCount })
-          .from(requestUploads)
-          .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
-          .get()
-      : undefined
-    if (!entry) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    return { ...entry, delivery: await this.counter.deliver(uploadId, this.deps.now()) }
-  }
-
-  /** Deletes one inbox file; its slot stays used (spec: DELETE /api/inbox/:id/file/:uid). */
-  async deleteFile(
-    id: string,
-    uploadId: string,
-    ownerToken: string | undefined,
-    clientIp: string,
-  ): Promise<void> {
-    this.authorize(id, ownerToken, 'owner', clientIp)
-    const deleted = isUuid(uploadId)
-      ? this.deps.db
-          .delete(requestUploads)
-          .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
-          .run().changes
-      : 0
-    if (deleted !== 1) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    await this.deps.janitor.remove(uploadId)
-  }
-
-  /** Stops new uploads; running sessions finish (spec: POST /api/inbox/:id/close). */
-  close(id: string, ownerToken: string | undefined, clientIp: string): void {
-    this.authorize(id, ownerToken, 'owner', clientIp)
-    this.deps.db.update(fileRequests).set({ closed: true }).where(eq(fileRequests.id, id)).run()
-  }
-
-  /**
-   * Deletes the request and every upload in it (spec: DELETE /api/inbox/:id): running sessions
-   * are ended, the records go in one transaction, then the blobs best effort (the janitor queues
-   * a removal that fails; the orphan sweep catches a crash in between).
-   */
-  async deleteRequest(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
-    this.authorize(id, ownerToken, 'owner', clientIp)
-    const { db, sessions, janitor } = this.deps
-    const running = [...sessions.ids()]
-      .map((uploadId) => sessions.get(uploadId, belongsTo(id)))
-      .filter((session) => session !== undefined)
-    await Promise.all(running.map((session) => session.abort()))
-    const removed = db.transaction((tx) => {
-      const uploads = tx
-        .delete(requestUploads)
-        .where(eq(requestUploads.requestId, id))
-        .returning({ id: requestUploads.id })
-        .all()
-      tx.delete(fileRequests).where(eq(fileRequests.id, id)).run()
-      return uploads
-    })
-    await janitor.removeAll(removed.map((upload) => upload.id))
-  }
-
   /** Frees every reservation; at start, since no session survives a restart. */
   resetReservations(): number {
     return this.deps.db
       .update(fileRequests)
       .set({ reservedUploads: 0 })
       .where(gt(fileRequests.reservedUploads, 0))
-      .run().changes
-  }
-
-  /**
-   * Cleanup: deletes uploads whose retention ended or whose downloads are used up, records
-   * first, then their blobs, holding those a presigned URL may still fetch (blob-janitor.ts).
-   */
-  async removeExpiredUploads(): Promise<RetiredCount> {
-    const now = this.deps.now()
-    const { removed, blobs } = this.deps.db.transaction((tx) => {
-      const rows = tx
-        .delete(requestUploads)
-        .where(
-          or(
-            lte(requestUploads.expiresAt, now),
-            gte(requestUploads.downloadCount, requestUploads.maxDownloads),
-          ),
-        )
-        .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
-        .all()
-      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(rows) }
-    })
-    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
-    return { removed, queued, held: blobs.held }
+      .returning({ id: fileRequests.id })
+      .all().length
   }
 
   /**
@@ -554,7 +383,8 @@ export class RequestsService {
           ),
         ),
       )
-      .run().changes
+      .returning({ id: fileRequests.id })
+      .all().length
   }
 
   /** Cleanup: deletes the daily creation counts of past days. */
@@ -562,38 +392,8 @@ export class RequestsService {
     return this.deps.db
       .delete(requestDailyCounts)
       .where(lt(requestDailyCounts.dayStart, dayStart(this.deps.now())))
-      .run().changes
-  }
-
-  /**
-   * Checks an inbox credential (spec: Request tokens): an unknown id 404; on a request with a
-   * password, a locked caller 429 and each well-formed wrong token one failure of `request:<id>`
-   * for the caller's IP; a missing, malformed or wrong token 404.
-   */
-  private authorize(
-    id: string,
-    presented: string | undefined,
-    kind: InboxTokenKind,
-    clientIp: string,
-  ): RequestRow {
-    const token = parseRequestToken(presented, TOKEN_HEADERS[kind])
-    const row = this.findRequest(id)
-    const stored = kind === 'inbox' ? row.inboxTokenHash : row.inboxOwnerTokenHash
-    const guard = { key: `request:${id}`, clientIp, hasPassword: row.hasPassword }
-    const checked = {
-      matches: token !== null && tokenMatches(token, stored),
-      wellFormed: token !== null,
-    }
-    if (!tokenUnderLockout(this.deps.lockout, guard, checked)) throw notFound()
-    return row
-  }
-
-  private findRequest(id: string): RequestRow {
-    const row = isUuid(id)
-      ? this.deps.db.select().from(fileRequests).where(eq(fileRequests.id, id)).get()
-      : undefined
-    if (!row) throw notFound()
-    return row
+      .returning({ dayStart: requestDailyCounts.dayStart })
+      .all().length
   }
 
   private requestExists(id: string): boolean {
@@ -606,10 +406,6 @@ export class RequestsService {
     )
   }
 
-  private isOpen(row: { closed: boolean; closesAt: number }): boolean {
-    return !row.closed && row.closesAt > this.deps.now()
-  }
-
   /**
    * Takes a free slot for an upload of `size` bytes in one conditional UPDATE (spec: Upload slot,
    * "slot and size check pass in one step"). When nothing changed, the row says why.
@@ -618,7 +414,7 @@ export class RequestsService {
     const now = this.deps.now()
     const reserved = this.deps.db
       .update(fileRequests)
-      .set({ reservedUploads: sql`${fileRequests.reservedUploads} + 1` })
+      .set({ reservedUploads: increment(fileRequests.reservedUploads) })
       .where(
         and(
           eq(fileRequests.id, requestId),
@@ -628,10 +424,11 @@ export class RequestsService {
           sql`${fileRequests.usedUploads} + ${fileRequests.reservedUploads} < ${fileRequests.maxUploads}`,
         ),
       )
-      .run()
-    if (reserved.changes === 1) return
-    const row = this.findRequest(requestId)
-    if (!this.isOpen(row)) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
+      .returning({ id: fileRequests.id })
+      .get()
+    if (reserved !== undefined) return
+    const row = findRequest(this.deps.db, requestId)
+    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
     throw new HttpError(409, ERROR_MESSAGES.requestFull)
   }
@@ -639,7 +436,7 @@ export class RequestsService {
   private releaseSlot(requestId: string): void {
     this.deps.db
       .update(fileRequests)
-      .set({ reservedUploads: sql`${fileRequests.reservedUploads} - 1` })
+      .set({ reservedUploads: decrement(fileRequests.reservedUploads) })
       .where(and(eq(fileRequests.id, requestId), gt(fileRequests.reservedUploads, 0)))
       .run()
   }
@@ -652,7 +449,8 @@ export class RequestsService {
   }
 }
 
-function belongsTo(requestId: string) {
+/** Picks the upload sessions of request `requestId`. */
+export function belongsTo(requestId: string) {
   return (context: unknown): context is RequestUploadContext =>
     isRequestUploadContext(context) && context.requestId === requestId
 }

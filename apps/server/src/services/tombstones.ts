@@ -5,9 +5,10 @@
  * does 4; an exhausted or expired note stays at 410), until TOMBSTONE_RETENTION_MS past the
  * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good.
  */
-import type { Statement } from 'better-sqlite3'
+import { and, eq, lte, sql } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import type { Db, Executor } from '../db/client.js'
+import { tombstones, type notes, type uploads } from '../db/schema.js'
 
 /** How long past an item's expiry its id answers 410 rather than 404. */
 export const TOMBSTONE_RETENTION_MS = 30 * 24 * 3_600_000
@@ -24,41 +25,58 @@ export interface RemovedItem extends Tombstone {
   id: string
 }
 
-export class Tombstones {
-  private readonly insert: Statement<[string, string, Buffer, number]>
-  private readonly lookup: Statement<[string, string], Tombstone>
-  private readonly drop: Statement<[string, string]>
-  private readonly expire: Statement<[number]>
+/** What a tombstone keeps of a removed upload or note: select these as it is deleted. */
+export function tombstoneColumns(table: typeof uploads | typeof notes) {
+  return { id: table.id, ownerTokenHash: table.ownerTokenHash, expiresAt: table.expiresAt }
+}
 
-  constructor(db: Db) {
-    const client = db.$client
-    this.insert = client.prepare(
-      `INSERT OR REPLACE INTO tombstones (id, kind, owner_token_hash, expires_at) VALUES (?, ?, ?, ?)`,
-    )
-    this.lookup = client.prepare(
-      `SELECT owner_token_hash AS ownerTokenHash, expires_at AS expiresAt
-       FROM tombstones WHERE id = ? AND kind = ?`,
-    )
-    this.drop = client.prepare(`DELETE FROM tombstones WHERE id = ? AND kind = ?`)
-    this.expire = client.prepare(`DELETE FROM tombstones WHERE expires_at <= ?`)
+const byIdAndKind = and(
+  eq(tombstones.id, sql.placeholder('id')),
+  eq(tombstones.kind, sql.placeholder('kind')),
+)
+
+export class Tombstones {
+  /** Prepared once: the 404 and 410 answers of every route look here. */
+  private readonly lookup
+
+  constructor(private readonly db: Db) {
+    this.lookup = db
+      .select({ ownerTokenHash: tombstones.ownerTokenHash, expiresAt: tombstones.expiresAt })
+      .from(tombstones)
+      .where(byIdAndKind)
+      .prepare()
   }
 
-  /** Records removed items; run it in the transaction that deletes them. */
-  bury(kind: TombstoneKind, items: readonly RemovedItem[]): void {
-    for (const item of items) this.insert.run(item.id, kind, item.ownerTokenHash, item.expiresAt)
+  /** Records removed items; `tx` is the transaction that deletes them. */
+  bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): void {
+    for (const { id, ownerTokenHash, expiresAt } of items) {
+      tx.insert(tombstones)
+        .values({ id, kind, ownerTokenHash, expiresAt })
+        .onConflictDoUpdate({ target: tombstones.id, set: { kind, ownerTokenHash, expiresAt } })
+        .run()
+    }
   }
 
   find(kind: TombstoneKind, id: string): Tombstone | undefined {
-    return this.lookup.get(id, kind)
+    return this.lookup.get({ id, kind })
   }
 
   /** Deletes one for good (its owner deleted the item); whether there was one. */
   remove(kind: TombstoneKind, id: string): boolean {
-    return this.drop.run(id, kind).changes === 1
+    const removed = this.db
+      .delete(tombstones)
+      .where(and(eq(tombstones.id, id), eq(tombstones.kind, kind)))
+      .returning({ id: tombstones.id })
+      .get()
+    return removed !== undefined
   }
 
   /** Deletes those whose retention ended by `now`; answers how many. */
   purge(now: number): number {
-    return this.expire.run(now - TOMBSTONE_RETENTION_MS).changes
+    return this.db
+      .delete(tombstones)
+      .where(lte(tombstones.expiresAt, now - TOMBSTONE_RETENTION_MS))
+      .returning({ id: tombstones.id })
+      .all().length
   }
 }

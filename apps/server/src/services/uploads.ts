@@ -22,7 +22,7 @@ import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { DownloadCounter } from './download-counter.js'
-import type { Tombstones } from './tombstones.js'
+import { tombstoneColumns, type Tombstones } from './tombstones.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
@@ -81,7 +81,7 @@ export class UploadsService {
   private readonly counter: DownloadCounter
 
   constructor(private readonly deps: UploadsDeps) {
-    this.counter = new DownloadCounter(deps.db, 'uploads', deps.blobs)
+    this.counter = new DownloadCounter(deps.db, uploads, deps.blobs)
   }
 
   /**
@@ -340,15 +340,10 @@ export class UploadsService {
       const rows = tx
         .delete(uploads)
         .where(or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)))
-        .returning({
-          id: uploads.id,
-          ownerTokenHash: uploads.ownerTokenHash,
-          expiresAt: uploads.expiresAt,
-          lastDownloadAt: uploads.lastDownloadAt,
-        })
+        .returning({ ...tombstoneColumns(uploads), lastDownloadAt: uploads.lastDownloadAt })
         .all()
-      this.deps.tombstones.bury('upload', rows)
-      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(rows) }
+      this.deps.tombstones.bury(tx, 'upload', rows)
+      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(tx, rows) }
     })
     const queued = await this.deps.janitor.removeAll(blobs.removeNow)
     return { removed, queued, held: blobs.held }
@@ -378,8 +373,9 @@ export class UploadsService {
       .update(uploads)
       .set({ encryptedMeta: encryptedMeta as string, metaNonce: nonce as string })
       .where(and(eq(uploads.id, id), isNull(uploads.encryptedMeta)))
-      .run()
-    if (saved.changes !== 1) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
+      .returning({ id: uploads.id })
+      .get()
+    if (saved === undefined) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
   }
 
   /**

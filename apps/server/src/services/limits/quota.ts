@@ -5,9 +5,10 @@
 import { createHmac, randomBytes } from 'node:crypto'
 
 import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
-import { and, eq, lt, sql } from 'drizzle-orm'
+import { and, eq, lt } from 'drizzle-orm'
 
 import type { Db } from '../../db/client.js'
+import { increment } from '../../db/expressions.js'
 import { settings, uploadQuota } from '../../db/schema.js'
 import { HttpError } from '../../http-error.js'
 
@@ -124,7 +125,11 @@ export class DbUploadQuota implements UploadQuota {
   /** Deletes the rows of past windows; the cleanup job calls it. Returns how many it deleted. */
   prune(): number {
     const start = this.windowStart(this.now())
-    return this.db.delete(uploadQuota).where(lt(uploadQuota.windowStart, start)).run().changes
+    return this.db
+      .delete(uploadQuota)
+      .where(lt(uploadQuota.windowStart, start))
+      .returning({ windowStart: uploadQuota.windowStart })
+      .all().length
   }
 
   private used(clientIp: string, window: Window): number {
@@ -147,7 +152,7 @@ export class DbUploadQuota implements UploadQuota {
       .values({ clientHash: window.clientHash, windowStart: window.start, bytes })
       .onConflictDoUpdate({
         target: [uploadQuota.clientHash, uploadQuota.windowStart],
-        set: { bytes: sql`${uploadQuota.bytes} + excluded.bytes` },
+        set: { bytes: increment(uploadQuota.bytes, bytes) },
       })
       .run()
   }

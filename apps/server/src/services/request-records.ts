@@ -1,0 +1,35 @@
+/**
+ * What the requests and inbox services both read of a file request: its row by id, 404 for an
+ * unknown one (spec: File request record), and whether it still takes uploads.
+ */
+import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import { eq } from 'drizzle-orm'
+
+import type { Db } from '../db/client.js'
+import { fileRequests } from '../db/schema.js'
+import { HttpError } from '../http-error.js'
+
+export type RequestRow = typeof fileRequests.$inferSelect
+
+export function requestNotFound(): HttpError {
+  return new HttpError(404, ERROR_MESSAGES.requestNotFound)
+}
+
+/** The request `id`; 404 when the id is not a UUID or no such request exists. */
+export function findRequest(db: Db, id: string): RequestRow {
+  const row = isUuid(id)
+    ? db.select().from(fileRequests).where(eq(fileRequests.id, id)).get()
+    : undefined
+  if (!row) throw requestNotFound()
+  return row
+}
+
+/** Whether a request takes new uploads at `now`: not closed by its owner and not expired. */
+export function isRequestOpen(row: Pick<RequestRow, 'closed' | 'closesAt'>, now: number): boolean {
+  return !row.closed && row.closesAt > now
+}
+
+/** A time in milliseconds as the wire's ISO 8601 string. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
