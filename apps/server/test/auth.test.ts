@@ -3,14 +3,12 @@
  * loopback): the browser and command-line logins, the guard on every creation route, the claim
  * mapping of each adapter, and the failures the spec names (spec: Login routes, Optional login).
  */
-import { hkdfSync, randomBytes } from 'node:crypto'
+import { hkdfSync } from 'node:crypto'
 
 import {
   PKCE_COOKIE_NAME,
   SESSION_COOKIE_NAME,
   createRequest,
-  toBase64,
-  toBase64Url,
   type SessionResponse,
 } from '@fileshare/protocol'
 import { Browser, freePort, location } from '@fileshare/testing'
@@ -20,7 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { WebSocket } from 'ws'
 
 import { PKCE_KEY_LABEL } from '../src/auth/session.js'
-import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 
 const SECRET = 'test-session-secret-of-32-chars!!'
 const DAY = 86_400
@@ -116,17 +114,7 @@ function createNote(headers: Record<string, string>): Promise<Response> {
   return fetch(`${baseUrl}/api/note`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify({
-      encryptedContent: toBase64(randomBytes(64)),
-      nonce: toBase64(randomBytes(12)),
-      salt: toBase64Url(randomBytes(16)),
-      ownerToken: toBase64Url(randomBytes(32)),
-      authToken: toBase64Url(randomBytes(32)),
-      contentType: 'text',
-      maxViews: 1,
-      expireSec: 3600,
-      hasPassword: false,
-    }),
+    body: JSON.stringify(noteBody({ maxViews: 1 })),
   })
 }
 
