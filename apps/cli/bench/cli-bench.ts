@@ -13,7 +13,6 @@
  * as the raw cipher's best of three does; a peak RSS is the highest of its rounds. The last line
  * is one JSON object.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
@@ -22,6 +21,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { wantedNodeFlags } from '@fileshare/server/dist/node-flags.js'
+import { spawnServer } from '@fileshare/testing'
 
 import { CliUser, type CliResult } from '../test/cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from '../test/files.js'
@@ -107,37 +107,22 @@ interface ServerProcess {
  */
 async function startServerProcess(root: string): Promise<ServerProcess> {
   const dataDir = await mkdtemp(join(root, 'fileshare-cli-server-'))
-  const entry = fileURLToPath(import.meta.resolve('@fileshare/server/dist/index.js'))
-  const child: ChildProcess = spawn(process.execPath, [...wantedNodeFlags(), entry], {
+  const server = await spawnServer({
+    entry: fileURLToPath(import.meta.resolve('@fileshare/server/dist/index.js')),
+    nodeArgs: wantedNodeFlags(),
     env: {
-      PATH: process.env.PATH ?? '',
-      PORT: '0',
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'error',
       RATE_LIMIT_MAX: '0',
       FILE_MAX_SIZE: String(2 * SIZE),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    child.stdout!.setEncoding('utf8')
-    child.stdout!.on('data', (text: string) => {
-      out += text
-      const found = /listening on (http:\/\/\S+)/.exec(out)
-      if (found) resolve(found[1]!)
-    })
-    child.once('exit', (code) => reject(new Error(`the server exited with ${code}: ${out}`)))
   })
   return {
-    url,
+    url: server.url,
     dataDir,
     async close() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM')
-        await new Promise((resolve) => child.once('exit', resolve))
-      }
+      await server.stop()
       await rm(dataDir, { recursive: true, force: true })
     },
   }
@@ -157,7 +142,7 @@ async function main(): Promise<void> {
     const expected = await sha256File(file)
     const raw = rawAesGcm()
     const disk = await diskCeiling(diskDir)
-    const env = { FILESHARE_REPORT_RSS: '1' }
+    const measured = { measurePeakRss: true }
 
     // Each round sends the file over both transports and gets it back; the best round of each
     // direction counts, as for the raw cipher, since a shared machine can slow any single
@@ -167,15 +152,18 @@ async function main(): Promise<void> {
     let get: Timed | undefined
     let transport = ''
     const peak = { send: 0, chunked: 0, get: 0 }
-    const rss = (t: Timed) => t.result.peakRss ?? 0
+    const rss = (t: Timed) => {
+      if (t.result.peakRss === undefined) throw new Error('the command reported no peak RSS')
+      return t.result.peakRss
+    }
     for (let round = 0; round < ROUNDS; round++) {
-      const sent = await timed(() => user.ok(['send', file, '--json'], { env }))
+      const sent = await timed(() => user.ok(['send', file, '--json'], measured))
       const { link, transport: used } = JSON.parse(sent.result.stdout) as {
         link: string
         transport: string
       }
       const out = join(work, `out-${round}`)
-      const got = await timed(() => user.ok(['get', link, '-o', out, '--json'], { env }))
+      const got = await timed(() => user.ok(['get', link, '-o', out, '--json'], measured))
       if ((await sha256File(join(out, 'bench.bin'))) !== expected) {
         throw new Error('the downloaded file differs from the one sent')
       }
@@ -183,7 +171,7 @@ async function main(): Promise<void> {
       // Its one download is used: the server would drop it at its next cleanup.
       await user.ok(['delete', link])
       const overHttp = await timed(() =>
-        user.ok(['send', file, '--no-websocket', '--json'], { env }),
+        user.ok(['send', file, '--no-websocket', '--json'], measured),
       )
       const { link: httpLink, transport: httpUsed } = JSON.parse(overHttp.result.stdout) as {
         link: string

@@ -7,13 +7,15 @@ import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from '@fileshare/testing'
+
 export const CLI = new URL('../dist/index.js', import.meta.url).pathname
 
 export interface CliResult {
   code: number
   stdout: string
   stderr: string
-  /** Peak RSS in bytes, when FILESHARE_REPORT_RSS=1 was set. */
+  /** Peak RSS in bytes, when `measurePeakRss` was set. */
   peakRss?: number
 }
 
@@ -23,6 +25,8 @@ export interface CliOptions {
   cwd?: string
   /** Called with every piece of stderr as it arrives (to react to a login URL). */
   onStderr?: (text: string) => void
+  /** Measures the command's peak RSS (see @fileshare/testing's peak-rss). */
+  measurePeakRss?: boolean
 }
 
 /** A fresh HOME with its config folder; every test user starts with no history and no login. */
@@ -81,29 +85,32 @@ export class CliUser {
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   // Only what the command needs: nothing of the developer's own fileshare settings leaks in.
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env }
+  const measure = options.measurePeakRss === true
+  const child = spawn(process.execPath, [...(measure ? PEAK_RSS_NODE_ARGS : []), CLI, ...args], {
+    env,
+    cwd: options.cwd,
+    stdio: measure ? PEAK_RSS_STDIO : ['pipe', 'pipe', 'pipe'],
+  })
+  const peakRss = measure ? peakRssOf(child) : Promise.resolve(undefined)
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env,
-      cwd: options.cwd,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
     let stdout = ''
     let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text))
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => (stdout += text))
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
       stderr += text
       options.onStderr?.(text)
     })
     child.on('error', reject)
     child.on('close', (code) => {
-      const rss = /fileshare: peak-rss-bytes (\d+)/.exec(stderr)
-      resolve({
-        code: code ?? -1,
-        stdout,
-        stderr,
-        ...(rss ? { peakRss: Number(rss[1]) } : {}),
-      })
+      void peakRss.then((rss) =>
+        resolve({
+          code: code ?? -1,
+          stdout,
+          stderr,
+          ...(rss === undefined ? {} : { peakRss: rss }),
+        }),
+      )
     })
-    child.stdin.end(options.input ?? '')
+    child.stdin!.end(options.input ?? '')
   })
 }

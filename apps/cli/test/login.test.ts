@@ -6,10 +6,10 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { Browser, freePort } from '@fileshare/testing'
+import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestProvider, freePort, type TestProvider } from '../../server/test/oidc-provider.js'
-import { Browser } from './browser.js'
 import { CliUser, type CliResult } from './cli-runner.js'
 import { startTestServer, type TestServer } from './server.js'
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
-import { radosgwMissing, startRadosgw, type Radosgw } from '../../server/test/radosgw.js'
 import { CliUser } from './cli-runner.js'
 import { MiB, snapshot, sha256File, writeRandomFile } from './files.js'
 import { startTestServer, type TestServer } from './server.js'

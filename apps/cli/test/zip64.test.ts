@@ -48,14 +48,14 @@ it(
     await truncate(big, SIZE)
     await writeFile(join(source, 'tail.bin'), Buffer.alloc(10, 1))
 
-    const env = { FILESHARE_REPORT_RSS: '1' }
-    const sent = await user.ok(['send', source, '--json'], { env })
+    const measured = { measurePeakRss: true }
+    const sent = await user.ok(['send', source, '--json'], measured)
     const { link, uploadSize } = JSON.parse(sent.stdout) as { link: string; uploadSize: number }
     expect(uploadSize).toBeGreaterThan(SIZE)
     expect(sent.peakRss).toBeLessThan(RSS_LIMIT)
 
     const target = join(work, 'out')
-    const got = await user.ok(['get', link, '-o', target, '--json'], { env })
+    const got = await user.ok(['get', link, '-o', target, '--json'], measured)
     expect(got.peakRss).toBeLessThan(RSS_LIMIT)
     const back = join(target, 'big', 'huge.img')
     expect((await stat(back)).size).toBe(SIZE)
@@ -73,8 +73,8 @@ it(
     const file = join(work, 'chunked.img')
     await writeFile(file, 'start')
     await truncate(file, GiB)
-    const env = { FILESHARE_REPORT_RSS: '1' }
-    const sent = await user.ok(['send', file, '--no-websocket', '--json'], { env })
+    const measured = { measurePeakRss: true }
+    const sent = await user.ok(['send', file, '--no-websocket', '--json'], measured)
     const { link, transport } = JSON.parse(sent.stdout) as { link: string; transport: string }
     expect(transport).toBe('http')
     expect(sent.peakRss).toBeLessThan(RSS_LIMIT)

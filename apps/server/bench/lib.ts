@@ -1,13 +1,12 @@
 /**
- * Pieces the server benchmarks share: the built server's entry, a cheap reusable payload, a free
- * loopback port, one HTTP request read whole, and stopping a child process.
+ * Pieces the server benchmarks share: the built server in a process of its own, a cheap reusable
+ * payload and one HTTP request read whole.
  */
-import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { once } from 'node:events'
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
-import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
+
+import { freePort, spawnServer, type SpawnedServer } from '@fileshare/testing'
 
 import { wantedNodeFlags } from '../src/node-flags.js'
 
@@ -36,14 +35,28 @@ export function payload(index: number, length: number): Buffer {
   return BLOCK.subarray(start, start + length)
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  server.close()
-  await once(server, 'close')
-  return port
+/**
+ * The built server with SERVER_NODE_ARGS on a free loopback port, which is also its BASE_URL (the
+ * WebSocket upload checks Origin against it), no rate limit, logging errors; `env` adds to that.
+ */
+export async function startBuiltServer(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<SpawnedServer> {
+  const port = await freePort()
+  return spawnServer({
+    entry: SERVER_ENTRY,
+    nodeArgs: SERVER_NODE_ARGS,
+    env: {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      BASE_URL: `http://127.0.0.1:${port}`,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_MAX: '0',
+      ...env,
+    },
+  })
 }
 
 export interface Answer {
@@ -86,14 +99,4 @@ export function expectStatus(what: string, answer: Answer, status: number): void
   if (answer.status !== status) {
     throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`)
   }
-}
-
-/** SIGTERM, then SIGKILL if the child has not exited within five seconds. */
-export async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = once(child, 'exit')
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-  await exited
-  clearTimeout(timer)
 }

@@ -7,7 +7,6 @@
  * every round, and each figure is the best of its rounds. BENCH_S3_MIB sets a smaller size for a
  * quick try.
  */
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent } from 'node:http'
@@ -17,23 +16,12 @@ import { Readable } from 'node:stream'
 
 import { DeleteObjectCommand } from '@aws-sdk/client-s3'
 import { Upload } from '@aws-sdk/lib-storage'
+import type { SpawnedServer } from '@fileshare/testing'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import WebSocket from 'ws'
 
 import { S3BlobStore } from '../src/storage/s3.js'
-import { radosgwMissing, startRadosgw, type Radosgw } from '../test/radosgw.js'
-import {
-  MiB,
-  SERVER_ENTRY,
-  SERVER_NODE_ARGS,
-  expectStatus,
-  freePort,
-  mbps,
-  payload,
-  round,
-  send,
-  stopChild,
-  token,
-} from './lib.js'
+import { MiB, expectStatus, mbps, payload, round, send, startBuiltServer, token } from './lib.js'
 
 const SIZE = Number(process.env.BENCH_S3_MIB ?? 1024) * MiB
 /** Rounds of the three uploads; each figure is the best of its rounds. */
@@ -95,48 +83,19 @@ class RssMonitor {
   }
 }
 
-async function startServer(gateway: Radosgw, dataDir: string) {
-  const port = await freePort()
-  const child = spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_ENTRY], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BASE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'error',
-      RATE_LIMIT_MAX: '0',
-      FILE_MAX_SIZE: '2GB',
-      FILE_UPLOAD_QUOTA_BYTES: '0',
-      STORAGE_BACKEND: 's3',
-      S3_ENDPOINT: gateway.endpoint,
-      S3_REGION: gateway.region,
-      S3_BUCKET: BUCKET,
-      S3_ACCESS_KEY_ID: gateway.accessKeyId,
-      S3_SECRET_ACCESS_KEY: gateway.secretAccessKey,
-      S3_FORCE_PATH_STYLE: 'true',
-      S3_PART_SIZE: String(PART_SIZE),
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+function startServer(gateway: Radosgw, dataDir: string): Promise<SpawnedServer> {
+  return startBuiltServer(dataDir, {
+    FILE_MAX_SIZE: '2GB',
+    FILE_UPLOAD_QUOTA_BYTES: '0',
+    STORAGE_BACKEND: 's3',
+    S3_ENDPOINT: gateway.endpoint,
+    S3_REGION: gateway.region,
+    S3_BUCKET: BUCKET,
+    S3_ACCESS_KEY_ID: gateway.accessKeyId,
+    S3_SECRET_ACCESS_KEY: gateway.secretAccessKey,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_PART_SIZE: String(PART_SIZE),
   })
-  const agent = new Agent()
-  const deadline = performance.now() + 30_000
-  try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
-      const health = await send(port, agent, { method: 'GET', path: '/api/health' }).catch(
-        () => undefined,
-      )
-      if (health?.status === 200) return { child, port }
-      if (performance.now() > deadline) throw new Error('server not healthy after 30 s')
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  } catch (error) {
-    await stopChild(child)
-    throw error
-  } finally {
-    agent.destroy()
-  }
 }
 
 interface Uploaded {
@@ -368,9 +327,12 @@ async function run() {
           serverPeakRssMB: peakRssMB < TARGETS.peakRssMB,
         },
       }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      throw new Error(`${message}\nlast server output:\n${server.output()}`, { cause: error })
     } finally {
       monitor.stop()
-      await stopChild(server.child)
+      await server.stop()
     }
   } finally {
     await gateway.stop()

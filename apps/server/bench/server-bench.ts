@@ -18,19 +18,18 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { stopChild, type SpawnedServer } from '@fileshare/testing'
 import WebSocket from 'ws'
 
 import {
   MiB,
-  SERVER_ENTRY,
   SERVER_NODE_ARGS,
   expectStatus,
-  freePort,
   mbps,
   payload,
   round,
   send,
-  stopChild,
+  startBuiltServer,
   token,
 } from './lib.js'
 import { wrkMissing } from './require-wrk.js'
@@ -50,7 +49,6 @@ const NOTES_SCRIPT = fileURLToPath(new URL('notes.lua', import.meta.url))
 const SAMPLE_MS = 50
 /** Linux reports process and machine CPU time in USER_HZ ticks, 100 per second. */
 const TICKS_PER_SECOND = 100
-const STARTUP_TIMEOUT_MS = 30_000
 
 const TARGETS = {
   ratio: 0.6,
@@ -206,53 +204,13 @@ function tail(child: ChildProcess): () => string {
 }
 
 /** The built server on a free loopback port with a temporary DATA_DIR. */
-async function startServer(
-  dataDir: string,
-): Promise<{ child: ChildProcess; port: number; output: () => string }> {
-  const port = await freePort()
-  const child = track(
-    spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_ENTRY], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        BASE_URL: `http://127.0.0.1:${port}`,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'error',
-        RATE_LIMIT_MAX: '0',
-        FILE_MAX_SIZE: '2GB',
-        FILE_UPLOAD_QUOTA_BYTES: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
-  )
-  const output = tail(child)
-  const agent = new Agent()
-  const deadline = performance.now() + STARTUP_TIMEOUT_MS
-  try {
-    for (;;) {
-      if (child.exitCode !== null) {
-        throw new Error(`server exited with code ${child.exitCode}:\n${output()}`)
-      }
-      // Connections are refused until the server listens.
-      const health = await send(port, agent, { method: 'GET', path: '/api/health' }).catch(
-        (error: NodeJS.ErrnoException) => {
-          if (error.code === 'ECONNREFUSED') return undefined
-          throw error
-        },
-      )
-      if (health?.status === 200) return { child, port, output }
-      if (performance.now() > deadline) {
-        throw new Error(`server not healthy after 30 s:\n${output()}`)
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  } catch (error) {
-    await stopChild(child)
-    throw error
-  } finally {
-    agent.destroy()
-  }
+async function startServer(dataDir: string): Promise<SpawnedServer> {
+  const server = await startBuiltServer(dataDir, {
+    FILE_MAX_SIZE: '2GB',
+    FILE_UPLOAD_QUOTA_BYTES: '0',
+  })
+  track(server.child)
+  return server
 }
 
 /** A discarding TCP server in its own process, so that sender and receiver each have a core. */
@@ -737,7 +695,7 @@ async function run(dataDir: string) {
     throw new Error(`${message}\nlast server output:\n${server.output()}`, { cause: error })
   } finally {
     monitor.stop()
-    await stopChild(server.child)
+    await server.stop()
   }
 }
 

@@ -3,112 +3,26 @@
  * loopback): the browser and command-line logins, the guard on every creation route, the claim
  * mapping of each adapter, and the failures the spec names (spec: Login routes, Optional login).
  */
-import { hkdfSync, randomBytes } from 'node:crypto'
+import { hkdfSync } from 'node:crypto'
 
 import {
   PKCE_COOKIE_NAME,
   SESSION_COOKIE_NAME,
   createRequest,
-  toBase64,
-  toBase64Url,
   type SessionResponse,
 } from '@fileshare/protocol'
+import { Browser, freePort, location } from '@fileshare/testing'
+import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
 import { SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { WebSocket } from 'ws'
 
 import { PKCE_KEY_LABEL } from '../src/auth/session.js'
-import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
-import { createTestProvider, freePort, type TestProvider } from './oidc-provider.js'
+import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 
 const SECRET = 'test-session-secret-of-32-chars!!'
 const DAY = 86_400
 const MiB = 1024 ** 2
-
-/** A cookie jar per origin and manual redirects, as a browser would keep them. */
-class Browser {
-  private readonly jar = new Map<string, Map<string, string>>()
-  /** The raw `Set-Cookie` lines of the last response. */
-  lastSetCookies: string[] = []
-
-  cookie(url: string, name: string): string | undefined {
-    return this.jar.get(new URL(url).origin)?.get(name)
-  }
-
-  setCookie(url: string, name: string, value: string | undefined): void {
-    const origin = new URL(url).origin
-    const cookies = this.jar.get(origin) ?? new Map<string, string>()
-    this.jar.set(origin, cookies)
-    if (value === undefined) cookies.delete(name)
-    else cookies.set(name, value)
-  }
-
-  async fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    const cookies = [...(this.jar.get(new URL(url).origin) ?? new Map<string, string>())]
-    const headers = new Headers(init.headers)
-    if (cookies.length > 0) headers.set('cookie', cookies.map(([n, v]) => `${n}=${v}`).join('; '))
-    const res = await fetch(url, { ...init, headers, redirect: 'manual' })
-    this.lastSetCookies = res.headers.getSetCookie()
-    for (const line of this.lastSetCookies) {
-      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim())
-      const eq = pair.indexOf('=')
-      const name = pair.slice(0, eq)
-      const value = pair.slice(eq + 1)
-      const removed =
-        value === '' ||
-        attributes.some((a) => /^max-age=0$/i.test(a)) ||
-        attributes.some((a) => /^expires=/i.test(a) && Date.parse(a.slice(8)) < Date.now())
-      this.setCookie(url, name, removed ? undefined : value)
-    }
-    return res
-  }
-}
-
-function location(res: Response, base: string): string {
-  const target = res.headers.get('location')
-  if (target === null) throw new Error(`no redirect: ${res.status}`)
-  return new URL(target, base).href
-}
-
-/**
- * Follows the provider from the authorization URL through its login and consent forms up to the
- * redirect to our callback, which it returns without requesting it.
- */
-async function authorizeAtProvider(
-  browser: Browser,
-  authorizationUrl: string,
-  callbackPrefix: string,
-  login = 'ada',
-): Promise<string> {
-  let url = authorizationUrl
-  let init: RequestInit = {}
-  for (let step = 0; step < 20; step++) {
-    if (url.startsWith(callbackPrefix)) return url
-    const res = await browser.fetch(url, init)
-    init = {}
-    if (res.status >= 300 && res.status < 400) {
-      url = location(res, url)
-      continue
-    }
-    const html = await res.text()
-    if (res.status !== 200) throw new Error(`provider answered ${res.status} at ${url}: ${html}`)
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1]
-    if (action === undefined) throw new Error(`no form at ${url}: ${html}`)
-    const form = new URLSearchParams()
-    for (const [, name = '', value = ''] of html.matchAll(
-      /<input type="hidden" name="([^"]+)" value="([^"]*)"/g,
-    )) {
-      form.set(name, value)
-    }
-    if (html.includes('name="login"')) {
-      form.set('login', login)
-      form.set('password', 'any password')
-    }
-    url = new URL(action, url).href
-    init = { method: 'POST', body: form }
-  }
-  throw new Error('the provider never redirected to the callback')
-}
 
 let serverPort: number
 let baseUrl: string
@@ -166,12 +80,7 @@ async function startLogin(
   expect(res.status).toBe(302)
   const pkce = browser.cookie(baseUrl, PKCE_COOKIE_NAME)
   if (pkce === undefined) throw new Error('no PKCE cookie')
-  const callback = await authorizeAtProvider(
-    browser,
-    location(res, baseUrl),
-    `${baseUrl}/auth/callback`,
-    login,
-  )
+  const callback = await browser.follow(location(res, baseUrl), `${baseUrl}/auth/callback`, login)
   return { callback, pkce }
 }
 
@@ -205,17 +114,7 @@ function createNote(headers: Record<string, string>): Promise<Response> {
   return fetch(`${baseUrl}/api/note`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify({
-      encryptedContent: toBase64(randomBytes(64)),
-      nonce: toBase64(randomBytes(12)),
-      salt: toBase64Url(randomBytes(16)),
-      ownerToken: toBase64Url(randomBytes(32)),
-      authToken: toBase64Url(randomBytes(32)),
-      contentType: 'text',
-      maxViews: 1,
-      expireSec: 3600,
-      hasPassword: false,
-    }),
+    body: JSON.stringify(noteBody({ maxViews: 1 })),
   })
 }
 

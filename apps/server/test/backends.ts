@@ -6,10 +6,10 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { expect } from 'vitest'
+import type { Radosgw } from '@fileshare/testing/radosgw'
 
 import type { S3BlobStore } from '../src/storage/s3.js'
 import type { TestServer } from './harness.js'
-import type { Radosgw } from './radosgw.js'
 import { openMultipartKeys, s3Env } from './s3-backend.js'
 
 export interface Backend {

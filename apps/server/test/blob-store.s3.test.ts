@@ -5,11 +5,11 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
 import type { BlobWriter } from '../src/storage/blob-store.js'
 import type { S3BlobStore } from '../src/storage/s3.js'
 import { blobStoreContract } from './blob-store.contract.js'
-import { radosgwMissing, startRadosgw, type Radosgw } from './radosgw.js'
 import { openMultipartKeys, openTestStore, TEST_PART_SIZE } from './s3-backend.js'
 
 const missing = await radosgwMissing()

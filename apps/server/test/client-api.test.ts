@@ -1,9 +1,10 @@
 /** The client core's HTTP layer against the real server: routes, caching, and its two errors. */
 import { ApiError, ProtocolError } from '@fileshare/protocol'
+import { freePort } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startTestServer, type TestServer } from './harness.js'
-import { apiFor, closedPort, loggingFetch } from './client-support.js'
+import { apiFor, loggingFetch } from './client-support.js'
 
 describe('ApiClient', () => {
   let server: TestServer
@@ -54,7 +55,7 @@ describe('ApiClient', () => {
   })
 
   it('reports an unreachable server as ProtocolError NETWORK', async () => {
-    const api = apiFor({ url: `http://127.0.0.1:${await closedPort()}` } as TestServer)
+    const api = apiFor({ url: `http://127.0.0.1:${await freePort()}` } as TestServer)
     const failure = api.config()
     await expect(failure).rejects.toBeInstanceOf(ProtocolError)
     await expect(failure).rejects.toMatchObject({ code: 'NETWORK' })

@@ -23,13 +23,13 @@ import {
   type SendFileOptions,
   type UploadProgress,
 } from '@fileshare/protocol'
+import { freePort } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
 
 import { startTestServer, type TestServer } from './harness.js'
 import {
   apiFor,
-  closedPort,
   drain,
   expectNoBlobs,
   loggingFetch,
@@ -173,7 +173,7 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
 
   describe('fallback to chunked HTTP', () => {
     it('falls back when the socket connection is refused', async () => {
-      const port = await closedPort()
+      const port = await freePort()
       const api = apiFor(server, { webSocket: () => wsFactory()(`ws://127.0.0.1:${port}/`) })
       expect((await roundTrip(api, MiB)).sent.transport).toBe('http')
     })
@@ -351,7 +351,7 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
       const api = apiFor(server)
       const { source } = randomSource(100)
       const link = fileLink((await sendFile(api, source, options(100))).link)
-      const offline = apiFor({ url: `http://127.0.0.1:${await closedPort()}` } as TestServer)
+      const offline = apiFor({ url: `http://127.0.0.1:${await freePort()}` } as TestServer)
       await expect(inspectFile(offline, link)).rejects.toMatchObject({ code: 'NETWORK' })
     })
   })

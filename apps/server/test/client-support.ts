@@ -4,7 +4,6 @@
  * have discarded everything of a cancelled upload.
  */
 import { randomBytes } from 'node:crypto'
-import { createServer, type AddressInfo } from 'node:net'
 
 import {
   ApiClient,
@@ -80,13 +79,4 @@ export async function expectNoBlobs(server: TestServer): Promise<void> {
   await expect
     .poll(async () => blobFiles(server), { timeout: 5000, interval: 50 })
     .toEqual({ committed: [], partial: [] })
-}
-
-/** A loopback port on which nothing listens any more: connections to it are refused. */
-export async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }

@@ -18,9 +18,9 @@ import {
   type RequestLink,
 } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { startTestServer, type TestServer } from './harness.js'
-import { radosgwMissing, startRadosgw, type Radosgw } from './radosgw.js'
 import { s3Env } from './s3-backend.js'
 import {
   apiFor,

@@ -3,11 +3,9 @@
  * with a temporary DATA_DIR, for the integration suites. A manual clock lets tests move time.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 
 import { toBase64, toBase64Url } from '@fileshare/protocol'
+import { startInProcessServer, testLogLevel, type InProcessServer } from '@fileshare/testing'
 
 import { loadConfig } from '../src/config.js'
 import { createLogger, type Logger } from '../src/logger.js'
@@ -24,14 +22,7 @@ export function manualClock(start = Date.now()): ManualClock {
   return { now: () => current, advance: (ms) => void (current += ms) }
 }
 
-export interface TestServer {
-  url: string
-  dataDir: string
-  service: RunningService
-  clock: ManualClock | undefined
-  /** Stops the server; keeps DATA_DIR when `keepData` so a restart can reuse it. */
-  close(options?: { keepData?: boolean }): Promise<void>
-}
+export type TestServer = InProcessServer<RunningService> & { clock: ManualClock | undefined }
 
 export interface TestServerOptions {
   env?: Record<string, string>
@@ -46,37 +37,21 @@ export interface TestServerOptions {
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'fileshare-test-')))
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_MAX: '0',
-    SHUTDOWN_GRACE_MS: '1000',
-    ...options.env,
-  })
   const clock = options.clock
-  const service = await startServer(config, {
-    version: options.version ?? 'test',
-    webRoot: options.webRoot,
-    logger:
-      options.logger ?? createLogger(process.env.TEST_LOG_LEVEL === 'error' ? 'error' : 'silent'),
-    ...(clock ? { now: clock.now } : {}),
-    ...(options.uploadInitTimeoutMs === undefined
-      ? {}
-      : { uploadInitTimeoutMs: options.uploadInitTimeoutMs }),
-  })
-  return {
-    url: service.url,
-    dataDir,
-    service,
-    clock,
-    async close({ keepData = false } = {}) {
-      await service.close()
-      if (!keepData) await rm(dataDir, { recursive: true, force: true })
-    },
-  }
+  const server = await startInProcessServer(
+    (env) =>
+      startServer(loadConfig(env), {
+        version: options.version ?? 'test',
+        webRoot: options.webRoot,
+        logger: options.logger ?? createLogger(testLogLevel()),
+        ...(clock ? { now: clock.now } : {}),
+        ...(options.uploadInitTimeoutMs === undefined
+          ? {}
+          : { uploadInitTimeoutMs: options.uploadInitTimeoutMs }),
+      }),
+    { env: options.env, dataDir: options.dataDir },
+  )
+  return { ...server, clock }
 }
 
 /** A random bearer token as clients derive them: 32 bytes, base64url. */

@@ -4,9 +4,9 @@
  * bucket). Downloads follow the presigned URL as the clients do.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { s3Backend } from './backends.js'
-import { radosgwMissing, startRadosgw, type Radosgw } from './radosgw.js'
 import { requestFlowSuite } from './request-flow.suite.js'
 import { requestsSuite } from './requests.suite.js'
 import { uploadsSuite } from './uploads.suite.js'

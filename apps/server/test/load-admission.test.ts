@@ -4,7 +4,6 @@
  * never send `init`. The server's peak RSS stays under LOAD_RSS_LIMIT_MB (docs/api.md), the
  * silent sockets are closed with 1008, and a normal upload completes meanwhile.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -19,10 +18,11 @@ import {
   sendFile,
   unlockFile,
 } from '@fileshare/protocol'
+import type { SpawnedServer } from '@fileshare/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import WebSocket from 'ws'
 
-import { freePort, SERVER_ENTRY, SERVER_NODE_ARGS, stopChild } from '../bench/lib.js'
+import { startBuiltServer } from '../bench/lib.js'
 import { uploadHeaders } from './harness.js'
 import { RawRequest } from './raw-request.js'
 
@@ -35,7 +35,7 @@ const SILENT_SOCKETS = 200
 /** What each stalled request sends of its declared 16 MiB before it stalls. */
 const SENT_BEFORE_STALL = 2 * MiB
 
-let child: ChildProcess
+let server: SpawnedServer | undefined
 let url: string
 let dataDir: string
 const requests: RawRequest[] = []
@@ -50,36 +50,14 @@ async function peakRssMb(pid: number): Promise<number> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'fileshare-load-'))
-  const port = await freePort()
-  child = spawn(process.execPath, [...SERVER_NODE_ARGS, SERVER_ENTRY], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'error',
-      RATE_LIMIT_MAX: '0',
-      FILE_MAX_SIZE: '1GB',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 30_000
-  while (
-    !(await fetch(`${url}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    ))
-  ) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('server did not start')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  server = await startBuiltServer(dataDir, { FILE_MAX_SIZE: '1GB' })
+  url = server.url
 })
 
 afterAll(async () => {
   for (const request of requests) request.destroy()
   for (const socket of sockets) socket.terminate()
-  if (child) await stopChild(child)
+  await server?.stop()
   await rm(dataDir, { recursive: true, force: true })
 })
 
@@ -144,7 +122,7 @@ it(
 
     // The silent sockets are closed after the 10 s init timeout.
     expect(new Set(await Promise.all(closes))).toEqual(new Set([1008]))
-    const peak = await peakRssMb(child.pid!)
+    const peak = await peakRssMb(server!.child.pid!)
     console.log(`server peak RSS under load: ${peak.toFixed(0)} MB`)
     expect(peak).toBeLessThan(LOAD_RSS_LIMIT_MB)
   },

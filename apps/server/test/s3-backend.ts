@@ -5,9 +5,9 @@
 import { randomBytes } from 'node:crypto'
 
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
+import type { Radosgw } from '@fileshare/testing/radosgw'
 
 import { S3BlobStore, type S3StoreOptions } from '../src/storage/s3.js'
-import type { Radosgw } from './radosgw.js'
 
 /** The smallest part S3 accepts, so that the tests cross part boundaries with little data. */
 export const TEST_PART_SIZE = 5 * 1024 ** 2

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { createLogger } from '../src/logger.js'
 import { URL_HOLD_MARGIN_MS } from '../src/services/blob-janitor.js'
@@ -25,7 +26,6 @@ import {
   uploadHeaders,
   type TestServer,
 } from './harness.js'
-import { radosgwMissing, startRadosgw, type Radosgw } from './radosgw.js'
 import {
   newBucketName,
   openMultipartKeys,

@@ -3,16 +3,17 @@
  * and exits 0; SIGKILL in the middle of uploads loses only what was unfinished, and the next start
  * serves every finished upload and leaves no partial file behind.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { Agent, request, type ClientRequest } from 'node:http'
-import { connect, createServer, type AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { spawnServer, type SpawnedServer } from '@fileshare/testing'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { uploadHeaders } from './harness.js'
@@ -23,14 +24,7 @@ const KiB = 1024
 const MiB = 1024 * KiB
 const GRACE_MS = 15_000
 
-interface ServerProcess {
-  child: ChildProcess
-  port: number
-  output: string[]
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-}
-
-const children = new Set<ServerProcess>()
+const children = new Set<SpawnedServer>()
 const dataDirs: string[] = []
 
 afterEach(async () => {
@@ -51,22 +45,9 @@ async function tempDataDir(): Promise<string> {
   return dir
 }
 
-/** A port nothing listens on right now: the server cannot report a port 0 to another process. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-async function startProcess(dataDir: string): Promise<ServerProcess> {
-  const port = await freePort()
+/** The server from its sources in a process of its own, once it listens. */
+async function startProcess(dataDir: string): Promise<SpawnedServer> {
   const env: Record<string, string> = {
-    PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
@@ -75,37 +56,18 @@ async function startProcess(dataDir: string): Promise<ServerProcess> {
     CLEANUP_INTERVAL: '86400',
     SHUTDOWN_GRACE_MS: String(GRACE_MS),
   }
-  for (const name of ['PATH', 'HOME', 'TMPDIR']) {
+  for (const name of ['HOME', 'TMPDIR']) {
     const value = process.env[name]
     if (value !== undefined) env[name] = value
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+  const server = await spawnServer({
+    entry: 'src/index.ts',
+    nodeArgs: ['--import', 'tsx'],
     cwd: SERVER_DIR,
     env,
-    stdio: ['ignore', 'pipe', 'pipe'],
   })
-  const output: string[] = []
-  child.stdout?.on('data', (data: Buffer) => output.push(data.toString()))
-  child.stderr?.on('data', (data: Buffer) => output.push(data.toString()))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }))
-  })
-  const server = { child, port, output, exited }
   children.add(server)
-
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`server exited before it was ready:\n${output.join('')}`)
-    }
-    const ok = await fetch(`http://127.0.0.1:${port}/api/health`).then(
-      (res) => res.status === 200,
-      () => false,
-    )
-    if (ok) return server
-    if (Date.now() > deadline) throw new Error(`server not ready in 30 s:\n${output.join('')}`)
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  return server
 }
 
 /**
@@ -122,10 +84,10 @@ await service.close()
 console.log('closed')
 `
 
-async function exitOf(server: ServerProcess, withinMs: number) {
+async function exitOf(server: SpawnedServer, withinMs: number) {
   const timeout = new Promise<never>((_, reject) =>
     setTimeout(
-      () => reject(new Error(`no exit in ${withinMs} ms:\n${server.output.join('')}`)),
+      () => reject(new Error(`no exit in ${withinMs} ms:\n${server.output()}`)),
       withinMs,
     ).unref(),
   )
@@ -297,7 +259,7 @@ describe('server process', () => {
     agent.destroy()
 
     expect(await exitOf(server, GRACE_MS + 5000)).toEqual({ code: 0, signal: null })
-    expect(server.output.join('')).toContain('fileshare stopping on SIGTERM')
+    expect(server.output()).toContain('fileshare stopping on SIGTERM')
 
     const restarted = await startProcess(dataDir)
     const got = await download(restarted.port, upload)

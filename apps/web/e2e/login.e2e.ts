@@ -4,14 +4,14 @@
  * "Sign in" instead of failing; after signing in the upload works and the header names the
  * user; signing out brings "Sign in" back. Reading stays public: a signed-out browser downloads.
  */
+import { freePort } from '@fileshare/testing'
+import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { createTestProvider, type TestProvider } from '../../server/test/oidc-provider.js'
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
 import { captureAll, unnamedControls } from './screenshots.js'
-import { freePort } from './server.js'
 import { useSuite } from './suite.js'
 
 const GATES = [

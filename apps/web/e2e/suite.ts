@@ -10,12 +10,13 @@
 import { mkdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
+import { freePort } from '@fileshare/testing'
 import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll } from 'vitest'
 
 import { launchBrowser, newContext, type ContextOptions, type TestBrowser } from './browser.js'
 import { startProxy, type RecordingProxy } from './proxy.js'
-import { freePort, startE2eServer, type E2eServer, type E2eServerOptions } from './server.js'
+import { startE2eServer, type E2eServer, type E2eServerOptions } from './server.js'
 
 export interface Suite {
   /** The base URL pages use: the server's, or the proxy's in front of it. */

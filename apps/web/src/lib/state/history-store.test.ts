@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 
 import {
   historyKey,
-  isExpired,
   memoryBackend,
   removeItem,
   sortHistory,
@@ -46,21 +45,6 @@ describe('history list logic', () => {
   it('removes by key', () => {
     const list = [item('a', '2026-01-01T00:00:00.000Z'), item('b', '2026-01-02T00:00:00.000Z')]
     expect(removeItem(list, 'file:a').map((i) => i.id)).toEqual(['b'])
-  })
-
-  it('treats the refreshed expiry as the one that counts', () => {
-    const now = Date.parse('2026-06-01T00:00:00.000Z')
-    const stale = item('a', '2026-01-01T00:00:00.000Z', { expiresAt: '2026-05-01T00:00:00.000Z' })
-    expect(isExpired(stale, now)).toBe(true)
-    const extended = {
-      ...stale,
-      status: {
-        state: 'available' as const,
-        expiresAt: '2026-07-01T00:00:00.000Z',
-        checkedAt: '2026-06-01T00:00:00.000Z',
-      },
-    }
-    expect(isExpired(extended, now)).toBe(false)
   })
 
   it('keeps copies in the memory backend, so later edits do not leak into it', async () => {

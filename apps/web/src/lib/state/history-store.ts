@@ -64,12 +64,6 @@ export function removeItem(items: readonly HistoryItem[], key: string): HistoryI
   return items.filter((i) => historyKey(i) !== key)
 }
 
-/** Whether an item is past its expiry by the clock alone (before asking the server). */
-export function isExpired(item: HistoryItem, now = Date.now()): boolean {
-  const expiresAt = item.status?.expiresAt ?? item.expiresAt
-  return Date.parse(expiresAt) <= now
-}
-
 /** A backend in memory (tests, and browsers that block IndexedDB). */
 export function memoryBackend(initial: readonly HistoryItem[] = []): HistoryBackend {
   const map = new Map(initial.map((i) => [historyKey(i), structuredClone(i)]))

@@ -8,12 +8,15 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { createServer, connect } from 'node:net'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+
+import { freePort } from './free-port.js'
+import { hasExited, stopChild } from './stop-child.js'
 
 const run = promisify(execFile)
 
@@ -203,21 +206,9 @@ rgw frontends = beast endpoint=127.0.0.1:${rgwPort}
 `
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
-
 async function waitForPort(port: number, deadline: number, children: ChildProcess[]) {
   for (;;) {
-    const dead = children.find((child) => child.exitCode !== null || child.signalCode !== null)
+    const dead = children.find(hasExited)
     if (dead) throw new Error(`${dead.spawnfile} exited with ${dead.exitCode} while starting`)
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1')
@@ -235,12 +226,5 @@ async function waitForPort(port: number, deadline: number, children: ChildProces
 
 /** SIGTERM in reverse start order, SIGKILL for whatever has not exited after five seconds. */
 async function stopAll(children: ChildProcess[]): Promise<void> {
-  for (const child of [...children].reverse()) {
-    if (child.exitCode !== null || child.signalCode !== null) continue
-    const exited = new Promise((resolve) => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-    await exited
-    clearTimeout(timer)
-  }
+  for (const child of [...children].reverse()) await stopChild(child)
 }

@@ -6,10 +6,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 
 import { exportJWK, generateKeyPair } from 'jose'
 import Provider, { type Configuration } from 'oidc-provider'
+
+import { freePort } from './free-port.js'
 
 export interface TestProviderOptions {
   /** The fileshare server's `{BASE_URL}/auth/callback`. */
@@ -26,15 +27,6 @@ export interface TestProvider {
   claims: Record<string, unknown>
   start(): Promise<void>
   stop(): Promise<void>
-}
-
-/** A port free right now on loopback, for a server that must know its address before it listens. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }
 
 /** Creates the provider on a free port without starting it; call `start()` to answer. */

@@ -1,0 +1,18 @@
+/**
+ * Test support for the fileshare suites and benchmarks; never part of a shipped package. The
+ * radosgw and OIDC provider fixtures, which load large libraries, are the subpaths
+ * `@fileshare/testing/radosgw` and `@fileshare/testing/oidc-provider`.
+ */
+export { freePort } from './free-port.js'
+export {
+  TEST_SERVER_ENV,
+  startInProcessServer,
+  testLogLevel,
+  type InProcessServer,
+  type InProcessServerOptions,
+  type StartableService,
+} from './in-process-server.js'
+export { Browser, location } from './login-walk.js'
+export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
+export { spawnServer, type SpawnServerOptions, type SpawnedServer } from './spawn-server.js'
+export { hasExited, stopChild } from './stop-child.js'

@@ -1,0 +1,18 @@
+/** Stopping a child process of a suite or benchmark without leaving it behind. */
+import type { ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+
+/** Whether the child has exited or was killed by a signal. */
+export function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited within five seconds. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (hasExited(child)) return
+  const exited = once(child, 'exit')
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+  await exited
+  clearTimeout(timer)
+}
