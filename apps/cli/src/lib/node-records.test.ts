@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto'
 
 import {
+  CipherJobError,
   createDecryptStream,
   createEncryptStream,
   deriveUploadKeys,
@@ -152,7 +153,7 @@ describe('node:crypto record cipher', () => {
     const buffer = acquireBuffer()
     new Uint8Array(buffer).set(sealed)
     await expect(nodeRecords.open(key, nonce, handOn(buffer, sealed.length))).rejects.toThrow(
-      'Unsupported state or unable to authenticate data',
+      new CipherJobError('The record cipher failed (Error)'),
     )
     expect(buffer.byteLength).toBe(0) // it went to the thread
   })

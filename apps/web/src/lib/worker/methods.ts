@@ -58,7 +58,7 @@ import {
   toArchiveEntries,
   type PickedEntry,
 } from '../upload/entries'
-import { createCipherPool } from './cipher-pool'
+import { createWebCipherPool } from './cipher-pool'
 
 /** Per call: cancellation and a progress channel back to the page. */
 export interface CallContext {
@@ -157,7 +157,7 @@ export function createMethods(api: ApiClient) {
     return handles.get(handle) as T
   }
   // Records are sealed and opened in cipher workers, started on the first transfer.
-  const cipher = createCipherPool()
+  const cipher = createWebCipherPool()
   /** What every upload and download takes from its call: cancel, progress, the record cipher. */
   const transfer = (ctx: CallContext) => ({ signal: ctx.signal, onProgress: ctx.progress, cipher })
 
