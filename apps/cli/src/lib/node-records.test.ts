@@ -143,6 +143,24 @@ describe('node:crypto record cipher', () => {
     expect(freeBufferCount()).toBeGreaterThan(before)
   })
 
+  it('copies a record it may not move into one of the record buffers, which comes back handed on', async () => {
+    const key = await fileKey()
+    await startCipherThreads()
+    const spare = acquireBuffer()
+    releaseBuffer(handOn(spare, 1))
+    const before = freeBufferCount()
+    const whole = randomBytes(3 * 1024 * 1024)
+    const view = whole.subarray(1024 * 1024, 2 * 1024 * 1024)
+    const sealed = await nodeRecords.seal(key, recordNonce(2, false), view)
+    const reference = await webCryptoRecords.seal(key, recordNonce(2, false), view)
+    expect(Buffer.from(sealed).equals(Buffer.from(reference))).toBe(true)
+    // The copy took a free buffer instead of a new one, and the output can be given back.
+    expect(freeBufferCount()).toBe(before - 1)
+    expect(isHandedOn(sealed)).toBe(true)
+    releaseBuffer(sealed)
+    expect(freeBufferCount()).toBe(before)
+  })
+
   // Security: a tampered record fails on a cipher thread as it does here, and yields nothing.
   it('fails a tampered record opened on a cipher thread', async () => {
     const key = await fileKey()

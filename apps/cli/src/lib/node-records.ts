@@ -23,6 +23,7 @@ import {
 import { startCipherThread } from './cipher-threads.js'
 import { openRecord, sealRecord } from './node-gcm.js'
 import {
+  acquireBuffer,
   adoptBuffer,
   handOn,
   isHandedOn,
@@ -67,6 +68,8 @@ function threads(): CipherPool<KeyObject> {
     size: cipherWorkerCount(availableParallelism()),
     startWorker: startCipherThread,
     fallback: here,
+    // Copies go into the command's record buffers, which come back as the outputs and are reused.
+    copyBuffer: (bytes) => (bytes <= RECORD_BUFFER_BYTES ? acquireBuffer() : undefined),
   })
   return pool
 }

@@ -85,10 +85,11 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.close()))
 })
 
-function fakePool(size: number) {
+function fakePool(size: number, copyBuffer?: (bytes: number) => ArrayBuffer | undefined) {
   const workers: FakeWorker[] = []
   const pool = createCipherPool<CryptoKey>({
     size,
+    copyBuffer,
     fallback: webCryptoRecords,
     startWorker: (events) => {
       const worker = new FakeWorker(events)
@@ -311,6 +312,24 @@ describe('cipher pool, in-thread workers', () => {
     expect(worker.handedBack).toHaveLength(4)
     expect(worker.received.map((r) => r.bufferSize)).toEqual(Array(4).fill(RECORD_SIZE + TAG))
     expect(worker.received.map((r) => r.length)).toEqual([MiB, MiB, MiB, MiB])
+  })
+
+  it('copies into the buffers the app supplies, and into its own when one is too small', async () => {
+    const asked: number[] = []
+    const { pool, workers } = fakePool(1, (needed) => {
+      asked.push(needed)
+      return new ArrayBuffer(needed === 1000 + TAG ? 10 : 3 * MiB)
+    })
+    await pool.ready()
+    const key = await newKey()
+    for (const length of [MiB, 1000]) {
+      const sealed = await pool.seal(key, nonceOf(1), bytes(length, 3))
+      expect(same(sealed, await webCryptoRecords.seal(key, nonceOf(1), bytes(length, 3)))).toBe(
+        true,
+      )
+    }
+    expect(asked).toEqual([MiB + TAG, 1000 + TAG])
+    expect(workers[0]!.received.map((r) => r.bufferSize)).toEqual([3 * MiB, 1000 + TAG])
   })
 
   it('reruns here the calls of a worker that fails, then uses the others and never replaces it', async () => {

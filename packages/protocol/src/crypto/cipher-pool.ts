@@ -53,6 +53,12 @@ export interface CipherPoolOptions<K> {
    * gave its buffer up.
    */
   fallback: WorkerRecordCipher<K>
+  /**
+   * Supplies the buffer a record the caller keeps is copied into, given the bytes it needs (the
+   * record with room for a tag): an app that recycles its own record buffers passes them here, so
+   * that a copy costs no allocation. Undefined, or a buffer too small, falls back to the pool's own.
+   */
+  copyBuffer?: (bytes: number) => ArrayBuffer | undefined
 }
 
 export interface CipherCallOptions {
@@ -158,10 +164,15 @@ export function createCipherPool<K>(options: CipherPoolOptions<K>): CipherPool<K
 
   /** The record in a buffer of its own with room for a tag (a kept one when it fits). */
   const copyOf = (record: Uint8Array): Uint8Array<ArrayBuffer> => {
-    const fits = record.length + RECORD_TAG_SIZE <= SPARE_SIZE && record.length >= SPARE_SIZE / 2
-    const buffer = fits
-      ? (spares.pop() ?? new ArrayBuffer(SPARE_SIZE))
-      : new ArrayBuffer(record.length + RECORD_TAG_SIZE)
+    const needed = record.length + RECORD_TAG_SIZE
+    const supplied = options.copyBuffer?.(needed)
+    const fits = needed <= SPARE_SIZE && record.length >= SPARE_SIZE / 2
+    const buffer =
+      supplied !== undefined && supplied.byteLength >= needed
+        ? supplied
+        : fits
+          ? (spares.pop() ?? new ArrayBuffer(SPARE_SIZE))
+          : new ArrayBuffer(needed)
     const copy = new Uint8Array(buffer, 0, record.length)
     copy.set(record)
     return copy
