@@ -314,6 +314,40 @@ describe('cipher pool, in-thread workers', () => {
     expect(worker.received.map((r) => r.length)).toEqual([MiB, MiB, MiB, MiB])
   })
 
+  it('opens whole sealed records in the buffers the workers hand back, with no room added', async () => {
+    const { pool, workers } = fakePool(1)
+    await pool.ready()
+    const key = await newKey()
+    const sealed = await webCryptoRecords.seal(key, nonceOf(0), bytes(MiB, 5))
+    for (let n = 0; n < 4; n++) {
+      const opened = await pool.open(key, nonceOf(0), sealed)
+      expect(same(opened, bytes(MiB, 5))).toBe(true)
+    }
+    // A sealed record fills a record-sized buffer exactly: the first one comes back and is reused.
+    expect(workers[0]!.received.map((r) => r.bufferSize)).toEqual(Array(4).fill(RECORD_SIZE + TAG))
+    expect(workers[0]!.handedBack).toHaveLength(4)
+  })
+
+  it('lends record buffers to fill and give up, reusing those the workers hand back', async () => {
+    const { pool, workers } = fakePool(1)
+    await pool.ready()
+    const key = await newKey()
+    expect(pool.recordBuffer(1000)).toBeUndefined()
+    for (let n = 0; n < 3; n++) {
+      const buffer = pool.recordBuffer(MiB)!
+      const record = new Uint8Array(buffer, 0, MiB)
+      // After the first, each is the buffer the worker handed back: it still holds that record.
+      if (n > 0) expect(same(record, bytes(MiB, n - 1))).toBe(true)
+      record.set(bytes(MiB, n))
+      const sealed = await pool.seal(key, nonceOf(n), record, { transfer: true })
+      expect(same(sealed, await webCryptoRecords.seal(key, nonceOf(n), bytes(MiB, n)))).toBe(true)
+      // Given up: it went to the worker with no copy.
+      expect(buffer.byteLength).toBe(0)
+    }
+    expect(workers[0]!.received.map((r) => r.bufferSize)).toEqual(Array(3).fill(RECORD_SIZE + TAG))
+    expect(workers[0]!.handedBack).toHaveLength(3)
+  })
+
   it('copies into the buffers the app supplies, and into its own when one is too small', async () => {
     const asked: number[] = []
     const { pool, workers } = fakePool(1, (needed) => {

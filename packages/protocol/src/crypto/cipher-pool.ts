@@ -55,10 +55,10 @@ export interface CipherPoolOptions<K> {
   fallback: WorkerRecordCipher<K>
   /**
    * Supplies the buffer a record the caller keeps is copied into, given the bytes it needs (the
-   * record with room for a tag): an app that recycles its own record buffers passes them here, so
+   * record, with room for a tag to seal): an app that recycles its own record buffers passes them here, so
    * that a copy costs no allocation. Undefined, or a buffer too small, falls back to the pool's own.
    */
-  copyBuffer?: (bytes: number) => ArrayBuffer | undefined
+  copyBuffer?: ((bytes: number) => ArrayBuffer | undefined) | undefined
 }
 
 export interface CipherCallOptions {
@@ -83,6 +83,12 @@ export interface CipherPool<K> {
     record: Uint8Array,
     options?: CipherCallOptions,
   ): Promise<Uint8Array>
+  /**
+   * A record-sized buffer for a caller to fill and give up with its call (`transfer`): one a
+   * worker handed back when there is one, so that records cost no allocation; undefined when
+   * `bytes` is no whole record's size.
+   */
+  recordBuffer(bytes: number): ArrayBuffer | undefined
   /** Starts the workers now, so that their start-up overlaps other work. */
   start(): void
   /** Starts the workers; true once one takes records, false when none can. */
@@ -162,9 +168,9 @@ export function createCipherPool<K>(options: CipherPoolOptions<K>): CipherPool<K
     ;(idleTimer as { unref?: () => void }).unref?.()
   }
 
-  /** The record in a buffer of its own with room for a tag (a kept one when it fits). */
-  const copyOf = (record: Uint8Array): Uint8Array<ArrayBuffer> => {
-    const needed = record.length + RECORD_TAG_SIZE
+  /** The record in a buffer of its own, with room for a tag to seal (a kept one when it fits). */
+  const copyOf = (op: CipherOp, record: Uint8Array): Uint8Array<ArrayBuffer> => {
+    const needed = record.length + (op === 'seal' ? RECORD_TAG_SIZE : 0)
     const supplied = options.copyBuffer?.(needed)
     const fits = needed <= SPARE_SIZE && record.length >= SPARE_SIZE / 2
     const buffer =
@@ -255,7 +261,7 @@ export function createCipherPool<K>(options: CipherPoolOptions<K>): CipherPool<K
     const lane = pick()
     if (lane === undefined) return runHere(op, key, nonce, record)
     const transfer = callOptions.transfer === true && record.buffer instanceof ArrayBuffer
-    const sent = transfer ? record : copyOf(record)
+    const sent = transfer ? record : copyOf(op, record)
     const id = nextId++
     return new Promise<Uint8Array>((resolve, reject) => {
       try {
@@ -284,6 +290,10 @@ export function createCipherPool<K>(options: CipherPoolOptions<K>): CipherPool<K
   return {
     seal: (key, nonce, record, callOptions) => run('seal', key, nonce, record, callOptions),
     open: (key, nonce, record, callOptions) => run('open', key, nonce, record, callOptions),
+    recordBuffer: (bytes) =>
+      bytes <= SPARE_SIZE && bytes >= SPARE_SIZE / 2
+        ? (spares.pop() ?? new ArrayBuffer(SPARE_SIZE))
+        : undefined,
     start: () => void start(),
     ready() {
       start()

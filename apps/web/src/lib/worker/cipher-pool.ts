@@ -1,7 +1,6 @@
 /**
  * The transfer worker's record cipher: the protocol's cipher pool over module workers running
- * cipher-worker.ts, with WebCrypto in this thread as the fallback. Records are copied into the
- * pool's reused buffers, since the caller's may be views into buffers still in use.
+ * cipher-worker.ts, with WebCrypto in this thread as the fallback.
  */
 import {
   cipherWorkerCount,
@@ -9,6 +8,7 @@ import {
   webCryptoRecords,
   type CipherPool,
   type CipherWorkerMessage,
+  type RecordCipher,
   type StartCipherWorker,
 } from '@fileshare/protocol'
 
@@ -30,11 +30,28 @@ const startModuleWorker: StartCipherWorker<CryptoKey> = (events) => {
   }
 }
 
-/** A pool sized for this browser's cores, its workers started on the first record. */
-export function createWebCipherPool(): CipherPool<CryptoKey> {
-  return createCipherPool({
+/** The record cipher of the transfer worker's streams, whose workers `start` starts early. */
+export interface WebRecordCipher extends RecordCipher {
+  start(): void
+}
+
+/**
+ * A pool sized for this browser's cores, its workers started on the first record or by `start`.
+ * A record the stream assembled moves to a worker in the buffer it was assembled in (a buffer a
+ * worker handed back), with no copy; a record that is a view of the input is copied.
+ */
+export function createWebCipherPool(): WebRecordCipher {
+  const pool: CipherPool<CryptoKey> = createCipherPool({
     size: cipherWorkerCount(globalThis.navigator?.hardwareConcurrency ?? 2),
     startWorker: startModuleWorker,
     fallback: webCryptoRecords,
   })
+  return {
+    seal: (key, nonce, record, given) =>
+      pool.seal(key, nonce, record, { transfer: given === true }),
+    open: (key, nonce, record, given) =>
+      pool.open(key, nonce, record, { transfer: given === true }),
+    recordBuffer: (bytes) => pool.recordBuffer(bytes),
+    start: () => pool.start(),
+  }
 }
