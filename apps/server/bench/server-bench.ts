@@ -19,7 +19,6 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { stopChild, type SpawnedServer } from '@fileshare/testing'
-import WebSocket from 'ws'
 
 import {
   MiB,
@@ -33,12 +32,15 @@ import {
   token,
 } from './lib.js'
 import { wrkMissing } from './require-wrk.js'
+import {
+  uploadInChunks,
+  uploadOverWebSocket,
+  type StoredUpload,
+  type UploadSettings,
+} from './uploads.js'
 
 const SIZE = Number(process.env.BENCH_SERVER_MIB ?? 1024) * MiB
 const BUFFER_SIZE = MiB
-const WS_FRAME_SIZE = MiB
-/** The WebSocket client stops sending while more than this waits in its socket buffer. */
-const WS_HIGH_WATER = 8 * MiB
 /** Chunk size and chunks in flight of the chunked transport (spec: POST /api/upload/:id/chunk). */
 const CHUNK_SIZE = 10_000_000
 const CHUNKS_IN_FLIGHT = 3
@@ -264,174 +266,6 @@ async function diskCeiling(dir: string): Promise<number> {
   }
 }
 
-interface UploadSettings {
-  maxDownloads: string
-  expireSec: string
-}
-
-interface StoredUpload {
-  id: string
-  authToken: string
-  mbps: number
-}
-
-interface ServerFrame {
-  type: string
-  id?: string
-  message?: string
-}
-
-/** A WebSocket whose frames are queued, with a wait for a condition that fails once it closes. */
-class UploadSocket {
-  private readonly frames: ServerFrame[] = []
-  private failure: Error | undefined
-  private wake: (() => void) | undefined
-
-  constructor(readonly ws: WebSocket) {
-    ws.on('open', this.notify)
-    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-      const frame = isBinary ? undefined : (JSON.parse(data.toString()) as ServerFrame)
-      if (frame?.type === 'error') this.failure ??= new Error(`error frame: ${frame.message}`)
-      else if (frame) this.frames.push(frame)
-      else this.failure ??= new Error('binary frame from the server')
-      this.notify()
-    })
-    ws.on('close', (code, reason) => {
-      this.failure ??= new Error(`socket closed with ${code} ${reason.toString()}`)
-      this.notify()
-    })
-    ws.on('error', (error) => {
-      this.failure ??= error
-      this.notify()
-    })
-  }
-
-  readonly notify = (): void => {
-    const wake = this.wake
-    this.wake = undefined
-    wake?.()
-  }
-
-  async until(condition: () => boolean): Promise<void> {
-    while (!condition()) {
-      if (this.failure) throw this.failure
-      await new Promise<void>((resolve) => (this.wake = resolve))
-    }
-  }
-
-  async frame(type: string): Promise<ServerFrame> {
-    await this.until(() => this.frames.length > 0)
-    const frame = this.frames.shift()!
-    if (frame.type !== type)
-      throw new Error(`expected a ${type} frame, got ${JSON.stringify(frame)}`)
-    return frame
-  }
-}
-
-async function uploadOverWebSocket(
-  port: number,
-  settings: UploadSettings,
-): Promise<StoredUpload & { deflate: boolean }> {
-  const origin = `http://127.0.0.1:${port}`
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/upload/ws`, { origin })
-  const socket = new UploadSocket(ws)
-  const authToken = token()
-  try {
-    await socket.until(() => ws.readyState === WebSocket.OPEN)
-    const start = performance.now()
-    const headers = {
-      authToken,
-      ownerToken: token(),
-      salt: token(),
-      maxDownloads: settings.maxDownloads,
-      expireSec: settings.expireSec,
-      fileCount: '1',
-      contentLength: String(SIZE),
-      hasPassword: 'false',
-    }
-    ws.send(JSON.stringify({ type: 'init', headers }))
-    const { id } = await socket.frame('ready')
-    for (let offset = 0, i = 0; offset < SIZE; offset += WS_FRAME_SIZE, i++) {
-      await socket.until(() => ws.bufferedAmount <= WS_HIGH_WATER)
-      ws.send(payload(i, Math.min(WS_FRAME_SIZE, SIZE - offset)), { binary: true }, socket.notify)
-    }
-    ws.send(JSON.stringify({ type: 'finalize' }))
-    const done = await socket.frame('done')
-    const ms = performance.now() - start
-    if (done.id !== id || id === undefined)
-      throw new Error(`done frame for ${done.id}, expected ${id}`)
-    return {
-      id,
-      authToken,
-      mbps: mbps(SIZE, ms),
-      deflate: ws.extensions.includes('permessage-deflate'),
-    }
-  } finally {
-    ws.terminate()
-  }
-}
-
-/**
- * Chunked upload over node:http with a keep-alive agent: against fetch on this server it was as
- * fast or faster (115 against 72 to 113 MB/s for 256 MiB) at about a quarter of the client CPU,
- * which matters when client and server share two cores.
- */
-async function uploadInChunks(port: number, settings: UploadSettings): Promise<StoredUpload> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CHUNKS_IN_FLIGHT })
-  const authToken = token()
-  const ownerToken = token()
-  try {
-    const start = performance.now()
-    const init = await send(port, agent, {
-      method: 'POST',
-      path: '/api/upload/init',
-      headers: {
-        'X-Auth-Token': authToken,
-        'X-Owner-Token': ownerToken,
-        'X-Salt': token(),
-        'X-Max-Downloads': settings.maxDownloads,
-        'X-Expire-Sec': settings.expireSec,
-        'X-File-Count': '1',
-        'X-Has-Password': 'false',
-        'X-Content-Length': String(SIZE),
-      },
-    })
-    expectStatus('upload init', init, 201)
-    const { id } = JSON.parse(init.body.toString()) as { id: string }
-    const count = Math.ceil(SIZE / CHUNK_SIZE)
-    let next = 0
-    let failed = false
-    const worker = async () => {
-      while (next < count && !failed) {
-        const index = next++
-        const body = payload(index, Math.min(CHUNK_SIZE, SIZE - index * CHUNK_SIZE))
-        try {
-          const response = await send(port, agent, {
-            method: 'POST',
-            path: `/api/upload/${id}/chunk?index=${index}`,
-            headers: { 'content-type': 'application/octet-stream' },
-            body,
-          })
-          expectStatus(`chunk ${index}`, response, 200)
-        } catch (error) {
-          failed = true
-          throw error
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker))
-    const finalize = await send(port, agent, {
-      method: 'POST',
-      path: `/api/upload/${id}/finalize`,
-      headers: { 'X-Owner-Token': ownerToken },
-    })
-    expectStatus('finalize', finalize, 200)
-    return { id, authToken, mbps: mbps(SIZE, performance.now() - start) }
-  } finally {
-    agent.destroy()
-  }
-}
-
 /**
  * A downloading client in its own process, like the loopback ceiling's receiver: the request
  * written by hand on a bare socket and the answer counted as that receiver counts its bytes. It
@@ -645,9 +479,14 @@ async function run(dataDir: string) {
     const settings = await readConfig(server.port)
 
     monitor.begin('wsUpload')
-    const ws = await uploadOverWebSocket(server.port, settings.upload)
+    const ws = await uploadOverWebSocket(server.port, { size: SIZE, settings: settings.upload })
     monitor.begin('chunkedUpload')
-    const chunked = await uploadInChunks(server.port, settings.upload)
+    const chunked = await uploadInChunks(server.port, {
+      size: SIZE,
+      settings: settings.upload,
+      chunkSize: CHUNK_SIZE,
+      inFlight: CHUNKS_IN_FLIGHT,
+    })
     monitor.begin('download')
     const downloadMBps = await download(server.port, ws)
     monitor.begin('notesWarmup')

@@ -23,7 +23,7 @@
  * uploads from a page at a fraction of their real speed.
  */
 import { spawnSync } from 'node:child_process'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -122,6 +122,7 @@ async function profileWorkers(cdp: Cdp, page: string, label: string) {
   )
   return async () => {
     off()
+    await mkdir(dir, { recursive: true })
     for (const [n, { id, name }] of sessions.entries()) {
       const { profile } = await cdp.send<{ profile: unknown }>('Profiler.stop', {}, id)
       await writeFile(join(dir, `${label}-${name}-${n}.cpuprofile`), JSON.stringify(profile))

@@ -63,6 +63,8 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await receiver.getByRole('heading', { name: 'Download', level: 1 }).waitFor()
     await receiver.getByRole('listitem').filter({ hasText: 'report.bin' }).waitFor()
     await receiver.getByText('1 download left').waitFor()
+    // The cipher workers start while the page shows the file, before the download is asked for.
+    await expect.poll(() => cipherWorkers(receiver)).toBeGreaterThan(0)
     const download = await downloadFromPage(receiver)
     expect(download.suggestedFilename()).toBe('report.bin')
     expect(await sha256File(await download.path())).toBe(await sha256File(source))

@@ -1,23 +1,32 @@
 /**
- * The record cipher of the command line: node:crypto's AES-256-GCM, which runs on OpenSSL and
- * costs a fraction of WebCrypto's per-call overhead in Node (a thread-pool hop and copies for
- * every record). The bytes are those of the protocol's default record cipher.
- *
- * Whole records of a longer stream go to a small pool of threads (cipher-pool.ts), so that the
- * cipher overlaps reading, the socket and the disk; a stream of one record, the last record of
- * any stream and everything before the threads are up stay on this thread, where they cost no
- * thread start and no message. The last record stays here also because a failed last record is
- * opened a second time to tell truncation from tampering, which needs it still in place.
+ * The record cipher of the command line: node:crypto's AES-256-GCM (node-gcm.ts), far cheaper per
+ * call in Node than WebCrypto, with the bytes of the protocol's record cipher. Whole records of a
+ * longer stream go to the protocol's cipher pool on node:worker_threads (cipher-threads.ts), so
+ * that the cipher overlaps reading, the socket and the disk; short records and a stream's last
+ * record stay on this thread (a failed last record is opened again, to tell truncation from
+ * tampering, so its bytes must stay in place).
  */
-import { createCipheriv, createDecipheriv, KeyObject } from 'node:crypto'
+import { KeyObject } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 
-import { isLastRecordNonce, RECORD_TAG_SIZE, type RecordCipher } from '@fileshare/protocol'
+import {
+  cipherWorkerCount,
+  createCipherPool,
+  isLastRecordNonce,
+  RECORD_TAG_SIZE,
+  type CipherOp,
+  type CipherPool,
+  type RecordCipher,
+  type WorkerRecordCipher,
+} from '@fileshare/protocol'
 
-import { CipherPool, type CipherOp } from './cipher-pool.js'
+import { startCipherThread } from './cipher-threads.js'
+import { openRecord, sealRecord } from './node-gcm.js'
 import {
   acquireBuffer,
   adoptBuffer,
   handOn,
+  isHandedOn,
   RECORD_BUFFER_BYTES,
   takeHandedOn,
 } from './record-buffers.js'
@@ -37,90 +46,75 @@ function keyObject(key: CryptoKey): KeyObject {
   return object
 }
 
-/** Seals on this thread, in place when the record's buffer may be reused. */
-function seal(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Uint8Array {
-  const cipher = createCipheriv('aes-256-gcm', keyObject(key), nonce)
-  const body = cipher.update(record)
-  cipher.final()
-  const tag = cipher.getAuthTag()
-  const reusable = takeHandedOn(record, RECORD_TAG_SIZE)
-  const out =
-    reusable !== undefined
-      ? new Uint8Array(reusable, 0, record.length + RECORD_TAG_SIZE)
-      : Buffer.allocUnsafe(record.length + RECORD_TAG_SIZE)
-  out.set(body)
-  out.set(tag, record.length)
-  return reusable !== undefined ? handOn(reusable, out.length) : out
+/** This thread's cipher: the pool's fallback, and where short and last records run. */
+const here: WorkerRecordCipher<KeyObject> = {
+  seal: (key, nonce, record) => {
+    const buffer = takeHandedOn(record, RECORD_TAG_SIZE)
+    const out = sealRecord(key, nonce, record, () => buffer)
+    return buffer === undefined ? out : handOn(buffer, out.length)
+  },
+  open: (key, nonce, record) => {
+    // Taken only once the record authenticated: a failed one stays handed on, as it was.
+    let buffer: ArrayBuffer | undefined
+    const out = openRecord(key, nonce, record, () => (buffer = takeHandedOn(record, 0)))
+    return buffer === undefined ? out : handOn(buffer, out.length)
+  },
 }
 
-/** Opens on this thread; the record is left untouched when it does not authenticate. */
-function open(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Uint8Array {
-  if (record.length < RECORD_TAG_SIZE) throw new Error('Record shorter than its tag')
-  const bodyLength = record.length - RECORD_TAG_SIZE
-  const decipher = createDecipheriv('aes-256-gcm', keyObject(key), nonce)
-  decipher.setAuthTag(record.subarray(bodyLength))
-  const body = decipher.update(record.subarray(0, bodyLength))
-  // Throws when the tag does not match: the caller turns that into DECRYPT_FAILED.
-  decipher.final()
-  const reusable = takeHandedOn(record, 0)
-  if (reusable === undefined) return body
-  new Uint8Array(reusable).set(body)
-  return handOn(reusable, bodyLength)
+let pool: CipherPool<KeyObject> | undefined
+
+function threads(): CipherPool<KeyObject> {
+  pool ??= createCipherPool({
+    size: cipherWorkerCount(availableParallelism()),
+    startWorker: startCipherThread,
+    fallback: here,
+    // Copies go into the command's record buffers, which come back as the outputs and are reused.
+    copyBuffer: (bytes) => (bytes <= RECORD_BUFFER_BYTES ? acquireBuffer() : undefined),
+  })
+  return pool
 }
 
-let pool: CipherPool | undefined
+/** A whole record of a longer stream, sized for a record buffer: worth a thread. */
+function forThreads(op: CipherOp, nonce: Uint8Array, record: Uint8Array): boolean {
+  const room = op === 'seal' ? RECORD_TAG_SIZE : 0
+  return (
+    record.length >= THREAD_MIN_BYTES &&
+    record.length + room <= RECORD_BUFFER_BYTES &&
+    !isLastRecordNonce(nonce)
+  )
+}
 
 /**
- * Runs a record on a thread of the pool: its own buffer moves there when it may (the bytes were
- * handed on whole), else a copy in a reused buffer does.
+ * Runs a record in the pool, giving its buffer up when it was handed on whole with room for the
+ * output (else the pool copies it); an output that came back from a thread joins the buffers.
  */
-async function onThread(
-  op: CipherOp,
-  threads: CipherPool,
-  key: CryptoKey,
-  nonce: Uint8Array,
-  record: Uint8Array,
-): Promise<Uint8Array> {
-  let buffer = takeHandedOn(record, op === 'seal' ? RECORD_TAG_SIZE : 0)
-  if (buffer === undefined) {
-    buffer = acquireBuffer()
-    new Uint8Array(buffer).set(record)
-  }
-  const output = await threads.run(op, keyObject(key), nonce, buffer, record.length)
-  adoptBuffer(output.buffer)
-  return handOn(output.buffer, output.length)
-}
-
-/** The pool to use for this record, or undefined to stay on this thread. */
-function threadsFor(op: CipherOp, nonce: Uint8Array, record: Uint8Array): CipherPool | undefined {
+async function inPool(op: CipherOp, key: CryptoKey, nonce: Uint8Array, record: Uint8Array) {
   const room = op === 'seal' ? RECORD_TAG_SIZE : 0
-  if (record.length < THREAD_MIN_BYTES || record.length + room > RECORD_BUFFER_BYTES) {
-    return undefined
-  }
-  if (isLastRecordNonce(nonce)) return undefined
-  pool ??= new CipherPool()
-  pool.start()
-  return pool.online ? pool : undefined
+  const transfer = isHandedOn(record) && record.buffer.byteLength >= record.length + room
+  const output = await threads()[op](keyObject(key), nonce, record, { transfer })
+  if (isHandedOn(output) || output.byteOffset !== 0) return output
+  if (output.buffer.byteLength !== RECORD_BUFFER_BYTES) return output
+  adoptBuffer(output.buffer as ArrayBuffer)
+  return handOn(output.buffer as ArrayBuffer, output.length)
 }
 
 export const nodeRecords: RecordCipher = {
-  seal: async (key, nonce, record) => {
-    const threads = threadsFor('seal', nonce, record)
-    return threads ? onThread('seal', threads, key, nonce, record) : seal(key, nonce, record)
-  },
-  open: async (key, nonce, record) => {
-    const threads = threadsFor('open', nonce, record)
-    return threads ? onThread('open', threads, key, nonce, record) : open(key, nonce, record)
-  },
+  seal: async (key, nonce, record) =>
+    forThreads('seal', nonce, record)
+      ? inPool('seal', key, nonce, record)
+      : here.seal(keyObject(key), nonce, record),
+  open: async (key, nonce, record) =>
+    forThreads('open', nonce, record)
+      ? inPool('open', key, nonce, record)
+      : here.open(keyObject(key), nonce, record),
 }
 
 /**
- * Starts the cipher threads and resolves once they run (tests; a transfer starts them with its
- * first record, which stays on this thread until they are up).
+ * Starts the cipher threads and resolves once one runs (tests; a transfer starts them with its
+ * first record, and records run on this thread until they are up).
  */
 export async function startCipherThreads(): Promise<void> {
-  pool ??= new CipherPool()
-  await pool.ready()
+  await threads().ready()
 }
 
 /** Stops the cipher threads (tests; the command itself exits without waiting for them). */

@@ -253,6 +253,61 @@ describe('a record cipher of the caller', () => {
     expect(calls.map((c) => c.size)).toEqual([...Array(20).fill(SMALL + RECORD_TAG_SIZE), 21])
   })
 
+  it('assembles records that span input chunks in its buffers and gives them up, never the last', async () => {
+    const key = await fileKey()
+    const data = pseudoRandomBytes(6 * SMALL + 5, 4)
+    const lent = new Set<ArrayBuffer>()
+    const seen: { given: boolean; lent: boolean; last: boolean }[] = []
+    const cipher: RecordCipher = {
+      seal(key, nonce, record, given) {
+        seen.push({
+          given: given === true,
+          lent: lent.has(record.buffer as ArrayBuffer),
+          last: isLastRecordNonce(nonce),
+        })
+        return webCryptoRecords.seal(key, nonce, record)
+      },
+      open(key, nonce, record, given) {
+        seen.push({
+          given: given === true,
+          lent: lent.has(record.buffer as ArrayBuffer),
+          last: isLastRecordNonce(nonce),
+        })
+        return webCryptoRecords.open(key, nonce, record)
+      },
+      recordBuffer(bytes) {
+        const buffer = new ArrayBuffer(bytes + 7)
+        lent.add(buffer)
+        return buffer
+      },
+    }
+    // Pieces of 3 records, then of half a record: the first three records are views of the input.
+    const sealed = await collect(
+      streamOf(data, [3 * SMALL, ...Array(8).fill(SMALL / 2)]).pipeThrough(
+        createEncryptStream(key, { recordSize: SMALL, cipher }),
+      ),
+    )
+    expect(sameBytes(sealed, await encrypt(key, data, SMALL))).toBe(true)
+    expect(seen.map((s) => [s.given, s.lent, s.last])).toEqual([
+      ...Array(3).fill([false, false, false]),
+      ...Array(3).fill([true, true, false]),
+      [false, false, true],
+    ])
+
+    seen.length = 0
+    const opened = await collect(
+      streamOf(sealed, Array(40).fill(SMALL / 4)).pipeThrough(
+        createDecryptStream(key, { recordSize: SMALL, cipher }),
+      ),
+    )
+    expect(sameBytes(opened, data)).toBe(true)
+    // The last record stays the stream's, to be opened again when it fails.
+    expect(seen.map((s) => [s.given, s.lent, s.last])).toEqual([
+      ...Array(6).fill([true, true, false]),
+      [false, false, true],
+    ])
+  })
+
   it('reports a record it refuses as DECRYPT_FAILED', async () => {
     const key = await fileKey()
     const sealed = await encrypt(key, pseudoRandomBytes(3 * SMALL), SMALL)

@@ -26,10 +26,19 @@ const READY_RECORDS = 4
  * transfer must be copied first.
  */
 export interface RecordCipher {
-  /** AES-256-GCM: the ciphertext with its 16-byte tag appended. */
-  seal(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Promise<Uint8Array>
+  /**
+   * AES-256-GCM: the ciphertext with its 16-byte tag appended. With `given`, the record is the
+   * start of a buffer the stream assembled it in and never reads again: the cipher may keep or
+   * move that buffer instead of copying the record.
+   */
+  seal(key: CryptoKey, nonce: Uint8Array, record: Uint8Array, given?: boolean): Promise<Uint8Array>
   /** The inverse of `seal`; rejects when the record does not authenticate. */
-  open(key: CryptoKey, nonce: Uint8Array, record: Uint8Array): Promise<Uint8Array>
+  open(key: CryptoKey, nonce: Uint8Array, record: Uint8Array, given?: boolean): Promise<Uint8Array>
+  /**
+   * A buffer of at least `bytes` bytes for the stream to assemble a record in that spans several
+   * input chunks (one it may reuse, such as one a worker handed back); undefined for a new one.
+   */
+  recordBuffer?(bytes: number): ArrayBuffer | undefined
 }
 
 /** One AES-256-GCM call of WebCrypto on a record. */
@@ -102,15 +111,25 @@ class ByteQueue {
     this.length += chunk.length
   }
 
-  /** Removes and returns the first `size` bytes (size <= length). */
-  take(size: number): Uint8Array {
+  /**
+   * Removes and returns the first `size` bytes (size <= length): a view of the input when one
+   * chunk holds them, else a copy at the start of `into()` or of a new buffer (`assembled`).
+   */
+  take(
+    size: number,
+    into?: () => ArrayBuffer | undefined,
+  ): { bytes: Uint8Array; assembled: boolean } {
     const first = this.chunks[0]
     if (first && first.length - this.head >= size) {
-      const out = first.subarray(this.head, this.head + size)
+      const bytes = first.subarray(this.head, this.head + size)
       this.advance(size)
-      return out
+      return { bytes, assembled: false }
     }
-    const out = new Uint8Array(size)
+    const given = into?.()
+    const out =
+      given !== undefined && given.byteLength >= size
+        ? new Uint8Array(given, 0, size)
+        : new Uint8Array(size)
     let filled = 0
     while (filled < size) {
       const chunk = this.chunks[0]!
@@ -119,7 +138,7 @@ class ByteQueue {
       filled += part
       this.advance(part)
     }
-    return out
+    return { bytes: out, assembled: true }
   }
 
   private advance(size: number): void {
@@ -141,12 +160,14 @@ type RecordJob = Promise<Uint8Array>
 function recordTransform(
   inputRecordSize: number,
   inFlight: number,
-  process: (record: Uint8Array, index: number, last: boolean) => RecordJob,
+  cipher: RecordCipher,
+  process: (record: Uint8Array, index: number, given: boolean) => RecordJob,
   finish: (rest: Uint8Array, index: number) => RecordJob,
 ): TransformStream<Uint8Array, Uint8Array> {
   const queue = new ByteQueue()
   const jobs: RecordJob[] = []
   let index = 0
+  const into = cipher.recordBuffer && (() => cipher.recordBuffer!(inputRecordSize))
 
   const start = (job: RecordJob) => {
     // Held until awaited in order; the no-op handler keeps an early failure from being reported
@@ -164,12 +185,13 @@ function recordTransform(
         queue.push(chunk)
         // A full record is known not to be the last only once a further byte has arrived.
         while (queue.length > inputRecordSize) {
-          start(process(queue.take(inputRecordSize), index++, false))
+          const { bytes, assembled } = queue.take(inputRecordSize, into)
+          start(process(bytes, index++, assembled))
           while (jobs.length >= inFlight) controller.enqueue(await jobs.shift()!)
         }
       },
       async flush(controller) {
-        start(finish(queue.take(queue.length), index++))
+        start(finish(queue.take(queue.length).bytes, index++))
         while (jobs.length > 0) controller.enqueue(await jobs.shift()!)
       },
     },
@@ -189,10 +211,12 @@ export function createEncryptStream(
 ): TransformStream<Uint8Array, Uint8Array> {
   const recordSize = options.recordSize ?? RECORD_SIZE
   const cipher = options.cipher ?? webCryptoRecords
-  const seal = async (record: Uint8Array, index: number, last: boolean) =>
-    cipher.seal(fileKey, recordNonce(index, last), record)
-  return recordTransform(recordSize, options.inFlight ?? RECORDS_IN_FLIGHT, seal, (rest, index) =>
-    seal(rest, index, true),
+  return recordTransform(
+    recordSize,
+    options.inFlight ?? RECORDS_IN_FLIGHT,
+    cipher,
+    async (record, index, given) => cipher.seal(fileKey, recordNonce(index, false), record, given),
+    async (rest, index) => cipher.seal(fileKey, recordNonce(index, true), rest),
   )
 }
 
@@ -206,9 +230,9 @@ export function createDecryptStream(
 ): TransformStream<Uint8Array, Uint8Array> {
   const recordSize = options.recordSize ?? RECORD_SIZE
   const cipher = options.cipher ?? webCryptoRecords
-  const open = async (record: Uint8Array, index: number, last: boolean) => {
+  const open = async (record: Uint8Array, index: number, last: boolean, given = false) => {
     try {
-      return await cipher.open(fileKey, recordNonce(index, last), record)
+      return await cipher.open(fileKey, recordNonce(index, last), record, given)
     } catch (cause) {
       throw decryptFailed(cause)
     }
@@ -234,10 +258,12 @@ export function createDecryptStream(
       throw error
     }
   }
+  // The last record stays the stream's: a failure opens it a second time to name the cause.
   return recordTransform(
     recordSize + RECORD_TAG_SIZE,
     options.inFlight ?? RECORDS_IN_FLIGHT,
-    open,
+    cipher,
+    (record, index, given) => open(record, index, false, given),
     openLast,
   )
 }

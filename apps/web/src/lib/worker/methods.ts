@@ -58,7 +58,7 @@ import {
   toArchiveEntries,
   type PickedEntry,
 } from '../upload/entries'
-import { createCipherPool } from './cipher-pool'
+import { createWebCipherPool } from './cipher-pool'
 
 /** Per call: cancellation and a progress channel back to the page. */
 export interface CallContext {
@@ -156,10 +156,15 @@ export function createMethods(api: ApiClient) {
     if (!handles.has(handle)) throw new ProtocolError('BAD_INPUT', 'Unknown handle')
     return handles.get(handle) as T
   }
-  // Records are sealed and opened in cipher workers, started on the first transfer.
-  const cipher = createCipherPool()
+  // Records are sealed and opened in cipher workers, started once a transfer is in view (a file
+  // link inspected, a transfer called), so that their start-up overlaps the key derivation and
+  // the server's answers instead of leaving the first records to this thread.
+  const cipher = createWebCipherPool()
   /** What every upload and download takes from its call: cancel, progress, the record cipher. */
-  const transfer = (ctx: CallContext) => ({ signal: ctx.signal, onProgress: ctx.progress, cipher })
+  const transfer = (ctx: CallContext) => {
+    cipher.start()
+    return { signal: ctx.signal, onProgress: ctx.progress, cipher }
+  }
 
   return {
     async sendFiles(ctx: CallContext, input: SendFilesInput): Promise<SentFile> {
@@ -175,6 +180,7 @@ export function createMethods(api: ApiClient) {
     },
 
     async inspectFile(_ctx: CallContext, href: string): Promise<UploadInfoResponse> {
+      cipher.start()
       return inspectFile(api, linkOf(href, ['file']) as FileLink)
     },
 
