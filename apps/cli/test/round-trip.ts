@@ -35,3 +35,28 @@ export async function roundTrip(
   expect(await sha256File(join(target, o.name))).toBe(await sha256File(source))
   return { link: sent.link, transport: sent.transport, stderr: send.stderr + get.stderr }
 }
+
+/**
+ * One round trip over the WebSocket and one over chunked HTTP (`--no-websocket`), each expected
+ * to have taken its transport; answers what both printed on stderr.
+ */
+export async function roundTripsBothWays(
+  user: CliUser,
+  work: string,
+  o: { webSocketSize: number; chunkedSize: number; options: CliOptions },
+): Promise<string> {
+  const ws = await roundTrip(user, work, {
+    name: 'ws.bin',
+    size: o.webSocketSize,
+    options: o.options,
+  })
+  expect(ws.transport).toBe('websocket')
+  const chunked = await roundTrip(user, work, {
+    name: 'chunked.bin',
+    size: o.chunkedSize,
+    sendArgs: ['--no-websocket'],
+    options: o.options,
+  })
+  expect(chunked.transport).toBe('http')
+  return ws.stderr + chunked.stderr
+}

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CliUser } from './cli-runner.js'
 import { MiB } from './files.js'
-import { roundTrip } from './round-trip.js'
+import { roundTripsBothWays } from './round-trip.js'
 import { startTestServer, type TestServer } from './server.js'
 
 const run = promisify(execFile)
@@ -55,16 +55,12 @@ describe.skipIf(!supported && process.env.CI !== 'true')('the single executable'
   })
 
   it('sends and gets a file over the WebSocket and over chunked HTTP', async () => {
-    const ws = await roundTrip(user, work, { name: 'ws.bin', size: 3 * MiB, options: options() })
-    expect(ws.transport).toBe('websocket')
-    // Nothing it lacks is looked for on disk (Node warns on such a require).
-    expect(ws.stderr).not.toMatch(/warning/i)
-    const chunked = await roundTrip(user, work, {
-      name: 'chunked.bin',
-      size: 3 * MiB,
-      sendArgs: ['--no-websocket'],
+    const stderr = await roundTripsBothWays(user, work, {
+      webSocketSize: 3 * MiB,
+      chunkedSize: 3 * MiB,
       options: options(),
     })
-    expect(chunked.transport).toBe('http')
+    // Nothing it lacks is looked for on disk (Node warns on such a require).
+    expect(stderr).not.toMatch(/warning/i)
   })
 })
