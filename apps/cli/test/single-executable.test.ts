@@ -1,7 +1,8 @@
 /**
  * The single executable (scripts/build-sea.ts), copied alone into an empty folder and run with
  * that folder as the whole PATH, so no Node can be found: it reports its version, then sends a
- * file over the WebSocket and another over chunked HTTP, and gets both back.
+ * file over the WebSocket and another over chunked HTTP, and gets both back, and draws its
+ * progress bar (a module it carries inside) on a terminal.
  */
 import { execFile } from 'node:child_process'
 import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
@@ -12,7 +13,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CliUser } from './cli-runner.js'
-import { MiB } from './files.js'
+import { MiB, writeRandomFile } from './files.js'
 import { roundTripsBothWays } from './round-trip.js'
 import { startTestServer, type TestServer } from './server.js'
 
@@ -62,5 +63,26 @@ describe.skipIf(!supported && process.env.CI !== 'true')('the single executable'
     })
     // Nothing it lacks is looked for on disk (Node warns on such a require).
     expect(stderr).not.toMatch(/warning/i)
+  })
+
+  it('draws its progress bar on a terminal', async () => {
+    await writeRandomFile(join(work, 'bar.bin'), 8 * MiB)
+    // util-linux `script` runs the command on a pseudo-terminal, as a user's shell would.
+    const script = (await run('sh', ['-c', 'command -v script'])).stdout.trim()
+    const { stdout } = await run(
+      script,
+      ['-qec', `${join(alone, 'fileshare')} send ${join(work, 'bar.bin')}`, '/dev/null'],
+      {
+        env: {
+          PATH: alone,
+          SHELL: '/bin/sh',
+          HOME: user.home,
+          XDG_CONFIG_HOME: join(user.home, '.config'),
+          FILESHARE_SERVER: server.url,
+        },
+      },
+    )
+    expect(stdout).toMatch(/Uploading .* 100% \| 8 MiB \/ 8 MiB/)
+    expect(stdout).toContain(`${server.url}/d/`)
   })
 })
