@@ -42,7 +42,8 @@ await build({
   define: {
     'process.env.WS_NO_BUFFER_UTIL': '"1"',
     'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
-    // Only the stand-in for node:module below reads it, and ignores it.
+    // The stand-in for node:module below ignores it; `open` takes its folder (/) as the sign of
+    // a bundle and runs the system's xdg-open.
     'import.meta.url': '"file:///fileshare"',
   },
   external: ['bufferutil', 'utf-8-validate'],
