@@ -9,6 +9,7 @@ export default defineConfig(
   globalIgnores([
     '**/dist/',
     '**/dist-bench/',
+    '**/dist-sea/',
     '**/build/',
     '**/coverage/',
     '**/.turbo/',

@@ -27,6 +27,11 @@ export interface CliOptions {
   onStderr?: (text: string) => void
   /** Measures the command's peak RSS (see @fileshare/testing's peak-rss). */
   measurePeakRss?: boolean
+  /**
+   * The program and the arguments that run the command: the built `dist/index.js` under this
+   * Node by default; an installed `fileshare` or the single executable otherwise.
+   */
+  command?: readonly string[]
 }
 
 /** A fresh HOME with its config folder; every test user starts with no history and no login. */
@@ -86,7 +91,12 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   // Only what the command needs: nothing of the developer's own fileshare settings leaks in.
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env }
   const measure = options.measurePeakRss === true
-  const child = spawn(process.execPath, [...(measure ? PEAK_RSS_NODE_ARGS : []), CLI, ...args], {
+  const [program, ...leading] = options.command ?? [
+    process.execPath,
+    ...(measure ? PEAK_RSS_NODE_ARGS : []),
+    CLI,
+  ]
+  const child = spawn(program!, [...leading, ...args], {
     env,
     cwd: options.cwd,
     stdio: measure ? PEAK_RSS_STDIO : ['pipe', 'pipe', 'pipe'],

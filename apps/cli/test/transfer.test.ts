@@ -282,6 +282,15 @@ describe('standard input', () => {
     expect((await readFile(join(out, 'shop.sql'))).equals(data)).toBe(true)
   })
 
+  it('refuses empty standard input, so a cancelled screenshot tool makes no link', async () => {
+    const before = await readdir(join(server.dataDir, 'blobs'))
+    const empty = await user.run(['send', '-', '--name', 'shot.png'], { input: '' })
+    expect(empty.code).toBe(1)
+    expect(empty.stdout).toBe('')
+    expect(empty.stderr).toContain('Standard input is empty: nothing to send')
+    expect(await readdir(join(server.dataDir, 'blobs'))).toEqual(before)
+  })
+
   it('refuses - with other paths, --name without -, and a password it would have to ask for', async () => {
     const dir = await fresh('stdin-refusals')
     await writeFile(join(dir, 'x.txt'), 'x')

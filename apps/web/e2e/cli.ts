@@ -20,7 +20,7 @@ export function runCli(
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<CliResult> {
   if (!existsSync(CLI_ENTRY)) {
-    throw new Error(`no built command line at ${CLI_ENTRY}: run pnpm --filter @fileshare/cli build`)
+    throw new Error(`no built command line at ${CLI_ENTRY}: run pnpm --filter fileshare-cli build`)
   }
   return new Promise((resolve) => {
     execFile(

@@ -48,7 +48,7 @@ export function readsStdin(
 
 /**
  * The payload of `paths`; standard input (when `readsStdin` said so) is refused past `maxBytes`
- * while it is read.
+ * while it is read, and when it holds nothing.
  */
 export async function openSendInput(
   paths: readonly string[],
@@ -64,6 +64,11 @@ export async function openSendInput(
     return { payload: await preparePayload(paths, o.warn), close: () => Promise.resolve() }
   }
   const spool = await spoolInput(o.stdin, o.maxBytes)
+  // Nothing at all is a producer that failed or was cancelled (a screenshot tool), not a file.
+  if (spool.size === 0) {
+    await spool.close()
+    throw new UsageError('Standard input is empty: nothing to send')
+  }
   const name = o.name ?? STDIN_NAME
   return {
     payload: {
