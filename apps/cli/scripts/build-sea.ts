@@ -13,6 +13,8 @@ import { promisify } from 'node:util'
 
 import { build } from 'esbuild'
 
+import { SEA_WORKER_ASSET } from '../src/lib/cipher-threads.js'
+
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outdir = `${root}dist-sea`
@@ -53,11 +55,25 @@ await build({
   logLevel: 'warning',
 })
 
+// The cipher thread's module, whole in one file: the executable starts it from this asset.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/lib/cipher-worker.ts'],
+  outfile: `${outdir}/${SEA_WORKER_ASSET}`,
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  legalComments: 'eof',
+  logLevel: 'warning',
+})
+
 await writeFile(
   `${outdir}/sea-config.json`,
   JSON.stringify({
     main: `${outdir}/fileshare.cjs`,
     output: `${outdir}/sea-prep.blob`,
+    assets: { [SEA_WORKER_ASSET]: `${outdir}/${SEA_WORKER_ASSET}` },
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
   }),
