@@ -53,6 +53,7 @@ interface InboxListing {
   entries: Array<{
     id: string
     kind: string
+    with: string | null
     archive: boolean
     files: Array<{ name: string; size: number }>
     downloadsLeft: number
@@ -141,7 +142,11 @@ describe.each([
     const human = await user.ok(['inbox', created.inboxLink])
     expect(human.stdout).toContain('photos/ (2 files)')
     expect(human.stdout).toContain('contract.pdf')
-    expect(human.stdout).toContain('(note)')
+    // The note names the files it came with, in the listing and in the JSON.
+    const [photosEntry, noteEntry] = listing.entries
+    expect(noteEntry!.with).toBe(photosEntry!.id)
+    expect(photosEntry!.with).toBeNull()
+    expect(human.stdout).toContain(`(note with ${photosEntry!.id.slice(0, 8)})`)
 
     const out = join(work, `inbox-all-${transport}`)
     const all = await user.json<{ entries: Array<{ id: string; paths: string[] }> }>([

@@ -10,6 +10,8 @@ import {
   deleteInbox,
   deleteInboxFile,
   downloadInboxFile,
+  groupEntries,
+  isNoteEntry,
   openInbox,
   plainSize,
   requireServerId,
@@ -50,9 +52,12 @@ async function open(
   return { api, link, inbox: await openInbox(api, link, password) }
 }
 
-/** `report.pdf`, `photos/ (12 files)`, `note`. */
+/** `report.pdf`, `photos/ (12 files)`, `(note)`, `(note with 1a2b3c4d)`. */
 function describeEntry(entry: InboxFile): string {
-  if (entry.metadata.kind === 'note') return '(note)'
+  if (isNoteEntry(entry)) {
+    const target = entry.metadata.with
+    return target === undefined ? '(note)' : `(note with ${target.slice(0, 8)})`
+  }
   const files = entry.metadata.files.filter((f) => !f.name.endsWith('/'))
   if (!entry.metadata.archive) return printable(entry.metadata.files[0]?.name ?? '?')
   const top = [
@@ -96,6 +101,7 @@ export async function runInbox(
       entries: inbox.entries.map((e) => ({
         id: e.id,
         kind: e.metadata.kind ?? 'files',
+        with: e.metadata.with ?? null,
         archive: e.metadata.archive,
         files: e.metadata.files,
         size: plainSize(e.size),
@@ -118,7 +124,11 @@ export async function runInbox(
   if (inbox.entries.length === 0) {
     output.print('Nothing has arrived yet.')
   } else {
-    const rows = inbox.entries.map((e) => [
+    // A sender's note is listed right after the files it came with.
+    const listed = groupEntries(inbox.entries).flatMap(({ entry, note }) =>
+      note ? [entry, note] : [entry],
+    )
+    const rows = listed.map((e) => [
       e.id.slice(0, 8),
       formatDate(new Date(e.createdAt)),
       formatBytes(plainSize(e.size)),

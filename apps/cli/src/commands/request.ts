@@ -236,6 +236,7 @@ export async function runRequestSend(
     const note =
       options.note !== undefined
         ? await sendNoteToRequest(api, opened, options.note, {
+            withUpload: sent.id,
             signal: ctx.signal,
             cipher: nodeRecords,
           })

@@ -42,6 +42,7 @@ export type {
 } from './requests.js'
 export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
 export type { OpenedInbox, InboxFile } from './inbox.js'
+export { groupEntries, isNoteEntry, type EntryGroup } from './inbox-groups.js'
 export { REQUEST_NOTE_FILE } from './requests.js'
 export {
   CHUNK_BUSY_DELAYS_MS,

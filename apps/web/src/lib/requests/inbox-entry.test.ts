@@ -1,14 +1,7 @@
 import { encryptedSize } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
-import {
-  downloadsLeft,
-  entryName,
-  entryPlainSize,
-  entryType,
-  groupEntries,
-  isNoteEntry,
-} from './inbox-entry'
+import { downloadsLeft, entryName, entryPlainSize, entryType } from './inbox-entry'
 
 const names = { fallback: 'download', archiveName: 'files-2026-01-02.zip' }
 
@@ -53,43 +46,9 @@ describe('inbox entries', () => {
     expect(entryName(evil, names)).toBe('bashrc')
   })
 
-  it('tells notes from files and counts what is left', () => {
-    expect(isNoteEntry({ metadata: { archive: false, files: [], kind: 'note' } })).toBe(true)
-    expect(isNoteEntry({ metadata: { archive: false, files: [] } })).toBe(false)
+  it('counts what is left', () => {
     expect(downloadsLeft({ downloadCount: 2, maxDownloads: 3 })).toBe(1)
     expect(downloadsLeft({ downloadCount: 4, maxDownloads: 3 })).toBe(0)
     expect(entryPlainSize({ size: encryptedSize(123_456) })).toBe(123_456)
-  })
-})
-
-describe('groupEntries', () => {
-  const file = (id: string) => ({
-    id,
-    metadata: { archive: false, files: [{ name: `${id}.pdf`, type: '', size: 1 }] },
-  })
-  const note = (id: string, withUpload?: string) => ({
-    id,
-    metadata: {
-      archive: false,
-      files: [{ name: 'note.txt', type: 'text/plain', size: 1 }],
-      kind: 'note' as const,
-      ...(withUpload ? { with: withUpload } : {}),
-    },
-  })
-
-  it('puts a note under the files it came with, and leaves other notes alone', () => {
-    const groups = groupEntries([
-      file('a'),
-      note('n1', 'a'),
-      file('b'),
-      note('n2'),
-      note('n3', 'x'),
-    ])
-    expect(groups.map((g) => [g.entry.id, g.note?.id ?? null])).toEqual([
-      ['a', 'n1'],
-      ['b', null],
-      ['n2', null],
-      ['n3', null],
-    ])
   })
 })

@@ -12,11 +12,6 @@ export interface EntryFacts {
   createdAt: string
 }
 
-/** A sender's note rather than files. */
-export function isNoteEntry(entry: Pick<EntryFacts, 'metadata'>): boolean {
-  return entry.metadata.kind === 'note'
-}
-
 export function downloadsLeft(entry: Pick<EntryFacts, 'downloadCount' | 'maxDownloads'>): number {
   return Math.max(0, entry.maxDownloads - entry.downloadCount)
 }
@@ -44,31 +39,4 @@ export function entryType(entry: Pick<EntryFacts, 'metadata' | 'fileCount'>): st
 /** `YYYY-MM-DD` of a timestamp, for archive names. */
 export function dayOf(iso: string): string {
   return iso.slice(0, 10)
-}
-
-/** A files upload with the sender's note that came with it, or a lone upload (files or a note). */
-export interface EntryGroup<E> {
-  entry: E
-  note: E | null
-}
-
-/**
- * Puts each sender's note under the files upload it names (its metadata's `with`), so the inbox
- * shows what one sender sent as one entry; a note whose files are gone stands alone.
- */
-export function groupEntries<E extends Pick<EntryFacts, 'metadata'> & { id: string }>(
-  entries: readonly E[],
-): EntryGroup<E>[] {
-  const files = new Set(entries.filter((e) => !isNoteEntry(e)).map((e) => e.id))
-  const notes = new Map<string, E>()
-  for (const entry of entries) {
-    const target = entry.metadata.with
-    if (isNoteEntry(entry) && target && files.has(target) && !notes.has(target)) {
-      notes.set(target, entry)
-    }
-  }
-  const attached = new Set([...notes.values()].map((note) => note.id))
-  return entries
-    .filter((entry) => !attached.has(entry.id))
-    .map((entry) => ({ entry, note: isNoteEntry(entry) ? null : (notes.get(entry.id) ?? null) }))
 }

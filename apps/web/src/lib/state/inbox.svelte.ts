@@ -3,21 +3,20 @@
  * refreshing, each entry's download, note reading and deletion, and closing or deleting the
  * request. The page shows it and wires its buttons to these transitions.
  */
-import { isAbortError, isApiError, isProtocolError, parseLink } from '@fileshare/protocol'
+import {
+  groupEntries,
+  isAbortError,
+  isApiError,
+  isNoteEntry,
+  isProtocolError,
+  parseLink,
+  type EntryGroup,
+} from '@fileshare/protocol'
 
 import { errorKindOf, errorMessage, lockoutMessage, type ErrorKind } from '../errors'
 import { formatBytes } from '../format-bytes'
 import { t } from '../i18n/t'
-import {
-  dayOf,
-  downloadsLeft,
-  entryName,
-  entryPlainSize,
-  entryType,
-  groupEntries,
-  isNoteEntry,
-  type EntryGroup,
-} from '../requests/inbox-entry'
+import { dayOf, downloadsLeft, entryName, entryPlainSize, entryType } from '../requests/inbox-entry'
 import { sendersUploads } from '../requests/senders-uploads'
 import { sanitizeFileName } from '../save/file-name'
 import { pickSaveFolder, type SaveFolder } from '../save/folder'
