@@ -14,5 +14,6 @@ export {
 } from './in-process-server.js'
 export { Browser, location } from './login-walk.js'
 export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
+export { rawNodeGcmMBps } from './raw-gcm.js'
 export { spawnServer, type SpawnServerOptions, type SpawnedServer } from './spawn-server.js'
 export { hasExited, stopChild } from './stop-child.js'
