@@ -20,13 +20,13 @@ COPY apps/web/package.json apps/web/
 COPY apps/cli/package.json apps/cli/
 COPY tests/container/package.json tests/container/
 RUN npm install -g "$(node -p "require('./package.json').packageManager")" \
-  && pnpm install --frozen-lockfile --filter '@fileshare/server...' --filter '@fileshare/web' \
-    --filter fileshare
+  && pnpm install --frozen-lockfile --filter fileshare --filter @fileshare/protocol \
+    --filter @fileshare/server --filter @fileshare/web
 COPY . .
 # The runtime gets the server's and the protocol's production dependencies, installed again
 # from the store without the rest, and the built web app; types, source maps and the C sources
 # of better-sqlite3 are left behind.
-RUN pnpm --filter '@fileshare/server...' --filter '@fileshare/web' build \
+RUN pnpm --filter @fileshare/protocol --filter @fileshare/server --filter @fileshare/web build \
   && rm -rf node_modules apps/*/node_modules packages/*/node_modules tests/*/node_modules \
   && pnpm install --frozen-lockfile --offline --prod --filter @fileshare/server \
     --filter @fileshare/protocol \
