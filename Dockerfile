@@ -46,8 +46,8 @@ RUN pnpm --filter @fileshare/protocol --filter @fileshare/server --filter @files
 
 FROM ${BASE}
 # A fixed id, so that a volume or bind mount can be prepared for it: chown 10001:10001.
-RUN groupadd --system --gid 10001 fileshare \
-  && useradd --system --uid 10001 --gid fileshare --home-dir /nonexistent --no-create-home \
+RUN groupadd --gid 10001 fileshare \
+  && useradd --uid 10001 --gid fileshare --home-dir /nonexistent --no-create-home \
     --shell /usr/sbin/nologin fileshare \
   && mkdir /data && chown fileshare:fileshare /data
 COPY --from=build /out /app

@@ -78,13 +78,14 @@ describe.runIf(runs)('fileshare in a container', () => {
       await podman(['volume', 'create', volume])
       cleanups.push(() => podman(['volume', 'rm', '--force', volume]))
       cleanups.push(() => podman(['rm', '--force', '--time', '0', name]))
-      // podman mounts a tmpfs on /tmp under --read-only (docs/container.md asks Docker for one).
+      // Without the tmpfs podman would mount on /tmp: the server needs no writable place but /data.
       await podman([
         'run',
         '--detach',
         '--name',
         name,
         '--read-only',
+        '--read-only-tmpfs=false',
         '--volume',
         `${volume}:/data`,
         // Another port than the default, which the health check must follow.
