@@ -2,7 +2,7 @@
  * The container image and compose.yaml, run as a self-hoster would: built with podman, started
  * with a data volume and a read-only root, used with the `fileshare` command from the host,
  * restarted, probed by its HEALTHCHECK and stopped with SIGTERM. Outside CI a machine without
- * podman skips the suite; under CI it fails instead.
+ * podman (or a user other than root) skips the suite; under CI it fails instead.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -14,15 +14,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { testBaseImage } from './base-image.js'
 import { Cli } from './cli.js'
-import { missingCommands, podman, podmanStatus, runTool } from './podman.js'
+import { podman, podmanStatus, runTool, unmetNeeds } from './podman.js'
 import { buildServiceImage, imageSize, megabytes, REPO_ROOT } from './service-image.js'
 import { waitHealthy } from './wait-healthy.js'
 
-const missing = missingCommands()
-const runs = missing.length === 0 || Boolean(process.env.CI)
-if (!runs) {
-  console.warn(`container suite skipped: ${missing.join(', ')} not installed (CI=true runs it)`)
-}
+const unmet = unmetNeeds()
+const runs = unmet.length === 0 || Boolean(process.env.CI)
+if (!runs) console.warn(`container suite skipped: ${unmet.join(', ')} (CI=true fails instead)`)
 
 const suffix = randomUUID().slice(0, 8)
 const IMAGE = `localhost/fileshare-test:${suffix}`
@@ -42,8 +40,7 @@ function log(line: string): void {
 
 describe.runIf(runs)('fileshare in a container', () => {
   beforeAll(async () => {
-    if (missing.length > 0)
-      throw new Error(`podman and its tools are needed: ${missing.join(', ')}`)
+    if (unmet.length > 0) throw new Error(`the container suite cannot run: ${unmet.join(', ')}`)
     work = await mkdtemp(join(tmpdir(), 'fileshare-container-'))
     cli = new Cli(work)
     payloadPath = join(work, FILE_NAME)

@@ -32,10 +32,18 @@ export function podmanEnv(): NodeJS.ProcessEnv {
   return env
 }
 
-/** The commands this suite needs that are not on PATH. */
-export function missingCommands(): string[] {
+/**
+ * What this machine lacks for the suite, as short phrases: the commands not on PATH, and root,
+ * which debootstrap needs to build the base image.
+ */
+export function unmetNeeds(): string[] {
   const wanted = ['podman', 'podman-compose', 'debootstrap', 'runc']
-  return wanted.filter((name) => spawnSync('sh', ['-c', `command -v ${name}`]).status !== 0)
+  const missing = wanted.filter(
+    (name) => spawnSync('sh', ['-c', `command -v ${name}`]).status !== 0,
+  )
+  const needs = missing.map((name) => `${name} is not installed`)
+  if (process.getuid?.() !== 0) needs.push('it runs as root only')
+  return needs
 }
 
 export interface RunOptions {
