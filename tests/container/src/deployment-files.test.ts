@@ -1,7 +1,7 @@
 /**
  * The deployment files kept in step with the rest of the repository; these need no podman:
- * compose.yaml names every setting, and the Dockerfile copies every workspace manifest before
- * it installs (a missing one would leave that package out of the image's install).
+ * compose.yaml names every setting, and the Dockerfile names no architecture and copies every
+ * workspace manifest before it installs (a missing one would leave that package out).
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -24,6 +24,11 @@ describe('compose.yaml', () => {
 })
 
 describe('Dockerfile', () => {
+  it('names no processor architecture, so that it builds on arm64 as on amd64', async () => {
+    const dockerfile = await read('Dockerfile')
+    expect(dockerfile).not.toMatch(/amd64|x86_64|x64|arm64|aarch64|armv7|--platform/i)
+  })
+
   it('copies the manifest of every workspace package before installing', async () => {
     const dockerfile = await read('Dockerfile')
     const workspace = await read('pnpm-workspace.yaml')
