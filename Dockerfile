@@ -1,11 +1,12 @@
 # The fileshare service: the HTTP and WebSocket server with the built web app, in one image.
-# Build: podman build -t fileshare .   (or docker build; docs/container.md has the details)
+# Build: docker build -t fileshare .  (podman build needs --format docker to keep the
+# HEALTHCHECK); docs/container.md has the details.
 # BASE is any Debian-based image with Node.js 20.19 or newer, npm and Node's C++ headers under
 # /usr/local/include/node; the official slim image is the default.
 ARG BASE=node:22-bookworm-slim
 
 FROM ${BASE} AS build
-# better-sqlite3 is compiled against the base's Node headers, so no download is needed for them.
+# Without a prebuilt module to fetch, better-sqlite3 is compiled against the base's Node headers.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
