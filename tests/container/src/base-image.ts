@@ -1,0 +1,125 @@
+/**
+ * The base image the suite builds the service's image on, since no registry is reachable from
+ * CI: a minimal Debian bookworm made by debootstrap from the machine's own Debian mirror, with
+ * the Node.js that runs this suite, its C++ headers (better-sqlite3 compiles against them), npm,
+ * and the machine's CA bundle (outbound TLS may be re-signed by a proxy). It plays the part of
+ * the official `node:22-bookworm-slim` and is kept in podman's store under a tag derived from
+ * everything that goes into it, so a machine builds it once.
+ */
+import { createHash } from 'node:crypto'
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { podman, podmanStatus, runTool } from './podman.js'
+
+const SUITE = 'bookworm'
+const NPM = 'npm@10'
+const CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt'
+const IMAGE_CA = '/usr/local/share/fileshare-test/ca-certificates.crt'
+const DEFAULT_MIRROR = 'http://deb.debian.org/debian'
+
+/** The mirror of the first non-security source in Debian's deb822 list, else Debian's own. */
+export async function debianMirror(): Promise<string> {
+  const sources = await readFile('/etc/apt/sources.list.d/debian.sources', 'utf8').catch(() => '')
+  const uris = [...sources.matchAll(/^URIs:\s*(\S+)/gm)].map((match) => match[1] ?? '')
+  return uris.find((uri) => uri !== '' && !uri.includes('security')) ?? DEFAULT_MIRROR
+}
+
+/** The headers of the running Node, where its installation keeps them. */
+function nodeHeaders(): string {
+  return join(dirname(dirname(process.execPath)), 'include', 'node')
+}
+
+/** The tag of the base image; it changes with this recipe, the mirror, Node and the CA bundle. */
+async function baseTag(mirror: string): Promise<string> {
+  const node = await stat(process.execPath)
+  const hash = createHash('sha256')
+  hash.update(await readFile(fileURLToPath(import.meta.url)))
+  hash.update(`${mirror}\n${NPM}\n${process.execPath}\n${process.version}\n${node.size}\n`)
+  hash.update(await readFile(CA_BUNDLE).catch(() => Buffer.alloc(0)))
+  return `localhost/fileshare-test-base:${hash.digest('hex').slice(0, 16)}`
+}
+
+/** The base image's name, built first if this machine does not have it yet. */
+export async function testBaseImage(log: (line: string) => void): Promise<string> {
+  const mirror = await debianMirror()
+  const tag = await baseTag(mirror)
+  if ((await podmanStatus(['image', 'exists', tag])) === 0) return tag
+  log(`building ${tag} with debootstrap from ${mirror}`)
+  // Not under /tmp, which may be a small or noexec tmpfs.
+  await mkdir('/var/tmp', { recursive: true })
+  const work = await mkdtemp('/var/tmp/fileshare-base-')
+  try {
+    const root = join(work, 'rootfs')
+    await runTool('debootstrap', ['--variant=minbase', SUITE, root, mirror], {
+      timeoutMs: 600_000,
+    })
+    await runTool('sh', [
+      '-c',
+      'rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*',
+      'sh',
+      root,
+    ])
+    await installNode(root, work)
+    await mkdir(join(root, dirname(IMAGE_CA)), { recursive: true })
+    await cp(CA_BUNDLE, join(root, IMAGE_CA))
+    const changes = [
+      `ENV NODE_EXTRA_CA_CERTS=${IMAGE_CA}`,
+      'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    ].flatMap((change) => ['--change', change])
+    await runTool(
+      'sh',
+      [
+        '-c',
+        'root=$1 tag=$2 && shift 2 && tar -C "$root" -c . | podman import "$@" - "$tag"',
+        'sh',
+        root,
+        tag,
+        ...changes,
+      ],
+      { timeoutMs: 300_000 },
+    )
+    log(`built ${tag}`)
+    await removeOtherBases(tag)
+    return tag
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+}
+
+/** Removes the base images of earlier recipes, which no run needs any more. */
+async function removeOtherBases(keep: string): Promise<void> {
+  const repository = keep.slice(0, keep.lastIndexOf(':'))
+  const { stdout } = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', repository])
+  const others = stdout
+    .split('\n')
+    .filter((name) => name.startsWith(`${repository}:`) && name !== keep)
+  // An image still used by a container is refused and stays.
+  for (const image of others) await podman(['rmi', image]).catch(() => undefined)
+}
+
+/** Node (without its debug symbols), its headers and npm, under /usr/local as Node's images have them. */
+async function installNode(root: string, work: string): Promise<void> {
+  const local = join(root, 'usr', 'local')
+  await mkdir(join(local, 'bin'), { recursive: true })
+  await cp(process.execPath, join(local, 'bin', 'node'))
+  await runTool('sh', [
+    '-c',
+    'if command -v strip >/dev/null; then strip --strip-debug "$1"; fi',
+    'sh',
+    join(local, 'bin', 'node'),
+  ])
+  await cp(nodeHeaders(), join(local, 'include', 'node'), { recursive: true })
+  const packed = await runTool('npm', ['pack', NPM, '--silent', '--pack-destination', work])
+  const tarball = join(work, packed.stdout.trim().split('\n').at(-1) ?? '')
+  const npmDir = join(local, 'lib', 'node_modules', 'npm')
+  await mkdir(npmDir, { recursive: true })
+  await runTool('tar', ['-xzf', tarball, '-C', npmDir, '--strip-components=1'])
+  await symlink('../lib/node_modules/npm/bin/npm-cli.js', join(local, 'bin', 'npm'))
+  await symlink('../lib/node_modules/npm/bin/npx-cli.js', join(local, 'bin', 'npx'))
+  if (!existsSync(join(local, 'include', 'node', 'node.h'))) {
+    throw new Error(`no Node headers at ${nodeHeaders()}: better-sqlite3 cannot be compiled`)
+  }
+}

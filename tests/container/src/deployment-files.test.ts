@@ -1,0 +1,49 @@
+/**
+ * The deployment files kept in step with the rest of the repository; these need no podman:
+ * compose.yaml names every setting, and the Dockerfile names no architecture and copies every
+ * workspace manifest before it installs (a missing one would leave that package out).
+ */
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+import { describe, expect, it } from 'vitest'
+
+import { REPO_ROOT } from './service-image.js'
+
+const read = (path: string) => readFile(join(REPO_ROOT, path), 'utf8')
+
+describe('compose.yaml', () => {
+  it('lists every variable of docs/configuration.md', async () => {
+    const docs = await read('docs/configuration.md')
+    const variables = [...docs.matchAll(/^\| `([A-Z][A-Z0-9_]+)`/gm)].map((match) => match[1])
+    expect(variables.length).toBeGreaterThan(50)
+    const compose = await read('compose.yaml')
+    const listed = new Set([...compose.matchAll(/^\s*#? ?([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]))
+    expect(variables.filter((name) => !listed.has(name))).toEqual([])
+  })
+})
+
+describe('Dockerfile', () => {
+  it('names no processor architecture, so that it builds on arm64 as on amd64', async () => {
+    const dockerfile = await read('Dockerfile')
+    expect(dockerfile).not.toMatch(/amd64|x86_64|x64|arm64|aarch64|armv7|--platform/i)
+  })
+
+  it('copies the manifest of every workspace package before installing', async () => {
+    const dockerfile = await read('Dockerfile')
+    const workspace = await read('pnpm-workspace.yaml')
+    const folders = [...workspace.matchAll(/^\s*- (\S+)\/\*$/gm)].map((match) => match[1] ?? '')
+    expect(folders.length).toBeGreaterThan(0)
+    for (const folder of folders) {
+      for (const entry of await readdir(join(REPO_ROOT, folder), { withFileTypes: true })) {
+        if (!entry.isDirectory()) continue
+        const manifest = `${folder}/${entry.name}/package.json`
+        const exists = await readFile(join(REPO_ROOT, manifest)).then(
+          () => true,
+          () => false,
+        )
+        if (exists) expect(dockerfile).toContain(`COPY ${manifest} ${folder}/${entry.name}/\n`)
+      }
+    }
+  })
+})

@@ -1,0 +1,21 @@
+/** Builds the repository's Dockerfile on a base image and measures the result. */
+import { fileURLToPath } from 'node:url'
+
+import { podman } from './podman.js'
+
+export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url))
+
+/** Builds the image `tag` from the repository's Dockerfile with `BASE=base`. */
+export async function buildServiceImage(base: string, tag: string): Promise<void> {
+  await podman(['build', '--build-arg', `BASE=${base}`, '--tag', tag, REPO_ROOT], {
+    timeoutMs: 900_000,
+  })
+}
+
+/** The size of an image in podman's store, bytes (uncompressed, all layers). */
+export async function imageSize(image: string): Promise<number> {
+  const { stdout } = await podman(['image', 'inspect', '--format', '{{.Size}}', image])
+  return Number(stdout.trim())
+}
+
+export const megabytes = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`

@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts'],
+    // Building the base image and the service's image on a fresh machine takes minutes, and
+    // many more when other work shares the cores; a limit here must not fail a slow build.
+    testTimeout: 300_000,
+    hookTimeout: 1_200_000,
+  },
+})
