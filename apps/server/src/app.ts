@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       quota: services.quota,
       ipOf,
       checkHealth: async () => {
-        if (!databaseAnswers(deps.db)) return false
+        if (!(await databaseAnswers(deps.db))) return false
         return deps.blobs.check().then(
           () => true,
           () => false,
