@@ -25,6 +25,8 @@ const SYSTEM_USER = 'postgres'
 /** The role the suites connect as (`initdb -U`), trusted on loopback and the socket. */
 const ROLE = 'fileshare'
 const START_TIMEOUT_MS = 30_000
+/** PostgreSQL's fast shutdown, which ends open connections (SIGTERM waits for every client). */
+const FAST_SHUTDOWN = 'SIGINT'
 
 export interface Postgres {
   /** The loopback port the server listens on. */
@@ -126,11 +128,11 @@ export async function startPostgres(): Promise<Postgres> {
         return `postgres://${ROLE}@127.0.0.1:${port}/${name}`
       },
       async pause() {
-        if (child) await stopChild(child)
+        if (child) await stopChild(child, FAST_SHUTDOWN)
       },
       start: launch,
       async stop() {
-        if (child) await stopChild(child)
+        if (child) await stopChild(child, FAST_SHUTDOWN)
         process.removeListener('exit', killAll)
         await rm(dir, { recursive: true, force: true })
       },

@@ -1,0 +1,63 @@
+/**
+ * What only PostgreSQL has: several instances migrating one empty database at once, and the
+ * server going away and coming back while the service runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { openDatabase } from '../src/db/client.js'
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
+import { querySql, testPostgres } from './dialects.js'
+import { noteBody, startTestServer, type TestServer } from './harness.js'
+
+describe('migrations', () => {
+  it('instances starting together on an empty database apply them once, without a race', async () => {
+    // Property: concurrent starts serialise on pg_advisory_lock; none fails and none applies twice.
+    const url = await (await testPostgres()).createDatabase()
+    const open = () =>
+      openDatabase({ dataDir: '/nonexistent', databaseUrl: url, databasePoolSize: 2 })
+    const opened = await Promise.allSettled(Array.from({ length: 6 }, open))
+    const dbs = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+    try {
+      expect(opened.filter((result) => result.status === 'rejected')).toEqual([])
+      const applied = await querySql(dbs[0]!, 'SELECT hash FROM drizzle.__drizzle_migrations')
+      expect(applied).toHaveLength(1)
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()))
+    }
+  })
+})
+
+describe('PostgreSQL going away while the server runs', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  it('answers 503 with a JSON error while it is down and recovers without a restart', async () => {
+    const postgres = await testPostgres()
+    const created = await fetch(`${server.url}/api/note`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(noteBody()),
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: string }
+
+    await postgres.pause()
+    try {
+      const info = await fetch(`${server.url}/api/note/${id}`)
+      expect(info.status).toBe(503)
+      expect(info.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(await info.json()).toEqual({ error: DATABASE_UNAVAILABLE_MESSAGE })
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(503)
+    } finally {
+      await postgres.start()
+    }
+
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    const info = await fetch(`${server.url}/api/note/${id}`)
+    expect(info.status).toBe(200)
+    expect(await info.json()).toMatchObject({ id, viewCount: 0 })
+  })
+})
