@@ -98,8 +98,8 @@ function statementRunner(
   return (text, params, method) => {
     const statement = prepare(text)
     if (!statement.reader) {
-      const { changes } = statement.run(...params)
-      return { rows: [], changes } as { rows: unknown[] }
+      statement.run(...params)
+      return { rows: [] }
     }
     if (method === 'get') return { rows: statement.get(...params) as unknown[] }
     return { rows: statement.all(...params) as unknown[] }
