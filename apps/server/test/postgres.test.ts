@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { openDatabase } from '../src/db/client.js'
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
+import { DailyIpHash, DbUploadQuota } from '../src/services/limits/quota.js'
 import { querySql, testPostgres } from './dialects.js'
 import { noteBody, startTestServer, type TestServer } from './harness.js'
 
@@ -23,6 +24,35 @@ describe('migrations', () => {
       expect(applied).toHaveLength(1)
     } finally {
       await Promise.all(dbs.map((db) => db.close()))
+    }
+  })
+})
+
+describe('the upload quota on a pool of connections', () => {
+  it('a reservation racing a settlement never overshoots the quota', async () => {
+    // Property: recorded plus held bytes are read and changed one step at a time per client.
+    const url = await (await testPostgres()).createDatabase()
+    const db = await openDatabase({
+      dataDir: '/nonexistent',
+      databaseUrl: url,
+      databasePoolSize: 4,
+    })
+    try {
+      const quota = new DbUploadQuota({
+        db,
+        ipHash: await DailyIpHash.load(db),
+        quotaBytes: 1000,
+        windowSec: 3600,
+        now: Date.now,
+      })
+      for (let i = 0; i < 200; i++) {
+        const ip = `198.51.100.${i}`
+        const first = await quota.reserve(ip, 600)
+        const [, second] = await Promise.allSettled([first.settle(true), quota.reserve(ip, 600)])
+        expect(second.status, `round ${i}`).toBe('rejected')
+      }
+    } finally {
+      await db.close()
     }
   })
 })
