@@ -8,6 +8,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { AppEnv } from './app-env.js'
 import type { Config, ServiceName } from './config.js'
 import { databaseAnswers, type Db } from './db/client.js'
+import { isDatabaseUnavailable } from './db/unavailable.js'
 import type { CreationGuard } from './auth/creation-guard.js'
 import { HttpError } from './http-error.js'
 import type { Logger } from './logger.js'
@@ -78,7 +79,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       quota: services.quota,
       ipOf,
       checkHealth: async () => {
-        if (!databaseAnswers(deps.db)) return false
+        if (!(await databaseAnswers(deps.db))) return false
         return deps.blobs.check().then(
           () => true,
           () => false,
@@ -148,12 +149,22 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       logger.debug(`${c.req.method} ${c.req.routePath}: the client went away during its request`)
       return c.json({ error: ERROR_MESSAGES.invalidRequest }, 400)
     }
+    if (isDatabaseUnavailable(err)) {
+      // An outage, not a fault: one line, and the client may try again shortly.
+      logger.warn(`database unavailable: ${err instanceof Error ? err.message : String(err)}`)
+      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SEC))
+      return c.json({ error: DATABASE_UNAVAILABLE_MESSAGE }, 503)
+    }
     logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err))
     return c.json({ error: ERROR_MESSAGES.internalError }, 500)
   })
 
   return app
 }
+
+/** This project's answer while the database cannot be reached (docs/api.md, Errors). */
+export const DATABASE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable'
+const DATABASE_RETRY_AFTER_SEC = 5
 
 /** Node's error for a request body whose connection closed before it was whole. */
 function isClientAbort(err: unknown): boolean {

@@ -12,6 +12,8 @@ const DEFAULTS: Config = {
   host: '0.0.0.0',
   baseUrl: 'http://localhost:3000',
   dataDir: resolve('./data'),
+  databaseUrl: null,
+  databasePoolSize: 10,
   trustedProxies: 0,
   logLevel: 'info',
   rateLimitWindowMs: 60_000,
@@ -100,6 +102,29 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       baseUrl: 'http://localhost:8080',
     })
+  })
+
+  it('selects PostgreSQL with DATABASE_URL and never prints its password', () => {
+    const url = 'postgres://fileshare:s3cret@db.internal:5432/fileshare'
+    expect(loadConfig({ DATABASE_URL: url, DATABASE_POOL_SIZE: '4' })).toMatchObject({
+      databaseUrl: url,
+      databasePoolSize: 4,
+    })
+    expect(
+      loadConfig({ DATABASE_URL: 'postgresql:///fileshare?host=/run/postgresql' }),
+    ).toMatchObject({
+      databaseUrl: 'postgresql:///fileshare?host=/run/postgresql',
+    })
+    for (const bad of ['mysql://root:s3cret@db/fileshare', 'postgres://', 's3cret']) {
+      expect(() => loadConfig({ DATABASE_URL: bad })).toThrow(
+        new ConfigError(
+          'DATABASE_URL',
+          '(hidden)',
+          'a postgres://user:password@host:port/database address',
+        ),
+      )
+    }
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError)
   })
 
   it('drops trailing slashes from BASE_URL', () => {

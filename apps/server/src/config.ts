@@ -64,6 +64,10 @@ export interface Config {
   /** Public address of the service, without a trailing slash; share links start with it. */
   baseUrl: string
   dataDir: string
+  /** DATABASE_URL: a postgres:// address selects PostgreSQL; null keeps SQLite under dataDir. */
+  databaseUrl: string | null
+  /** DATABASE_POOL_SIZE: connections the PostgreSQL pool opens at most. */
+  databasePoolSize: number
   /**
    * Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY): 0
    * ignores the header; N takes the client from the N-th address counted from its end.
@@ -430,6 +434,8 @@ export function loadConfig(env: Env = process.env): Config {
     host: read.host('HOST', '0.0.0.0'),
     baseUrl,
     dataDir: resolve(read.string('DATA_DIR', './data')),
+    databaseUrl: databaseUrl(read.optionalString('DATABASE_URL')),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
 
@@ -538,6 +544,29 @@ export function loadConfig(env: Env = process.env): Config {
     )
   }
   return config
+}
+
+/** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
+function databaseUrl(value: string | null): string | null {
+  if (value === null || value === '') return null
+  const valid = (() => {
+    try {
+      const url = new URL(value)
+      const host = url.host !== '' || url.searchParams.has('host')
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && host
+    } catch {
+      return false
+    }
+  })()
+  if (!valid) {
+    // The address may hold a password: the message names the variable, not the value.
+    throw new ConfigError(
+      'DATABASE_URL',
+      '(hidden)',
+      'a postgres://user:password@host:port/database address',
+    )
+  }
+  return value
 }
 
 /** Shortest OIDC_SESSION_SECRET accepted: 32 characters, a 256-bit HS256 key at the least. */

@@ -7,8 +7,9 @@ import type { IncomingMessage } from 'node:http'
 
 import type { Config } from './config.js'
 import { createApp } from './app.js'
-import { startCheckpointer } from './db/checkpointer.js'
-import { closeDatabase, openDatabase, type Db } from './db/client.js'
+import { startCheckpointer, type Checkpointer } from './db/checkpointer.js'
+import { openDatabase, type Db } from './db/client.js'
+import type { SqliteDb } from './db/sqlite.js'
 import { listen } from './listen.js'
 import { securityHeaderValues } from './middleware/security-headers.js'
 import { createLogger, type Logger } from './logger.js'
@@ -49,14 +50,18 @@ export interface RunningService {
 export async function startServer(config: Config, options: StartOptions): Promise<RunningService> {
   const now = options.now ?? Date.now
   const logger = options.logger ?? createLogger(config.logLevel)
-  const db = openDatabase(config.dataDir)
-  const checkpointer = startCheckpointer(db.$client, (message) => logger.error(message))
+  const db = await openDatabase(config)
+  // SQLite's WAL is folded back off the event loop; PostgreSQL checkpoints on its own.
+  const checkpointer: Checkpointer | undefined =
+    db.dialect === 'sqlite'
+      ? startCheckpointer((db as SqliteDb).connection, (message) => logger.error(message))
+      : undefined
   const blobs = await openBlobStore(config)
   // Sessions do not survive a restart, so every unfinished blob left by the last run is garbage.
   await blobs.sweepUnfinished(0)
-  const services = createServices(config, db, blobs, logger, now)
+  const services = await createServices(config, db, blobs, logger, now)
   // Reserved request slots belong to sessions of the last run, which ended with it.
-  const freed = services.requests.resetReservations()
+  const freed = await services.requests.resetReservations()
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
   const login = await loadLogin(config)
   const guard = creationGuard(config, login?.keys ?? null)
@@ -115,8 +120,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await services.sessions.abortAll()
         await sockets.close()
         await http.close()
-        await checkpointer.stop()
-        closeDatabase(db)
+        await checkpointer?.stop()
+        await db.close()
       } finally {
         clearInterval(keepAlive)
       }

@@ -4,6 +4,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { freePort } from '@fileshare/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import { loadConfig } from './config.js'
@@ -55,8 +56,17 @@ describe('describeStartupFailure', () => {
     }
   })
 
+  it('names DATABASE_URL, without its password, when PostgreSQL cannot be reached', async () => {
+    const port = await freePort()
+    const line = await failureLine({
+      DATA_DIR: join(work, 'd'),
+      DATABASE_URL: `postgres://fileshare:s3cret@127.0.0.1:${port}/fileshare`,
+    })
+    expect(line).toBe(`DATABASE_URL cannot be used: connect ECONNREFUSED 127.0.0.1:${port}`)
+  })
+
   it('leaves every other failure to be reported in full', () => {
-    const config = { dataDir: join(work, 'd'), host: '127.0.0.1', port: 3000 }
+    const config = { dataDir: join(work, 'd'), host: '127.0.0.1', port: 3000, databaseUrl: null }
     expect(describeStartupFailure(new Error('a bug'), config)).toBeUndefined()
     const elsewhere = Object.assign(new Error('no such file'), { code: 'ENOENT', path: '/etc/x' })
     expect(describeStartupFailure(elsewhere, config)).toBeUndefined()

@@ -1,12 +1,14 @@
 /**
  * Turns the usual reasons a correctly configured server still cannot start into the one line the
  * settings errors give (docs/configuration.md): a DATA_DIR that cannot hold the database or the
- * blobs, or a HOST and PORT that cannot be listened on. Anything else stays as it is, stack
+ * blobs, a DATABASE_URL whose server cannot be reached or refuses the login, or a HOST and PORT
+ * that cannot be listened on. Anything else stays as it is, stack
  * included, since it is a fault to report rather than a setting to fix.
  */
 import { sep } from 'node:path'
 
 import type { Config } from './config.js'
+import { isDatabaseRefusal } from './db/unavailable.js'
 
 /** A start-up failure the operator fixes in the settings; its message is the line to print. */
 export class StartupFailure extends Error {
@@ -28,8 +30,13 @@ const LISTEN_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUN
 /** The line for `error`, or undefined when it is not about DATA_DIR, HOST or PORT. */
 export function describeStartupFailure(
   error: unknown,
-  config: Pick<Config, 'dataDir' | 'host' | 'port'>,
+  config: Pick<Config, 'dataDir' | 'host' | 'port' | 'databaseUrl'>,
 ): string | undefined {
+  if (config.databaseUrl !== null && isDatabaseRefusal(error)) {
+    // The address is not repeated: it may hold a password. node-postgres's messages hold none.
+    const why = error instanceof Error ? error.message : String(error)
+    return `DATABASE_URL cannot be used: ${why}`
+  }
   const err = (error ?? {}) as SystemError
   const code = typeof err.code === 'string' ? err.code : undefined
   if (code === undefined) return undefined

@@ -22,6 +22,7 @@ import {
   type ManualClock,
   type TestServer,
 } from './harness.js'
+import { querySql } from './dialects.js'
 
 const IDLE_SEC = 60
 const HOUR = 3_600_000
@@ -98,9 +99,9 @@ async function createNote(server: TestServer, fields: Record<string, unknown> = 
 }
 
 /** Whether the database still holds the note's ciphertext. */
-function noteStored(server: TestServer, note: Note): boolean {
+async function noteStored(server: TestServer, note: Note): Promise<boolean> {
   return (
-    server.service.db.$client.prepare('SELECT 1 FROM notes WHERE id = ?').get(note.id) !== undefined
+    (await querySql(server.service.db, 'SELECT 1 FROM notes WHERE id = ?', [note.id])).length > 0
   )
 }
 
@@ -176,7 +177,7 @@ describe('cleanup job', () => {
     expect(await uploadStatus(server, expired)).toEqual({ info: 410, download: 410, exists: false })
     expect(await noteStatus(server, expiredNote)).toEqual({ info: 410, view: 410 })
     expect(await committedBlobs(server)).toEqual([kept.id])
-    expect(noteStored(server, expiredNote)).toBe(false)
+    expect(await noteStored(server, expiredNote)).toBe(false)
     // The password checks of both answer from the tombstone too (spec: 410 on password check).
     const uploadPassword = await fetch(`${server.url}/api/password/${expired.id}`, {
       method: 'POST',
@@ -190,7 +191,7 @@ describe('cleanup job', () => {
     })
     expect(notePassword.status).toBe(410)
     expect(await notePassword.json()).toEqual({ error: 'Note has expired' })
-    expect(noteStored(server, keptNote)).toBe(true)
+    expect(await noteStored(server, keptNote)).toBe(true)
     // A second run finds nothing more to remove.
     expect(await server.service.cleanup.runOnce()).toMatchObject({
       uploadsRemoved: 0,
@@ -221,7 +222,7 @@ describe('cleanup job', () => {
       exists: false,
     })
     expect(await noteStatus(server, viewedNote)).toEqual({ info: 410, view: 410 })
-    expect(noteStored(server, viewedNote)).toBe(false)
+    expect(await noteStored(server, viewedNote)).toBe(false)
     // Its tombstone says why, as the note itself did: used up, and expired once it is.
     const reason = async () =>
       ((await (await fetch(`${server.url}/api/note/${viewedNote.id}`)).json()) as { error: string })
@@ -307,12 +308,12 @@ describe('cleanup job', () => {
     // The record goes first: the id answers 410 from its tombstone although its blob is still there.
     expect(await uploadStatus(server, file)).toEqual({ info: 410, download: 410, exists: false })
     expect(await committedBlobs(server)).toEqual([file.id])
-    expect([...server.service.services.janitor.pending()]).toEqual([file.id])
+    expect([...(await server.service.services.janitor.pending())]).toEqual([file.id])
 
     const second = await server.service.cleanup.runOnce()
     expect(second).toMatchObject({ uploadsRemoved: 0, blobsRetried: 1 })
     expect(await committedBlobs(server)).toEqual([])
-    expect(server.service.services.janitor.pending().size).toBe(0)
+    expect((await server.service.services.janitor.pending()).size).toBe(0)
   })
 
   it('sweeps an old blob without a record on the second run that finds it, and keeps fresh ones', async () => {
@@ -403,7 +404,7 @@ describe('cleanup job', () => {
       const report = await job(logger).runOnce()
       expect(report).toMatchObject({ failedSteps: ['retry'], uploadsRemoved: 1, notesRemoved: 1 })
       expect(await committedBlobs(server)).not.toContain(file.id)
-      expect(noteStored(server, note)).toBe(false)
+      expect(await noteStored(server, note)).toBe(false)
       expect(logger.lines.filter((line) => line.level === 'error')).toEqual([
         { level: 'error', message: 'cleanup step retry failed' },
       ])

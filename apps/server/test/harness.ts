@@ -10,6 +10,8 @@ import { startInProcessServer, testLogLevel, type InProcessServer } from '@files
 import { loadConfig } from '../src/config.js'
 import { createLogger, type Logger } from '../src/logger.js'
 import { startServer, type RunningService } from '../src/server.js'
+import { newDatabaseEnv } from './dialects.js'
+import { openDatabase, type Db } from '../src/db/client.js'
 
 export interface ManualClock {
   now: () => number
@@ -36,8 +38,19 @@ export interface TestServerOptions {
   uploadInitTimeoutMs?: number
 }
 
+/** The database settings of each data folder, so a restart on it finds the same database. */
+const databases = new Map<string, Record<string, string>>()
+
+/** Opens the database of a stopped server's data folder (the test dialect's). */
+export function reopenDatabase(dataDir: string): Promise<Db> {
+  const url = databases.get(dataDir)?.DATABASE_URL
+  return openDatabase({ dataDir, databaseUrl: url ?? null, databasePoolSize: 1 })
+}
+
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const clock = options.clock
+  const reused = options.dataDir === undefined ? undefined : databases.get(options.dataDir)
+  const database = reused ?? (await newDatabaseEnv())
   const server = await startInProcessServer(
     (env) =>
       startServer(loadConfig(env), {
@@ -49,8 +62,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
           ? {}
           : { uploadInitTimeoutMs: options.uploadInitTimeoutMs }),
       }),
-    { env: options.env, dataDir: options.dataDir },
+    { env: { ...database, ...options.env }, dataDir: options.dataDir },
   )
+  databases.set(server.dataDir, database)
   return { ...server, clock }
 }
 

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { startTestServer, type TestServer } from './harness.js'
+import { querySql } from './dialects.js'
 
 const INDEX_HTML = '<!doctype html><title>fileshare</title>'
 const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -117,7 +118,7 @@ describe('an internal failure', () => {
   it('becomes a 500 that leaks nothing', async () => {
     const server = await startTestServer()
     try {
-      server.service.db.$client.close()
+      await server.service.db.close()
       const res = await fetch(`${server.url}/api/info/6f1c2b1e-8d3a-4c55-9a4e-2f0d8b7c6a51`)
       expect(res.status).toBe(500)
       expect(await res.json()).toEqual({ error: 'Internal server error' })
@@ -134,7 +135,7 @@ describe('the health check', () => {
     const server = await startTestServer()
     try {
       expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
-      server.service.db.$client.exec('ALTER TABLE settings RENAME TO settings_gone')
+      await querySql(server.service.db, 'ALTER TABLE settings RENAME TO settings_gone')
       const res = await fetch(`${server.url}/api/health`)
       expect(res.status).toBe(503)
       expect(await res.json()).toMatchObject({ status: expect.any(String) })

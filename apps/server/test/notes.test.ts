@@ -23,7 +23,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { AppEnv } from '../src/app-env.js'
 import { loadConfig } from '../src/config.js'
 import { noteBody, startTestServer } from './harness.js'
-import { openDatabase, type Db } from '../src/db/client.js'
+import type { Db } from '../src/db/client.js'
+import { databaseBytes, openTestDatabase } from './dialects.js'
 import { HttpError } from '../src/http-error.js'
 import { listen, type RunningServer } from '../src/listen.js'
 import { notesRoutes } from '../src/routes/notes.js'
@@ -64,7 +65,7 @@ let clock: number
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'fileshare-notes-http-'))
-  db = openDatabase(dataDir)
+  db = await openTestDatabase(dataDir)
   const now = () => clock
   const lockout = new MemoryLockout({
     maxAttempts: config.passwordMaxAttempts,
@@ -77,7 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server.close()
-  db.$client.close()
+  await db.close()
   await rm(dataDir, { recursive: true, force: true })
 })
 
@@ -475,16 +476,24 @@ describe('end to end', () => {
       encryptedContent: toBase64(Buffer.from('ciphertext-marker-'.repeat(4))),
     })
     await createNote(body)
-    const stored = Buffer.concat(
-      await Promise.all((await readdir(dataDir)).map((name) => readFile(join(dataDir, name)))),
-    )
+    const stored =
+      db.dialect === 'sqlite'
+        ? Buffer.concat(
+            await Promise.all(
+              (await readdir(dataDir)).map((name) => readFile(join(dataDir, name))),
+            ),
+          )
+        : await databaseBytes(db, dataDir)
+    // PostgreSQL's dump writes bytea as hex.
+    const holds = (bytes: Buffer) =>
+      stored.includes(bytes) || stored.includes(Buffer.from(bytes.toString('hex')))
     // The scan sees what the note stored, so an absent token is absent, not merely unread.
-    expect(stored.includes(Buffer.from('ciphertext-marker-'))).toBe(true)
-    expect(stored.includes(Buffer.from(body.salt as string))).toBe(true)
+    expect(holds(Buffer.from('ciphertext-marker-'))).toBe(true)
+    expect(holds(Buffer.from(body.salt as string))).toBe(true)
     for (const field of ['authToken', 'ownerToken']) {
       const token = body[field] as string
-      expect(stored.includes(Buffer.from(token)), field).toBe(false)
-      expect(stored.includes(Buffer.from(fromBase64Url(token))), field).toBe(false)
+      expect(holds(Buffer.from(token)), field).toBe(false)
+      expect(holds(Buffer.from(fromBase64Url(token))), field).toBe(false)
     }
   })
 })

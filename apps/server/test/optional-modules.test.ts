@@ -1,7 +1,7 @@
 /**
- * A server without login and on the filesystem does not load the login's libraries (jose,
- * arctic) or the S3 client, which cost memory and start-up time; with login configured, the
- * login's are loaded. The libraries are wrapped to record each first load; module loads are
+ * A server without login, on the filesystem and on SQLite does not load the login's libraries
+ * (jose, arctic), the S3 client or the PostgreSQL driver, which cost memory and start-up time;
+ * with login configured, the login's are loaded. The libraries are wrapped to record each first load; module loads are
  * cached, so the cases run in this order in one file.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
@@ -16,6 +16,10 @@ vi.mock('jose', async (original) => {
 })
 vi.mock('arctic', async (original) => {
   loaded.add('arctic')
+  return original()
+})
+vi.mock('pg', async (original) => {
+  loaded.add('pg')
   return original()
 })
 vi.mock('@aws-sdk/client-s3', async (original) => {
@@ -38,7 +42,7 @@ describe.sequential('optional modules', () => {
     server = undefined
   })
 
-  it('a server on the filesystem without login loads neither the login nor the S3 client', async () => {
+  it('a server on the filesystem and SQLite without login loads no login, S3 or PostgreSQL', async () => {
     server = await startTestServer()
     const health = await fetch(`${server.url}/api/health`)
     expect(health.status).toBe(200)
@@ -55,5 +59,10 @@ describe.sequential('optional modules', () => {
   it('the S3 store module loads the S3 client', async () => {
     await import('../src/storage/s3.js')
     expect(loaded.has('@aws-sdk/client-s3')).toBe(true)
+  })
+
+  it('the PostgreSQL module loads its driver', async () => {
+    await import('../src/db/postgres.js')
+    expect(loaded.has('pg')).toBe(true)
   })
 })

@@ -40,6 +40,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { followDownload, type Backend } from './backends.js'
 import { startTestServer, type TestServer } from './harness.js'
+import { querySql } from './dialects.js'
 
 const MiB = 1024 * 1024
 /** Small chunks, so every upload takes several chunk requests. */
@@ -306,12 +307,12 @@ export function requestFlowSuite(backend: Backend): void {
       await openVictimVault(await readInbox())
 
       // The server now serves the other request's brief under the victim's id.
-      server.service.db.$client
-        .prepare(
-          `UPDATE file_requests SET (brief_ciphertext, brief_nonce) =
-           (SELECT brief_ciphertext, brief_nonce FROM file_requests WHERE id = ?) WHERE id = ?`,
-        )
-        .run(other.id, victim.id)
+      await querySql(
+        server.service.db,
+        `UPDATE file_requests SET (brief_ciphertext, brief_nonce) =
+         (SELECT brief_ciphertext, brief_nonce FROM file_requests WHERE id = ?) WHERE id = ?`,
+        [other.id, victim.id],
+      )
       const swapped = await readBrief()
       expect(toBase64Url(swapped.ciphertext)).toBe(other.created.fields.brief.ciphertext)
 

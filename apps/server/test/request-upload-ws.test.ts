@@ -919,7 +919,7 @@ describe('request upload socket progress rule under server backpressure', () => 
     const { db, blobs } = server.service
     const config = { ...server.service.config, fileUploadWsMaxBuffer: MAX_BUFFER }
     gate = gatedBlobs(blobs)
-    const services = createServices(config, db, gate.blobs, createLogger('silent'), Date.now)
+    const services = await createServices(config, db, gate.blobs, createLogger('silent'), Date.now)
     side = await sideSockets(services, config, WINDOW)
   })
   afterAll(async () => {

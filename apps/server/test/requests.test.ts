@@ -4,14 +4,13 @@
  * settings and the rate limit.
  */
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { FILESYSTEM } from './backends.js'
-import { manualClock, startTestServer, type TestServer } from './harness.js'
+import { manualClock, reopenDatabase, startTestServer, type TestServer } from './harness.js'
+import { querySql } from './dialects.js'
 import {
   b64u,
   call,
@@ -79,9 +78,10 @@ describe('daily request limit', () => {
     try {
       const ip = '203.0.113.77'
       expect((await call(server, 'POST', '/request', { body: requestBody(), ip })).status).toBe(201)
-      const rows = server.service.db.$client
-        .prepare('SELECT client_key FROM request_daily_counts')
-        .all() as Array<{ client_key: string }>
+      const rows = await querySql<{ client_key: string }>(
+        server.service.db,
+        'SELECT client_key FROM request_daily_counts',
+      )
       expect(rows).toHaveLength(1)
       expect(rows[0]!.client_key).toMatch(/^ip:[0-9a-f]{64}$/)
       expect(rows[0]!.client_key).not.toContain(ip)
@@ -102,9 +102,11 @@ describe('restart', () => {
       // As after a crash: the sessions are not ended, so their reservations stay in the database.
       server.service.services.sessions.abortAll = () => Promise.resolve()
       await server.close({ keepData: true })
-      const db = new Database(join(server.dataDir, 'fileshare.db'), { readonly: true })
-      expect(db.prepare('SELECT reserved_uploads AS n FROM file_requests').get()).toEqual({ n: 1 })
-      db.close()
+      const db = await reopenDatabase(server.dataDir)
+      expect(await querySql(db, 'SELECT reserved_uploads AS n FROM file_requests')).toEqual([
+        { n: 1 },
+      ])
+      await db.close()
 
       server = await startTestServer({ env: ENV, dataDir: server.dataDir })
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)

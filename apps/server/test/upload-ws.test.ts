@@ -589,7 +589,7 @@ function interceptWrites(inner: BlobStore, before: () => Promise<void>): BlobSto
 async function sideSockets(server: TestServer, blobs: BlobStore) {
   const { config, db } = server.service
   const logger = createLogger('silent')
-  const services = createServices(config, db, blobs, logger, Date.now)
+  const services = await createServices(config, db, blobs, logger, Date.now)
   const sideServer = createServer((_req, res) => res.writeHead(404).end())
   await new Promise<void>((resolve) => sideServer.listen(0, '127.0.0.1', resolve))
   const sockets = attachUploadSockets(sideServer, {

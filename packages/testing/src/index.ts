@@ -1,7 +1,7 @@
 /**
  * Test support for the fileshare suites and benchmarks; never part of a shipped package. The
- * radosgw and OIDC provider fixtures, which load large libraries, are the subpaths
- * `@fileshare/testing/radosgw` and `@fileshare/testing/oidc-provider`.
+ * radosgw, PostgreSQL and OIDC provider fixtures are the subpaths
+ * `@fileshare/testing/radosgw`, `@fileshare/testing/postgres` and `@fileshare/testing/oidc-provider`.
  */
 export { freePort } from './free-port.js'
 export {

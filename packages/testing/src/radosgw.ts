@@ -15,6 +15,7 @@ import { promisify } from 'node:util'
 
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
 
+import { installUnderCi } from './debian-packages.js'
 import { freePort } from './free-port.js'
 import { hasExited, stopChild } from './stop-child.js'
 
@@ -45,17 +46,7 @@ export interface Radosgw {
  */
 export async function radosgwMissing(): Promise<string | null> {
   if (BINARIES.every((path) => existsSync(path))) return null
-  if (process.env.CI !== 'true') {
-    return `radosgw is not installed (apt-get install -y --no-install-recommends ${PACKAGES.join(' ')}); the S3 suites are skipped`
-  }
-  if (process.getuid?.() !== 0)
-    throw new Error('CI=true: radosgw is missing and only root can install it')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  // Several suites may want it at once; flock makes them install one after another.
-  const lock = ['/tmp/fileshare-apt.lock', 'apt-get']
-  await run('flock', [...lock, 'update'], { env })
-  await run('flock', [...lock, 'install', '-y', '--no-install-recommends', ...PACKAGES], { env })
-  return null
+  return installUnderCi('radosgw', PACKAGES, 'the S3 suites are skipped')
 }
 
 export async function startRadosgw(): Promise<Radosgw> {

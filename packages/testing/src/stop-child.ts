@@ -7,11 +7,14 @@ export function hasExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null
 }
 
-/** SIGTERM, then SIGKILL if the child has not exited within five seconds. */
-export async function stopChild(child: ChildProcess): Promise<void> {
+/** `signal` (SIGTERM), then SIGKILL if the child has not exited within five seconds. */
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
   if (hasExited(child)) return
   const exited = once(child, 'exit')
-  child.kill('SIGTERM')
+  child.kill(signal)
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
   await exited
   clearTimeout(timer)

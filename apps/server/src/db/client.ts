@@ -1,62 +1,68 @@
 /**
- * Opens the SQLite database under DATA_DIR in WAL mode and applies the committed migrations
- * (apps/server/drizzle) before anything else touches it. The driver (better-sqlite3) is named
- * only here and in checkpointer.ts; services reach the database through drizzle's query
- * builders on `Db`, or on the `Executor` of a transaction.
+ * The database the services use, SQLite (the default, a file under DATA_DIR) or PostgreSQL
+ * (DATABASE_URL), behind one interface: drizzle's query builders typed as PostgreSQL's, the tables
+ * of the open dialect (schema.ts or schema-pg.ts, which have the same property names), and one
+ * `transaction(body)`. Every query is awaited, whatever the driver; db/sqlite.ts and
+ * db/postgres.ts are the only modules that name one.
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-
-import Database, { type RunResult } from 'better-sqlite3'
 import { count } from 'drizzle-orm'
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
+import type { PgDatabase } from 'drizzle-orm/pg-core'
 
-import * as schema from './schema.js'
+import type * as schema from './schema-pg.js'
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database }
+export type Dialect = 'sqlite' | 'postgres'
+
+/** The tables as services see them; on SQLite these are schema.ts's tables under the same names. */
+export type Tables = typeof schema
 
 /**
- * The database or a transaction on it: what a helper that writes inside its caller's transaction
- * takes, so its statements belong to that transaction whatever the driver. Queries run
- * synchronously (`.get()`, `.all()`, `.run()`) on this driver.
+ * Where statements run: the database outside a transaction, or the transaction a helper writes
+ * in (so its statements belong to its caller's transaction).
  */
-export type Executor = BaseSQLiteDatabase<'sync', RunResult, typeof schema>
+export type Executor = PgDatabase<NodePgQueryResultHKT>
 
-/** The migrations folder, found from this module in both src/ and dist/. */
-const MIGRATIONS = fileURLToPath(new URL('../../drizzle', import.meta.url))
+export interface Db {
+  readonly dialect: Dialect
+  readonly tables: Tables
+  /** Statements outside a transaction. */
+  readonly query: Executor
+  /**
+   * Runs `body` in one transaction: committed when it resolves, rolled back when it throws. The
+   * body runs its statements on `tx` only, and awaits nothing else (no storage, no timers), since
+   * on SQLite every other statement waits while it is open.
+   */
+  transaction<T>(body: (tx: Executor) => Promise<T>): Promise<T>
+  /** Closes the connection or the pool; the last step of shutdown. */
+  close(): Promise<void>
+}
 
-export function openDatabase(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true })
-  const sqlite = new Database(join(dataDir, 'fileshare.db'))
-  sqlite.pragma('journal_mode = WAL')
-  // In WAL mode NORMAL loses nothing when the process crashes, and never corrupts the file; a power
-  // loss rolls back the commits since the last checkpoint (db/checkpointer.ts), which FULL would
-  // avoid by an fsync per commit on this thread (docs/configuration.md, Durability).
-  sqlite.pragma('synchronous = NORMAL')
-  sqlite.pragma('busy_timeout = 5000')
-  sqlite.pragma('foreign_keys = ON')
-  const db = drizzle(sqlite, { schema })
-  migrate(db, { migrationsFolder: MIGRATIONS })
-  return db
+export interface DatabaseSettings {
+  dataDir: string
+  /** A postgres:// address selects PostgreSQL; null keeps SQLite under dataDir. */
+  databaseUrl: string | null
+  databasePoolSize: number
+}
+
+/** Opens the configured database and applies its migrations. */
+export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
+  if (settings.databaseUrl === null) {
+    const { openSqlite } = await import('./sqlite.js')
+    return openSqlite(settings.dataDir)
+  }
+  const { openPostgres } = await import('./postgres.js')
+  return openPostgres(settings.databaseUrl, settings.databasePoolSize)
 }
 
 /**
  * Whether the database answers a query that reads one of its tables (health check); `SELECT 1`
  * alone would answer even with the database file gone or emptied.
  */
-export function databaseAnswers(db: Db): boolean {
+export async function databaseAnswers(db: Db): Promise<boolean> {
   try {
-    db.select({ n: count() }).from(schema.settings).get()
+    await db.query.select({ n: count() }).from(db.tables.settings)
     return true
   } catch {
     return false
   }
-}
-
-/** Closes the connection; the last step of shutdown. */
-export function closeDatabase(db: Db): void {
-  db.$client.close()
 }

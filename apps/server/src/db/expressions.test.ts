@@ -5,42 +5,42 @@ import { join } from 'node:path'
 import { eq, type SQL } from 'drizzle-orm'
 import { afterAll, describe, expect, it } from 'vitest'
 
-import { openDatabase } from './client.js'
 import { decrement, decrementToZero, increment } from './expressions.js'
-import { blobDeletions } from './schema.js'
+import { openSqlite } from './sqlite.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'fileshare-expressions-'))
-const db = openDatabase(dir)
-afterAll(() => {
-  db.$client.close()
+const db = openSqlite(dir)
+const { blobDeletions } = db.tables
+afterAll(async () => {
+  await db.close()
   rmSync(dir, { recursive: true, force: true })
 })
 
 /** Sets the `attempts` of a fresh row to `start`, applies `change` and reads the result. */
-function apply(start: number, change: SQL): number {
+async function apply(start: number, change: SQL): Promise<number> {
   const key = `k${Math.random()}`
-  db.insert(blobDeletions).values({ key, attempts: start, queuedAt: 0 }).run()
-  return db
+  await db.query.insert(blobDeletions).values({ key, attempts: start, queuedAt: 0 })
+  const [row] = await db.query
     .update(blobDeletions)
     .set({ attempts: change })
     .where(eq(blobDeletions.key, key))
     .returning({ attempts: blobDeletions.attempts })
-    .get()!.attempts
+  return row!.attempts
 }
 
 describe('column arithmetic', () => {
-  it('adds and subtracts', () => {
-    expect(apply(4, increment(blobDeletions.attempts))).toBe(5)
-    expect(apply(4, increment(blobDeletions.attempts, 10))).toBe(14)
-    expect(apply(4, decrement(blobDeletions.attempts))).toBe(3)
+  it('adds and subtracts', async () => {
+    expect(await apply(4, increment(blobDeletions.attempts))).toBe(5)
+    expect(await apply(4, increment(blobDeletions.attempts, 10))).toBe(14)
+    expect(await apply(4, decrement(blobDeletions.attempts))).toBe(3)
   })
 
-  it('never takes a counter below zero', () => {
+  it('never takes a counter below zero', async () => {
     const attempts = blobDeletions.attempts
-    expect(apply(5, decrementToZero(attempts))).toBe(4)
-    expect(apply(1, decrementToZero(attempts))).toBe(0)
-    expect(apply(0, decrementToZero(attempts))).toBe(0)
-    expect(apply(5, decrementToZero(attempts, 3))).toBe(2)
-    expect(apply(2, decrementToZero(attempts, 3))).toBe(0)
+    expect(await apply(5, decrementToZero(attempts))).toBe(4)
+    expect(await apply(1, decrementToZero(attempts))).toBe(0)
+    expect(await apply(0, decrementToZero(attempts))).toBe(0)
+    expect(await apply(5, decrementToZero(attempts, 3))).toBe(2)
+    expect(await apply(2, decrementToZero(attempts, 3))).toBe(0)
   })
 })

@@ -40,15 +40,15 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.invalidRequest),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    uploads.saveMeta(id, c.req.header('x-owner-token'), body)
+    await uploads.saveMeta(id, c.req.header('x-owner-token'), body)
     return c.json({ ok: true }, 200)
   })
 
-  app.get('/info/:id', (c) => c.json(uploads.info(uploadId(c)), 200))
+  app.get('/info/:id', async (c) => c.json(await uploads.info(uploadId(c)), 200))
 
-  app.get('/exists/:id', (c) => {
+  app.get('/exists/:id', async (c) => {
     const id = c.req.param('id')
-    return c.json({ exists: isUuid(id) && uploads.exists(id) }, 200)
+    return c.json({ exists: isUuid(id) && (await uploads.exists(id)) }, 200)
   })
 
   app.get('/download/:id', async (c) => {
@@ -57,8 +57,12 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
     return downloadResponse(c, download, deps.logger)
   })
 
-  app.post('/password/:id', (c) => {
-    const meta = uploads.checkPassword(uploadId(c), c.req.header('x-auth-token'), deps.ipOf(c))
+  app.post('/password/:id', async (c) => {
+    const meta = await uploads.checkPassword(
+      uploadId(c),
+      c.req.header('x-auth-token'),
+      deps.ipOf(c),
+    )
     return c.json({ ok: true, ...meta } satisfies PasswordCheckResponse, 200)
   })
 

@@ -32,7 +32,7 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
   const inboxToken = (c: Context<AppEnv>) => c.req.header('x-inbox-token')
   const ownerToken = (c: Context<AppEnv>) => c.req.header('x-inbox-owner-token')
 
-  app.get('/:id', (c) => c.json(inbox.read(requestId(c), inboxToken(c), ipOf(c)), 200))
+  app.get('/:id', async (c) => c.json(await inbox.read(requestId(c), inboxToken(c), ipOf(c)), 200))
 
   app.get('/:id/file/:uid', async (c) => {
     refuseHead(c)
@@ -45,8 +45,8 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
     return c.json({ ok: true }, 200)
   })
 
-  app.post('/:id/close', (c) => {
-    inbox.close(requestId(c), ownerToken(c), ipOf(c))
+  app.post('/:id/close', async (c) => {
+    await inbox.close(requestId(c), ownerToken(c), ipOf(c))
     return c.json({ ok: true }, 200)
   })
 

@@ -73,26 +73,26 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
     if (requireLogin) await requireLogin(c)
     requireJsonBody(c)
     const body = await readJson(c, deps.bodyLimit, tooLargeNote, notJson)
-    return json(JSON.stringify(notes.create(body)), 201)
+    return json(JSON.stringify(await notes.create(body)), 201)
   })
 
-  app.get('/note/:id', (c) => json(JSON.stringify(notes.info(noteId(c))), 200))
+  app.get('/note/:id', async (c) => json(JSON.stringify(await notes.info(noteId(c))), 200))
 
   app.post('/note/:id/view', async (c) => {
     const id = noteId(c)
     const body = await tokenBody(c)
-    return json(JSON.stringify(notes.view(id, body, deps.ipOf(c))), 200)
+    return json(JSON.stringify(await notes.view(id, body, deps.ipOf(c))), 200)
   })
 
   app.post('/note/:id/password', async (c) => {
     const id = noteId(c)
     const body = await tokenBody(c)
-    notes.checkPassword(id, body, deps.ipOf(c))
+    await notes.checkPassword(id, body, deps.ipOf(c))
     return json(OK_BODY, 200)
   })
 
-  app.delete('/note/:id', (c) => {
-    notes.delete(noteId(c), c.req.header('x-owner-token'))
+  app.delete('/note/:id', async (c) => {
+    await notes.delete(noteId(c), c.req.header('x-owner-token'))
     return json(OK_BODY, 200)
   })
 

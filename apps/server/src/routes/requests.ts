@@ -63,16 +63,18 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    return c.json(requests.create(body, { ip: deps.ipOf(c), user }), 201)
+    return c.json(await requests.create(body, { ip: deps.ipOf(c), user }), 201)
   })
 
   // Before `/:id`, which would otherwise take `limit` for an id.
   app.get('/limit', async (c) => {
     const user = await deps.creator(c)
-    return c.json(requests.limit({ ip: deps.ipOf(c), user }), 200)
+    return c.json(await requests.limit({ ip: deps.ipOf(c), user }), 200)
   })
 
-  app.get('/:id', (c) => c.json(requests.read(requestId(c), c.req.header('x-upload-token')), 200))
+  app.get('/:id', async (c) =>
+    c.json(await requests.read(requestId(c), c.req.header('x-upload-token')), 200),
+  )
 
   app.post('/:id/upload/init', async (c) => {
     const id = requestId(c)

@@ -20,8 +20,8 @@ function app(
   options: { config?: Config; healthy?: () => Promise<boolean>; quotaIps?: string[] } = {},
 ) {
   const quota: UploadQuota = {
-    reserve: () => ({ settle: () => undefined }),
-    status: (ip) => {
+    reserve: async () => ({ settle: async () => undefined }),
+    status: async (ip) => {
       options.quotaIps?.push(ip)
       return QUOTA_STATUS
     },

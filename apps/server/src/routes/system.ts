@@ -39,7 +39,7 @@ export function systemRoutes(deps: SystemRouteDeps): Hono {
       }
       return c.json(body, healthy ? 200 : 503)
     })
-    .get('/quota', (c) => c.json(deps.quota.status(deps.ipOf(c))))
+    .get('/quota', async (c) => c.json(await deps.quota.status(deps.ipOf(c))))
 }
 
 /** The settings a client needs, fixed for the process's lifetime (spec: GET /api/config). */

@@ -8,7 +8,6 @@ import { eq, lte } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { increment } from '../db/expressions.js'
-import { blobDeletions } from '../db/schema.js'
 import type { BlobStore } from '../storage/blob-store.js'
 
 /**
@@ -45,11 +44,10 @@ export class BlobJanitor {
       return true
     } catch (error) {
       this.onError(error)
-      this.db
-        .insert(blobDeletions)
+      await this.db.query
+        .insert(this.db.tables.blobDeletions)
         .values({ key, queuedAt: this.now() })
         .onConflictDoNothing()
-        .run()
       return false
     }
   }
@@ -61,7 +59,10 @@ export class BlobJanitor {
    * transaction that deletes the records: a crash between the two would otherwise leave the held
    * blob to the orphan sweep, which does not wait for the URL.
    */
-  holdForUrls(tx: Executor, blobs: Iterable<RetiredBlob>): { removeNow: string[]; held: number } {
+  async holdForUrls(
+    tx: Executor,
+    blobs: Iterable<RetiredBlob>,
+  ): Promise<{ removeNow: string[]; held: number }> {
     const lifetime = this.blobs.presignedUrlLifetimeMs
     const time = this.now()
     const removeNow: string[] = []
@@ -75,10 +76,10 @@ export class BlobJanitor {
         removeNow.push(id)
         continue
       }
-      tx.insert(blobDeletions)
+      await tx
+        .insert(this.db.tables.blobDeletions)
         .values({ key: id, queuedAt: time, notBefore })
         .onConflictDoNothing()
-        .run()
       held++
     }
     return { removeNow, held }
@@ -95,37 +96,32 @@ export class BlobJanitor {
 
   /** Tries every queued removal that is due (held ones once their time has come); returns how many succeeded. */
   async retry(): Promise<number> {
+    const { blobDeletions } = this.db.tables
     let removed = 0
-    const due = this.db
+    const due = await this.db.query
       .select({ key: blobDeletions.key })
       .from(blobDeletions)
       .where(lte(blobDeletions.notBefore, this.now()))
-      .all()
     for (const { key } of due) {
       try {
         await this.blobs.delete(key)
-        this.db.delete(blobDeletions).where(eq(blobDeletions.key, key)).run()
+        await this.db.query.delete(blobDeletions).where(eq(blobDeletions.key, key))
         removed++
       } catch (error) {
         this.onError(error)
-        this.db
+        await this.db.query
           .update(blobDeletions)
           .set({ attempts: increment(blobDeletions.attempts) })
           .where(eq(blobDeletions.key, key))
-          .run()
       }
     }
     return removed
   }
 
   /** Keys still waiting for removal, held ones included (such a blob must not be swept twice). */
-  pending(): Set<string> {
-    return new Set(
-      this.db
-        .select({ key: blobDeletions.key })
-        .from(blobDeletions)
-        .all()
-        .map((r) => r.key),
-    )
+  async pending(): Promise<Set<string>> {
+    const { blobDeletions } = this.db.tables
+    const rows = await this.db.query.select({ key: blobDeletions.key }).from(blobDeletions)
+    return new Set(rows.map((r) => r.key))
   }
 }

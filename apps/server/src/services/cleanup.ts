@@ -10,7 +10,6 @@ import { eq } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
-import { requestUploads, uploads } from '../db/schema.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { Services } from './container.js'
@@ -170,11 +169,11 @@ export class CleanupJob {
       report.blobsQueued += queued
       report.blobsHeld += held
     })
-    await step('notes', () => {
-      report.notesRemoved = services.notes.retireFinished()
+    await step('notes', async () => {
+      report.notesRemoved = await services.notes.retireFinished()
     })
-    await step('tombstones', () => {
-      report.tombstonesPurged = services.tombstones.purge(this.deps.now())
+    await step('tombstones', async () => {
+      report.tombstonesPurged = await services.tombstones.purge(this.deps.now())
     })
     await step('requestUploads', async () => {
       const { removed, queued, held } = await services.inbox.removeExpiredUploads()
@@ -183,8 +182,8 @@ export class CleanupJob {
       report.blobsHeld += held
     })
     // After the uploads: a request goes only once nothing is left in it.
-    await step('requests', () => {
-      report.requestsRemoved = services.requests.removeFinishedRequests()
+    await step('requests', async () => {
+      report.requestsRemoved = await services.requests.removeFinishedRequests()
     })
     // Before the partial sweep: ending a session removes its partial file at once.
     await step('sessions', async () => {
@@ -200,8 +199,9 @@ export class CleanupJob {
         services.sessions.ids(),
       )
     })
-    await step('quota', () => {
-      report.quotaPruned = services.quota.prune() + services.requests.pruneDailyCounts()
+    await step('quota', async () => {
+      report.quotaPruned =
+        (await services.quota.prune()) + (await services.requests.pruneDailyCounts())
     })
 
     this.deps.logger.debug(
@@ -226,7 +226,8 @@ export class CleanupJob {
     const { db, blobs, services } = this.deps
     // File times come from the operating system's clock, not from the injected one.
     const cutoff = Date.now() - ORPHAN_GRACE_MS
-    const pending = services.janitor.pending()
+    const { uploads, requestUploads } = db.tables
+    const pending = await services.janitor.pending()
     const candidates = new Set<string>()
     let removed = 0
     for await (const blob of blobs.list()) {
@@ -234,14 +235,16 @@ export class CleanupJob {
       if (services.sessions.get(blob.key, anyContext)) continue
       // Looked up one at a time, right before the decision, so a record inserted while the
       // listing ran is seen.
-      const record =
-        db.select({ id: uploads.id }).from(uploads).where(eq(uploads.id, blob.key)).get() ??
-        db
-          .select({ id: requestUploads.id })
-          .from(requestUploads)
-          .where(eq(requestUploads.id, blob.key))
-          .get()
-      if (record) continue
+      const [upload] = await db.query
+        .select({ id: uploads.id })
+        .from(uploads)
+        .where(eq(uploads.id, blob.key))
+      if (upload) continue
+      const [requestUpload] = await db.query
+        .select({ id: requestUploads.id })
+        .from(requestUploads)
+        .where(eq(requestUploads.id, blob.key))
+      if (requestUpload) continue
       if (!this.orphanCandidates.has(blob.key)) {
         candidates.add(blob.key)
         continue

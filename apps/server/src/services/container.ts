@@ -27,13 +27,13 @@ export interface Services {
   tombstones: Tombstones
 }
 
-export function createServices(
+export async function createServices(
   config: Config,
   db: Db,
   blobs: BlobStore,
   logger: Logger,
   now: () => number,
-): Services {
+): Promise<Services> {
   const onError = (error: unknown) =>
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
   const sessions = new UploadSessions({
@@ -43,8 +43,10 @@ export function createServices(
     bufferBudget: config.fileUploadChunkBuffer,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
+  const ipHash = await DailyIpHash.load(db)
   const quota = new DbUploadQuota({
     db,
+    ipHash,
     quotaBytes: config.uploadQuotaBytes,
     windowSec: config.uploadQuotaWindowSec,
     now,
@@ -64,7 +66,7 @@ export function createServices(
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
-  const requests = new RequestsService({ ...uploadDeps, ipHash: new DailyIpHash(db) })
+  const requests = new RequestsService({ ...uploadDeps, ipHash, onError })
   const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
   return {
     sessions,

@@ -1,7 +1,7 @@
 /**
- * Services reach the database only through drizzle's query builders on the schema: no SQL text,
- * no driver handle, no driver-specific result (`changes`), so that a second SQL dialect is a
- * driver behind the same services.
+ * Services reach the database only through drizzle's query builders on the open dialect's tables:
+ * no SQL text, no driver handle, no driver-specific result (`changes`), no synchronous query, so
+ * that SQLite and PostgreSQL are drivers behind the same services.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,7 +12,9 @@ import { describe, expect, it } from 'vitest'
 const SERVICES = fileURLToPath(new URL('.', import.meta.url))
 
 const FORBIDDEN: Record<string, RegExp> = {
-  'the driver module': /from 'better-sqlite3'/,
+  'the driver module': /from '(better-sqlite3|pg)'/,
+  "one dialect's tables (they come from db.tables)": /^import \{[^}]*\} from '[./]+db\/schema/m,
+  "a synchronous driver's query": /(?<!\bthis)\.(get|all|run)\(\)/,
   'the driver handle': /\$client/,
   'a SQL statement in a string':
     /['"`]\s*(select|insert|update|delete|replace)\s+(\*|into|from|or|[a-z_]+\s+set)\b/i,

@@ -10,7 +10,7 @@ import { and, eq, gt, lt, sql } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { decrement, increment } from '../db/expressions.js'
-import type { requestUploads, uploads } from '../db/schema.js'
+import type { requestUploads, uploads } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 import { deliverBlob, type BlobDelivery, type BlobStore } from '../storage/blob-store.js'
 
@@ -21,9 +21,9 @@ const ID = sql.placeholder('id')
 const NOW = sql.placeholder('now')
 
 /** Both statements prepared once, since every download runs them. */
-function prepareCounter(db: Db, table: CountedTable) {
+function prepareCounter(db: Db, table: CountedTable, name: string) {
   return {
-    take: db
+    take: db.query
       .update(table)
       .set({ downloadCount: increment(table.downloadCount), lastDownloadAt: sql`${NOW}` })
       .where(
@@ -34,35 +34,38 @@ function prepareCounter(db: Db, table: CountedTable) {
         ),
       )
       .returning({ id: table.id })
-      .prepare(),
-    giveBack: db
+      .prepare(`${name}_take_download`),
+    giveBack: db.query
       .update(table)
       .set({ downloadCount: decrement(table.downloadCount) })
       .where(and(eq(table.id, ID), gt(table.downloadCount, 0)))
-      .prepare(),
+      .prepare(`${name}_give_back_download`),
   }
 }
 
 export class DownloadCounter {
   private readonly statements: ReturnType<typeof prepareCounter>
 
+  /** `name` tells the prepared statements of each table apart (PostgreSQL names them). */
   constructor(
     db: Db,
     table: CountedTable,
+    name: string,
     private readonly blobs: BlobStore,
   ) {
-    this.statements = prepareCounter(db, table)
+    this.statements = prepareCounter(db, table, name)
   }
 
   /** Counts one download of `id` at time `now`, or 410 when expired or used up. */
   async deliver(id: string, now: number): Promise<BlobDelivery> {
-    if (this.statements.take.get({ id, now }) === undefined) {
+    const [taken] = await this.statements.take.execute({ id, now })
+    if (taken === undefined) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
     try {
       return await deliverBlob(this.blobs, id)
     } catch (error) {
-      this.statements.giveBack.run({ id })
+      await this.statements.giveBack.execute({ id })
       throw error
     }
   }

@@ -14,7 +14,6 @@ import {
 import { and, asc, eq, gt, gte, lt, lte, or } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
-import { fileRequests, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
@@ -59,17 +58,18 @@ export class InboxService {
   private readonly counter: DownloadCounter
 
   constructor(private readonly deps: InboxDeps) {
-    this.counter = new DownloadCounter(deps.db, requestUploads, deps.blobs)
+    this.counter = new DownloadCounter(deps.db, deps.db.tables.requestUploads, 'inbox', deps.blobs)
   }
 
   /**
    * The requester's inbox (spec: GET /api/inbox/:id); never counts a download. `uploads` lists
    * only entries still downloadable, oldest first.
    */
-  read(id: string, inboxToken: string | undefined, clientIp: string): InboxResponse {
-    const row = this.authorize(id, inboxToken, 'inbox', clientIp)
+  async read(id: string, inboxToken: string | undefined, clientIp: string): Promise<InboxResponse> {
+    const row = await this.authorize(id, inboxToken, 'inbox', clientIp)
+    const { requestUploads } = this.deps.db.tables
     const now = this.deps.now()
-    const entries = this.deps.db
+    const entries = await this.deps.db.query
       .select()
       .from(requestUploads)
       .where(
@@ -80,7 +80,6 @@ export class InboxService {
         ),
       )
       .orderBy(asc(requestUploads.createdAt), asc(requestUploads.id))
-      .all()
     return {
       vault: toBase64Url(row.vault),
       vaultNonce: toBase64Url(row.vaultNonce),
@@ -120,15 +119,15 @@ export class InboxService {
     inboxToken: string | undefined,
     clientIp: string,
   ): Promise<InboxDownload> {
-    this.authorize(id, inboxToken, 'inbox', clientIp)
+    await this.authorize(id, inboxToken, 'inbox', clientIp)
     const { db } = this.deps
-    const entry = isUuid(uploadId)
-      ? db
+    const { requestUploads } = db.tables
+    const [entry] = isUuid(uploadId)
+      ? await db.query
           .select({ size: requestUploads.size, fileCount: requestUploads.fileCount })
           .from(requestUploads)
           .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
-          .get()
-      : undefined
+      : []
     if (!entry) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     return { ...entry, delivery: await this.counter.deliver(uploadId, this.deps.now()) }
   }
@@ -140,22 +139,26 @@ export class InboxService {
     ownerToken: string | undefined,
     clientIp: string,
   ): Promise<void> {
-    this.authorize(id, ownerToken, 'owner', clientIp)
-    const deleted = isUuid(uploadId)
-      ? this.deps.db
+    await this.authorize(id, ownerToken, 'owner', clientIp)
+    const { requestUploads } = this.deps.db.tables
+    const [deleted] = isUuid(uploadId)
+      ? await this.deps.db.query
           .delete(requestUploads)
           .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
           .returning({ id: requestUploads.id })
-          .get()
-      : undefined
+      : []
     if (deleted === undefined) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     await this.deps.janitor.remove(uploadId)
   }
 
   /** Stops new uploads; running sessions finish (spec: POST /api/inbox/:id/close). */
-  close(id: string, ownerToken: string | undefined, clientIp: string): void {
-    this.authorize(id, ownerToken, 'owner', clientIp)
-    this.deps.db.update(fileRequests).set({ closed: true }).where(eq(fileRequests.id, id)).run()
+  async close(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
+    await this.authorize(id, ownerToken, 'owner', clientIp)
+    const { fileRequests } = this.deps.db.tables
+    await this.deps.db.query
+      .update(fileRequests)
+      .set({ closed: true })
+      .where(eq(fileRequests.id, id))
   }
 
   /**
@@ -164,19 +167,19 @@ export class InboxService {
    * a removal that fails; the orphan sweep catches a crash in between).
    */
   async deleteRequest(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
-    this.authorize(id, ownerToken, 'owner', clientIp)
+    await this.authorize(id, ownerToken, 'owner', clientIp)
     const { db, sessions, janitor } = this.deps
+    const { fileRequests, requestUploads } = db.tables
     const running = [...sessions.ids()]
       .map((uploadId) => sessions.get(uploadId, belongsTo(id)))
       .filter((session) => session !== undefined)
     await Promise.all(running.map((session) => session.abort()))
-    const removed = db.transaction((tx) => {
-      const uploads = tx
+    const removed = await db.transaction(async (tx) => {
+      const uploads = await tx
         .delete(requestUploads)
         .where(eq(requestUploads.requestId, id))
         .returning({ id: requestUploads.id })
-        .all()
-      tx.delete(fileRequests).where(eq(fileRequests.id, id)).run()
+      await tx.delete(fileRequests).where(eq(fileRequests.id, id))
       return uploads
     })
     await janitor.removeAll(removed.map((upload) => upload.id))
@@ -188,8 +191,9 @@ export class InboxService {
    */
   async removeExpiredUploads(): Promise<RetiredCount> {
     const now = this.deps.now()
-    const { removed, blobs } = this.deps.db.transaction((tx) => {
-      const rows = tx
+    const { requestUploads } = this.deps.db.tables
+    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      const rows = await tx
         .delete(requestUploads)
         .where(
           or(
@@ -198,8 +202,7 @@ export class InboxService {
           ),
         )
         .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
-        .all()
-      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(tx, rows) }
+      return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
     })
     const queued = await this.deps.janitor.removeAll(blobs.removeNow)
     return { removed, queued, held: blobs.held }
@@ -210,14 +213,14 @@ export class InboxService {
    * password, a locked caller 429 and each well-formed wrong token one failure of `request:<id>`
    * for the caller's IP; a missing, malformed or wrong token 404.
    */
-  private authorize(
+  private async authorize(
     id: string,
     presented: string | undefined,
     kind: InboxTokenKind,
     clientIp: string,
-  ): RequestRow {
+  ): Promise<RequestRow> {
     const token = parseRequestToken(presented, TOKEN_HEADERS[kind])
-    const row = findRequest(this.deps.db, id)
+    const row = await findRequest(this.deps.db, id)
     const stored = kind === 'inbox' ? row.inboxTokenHash : row.inboxOwnerTokenHash
     const guard = { key: `request:${id}`, clientIp, hasPassword: row.hasPassword }
     const checked = {

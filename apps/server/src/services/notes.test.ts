@@ -8,14 +8,14 @@ import { ERROR_MESSAGES, PASSWORD_ALGO, toBase64, toBase64Url } from '@fileshare
 import { eq } from 'drizzle-orm'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { openDatabase, type Db } from '../db/client.js'
-import { notes } from '../db/schema.js'
+import type { Tables } from '../db/client.js'
+import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
 import type { Lockout } from './limits/lockout.js'
 import { NotesService } from './notes.js'
 import { Tombstones } from './tombstones.js'
 import { hashToken } from './tokens.js'
-import { httpErrorOf } from '../../test/http-error-of.js'
+import { httpErrorOfAsync } from '../../test/http-error-of.js'
 
 const NOTE_MAX_SIZE = 1000
 const MAX_ATTEMPTS = 3
@@ -80,14 +80,16 @@ function passwordBody(changes: Record<string, unknown> = {}): Record<string, unk
 }
 
 let dir: string
-let db: Db
+let db: SqliteDb
+let notes: Tables['notes']
 let clock: number
 let lockout: FakeLockout
 let service: NotesService
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fileshare-notes-'))
-  db = openDatabase(dir)
+  db = openSqlite(dir)
+  notes = db.tables.notes
   clock = START
   lockout = new FakeLockout()
   service = new NotesService({
@@ -104,19 +106,19 @@ beforeEach(async () => {
 })
 
 afterEach(async () => {
-  db.$client.close()
+  await db.close()
   await rm(dir, { recursive: true, force: true })
 })
 
 describe('create', () => {
-  it('stores a note and answers its id and expiry', () => {
+  it('stores a note and answers its id and expiry', async () => {
     const body = noteBody({ contentType: 'sshkey', expireSec: 300 })
-    const created = service.create(body)
+    const created = await service.create(body)
     expect(created.id).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     )
     expect(created.expiresAt).toBe('2030-01-01T00:05:00.000Z')
-    const row = db.select().from(notes).where(eq(notes.id, created.id)).get()!
+    const row = (await db.query.select().from(notes).where(eq(notes.id, created.id)))[0]!
     expect(toBase64(row.encryptedContent)).toBe(body.encryptedContent)
     expect(toBase64(row.nonce)).toBe(body.nonce)
     expect(row).toMatchObject({
@@ -127,24 +129,22 @@ describe('create', () => {
     })
   })
 
-  it('keeps tokens only as SHA-256 hashes', () => {
+  it('keeps tokens only as SHA-256 hashes', async () => {
     const body = noteBody()
-    const row = db
-      .select()
-      .from(notes)
-      .where(eq(notes.id, service.create(body).id))
-      .get()!
+    const { id } = await service.create(body)
+    const [row] = await db.query.select().from(notes).where(eq(notes.id, id))
+    if (!row) throw new Error('the note was not stored')
     expect(row.authTokenHash).toEqual(hashToken(Buffer.from(body.authToken as string, 'base64url')))
     expect(row.ownerTokenHash).toEqual(
       hashToken(Buffer.from(body.ownerToken as string, 'base64url')),
     )
   })
 
-  it('accepts every content type and padded base64url salts', () => {
+  it('accepts every content type and padded base64url salts', async () => {
     for (const contentType of ['text', 'markdown', 'password', 'code', 'sshkey']) {
       const salt = toBase64Url(randomBytes(16)) + '=='
-      const { id } = service.create(noteBody({ contentType, salt }))
-      expect(service.info(id)).toMatchObject({ contentType, salt: salt.slice(0, -2) })
+      const { id } = await service.create(noteBody({ contentType, salt }))
+      expect(await service.info(id)).toMatchObject({ contentType, salt: salt.slice(0, -2) })
     }
   })
 
@@ -183,8 +183,8 @@ describe('create', () => {
     ['hasPassword', 'false'],
     ['hasPassword', 0],
     ['hasPassword', undefined],
-  ])('refuses %s = %j with 400 and details naming it', (field, value) => {
-    const error = httpErrorOf(() => service.create(noteBody({ [field]: value })))
+  ])('refuses %s = %j with 400 and details naming it', async (field, value) => {
+    const error = await httpErrorOfAsync(() => service.create(noteBody({ [field]: value })))
     expect(error.status).toBe(400)
     expect(error.message).toBe(ERROR_MESSAGES.invalidRequest)
     expect(Object.keys(error.details ?? {})).toEqual([field])
@@ -196,14 +196,14 @@ describe('create', () => {
     ['passwordSalt', 'bad base64'],
     ['passwordAlgo', undefined],
     ['passwordAlgo', 'argon2id'],
-  ])('refuses a password note with %s = %j', (field, value) => {
-    const error = httpErrorOf(() => service.create(passwordBody({ [field]: value })))
+  ])('refuses a password note with %s = %j', async (field, value) => {
+    const error = await httpErrorOfAsync(() => service.create(passwordBody({ [field]: value })))
     expect(error.status).toBe(400)
     expect(Object.keys(error.details ?? {})).toEqual([field])
   })
 
-  it('refuses password fields on a note without a password', () => {
-    const error = httpErrorOf(() =>
+  it('refuses password fields on a note without a password', async () => {
+    const error = await httpErrorOfAsync(() =>
       service.create(noteBody({ passwordSalt: b64url(16), passwordAlgo: PASSWORD_ALGO })),
     )
     expect(error.details).toEqual({
@@ -212,43 +212,43 @@ describe('create', () => {
     })
   })
 
-  it('refuses unknown fields, including __proto__', () => {
-    expect(httpErrorOf(() => service.create(noteBody({ extra: 1 }))).details).toEqual({
+  it('refuses unknown fields, including __proto__', async () => {
+    expect((await httpErrorOfAsync(() => service.create(noteBody({ extra: 1 })))).details).toEqual({
       extra: 'is not a known field',
     })
     const proto = JSON.parse(JSON.stringify(noteBody()).replace('{', '{"__proto__":{},'))
-    const error = httpErrorOf(() => service.create(proto))
+    const error = await httpErrorOfAsync(() => service.create(proto))
     expect(error.status).toBe(400)
     expect(Object.keys(error.details ?? {})).toEqual(['__proto__'])
   })
 
-  it('reports every problem at once', () => {
-    const error = httpErrorOf(() =>
+  it('reports every problem at once', async () => {
+    const error = await httpErrorOfAsync(() =>
       service.create(noteBody({ salt: 'x', maxViews: 7, extra: true })),
     )
     expect(Object.keys(error.details ?? {}).sort()).toEqual(['extra', 'maxViews', 'salt'])
   })
 
-  it.each([null, [], 'text', 7])('refuses the body %j with 400', (body) => {
-    const error = httpErrorOf(() => service.create(body))
+  it.each([null, [], 'text', 7])('refuses the body %j with 400', async (body) => {
+    const error = await httpErrorOfAsync(() => service.create(body))
     expect(error.status).toBe(400)
     expect(error.details).toEqual({ body: 'must be a JSON object' })
   })
 
-  it('accepts content of exactly NOTE_MAX_SIZE + 256 bytes and refuses one byte more with 413', () => {
+  it('accepts content of exactly NOTE_MAX_SIZE + 256 bytes and refuses one byte more with 413', async () => {
     expect(() =>
       service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 256) })),
     ).not.toThrow()
-    const error = httpErrorOf(() =>
+    const error = await httpErrorOfAsync(() =>
       service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 257) })),
     )
     expect(error.status).toBe(413)
     expect(error.message).toBe(ERROR_MESSAGES.noteTooLarge)
-    expect(db.select().from(notes).all()).toHaveLength(1)
+    expect(await db.query.select().from(notes)).toHaveLength(1)
   })
 
-  it('answers 413 for oversized content before other problems', () => {
-    const error = httpErrorOf(() =>
+  it('answers 413 for oversized content before other problems', async () => {
+    const error = await httpErrorOfAsync(() =>
       service.create(noteBody({ encryptedContent: b64(NOTE_MAX_SIZE + 300), salt: 'x' })),
     )
     expect(error.status).toBe(413)
@@ -256,9 +256,9 @@ describe('create', () => {
 })
 
 describe('info', () => {
-  it('answers the public fields and never the ciphertext', () => {
-    const { id, expiresAt } = service.create(noteBody({ contentType: 'markdown' }))
-    const info = service.info(id)
+  it('answers the public fields and never the ciphertext', async () => {
+    const { id, expiresAt } = await service.create(noteBody({ contentType: 'markdown' }))
+    const info = await service.info(id)
     expect(info).toEqual({
       id,
       contentType: 'markdown',
@@ -271,9 +271,9 @@ describe('info', () => {
     })
   })
 
-  it('adds passwordAlgo and passwordSalt when protected', () => {
+  it('adds passwordAlgo and passwordSalt when protected', async () => {
     const body = passwordBody()
-    const info = service.info(service.create(body).id)
+    const info = await service.info((await service.create(body)).id)
     expect(info).toMatchObject({
       hasPassword: true,
       passwordAlgo: PASSWORD_ALGO,
@@ -281,211 +281,233 @@ describe('info', () => {
     })
   })
 
-  it('answers 404 for unknown and malformed ids', () => {
+  it('answers 404 for unknown and malformed ids', async () => {
     for (const id of [
       '6f1c1f52-7a53-4a8e-9a4e-0c2d3b1a9e77',
       'nope',
       '',
       '6F1C1F52-7A53-4A8E-9A4E-0C2D3B1A9E77',
     ]) {
-      const error = httpErrorOf(() => service.info(id))
+      const error = await httpErrorOfAsync(() => service.info(id))
       expect([error.status, error.message]).toEqual([404, ERROR_MESSAGES.noteNotFound])
     }
   })
 
-  it('answers 410 Note has expired once expiresAt is reached', () => {
-    const { id } = service.create(noteBody({ expireSec: 300 }))
+  it('answers 410 Note has expired once expiresAt is reached', async () => {
+    const { id } = await service.create(noteBody({ expireSec: 300 }))
     clock = START + 299_999
-    expect(service.info(id).viewCount).toBe(0)
+    expect((await service.info(id)).viewCount).toBe(0)
     clock = START + 300_000
-    const error = httpErrorOf(() => service.info(id))
+    const error = await httpErrorOfAsync(() => service.info(id))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
   })
 
-  it('answers 410 View limit reached once exhausted', () => {
+  it('answers 410 View limit reached once exhausted', async () => {
     const body = noteBody({ maxViews: 1 })
-    const { id } = service.create(body)
-    service.view(id, { authToken: body.authToken }, IP)
-    const error = httpErrorOf(() => service.info(id))
+    const { id } = await service.create(body)
+    await service.view(id, { authToken: body.authToken }, IP)
+    const error = await httpErrorOfAsync(() => service.info(id))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
   })
 })
 
 describe('view', () => {
-  it('counts each view and returns the ciphertext until maxViews, then 410', () => {
+  it('counts each view and returns the ciphertext until maxViews, then 410', async () => {
     const body = noteBody({ maxViews: 2 })
-    const { id } = service.create(body)
-    expect(service.view(id, { authToken: body.authToken }, IP)).toEqual({
+    const { id } = await service.create(body)
+    expect(await service.view(id, { authToken: body.authToken }, IP)).toEqual({
       encryptedContent: body.encryptedContent,
       nonce: body.nonce,
       viewCount: 1,
       maxViews: 2,
     })
-    expect(service.view(id, { authToken: body.authToken }, IP).viewCount).toBe(2)
-    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
+    expect((await service.view(id, { authToken: body.authToken }, IP)).viewCount).toBe(2)
+    const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
-    expect(db.select().from(notes).get()!.viewCount).toBe(2)
+    expect((await db.query.select().from(notes))[0]!.viewCount).toBe(2)
   })
 
   it.each([{}, { authToken: b64url(32) }, { authToken: 'short' }, { authToken: 5 }])(
     'answers 401 Invalid auth token for %j and counts nothing',
-    (viewBody) => {
-      const { id } = service.create(noteBody())
-      const error = httpErrorOf(() => service.view(id, viewBody, IP))
+    async (viewBody) => {
+      const { id } = await service.create(noteBody())
+      const error = await httpErrorOfAsync(() => service.view(id, viewBody, IP))
       expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidAuthToken])
-      expect(service.info(id).viewCount).toBe(0)
+      expect((await service.info(id)).viewCount).toBe(0)
     },
   )
 
-  it('answers 400 for a body that is not an object', () => {
-    const { id } = service.create(noteBody())
-    expect(httpErrorOf(() => service.view(id, 'token', IP)).status).toBe(400)
+  it('answers 400 for a body that is not an object', async () => {
+    const { id } = await service.create(noteBody())
+    expect((await httpErrorOfAsync(() => service.view(id, 'token', IP))).status).toBe(400)
   })
 
-  it('answers 410 for an expired note before judging the token', () => {
+  it('answers 410 for an expired note before judging the token', async () => {
     const body = noteBody({ expireSec: 300 })
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     clock = START + 300_000
     for (const authToken of [body.authToken, b64url(32)]) {
-      const error = httpErrorOf(() => service.view(id, { authToken }, IP))
+      const error = await httpErrorOfAsync(() => service.view(id, { authToken }, IP))
       expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
     }
   })
 
-  it('counts in one conditional UPDATE: a view that loses the race to the last one answers 410', () => {
+  it('counts in one conditional UPDATE: a view that loses the race to the last one answers 410', async () => {
     const body = passwordBody({ maxViews: 1, expireSec: 300 })
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     // Another process takes the last view between this request's checks and its UPDATE.
     lockout.assertOpen = () => {
-      db.$client.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run(id)
+      db.connection.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run(id)
     }
-    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
-    expect(db.select().from(notes).get()!.viewCount).toBe(1)
+    expect((await db.query.select().from(notes))[0]!.viewCount).toBe(1)
   })
 
-  it('counts in one conditional UPDATE: a note that expires before it answers 410', () => {
+  it('counts in one conditional UPDATE: a note that expires before it answers 410', async () => {
     const body = passwordBody({ expireSec: 300 })
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     lockout.assertOpen = () => {
       clock = START + 300_000
     }
-    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
-    expect(db.select().from(notes).get()!.viewCount).toBe(0)
+    expect((await db.query.select().from(notes))[0]!.viewCount).toBe(0)
   })
 
-  it('answers 404 for an unknown note', () => {
-    const error = httpErrorOf(() =>
+  it('answers 404 for an unknown note', async () => {
+    const error = await httpErrorOfAsync(() =>
       service.view('6f1c1f52-7a53-4a8e-9a4e-0c2d3b1a9e77', { authToken: b64url(32) }, IP),
     )
     expect(error.status).toBe(404)
   })
 
-  it('locks a protected note after failed tokens, so view is no way around the lockout', () => {
+  it('locks a protected note after failed tokens, so view is no way around the lockout', async () => {
     const body = passwordBody({ maxViews: 5 })
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
-      expect(httpErrorOf(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
+      expect(
+        (await httpErrorOfAsync(() => service.view(id, { authToken: b64url(32) }, IP))).status,
+      ).toBe(401)
     }
-    const error = httpErrorOf(() => service.view(id, { authToken: body.authToken }, IP))
+    const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect(error.status).toBe(429)
     expect(lockout.failures.get(`note:${id} ${IP}`)).toBe(MAX_ATTEMPTS)
-    expect(service.view(id, { authToken: body.authToken }, '198.51.100.7').viewCount).toBe(1)
+    expect((await service.view(id, { authToken: body.authToken }, '198.51.100.7')).viewCount).toBe(
+      1,
+    )
   })
 
-  it('never locks a note without a password', () => {
+  it('never locks a note without a password', async () => {
     const body = noteBody()
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     for (let i = 0; i < MAX_ATTEMPTS + 1; i++) {
-      expect(httpErrorOf(() => service.view(id, { authToken: b64url(32) }, IP)).status).toBe(401)
+      expect(
+        (await httpErrorOfAsync(() => service.view(id, { authToken: b64url(32) }, IP))).status,
+      ).toBe(401)
     }
-    expect(service.view(id, { authToken: body.authToken }, IP).viewCount).toBe(1)
+    expect((await service.view(id, { authToken: body.authToken }, IP)).viewCount).toBe(1)
     expect(lockout.failures.size).toBe(0)
   })
 })
 
 describe('checkPassword', () => {
-  it('accepts the auth token without counting a view', () => {
+  it('accepts the auth token without counting a view', async () => {
     const body = passwordBody({ maxViews: 1 })
-    const { id } = service.create(body)
-    expect(() => service.checkPassword(id, { authToken: body.authToken }, IP)).not.toThrow()
-    expect(() => service.checkPassword(id, { authToken: body.authToken }, IP)).not.toThrow()
-    expect(service.info(id).viewCount).toBe(0)
+    const { id } = await service.create(body)
+    await expect(
+      service.checkPassword(id, { authToken: body.authToken }, IP),
+    ).resolves.toBeUndefined()
+    await expect(
+      service.checkPassword(id, { authToken: body.authToken }, IP),
+    ).resolves.toBeUndefined()
+    expect((await service.info(id)).viewCount).toBe(0)
   })
 
-  it('answers 400 Note is not password-protected for a note without a password', () => {
+  it('answers 400 Note is not password-protected for a note without a password', async () => {
     const body = noteBody()
-    const { id } = service.create(body)
-    const error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    const { id } = await service.create(body)
+    const error = await httpErrorOfAsync(() =>
+      service.checkPassword(id, { authToken: body.authToken }, IP),
+    )
     expect([error.status, error.message]).toEqual([400, ERROR_MESSAGES.noteNotPasswordProtected])
   })
 
-  it('answers 401 Invalid password and counts a failure of note:<id>', () => {
-    const { id } = service.create(passwordBody())
-    const error = httpErrorOf(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+  it('answers 401 Invalid password and counts a failure of note:<id>', async () => {
+    const { id } = await service.create(passwordBody())
+    const error = await httpErrorOfAsync(() =>
+      service.checkPassword(id, { authToken: b64url(32) }, IP),
+    )
     expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidPassword])
     expect([...lockout.failures]).toEqual([[`note:${id} ${IP}`, 1]])
   })
 
-  it('does not count a malformed or missing token as a password guess', () => {
-    const { id } = service.create(passwordBody())
+  it('does not count a malformed or missing token as a password guess', async () => {
+    const { id } = await service.create(passwordBody())
     for (const guess of [{}, { authToken: '!' }]) {
-      expect(httpErrorOf(() => service.checkPassword(id, guess, IP)).status).toBe(401)
+      expect((await httpErrorOfAsync(() => service.checkPassword(id, guess, IP))).status).toBe(401)
     }
     expect(lockout.failures.size).toBe(0)
   })
 
-  it('locks after the maximum of failures, even for the right token, and clears on success', () => {
+  it('locks after the maximum of failures, even for the right token, and clears on success', async () => {
     const body = passwordBody()
-    const { id } = service.create(body)
-    service.checkPassword(id, { authToken: body.authToken }, IP)
+    const { id } = await service.create(body)
+    await service.checkPassword(id, { authToken: body.authToken }, IP)
     for (let i = 0; i < MAX_ATTEMPTS - 1; i++) {
-      httpErrorOf(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+      await httpErrorOfAsync(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
     }
-    service.checkPassword(id, { authToken: body.authToken }, IP)
+    await service.checkPassword(id, { authToken: body.authToken }, IP)
     expect(lockout.failures.size).toBe(0)
     for (let i = 0; i < MAX_ATTEMPTS; i++) {
-      httpErrorOf(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
+      await httpErrorOfAsync(() => service.checkPassword(id, { authToken: b64url(32) }, IP))
     }
-    const error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    const error = await httpErrorOfAsync(() =>
+      service.checkPassword(id, { authToken: body.authToken }, IP),
+    )
     expect(error.status).toBe(429)
     expect(error.headers['Retry-After']).toBe('60')
   })
 
-  it('answers 410 for an expired or exhausted note', () => {
+  it('answers 410 for an expired or exhausted note', async () => {
     const body = passwordBody({ maxViews: 1, expireSec: 300 })
-    const { id } = service.create(body)
-    service.view(id, { authToken: body.authToken }, IP)
-    let error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    const { id } = await service.create(body)
+    await service.view(id, { authToken: body.authToken }, IP)
+    let error = await httpErrorOfAsync(() =>
+      service.checkPassword(id, { authToken: body.authToken }, IP),
+    )
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
     clock = START + 300_000
-    error = httpErrorOf(() => service.checkPassword(id, { authToken: body.authToken }, IP))
+    error = await httpErrorOfAsync(() =>
+      service.checkPassword(id, { authToken: body.authToken }, IP),
+    )
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])
   })
 
-  it('answers 404 for an unknown note and counts nothing', () => {
-    const error = httpErrorOf(() => service.checkPassword('x', { authToken: b64url(32) }, IP))
+  it('answers 404 for an unknown note and counts nothing', async () => {
+    const error = await httpErrorOfAsync(() =>
+      service.checkPassword('x', { authToken: b64url(32) }, IP),
+    )
     expect(error.status).toBe(404)
     expect(lockout.failures.size).toBe(0)
   })
 })
 
 describe('delete', () => {
-  it('answers 401 Invalid owner token for a wrong or missing token and keeps the note', () => {
+  it('answers 401 Invalid owner token for a wrong or missing token and keeps the note', async () => {
     const body = noteBody()
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     for (const token of [undefined, b64url(32), body.authToken as string]) {
-      const error = httpErrorOf(() => service.delete(id, token))
+      const error = await httpErrorOfAsync(() => service.delete(id, token))
       expect([error.status, error.message]).toEqual([401, ERROR_MESSAGES.invalidOwnerToken])
     }
-    expect(service.info(id).id).toBe(id)
+    expect((await service.info(id)).id).toBe(id)
   })
 
-  it('deletes with the owner token; the id then answers 404 everywhere', () => {
+  it('deletes with the owner token; the id then answers 404 everywhere', async () => {
     const body = passwordBody()
-    const { id } = service.create(body)
-    service.delete(id, body.ownerToken as string)
+    const { id } = await service.create(body)
+    await service.delete(id, body.ownerToken as string)
     const token = { authToken: body.authToken }
     for (const run of [
       () => service.info(id),
@@ -493,15 +515,15 @@ describe('delete', () => {
       () => service.checkPassword(id, token, IP),
       () => service.delete(id, body.ownerToken as string),
     ]) {
-      expect(httpErrorOf(run).status).toBe(404)
+      expect((await httpErrorOfAsync(run)).status).toBe(404)
     }
   })
 
-  it('deletes an expired note too', () => {
+  it('deletes an expired note too', async () => {
     const body = noteBody({ expireSec: 300 })
-    const { id } = service.create(body)
+    const { id } = await service.create(body)
     clock = START + 600_000
-    service.delete(id, body.ownerToken as string)
-    expect(db.select().from(notes).all()).toEqual([])
+    await service.delete(id, body.ownerToken as string)
+    expect(await db.query.select().from(notes)).toEqual([])
   })
 })

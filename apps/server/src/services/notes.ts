@@ -37,7 +37,7 @@ import { and, eq, gt, gte, lt, lte, or, sql } from 'drizzle-orm'
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { increment } from '../db/expressions.js'
-import { notes } from '../db/schema.js'
+import type { notes } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
@@ -57,23 +57,27 @@ const ID = sql.placeholder('id')
 const NOW = sql.placeholder('now')
 
 /** What view and password check read of a note: whether it can be read, and its token. */
-const ACCESS_COLUMNS = {
-  maxViews: notes.maxViews,
-  viewCount: notes.viewCount,
-  hasPassword: notes.hasPassword,
-  authTokenHash: notes.authTokenHash,
-  expiresAt: notes.expiresAt,
+function accessColumns(table: typeof notes) {
+  return {
+    maxViews: table.maxViews,
+    viewCount: table.viewCount,
+    hasPassword: table.hasPassword,
+    authTokenHash: table.authTokenHash,
+    expiresAt: table.expiresAt,
+  }
 }
 
 /** What the info answer and deletion read as well; the ciphertext comes from the view's UPDATE. */
-const INFO_COLUMNS = {
-  ...ACCESS_COLUMNS,
-  id: notes.id,
-  contentType: notes.contentType,
-  salt: notes.salt,
-  passwordSalt: notes.passwordSalt,
-  ownerTokenHash: notes.ownerTokenHash,
-  createdAt: notes.createdAt,
+function infoColumns(table: typeof notes) {
+  return {
+    ...accessColumns(table),
+    id: table.id,
+    contentType: table.contentType,
+    salt: table.salt,
+    passwordSalt: table.passwordSalt,
+    ownerTokenHash: table.ownerTokenHash,
+    createdAt: table.createdAt,
+  }
 }
 
 /** A note as stored at creation (the view count starts at 0). */
@@ -83,11 +87,13 @@ type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
  * The statements of the note routes, prepared once per service: building a query and preparing
  * it again on every request cost more than running it. View and password check read only the
  * columns they need (`access`): every column read, above all every blob, costs the driver a copy.
+ * PostgreSQL prepares them once per connection under their names.
  */
 function prepareNoteStatements(db: Db) {
+  const { notes } = db.tables
   const param = <K extends keyof NewNote>(name: K) => sql.placeholder(name)
   return {
-    insert: db
+    insert: db.query
       .insert(notes)
       .values({
         id: param('id'),
@@ -105,11 +111,19 @@ function prepareNoteStatements(db: Db) {
         createdAt: param('createdAt'),
         expiresAt: param('expiresAt'),
       })
-      .prepare(),
-    find: db.select(INFO_COLUMNS).from(notes).where(eq(notes.id, ID)).prepare(),
-    access: db.select(ACCESS_COLUMNS).from(notes).where(eq(notes.id, ID)).prepare(),
+      .prepare('note_insert'),
+    find: db.query
+      .select(infoColumns(notes))
+      .from(notes)
+      .where(eq(notes.id, ID))
+      .prepare('note_find'),
+    access: db.query
+      .select(accessColumns(notes))
+      .from(notes)
+      .where(eq(notes.id, ID))
+      .prepare('note_access'),
     // One statement checks and counts, so concurrent views can never pass maxViews.
-    countView: db
+    countView: db.query
       .update(notes)
       .set({ viewCount: increment(notes.viewCount) })
       .where(and(eq(notes.id, ID), lt(notes.viewCount, notes.maxViews), gt(notes.expiresAt, NOW)))
@@ -119,17 +133,21 @@ function prepareNoteStatements(db: Db) {
         viewCount: notes.viewCount,
         maxViews: notes.maxViews,
       })
-      .prepare(),
-    delete: db.delete(notes).where(eq(notes.id, ID)).returning({ id: notes.id }).prepare(),
+      .prepare('note_count_view'),
+    delete: db.query
+      .delete(notes)
+      .where(eq(notes.id, ID))
+      .returning({ id: notes.id })
+      .prepare('note_delete'),
   }
 }
 
 /** A statement that reads one note by id. */
 interface NoteLookup<R> {
-  get(values: { id: string }): R | undefined
+  execute(values: { id: string }): Promise<R[]>
 }
 
-type NoteAccess = Pick<typeof notes.$inferSelect, keyof typeof ACCESS_COLUMNS>
+type NoteAccess = Pick<typeof notes.$inferSelect, keyof ReturnType<typeof accessColumns>>
 
 /** The fields of `POST /api/note`; any other field is refused. */
 const CREATE_FIELDS = [
@@ -184,7 +202,7 @@ export class NotesService {
    * 400; then content over the limit is a 413 before any other problem, since no fix of another
    * field makes it acceptable; every remaining problem is reported at once in `details`.
    */
-  create(body: unknown): CreateNoteResponse {
+  async create(body: unknown): Promise<CreateNoteResponse> {
     if (!isObject(body)) throw invalid({ body: 'must be a JSON object' })
     const { config } = this.deps
     // A Map, so that a field named `__proto__` is reported like any other unknown field.
@@ -265,7 +283,7 @@ export class NotesService {
       createdAt: now,
       expiresAt,
     }
-    this.statements.insert.run(note)
+    await this.statements.insert.execute(note)
     return { id, expiresAt: new Date(expiresAt).toISOString() }
   }
 
@@ -288,8 +306,8 @@ export class NotesService {
   }
 
   /** Public info, never the ciphertext (spec: GET /api/note/:id). */
-  info(id: string): NoteInfoResponse {
-    const row = this.available(id, this.statements.find)
+  async info(id: string): Promise<NoteInfoResponse> {
+    const row = await this.available(id, this.statements.find)
     const common = {
       id: row.id,
       contentType: row.contentType as NoteContentType,
@@ -314,18 +332,18 @@ export class NotesService {
    * raised by one conditional UPDATE, so concurrent views never exceed maxViews: whichever
    * request finds the limit reached in that statement answers 410.
    */
-  view(id: string, body: unknown, clientIp: string): NoteViewResponse {
+  async view(id: string, body: unknown, clientIp: string): Promise<NoteViewResponse> {
     const presented = authTokenOf(body)
-    const row = this.available(id, this.statements.access)
+    const row = await this.available(id, this.statements.access)
     const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(presented, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
     }
-    const counted = this.statements.countView.get({ id, now: this.deps.now() })
+    const [counted] = await this.statements.countView.execute({ id, now: this.deps.now() })
     if (!counted) {
       // Lost a race: say why from the row as it is now.
-      this.available(id, this.statements.access)
+      await this.available(id, this.statements.access)
       throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
     }
     // Node's encoder writes the same padded standard base64 as toBase64, natively.
@@ -342,9 +360,9 @@ export class NotesService {
    * /api/note/:id/password). A well-formed wrong token counts as a failed attempt of
    * `note:<id>` for this IP; a malformed one cannot be a password guess and does not.
    */
-  checkPassword(id: string, body: unknown, clientIp: string): void {
+  async checkPassword(id: string, body: unknown, clientIp: string): Promise<void> {
     const presented = authTokenOf(body)
-    const row = this.available(id, this.statements.access)
+    const row = await this.available(id, this.statements.access)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.noteNotPasswordProtected)
     const guard = { key: `note:${id}`, clientIp, hasPassword: true }
     const token = judgeToken(presented, row.authTokenHash)
@@ -357,17 +375,17 @@ export class NotesService {
    * Deletes a note, or what the cleanup job left of it; afterwards its id answers 404 everywhere
    * (spec: DELETE /api/note/:id).
    */
-  delete(id: string, ownerToken: string | undefined): void {
+  async delete(id: string, ownerToken: string | undefined): Promise<void> {
     if (!isUuid(id)) throw notFound()
-    const row = this.statements.find.get({ id })
-    const owner = row ?? this.deps.tombstones.find('note', id)
+    const [row] = await this.statements.find.execute({ id })
+    const owner = row ?? (await this.deps.tombstones.find('note', id))
     if (!owner) throw notFound()
     if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOwnerToken)
     }
     const deleted = row
-      ? this.statements.delete.get({ id }) !== undefined
-      : this.deps.tombstones.remove('note', id)
+      ? (await this.statements.delete.execute({ id })).length > 0
+      : await this.deps.tombstones.remove('note', id)
     if (!deleted) throw notFound()
   }
 
@@ -375,25 +393,25 @@ export class NotesService {
    * Cleanup: deletes expired and used-up notes, leaving a tombstone for each so their ids go on
    * answering 410 (tombstones.ts). Returns how many went.
    */
-  retireFinished(): number {
+  async retireFinished(): Promise<number> {
+    const { notes } = this.deps.db.tables
     const now = this.deps.now()
-    return this.deps.db.transaction((tx) => {
-      const removed = tx
+    return this.deps.db.transaction(async (tx) => {
+      const removed = await tx
         .delete(notes)
         .where(or(lte(notes.expiresAt, now), gte(notes.viewCount, notes.maxViews)))
         .returning(tombstoneColumns(notes))
-        .all()
-      this.deps.tombstones.bury(tx, 'note', removed)
+      await this.deps.tombstones.bury(tx, 'note', removed)
       return removed.length
     })
   }
 
   /** The note as `statement` reads it; 404 unknown, 410 when the cleanup job removed it. */
-  private find<R>(id: string, statement: NoteLookup<R>): R {
+  private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
     if (!isUuid(id)) throw notFound()
-    const row = statement.get({ id })
+    const [row] = await statement.execute({ id })
     if (row) return row
-    const removed = this.deps.tombstones.find('note', id)
+    const removed = await this.deps.tombstones.find('note', id)
     if (!removed) throw notFound()
     // As for a note still stored: expired first, then used up.
     throw new HttpError(
@@ -405,8 +423,8 @@ export class NotesService {
   }
 
   /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */
-  private available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): R {
-    const row = this.find(id, statement)
+  private async available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): Promise<R> {
+    const row = await this.find(id, statement)
     if (row.expiresAt <= this.deps.now()) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
     if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
     return row

@@ -6,7 +6,7 @@ import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
-import { fileRequests } from '../db/schema.js'
+import type { fileRequests } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 
 export type RequestRow = typeof fileRequests.$inferSelect
@@ -16,10 +16,10 @@ export function requestNotFound(): HttpError {
 }
 
 /** The request `id`; 404 when the id is not a UUID or no such request exists. */
-export function findRequest(db: Db, id: string): RequestRow {
-  const row = isUuid(id)
-    ? db.select().from(fileRequests).where(eq(fileRequests.id, id)).get()
-    : undefined
+export async function findRequest(db: Db, id: string): Promise<RequestRow> {
+  if (!isUuid(id)) throw requestNotFound()
+  const { fileRequests } = db.tables
+  const [row] = await db.query.select().from(fileRequests).where(eq(fileRequests.id, id))
   if (!row) throw requestNotFound()
   return row
 }

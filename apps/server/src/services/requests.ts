@@ -25,7 +25,6 @@ import { and, eq, gt, gte, lt, lte, notExists, sql } from 'drizzle-orm'
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { decrement, decrementToZero, increment } from '../db/expressions.js'
-import { fileRequests, requestDailyCounts, requestUploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
@@ -74,6 +73,8 @@ export interface RequestsDeps {
   ipHash: DailyIpHash
   /** Milliseconds since the epoch. */
   now: () => number
+  /** Reports a failure nobody waits for (returning a slot after a session ended). */
+  onError: (error: unknown) => void
 }
 
 const DAY_MS = 86_400_000
@@ -86,17 +87,18 @@ export class RequestsService {
    * FILE_REQUEST_DAILY_LIMIT is used up. The count and the record are written in one
    * transaction, so a refused or failed creation counts nothing.
    */
-  create(body: unknown, client: RequestClient): { id: string; closesAt: string } {
+  async create(body: unknown, client: RequestClient): Promise<{ id: string; closesAt: string }> {
     const { config, db } = this.deps
+    const { fileRequests, requestDailyCounts } = db.tables
     const fields = parseCreateBody(body, config)
     const now = this.deps.now()
     const id = randomUUID()
     const closesAt = now + fields.expireSec * 1000
     const limit = config.fileRequestDailyLimit
-    db.transaction((tx) => {
+    await db.transaction(async (tx) => {
       if (limit > 0) {
         const day = dayStart(now)
-        const counted = tx
+        const [counted] = await tx
           .insert(requestDailyCounts)
           .values({ clientKey: this.clientKey(client, day), dayStart: day, count: 1 })
           .onConflictDoUpdate({
@@ -105,7 +107,6 @@ export class RequestsService {
             setWhere: lt(requestDailyCounts.count, limit),
           })
           .returning({ count: requestDailyCounts.count })
-          .get()
         if (counted === undefined) {
           const seconds = Math.max(1, Math.ceil((day + DAY_MS - now) / 1000))
           throw new HttpError(429, ERROR_MESSAGES.dailyRequestLimitReached, {
@@ -113,24 +114,22 @@ export class RequestsService {
           })
         }
       }
-      tx.insert(fileRequests)
-        .values({
-          id,
-          vault: fields.vault,
-          vaultNonce: fields.vaultNonce,
-          briefCiphertext: fields.briefCiphertext,
-          briefNonce: fields.briefNonce,
-          uploadTokenHash: fields.uploadTokenHash,
-          inboxTokenHash: fields.inboxTokenHash,
-          inboxOwnerTokenHash: fields.inboxOwnerTokenHash,
-          hasPassword: fields.hasPassword,
-          maxUploads: fields.maxUploads,
-          maxSize: fields.maxSize,
-          downloads: fields.downloads,
-          createdAt: now,
-          closesAt,
-        })
-        .run()
+      await tx.insert(fileRequests).values({
+        id,
+        vault: fields.vault,
+        vaultNonce: fields.vaultNonce,
+        briefCiphertext: fields.briefCiphertext,
+        briefNonce: fields.briefNonce,
+        uploadTokenHash: fields.uploadTokenHash,
+        inboxTokenHash: fields.inboxTokenHash,
+        inboxOwnerTokenHash: fields.inboxOwnerTokenHash,
+        hasPassword: fields.hasPassword,
+        maxUploads: fields.maxUploads,
+        maxSize: fields.maxSize,
+        downloads: fields.downloads,
+        createdAt: now,
+        closesAt,
+      })
     })
     return { id, closesAt: iso(closesAt) }
   }
@@ -139,11 +138,12 @@ export class RequestsService {
    * What `GET /api/request/limit` reports; counts nothing. Days are UTC days, so `resetsAt` is
    * the next UTC midnight.
    */
-  limit(client: RequestClient): FileRequestLimitResponse {
+  async limit(client: RequestClient): Promise<FileRequestLimitResponse> {
     const limit = this.deps.config.fileRequestDailyLimit
     if (limit === 0) return { dailyLimit: 0, remaining: null, resetsAt: null }
+    const { requestDailyCounts } = this.deps.db.tables
     const day = dayStart(this.deps.now())
-    const row = this.deps.db
+    const [row] = await this.deps.db.query
       .select({ count: requestDailyCounts.count })
       .from(requestDailyCounts)
       .where(
@@ -152,7 +152,6 @@ export class RequestsService {
           eq(requestDailyCounts.dayStart, day),
         ),
       )
-      .get()
     const remaining = Math.max(0, limit - (row?.count ?? 0))
     return { dailyLimit: limit, remaining, resetsAt: remaining === 0 ? iso(day + DAY_MS) : null }
   }
@@ -162,9 +161,9 @@ export class RequestsService {
    * false with `uploadsLeft` and `maxUploadSize` 0; `uploadsLeft` leaves out slots that running
    * uploads hold.
    */
-  read(id: string, uploadToken: string | undefined): FileRequestResponse {
+  async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken, 'x-upload-token')
-    const row = findRequest(this.deps.db, id)
+    const row = await findRequest(this.deps.db, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())
     return {
@@ -196,17 +195,17 @@ export class RequestsService {
     transport: 'http' | 'socket',
   ): Promise<UploadSession<RequestUploadContext>> {
     const { config, sessions, quota } = this.deps
-    const row = findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
     }
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
-    this.reserveSlot(requestId, init.size)
+    await this.reserveSlot(requestId, init.size)
     let reservation: QuotaReservation
     try {
-      reservation = quota.reserve(clientIp, init.size)
+      reservation = await quota.reserve(clientIp, init.size)
     } catch (error) {
-      this.releaseSlot(requestId)
+      await this.releaseSlot(requestId)
       throw error
     }
     try {
@@ -222,15 +221,15 @@ export class RequestsService {
         },
         idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
       })
-      session.onEnd((outcome) => {
+      session.onEnd(async (outcome) => {
         if (outcome !== 'aborted') return
-        this.releaseSlot(requestId)
-        reservation.settle(false)
+        await this.releaseSlot(requestId)
+        await reservation.settle(false)
       })
       return session
     } catch (error) {
-      this.releaseSlot(requestId)
-      reservation.settle(false)
+      await this.releaseSlot(requestId)
+      await reservation.settle(false)
       throw error
     }
   }
@@ -265,8 +264,9 @@ export class RequestsService {
     fields: RequestUploadFinalize,
   ): Promise<string> {
     const { db, janitor } = this.deps
+    const { fileRequests, requestUploads } = db.tables
     const { requestId, init, reservation } = session.context
-    if (!this.requestExists(requestId)) {
+    if (!(await this.requestExists(requestId))) {
       await session.abort()
       throw requestNotFound()
     }
@@ -274,8 +274,8 @@ export class RequestsService {
     const now = this.deps.now()
     let stored: boolean
     try {
-      stored = db.transaction((tx) => {
-        const moved = tx
+      stored = await db.transaction(async (tx) => {
+        const [moved] = await tx
           .update(fileRequests)
           .set({
             reservedUploads: decrementToZero(fileRequests.reservedUploads),
@@ -284,38 +284,35 @@ export class RequestsService {
           })
           .where(eq(fileRequests.id, requestId))
           .returning({ downloads: fileRequests.downloads })
-          .get()
         if (moved === undefined) return false
-        tx.insert(requestUploads)
-          .values({
-            id: session.id,
-            requestId,
-            size: init.size,
-            fileCount: init.fileCount,
-            salt: init.salt,
-            wrapEnc: fields.wrapEnc,
-            wrapCiphertext: fields.wrapCiphertext,
-            encryptedMeta: fields.encryptedMeta,
-            metaNonce: fields.metaNonce,
-            maxDownloads: moved.downloads,
-            createdAt: now,
-            expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
-          })
-          .run()
+        await tx.insert(requestUploads).values({
+          id: session.id,
+          requestId,
+          size: init.size,
+          fileCount: init.fileCount,
+          salt: init.salt,
+          wrapEnc: fields.wrapEnc,
+          wrapCiphertext: fields.wrapCiphertext,
+          encryptedMeta: fields.encryptedMeta,
+          metaNonce: fields.metaNonce,
+          maxDownloads: moved.downloads,
+          createdAt: now,
+          expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
+        })
         return true
       })
     } catch (error) {
-      this.releaseSlot(requestId)
-      reservation.settle(false)
+      await this.releaseSlot(requestId).catch(this.deps.onError)
+      await reservation.settle(false)
       await janitor.remove(session.id)
       throw error
     }
     if (!stored) {
-      reservation.settle(false)
+      await reservation.settle(false)
       await janitor.remove(session.id)
       throw requestNotFound()
     }
-    reservation.settle(true)
+    await reservation.settle(true)
     return session.id
   }
 
@@ -331,33 +328,34 @@ export class RequestsService {
    * did arrive. Nothing happens when the upload is already gone.
    */
   async revoke(requestId: string, uploadId: string): Promise<void> {
-    const removed = this.deps.db.transaction((tx) => {
-      const row = tx
+    const { fileRequests, requestUploads } = this.deps.db.tables
+    const removed = await this.deps.db.transaction(async (tx) => {
+      const [row] = await tx
         .delete(requestUploads)
         .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, requestId)))
         .returning({ size: requestUploads.size })
-        .get()
       if (row === undefined) return false
-      tx.update(fileRequests)
+      await tx
+        .update(fileRequests)
         .set({
           usedUploads: decrementToZero(fileRequests.usedUploads),
           usedBytes: decrementToZero(fileRequests.usedBytes, row.size),
         })
         .where(eq(fileRequests.id, requestId))
-        .run()
       return true
     })
     if (removed) await this.deps.janitor.remove(uploadId)
   }
 
   /** Frees every reservation; at start, since no session survives a restart. */
-  resetReservations(): number {
-    return this.deps.db
+  async resetReservations(): Promise<number> {
+    const { fileRequests } = this.deps.db.tables
+    const freed = await this.deps.db.query
       .update(fileRequests)
       .set({ reservedUploads: 0 })
       .where(gt(fileRequests.reservedUploads, 0))
       .returning({ id: fileRequests.id })
-      .all().length
+    return freed.length
   }
 
   /**
@@ -366,17 +364,18 @@ export class RequestsService {
    * is left and none is running. A request closed early waits for its `closesAt` as well, since
    * the close time is not kept. Their ids then answer 404.
    */
-  removeFinishedRequests(): number {
+  async removeFinishedRequests(): Promise<number> {
     const { db, config } = this.deps
+    const { fileRequests, requestUploads } = db.tables
     const cutoff = this.deps.now() - config.fileRequestRetentionSec * 1000
-    return db
+    const removed = await db.query
       .delete(fileRequests)
       .where(
         and(
           lte(fileRequests.closesAt, cutoff),
           eq(fileRequests.reservedUploads, 0),
           notExists(
-            db
+            db.query
               .select({ id: requestUploads.id })
               .from(requestUploads)
               .where(eq(requestUploads.requestId, fileRequests.id)),
@@ -384,35 +383,36 @@ export class RequestsService {
         ),
       )
       .returning({ id: fileRequests.id })
-      .all().length
+    return removed.length
   }
 
   /** Cleanup: deletes the daily creation counts of past days. */
-  pruneDailyCounts(): number {
-    return this.deps.db
+  async pruneDailyCounts(): Promise<number> {
+    const { requestDailyCounts } = this.deps.db.tables
+    const removed = await this.deps.db.query
       .delete(requestDailyCounts)
       .where(lt(requestDailyCounts.dayStart, dayStart(this.deps.now())))
       .returning({ dayStart: requestDailyCounts.dayStart })
-      .all().length
+    return removed.length
   }
 
-  private requestExists(id: string): boolean {
-    return (
-      this.deps.db
-        .select({ id: fileRequests.id })
-        .from(fileRequests)
-        .where(eq(fileRequests.id, id))
-        .get() !== undefined
-    )
+  private async requestExists(id: string): Promise<boolean> {
+    const { fileRequests } = this.deps.db.tables
+    const [row] = await this.deps.db.query
+      .select({ id: fileRequests.id })
+      .from(fileRequests)
+      .where(eq(fileRequests.id, id))
+    return row !== undefined
   }
 
   /**
    * Takes a free slot for an upload of `size` bytes in one conditional UPDATE (spec: Upload slot,
    * "slot and size check pass in one step"). When nothing changed, the row says why.
    */
-  private reserveSlot(requestId: string, size: number): void {
+  private async reserveSlot(requestId: string, size: number): Promise<void> {
+    const { fileRequests } = this.deps.db.tables
     const now = this.deps.now()
-    const reserved = this.deps.db
+    const [reserved] = await this.deps.db.query
       .update(fileRequests)
       .set({ reservedUploads: increment(fileRequests.reservedUploads) })
       .where(
@@ -425,20 +425,19 @@ export class RequestsService {
         ),
       )
       .returning({ id: fileRequests.id })
-      .get()
     if (reserved !== undefined) return
-    const row = findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, requestId)
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
     throw new HttpError(409, ERROR_MESSAGES.requestFull)
   }
 
-  private releaseSlot(requestId: string): void {
-    this.deps.db
+  private async releaseSlot(requestId: string): Promise<void> {
+    const { fileRequests } = this.deps.db.tables
+    await this.deps.db.query
       .update(fileRequests)
       .set({ reservedUploads: decrement(fileRequests.reservedUploads) })
       .where(and(eq(fileRequests.id, requestId), gt(fileRequests.reservedUploads, 0)))
-      .run()
   }
 
   /** `user:<sub>` with a login, otherwise `ip:` and the IP's HMAC under the day's key. */

@@ -8,7 +8,7 @@
 import { and, eq, lte, sql } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
-import { tombstones, type notes, type uploads } from '../db/schema.js'
+import type { notes, uploads } from '../db/schema-pg.js'
 
 /** How long past an item's expiry its id answers 410 rather than 404. */
 export const TOMBSTONE_RETENTION_MS = 30 * 24 * 3_600_000
@@ -30,53 +30,54 @@ export function tombstoneColumns(table: typeof uploads | typeof notes) {
   return { id: table.id, ownerTokenHash: table.ownerTokenHash, expiresAt: table.expiresAt }
 }
 
-const byIdAndKind = and(
-  eq(tombstones.id, sql.placeholder('id')),
-  eq(tombstones.kind, sql.placeholder('kind')),
-)
-
 export class Tombstones {
   /** Prepared once: the 404 and 410 answers of every route look here. */
   private readonly lookup
 
   constructor(private readonly db: Db) {
-    this.lookup = db
+    const { tombstones } = db.tables
+    this.lookup = db.query
       .select({ ownerTokenHash: tombstones.ownerTokenHash, expiresAt: tombstones.expiresAt })
       .from(tombstones)
-      .where(byIdAndKind)
-      .prepare()
+      .where(
+        and(eq(tombstones.id, sql.placeholder('id')), eq(tombstones.kind, sql.placeholder('kind'))),
+      )
+      .prepare('tombstone_lookup')
   }
 
   /** Records removed items; `tx` is the transaction that deletes them. */
-  bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): void {
+  async bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): Promise<void> {
+    const { tombstones } = this.db.tables
     for (const { id, ownerTokenHash, expiresAt } of items) {
-      tx.insert(tombstones)
+      await tx
+        .insert(tombstones)
         .values({ id, kind, ownerTokenHash, expiresAt })
         .onConflictDoUpdate({ target: tombstones.id, set: { kind, ownerTokenHash, expiresAt } })
-        .run()
     }
   }
 
-  find(kind: TombstoneKind, id: string): Tombstone | undefined {
-    return this.lookup.get({ id, kind })
+  async find(kind: TombstoneKind, id: string): Promise<Tombstone | undefined> {
+    const [row] = await this.lookup.execute({ id, kind })
+    return row
   }
 
   /** Deletes one for good (its owner deleted the item); whether there was one. */
-  remove(kind: TombstoneKind, id: string): boolean {
-    const removed = this.db
+  async remove(kind: TombstoneKind, id: string): Promise<boolean> {
+    const { tombstones } = this.db.tables
+    const removed = await this.db.query
       .delete(tombstones)
       .where(and(eq(tombstones.id, id), eq(tombstones.kind, kind)))
       .returning({ id: tombstones.id })
-      .get()
-    return removed !== undefined
+    return removed.length > 0
   }
 
   /** Deletes those whose retention ended by `now`; answers how many. */
-  purge(now: number): number {
-    return this.db
+  async purge(now: number): Promise<number> {
+    const { tombstones } = this.db.tables
+    const removed = await this.db.query
       .delete(tombstones)
       .where(lte(tombstones.expiresAt, now - TOMBSTONE_RETENTION_MS))
       .returning({ id: tombstones.id })
-      .all().length
+    return removed.length
   }
 }

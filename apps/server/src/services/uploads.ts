@@ -15,7 +15,6 @@ import { and, eq, gte, isNull, lte, or } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
-import { uploads } from '../db/schema.js'
 import { HttpError } from '../http-error.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
@@ -81,7 +80,7 @@ export class UploadsService {
   private readonly counter: DownloadCounter
 
   constructor(private readonly deps: UploadsDeps) {
-    this.counter = new DownloadCounter(deps.db, uploads, deps.blobs)
+    this.counter = new DownloadCounter(deps.db, deps.db.tables.uploads, 'upload', deps.blobs)
   }
 
   /**
@@ -170,7 +169,7 @@ export class UploadsService {
     idle: 'http' | 'socket',
   ): Promise<UploadSession<FileUploadContext>> {
     const { config, sessions, quota } = this.deps
-    const reservation = quota.reserve(clientIp, spec.size)
+    const reservation = await quota.reserve(clientIp, spec.size)
     try {
       const session = await sessions.create<FileUploadContext>({
         declaredSize: spec.size,
@@ -184,12 +183,12 @@ export class UploadsService {
         },
         idleMs: idle === 'http' ? config.uploadSessionIdleSec * 1000 : null,
       })
-      session.onEnd((outcome) => {
-        if (outcome === 'aborted') reservation.settle(false)
+      session.onEnd(async (outcome) => {
+        if (outcome === 'aborted') await reservation.settle(false)
       })
       return session
     } catch (error) {
-      reservation.settle(false)
+      await reservation.settle(false)
       throw error
     }
   }
@@ -217,30 +216,27 @@ export class UploadsService {
     const { spec } = session.context
     const now = this.deps.now()
     try {
-      this.deps.db
-        .insert(uploads)
-        .values({
-          id: session.id,
-          size: spec.size,
-          salt: spec.salt,
-          fileCount: spec.fileCount,
-          maxDownloads: spec.maxDownloads,
-          hasPassword: spec.hasPassword,
-          passwordSalt: spec.passwordSalt,
-          passwordAlgo: spec.passwordAlgo,
-          authTokenHash: spec.authTokenHash,
-          ownerTokenHash: spec.ownerTokenHash,
-          createdAt: now,
-          expiresAt: now + spec.expireSec * 1000,
-        })
-        .run()
+      await this.deps.db.query.insert(this.deps.db.tables.uploads).values({
+        id: session.id,
+        size: spec.size,
+        salt: spec.salt,
+        fileCount: spec.fileCount,
+        maxDownloads: spec.maxDownloads,
+        hasPassword: spec.hasPassword,
+        passwordSalt: spec.passwordSalt,
+        passwordAlgo: spec.passwordAlgo,
+        authTokenHash: spec.authTokenHash,
+        ownerTokenHash: spec.ownerTokenHash,
+        createdAt: now,
+        expiresAt: now + spec.expireSec * 1000,
+      })
     } catch (error) {
-      session.context.reservation.settle(false)
+      await session.context.reservation.settle(false)
       await this.deps.janitor.remove(session.id)
       throw error
     }
-    // Recorded in the same tick as the record is created, so no other upload slips in between.
-    session.context.reservation.settle(true)
+    // The bytes stay held until they are recorded, so no other upload slips in between.
+    await session.context.reservation.settle(true)
     return session.id
   }
 
@@ -250,15 +246,17 @@ export class UploadsService {
   }
 
   /** The record of a stored upload, or undefined. */
-  private stored(id: string) {
-    return this.deps.db.select().from(uploads).where(eq(uploads.id, id)).get()
+  private async stored(id: string) {
+    const { uploads } = this.deps.db.tables
+    const [row] = await this.deps.db.query.select().from(uploads).where(eq(uploads.id, id))
+    return row
   }
 
   /** The upload; 410 when the cleanup job removed it (tombstones.ts), else 404 when unknown. */
-  private find(id: string) {
-    const row = this.stored(id)
+  private async find(id: string) {
+    const row = await this.stored(id)
     if (row) return row
-    if (this.deps.tombstones.find('upload', id)) {
+    if (await this.deps.tombstones.find('upload', id)) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
     throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
@@ -277,8 +275,8 @@ export class UploadsService {
    * upload's metadata stays out of it: with the link, that ciphertext would let anyone test
    * password guesses offline, past the lockout. checkPassword hands it out instead.
    */
-  info(id: string): UploadInfoResponse {
-    const row = this.find(id)
+  async info(id: string): Promise<UploadInfoResponse> {
+    const row = await this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     const common = {
       id: row.id,
@@ -301,8 +299,8 @@ export class UploadsService {
   }
 
   /** Whether an upload can still be downloaded (spec: GET /api/exists/:id). */
-  exists(id: string): boolean {
-    const row = this.stored(id)
+  async exists(id: string): Promise<boolean> {
+    const row = await this.stored(id)
     return row !== undefined && this.isAvailable(row)
   }
 
@@ -317,7 +315,7 @@ export class UploadsService {
     authToken: string | undefined,
     clientIp: string,
   ): Promise<DownloadResult> {
-    const row = this.find(id)
+    const row = await this.find(id)
     const guard = { key: `upload:${id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(authToken, row.authTokenHash)
     if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
@@ -336,22 +334,22 @@ export class UploadsService {
    */
   async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
-    const { removed, blobs } = this.deps.db.transaction((tx) => {
-      const rows = tx
+    const { uploads } = this.deps.db.tables
+    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      const rows = await tx
         .delete(uploads)
         .where(or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)))
         .returning({ ...tombstoneColumns(uploads), lastDownloadAt: uploads.lastDownloadAt })
-        .all()
-      this.deps.tombstones.bury(tx, 'upload', rows)
-      return { removed: rows.length, blobs: this.deps.janitor.holdForUrls(tx, rows) }
+      await this.deps.tombstones.bury(tx, 'upload', rows)
+      return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
     })
     const queued = await this.deps.janitor.removeAll(blobs.removeNow)
     return { removed, queued, held: blobs.held }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
-  saveMeta(id: string, ownerToken: string | undefined, body: unknown): void {
-    const row = this.find(id)
+  async saveMeta(id: string, ownerToken: string | undefined, body: unknown): Promise<void> {
+    const row = await this.find(id)
     if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
@@ -369,12 +367,12 @@ export class UploadsService {
     const metaOk = nonEmptyBase64(encryptedMeta, 'encryptedMeta')
     const nonceOk = nonEmptyBase64(nonce, 'nonce')
     if (!metaOk || !nonceOk) throw invalid(problems)
-    const saved = this.deps.db
+    const { uploads } = this.deps.db.tables
+    const [saved] = await this.deps.db.query
       .update(uploads)
       .set({ encryptedMeta: encryptedMeta as string, metaNonce: nonce as string })
       .where(and(eq(uploads.id, id), isNull(uploads.encryptedMeta)))
       .returning({ id: uploads.id })
-      .get()
     if (saved === undefined) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
   }
 
@@ -384,8 +382,12 @@ export class UploadsService {
    * 400 (no password), then the lockout of `upload:<id>` as on every password route (a
    * well-formed wrong token counts), then 401.
    */
-  checkPassword(id: string, authToken: string | undefined, clientIp: string): UploadMetaFields {
-    const row = this.find(id)
+  async checkPassword(
+    id: string,
+    authToken: string | undefined,
+    clientIp: string,
+  ): Promise<UploadMetaFields> {
+    const row = await this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
     const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
@@ -409,8 +411,8 @@ export class UploadsService {
       await session.abort()
       return
     }
-    const row = this.stored(id)
-    const removed = row ? undefined : this.deps.tombstones.find('upload', id)
+    const row = await this.stored(id)
+    const removed = row ? undefined : await this.deps.tombstones.find('upload', id)
     const owner = row ?? removed
     if (!owner) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
@@ -418,10 +420,11 @@ export class UploadsService {
     }
     // Removed by the cleanup job already: only its tombstone is left to delete.
     if (!row) {
-      this.deps.tombstones.remove('upload', id)
+      await this.deps.tombstones.remove('upload', id)
       return
     }
-    this.deps.db.delete(uploads).where(eq(uploads.id, id)).run()
+    const { uploads } = this.deps.db.tables
+    await this.deps.db.query.delete(uploads).where(eq(uploads.id, id))
     await this.deps.janitor.remove(id)
   }
 }

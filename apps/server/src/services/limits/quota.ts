@@ -9,24 +9,25 @@ import { and, eq, lt } from 'drizzle-orm'
 
 import type { Db } from '../../db/client.js'
 import { increment } from '../../db/expressions.js'
-import { settings, uploadQuota } from '../../db/schema.js'
 import { HttpError } from '../../http-error.js'
+import { PerKeyQueue } from './per-key-queue.js'
 
 /** Bytes held against a client's quota while an upload runs. */
 export interface QuotaReservation {
   /** Ends the reservation once: `true` records the bytes as used, `false` gives them back. */
-  settle(kept: boolean): void
+  settle(kept: boolean): Promise<void>
 }
 
 export interface UploadQuota {
   /**
    * Holds `bytes` for an upload that is starting: 429 `Upload quota exhausted` when nothing is
    * left, 413 `Upload exceeds the remaining quota` when less than `bytes` is left. Check and hold
-   * happen in one synchronous step, so concurrent uploads cannot overshoot.
+   * of one client wait for its other reservations and settlements, so concurrent uploads cannot
+   * overshoot.
    */
-  reserve(clientIp: string, bytes: number): QuotaReservation
+  reserve(clientIp: string, bytes: number): Promise<QuotaReservation>
   /** What `GET /api/quota` reports for this client. */
-  status(clientIp: string): QuotaResponse
+  status(clientIp: string): Promise<QuotaResponse>
 }
 
 export interface DbUploadQuotaOptions {
@@ -42,7 +43,7 @@ export const QUOTA_SECRET_SETTING = 'quota-secret'
 
 const SECRET_BYTES = 32
 
-const NO_RESERVATION: QuotaReservation = { settle: () => undefined }
+const NO_RESERVATION: QuotaReservation = { settle: async () => undefined }
 
 interface Window {
   start: number
@@ -51,8 +52,11 @@ interface Window {
 }
 
 /**
- * Quota usage in SQLite, so it survives restarts; running uploads are held in memory only, as a
- * restart ends them anyway. Windows are fixed and aligned to the Unix epoch.
+ * Quota usage in the database, so it survives restarts; running uploads are held in memory only,
+ * as a restart ends them anyway. Windows are fixed and aligned to the Unix epoch. A client's
+ * reservations and settlements run one at a time (`queue`): a check reads the recorded bytes and
+ * this process's held ones, and a settlement moves bytes from one to the other, which must not
+ * happen between the two reads.
  *
  * The client is stored as HMAC-SHA256(dailyKey, ip) with dailyKey = HMAC-SHA256(secret, UTC date
  * of the window's start): a stored hash cannot be tied to an IP without the secret, and the hashes
@@ -67,23 +71,28 @@ export class DbUploadQuota implements UploadQuota {
   private readonly ipHash: DailyIpHash
   /** Bytes of running uploads per IP; kept across window changes until each upload ends. */
   private readonly held = new Map<string, number>()
+  private readonly queue = new PerKeyQueue()
 
-  constructor(options: DbUploadQuotaOptions) {
+  constructor(options: DbUploadQuotaOptions & { ipHash: DailyIpHash }) {
     this.db = options.db
     this.quotaBytes = options.quotaBytes
     this.windowMs = options.windowSec * 1000
     this.now = options.now
-    this.ipHash = new DailyIpHash(options.db)
+    this.ipHash = options.ipHash
   }
 
-  reserve(clientIp: string, bytes: number): QuotaReservation {
+  async reserve(clientIp: string, bytes: number): Promise<QuotaReservation> {
     if (!Number.isSafeInteger(bytes) || bytes < 0) {
       throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
     }
     if (this.quotaBytes === 0) return NO_RESERVATION
+    return this.queue.run(clientIp, () => this.reserveNow(clientIp, bytes))
+  }
+
+  private async reserveNow(clientIp: string, bytes: number): Promise<QuotaReservation> {
     const now = this.now()
     const window = this.window(clientIp, now)
-    const remaining = this.quotaBytes - this.used(clientIp, window)
+    const remaining = this.quotaBytes - (await this.used(clientIp, window))
     if (remaining <= 0) {
       const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
       throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
@@ -95,23 +104,25 @@ export class DbUploadQuota implements UploadQuota {
     this.hold(clientIp, bytes)
     let settled = false
     return {
-      settle: (kept) => {
+      settle: async (kept) => {
         if (settled) return
         settled = true
-        try {
-          // Recorded in the window the upload ends in, which every later reservation counts.
-          if (kept && bytes > 0) this.record(this.window(clientIp, this.now()), bytes)
-        } finally {
-          this.hold(clientIp, -bytes)
-        }
+        await this.queue.run(clientIp, async () => {
+          try {
+            // Recorded in the window the upload ends in, which every later reservation counts.
+            if (kept && bytes > 0) await this.record(this.window(clientIp, this.now()), bytes)
+          } finally {
+            this.hold(clientIp, -bytes)
+          }
+        })
       },
     }
   }
 
-  status(clientIp: string): QuotaResponse {
+  async status(clientIp: string): Promise<QuotaResponse> {
     if (this.quotaBytes === 0) return QUOTA_DISABLED
     const window = this.window(clientIp, this.now())
-    const used = this.used(clientIp, window)
+    const used = await this.used(clientIp, window)
     return {
       enabled: true,
       limitBytes: this.quotaBytes,
@@ -123,17 +134,19 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   /** Deletes the rows of past windows; the cleanup job calls it. Returns how many it deleted. */
-  prune(): number {
+  async prune(): Promise<number> {
+    const { uploadQuota } = this.db.tables
     const start = this.windowStart(this.now())
-    return this.db
+    const removed = await this.db.query
       .delete(uploadQuota)
       .where(lt(uploadQuota.windowStart, start))
       .returning({ windowStart: uploadQuota.windowStart })
-      .all().length
+    return removed.length
   }
 
-  private used(clientIp: string, window: Window): number {
-    const row = this.db
+  private async used(clientIp: string, window: Window): Promise<number> {
+    const { uploadQuota } = this.db.tables
+    const [row] = await this.db.query
       .select({ bytes: uploadQuota.bytes })
       .from(uploadQuota)
       .where(
@@ -142,19 +155,18 @@ export class DbUploadQuota implements UploadQuota {
           eq(uploadQuota.windowStart, window.start),
         ),
       )
-      .get()
     return (row?.bytes ?? 0) + (this.held.get(clientIp) ?? 0)
   }
 
-  private record(window: Window, bytes: number): void {
-    this.db
+  private async record(window: Window, bytes: number): Promise<void> {
+    const { uploadQuota } = this.db.tables
+    await this.db.query
       .insert(uploadQuota)
       .values({ clientHash: window.clientHash, windowStart: window.start, bytes })
       .onConflictDoUpdate({
         target: [uploadQuota.clientHash, uploadQuota.windowStart],
         set: { bytes: increment(uploadQuota.bytes, bytes) },
       })
-      .run()
   }
 
   private hold(clientIp: string, bytes: number): void {
@@ -179,11 +191,13 @@ export class DbUploadQuota implements UploadQuota {
  * server secret, and those of one day cannot be linked to those of another.
  */
 export class DailyIpHash {
-  private readonly secret: Buffer
   private dailyKey: { date: string; key: Buffer } | undefined
 
-  constructor(db: Db) {
-    this.secret = loadSecret(db)
+  private constructor(private readonly secret: Buffer) {}
+
+  /** Reads the server secret from the database, creating it on first start. */
+  static async load(db: Db): Promise<DailyIpHash> {
+    return new DailyIpHash(await loadSecret(db))
   }
 
   /** The hash of `clientIp` under the key of the UTC date of `at` (milliseconds). */
@@ -201,16 +215,16 @@ export class DailyIpHash {
 }
 
 /** Reads the server secret, creating it on first start; concurrent first starts agree on one. */
-function loadSecret(db: Db): Buffer {
-  db.insert(settings)
+async function loadSecret(db: Db): Promise<Buffer> {
+  const { settings } = db.tables
+  await db.query
+    .insert(settings)
     .values({ key: QUOTA_SECRET_SETTING, value: randomBytes(SECRET_BYTES) })
     .onConflictDoNothing()
-    .run()
-  const row = db
+  const [row] = await db.query
     .select({ value: settings.value })
     .from(settings)
     .where(eq(settings.key, QUOTA_SECRET_SETTING))
-    .get()
   if (row === undefined || row.value.length !== SECRET_BYTES) {
     throw new Error(`The ${QUOTA_SECRET_SETTING} setting is missing or not ${SECRET_BYTES} bytes`)
   }

@@ -1,0 +1,76 @@
+/**
+ * PostgreSQL at DATABASE_URL through a node-postgres pool. Migrations (apps/server/drizzle-pg)
+ * run at start under an advisory lock, so instances started together apply them once, one after
+ * the other. A pool survives the server going away: queries fail meanwhile (answered 503,
+ * unavailable.ts) and new connections are made once it is back.
+ */
+import { fileURLToPath } from 'node:url'
+
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { migrate } from 'drizzle-orm/node-postgres/migrator'
+import pg from 'pg'
+
+import type { Db } from './client.js'
+import * as schema from './schema-pg.js'
+
+const MIGRATIONS = fileURLToPath(new URL('../../drizzle-pg', import.meta.url))
+
+/** The advisory lock key the migrations are applied under (any constant shared by instances). */
+export const MIGRATION_LOCK_KEY = 0x66696c65
+
+/** How long a query waits for a connection before it fails. */
+const CONNECT_TIMEOUT_MS = 5_000
+
+const INT8_OID = 20
+
+/** `bigint` columns and counts come back as numbers; times and sizes stay below 2^53. */
+function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === INT8_OID) return Number
+  return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format)
+}
+
+export interface PostgresDb extends Db {
+  readonly pool: pg.Pool
+}
+
+export async function openPostgres(url: string, poolSize: number): Promise<PostgresDb> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+  })
+  // An idle connection the server dropped is only taken out of the pool; the next query makes a
+  // new one.
+  pool.on('error', () => undefined)
+  try {
+    await migrateUnderLock(pool)
+  } catch (error) {
+    await pool.end()
+    throw error
+  }
+  const query = drizzle(pool)
+  let closing: Promise<void> | undefined
+  return {
+    dialect: 'postgres',
+    tables: schema,
+    query,
+    pool,
+    transaction: (body) => query.transaction(body),
+    close: () => (closing ??= pool.end()),
+  }
+}
+
+async function migrateUnderLock(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect()
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY])
+    try {
+      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS })
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY])
+    }
+  } finally {
+    client.release()
+  }
+}

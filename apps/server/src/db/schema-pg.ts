@@ -1,0 +1,159 @@
+/**
+ * The schema of schema.ts for PostgreSQL: the same tables, columns and property names, so the
+ * services are written once (schema-parity.test.ts keeps the two in step). Times and byte counts
+ * are `bigint` read as JavaScript numbers; flags are `boolean`, blobs `bytea`.
+ */
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+} from 'drizzle-orm/pg-core'
+
+/** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
+
+/** A time in milliseconds since the epoch, or a size in bytes: beyond 32 bits. */
+const long = (name: string) => bigint(name, { mode: 'number' })
+
+export const uploads = pgTable(
+  'uploads',
+  {
+    id: text('id').primaryKey(),
+    size: long('size').notNull(),
+    salt: text('salt').notNull(),
+    fileCount: integer('file_count').notNull(),
+    maxDownloads: integer('max_downloads').notNull(),
+    downloadCount: integer('download_count').notNull().default(0),
+    hasPassword: boolean('has_password').notNull(),
+    passwordSalt: text('password_salt'),
+    passwordAlgo: text('password_algo'),
+    authTokenHash: bytea('auth_token_hash').notNull(),
+    ownerTokenHash: bytea('owner_token_hash').notNull(),
+    encryptedMeta: text('encrypted_meta'),
+    metaNonce: text('meta_nonce'),
+    createdAt: long('created_at').notNull(),
+    expiresAt: long('expires_at').notNull(),
+    lastDownloadAt: long('last_download_at'),
+  },
+  (table) => [index('uploads_expires_at').on(table.expiresAt)],
+)
+
+export const notes = pgTable(
+  'notes',
+  {
+    id: text('id').primaryKey(),
+    contentType: text('content_type').notNull(),
+    encryptedContent: bytea('encrypted_content').notNull(),
+    nonce: bytea('nonce').notNull(),
+    salt: text('salt').notNull(),
+    maxViews: integer('max_views').notNull(),
+    viewCount: integer('view_count').notNull().default(0),
+    hasPassword: boolean('has_password').notNull(),
+    passwordSalt: text('password_salt'),
+    passwordAlgo: text('password_algo'),
+    authTokenHash: bytea('auth_token_hash').notNull(),
+    ownerTokenHash: bytea('owner_token_hash').notNull(),
+    createdAt: long('created_at').notNull(),
+    expiresAt: long('expires_at').notNull(),
+  },
+  (table) => [index('notes_expires_at').on(table.expiresAt)],
+)
+
+export const uploadQuota = pgTable(
+  'upload_quota',
+  {
+    clientHash: text('client_hash').notNull(),
+    windowStart: long('window_start').notNull(),
+    bytes: long('bytes').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.clientHash, table.windowStart] })],
+)
+
+export const blobDeletions = pgTable('blob_deletions', {
+  key: text('key').primaryKey(),
+  attempts: integer('attempts').notNull().default(0),
+  queuedAt: long('queued_at').notNull(),
+  notBefore: long('not_before').notNull().default(0),
+})
+
+export const settings = pgTable('settings', {
+  key: text('key').primaryKey(),
+  value: bytea('value').notNull(),
+})
+
+export const fileRequests = pgTable(
+  'file_requests',
+  {
+    id: text('id').primaryKey(),
+    vault: bytea('vault').notNull(),
+    vaultNonce: bytea('vault_nonce').notNull(),
+    briefCiphertext: bytea('brief_ciphertext').notNull(),
+    briefNonce: bytea('brief_nonce').notNull(),
+    uploadTokenHash: bytea('upload_token_hash').notNull(),
+    inboxTokenHash: bytea('inbox_token_hash').notNull(),
+    inboxOwnerTokenHash: bytea('inbox_owner_token_hash').notNull(),
+    hasPassword: boolean('has_password').notNull(),
+    maxUploads: integer('max_uploads').notNull(),
+    maxSize: long('max_size').notNull(),
+    downloads: integer('downloads').notNull(),
+    reservedUploads: integer('reserved_uploads').notNull().default(0),
+    usedUploads: integer('used_uploads').notNull().default(0),
+    usedBytes: long('used_bytes').notNull().default(0),
+    closed: boolean('closed').notNull().default(false),
+    createdAt: long('created_at').notNull(),
+    closesAt: long('closes_at').notNull(),
+  },
+  (table) => [index('file_requests_closes_at').on(table.closesAt)],
+)
+
+export const requestUploads = pgTable(
+  'request_uploads',
+  {
+    id: text('id').primaryKey(),
+    requestId: text('request_id')
+      .notNull()
+      .references(() => fileRequests.id, { onDelete: 'cascade' }),
+    size: long('size').notNull(),
+    fileCount: integer('file_count').notNull(),
+    salt: bytea('salt').notNull(),
+    wrapEnc: bytea('wrap_enc').notNull(),
+    wrapCiphertext: bytea('wrap_ciphertext').notNull(),
+    encryptedMeta: bytea('encrypted_meta').notNull(),
+    metaNonce: bytea('meta_nonce').notNull(),
+    downloadCount: integer('download_count').notNull().default(0),
+    maxDownloads: integer('max_downloads').notNull(),
+    createdAt: long('created_at').notNull(),
+    expiresAt: long('expires_at').notNull(),
+    lastDownloadAt: long('last_download_at'),
+  },
+  (table) => [
+    index('request_uploads_request_id').on(table.requestId),
+    index('request_uploads_expires_at').on(table.expiresAt),
+  ],
+)
+
+export const requestDailyCounts = pgTable(
+  'request_daily_counts',
+  {
+    clientKey: text('client_key').notNull(),
+    dayStart: long('day_start').notNull(),
+    count: integer('count').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.clientKey, table.dayStart] })],
+)
+
+export const tombstones = pgTable(
+  'tombstones',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind').notNull(),
+    ownerTokenHash: bytea('owner_token_hash').notNull(),
+    expiresAt: long('expires_at').notNull(),
+  },
+  (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)

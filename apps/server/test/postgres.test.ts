@@ -1,0 +1,93 @@
+/**
+ * What only PostgreSQL has: several instances migrating one empty database at once, and the
+ * server going away and coming back while the service runs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import { openDatabase } from '../src/db/client.js'
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
+import { DailyIpHash, DbUploadQuota } from '../src/services/limits/quota.js'
+import { querySql, testPostgres } from './dialects.js'
+import { noteBody, startTestServer, type TestServer } from './harness.js'
+
+describe('migrations', () => {
+  it('instances starting together on an empty database apply them once, without a race', async () => {
+    // Property: concurrent starts serialise on pg_advisory_lock; none fails and none applies twice.
+    const url = await (await testPostgres()).createDatabase()
+    const open = () =>
+      openDatabase({ dataDir: '/nonexistent', databaseUrl: url, databasePoolSize: 2 })
+    const opened = await Promise.allSettled(Array.from({ length: 6 }, open))
+    const dbs = opened.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
+    try {
+      expect(opened.filter((result) => result.status === 'rejected')).toEqual([])
+      const applied = await querySql(dbs[0]!, 'SELECT hash FROM drizzle.__drizzle_migrations')
+      expect(applied).toHaveLength(1)
+    } finally {
+      await Promise.all(dbs.map((db) => db.close()))
+    }
+  })
+})
+
+describe('the upload quota on a pool of connections', () => {
+  it('a reservation racing a settlement never overshoots the quota', async () => {
+    // Property: recorded plus held bytes are read and changed one step at a time per client.
+    const url = await (await testPostgres()).createDatabase()
+    const db = await openDatabase({
+      dataDir: '/nonexistent',
+      databaseUrl: url,
+      databasePoolSize: 4,
+    })
+    try {
+      const quota = new DbUploadQuota({
+        db,
+        ipHash: await DailyIpHash.load(db),
+        quotaBytes: 1000,
+        windowSec: 3600,
+        now: Date.now,
+      })
+      for (let i = 0; i < 200; i++) {
+        const ip = `198.51.100.${i}`
+        const first = await quota.reserve(ip, 600)
+        const [, second] = await Promise.allSettled([first.settle(true), quota.reserve(ip, 600)])
+        expect(second.status, `round ${i}`).toBe('rejected')
+      }
+    } finally {
+      await db.close()
+    }
+  })
+})
+
+describe('PostgreSQL going away while the server runs', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  it('answers 503 with a JSON error while it is down and recovers without a restart', async () => {
+    const postgres = await testPostgres()
+    const created = await fetch(`${server.url}/api/note`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(noteBody()),
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: string }
+
+    await postgres.pause()
+    try {
+      const info = await fetch(`${server.url}/api/note/${id}`)
+      expect(info.status).toBe(503)
+      expect(info.headers.get('content-type')).toMatch(/^application\/json/)
+      expect(await info.json()).toEqual({ error: DATABASE_UNAVAILABLE_MESSAGE })
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(503)
+    } finally {
+      await postgres.start()
+    }
+
+    expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    const info = await fetch(`${server.url}/api/note/${id}`)
+    expect(info.status).toBe(200)
+    expect(await info.json()).toMatchObject({ id, viewCount: 0 })
+  })
+})

@@ -1,0 +1,65 @@
+/**
+ * The server's tests run twice where the database matters: on SQLite (every test) and on
+ * PostgreSQL (the integration suites below, TEST_DATABASE=postgres, test/dialects.ts).
+ */
+import { existsSync } from 'node:fs'
+
+import { defineConfig } from 'vitest/config'
+
+/** Integration suites whose servers run on PostgreSQL as well. */
+const POSTGRES_SUITES = [
+  'auth',
+  'chunk-admission',
+  'cleanup',
+  'client-api',
+  'client-files',
+  'client-notes',
+  'client-requests',
+  'http',
+  'json-content-type',
+  'limits',
+  'lockout',
+  'notes',
+  'password-oracle',
+  'postgres',
+  'request-flow',
+  'request-upload-ws',
+  'requests',
+  'salts',
+  'upload-ws',
+  'uploads',
+].map((name) => `test/${name}.test.ts`)
+
+const postgresInstalled = existsSync('/usr/lib/postgresql/15/bin/postgres')
+// Under CI=true the suites install it (@fileshare/testing/postgres); elsewhere they are skipped.
+if (!postgresInstalled && process.env.CI !== 'true') {
+  console.warn('PostgreSQL 15 is not installed: the server suites run on SQLite only')
+}
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'sqlite',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['test/postgres.test.ts'],
+        },
+      },
+      ...(postgresInstalled || process.env.CI === 'true'
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'postgres',
+                include: POSTGRES_SUITES,
+                env: { TEST_DATABASE: 'postgres' },
+                setupFiles: ['test/postgres-setup.ts'],
+              },
+            },
+          ]
+        : []),
+    ],
+  },
+})

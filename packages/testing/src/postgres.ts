@@ -1,0 +1,192 @@
+/**
+ * A throwaway PostgreSQL server for the suites that run on PostgreSQL: a cluster made by `initdb`
+ * in a temporary folder, served by `postgres` on a free loopback port (and a Unix socket in the
+ * folder), stopped with the suite. Each server under test gets its own database, so they share
+ * nothing. PostgreSQL refuses to run as root: as root it runs as the `postgres` system user.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, rmSync } from 'node:fs'
+import { chown, mkdtemp, rm } from 'node:fs/promises'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+
+import { installUnderCi } from './debian-packages.js'
+import { freePort } from './free-port.js'
+import { hasExited, stopChild } from './stop-child.js'
+
+const run = promisify(execFile)
+
+const BIN = '/usr/lib/postgresql/15/bin'
+const PACKAGES = ['postgresql']
+const SYSTEM_USER = 'postgres'
+/** The role the suites connect as (`initdb -U`), trusted on loopback and the socket. */
+const ROLE = 'fileshare'
+const START_TIMEOUT_MS = 30_000
+/** PostgreSQL's fast shutdown, which ends open connections (SIGTERM waits for every client). */
+const FAST_SHUTDOWN = 'SIGINT'
+
+export interface Postgres {
+  /** The loopback port the server listens on. */
+  port: number
+  /** Creates an empty database and answers its postgres:// address. */
+  createDatabase(): Promise<string>
+  /** Stops the server, keeping its data; `start()` brings it back on the same port. */
+  pause(): Promise<void>
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * Why the PostgreSQL suites cannot run here, or null when they can. Under CI=true a missing
+ * server is installed from Debian's packages (as root) or the suite fails; outside CI it is
+ * only reported.
+ */
+export async function postgresMissing(): Promise<string | null> {
+  if (existsSync(join(BIN, 'postgres'))) return null
+  return installUnderCi('PostgreSQL 15', PACKAGES, 'the PostgreSQL suites are skipped')
+}
+
+/** A command as the user PostgreSQL runs as: itself, or `postgres` when this process is root. */
+function asServerUser(command: string, args: string[]): [string, string[]] {
+  if (process.getuid?.() !== 0) return [command, args]
+  return [
+    'setpriv',
+    [`--reuid=${SYSTEM_USER}`, `--regid=${SYSTEM_USER}`, '--init-groups', command, ...args],
+  ]
+}
+
+export async function startPostgres(): Promise<Postgres> {
+  const dir = await mkdtemp(join(tmpdir(), 'fileshare-postgres-'))
+  const data = join(dir, 'data')
+  let child: ChildProcess | undefined
+  const killAll = () => {
+    if (child && !hasExited(child)) child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+  // A crashed test process must not leave the server behind.
+  process.once('exit', killAll)
+  try {
+    if (process.getuid?.() === 0) {
+      const { stdout } = await run('id', ['-u', SYSTEM_USER])
+      const { stdout: group } = await run('id', ['-g', SYSTEM_USER])
+      await chown(dir, Number(stdout.trim()), Number(group.trim()))
+    }
+    const [initdb, initArgs] = asServerUser(join(BIN, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      ROLE,
+      '--auth=trust',
+      '--encoding=UTF8',
+      '--no-sync',
+    ])
+    await run(initdb, initArgs, { timeout: START_TIMEOUT_MS })
+    const port = await freePort()
+    const launch = async () => {
+      const [postgres, args] = asServerUser(join(BIN, 'postgres'), [
+        '-D',
+        data,
+        '-p',
+        String(port),
+        '-k',
+        dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        // A test server keeps nothing worth an fsync.
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ])
+      const started = spawn(postgres, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+      let log = ''
+      started.stderr?.on('data', (chunk: Buffer) => {
+        log = (log + chunk.toString()).slice(-4000)
+      })
+      child = started
+      await waitForPort(port, started, () => log)
+      // Accepting TCP precedes accepting queries by a moment: wait until a database can be made.
+      await waitUntil(
+        () => isReady(dir, port),
+        started,
+        () => log,
+      )
+    }
+    await launch()
+    return {
+      port,
+      async createDatabase() {
+        const name = `fileshare_${randomBytes(6).toString('hex')}`
+        await run(join(BIN, 'createdb'), ['-h', dir, '-p', String(port), '-U', ROLE, name])
+        return `postgres://${ROLE}@127.0.0.1:${port}/${name}`
+      },
+      async pause() {
+        if (child) await stopChild(child, FAST_SHUTDOWN)
+      },
+      start: launch,
+      async stop() {
+        if (child) await stopChild(child, FAST_SHUTDOWN)
+        process.removeListener('exit', killAll)
+        await rm(dir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    killAll()
+    process.removeListener('exit', killAll)
+    throw error
+  }
+}
+
+async function isReady(dir: string, port: number): Promise<boolean> {
+  try {
+    await run(join(BIN, 'pg_isready'), [
+      '-h',
+      dir,
+      '-p',
+      String(port),
+      '-U',
+      ROLE,
+      '-d',
+      'postgres',
+    ])
+    return true
+  } catch {
+    return false
+  }
+}
+
+function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  return waitUntil(
+    () =>
+      new Promise((resolve) => {
+        const socket = connect(port, '127.0.0.1')
+        socket.once('connect', () => {
+          socket.destroy()
+          resolve(true)
+        })
+        socket.once('error', () => resolve(false))
+      }),
+    child,
+    log,
+  )
+}
+
+async function waitUntil(
+  ready: () => Promise<boolean>,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS
+  while (!(await ready())) {
+    if (hasExited(child)) throw new Error(`postgres exited at start:\n${log()}`)
+    if (Date.now() > deadline) throw new Error(`postgres did not start in time:\n${log()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
