@@ -33,7 +33,8 @@ RUN pnpm --filter @fileshare/protocol --filter @fileshare/server --filter @files
     --filter @fileshare/protocol \
   && mkdir -p /out/apps/server /out/apps/web /out/packages/protocol \
   && cp -a node_modules /out/ \
-  && cp -a apps/server/package.json apps/server/dist apps/server/drizzle apps/server/node_modules \
+  && cp -a apps/server/package.json apps/server/dist apps/server/drizzle apps/server/drizzle-pg \
+    apps/server/node_modules \
     /out/apps/server/ \
   && cp -a packages/protocol/package.json packages/protocol/dist packages/protocol/node_modules \
     /out/packages/protocol/ \

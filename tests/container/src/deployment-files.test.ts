@@ -1,7 +1,8 @@
 /**
  * The deployment files kept in step with the rest of the repository; these need no podman:
- * compose.yaml names every setting, and the Dockerfile names no architecture and copies every
- * workspace manifest before it installs (a missing one would leave that package out).
+ * compose.yaml names every setting, and the Dockerfile names no architecture, copies every
+ * workspace manifest before it installs (a missing one would leave that package out) and puts
+ * both dialects' migrations in the image.
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -46,4 +47,14 @@ describe('Dockerfile', () => {
       }
     }
   })
+
+  it('puts the migrations of every database dialect in the image', async () => {
+    const dockerfile = await read('Dockerfile')
+    const folders = (await readdir(join(REPO_ROOT, 'apps/server'), { withFileTypes: true }))
+      .filter((entry) => entry.isDirectory() && /^drizzle(-|$)/.test(entry.name))
+      .map((entry) => `apps/server/${entry.name}`)
+    expect(folders.length).toBeGreaterThan(1)
+    for (const folder of folders) expect(dockerfile).toMatch(new RegExp(`${folder}[ \\n]`))
+  })
 })
+
