@@ -57,4 +57,3 @@ describe('Dockerfile', () => {
     for (const folder of folders) expect(dockerfile).toMatch(new RegExp(`${folder}[ \\n]`))
   })
 })
-
