@@ -26,16 +26,22 @@ export function rateLimit(
   skip?: (c: Context) => boolean,
 ): MiddlewareHandler {
   if (!limiter.enabled) return passThrough
-  return async (c, next) => {
+  return (c, next) => {
     if (skip?.(c) === true) return next()
-    const result = await limiter.hit(ipOf(c))
-    const headers = rateLimitHeaders(result)
-    if (!result.allowed) {
-      return c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {
-        ...headers,
-        [HEADERS.retryAfter]: String(result.retryAfterSec),
-      })
+    const answer = (result: RateLimitResult): Promise<Response | void> => {
+      const headers = rateLimitHeaders(result)
+      if (!result.allowed) {
+        return Promise.resolve(
+          c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {
+            ...headers,
+            [HEADERS.retryAfter]: String(result.retryAfterSec),
+          }),
+        )
+      }
+      return withHeaders(c, next, headers)
     }
-    return withHeaders(c, next, headers)
+    // The in-memory limit answers at once; only the shared one waits for the database.
+    const result = limiter.hit(ipOf(c))
+    return result instanceof Promise ? result.then(answer) : answer(result)
   }
 }

@@ -15,7 +15,7 @@ import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { rateLimitHeaders } from '../middleware/rate-limit.js'
-import type { RateLimit } from '../services/limits/rate-limiter.js'
+import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import type { UploadsService } from '../services/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
 import { bufferLimits, UploadConnection, type UploadSocketHandler } from './upload-connection.js'
@@ -137,28 +137,29 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
     if (!limiter) return accept(request, socket, head, handler)
     const matched = handler
-    Promise.resolve(limiter.hit(deps.ipOf(request))).then(
-      (result) => {
-        const headers = rateLimitHeaders(result)
-        if (!result.allowed) {
-          return refuse(socket, 429, ERROR_MESSAGES.rateLimited, {
-            ...headers,
-            [HEADERS.retryAfter]: String(result.retryAfterSec),
-          })
-        }
-        handshakeHeaders.set(request, headers)
-        accept(request, socket, head, matched)
-      },
-      (error: unknown) => {
-        // The shared limit lives in the database: while it is away no upgrade is counted or let in.
-        if (isDatabaseUnavailable(error)) {
-          logger.warn('upload socket refused: the database is unavailable', error)
-          return refuse(socket, 503, DATABASE_UNAVAILABLE_MESSAGE)
-        }
-        logger.error('upload socket refused: the rate limit failed', error)
-        refuse(socket, 500, ERROR_MESSAGES.internalError)
-      },
-    )
+    const limited = (result: RateLimitResult): void => {
+      const headers = rateLimitHeaders(result)
+      if (!result.allowed) {
+        return refuse(socket, 429, ERROR_MESSAGES.rateLimited, {
+          ...headers,
+          [HEADERS.retryAfter]: String(result.retryAfterSec),
+        })
+      }
+      handshakeHeaders.set(request, headers)
+      accept(request, socket, head, matched)
+    }
+    // The in-memory limit answers at once; the shared one waits for the database, and while the
+    // database is away no upgrade is counted or let in.
+    const result = limiter.hit(deps.ipOf(request))
+    if (!(result instanceof Promise)) return limited(result)
+    result.then(limited, (error: unknown) => {
+      if (isDatabaseUnavailable(error)) {
+        logger.warn('upload socket refused: the database is unavailable', error)
+        return refuse(socket, 503, DATABASE_UNAVAILABLE_MESSAGE)
+      }
+      logger.error('upload socket refused: the rate limit failed', error)
+      refuse(socket, 500, ERROR_MESSAGES.internalError)
+    })
   }
 
   /** The checks after the rate limit, then the upgrade itself. */

@@ -29,6 +29,41 @@ type WindowRow = {
   allowed: boolean
 }
 
+const CLIENT = sql.placeholder('clientHash')
+const SLOT = sql.placeholder('slot')
+const MAX = sql.placeholder('max')
+
+/**
+ * The upsert of one request, prepared once: planning it anew costs more than running it. In the
+ * update, the columns name the row as it was, and `excluded` the request's slot.
+ */
+function prepareHit(db: Db) {
+  const { rateLimitWindows: table } = db.tables
+  // Constants of the code, written into the statement so that their types are plain.
+  const width = sql.raw(String(SLOTS + 1))
+  const first = sql.raw(`'{${[1, ...new Array<number>(SLOTS).fill(0)].join(',')}}'`)
+  const newest = sql`greatest(${table.slot}, excluded.slot)`
+  const age = sql`(${newest} - ${table.slot})`
+  // The counts moved on to the newest slot: `age` empty slots in front, the oldest dropped.
+  const moved = sql`(case when ${age} >= ${width} then array_fill(0, array[${width}])
+    else array_fill(0, array[${age}::integer]) || ${table.counts}[1 : (${width} - ${age})::integer]
+    end)`
+  const allowed = sql`((select coalesce(sum(c), 0) from unnest(${moved}) c) < ${MAX})`
+  return db.query
+    .insert(table)
+    .values({ clientHash: CLIENT, slot: SLOT, counts: sql`${first}::integer[]`, allowed: true })
+    .onConflictDoUpdate({
+      target: table.clientHash,
+      set: {
+        slot: newest,
+        counts: sql`case when ${allowed} then array[${moved}[1] + 1] || ${moved}[2:] else ${moved} end`,
+        allowed,
+      },
+    })
+    .returning({ slot: table.slot, counts: table.counts, allowed: table.allowed })
+    .prepare('rate_limit_hit')
+}
+
 export class SharedRateLimiter implements RateLimit {
   readonly enabled: boolean
   private readonly db: Db
@@ -36,6 +71,7 @@ export class SharedRateLimiter implements RateLimit {
   private readonly slotMs: number
   private readonly max: number
   private readonly now: () => number
+  private readonly hitStatement: ReturnType<typeof prepareHit>
 
   constructor(options: Omit<RateLimiterOptions, 'maxEntries'> & { db: Db; ipHash: DailyIpHash }) {
     this.db = options.db
@@ -44,21 +80,19 @@ export class SharedRateLimiter implements RateLimit {
     this.max = options.max
     this.now = options.now
     this.enabled = options.max > 0
+    this.hitStatement = prepareHit(options.db)
   }
 
   async hit(ip: string): Promise<RateLimitResult> {
     if (!this.enabled) return UNLIMITED
     const now = this.now()
-    const row = await this.count(this.ipHash.of(ip, now), Math.floor(now / this.slotMs))
-    // Newest first in the row; by slot number modulo SLOTS + 1 in the counts limitResult reads.
-    const perSlot = new Array<number>(SLOTS + 1).fill(0)
-    row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
-    const total = row.counts.reduce((sum, count) => sum + count, 0)
-    return limitResult({ slot: row.slot, perSlot, total }, row.allowed, {
+    const [row] = await this.hitStatement.execute({
+      clientHash: this.ipHash.of(ip, now),
+      slot: Math.floor(now / this.slotMs),
       max: this.max,
-      slotMs: this.slotMs,
-      now,
     })
+    if (row === undefined) throw new Error('The rate limit upsert returned no row')
+    return this.result(row, now)
   }
 
   /** Deletes the windows whose newest slot has left the window. */
@@ -72,42 +106,15 @@ export class SharedRateLimiter implements RateLimit {
     return removed.length
   }
 
-  /**
-   * Counts a request of `clientHash` in `slot` if the window allows it; answers the window after
-   * it. A window is moved on to the newer of its slot and the request's, so an instance whose
-   * clock lags a little counts in the newest slot rather than reopening an old one.
-   */
-  private async count(clientHash: string, slot: number): Promise<WindowRow> {
-    const { rateLimitWindows: table } = this.db.tables
-    // An array literal: drizzle would spread a JavaScript array into a list of parameters.
-    const first = `{${[1, ...new Array<number>(SLOTS).fill(0)].join(',')}}`
-    // A constant of the code, written into the statement so that its type is plain.
-    const width = sql.raw(String(SLOTS + 1))
-    const result = await this.db.query.execute<WindowRow>(sql`
-      insert into ${table} as r (client_hash, slot, counts, allowed)
-      values (${clientHash}, ${slot}, ${first}::integer[], true)
-      on conflict (client_hash) do update set (slot, counts, allowed) = (
-        select moved.slot,
-          case when moved.total < ${this.max}
-            then array[moved.counts[1] + 1] || moved.counts[2:]
-            else moved.counts end,
-          moved.total < ${this.max}
-        from (
-          select shifted.slot, shifted.counts,
-            (select coalesce(sum(c), 0) from unnest(shifted.counts) c) as total
-          from (
-            select newest.slot,
-              case when newest.slot - r.slot >= ${width} then array_fill(0, array[${width}])
-                else array_fill(0, array[(newest.slot - r.slot)::integer])
-                  || r.counts[1 : (${width} - (newest.slot - r.slot))::integer] end as counts
-            from (select greatest(r.slot, excluded.slot) as slot) newest
-          ) shifted
-        ) moved
-      )
-      returning slot, counts, allowed`)
-    const row = result.rows[0]
-    if (row === undefined) throw new Error('The rate limit upsert returned no row')
-    // A raw statement's `bigint` comes back as text.
-    return { slot: Number(row.slot), counts: row.counts.map(Number), allowed: row.allowed }
+  private result(row: WindowRow, now: number): RateLimitResult {
+    // Newest first in the row; by slot number modulo SLOTS + 1 in the counts limitResult reads.
+    const perSlot = new Array<number>(SLOTS + 1).fill(0)
+    row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
+    const total = row.counts.reduce((sum, count) => sum + count, 0)
+    return limitResult({ slot: row.slot, perSlot, total }, row.allowed, {
+      max: this.max,
+      slotMs: this.slotMs,
+      now,
+    })
   }
 }
