@@ -26,6 +26,7 @@ const POSTGRES_SUITES = [
   'request-upload-ws',
   'requests',
   'salts',
+  'shared-limits',
   'upload-ws',
   'uploads',
 ].map((name) => `test/${name}.test.ts`)
@@ -44,7 +45,8 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/postgres.test.ts'],
+          // Only PostgreSQL is shared by several instances.
+          exclude: ['test/postgres.test.ts', 'test/shared-limits.test.ts'],
         },
       },
       ...(postgresInstalled || process.env.CI === 'true'

@@ -13,7 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { URL_HOLD_MARGIN_MS } from '../src/services/blob-janitor.js'
 import { ORPHAN_GRACE_MS } from '../src/services/cleanup.js'
+import { MemoryLockout } from '../src/services/limits/lockout.js'
 import { blobFiles, followDownload, type Backend } from './backends.js'
+import { querySql } from './dialects.js'
 import { manualClock, startTestServer, type ManualClock, type TestServer } from './harness.js'
 
 const MiB = 1024 * 1024
@@ -1055,7 +1057,7 @@ export function requestsSuite(backend: Backend): void {
         const req = await createRequest(server, { hasPassword: true })
         const ip = nextIp()
         const { lockout } = server.service.services
-        for (let i = 0; i < 3; i++) lockout.fail(`request:${req.id}`, ip)
+        for (let i = 0; i < 3; i++) await lockout.fail(`request:${req.id}`, ip)
         expect((await inbox(server, req, req.inboxToken, ip)).status).toBe(429)
       })
 
@@ -1066,12 +1068,11 @@ export function requestsSuite(backend: Backend): void {
           expect((await inbox(server, open, b64u(32), ip)).status).toBe(404)
         expect((await inbox(server, open, open.inboxToken, ip)).status).toBe(200)
 
-        const { lockout } = server.service.services
-        const entries = lockout.size
+        const entries = await lockoutEntries(server)
         const unknown = { ...open, id: crypto.randomUUID() }
         for (let i = 0; i < 5; i++)
           expect((await inbox(server, unknown, b64u(32), ip)).status).toBe(404)
-        expect(lockout.size).toBe(entries)
+        expect(await lockoutEntries(server)).toBe(entries)
 
         const locked = await createRequest(server, { hasPassword: true })
         for (let i = 0; i < 5; i++) {
@@ -1152,4 +1153,15 @@ export function requestsSuite(backend: Backend): void {
       )
     })
   })
+}
+
+/** The (key, IP) pairs the server's lockout remembers, in memory or in the database. */
+async function lockoutEntries(server: TestServer): Promise<number> {
+  const { lockout } = server.service.services
+  if (lockout instanceof MemoryLockout) return lockout.size
+  const [row] = await querySql<{ n: number }>(
+    server.service.db,
+    'select count(*) as n from lockouts',
+  )
+  return Number(row?.n)
 }

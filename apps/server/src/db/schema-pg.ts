@@ -70,6 +70,7 @@ export const uploadQuota = pgTable(
     clientHash: text('client_hash').notNull(),
     windowStart: long('window_start').notNull(),
     bytes: long('bytes').notNull(),
+    held: long('held').notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.clientHash, table.windowStart] })],
 )
@@ -156,4 +157,26 @@ export const tombstones = pgTable(
     expiresAt: long('expires_at').notNull(),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+export const rateLimitWindows = pgTable(
+  'rate_limit_windows',
+  {
+    clientHash: text('client_hash').primaryKey(),
+    slot: long('slot').notNull(),
+    counts: integer('counts').array().notNull(),
+    allowed: boolean('allowed').notNull(),
+  },
+  (table) => [index('rate_limit_windows_slot').on(table.slot)],
+)
+
+export const lockouts = pgTable(
+  'lockouts',
+  {
+    entryHash: text('entry_hash').primaryKey(),
+    failures: integer('failures').notNull(),
+    lockedUntil: long('locked_until').notNull(),
+    expiresAt: long('expires_at').notNull(),
+  },
+  (table) => [index('lockouts_expires_at').on(table.expiresAt)],
 )

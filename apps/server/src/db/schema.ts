@@ -50,13 +50,17 @@ export const notes = sqliteTable(
   (table) => [index('notes_expires_at').on(table.expiresAt)],
 )
 
-/** Bytes uploaded per client in a quota window; the client is an HMAC of its IP (services/quota). */
+/**
+ * Bytes uploaded per client in a quota window, and bytes held by uploads that started in it and
+ * still run; the client is an HMAC of its IP (services/limits/quota.ts).
+ */
 export const uploadQuota = sqliteTable(
   'upload_quota',
   {
     clientHash: text('client_hash').notNull(),
     windowStart: integer('window_start').notNull(),
     bytes: integer('bytes').notNull(),
+    held: integer('held').notNull().default(0),
   },
   (table) => [primaryKey({ columns: [table.clientHash, table.windowStart] })],
 )
@@ -169,4 +173,40 @@ export const tombstones = sqliteTable(
     expiresAt: integer('expires_at').notNull(),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+/**
+ * The rate-limit window of each client on PostgreSQL, shared by every instance
+ * (services/limits/shared-rate-limiter.ts): the newest slot and the requests counted per slot,
+ * newest first. The client is the daily HMAC of its IP. SQLite serves one instance, which keeps
+ * its windows in memory (services/limits/rate-limiter.ts), so this table stays empty there.
+ */
+export const rateLimitWindows = sqliteTable(
+  'rate_limit_windows',
+  {
+    clientHash: text('client_hash').primaryKey(),
+    slot: integer('slot').notNull(),
+    counts: text('counts', { mode: 'json' }).$type<number[]>().notNull(),
+    /** Whether the request that wrote the row last was allowed. */
+    allowed: integer('allowed', { mode: 'boolean' }).notNull(),
+  },
+  (table) => [index('rate_limit_windows_slot').on(table.slot)],
+)
+
+/**
+ * Failed password attempts per key and client on PostgreSQL, shared by every instance
+ * (services/limits/lockout.ts, DbLockout). The entry is the daily HMAC of the key and the IP.
+ * SQLite serves one instance, which keeps them in memory, so this table stays empty there.
+ */
+export const lockouts = sqliteTable(
+  'lockouts',
+  {
+    entryHash: text('entry_hash').primaryKey(),
+    failures: integer('failures').notNull(),
+    /** 0 while not locked. */
+    lockedUntil: integer('locked_until').notNull(),
+    /** When the entry stops mattering: the lock ends, or its failures are too old to count. */
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [index('lockouts_expires_at').on(table.expiresAt)],
 )

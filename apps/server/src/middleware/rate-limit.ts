@@ -5,7 +5,7 @@
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import type { Context, MiddlewareHandler } from 'hono'
 
-import type { RateLimiter, RateLimitResult } from '../services/limits/rate-limiter.js'
+import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
 /** The `X-RateLimit-*` headers of a counted request. */
@@ -21,23 +21,27 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
 const passThrough: MiddlewareHandler = (_c, next) => next()
 
 export function rateLimit(
-  limiter: RateLimiter,
+  limiter: RateLimit,
   ipOf: (c: Context) => string,
   skip?: (c: Context) => boolean,
 ): MiddlewareHandler {
   if (!limiter.enabled) return passThrough
   return (c, next) => {
     if (skip?.(c) === true) return next()
-    const result = limiter.hit(ipOf(c))
-    const headers = rateLimitHeaders(result)
-    if (!result.allowed) {
-      return Promise.resolve(
-        c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {
-          ...headers,
-          [HEADERS.retryAfter]: String(result.retryAfterSec),
-        }),
-      )
+    const answer = (result: RateLimitResult): Promise<Response | void> => {
+      const headers = rateLimitHeaders(result)
+      if (!result.allowed) {
+        return Promise.resolve(
+          c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {
+            ...headers,
+            [HEADERS.retryAfter]: String(result.retryAfterSec),
+          }),
+        )
+      }
+      return withHeaders(c, next, headers)
     }
-    return withHeaders(c, next, headers)
+    // The in-memory limit answers at once; only the shared one waits for the database.
+    const result = limiter.hit(ipOf(c))
+    return result instanceof Promise ? result.then(answer) : answer(result)
   }
 }

@@ -34,7 +34,16 @@ export interface CleanupDeps {
   blobs: BlobStore
   services: Pick<
     Services,
-    'sessions' | 'janitor' | 'quota' | 'requests' | 'inbox' | 'uploads' | 'notes' | 'tombstones'
+    | 'sessions'
+    | 'janitor'
+    | 'quota'
+    | 'requests'
+    | 'inbox'
+    | 'uploads'
+    | 'notes'
+    | 'tombstones'
+    | 'rateLimiter'
+    | 'lockout'
   >
   logger: Logger
   /** Milliseconds since the epoch; decides which records have expired. */
@@ -201,7 +210,10 @@ export class CleanupJob {
     })
     await step('quota', async () => {
       report.quotaPruned =
-        (await services.quota.prune()) + (await services.requests.pruneDailyCounts())
+        (await services.quota.prune()) +
+        (await services.requests.pruneDailyCounts()) +
+        (await services.rateLimiter.prune()) +
+        (await services.lockout.prune())
     })
 
     this.deps.logger.debug(

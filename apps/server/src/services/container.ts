@@ -5,9 +5,10 @@ import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import { BlobJanitor } from './blob-janitor.js'
 import { InboxService } from './inbox.js'
-import { MemoryLockout } from './limits/lockout.js'
+import { DbLockout, MemoryLockout, type Lockout } from './limits/lockout.js'
 import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
-import { RateLimiter } from './limits/rate-limiter.js'
+import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
+import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
 import { RequestsService } from './requests.js'
 import { Tombstones } from './tombstones.js'
@@ -21,8 +22,8 @@ export interface Services {
   requests: RequestsService
   inbox: InboxService
   quota: DbUploadQuota
-  lockout: MemoryLockout
-  rateLimiter: RateLimiter
+  lockout: Lockout
+  rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
 }
@@ -51,16 +52,21 @@ export async function createServices(
     windowSec: config.uploadQuotaWindowSec,
     now,
   })
-  const lockout = new MemoryLockout({
+  // On PostgreSQL several instances may share the database, and so these limits; on SQLite the
+  // one instance keeps them in memory, which costs a request no write.
+  const shared = db.dialect === 'postgres'
+  const lockoutOptions = {
     maxAttempts: config.passwordMaxAttempts,
     lockoutMs: config.passwordLockoutMs,
     now,
-  })
-  const rateLimiter = new RateLimiter({
-    windowMs: config.rateLimitWindowMs,
-    max: config.rateLimitMax,
-    now,
-  })
+  }
+  const lockout = shared
+    ? new DbLockout({ ...lockoutOptions, db, ipHash })
+    : new MemoryLockout(lockoutOptions)
+  const limitOptions = { windowMs: config.rateLimitWindowMs, max: config.rateLimitMax, now }
+  const rateLimiter = shared
+    ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
+    : new RateLimiter(limitOptions)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }

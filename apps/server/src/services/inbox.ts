@@ -227,7 +227,7 @@ export class InboxService {
       matches: token !== null && tokenMatches(token, stored),
       wellFormed: token !== null,
     }
-    if (!tokenUnderLockout(this.deps.lockout, guard, checked)) throw requestNotFound()
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, checked))) throw requestNotFound()
     return row
   }
 }

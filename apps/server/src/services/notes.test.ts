@@ -32,13 +32,18 @@ class FakeLockout implements Lockout {
     }
   }
 
-  fail(key: string, clientIp: string): void {
+  fail(key: string, clientIp: string): boolean {
     const at = `${key} ${clientIp}`
     this.failures.set(at, (this.failures.get(at) ?? 0) + 1)
+    return true
   }
 
   succeed(key: string, clientIp: string): void {
     this.failures.delete(`${key} ${clientIp}`)
+  }
+
+  prune(): Promise<number> {
+    return Promise.resolve(0)
   }
 }
 

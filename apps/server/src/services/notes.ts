@@ -337,7 +337,7 @@ export class NotesService {
     const row = await this.available(id, this.statements.access)
     const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(presented, row.authTokenHash)
-    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
       throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
     }
     const [counted] = await this.statements.countView.execute({ id, now: this.deps.now() })
@@ -366,7 +366,7 @@ export class NotesService {
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.noteNotPasswordProtected)
     const guard = { key: `note:${id}`, clientIp, hasPassword: true }
     const token = judgeToken(presented, row.authTokenHash)
-    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
   }

@@ -318,7 +318,7 @@ export class UploadsService {
     const row = await this.find(id)
     const guard = { key: `upload:${id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(authToken, row.authTokenHash)
-    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
     }
     const delivery = await this.counter.deliver(id, this.deps.now())
@@ -392,7 +392,7 @@ export class UploadsService {
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
     const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
     const token = judgeToken(authToken, row.authTokenHash)
-    if (!tokenUnderLockout(this.deps.lockout, guard, token)) {
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }

@@ -10,10 +10,12 @@ import type { Duplex } from 'node:stream'
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import { WebSocketServer } from 'ws'
 
+import { DATABASE_UNAVAILABLE_MESSAGE } from '../app.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
+import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { rateLimitHeaders } from '../middleware/rate-limit.js'
-import type { RateLimiter } from '../services/limits/rate-limiter.js'
+import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import type { UploadsService } from '../services/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
 import { bufferLimits, UploadConnection, type UploadSocketHandler } from './upload-connection.js'
@@ -36,7 +38,7 @@ export interface UploadSocketDeps {
    * The per-IP limit of every endpoint (spec: Limits, rate limit), counted once per upgrade
    * request, with its headers on the handshake's answer; absent or off, nothing is counted.
    */
-  rateLimiter?: RateLimiter | undefined
+  rateLimiter?: RateLimit | undefined
   /** Further routes, such as `/api/request/:id/upload/ws`, tried after the normal upload socket. */
   routes?: UploadSocketRoute[]
   /** Milliseconds between keepalive pings. */
@@ -133,8 +135,9 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
       if (handler) break
     }
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
-    if (limiter) {
-      const result = limiter.hit(deps.ipOf(request))
+    if (!limiter) return accept(request, socket, head, handler)
+    const matched = handler
+    const limited = (result: RateLimitResult): void => {
       const headers = rateLimitHeaders(result)
       if (!result.allowed) {
         return refuse(socket, 429, ERROR_MESSAGES.rateLimited, {
@@ -143,7 +146,29 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
         })
       }
       handshakeHeaders.set(request, headers)
+      accept(request, socket, head, matched)
     }
+    // The in-memory limit answers at once; the shared one waits for the database, and while the
+    // database is away no upgrade is counted or let in.
+    const result = limiter.hit(deps.ipOf(request))
+    if (!(result instanceof Promise)) return limited(result)
+    result.then(limited, (error: unknown) => {
+      if (isDatabaseUnavailable(error)) {
+        logger.warn('upload socket refused: the database is unavailable', error)
+        return refuse(socket, 503, DATABASE_UNAVAILABLE_MESSAGE)
+      }
+      logger.error('upload socket refused: the rate limit failed', error)
+      refuse(socket, 500, ERROR_MESSAGES.internalError)
+    })
+  }
+
+  /** The checks after the rate limit, then the upgrade itself. */
+  function accept(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    matched: UploadSocketHandler,
+  ): void {
     // 404 as for a route that does not exist: the socket is not offered (spec: "Used only when
     // FILE_UPLOAD_WS is on"), and a client falls back on any failed handshake.
     if (!config.fileUploadWs) return refuse(socket, 404, ERROR_MESSAGES.webSocketUploadDisabled)
@@ -153,7 +178,6 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     if (origin !== undefined && origin !== allowedOrigin) {
       return refuse(socket, 403, ERROR_MESSAGES.originNotAllowed)
     }
-    const matched = handler
     wss.handleUpgrade(request, socket, head, (ws) => {
       const connection = new UploadConnection(ws, request, matched, {
         limits,

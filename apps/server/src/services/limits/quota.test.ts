@@ -97,6 +97,16 @@ describe('DbUploadQuota', () => {
     expect(await q.status(IP)).toMatchObject({ usedBytes: 600 })
   })
 
+  // Two instances on one database: what one holds, the other counts.
+  it('holds running uploads in the database, where another instance sees them', async () => {
+    const [one, other] = [await quota(), await quota()]
+    const running = await one.reserve(IP, 600)
+    expect((await httpErrorOfAsync(() => other.reserve(IP, 600))).status).toBe(413)
+    expect(await other.status(IP)).toMatchObject({ usedBytes: 600 })
+    await running.settle(false)
+    await expect(other.reserve(IP, 600)).resolves.toBeDefined()
+  })
+
   it('settles only once', async () => {
     const q = await quota()
     const reservation = await q.reserve(IP, 300)
@@ -177,6 +187,17 @@ describe('DbUploadQuota', () => {
     await expect(q.reserve(IP, 300)).rejects.toThrow(HttpError)
     await running.settle(true)
     expect(await q.status(IP)).toMatchObject({ usedBytes: 800 })
+  })
+
+  it('keeps the row of the previous window while an upload of it runs', async () => {
+    const q = await quota(1000, 3600)
+    const running = await q.reserve(IP, 100)
+    clock.now = NOON + 3600_000
+    expect(await q.prune()).toBe(0)
+    clock.now = NOON + 2 * 3600_000
+    expect(await q.prune()).toBe(1)
+    await running.settle(true)
+    expect(await q.status(IP)).toMatchObject({ usedBytes: 100 })
   })
 
   it('prunes rows of past windows only', async () => {

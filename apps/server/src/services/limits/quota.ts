@@ -5,12 +5,11 @@
 import { createHmac, randomBytes } from 'node:crypto'
 
 import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
-import { and, eq, lt } from 'drizzle-orm'
+import { and, eq, lt, or, sql } from 'drizzle-orm'
 
-import type { Db } from '../../db/client.js'
-import { increment } from '../../db/expressions.js'
+import type { Db, Executor } from '../../db/client.js'
+import { decrementToZero, increment } from '../../db/expressions.js'
 import { HttpError } from '../../http-error.js'
-import { PerKeyQueue } from './per-key-queue.js'
 
 /** Bytes held against a client's quota while an upload runs. */
 export interface QuotaReservation {
@@ -22,8 +21,7 @@ export interface UploadQuota {
   /**
    * Holds `bytes` for an upload that is starting: 429 `Upload quota exhausted` when nothing is
    * left, 413 `Upload exceeds the remaining quota` when less than `bytes` is left. Check and hold
-   * of one client wait for its other reservations and settlements, so concurrent uploads cannot
-   * overshoot.
+   * are one statement, so concurrent uploads, on any instance, cannot overshoot.
    */
   reserve(clientIp: string, bytes: number): Promise<QuotaReservation>
   /** What `GET /api/quota` reports for this client. */
@@ -48,15 +46,23 @@ const NO_RESERVATION: QuotaReservation = { settle: async () => undefined }
 interface Window {
   start: number
   end: number
+  clientIp: string
   clientHash: string
 }
 
 /**
- * Quota usage in the database, so it survives restarts; running uploads are held in memory only,
- * as a restart ends them anyway. Windows are fixed and aligned to the Unix epoch. A client's
- * reservations and settlements run one at a time (`queue`): a check reads the recorded bytes and
- * this process's held ones, and a settlement moves bytes from one to the other, which must not
- * happen between the two reads.
+ * Quota usage in the database, shared by every instance and kept across restarts. Windows are
+ * fixed and aligned to the Unix epoch. Each client's row of a window holds the bytes recorded in
+ * it and the bytes `held` by uploads that started in it and still run. A reservation is one
+ * conditional UPDATE that holds the bytes only if recorded + held + these bytes, with what the
+ * previous window still holds, stay within the quota; a settlement is one UPDATE that moves the
+ * bytes from held to recorded (or drops them). As each of these statements reads the row it has
+ * locked, reservations on any instance cannot both pass when only one fits, and a check never
+ * falls between the two halves of a settlement.
+ *
+ * A running upload is counted by its own window and the next one, and recorded in the window it
+ * ends in (an upload outlasting two windows is no longer counted in the third). Bytes held by an
+ * instance that died are counted until their window has passed.
  *
  * The client is stored as HMAC-SHA256(dailyKey, ip) with dailyKey = HMAC-SHA256(secret, UTC date
  * of the window's start): a stored hash cannot be tied to an IP without the secret, and the hashes
@@ -69,9 +75,6 @@ export class DbUploadQuota implements UploadQuota {
   private readonly windowMs: number
   private readonly now: () => number
   private readonly ipHash: DailyIpHash
-  /** Bytes of running uploads per IP; kept across window changes until each upload ends. */
-  private readonly held = new Map<string, number>()
-  private readonly queue = new PerKeyQueue()
 
   constructor(options: DbUploadQuotaOptions & { ipHash: DailyIpHash }) {
     this.db = options.db
@@ -86,35 +89,24 @@ export class DbUploadQuota implements UploadQuota {
       throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
     }
     if (this.quotaBytes === 0) return NO_RESERVATION
-    return this.queue.run(clientIp, () => this.reserveNow(clientIp, bytes))
-  }
-
-  private async reserveNow(clientIp: string, bytes: number): Promise<QuotaReservation> {
     const now = this.now()
     const window = this.window(clientIp, now)
-    const remaining = this.quotaBytes - (await this.used(clientIp, window))
-    if (remaining <= 0) {
-      const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
-      throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
-        headers: { 'Retry-After': String(seconds) },
-      })
+    if (!(await this.hold(window, bytes))) {
+      const remaining = this.quotaBytes - (await this.used(clientIp, window))
+      if (remaining <= 0) {
+        const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
+        throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
+          headers: { 'Retry-After': String(seconds) },
+        })
+      }
+      throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
     }
-    if (bytes > remaining) throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
-
-    this.hold(clientIp, bytes)
     let settled = false
     return {
       settle: async (kept) => {
         if (settled) return
         settled = true
-        await this.queue.run(clientIp, async () => {
-          try {
-            // Recorded in the window the upload ends in, which every later reservation counts.
-            if (kept && bytes > 0) await this.record(this.window(clientIp, this.now()), bytes)
-          } finally {
-            this.hold(clientIp, -bytes)
-          }
-        })
+        await this.settle(window, this.window(clientIp, this.now()), bytes, kept)
       },
     }
   }
@@ -133,46 +125,114 @@ export class DbUploadQuota implements UploadQuota {
     }
   }
 
-  /** Deletes the rows of past windows; the cleanup job calls it. Returns how many it deleted. */
+  /**
+   * Deletes the rows of windows before the previous one (whose held bytes the current window
+   * still counts); the cleanup job calls it. Returns how many it deleted.
+   */
   async prune(): Promise<number> {
     const { uploadQuota } = this.db.tables
     const start = this.windowStart(this.now())
     const removed = await this.db.query
       .delete(uploadQuota)
-      .where(lt(uploadQuota.windowStart, start))
+      .where(
+        or(
+          lt(uploadQuota.windowStart, start - this.windowMs),
+          and(lt(uploadQuota.windowStart, start), eq(uploadQuota.held, 0)),
+        ),
+      )
       .returning({ windowStart: uploadQuota.windowStart })
     return removed.length
   }
 
+  /** Recorded and held bytes of `window` plus those the previous window still holds. */
   private async used(clientIp: string, window: Window): Promise<number> {
     const { uploadQuota } = this.db.tables
-    const [row] = await this.db.query
-      .select({ bytes: uploadQuota.bytes })
+    const previous = this.previous(clientIp, window)
+    const rows = await this.db.query
+      .select({
+        windowStart: uploadQuota.windowStart,
+        bytes: uploadQuota.bytes,
+        held: uploadQuota.held,
+      })
       .from(uploadQuota)
+      .where(
+        or(
+          and(
+            eq(uploadQuota.clientHash, window.clientHash),
+            eq(uploadQuota.windowStart, window.start),
+          ),
+          and(
+            eq(uploadQuota.clientHash, previous.clientHash),
+            eq(uploadQuota.windowStart, previous.start),
+          ),
+        ),
+      )
+    return rows.reduce(
+      (sum, row) => sum + row.held + (row.windowStart === window.start ? row.bytes : 0),
+      0,
+    )
+  }
+
+  /** Holds `bytes` in the client's row of `window` if they fit; answers whether they did. */
+  private async hold(window: Window, bytes: number): Promise<boolean> {
+    if (bytes > this.quotaBytes) return false
+    const { uploadQuota } = this.db.tables
+    await this.db.query
+      .insert(uploadQuota)
+      .values({ clientHash: window.clientHash, windowStart: window.start, bytes: 0, held: 0 })
+      .onConflictDoNothing()
+    const previous = this.previous(window.clientIp, window)
+    // Read in the same statement: held bytes of the previous window only ever go down, so a
+    // reading that lags behind counts too much, never too little.
+    const previousHeld = sql`coalesce((select previous.held from ${uploadQuota} as previous
+      where previous.client_hash = ${previous.clientHash}
+      and previous.window_start = ${previous.start}), 0)`
+    const held = await this.db.query
+      .update(uploadQuota)
+      .set({ held: increment(uploadQuota.held, bytes) })
       .where(
         and(
           eq(uploadQuota.clientHash, window.clientHash),
           eq(uploadQuota.windowStart, window.start),
+          // An empty upload still needs a byte left: an exhausted quota refuses everything.
+          sql`${uploadQuota.bytes} + ${uploadQuota.held} + ${previousHeld} + ${Math.max(bytes, 1)} <= ${this.quotaBytes}`,
         ),
       )
-    return (row?.bytes ?? 0) + (this.held.get(clientIp) ?? 0)
+      .returning({ held: uploadQuota.held })
+    return held.length > 0
   }
 
-  private async record(window: Window, bytes: number): Promise<void> {
+  /**
+   * Gives back the bytes held in `from`, and records them in `to` (the window the upload ends in)
+   * when kept: one statement while both are the same window, one transaction otherwise.
+   */
+  private async settle(from: Window, to: Window, bytes: number, kept: boolean): Promise<void> {
     const { uploadQuota } = this.db.tables
-    await this.db.query
-      .insert(uploadQuota)
-      .values({ clientHash: window.clientHash, windowStart: window.start, bytes })
-      .onConflictDoUpdate({
-        target: [uploadQuota.clientHash, uploadQuota.windowStart],
-        set: { bytes: increment(uploadQuota.bytes, bytes) },
-      })
-  }
-
-  private hold(clientIp: string, bytes: number): void {
-    const total = (this.held.get(clientIp) ?? 0) + bytes
-    if (total > 0) this.held.set(clientIp, total)
-    else this.held.delete(clientIp)
+    const release = (tx: Executor, recorded: number) =>
+      tx
+        .update(uploadQuota)
+        .set({
+          held: decrementToZero(uploadQuota.held, bytes),
+          bytes: increment(uploadQuota.bytes, recorded),
+        })
+        .where(
+          and(eq(uploadQuota.clientHash, from.clientHash), eq(uploadQuota.windowStart, from.start)),
+        )
+    const recorded = kept ? bytes : 0
+    if (from.start === to.start || recorded === 0) {
+      await release(this.db.query, recorded)
+      return
+    }
+    await this.db.transaction(async (tx) => {
+      await release(tx, 0)
+      await tx
+        .insert(uploadQuota)
+        .values({ clientHash: to.clientHash, windowStart: to.start, bytes: recorded })
+        .onConflictDoUpdate({
+          target: [uploadQuota.clientHash, uploadQuota.windowStart],
+          set: { bytes: increment(uploadQuota.bytes, recorded) },
+        })
+    })
   }
 
   private windowStart(now: number): number {
@@ -181,7 +241,16 @@ export class DbUploadQuota implements UploadQuota {
 
   private window(clientIp: string, now: number): Window {
     const start = this.windowStart(now)
-    return { start, end: start + this.windowMs, clientHash: this.ipHash.of(clientIp, start) }
+    return {
+      start,
+      end: start + this.windowMs,
+      clientIp,
+      clientHash: this.ipHash.of(clientIp, start),
+    }
+  }
+
+  private previous(clientIp: string, window: Window): Window {
+    return this.window(clientIp, window.start - this.windowMs)
   }
 }
 

@@ -13,6 +13,18 @@
 /** Slots per window: how finely the window slides. */
 export const SLOTS = 10
 
+/**
+ * The per-IP limit as the middleware and the upload sockets use it: in this process's memory
+ * (RateLimiter, one instance on SQLite) or in the database (SharedRateLimiter, PostgreSQL).
+ */
+export interface RateLimit {
+  readonly enabled: boolean
+  /** Counts one request of `ip` if it is allowed and reports the state of its limit. */
+  hit(ip: string): RateLimitResult | Promise<RateLimitResult>
+  /** Forgets windows that no longer count anything; the cleanup job calls it. */
+  prune(): Promise<number>
+}
+
 export interface RateLimiterOptions {
   windowMs: number
   /** Requests per window and IP; 0 turns the limit off. */
@@ -33,7 +45,7 @@ export interface RateLimitResult {
   retryAfterSec: number
 }
 
-interface Counts {
+export interface Counts {
   /** The newest slot counted: `floor(time / slot length)`. */
   slot: number
   /** Requests per slot, slot `n` at `n % (SLOTS + 1)`, for the slots `slot - SLOTS` to `slot`. */
@@ -44,7 +56,7 @@ interface Counts {
 
 const DEFAULT_MAX_ENTRIES = 100_000
 
-export class RateLimiter {
+export class RateLimiter implements RateLimit {
   readonly enabled: boolean
   private readonly slotMs: number
   private readonly max: number
@@ -64,9 +76,7 @@ export class RateLimiter {
   /** Counts one request of `ip` if it is allowed and reports the state of its limit. */
   hit(ip: string): RateLimitResult {
     const now = this.now()
-    if (!this.enabled) {
-      return { allowed: true, limit: 0, remaining: 0, resetSec: 0, retryAfterSec: 0 }
-    }
+    if (!this.enabled) return UNLIMITED
     const slot = Math.floor(now / this.slotMs)
     this.dropIdle(slot)
     const counts = this.advance(this.counts.get(ip), slot)
@@ -79,15 +89,12 @@ export class RateLimiter {
       counts.perSlot[slot % (SLOTS + 1)]! += 1
       counts.total += 1
     }
-    return {
-      allowed,
-      limit: this.max,
-      remaining: this.max - counts.total,
-      resetSec: Math.ceil(this.freedAt(counts, 0, now) / 1000),
-      retryAfterSec: allowed
-        ? 0
-        : Math.max(1, Math.ceil((this.freedAt(counts, this.max - 1, now) - now) / 1000)),
-    }
+    return limitResult(counts, allowed, { max: this.max, slotMs: this.slotMs, now })
+  }
+
+  /** Idle IPs are dropped as requests come; nothing is left for the cleanup job. */
+  prune(): Promise<number> {
+    return Promise.resolve(0)
   }
 
   /** Number of IPs remembered; for tests and diagnostics. */
@@ -109,19 +116,6 @@ export class RateLimiter {
     return counts
   }
 
-  /**
-   * When at most `left` of the requests counted now still count, if no more are made: slots
-   * leave the count oldest first, slot `n` at the start of slot `n + SLOTS + 1`.
-   */
-  private freedAt(counts: Counts, left: number, now: number): number {
-    let total = counts.total
-    for (let n = counts.slot - SLOTS; n <= counts.slot; n++) {
-      if (total <= left) return n + SLOTS <= counts.slot ? now : (n + SLOTS) * this.slotMs
-      total -= counts.perSlot[n % (SLOTS + 1)]!
-    }
-    return (counts.slot + SLOTS + 1) * this.slotMs
-  }
-
   /** An IP whose newest slot has left the window no longer counts anything. */
   private dropIdle(slot: number): void {
     for (const [ip, counts] of this.counts) {
@@ -134,4 +128,44 @@ export class RateLimiter {
     const oldest = this.counts.keys().next()
     if (oldest.done !== true) this.counts.delete(oldest.value)
   }
+}
+
+/** The state of a limit after a request, as the `X-RateLimit-*` and `Retry-After` headers say it. */
+export function limitResult(
+  counts: Counts,
+  allowed: boolean,
+  limit: { max: number; slotMs: number; now: number },
+): RateLimitResult {
+  const { max, slotMs, now } = limit
+  return {
+    allowed,
+    limit: max,
+    remaining: Math.max(0, max - counts.total),
+    resetSec: Math.ceil(freedAt(counts, 0, now, slotMs) / 1000),
+    retryAfterSec: allowed
+      ? 0
+      : Math.max(1, Math.ceil((freedAt(counts, max - 1, now, slotMs) - now) / 1000)),
+  }
+}
+
+/**
+ * When at most `left` of the requests counted now still count, if no more are made: slots leave
+ * the count oldest first, slot `n` at the start of slot `n + SLOTS + 1`.
+ */
+function freedAt(counts: Counts, left: number, now: number, slotMs: number): number {
+  let total = counts.total
+  for (let n = counts.slot - SLOTS; n <= counts.slot; n++) {
+    if (total <= left) return n + SLOTS <= counts.slot ? now : (n + SLOTS) * slotMs
+    total -= counts.perSlot[n % (SLOTS + 1)]!
+  }
+  return (counts.slot + SLOTS + 1) * slotMs
+}
+
+/** The disabled limit's answer: nothing counted, nothing labelled. */
+export const UNLIMITED: RateLimitResult = {
+  allowed: true,
+  limit: 0,
+  remaining: 0,
+  resetSec: 0,
+  retryAfterSec: 0,
 }
