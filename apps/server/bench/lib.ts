@@ -61,6 +61,7 @@ export async function startBuiltServer(
 
 export interface Answer {
   status: number
+  headers: IncomingMessage['headers']
   body: Buffer
 }
 
@@ -86,7 +87,13 @@ export function send(port: number, agent: Agent, options: RequestOptions): Promi
       (res: IncomingMessage) => {
         const parts: Buffer[] = []
         res.on('data', (part: Buffer) => parts.push(part))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts) }))
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(parts),
+          }),
+        )
         res.on('error', reject)
       },
     )

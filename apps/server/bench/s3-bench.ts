@@ -12,43 +12,23 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
 
-import { DeleteObjectCommand } from '@aws-sdk/client-s3'
-import { Upload } from '@aws-sdk/lib-storage'
 import type { SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
-import WebSocket from 'ws'
 
-import { S3BlobStore } from '../src/storage/s3.js'
-import { MiB, expectStatus, mbps, payload, round, send, startBuiltServer, token } from './lib.js'
+import { MiB, expectStatus, round, send, startBuiltServer } from './lib.js'
+import { uploadDirect } from './s3-direct.js'
+import { uploadInChunks, uploadOverWebSocket, type StoredUpload } from './uploads.js'
 
 const SIZE = Number(process.env.BENCH_S3_MIB ?? 1024) * MiB
 /** Rounds of the three uploads; each figure is the best of its rounds. */
 const ROUNDS = Number(process.env.BENCH_S3_ROUNDS ?? 3)
 const PART_SIZE = 8 * MiB
-const WS_FRAME_SIZE = MiB
-/** The WebSocket client stops sending while more than this waits in its socket buffer. */
-const WS_HIGH_WATER = 8 * MiB
 /** Chunk size and chunks in flight of the chunked transport (spec: Limits). */
 const CHUNK_SIZE = 10_000_000
 const CHUNKS_IN_FLIGHT = 3
 const BUCKET = 'fileshare-bench'
 const TARGETS = { ratio: 0.8, peakRssMB: 250 }
-
-/** The same bytes as the WebSocket upload sends, as a stream for lib-storage. */
-function payloadStream(size: number): Readable {
-  let offset = 0
-  let index = 0
-  return new Readable({
-    read() {
-      if (offset >= size) return void this.push(null)
-      const length = Math.min(WS_FRAME_SIZE, size - offset)
-      this.push(payload(index++, length))
-      offset += length
-    },
-  })
-}
 
 /** Peak VmRSS of a process, sampled every 50 ms. */
 class RssMonitor {
@@ -98,135 +78,10 @@ function startServer(gateway: Radosgw, dataDir: string): Promise<SpawnedServer> 
   })
 }
 
-interface Uploaded {
-  id: string
-  ownerToken: string
-  mbps: number
-}
-
 const UPLOAD_SETTINGS = { maxDownloads: '1', expireSec: '86400' }
 
-async function uploadOverWebSocket(port: number): Promise<Uploaded> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/upload/ws`, {
-    origin: `http://127.0.0.1:${port}`,
-    // Masked as the command line masks (docs/api.md, WebSocket frame masks): with a zero key.
-    // A random key would add a masked copy of every frame on the client, which here shares the
-    // server's two cores; on a real network the client's work is done elsewhere.
-    generateMask: (mask: Buffer) => void mask.fill(0),
-  })
-  const frames: Array<Record<string, unknown>> = []
-  let failure: Error | undefined
-  let wake: (() => void) | undefined
-  const notify = () => {
-    const resume = wake
-    wake = undefined
-    resume?.()
-  }
-  ws.on('open', notify)
-  ws.on('message', (data, isBinary) => {
-    if (!isBinary) frames.push(JSON.parse(String(data)) as Record<string, unknown>)
-    notify()
-  })
-  ws.on('close', (code) => {
-    failure ??= new Error(`socket closed with ${code}`)
-    notify()
-  })
-  ws.on('error', (error) => {
-    failure ??= error
-    notify()
-  })
-  const until = async (condition: () => boolean) => {
-    while (!condition()) {
-      if (failure) throw failure
-      await new Promise<void>((resolve) => (wake = resolve))
-    }
-  }
-  const frame = async (type: string) => {
-    await until(() => frames.length > 0)
-    const next = frames.shift()!
-    if (next.type !== type) throw new Error(`expected ${type}, got ${JSON.stringify(next)}`)
-    return next
-  }
-  const ownerToken = token()
-  try {
-    await until(() => ws.readyState === WebSocket.OPEN)
-    const start = performance.now()
-    const headers = {
-      authToken: token(),
-      ownerToken,
-      salt: token(),
-      ...UPLOAD_SETTINGS,
-      fileCount: '1',
-      contentLength: String(SIZE),
-      hasPassword: 'false',
-    }
-    ws.send(JSON.stringify({ type: 'init', headers }))
-    const id = (await frame('ready')).id as string
-    for (let offset = 0, i = 0; offset < SIZE; offset += WS_FRAME_SIZE, i++) {
-      await until(() => ws.bufferedAmount <= WS_HIGH_WATER)
-      ws.send(payload(i, Math.min(WS_FRAME_SIZE, SIZE - offset)), { binary: true }, notify)
-    }
-    ws.send(JSON.stringify({ type: 'finalize' }))
-    await frame('done')
-    return { id, ownerToken, mbps: mbps(SIZE, performance.now() - start) }
-  } finally {
-    ws.terminate()
-  }
-}
-
-async function uploadInChunks(port: number): Promise<Uploaded> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CHUNKS_IN_FLIGHT })
-  const ownerToken = token()
-  try {
-    const start = performance.now()
-    const init = await send(port, agent, {
-      method: 'POST',
-      path: '/api/upload/init',
-      headers: {
-        'X-Auth-Token': token(),
-        'X-Owner-Token': ownerToken,
-        'X-Salt': token(),
-        'X-Max-Downloads': UPLOAD_SETTINGS.maxDownloads,
-        'X-Expire-Sec': UPLOAD_SETTINGS.expireSec,
-        'X-File-Count': '1',
-        'X-Has-Password': 'false',
-        'X-Content-Length': String(SIZE),
-      },
-    })
-    expectStatus('upload init', init, 201)
-    const { id } = JSON.parse(init.body.toString()) as { id: string }
-    const count = Math.ceil(SIZE / CHUNK_SIZE)
-    let next = 0
-    const worker = async () => {
-      while (next < count) {
-        const index = next++
-        const body = payload(index, Math.min(CHUNK_SIZE, SIZE - index * CHUNK_SIZE))
-        const path = `/api/upload/${id}/chunk?index=${index}`
-        const headers = { 'content-type': 'application/octet-stream' }
-        expectStatus(
-          `chunk ${index}`,
-          await send(port, agent, { method: 'POST', path, headers, body }),
-          200,
-        )
-      }
-    }
-    await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker))
-    const finalize = await send(port, agent, {
-      method: 'POST',
-      path: `/api/upload/${id}/finalize`,
-      headers: {
-        'X-Owner-Token': ownerToken,
-      },
-    })
-    expectStatus('finalize', finalize, 200)
-    return { id, ownerToken, mbps: mbps(SIZE, performance.now() - start) }
-  } finally {
-    agent.destroy()
-  }
-}
-
 /** Deletes an upload, so that the in-memory OSD does not hold every GiB of the run at once. */
-async function deleteUpload(port: number, upload: Uploaded): Promise<void> {
+async function deleteUpload(port: number, upload: StoredUpload): Promise<void> {
   const agent = new Agent()
   try {
     const answer = await send(port, agent, {
@@ -242,31 +97,6 @@ async function deleteUpload(port: number, upload: Uploaded): Promise<void> {
   }
 }
 
-async function uploadDirect(gateway: Radosgw, size = SIZE): Promise<number> {
-  // The server's own client settings (path style, checksums only where required).
-  const { client } = new S3BlobStore({
-    endpoint: gateway.endpoint,
-    region: gateway.region,
-    bucket: BUCKET,
-    accessKeyId: gateway.accessKeyId,
-    secretAccessKey: gateway.secretAccessKey,
-    forcePathStyle: true,
-    partSize: PART_SIZE,
-    presignedUrlExpirySec: 300,
-  })
-  const key = 'direct-upload'
-  const start = performance.now()
-  await new Upload({
-    client,
-    params: { Bucket: BUCKET, Key: key, Body: payloadStream(size) },
-    partSize: PART_SIZE,
-  }).done()
-  const result = mbps(size, performance.now() - start)
-  await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }))
-  client.destroy()
-  return result
-}
-
 async function run() {
   const missing = await radosgwMissing()
   if (missing) throw new Error(missing)
@@ -275,7 +105,7 @@ async function run() {
   try {
     const server = await startServer(gateway, dataDir)
     // radosgw creates its data pool on the first write; that must not count against anyone.
-    await uploadDirect(gateway, 4 * PART_SIZE)
+    await uploadDirect(gateway, { bucket: BUCKET, partSize: PART_SIZE, size: 4 * PART_SIZE })
     const monitor = new RssMonitor(server.child.pid!)
     try {
       // Best of ROUNDS rounds for each: on a shared machine a round can lose a second to other
@@ -287,13 +117,26 @@ async function run() {
       let wsPeakRssMB = 0
       let chunkedPeakRssMB = 0
       for (let pass = 1; pass <= ROUNDS; pass++) {
-        const direct = await uploadDirect(gateway)
+        const direct = await uploadDirect(gateway, {
+          bucket: BUCKET,
+          partSize: PART_SIZE,
+          size: SIZE,
+        })
         monitor.lap()
-        const ws = await uploadOverWebSocket(server.port)
+        const ws = await uploadOverWebSocket(server.port, {
+          size: SIZE,
+          settings: UPLOAD_SETTINGS,
+          zeroMask: true,
+        })
         wsPeakRssMB = Math.max(wsPeakRssMB, monitor.lap())
         await deleteUpload(server.port, ws)
         monitor.lap()
-        const chunked = await uploadInChunks(server.port)
+        const chunked = await uploadInChunks(server.port, {
+          size: SIZE,
+          settings: UPLOAD_SETTINGS,
+          chunkSize: CHUNK_SIZE,
+          inFlight: CHUNKS_IN_FLIGHT,
+        })
         chunkedPeakRssMB = Math.max(chunkedPeakRssMB, monitor.lap())
         await deleteUpload(server.port, chunked)
         await gateway.collectGarbage()

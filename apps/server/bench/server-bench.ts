@@ -16,10 +16,8 @@ import { Agent } from 'node:http'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { stopChild, type SpawnedServer } from '@fileshare/testing'
-import WebSocket from 'ws'
 
 import {
   MiB,
@@ -30,22 +28,24 @@ import {
   round,
   send,
   startBuiltServer,
-  token,
 } from './lib.js'
+import { noteLoad, type NoteSettings } from './note-load.js'
 import { wrkMissing } from './require-wrk.js'
+import {
+  uploadInChunks,
+  uploadOverWebSocket,
+  type StoredUpload,
+  type UploadSettings,
+} from './uploads.js'
 
 const SIZE = Number(process.env.BENCH_SERVER_MIB ?? 1024) * MiB
 const BUFFER_SIZE = MiB
-const WS_FRAME_SIZE = MiB
-/** The WebSocket client stops sending while more than this waits in its socket buffer. */
-const WS_HIGH_WATER = 8 * MiB
 /** Chunk size and chunks in flight of the chunked transport (spec: POST /api/upload/:id/chunk). */
 const CHUNK_SIZE = 10_000_000
 const CHUNKS_IN_FLIGHT = 3
 const NOTE_CLIENTS = 32
 const NOTE_SECONDS = 10
 const NOTE_WARMUP_SECONDS = 3
-const NOTES_SCRIPT = fileURLToPath(new URL('notes.lua', import.meta.url))
 const SAMPLE_MS = 50
 /** Linux reports process and machine CPU time in USER_HZ ticks, 100 per second. */
 const TICKS_PER_SECOND = 100
@@ -186,23 +186,6 @@ function track(child: ChildProcess): ChildProcess {
   return child
 }
 
-/** Keeps the last lines a child printed, to show why it stopped. */
-function tail(child: ChildProcess): () => string {
-  const lines: string[] = []
-  const keep = (data: Buffer) => {
-    lines.push(
-      ...data
-        .toString()
-        .split('\n')
-        .filter((line) => line !== ''),
-    )
-    lines.splice(0, Math.max(0, lines.length - 20))
-  }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  return () => lines.join('\n')
-}
-
 /** The built server on a free loopback port with a temporary DATA_DIR. */
 async function startServer(dataDir: string): Promise<SpawnedServer> {
   const server = await startBuiltServer(dataDir, {
@@ -261,174 +244,6 @@ async function diskCeiling(dir: string): Promise<number> {
   } finally {
     await file.close()
     await rm(path, { force: true })
-  }
-}
-
-interface UploadSettings {
-  maxDownloads: string
-  expireSec: string
-}
-
-interface StoredUpload {
-  id: string
-  authToken: string
-  mbps: number
-}
-
-interface ServerFrame {
-  type: string
-  id?: string
-  message?: string
-}
-
-/** A WebSocket whose frames are queued, with a wait for a condition that fails once it closes. */
-class UploadSocket {
-  private readonly frames: ServerFrame[] = []
-  private failure: Error | undefined
-  private wake: (() => void) | undefined
-
-  constructor(readonly ws: WebSocket) {
-    ws.on('open', this.notify)
-    ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
-      const frame = isBinary ? undefined : (JSON.parse(data.toString()) as ServerFrame)
-      if (frame?.type === 'error') this.failure ??= new Error(`error frame: ${frame.message}`)
-      else if (frame) this.frames.push(frame)
-      else this.failure ??= new Error('binary frame from the server')
-      this.notify()
-    })
-    ws.on('close', (code, reason) => {
-      this.failure ??= new Error(`socket closed with ${code} ${reason.toString()}`)
-      this.notify()
-    })
-    ws.on('error', (error) => {
-      this.failure ??= error
-      this.notify()
-    })
-  }
-
-  readonly notify = (): void => {
-    const wake = this.wake
-    this.wake = undefined
-    wake?.()
-  }
-
-  async until(condition: () => boolean): Promise<void> {
-    while (!condition()) {
-      if (this.failure) throw this.failure
-      await new Promise<void>((resolve) => (this.wake = resolve))
-    }
-  }
-
-  async frame(type: string): Promise<ServerFrame> {
-    await this.until(() => this.frames.length > 0)
-    const frame = this.frames.shift()!
-    if (frame.type !== type)
-      throw new Error(`expected a ${type} frame, got ${JSON.stringify(frame)}`)
-    return frame
-  }
-}
-
-async function uploadOverWebSocket(
-  port: number,
-  settings: UploadSettings,
-): Promise<StoredUpload & { deflate: boolean }> {
-  const origin = `http://127.0.0.1:${port}`
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/api/upload/ws`, { origin })
-  const socket = new UploadSocket(ws)
-  const authToken = token()
-  try {
-    await socket.until(() => ws.readyState === WebSocket.OPEN)
-    const start = performance.now()
-    const headers = {
-      authToken,
-      ownerToken: token(),
-      salt: token(),
-      maxDownloads: settings.maxDownloads,
-      expireSec: settings.expireSec,
-      fileCount: '1',
-      contentLength: String(SIZE),
-      hasPassword: 'false',
-    }
-    ws.send(JSON.stringify({ type: 'init', headers }))
-    const { id } = await socket.frame('ready')
-    for (let offset = 0, i = 0; offset < SIZE; offset += WS_FRAME_SIZE, i++) {
-      await socket.until(() => ws.bufferedAmount <= WS_HIGH_WATER)
-      ws.send(payload(i, Math.min(WS_FRAME_SIZE, SIZE - offset)), { binary: true }, socket.notify)
-    }
-    ws.send(JSON.stringify({ type: 'finalize' }))
-    const done = await socket.frame('done')
-    const ms = performance.now() - start
-    if (done.id !== id || id === undefined)
-      throw new Error(`done frame for ${done.id}, expected ${id}`)
-    return {
-      id,
-      authToken,
-      mbps: mbps(SIZE, ms),
-      deflate: ws.extensions.includes('permessage-deflate'),
-    }
-  } finally {
-    ws.terminate()
-  }
-}
-
-/**
- * Chunked upload over node:http with a keep-alive agent: against fetch on this server it was as
- * fast or faster (115 against 72 to 113 MB/s for 256 MiB) at about a quarter of the client CPU,
- * which matters when client and server share two cores.
- */
-async function uploadInChunks(port: number, settings: UploadSettings): Promise<StoredUpload> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CHUNKS_IN_FLIGHT })
-  const authToken = token()
-  const ownerToken = token()
-  try {
-    const start = performance.now()
-    const init = await send(port, agent, {
-      method: 'POST',
-      path: '/api/upload/init',
-      headers: {
-        'X-Auth-Token': authToken,
-        'X-Owner-Token': ownerToken,
-        'X-Salt': token(),
-        'X-Max-Downloads': settings.maxDownloads,
-        'X-Expire-Sec': settings.expireSec,
-        'X-File-Count': '1',
-        'X-Has-Password': 'false',
-        'X-Content-Length': String(SIZE),
-      },
-    })
-    expectStatus('upload init', init, 201)
-    const { id } = JSON.parse(init.body.toString()) as { id: string }
-    const count = Math.ceil(SIZE / CHUNK_SIZE)
-    let next = 0
-    let failed = false
-    const worker = async () => {
-      while (next < count && !failed) {
-        const index = next++
-        const body = payload(index, Math.min(CHUNK_SIZE, SIZE - index * CHUNK_SIZE))
-        try {
-          const response = await send(port, agent, {
-            method: 'POST',
-            path: `/api/upload/${id}/chunk?index=${index}`,
-            headers: { 'content-type': 'application/octet-stream' },
-            body,
-          })
-          expectStatus(`chunk ${index}`, response, 200)
-        } catch (error) {
-          failed = true
-          throw error
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: CHUNKS_IN_FLIGHT }, worker))
-    const finalize = await send(port, agent, {
-      method: 'POST',
-      path: `/api/upload/${id}/finalize`,
-      headers: { 'X-Owner-Token': ownerToken },
-    })
-    expectStatus('finalize', finalize, 200)
-    return { id, authToken, mbps: mbps(SIZE, performance.now() - start) }
-  } finally {
-    agent.destroy()
   }
 }
 
@@ -497,106 +312,6 @@ async function download(port: number, upload: StoredUpload): Promise<number> {
   return mbps(SIZE, result.ms!)
 }
 
-interface NoteSettings {
-  maxViews: number
-  expireSec: number
-}
-
-interface NoteLoad {
-  loadGenerator: 'wrk'
-  clients: number
-  seconds: number
-  pairs: number
-  pairsPerSec: number
-  requests: number
-  requestsPerSec: number
-  p50Ms: number
-  p99Ms: number
-  errors: number
-  firstError: string | null
-}
-
-/** What bench/notes.lua prints as its last line. */
-interface WrkReport {
-  durationUs: number
-  requests: number
-  created: number
-  viewed: number
-  failed: number
-  socketErrors: number
-  p50Us: number
-  p99Us: number
-  firstError: string
-}
-
-/**
- * NOTE_CLIENTS connections, each creating a note and viewing one, again and again for
- * `duration` seconds, driven by wrk (bench/notes.lua). A load generator in Node cost nearly as much CPU
- * per request as the server, on the same two cores; wrk costs a fraction of that.
- */
-async function noteLoad(
-  port: number,
-  settings: NoteSettings,
-  duration = NOTE_SECONDS,
-): Promise<NoteLoad> {
-  const child = track(
-    spawn(
-      'wrk',
-      [
-        '--threads',
-        '1',
-        '--connections',
-        String(NOTE_CLIENTS),
-        '--duration',
-        `${duration}s`,
-        '--timeout',
-        '10s',
-        '--script',
-        NOTES_SCRIPT,
-        `http://127.0.0.1:${port}`,
-      ],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          NOTE_AUTH_TOKEN: token(),
-          NOTE_MAX_VIEWS: String(settings.maxViews),
-          NOTE_EXPIRE_SEC: String(settings.expireSec),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    ),
-  )
-  const output = tail(child)
-  const lines: string[] = []
-  child.stdout!.on('data', (data: Buffer) => lines.push(data.toString()))
-  const [code] = (await once(child, 'exit')) as [number | null]
-  const last = lines.join('').trim().split('\n').at(-1) ?? ''
-  if (code !== 0 || !last.startsWith('{')) {
-    throw new Error(`wrk exited with code ${code}:\n${output()}`)
-  }
-  const report = JSON.parse(last) as WrkReport
-  const seconds = report.durationUs / 1e6
-  const errors = report.failed + report.socketErrors
-  return {
-    loadGenerator: 'wrk',
-    clients: NOTE_CLIENTS,
-    seconds: round(seconds, 2),
-    pairs: report.viewed,
-    pairsPerSec: round(report.viewed / seconds),
-    requests: report.requests,
-    requestsPerSec: round(report.requests / seconds),
-    p50Ms: round(report.p50Us / 1000, 2),
-    p99Ms: round(report.p99Us / 1000, 2),
-    errors,
-    firstError:
-      report.firstError !== ''
-        ? report.firstError
-        : errors > 0
-          ? `${report.socketErrors} socket errors`
-          : null,
-  }
-}
-
 /** The first entry of a list the config response may carry, else the fallback. */
 function firstOf(config: Record<string, unknown>, names: string[], fallback: number): number {
   for (const name of names) {
@@ -645,15 +360,32 @@ async function run(dataDir: string) {
     const settings = await readConfig(server.port)
 
     monitor.begin('wsUpload')
-    const ws = await uploadOverWebSocket(server.port, settings.upload)
+    const ws = await uploadOverWebSocket(server.port, { size: SIZE, settings: settings.upload })
     monitor.begin('chunkedUpload')
-    const chunked = await uploadInChunks(server.port, settings.upload)
+    const chunked = await uploadInChunks(server.port, {
+      size: SIZE,
+      settings: settings.upload,
+      chunkSize: CHUNK_SIZE,
+      inFlight: CHUNKS_IN_FLIGHT,
+    })
     monitor.begin('download')
     const downloadMBps = await download(server.port, ws)
     monitor.begin('notesWarmup')
-    const notesWarmup = await noteLoad(server.port, settings.note, NOTE_WARMUP_SECONDS)
+    const notesWarmup = await noteLoad({
+      port: server.port,
+      settings: settings.note,
+      seconds: NOTE_WARMUP_SECONDS,
+      clients: NOTE_CLIENTS,
+      track,
+    })
     monitor.begin('notes')
-    const notes = await noteLoad(server.port, settings.note)
+    const notes = await noteLoad({
+      port: server.port,
+      settings: settings.note,
+      seconds: NOTE_SECONDS,
+      clients: NOTE_CLIENTS,
+      track,
+    })
     monitor.stop()
 
     const phases = Object.fromEntries(monitor.phases)

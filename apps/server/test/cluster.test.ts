@@ -376,7 +376,8 @@ async function uploadChunked(
     beforeChunk(index)
     const chunk = new Uint8Array(bytes.subarray(index * MiB, (index + 1) * MiB))
     let status = 0
-    for (let attempt = 0; attempt < 3 && status !== 200; attempt++) {
+    // Sent again only when nginx found no instance to take it (the one it chose had just died).
+    for (let attempt = 0; attempt < 3 && (status === 0 || status === 502); attempt++) {
       status = (
         await call({ url: base }, 'POST', `/upload/${id}/chunk?index=${index}`, { body: chunk })
       ).status

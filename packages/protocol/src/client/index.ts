@@ -43,6 +43,11 @@ export type {
 export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
 export type { OpenedInbox, InboxFile } from './inbox.js'
 export { REQUEST_NOTE_FILE } from './requests.js'
-export { WS_FRAME_MAX_BYTES, WS_MAX_BUFFERED_BYTES, CHUNK_RETRY_DELAYS_MS } from './upload.js'
+export {
+  CHUNK_BUSY_DELAYS_MS,
+  CHUNK_RETRY_DELAYS_MS,
+  WS_FRAME_MAX_BYTES,
+  WS_MAX_BUFFERED_BYTES,
+} from './upload.js'
 export { deferred, type Deferred } from './deferred.js'
 export { requireServerId, type ServerIdKind } from './server-id.js'
