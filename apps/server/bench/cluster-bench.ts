@@ -59,39 +59,45 @@ function cpuSeconds(pid: number): number {
   return ticks / TICKS_PER_SECOND
 }
 
-/** Processes whose command line holds `marker` (PostgreSQL's postmaster and backends name its folder). */
-function processesWith(marker: string): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-      if (cmdline.includes(marker)) pids.push(Number(entry))
-    } catch {
-      // The process has gone.
-    }
-  }
-  return pids
-}
-
-/** The postmaster's pid (first line of postmaster.pid) and every process it started. */
-function postgresCpu(): number {
-  const postmasters = processesWith('fileshare-postgres-').filter((pid) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ')
-    return stat[1] === '(postgres)'
-  })
-  let total = 0
+/** The pid of every process on the machine, with its /proc/<pid>/stat fields after the name. */
+function processes(): Array<{ pid: number; name: string; fields: string[] }> {
+  const found = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      if (postmasters.includes(ppid)) total += cpuSeconds(Number(entry))
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      found.push({
+        pid: Number(entry),
+        name,
+        fields: stat.slice(stat.lastIndexOf(')') + 2).split(' '),
+      })
     } catch {
       // The process has gone.
     }
   }
-  return total + postmasters.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
+  return found
+}
+
+/**
+ * CPU seconds of this run's PostgreSQL: its postmaster (the `postgres` process started with
+ * `-p <port>`; other clusters may run on the machine) and the backends it started.
+ */
+function postgresCpu(port: number): number {
+  const all = processes()
+  const postmaster = all.find(({ pid, name }) => {
+    if (name !== 'postgres') return false
+    try {
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      return args.some((arg, i) => arg === '-p' && args[i + 1] === String(port))
+    } catch {
+      return false
+    }
+  })
+  if (!postmaster) return 0
+  return all
+    .filter(({ pid, fields }) => pid === postmaster.pid || Number(fields[1]) === postmaster.pid)
+    .reduce((sum, { pid }) => sum + cpuSeconds(pid), 0)
 }
 
 async function startInstance(dir: string, env: Record<string, string>): Promise<SpawnedServer> {
@@ -124,7 +130,11 @@ interface NotePhase extends NoteLoad {
 }
 
 /** A warm-up, then the measured note load against `port`, with the CPU it cost. */
-async function notePhase(port: number, servers: SpawnedServer[]): Promise<NotePhase> {
+async function notePhase(
+  port: number,
+  servers: SpawnedServer[],
+  databasePort: number | null,
+): Promise<NotePhase> {
   await noteLoad({
     port,
     settings: NOTE_SETTINGS,
@@ -133,7 +143,8 @@ async function notePhase(port: number, servers: SpawnedServer[]): Promise<NotePh
     track,
   })
   const serverCpu = () => servers.reduce((sum, s) => sum + cpuSeconds(s.child.pid!), 0)
-  const [server0, database0] = [serverCpu(), postgresCpu()]
+  const databaseCpu = () => (databasePort === null ? 0 : postgresCpu(databasePort))
+  const [server0, database0] = [serverCpu(), databaseCpu()]
   const load = await noteLoad({
     port,
     settings: NOTE_SETTINGS,
@@ -145,7 +156,7 @@ async function notePhase(port: number, servers: SpawnedServer[]): Promise<NotePh
   return {
     ...load,
     serverCpuMsPerPair: perPair(serverCpu() - server0),
-    databaseCpuMsPerPair: perPair(postgresCpu() - database0),
+    databaseCpuMsPerPair: perPair(databaseCpu() - database0),
     loadAverage: round(loadavg()[0]!, 2),
   }
 }
@@ -154,12 +165,14 @@ async function run(dir: string, postgres: Postgres, gateway: Radosgw) {
   const stopAll = (servers: SpawnedServer[]) => Promise.all(servers.map((s) => s.stop()))
 
   const sqlite = await startInstance(join(dir, 'sqlite'), {})
-  const sqliteNotes = await notePhase(sqlite.port, [sqlite]).finally(() => stopAll([sqlite]))
+  const sqliteNotes = await notePhase(sqlite.port, [sqlite], null).finally(() => stopAll([sqlite]))
 
   const single = await startInstance(join(dir, 'postgres'), {
     DATABASE_URL: await postgres.createDatabase(),
   })
-  const postgresNotes = await notePhase(single.port, [single]).finally(() => stopAll([single]))
+  const postgresNotes = await notePhase(single.port, [single], postgres.port).finally(() =>
+    stopAll([single]),
+  )
 
   // The cluster: instance ports first, so that each can name nginx's address as its BASE_URL.
   const ports = [await freePort(), await freePort(), await freePort()]
@@ -184,7 +197,7 @@ async function run(dir: string, postgres: Postgres, gateway: Radosgw) {
       )
     }
     const proxyPort = Number(new URL(proxy.url).port)
-    const clusterNotes = await notePhase(proxyPort, cluster)
+    const clusterNotes = await notePhase(proxyPort, cluster, postgres.port)
 
     // radosgw creates its data pool on the first write; that must not count against anyone.
     await uploadDirect(gateway, { bucket: BUCKET, partSize: PART_SIZE, size: 4 * PART_SIZE })
