@@ -12,16 +12,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Readable } from 'node:stream'
 
-import { DeleteObjectCommand } from '@aws-sdk/client-s3'
-import { Upload } from '@aws-sdk/lib-storage'
 import type { SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
-import { S3BlobStore } from '../src/storage/s3.js'
-import { MiB, expectStatus, mbps, payload, round, send, startBuiltServer } from './lib.js'
-import { WS_FRAME_SIZE, uploadInChunks, uploadOverWebSocket, type StoredUpload } from './uploads.js'
+import { MiB, expectStatus, round, send, startBuiltServer } from './lib.js'
+import { uploadDirect } from './s3-direct.js'
+import { uploadInChunks, uploadOverWebSocket, type StoredUpload } from './uploads.js'
 
 const SIZE = Number(process.env.BENCH_S3_MIB ?? 1024) * MiB
 /** Rounds of the three uploads; each figure is the best of its rounds. */
@@ -32,20 +29,6 @@ const CHUNK_SIZE = 10_000_000
 const CHUNKS_IN_FLIGHT = 3
 const BUCKET = 'fileshare-bench'
 const TARGETS = { ratio: 0.8, peakRssMB: 250 }
-
-/** The same bytes as the WebSocket upload sends, as a stream for lib-storage. */
-function payloadStream(size: number): Readable {
-  let offset = 0
-  let index = 0
-  return new Readable({
-    read() {
-      if (offset >= size) return void this.push(null)
-      const length = Math.min(WS_FRAME_SIZE, size - offset)
-      this.push(payload(index++, length))
-      offset += length
-    },
-  })
-}
 
 /** Peak VmRSS of a process, sampled every 50 ms. */
 class RssMonitor {
@@ -114,31 +97,6 @@ async function deleteUpload(port: number, upload: StoredUpload): Promise<void> {
   }
 }
 
-async function uploadDirect(gateway: Radosgw, size = SIZE): Promise<number> {
-  // The server's own client settings (path style, checksums only where required).
-  const { client } = new S3BlobStore({
-    endpoint: gateway.endpoint,
-    region: gateway.region,
-    bucket: BUCKET,
-    accessKeyId: gateway.accessKeyId,
-    secretAccessKey: gateway.secretAccessKey,
-    forcePathStyle: true,
-    partSize: PART_SIZE,
-    presignedUrlExpirySec: 300,
-  })
-  const key = 'direct-upload'
-  const start = performance.now()
-  await new Upload({
-    client,
-    params: { Bucket: BUCKET, Key: key, Body: payloadStream(size) },
-    partSize: PART_SIZE,
-  }).done()
-  const result = mbps(size, performance.now() - start)
-  await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }))
-  client.destroy()
-  return result
-}
-
 async function run() {
   const missing = await radosgwMissing()
   if (missing) throw new Error(missing)
@@ -147,7 +105,7 @@ async function run() {
   try {
     const server = await startServer(gateway, dataDir)
     // radosgw creates its data pool on the first write; that must not count against anyone.
-    await uploadDirect(gateway, 4 * PART_SIZE)
+    await uploadDirect(gateway, { bucket: BUCKET, partSize: PART_SIZE, size: 4 * PART_SIZE })
     const monitor = new RssMonitor(server.child.pid!)
     try {
       // Best of ROUNDS rounds for each: on a shared machine a round can lose a second to other
@@ -159,7 +117,11 @@ async function run() {
       let wsPeakRssMB = 0
       let chunkedPeakRssMB = 0
       for (let pass = 1; pass <= ROUNDS; pass++) {
-        const direct = await uploadDirect(gateway)
+        const direct = await uploadDirect(gateway, {
+          bucket: BUCKET,
+          partSize: PART_SIZE,
+          size: SIZE,
+        })
         monitor.lap()
         const ws = await uploadOverWebSocket(server.port, {
           size: SIZE,

@@ -16,7 +16,6 @@ import { Agent } from 'node:http'
 import { createConnection } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { stopChild, type SpawnedServer } from '@fileshare/testing'
 
@@ -29,8 +28,8 @@ import {
   round,
   send,
   startBuiltServer,
-  token,
 } from './lib.js'
+import { noteLoad, type NoteSettings } from './note-load.js'
 import { wrkMissing } from './require-wrk.js'
 import {
   uploadInChunks,
@@ -47,7 +46,6 @@ const CHUNKS_IN_FLIGHT = 3
 const NOTE_CLIENTS = 32
 const NOTE_SECONDS = 10
 const NOTE_WARMUP_SECONDS = 3
-const NOTES_SCRIPT = fileURLToPath(new URL('notes.lua', import.meta.url))
 const SAMPLE_MS = 50
 /** Linux reports process and machine CPU time in USER_HZ ticks, 100 per second. */
 const TICKS_PER_SECOND = 100
@@ -188,23 +186,6 @@ function track(child: ChildProcess): ChildProcess {
   return child
 }
 
-/** Keeps the last lines a child printed, to show why it stopped. */
-function tail(child: ChildProcess): () => string {
-  const lines: string[] = []
-  const keep = (data: Buffer) => {
-    lines.push(
-      ...data
-        .toString()
-        .split('\n')
-        .filter((line) => line !== ''),
-    )
-    lines.splice(0, Math.max(0, lines.length - 20))
-  }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
-  return () => lines.join('\n')
-}
-
 /** The built server on a free loopback port with a temporary DATA_DIR. */
 async function startServer(dataDir: string): Promise<SpawnedServer> {
   const server = await startBuiltServer(dataDir, {
@@ -331,106 +312,6 @@ async function download(port: number, upload: StoredUpload): Promise<number> {
   return mbps(SIZE, result.ms!)
 }
 
-interface NoteSettings {
-  maxViews: number
-  expireSec: number
-}
-
-interface NoteLoad {
-  loadGenerator: 'wrk'
-  clients: number
-  seconds: number
-  pairs: number
-  pairsPerSec: number
-  requests: number
-  requestsPerSec: number
-  p50Ms: number
-  p99Ms: number
-  errors: number
-  firstError: string | null
-}
-
-/** What bench/notes.lua prints as its last line. */
-interface WrkReport {
-  durationUs: number
-  requests: number
-  created: number
-  viewed: number
-  failed: number
-  socketErrors: number
-  p50Us: number
-  p99Us: number
-  firstError: string
-}
-
-/**
- * NOTE_CLIENTS connections, each creating a note and viewing one, again and again for
- * `duration` seconds, driven by wrk (bench/notes.lua). A load generator in Node cost nearly as much CPU
- * per request as the server, on the same two cores; wrk costs a fraction of that.
- */
-async function noteLoad(
-  port: number,
-  settings: NoteSettings,
-  duration = NOTE_SECONDS,
-): Promise<NoteLoad> {
-  const child = track(
-    spawn(
-      'wrk',
-      [
-        '--threads',
-        '1',
-        '--connections',
-        String(NOTE_CLIENTS),
-        '--duration',
-        `${duration}s`,
-        '--timeout',
-        '10s',
-        '--script',
-        NOTES_SCRIPT,
-        `http://127.0.0.1:${port}`,
-      ],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          NOTE_AUTH_TOKEN: token(),
-          NOTE_MAX_VIEWS: String(settings.maxViews),
-          NOTE_EXPIRE_SEC: String(settings.expireSec),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    ),
-  )
-  const output = tail(child)
-  const lines: string[] = []
-  child.stdout!.on('data', (data: Buffer) => lines.push(data.toString()))
-  const [code] = (await once(child, 'exit')) as [number | null]
-  const last = lines.join('').trim().split('\n').at(-1) ?? ''
-  if (code !== 0 || !last.startsWith('{')) {
-    throw new Error(`wrk exited with code ${code}:\n${output()}`)
-  }
-  const report = JSON.parse(last) as WrkReport
-  const seconds = report.durationUs / 1e6
-  const errors = report.failed + report.socketErrors
-  return {
-    loadGenerator: 'wrk',
-    clients: NOTE_CLIENTS,
-    seconds: round(seconds, 2),
-    pairs: report.viewed,
-    pairsPerSec: round(report.viewed / seconds),
-    requests: report.requests,
-    requestsPerSec: round(report.requests / seconds),
-    p50Ms: round(report.p50Us / 1000, 2),
-    p99Ms: round(report.p99Us / 1000, 2),
-    errors,
-    firstError:
-      report.firstError !== ''
-        ? report.firstError
-        : errors > 0
-          ? `${report.socketErrors} socket errors`
-          : null,
-  }
-}
-
 /** The first entry of a list the config response may carry, else the fallback. */
 function firstOf(config: Record<string, unknown>, names: string[], fallback: number): number {
   for (const name of names) {
@@ -490,9 +371,21 @@ async function run(dataDir: string) {
     monitor.begin('download')
     const downloadMBps = await download(server.port, ws)
     monitor.begin('notesWarmup')
-    const notesWarmup = await noteLoad(server.port, settings.note, NOTE_WARMUP_SECONDS)
+    const notesWarmup = await noteLoad({
+      port: server.port,
+      settings: settings.note,
+      seconds: NOTE_WARMUP_SECONDS,
+      clients: NOTE_CLIENTS,
+      track,
+    })
     monitor.begin('notes')
-    const notes = await noteLoad(server.port, settings.note)
+    const notes = await noteLoad({
+      port: server.port,
+      settings: settings.note,
+      seconds: NOTE_SECONDS,
+      clients: NOTE_CLIENTS,
+      track,
+    })
     monitor.stop()
 
     const phases = Object.fromEntries(monitor.phases)

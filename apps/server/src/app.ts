@@ -39,6 +39,8 @@ export interface AppDeps {
   authRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
+  /** True once shutdown has begun (`GET /api/ready` then answers 503). */
+  draining?: () => boolean
 }
 
 /**
@@ -79,12 +81,16 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       quota: services.quota,
       ipOf,
       checkHealth: async () => {
-        if (!(await databaseAnswers(deps.db))) return false
-        return deps.blobs.check().then(
-          () => true,
-          () => false,
-        )
+        const [database, storage] = await Promise.all([
+          databaseAnswers(deps.db),
+          deps.blobs.check().then(
+            () => true,
+            () => false,
+          ),
+        ])
+        return { database, storage }
       },
+      draining: deps.draining ?? (() => false),
     }),
   )
   app.route(

@@ -9,6 +9,7 @@ import type { Config } from './config.js'
 import { createApp } from './app.js'
 import { startCheckpointer, type Checkpointer } from './db/checkpointer.js'
 import { openDatabase, type Db } from './db/client.js'
+import { leaderLock, type LeaderLock } from './db/leader-lock.js'
 import type { SqliteDb } from './db/sqlite.js'
 import { listen } from './listen.js'
 import { securityHeaderValues } from './middleware/security-headers.js'
@@ -40,6 +41,8 @@ export interface RunningService {
   blobs: BlobStore
   services: Services
   cleanup: CleanupJob
+  /** Whether this instance runs the shared background work (db/leader-lock.ts). */
+  leader: LeaderLock
   /**
    * Stops accepting connections, lets running uploads finish for up to SHUTDOWN_GRACE_MS, aborts
    * what is left, and closes the database.
@@ -65,7 +68,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
   const login = await loadLogin(config)
   const guard = creationGuard(config, login?.keys ?? null)
+  let draining = false
   const app = createApp({
+    draining: () => draining,
     config,
     version: options.version,
     db,
@@ -101,11 +106,19 @@ export async function startServer(config: Config, options: StartOptions): Promis
       ? {}
       : { initTimeoutMs: options.uploadInitTimeoutMs }),
   })
-  const cleanup = new CleanupJob({ config, db, blobs, services, logger, now })
+  const leader = leaderLock(db, (leading) =>
+    logger.info(
+      leading
+        ? `this instance (process ${process.pid}) runs the background work`
+        : `this instance (process ${process.pid}) no longer runs the background work`,
+    ),
+  )
+  const cleanup = new CleanupJob({ config, db, blobs, services, logger, leader, now })
   cleanup.start(config.cleanupIntervalSec * 1000)
 
   let closing: Promise<void> | undefined
   const close = () => {
+    draining = true
     closing ??= (async () => {
       // The timers and the checkpoint worker shutdown waits on do not keep the process alive
       // (they must not hold up an idle one); this does, until shutdown is over, so an embedding
@@ -129,7 +142,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     return closing
   }
 
-  return { url: http.url, app, config, db, blobs, services, cleanup, close }
+  return { url: http.url, app, config, db, blobs, services, cleanup, leader, close }
 }
 
 /**

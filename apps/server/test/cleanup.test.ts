@@ -22,7 +22,8 @@ import {
   type ManualClock,
   type TestServer,
 } from './harness.js'
-import { querySql } from './dialects.js'
+import { leaderLock } from '../src/db/leader-lock.js'
+import { querySql, TEST_DIALECT } from './dialects.js'
 
 const IDLE_SEC = 60
 const HOUR = 3_600_000
@@ -390,8 +391,8 @@ describe('cleanup job', () => {
 
   describe('runs', () => {
     function job(logger: Logger): CleanupJob {
-      const { config, db, blobs, services } = server.service
-      return new CleanupJob({ config, db, blobs, services, logger, now: clock.now })
+      const { config, db, blobs, services, leader } = server.service
+      return new CleanupJob({ config, db, blobs, services, logger, leader, now: clock.now })
     }
 
     it('logs a failed step at error level and still runs the others', async () => {
@@ -412,6 +413,42 @@ describe('cleanup job', () => {
       expect(debug).toHaveLength(1)
       expect(debug[0]!.message).toMatch(/1 uploads .*1 notes.*failed: retry/)
     })
+
+    // Two instances on one PostgreSQL database: only one removes shared content at a time.
+    it.runIf(TEST_DIALECT === 'postgres')(
+      'runs the shared steps on one instance at a time and hands them over when it stops',
+      async () => {
+        const { config, db, blobs, services } = server.service
+        const instance = () =>
+          new CleanupJob({
+            config,
+            db,
+            blobs,
+            services,
+            logger: recordingLogger(),
+            leader: leaderLock(db, () => undefined),
+            now: clock.now,
+          })
+        const [first, second] = [instance(), instance()]
+        const file = await upload(server, { 'X-Expire-Sec': '300' })
+        clock.advance(300_000)
+        try {
+          expect(await first.runOnce()).toMatchObject({ leading: true, uploadsRemoved: 1 })
+          const other = await upload(server, { 'X-Expire-Sec': '300' })
+          clock.advance(300_000)
+          expect(await second.runOnce()).toMatchObject({ leading: false, uploadsRemoved: 0 })
+          expect(await committedBlobs(server)).toContain(other.id)
+
+          await first.stop()
+          expect(await second.runOnce()).toMatchObject({ leading: true, uploadsRemoved: 1 })
+          expect(await committedBlobs(server)).not.toContain(file.id)
+          expect(await committedBlobs(server)).not.toContain(other.id)
+        } finally {
+          await first.stop()
+          await second.stop()
+        }
+      },
+    )
 
     it('never runs twice at once', async () => {
       const cleanup = job(recordingLogger())

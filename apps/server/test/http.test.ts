@@ -28,13 +28,19 @@ describe('server with a built web app', () => {
     await rm(webRoot, { recursive: true, force: true })
   })
 
-  it('answers GET /api/health with status, version and an ISO 8601 UTC timestamp', async () => {
+  it('answers GET /api/health with status, version, an ISO 8601 UTC timestamp and its parts', async () => {
     const before = Date.now()
     const res = await fetch(`${server.url}/api/health`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     const body = (await res.json()) as Record<string, unknown>
-    expect(body).toEqual({ status: 'ok', version: '1.2.3', timestamp: expect.any(String) })
+    expect(body).toEqual({
+      status: 'ok',
+      version: '1.2.3',
+      timestamp: expect.any(String),
+      database: 'ok',
+      storage: 'ok',
+    })
     expect(body.timestamp).toMatch(ISO_UTC_MS)
     expect(Date.parse(body.timestamp as string)).toBeGreaterThanOrEqual(before - 1000)
   })
@@ -138,7 +144,11 @@ describe('the health check', () => {
       await querySql(server.service.db, 'ALTER TABLE settings RENAME TO settings_gone')
       const res = await fetch(`${server.url}/api/health`)
       expect(res.status).toBe(503)
-      expect(await res.json()).toMatchObject({ status: expect.any(String) })
+      expect(await res.json()).toMatchObject({
+        status: 'unavailable',
+        database: 'unavailable',
+        storage: 'ok',
+      })
     } finally {
       await server.close()
     }

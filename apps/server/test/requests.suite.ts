@@ -60,7 +60,7 @@ interface Answer {
 }
 
 export async function call(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   method: string,
   path: string,
   options: { headers?: Record<string, string>; body?: unknown; ip?: string } = {},
@@ -110,7 +110,7 @@ export function requestBody(overrides: Record<string, unknown> = {}): Record<str
 }
 
 export async function createRequest(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   overrides: Record<string, unknown> = {},
   ip?: string,
 ): Promise<Created> {
@@ -145,7 +145,7 @@ function initHeaders(
 }
 
 export function init(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   req: Created,
   size: number,
   overrides: Record<string, string | undefined> = {},

@@ -373,6 +373,7 @@ describe.skipIf(missing !== null)('S3 backend', { timeout: 30_000 }, () => {
         blobs: later,
         services: server.service.services,
         logger: createLogger('silent'),
+        leader: server.service.leader,
         now: clock.now,
       })
       expect((await job.runOnce()).partialsRemoved).toBeGreaterThanOrEqual(1)

@@ -13,6 +13,7 @@ export {
   type StartableService,
 } from './in-process-server.js'
 export { Browser, location } from './login-walk.js'
+export { portOpen } from './port-open.js'
 export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
 export { rawNodeGcmMBps } from './raw-gcm.js'
 export { spawnServer, type SpawnServerOptions, type SpawnedServer } from './spawn-server.js'

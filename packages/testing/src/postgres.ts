@@ -8,13 +8,13 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, rmSync } from 'node:fs'
 import { chown, mkdtemp, rm } from 'node:fs/promises'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
 import { installUnderCi } from './debian-packages.js'
 import { freePort } from './free-port.js'
+import { portOpen } from './port-open.js'
 import { hasExited, stopChild } from './stop-child.js'
 
 const run = promisify(execFile)
@@ -163,19 +163,7 @@ async function isReady(dir: string, port: number): Promise<boolean> {
 }
 
 function waitForPort(port: number, child: ChildProcess, log: () => string): Promise<void> {
-  return waitUntil(
-    () =>
-      new Promise((resolve) => {
-        const socket = connect(port, '127.0.0.1')
-        socket.once('connect', () => {
-          socket.destroy()
-          resolve(true)
-        })
-        socket.once('error', () => resolve(false))
-      }),
-    child,
-    log,
-  )
+  return waitUntil(() => portOpen(port), child, log)
 }
 
 async function waitUntil(

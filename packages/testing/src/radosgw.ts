@@ -8,7 +8,6 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { existsSync, rmSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -17,6 +16,7 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 
 import { installUnderCi } from './debian-packages.js'
 import { freePort } from './free-port.js'
+import { portOpen } from './port-open.js'
 import { hasExited, stopChild } from './stop-child.js'
 
 const run = promisify(execFile)
@@ -201,15 +201,7 @@ async function waitForPort(port: number, deadline: number, children: ChildProces
   for (;;) {
     const dead = children.find(hasExited)
     if (dead) throw new Error(`${dead.spawnfile} exited with ${dead.exitCode} while starting`)
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1')
-      socket.once('connect', () => {
-        socket.destroy()
-        resolve(true)
-      })
-      socket.once('error', () => resolve(false))
-    })
-    if (open) return
+    if (await portOpen(port)) return
     if (Date.now() > deadline) throw new Error(`radosgw did not open port ${port} in time`)
     await new Promise((resolve) => setTimeout(resolve, 250))
   }

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest'
 
 import { loadConfig, type Config } from '../config.js'
 import type { UploadQuota } from '../services/limits/quota.js'
-import { systemRoutes } from './system.js'
+import { systemRoutes, type HealthChecks } from './system.js'
+
+const BOTH_UP: HealthChecks = { database: true, storage: true }
 
 const NOW = new Date('2024-03-10T12:00:00.000Z')
 
@@ -17,7 +19,12 @@ const QUOTA_STATUS: QuotaResponse = {
 }
 
 function app(
-  options: { config?: Config; healthy?: () => Promise<boolean>; quotaIps?: string[] } = {},
+  options: {
+    config?: Config
+    healthy?: () => Promise<HealthChecks>
+    draining?: boolean
+    quotaIps?: string[]
+  } = {},
 ) {
   const quota: UploadQuota = {
     reserve: async () => ({ settle: async () => undefined }),
@@ -31,7 +38,8 @@ function app(
     version: '1.2.3',
     now: () => NOW,
     quota,
-    checkHealth: options.healthy ?? (() => Promise.resolve(true)),
+    checkHealth: options.healthy ?? (() => Promise.resolve(BOTH_UP)),
+    draining: () => options.draining ?? false,
     ipOf: (c) => c.req.header('X-Test-Ip') ?? 'none',
   })
 }
@@ -132,27 +140,57 @@ describe('GET /config', () => {
 })
 
 describe('GET /health', () => {
-  it('answers 200 with status ok, the version and the time while healthy', async () => {
+  it('answers 200 with status ok, the version, the time and each part ok while healthy', async () => {
     const res = await app().request('/health')
     expect(res.status).toBe(200)
     expect(await res.json()).toEqual({
       status: 'ok',
       version: '1.2.3',
       timestamp: '2024-03-10T12:00:00.000Z',
+      database: 'ok',
+      storage: 'ok',
     })
   })
 
   it.each([
-    ['reports false', () => Promise.resolve(false)],
-    ['fails', () => Promise.reject(new Error('disk gone'))],
-  ])('answers 503 unavailable when the check %s', async (_name, healthy) => {
-    const res = await app({ healthy }).request('/health')
+    ['the database is out of reach', { database: false, storage: true }, 'unavailable', 'ok'],
+    ['the storage is out of reach', { database: true, storage: false }, 'ok', 'unavailable'],
+  ])('answers 503 unavailable and names the part when %s', async (_name, checks, db, storage) => {
+    const res = await app({ healthy: () => Promise.resolve(checks) }).request('/health')
     expect(res.status).toBe(503)
     expect(await res.json()).toEqual({
       status: 'unavailable',
       version: '1.2.3',
       timestamp: '2024-03-10T12:00:00.000Z',
+      database: db,
+      storage,
     })
+  })
+
+  it('answers 503 with every part unavailable when the check itself fails', async () => {
+    const res = await app({ healthy: () => Promise.reject(new Error('disk gone')) }).request(
+      '/health',
+    )
+    expect(res.status).toBe(503)
+    expect(await res.json()).toMatchObject({ database: 'unavailable', storage: 'unavailable' })
+  })
+})
+
+describe('GET /ready', () => {
+  it('answers 200 while both parts answer and the instance is not shutting down', async () => {
+    const res = await app().request('/ready')
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ ready: true })
+  })
+
+  it.each([
+    ['draining', { draining: true }],
+    ['database', { healthy: () => Promise.resolve({ database: false, storage: true }) }],
+    ['storage', { healthy: () => Promise.resolve({ database: true, storage: false }) }],
+  ] as const)('answers 503 with the reason %s', async (reason, options) => {
+    const res = await app(options).request('/ready')
+    expect(res.status).toBe(503)
+    expect(await res.json()).toEqual({ ready: false, reason })
   })
 })
 

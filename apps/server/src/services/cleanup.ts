@@ -4,12 +4,14 @@
  * requests that can hold nothing any more, retries failed blob removals, sweeps blobs and partial
  * files nothing refers to, ends abandoned upload sessions and prunes old quota windows and daily
  * request counts (spec: What the service does 5; File upload, Note and Upload slot states;
- * Limits, FILE_REQUEST_RETENTION_SEC).
+ * Limits, FILE_REQUEST_RETENTION_SEC). Every instance ends its own idle sessions; the rest,
+ * which works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
  */
 import { eq } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
+import type { LeaderLock } from '../db/leader-lock.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { Services } from './container.js'
@@ -46,6 +48,8 @@ export interface CleanupDeps {
     | 'lockout'
   >
   logger: Logger
+  /** Whether this instance runs the shared steps in a given run. */
+  leader: LeaderLock
   /** Milliseconds since the epoch; decides which records have expired. */
   now: () => number
 }
@@ -63,6 +67,8 @@ export type CleanupStep =
   | 'quota'
 
 export interface CleanupReport {
+  /** Whether this instance held the background work's lock and ran the shared steps. */
+  leading: boolean
   /** Uploads deleted because they expired or used up their downloads (tombstones.ts). */
   uploadsRemoved: number
   /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
@@ -127,6 +133,8 @@ export class CleanupJob {
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     await this.running
+    // Another instance takes the shared work over at its next run.
+    await this.deps.leader.release()
   }
 
   /**
@@ -142,6 +150,7 @@ export class CleanupJob {
 
   private async run(): Promise<CleanupReport> {
     const report: CleanupReport = {
+      leading: false,
       uploadsRemoved: 0,
       blobsQueued: 0,
       blobsHeld: 0,
@@ -166,6 +175,15 @@ export class CleanupJob {
       }
     }
     const { services } = this.deps
+
+    // This instance's own sessions, whoever leads; before the partial sweep, since ending a
+    // session removes its partial file at once.
+    await step('sessions', async () => {
+      report.sessionsExpired = await services.sessions.expireIdle()
+    })
+    if (this.stopped) return report
+    report.leading = await this.deps.leader.acquire()
+    if (!report.leading) return report
 
     // Removals that failed in earlier runs go first, so a removal that fails in this run is
     // tried again by the next run rather than right away.
@@ -194,10 +212,6 @@ export class CleanupJob {
     await step('requests', async () => {
       report.requestsRemoved = await services.requests.removeFinishedRequests()
     })
-    // Before the partial sweep: ending a session removes its partial file at once.
-    await step('sessions', async () => {
-      report.sessionsExpired = await services.sessions.expireIdle()
-    })
     await step('orphans', async () => {
       report.orphansRemoved = await this.sweepOrphans()
     })
@@ -217,7 +231,7 @@ export class CleanupJob {
     })
 
     this.deps.logger.debug(
-      `cleanup: ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
+      `cleanup (leading): ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
         `${report.blobsHeld} held), ` +
         `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
         `${report.requestUploadsRemoved} request uploads, ` +
