@@ -23,8 +23,6 @@ import { noteBody, uploadHeaders } from './harness.js'
 import { call, createRequest, init } from './requests.suite.js'
 import { s3Env } from './s3-backend.js'
 
-/** Set by the lead once rate-limit windows live in the database (branch `limits`). */
-const SHARED_LIMITS = false
 /** Set by the lead once chunked upload sessions live in the database (branch `sessions`). */
 const SHARED_SESSIONS = false
 
@@ -171,18 +169,15 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     expect(statuses.filter((s) => s !== 201 && s !== 409)).toEqual([])
   })
 
-  it.skipIf(!SHARED_LIMITS)(
-    'refuses the request past the rate limit, whichever instance it reaches',
-    async () => {
-      // A client address of its own, so the other cases' requests do not count.
-      const statuses: number[] = []
-      for (let i = 0; i <= RATE_LIMIT_MAX; i++) {
-        statuses.push(await statusFrom('127.0.0.7', `${proxy.url}/api/config`))
-      }
-      expect(statuses.slice(0, RATE_LIMIT_MAX).every((s) => s === 200)).toBe(true)
-      expect(statuses.at(-1)).toBe(429)
-    },
-  )
+  it('refuses the request past the rate limit, whichever instance it reaches', async () => {
+    // A client address of its own, so the other cases' requests do not count.
+    const statuses: number[] = []
+    for (let i = 0; i <= RATE_LIMIT_MAX; i++) {
+      statuses.push(await statusFrom('127.0.0.7', `${proxy.url}/api/config`))
+    }
+    expect(statuses.slice(0, RATE_LIMIT_MAX).every((s) => s === 200)).toBe(true)
+    expect(statuses.at(-1)).toBe(429)
+  })
 
   it.skipIf(!SHARED_SESSIONS)(
     'joins a chunked upload whose chunks reach different instances, byte-exact',

@@ -1,10 +1,12 @@
 /**
  * The `/api` rate limit (spec: Limits, rate limit): `X-RateLimit-*` headers on every answer and a
- * 429 with `Retry-After` beyond the limit.
+ * 429 with `Retry-After` beyond the limit; while a shared limit's database is out of reach,
+ * requests are neither counted nor labelled.
  */
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import type { Context, MiddlewareHandler } from 'hono'
 
+import { isDatabaseUnavailable } from '../db/unavailable.js'
 import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
@@ -42,6 +44,13 @@ export function rateLimit(
     }
     // The in-memory limit answers at once; only the shared one waits for the database.
     const result = limiter.hit(ipOf(c))
-    return result instanceof Promise ? result.then(answer) : answer(result)
+    if (!(result instanceof Promise)) return answer(result)
+    return result.then(answer, (error: unknown) => {
+      // With the database out of reach nothing can be counted: the request goes on unlabelled,
+      // so that /api/health and /api/ready can say so, and any route that needs the database
+      // answers 503 itself.
+      if (isDatabaseUnavailable(error)) return next()
+      throw error
+    })
   }
 }
