@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { podman, podmanStatus, runTool } from './podman.js'
+import { podmanStatus, removeOtherTags, runTool } from './podman.js'
 
 const SUITE = 'bookworm'
 const NPM = 'npm@10'
@@ -82,22 +82,11 @@ export async function testBaseImage(log: (line: string) => void): Promise<string
       { timeoutMs: 300_000 },
     )
     log(`built ${tag}`)
-    await removeOtherBases(tag)
+    await removeOtherTags(tag)
     return tag
   } finally {
     await rm(work, { recursive: true, force: true })
   }
-}
-
-/** Removes the base images of earlier recipes, which no run needs any more. */
-async function removeOtherBases(keep: string): Promise<void> {
-  const repository = keep.slice(0, keep.lastIndexOf(':'))
-  const { stdout } = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', repository])
-  const others = stdout
-    .split('\n')
-    .filter((name) => name.startsWith(`${repository}:`) && name !== keep)
-  // An image still used by a container is refused and stays.
-  for (const image of others) await podman(['rmi', image]).catch(() => undefined)
 }
 
 /** Node (without its debug symbols), its headers and npm, under /usr/local as Node's images have them. */

@@ -30,6 +30,17 @@ export class Cli {
     return readFile(join(dir, name))
   }
 
+  /** Creates a note of `text` allowing `views` views on `server`; answers its link. */
+  async note(server: string, text: string, views: number): Promise<string> {
+    const args = ['note', text, '--views', String(views), '--server', server, '--json']
+    return (JSON.parse(await this.run(args)) as { link: string }).link
+  }
+
+  /** Reads the note at `link`, using up one of its views; answers its text. */
+  async noteGet(link: string): Promise<string> {
+    return this.run(['note', 'get', link])
+  }
+
   private async run(args: string[]): Promise<string> {
     const { stdout } = await run(process.execPath, [CLI, ...args], {
       env: this.env,

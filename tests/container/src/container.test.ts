@@ -10,12 +10,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { freePort } from '@fileshare/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 import { testBaseImage } from './base-image.js'
 import { Cli } from './cli.js'
-import { podman, podmanStatus, runTool, unmetNeeds } from './podman.js'
-import { buildServiceImage, imageSize, megabytes, REPO_ROOT } from './service-image.js'
+import { composeProject, type ComposeProject } from './compose.js'
+import { seconds } from './elapsed.js'
+import { podman, podmanStatus, unmetNeeds } from './podman.js'
+import { ensureServiceImage, imageSize, megabytes } from './service-image.js'
 import { waitHealthy } from './wait-healthy.js'
 
 const unmet = unmetNeeds()
@@ -23,7 +25,7 @@ const runs = unmet.length === 0 || Boolean(process.env.CI)
 if (!runs) console.warn(`container suite skipped: ${unmet.join(', ')} (CI=true fails instead)`)
 
 const suffix = randomUUID().slice(0, 8)
-const IMAGE = `localhost/fileshare-test:${suffix}`
+const IMAGE = inject('serviceImage')
 const FILE_NAME = 'payload.bin'
 const PORT = 8080
 /** A file spanning several of the 1 MiB records, with a ragged end. */
@@ -50,11 +52,10 @@ describe.runIf(runs)('fileshare in a container', () => {
     const base = await testBaseImage(log)
     log(`base image ${base} ready in ${seconds(started)}`)
     started = Date.now()
-    await buildServiceImage(base, IMAGE)
-    cleanups.push(() => podman(['rmi', '--force', IMAGE]))
+    const built = await ensureServiceImage(base, IMAGE)
     const [size, baseSize] = await Promise.all([imageSize(IMAGE), imageSize(base)])
     log(
-      `image built in ${seconds(started)}: ${megabytes(size)} ` +
+      `image ${built ? 'built' : 'reused'} in ${seconds(started)}: ${megabytes(size)} ` +
         `(base ${megabytes(baseSize)}, fileshare's layers ${megabytes(size - baseSize)})`,
     )
   })
@@ -144,41 +145,30 @@ describe.runIf(runs)('fileshare in a container', () => {
   describe('compose.yaml', () => {
     const project = `fileshare-test-${suffix}`
     let url: string
-    let compose: (args: string[]) => Promise<unknown>
+    let compose: ComposeProject
 
     beforeAll(async () => {
       const port = await freePort()
       url = `http://127.0.0.1:${port}`
       const env = { FILESHARE_IMAGE: IMAGE, FILESHARE_PORT: `127.0.0.1:${port}`, BASE_URL: url }
-      compose = (args) =>
-        runTool('podman-compose', ['--project-name', project, '--file', 'compose.yaml', ...args], {
-          cwd: REPO_ROOT,
-          env,
-          timeoutMs: 180_000,
-        })
-      cleanups.push(() => compose(['down', '--volumes']))
+      compose = composeProject('compose.yaml', project, env)
+      cleanups.push(() => compose.run(['down', '--volumes']))
     })
 
     it('runs as a user other than root, on a root filesystem it cannot write', async () => {
-      await compose(['up', '--detach', '--no-build'])
+      await compose.run(['up', '--detach', '--no-build'])
       await waitHealthy(url)
-      const { stdout: names } = await podman([
-        'ps',
-        '--filter',
-        `label=io.podman.compose.project=${project}`,
-        '--format',
-        '{{.Names}}',
-      ])
-      expect(names.trim()).not.toBe('')
-      await expectUnprivileged(names.trim())
+      const names = await compose.containers('fileshare')
+      expect(names).toHaveLength(1)
+      await expectUnprivileged(names[0] ?? '')
     })
 
     it('serves from its named volume, which outlives the containers', async () => {
       const link = await cli.send(url, payloadPath)
       expect((await cli.get(link, FILE_NAME)).equals(PAYLOAD)).toBe(true)
 
-      await compose(['down'])
-      await compose(['up', '--detach', '--no-build'])
+      await compose.run(['down'])
+      await compose.run(['up', '--detach', '--no-build'])
       await waitHealthy(url)
       expect((await cli.get(link, FILE_NAME)).equals(PAYLOAD)).toBe(true)
     })
@@ -196,8 +186,4 @@ async function expectUnprivileged(container: string): Promise<void> {
     const write = podman(['exec', '--user', '0', container, 'sh', '-c', `echo x > ${path}`])
     await expect(write).rejects.toMatchObject({ stderr: expect.stringContaining('Read-only') })
   }
-}
-
-function seconds(since: number): string {
-  return `${((Date.now() - since) / 1000).toFixed(1)} s`
 }

@@ -1,8 +1,8 @@
 /**
- * The deployment files kept in step with the rest of the repository; these need no podman:
- * compose.yaml names every setting, and the Dockerfile names no architecture, copies every
- * workspace manifest before it installs (a missing one would leave that package out) and puts
- * both dialects' migrations in the image.
+ * The deployment files kept in step with the rest of the repository; these need no podman: both
+ * compose files name every setting, nginx's cluster config names every instance, and the
+ * Dockerfile names no architecture, copies every workspace manifest before it installs (a missing
+ * one would leave that package out) and puts both dialects' migrations in the image.
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -13,14 +13,25 @@ import { REPO_ROOT } from './service-image.js'
 
 const read = (path: string) => readFile(join(REPO_ROOT, path), 'utf8')
 
-describe('compose.yaml', () => {
+describe.each(['compose.yaml', 'compose.cluster.yaml'])('%s', (file) => {
   it('lists every variable of docs/configuration.md', async () => {
     const docs = await read('docs/configuration.md')
     const variables = [...docs.matchAll(/^\| `([A-Z][A-Z0-9_]+)`/gm)].map((match) => match[1])
     expect(variables.length).toBeGreaterThan(50)
-    const compose = await read('compose.yaml')
+    const compose = await read(file)
     const listed = new Set([...compose.matchAll(/^\s*#? ?([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]))
     expect(variables.filter((name) => !listed.has(name))).toEqual([])
+  })
+})
+
+describe('deploy/nginx-cluster.conf', () => {
+  it('sends requests to every fileshare instance of compose.cluster.yaml, and to nothing else', async () => {
+    const compose = await read('compose.cluster.yaml')
+    const services = [...compose.matchAll(/^ {2}(fileshare-\d+):/gm)].map((match) => match[1])
+    expect(services.length).toBeGreaterThan(1)
+    const nginx = await read('deploy/nginx-cluster.conf')
+    const servers = [...nginx.matchAll(/^\s*server (\S+):3000\b/gm)].map((match) => match[1])
+    expect(servers).toEqual(services)
   })
 })
 

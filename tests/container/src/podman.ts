@@ -83,3 +83,16 @@ export async function podmanStatus(args: readonly string[]): Promise<number> {
     (err: { code?: unknown }) => (typeof err.code === 'number' ? err.code : -1),
   )
 }
+
+/**
+ * Removes the other tags of `keep`'s repository: images of earlier recipes, which no run needs
+ * any more. An image still used by a container is refused and stays.
+ */
+export async function removeOtherTags(keep: string): Promise<void> {
+  const repository = keep.slice(0, keep.lastIndexOf(':'))
+  const { stdout } = await podman(['images', '--format', '{{.Repository}}:{{.Tag}}', repository])
+  const others = stdout
+    .split('\n')
+    .filter((name) => name.startsWith(`${repository}:`) && name !== keep)
+  for (const image of others) await podman(['rmi', image]).catch(() => undefined)
+}

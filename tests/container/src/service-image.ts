@@ -1,7 +1,7 @@
 /** Builds the repository's Dockerfile on a base image and measures the result. */
 import { fileURLToPath } from 'node:url'
 
-import { podman } from './podman.js'
+import { podman, podmanStatus } from './podman.js'
 
 export const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
@@ -10,6 +10,16 @@ export async function buildServiceImage(base: string, tag: string): Promise<void
   await podman(['build', '--build-arg', `BASE=${base}`, '--tag', tag, REPO_ROOT], {
     timeoutMs: 900_000,
   })
+}
+
+/**
+ * Builds the image `tag` unless this run has built it already (the run's suites share one);
+ * answers whether it built it.
+ */
+export async function ensureServiceImage(base: string, tag: string): Promise<boolean> {
+  if ((await podmanStatus(['image', 'exists', tag])) === 0) return false
+  await buildServiceImage(base, tag)
+  return true
 }
 
 /** The size of an image in podman's store, bytes (uncompressed, all layers). */
