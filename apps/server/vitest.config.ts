@@ -15,6 +15,7 @@ const POSTGRES_SUITES = [
   'client-files',
   'client-notes',
   'client-requests',
+  'cluster-chunks',
   'http',
   'json-content-type',
   'limits',
@@ -44,7 +45,8 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          exclude: ['test/postgres.test.ts'],
+          // These need PostgreSQL itself: several instances on one database.
+          exclude: ['test/postgres.test.ts', 'test/cluster-chunks.test.ts'],
         },
       },
       ...(postgresInstalled || process.env.CI === 'true'

@@ -34,7 +34,15 @@ export interface CleanupDeps {
   blobs: BlobStore
   services: Pick<
     Services,
-    'sessions' | 'janitor' | 'quota' | 'requests' | 'inbox' | 'uploads' | 'notes' | 'tombstones'
+    | 'sessions'
+    | 'storedChunks'
+    | 'janitor'
+    | 'quota'
+    | 'requests'
+    | 'inbox'
+    | 'uploads'
+    | 'notes'
+    | 'tombstones'
   >
   logger: Logger
   /** Milliseconds since the epoch; decides which records have expired. */
@@ -188,13 +196,23 @@ export class CleanupJob {
     // Before the partial sweep: ending a session removes its partial file at once.
     await step('sessions', async () => {
       report.sessionsExpired = await services.sessions.expireIdle()
+      const stored = services.storedChunks
+      if (stored) {
+        const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+        report.sessionsExpired += await stored.expireIdle(idleMs)
+        // Chunks stored but never recorded (an instance died mid-chunk) or of ended sessions.
+        report.partialsRemoved += await this.deps.blobs.sweepChunks(
+          idleMs + PARTIAL_MARGIN_MS,
+          await stored.ids(),
+        )
+      }
     })
     await step('orphans', async () => {
       report.orphansRemoved = await this.sweepOrphans()
     })
     await step('partials', async () => {
       const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
-      report.partialsRemoved = await this.deps.blobs.sweepUnfinished(
+      report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
         olderThan,
         services.sessions.ids(),
       )
