@@ -190,4 +190,33 @@ describe.each([
       expect((await download(restarted, up.id, up.authToken)).equals(body)).toBe(true)
     },
   )
+
+  it.skipIf(skip)(
+    'leaves the unfinished upload of one instance alone when another starts',
+    { timeout: 60_000 },
+    async () => {
+      const env = await clusterEnv(backend)
+      const a = await startInstance(env)
+      const body = randomBytes(8 * MiB)
+      const headers = uploadHeaders(body.length, {}, 'Content-Length')
+      const req = request(`${a.url}/api/upload`, { method: 'POST', headers })
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        req.on('response', (res) => {
+          let text = ''
+          res.on('data', (data: Buffer) => (text += data.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+        })
+        req.on('error', reject)
+      })
+      // Past one S3 part, so that the multipart upload exists when the other instance starts.
+      await new Promise<void>((resolve) => req.write(body.subarray(0, 6 * MiB), () => resolve()))
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      await startInstance(env)
+      req.end(body.subarray(6 * MiB))
+      const { status, text } = await answer
+      expect(status).toBe(200)
+      const { id } = JSON.parse(text) as { id: string }
+      expect((await download(a, id, headers['X-Auth-Token']!)).equals(body)).toBe(true)
+    },
+  )
 })
