@@ -16,7 +16,7 @@ import { startPostgres } from '@fileshare/testing/postgres'
 import { openDatabase } from '../src/db/client.js'
 import { StoredChunkSessions } from '../src/services/stored-chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
-import type { BlobStore } from '../src/storage/blob-store.js'
+import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'
 
 import { startTestServer, uploadHeaders, type TestServer } from '../test/harness.js'
 import { round } from './lib.js'
@@ -75,11 +75,10 @@ async function databaseShare(url: string) {
   const dir = await mkdtemp(join(tmpdir(), 'fileshare-bench-'))
   const files = await FilesystemBlobStore.open(dir)
   const keepsNothing = {
-    putChunk: async (key: string, index: number) => ({
-      ref: `${key}.${index}`,
-      size: CHUNK,
-      etag: null,
-    }),
+    putChunk: async (key: string, index: number, body: ChunkBody) => {
+      for await (const piece of body) void piece
+      return { ref: `${key}.${index}`, size: CHUNK, etag: null }
+    },
   } as unknown as BlobStore
   const db = await openDatabase({ dataDir: dir, databaseUrl: url, databasePoolSize: 4 })
   const limits = { maxChunkSize: CHUNK, window: 3, maxChunksInFlight: 4, speedLimit: 0 }

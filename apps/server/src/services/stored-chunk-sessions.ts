@@ -7,6 +7,9 @@
  * part the sweep removes, so its retry is accepted anywhere. Finalize claims the session
  * atomically and joins the parts in order.
  */
+import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
+
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm'
 
@@ -34,11 +37,11 @@ export interface OpenChunkSession {
 }
 
 /**
- * A chunk admitted on its head: `take` gathers its body in memory, within this instance's chunk
- * buffer budget; `finish` stores and records it, answering the bytes received; `release` ends it.
+ * A chunk admitted on its head: `take` passes its body on (its promise, when there is one, is the
+ * backpressure); `finish` stores and records it, answering `bytesWritten`; `release` ends it.
  */
 export interface ChunkAdmission {
-  take(piece: Uint8Array): void
+  take(piece: Uint8Array): Promise<void> | undefined
   finish(): Promise<number>
   /** Milliseconds the answer waits to hold the speed limit, after `record`. */
   delayMs(): number
@@ -152,33 +155,42 @@ export class StoredChunkSessions {
         throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
       }
     }
-    if (declared !== undefined && !this.buffer.reserveBuffer(declared)) throw budgetUsedUp()
     receiving.add(index)
     this.receiving.set(id, receiving)
     let released = false
     let received = row.receivedBytes
-    let budgeted = declared ?? 0
+    let budgeted = 0
     let length = 0
     const pieces: Uint8Array[] = []
+    // With a Content-Length the body streams into the store as it arrives; without one it is
+    // read whole first, within this instance's buffer budget.
+    const feed = declared === undefined ? undefined : new PassThrough()
+    const storing = feed && this.blobs.putChunk(id, index, feed, declared!)
+    // Awaited by finish; a request that ends before it only needs the failure kept quiet.
+    storing?.catch(() => undefined)
     return {
       take: (piece) => {
         length += piece.length
-        if (declared === undefined) {
-          if (length > this.limits.maxChunkSize) {
-            throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
-          }
-          if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
-          if (!this.buffer.reserveBuffer(piece.length)) throw budgetUsedUp()
-          budgeted += piece.length
-        } else if (length > declared) {
-          throw sizeMismatch()
+        if (feed) {
+          if (length > declared!) throw sizeMismatch()
+          // A store that fails stops reading: its failure, not a drain, then ends the wait.
+          if (!feed.write(piece)) return Promise.race([once(feed, 'drain'), storing]).then(() => {})
+          return undefined
         }
+        if (length > this.limits.maxChunkSize)
+          throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+        if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
+        if (!this.buffer.reserveBuffer(piece.length)) throw budgetUsedUp()
+        budgeted += piece.length
         pieces.push(piece)
+        return undefined
       },
       finish: async () => {
         if (length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
         if (declared !== undefined && length !== declared) throw sizeMismatch()
-        const recorded = await this.record(id, index, pieces, length)
+        feed?.end()
+        const stored = await (storing ?? this.blobs.putChunk(id, index, pieces, length))
+        const recorded = await this.record(id, index, stored)
         received = recorded.received
         return recorded.written
       },
@@ -192,6 +204,8 @@ export class StoredChunkSessions {
         released = true
         pieces.length = 0
         this.buffer.releaseBuffer(budgeted)
+        // A body that ended early fails the store's write, which leaves nothing behind.
+        feed?.destroy(new Error('The chunk request ended before its body'))
         receiving.delete(index)
         if (receiving.size === 0) this.receiving.delete(id)
       },
@@ -199,7 +213,7 @@ export class StoredChunkSessions {
   }
 
   /**
-   * Stores the chunk, then records it: the session's received bytes grow only while it is open
+   * Records a stored chunk: the session's received bytes grow only while it is open
    * and within its declared size, and the index is inserted only when new; either refusal rolls
    * both back and removes the stored part. Answers the bytes before the first missing index
    * (`bytesWritten`, as an in-order writer counts them) and all bytes received.
@@ -207,10 +221,9 @@ export class StoredChunkSessions {
   private async record(
     id: string,
     index: number,
-    pieces: readonly Uint8Array[],
-    length: number,
+    stored: StoredChunk,
   ): Promise<{ written: number; received: number }> {
-    const stored = await this.blobs.putChunk(id, index, pieces, length)
+    const length = stored.size
     const { chunkSessions: s, chunkParts: p } = this.db.tables
     try {
       return await this.db.transaction(async (tx) => {

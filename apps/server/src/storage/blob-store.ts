@@ -58,14 +58,10 @@ export interface BlobStore {
   check(): Promise<void>
   /**
    * Stores one chunk of a chunked upload as a part of its own, durable before it resolves, under
-   * a name no other attempt shares. Chunk sessions in the database record what this answers.
+   * a name no other attempt shares; fails, leaving nothing, when `body` fails or does not bring
+   * exactly `length` bytes. Chunk sessions in the database record what this answers.
    */
-  putChunk(
-    key: string,
-    index: number,
-    pieces: readonly Uint8Array[],
-    length: number,
-  ): Promise<StoredChunk>
+  putChunk(key: string, index: number, body: ChunkBody, length: number): Promise<StoredChunk>
   /** Joins the recorded chunks, in order, into the blob `key`, which exists once it resolves. */
   joinChunks(key: string, chunks: readonly StoredChunk[]): Promise<void>
   /** Removes stored chunks; a chunk that does not exist counts as removed. */
@@ -73,6 +69,9 @@ export interface BlobStore {
   /** Removes chunks older than `olderThanMs` whose session is not one of `keep`. */
   sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number>
 }
+
+/** A chunk's bytes: read whole already, or still arriving. */
+export type ChunkBody = Iterable<Uint8Array> | AsyncIterable<Uint8Array>
 
 /** A chunk stored by `putChunk()`: its name in the store, its size and, on S3, its ETag. */
 export interface StoredChunk {
@@ -82,7 +81,7 @@ export interface StoredChunk {
 }
 
 /** The name of a stored chunk: `<key>.<index>.<random>`, the first and last UUIDs. */
-export const CHUNK_NAME = /^[0-9a-f-]{36}\.[0-9]{1,9}\.[0-9a-f-]{36}$/
+export const CHUNK_NAME = /^[0-9a-f-]{36}\.[0-9]{1,16}\.[0-9a-f-]{36}$/
 
 /** A new name for chunk `index` of blob `key`, which no other attempt at that index shares. */
 export function newChunkName(key: string, index: number): string {

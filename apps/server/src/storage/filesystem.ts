@@ -17,6 +17,7 @@ import {
   newChunkName,
   type BlobStore,
   type BlobWriter,
+  type ChunkBody,
   type OpenedBlob,
   type StoredBlob,
   type StoredChunk,
@@ -91,16 +92,21 @@ export class FilesystemBlobStore implements BlobStore {
   async putChunk(
     key: string,
     index: number,
-    pieces: readonly Uint8Array[],
+    body: ChunkBody,
     length: number,
   ): Promise<StoredChunk> {
     const ref = newChunkName(key, index)
     const path = this.chunkPath(ref)
     const handle = await open(path, 'wx', 0o600)
     try {
-      // One buffer: a body arrives in many small pieces, more than one writev call may take.
-      const { bytesWritten } = await handle.write(Buffer.concat(pieces, length), 0, length, 0)
-      if (bytesWritten !== length) throw new Error(`Wrote ${bytesWritten} of ${length} bytes`)
+      let written = 0
+      for await (const piece of body) {
+        if (written + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
+        const { bytesWritten } = await handle.write(piece, 0, piece.length, written)
+        if (bytesWritten !== piece.length) throw new Error(`Short write to chunk ${ref}`)
+        written += piece.length
+      }
+      if (written !== length) throw new Error(`Chunk ${ref} has ${written} of ${length} bytes`)
       await handle.datasync()
     } catch (error) {
       await handle.close().catch(() => undefined)

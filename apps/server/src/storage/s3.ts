@@ -35,6 +35,7 @@ import {
   newChunkName,
   type BlobStore,
   type BlobWriter,
+  type ChunkBody,
   type StoredBlob,
   type StoredChunk,
 } from './blob-store.js'
@@ -208,13 +209,18 @@ export class S3BlobStore implements BlobStore {
   async putChunk(
     key: string,
     index: number,
-    pieces: readonly Uint8Array[],
+    body: ChunkBody,
     length: number,
   ): Promise<StoredChunk> {
     const ref = CHUNK_PREFIX + newChunkName(key, index)
-    const body = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, length)
+    // A known length lets the body stream (radosgw refuses a streamed body without one).
     const put = await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: ref, Body: body, ContentLength: length }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: ref,
+        Body: Readable.from(body, { objectMode: false }),
+        ContentLength: length,
+      }),
     )
     return { ref, size: length, etag: put.ETag ?? null }
   }
