@@ -5,7 +5,7 @@
  * service does 4 and 5; File upload and Note states).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { readdir, utimes, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { toBase64, toBase64Url } from '@fileshare/protocol'
@@ -356,6 +356,7 @@ describe('cleanup job', () => {
     async () => {
       // A chunk stored by an instance that died before recording it has no session row.
       const chunkDir = join(server.dataDir, 'blobs', '.chunks')
+      await mkdir(chunkDir, { recursive: true })
       const stale = `${randomUUID()}.0.${randomUUID()}`
       const recent = `${randomUUID()}.0.${randomUUID()}`
       await writeAged(join(chunkDir, stale), IDLE_SEC * 1000 + PARTIAL_MARGIN_MS + HOUR)

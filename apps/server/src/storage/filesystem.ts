@@ -69,6 +69,7 @@ export class FilesystemBlobStore implements BlobStore {
   private readonly partial: string
   /** Chunks of sessions kept in the database, as `<key>.<index>.<random>`. */
   private readonly chunks: string
+  private chunksMade: Promise<void> | undefined
 
   private constructor(dataDir: string) {
     this.root = join(dataDir, 'blobs')
@@ -79,7 +80,6 @@ export class FilesystemBlobStore implements BlobStore {
   static async open(dataDir: string): Promise<FilesystemBlobStore> {
     const store = new FilesystemBlobStore(dataDir)
     await mkdir(store.partial, { recursive: true })
-    await mkdir(store.chunks, { recursive: true })
     return store
   }
 
@@ -97,6 +97,15 @@ export class FilesystemBlobStore implements BlobStore {
   ): Promise<StoredChunk> {
     const ref = newChunkName(key, index)
     const path = this.chunkPath(ref)
+    // Made on first use: only sessions kept in the database store chunks.
+    this.chunksMade ??= mkdir(this.chunks, { recursive: true }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.chunksMade = undefined
+        throw error
+      },
+    )
+    await this.chunksMade
     const handle = await open(path, 'wx', 0o600)
     try {
       let written = 0
@@ -151,7 +160,11 @@ export class FilesystemBlobStore implements BlobStore {
   async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
     let removed = 0
     const cutoff = Date.now() - olderThanMs
-    for (const name of await readdir(this.chunks)) {
+    const names = await readdir(this.chunks).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
+      throw error
+    })
+    for (const name of names) {
       const session = chunkSessionOf(name)
       if (session === null || keep.has(session)) continue
       const path = join(this.chunks, name)
