@@ -4,7 +4,7 @@
  * connection of its own does: PostgreSQL releases the lock when that connection ends, so when the
  * holder dies (even SIGKILL) the next instance to ask takes over.
  */
-import pg from 'pg'
+import type pg from 'pg'
 
 import type { Db } from './client.js'
 import type { PostgresDb } from './postgres.js'
@@ -89,7 +89,9 @@ class AdvisoryLeaderLock implements LeaderLock {
 
   private async connect(): Promise<pg.Client> {
     const options = this.db.pool.options
-    const client = new pg.Client({
+    // Loaded here, not at the top: a server on SQLite never loads the PostgreSQL driver.
+    const { default: driver } = await import('pg')
+    const client = new driver.Client({
       ...options,
       application_name: `${CLEANUP_APPLICATION_NAME} ${process.pid}`,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
