@@ -15,6 +15,7 @@ const POSTGRES_SUITES = [
   'client-files',
   'client-notes',
   'client-requests',
+  'cluster-chunks',
   'http',
   'json-content-type',
   'limits',
@@ -45,8 +46,12 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-          // Only PostgreSQL is shared by several instances.
-          exclude: ['test/postgres.test.ts', 'test/shared-limits.test.ts'],
+          // These need PostgreSQL itself: several instances on one database.
+          exclude: [
+            'test/postgres.test.ts',
+            'test/shared-limits.test.ts',
+            'test/cluster-chunks.test.ts',
+          ],
         },
       },
       ...(postgresInstalled || process.env.CI === 'true'

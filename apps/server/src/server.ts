@@ -60,8 +60,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
       ? startCheckpointer((db as SqliteDb).connection, (message) => logger.error(message))
       : undefined
   const blobs = await openBlobStore(config)
-  // Sessions do not survive a restart, so every unfinished blob left by the last run is garbage.
-  await blobs.sweepUnfinished(0)
+  // On SQLite this process is the only instance and its sessions died with the last run, so every
+  // unfinished blob is garbage. On PostgreSQL other instances may be writing theirs into the same
+  // store: the cleanup job sweeps them by age instead.
+  if (db.dialect === 'sqlite') await blobs.sweepUnfinished(0)
   const services = await createServices(config, db, blobs, logger, now)
   // Reserved request slots belong to sessions of the last run, which ended with it.
   const freed = await services.requests.resetReservations()

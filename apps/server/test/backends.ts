@@ -36,8 +36,10 @@ export async function blobFiles(
     return { committed, partial: await openMultipartKeys(blobs as S3BlobStore) }
   }
   const root = join(server.dataDir, 'blobs')
-  const committed = (await readdir(root)).filter((name) => name !== '.partial')
-  const partial = await readdir(join(root, '.partial'))
+  const committed = (await readdir(root)).filter((name) => !name.startsWith('.'))
+  // Chunks of sessions kept in the database are unfinished bytes as partial files are.
+  const chunks = await readdir(join(root, '.chunks')).catch(() => [])
+  const partial = [...(await readdir(join(root, '.partial'))), ...chunks]
   return { committed, partial }
 }
 

@@ -10,6 +10,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { followDownload } from './backends.js'
+import { TEST_DIALECT } from './dialects.js'
 import { startTestServer, type TestServer } from './harness.js'
 import { RawRequest } from './raw-request.js'
 import {
@@ -87,6 +88,9 @@ async function post(server: TestServer, path: string, bytes: Uint8Array, timeout
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.each([FILE, REQUEST])('chunks of $name', (target) => {
+  // On PostgreSQL normal uploads keep their sessions in the database and stream every chunk with
+  // a Content-Length into a stored part of its own (services/stored-chunk-sessions.ts).
+  const storedParts = TEST_DIALECT === 'postgres' && target === FILE
   let server: TestServer
   const open: RawRequest[] = []
 
@@ -169,30 +173,34 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
   })
 
   // Security: early chunks are bounded by the server-wide budget, counted from Content-Length.
-  it('refuses an early chunk with 429 before reading its body once the buffer budget is taken', async () => {
-    const hog = await target.open(server, 2000)
-    const holding = await stalled(hog.path(1), 1000, randomBytes(10))
-    await pause(100)
-    const parts = [randomBytes(100), randomBytes(100)]
-    const session = await target.open(server, 200)
-    const early = await stalled(session.path(1), 100)
-    expect(await early.answer(2000)).toEqual({
-      status: 429,
-      body: { error: ERROR_MESSAGES.tooManyOutOfOrderChunks },
-    })
-    // The chunk due next streams to the store and needs no budget.
-    const due = await stalled(session.path(0), 100)
-    expect(await due.answer(200)).toBeNull()
-    await due.write(parts[0]!)
-    expect((await due.answer(2000))?.status).toBe(200)
-    // The budget comes back when the holding request goes away.
-    holding.destroy()
-    await holding.closed
-    await pause(100)
-    expect((await post(server, session.path(1), parts[1]!)).status).toBe(200)
-    expect(await session.finalize()).toBe(200)
-    expect((await session.stored()).equals(Buffer.concat(parts))).toBe(true)
-  })
+  // Stored parts hold no chunk with a Content-Length in memory; the last test covers their budget.
+  it.skipIf(storedParts)(
+    'refuses an early chunk with 429 before reading its body once the buffer budget is taken',
+    async () => {
+      const hog = await target.open(server, 2000)
+      const holding = await stalled(hog.path(1), 1000, randomBytes(10))
+      await pause(100)
+      const parts = [randomBytes(100), randomBytes(100)]
+      const session = await target.open(server, 200)
+      const early = await stalled(session.path(1), 100)
+      expect(await early.answer(2000)).toEqual({
+        status: 429,
+        body: { error: ERROR_MESSAGES.tooManyOutOfOrderChunks },
+      })
+      // The chunk due next streams to the store and needs no budget.
+      const due = await stalled(session.path(0), 100)
+      expect(await due.answer(200)).toBeNull()
+      await due.write(parts[0]!)
+      expect((await due.answer(2000))?.status).toBe(200)
+      // The budget comes back when the holding request goes away.
+      holding.destroy()
+      await holding.closed
+      await pause(100)
+      expect((await post(server, session.path(1), parts[1]!)).status).toBe(200)
+      expect(await session.finalize()).toBe(200)
+      expect((await session.stored()).equals(Buffer.concat(parts))).toBe(true)
+    },
+  )
 
   it('refuses a declared length past the rest of the upload before reading, and keeps the session', async () => {
     const session = await target.open(server, 100)
@@ -225,7 +233,10 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
     await pause(100)
     broken.destroy()
     await pause(100)
-    expect((await post(server, session.path(0), randomBytes(100))).status).toBe(404)
+    // A stored part is recorded only once whole: the broken chunk left nothing, so it may be resent.
+    expect((await post(server, session.path(0), randomBytes(100))).status).toBe(
+      storedParts ? 200 : 404,
+    )
   })
 
   it('counts a body without Content-Length as it streams and refuses it past the buffer budget', async () => {

@@ -23,9 +23,6 @@ import { noteBody, uploadHeaders } from './harness.js'
 import { call, createRequest, init } from './requests.suite.js'
 import { s3Env } from './s3-backend.js'
 
-/** Set by the lead once chunked upload sessions live in the database (branch `sessions`). */
-const SHARED_SESSIONS = false
-
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const MiB = 1024 * 1024
 /** The per-client request limit of every instance; the rate-limit case spends it all. */
@@ -179,14 +176,11 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     expect(statuses.at(-1)).toBe(429)
   })
 
-  it.skipIf(!SHARED_SESSIONS)(
-    'joins a chunked upload whose chunks reach different instances, byte-exact',
-    async () => {
-      const bytes = randomBytes(5 * MiB + 1234)
-      const id = await uploadChunked(proxy.url, bytes, () => undefined)
-      expect(await downloadBytes(proxy.url, id.id, id.authToken)).toEqual(bytes)
-    },
-  )
+  it('joins a chunked upload whose chunks reach different instances, byte-exact', async () => {
+    const bytes = randomBytes(5 * MiB + 1234)
+    const id = await uploadChunked(proxy.url, bytes, () => undefined)
+    expect(await downloadBytes(proxy.url, id.id, id.authToken)).toEqual(bytes)
+  }, 60_000)
 
   it('hands the background work to another instance when its holder is killed', async () => {
     const holder = await lockHolder()
@@ -228,19 +222,16 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
       : undefined
   }
 
-  it.skipIf(!SHARED_SESSIONS)(
-    'finishes a chunked upload on the other instances when one dies half way',
-    async () => {
-      const bytes = randomBytes(6 * MiB)
-      const up = await uploadChunked(proxy.url, bytes, (index) => {
-        if (index === 3 && servers.length > 1) {
-          const victim = servers.shift()!
-          victim.child.kill('SIGKILL')
-        }
-      })
-      expect(await downloadBytes(proxy.url, up.id, up.authToken)).toEqual(bytes)
-    },
-  )
+  it('finishes a chunked upload on the other instances when one dies half way', async () => {
+    const bytes = randomBytes(6 * MiB)
+    const up = await uploadChunked(proxy.url, bytes, (index) => {
+      if (index === 3 && servers.length > 1) {
+        const victim = servers.shift()!
+        victim.child.kill('SIGKILL')
+      }
+    })
+    expect(await downloadBytes(proxy.url, up.id, up.authToken)).toEqual(bytes)
+  }, 60_000)
 
   it('answers 503 while PostgreSQL restarts, overshoots no view limit and recovers', async () => {
     const body = noteBody({ maxViews: 100 })

@@ -10,6 +10,7 @@ import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
+import { TEST_DIALECT } from './dialects.js'
 import { requestHead, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 
 let server: TestServer | undefined
@@ -198,7 +199,9 @@ describe('upload quota', () => {
         })
       ).status,
     ).toBe(400)
-    expect((await upload(server.url, 900)).status).toBe(200)
+    // A chunked session kept in PostgreSQL counts its declared size from init, since the quota's
+    // held bytes live in one process and the finalize may reach another (docs/configuration.md).
+    expect((await upload(server.url, 900)).status).toBe(TEST_DIALECT === 'postgres' ? 413 : 200)
   })
 })
 

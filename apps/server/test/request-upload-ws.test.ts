@@ -798,6 +798,10 @@ function gatedBlobs(inner: BlobStore): { blobs: BlobStore; open: () => void } {
     delete: (key) => inner.delete(key),
     list: () => inner.list(),
     sweepUnfinished: (olderThanMs) => inner.sweepUnfinished(olderThanMs),
+    putChunk: (key, index, pieces, length) => inner.putChunk(key, index, pieces, length),
+    joinChunks: (key, chunks) => inner.joinChunks(key, chunks),
+    deleteChunks: (chunks) => inner.deleteChunks(chunks),
+    sweepChunks: (olderThanMs, keep) => inner.sweepChunks(olderThanMs, keep),
     check: () => inner.check(),
   }
   return { blobs, open }

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 
-import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3'
+import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
 import type { Radosgw } from '@fileshare/testing/radosgw'
 
 import { S3BlobStore, type S3StoreOptions } from '../src/storage/s3.js'
@@ -52,5 +52,12 @@ export async function openTestStore(
 /** Keys of the multipart uploads still open in the store's bucket. */
 export async function openMultipartKeys(store: S3BlobStore): Promise<string[]> {
   const page = await store.client.send(new ListMultipartUploadsCommand({ Bucket: store.bucket }))
-  return (page.Uploads ?? []).map((upload) => upload.Key ?? '')
+  // Chunks of sessions kept in the database are unfinished bytes as open uploads are.
+  const chunks = await store.client.send(
+    new ListObjectsV2Command({ Bucket: store.bucket, Prefix: 'chunks/' }),
+  )
+  return [
+    ...(page.Uploads ?? []).map((upload) => upload.Key ?? ''),
+    ...(chunks.Contents ?? []).map((object) => object.Key ?? ''),
+  ]
 }

@@ -180,3 +180,35 @@ export const lockouts = pgTable(
   },
   (table) => [index('lockouts_expires_at').on(table.expiresAt)],
 )
+
+/**
+ * A chunked HTTP upload under way when sessions live in the database (PostgreSQL): any instance
+ * takes its chunks and its finalize. `context` is the JSON of what finalize needs (token hashes
+ * as base64, never tokens); `receivedBytes` only grows by a conditional update.
+ */
+export const chunkSessions = pgTable(
+  'chunk_sessions',
+  {
+    id: text('id').primaryKey(),
+    context: text('context').notNull(),
+    declaredSize: long('declared_size').notNull(),
+    receivedBytes: long('received_bytes').notNull().default(0),
+    state: text('state').notNull(),
+    createdAt: long('created_at').notNull(),
+    lastActivity: long('last_activity').notNull(),
+  },
+  (table) => [index('chunk_sessions_last_activity').on(table.lastActivity)],
+)
+
+/** One stored chunk of a chunk session: its size and where the blob store keeps it. */
+export const chunkParts = pgTable(
+  'chunk_parts',
+  {
+    sessionId: text('session_id').notNull(),
+    chunkIndex: integer('chunk_index').notNull(),
+    size: long('size').notNull(),
+    ref: text('ref').notNull(),
+    etag: text('etag'),
+  },
+  (table) => [primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
+)

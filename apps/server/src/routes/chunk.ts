@@ -9,8 +9,27 @@ import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
+import type { ChunkAdmission } from '../services/stored-chunk-sessions.js'
 import type { UploadSession } from '../services/upload-sessions.js'
 import { closing, pumpBody } from './body.js'
+
+/** The chunk's index and Content-Length, read from its head; a bad index answers 400. */
+function chunkHead(c: Context<AppEnv>): { index: number; length: number | undefined } {
+  let index: number
+  try {
+    index = parseIntegerStrict(c.req.query('index'), {}, 'index')
+  } catch {
+    throw closing(
+      c,
+      new HttpError(400, ERROR_MESSAGES.invalidRequest, {
+        details: { index: 'must be a whole number' },
+      }),
+    )
+  }
+  // Node's parser has checked the header: digits only, one value.
+  const length = c.env.incoming.headers['content-length']
+  return { index, length: length === undefined ? undefined : Number(length) }
+}
 
 export async function receiveChunk(
   c: Context<AppEnv>,
@@ -19,21 +38,10 @@ export async function receiveChunk(
 ): Promise<Response> {
   // Every refusal before the body is whole closes the connection instead of reading on.
   const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
-  let index: number
-  try {
-    index = parseIntegerStrict(c.req.query('index'), {}, 'index')
-  } catch {
-    throw refuse(
-      new HttpError(400, ERROR_MESSAGES.invalidRequest, {
-        details: { index: 'must be a whole number' },
-      }),
-    )
-  }
-  // Node's parser has checked the header: digits only, one value.
-  const length = c.env.incoming.headers['content-length']
+  const { index, length } = chunkHead(c)
   let intake
   try {
-    intake = session.admitChunk(index, length === undefined ? undefined : Number(length))
+    intake = session.admitChunk(index, length)
   } catch (error) {
     throw refuse(error)
   }
@@ -47,5 +55,31 @@ export async function receiveChunk(
     throw refuse(error)
   } finally {
     intake.end()
+  }
+}
+
+/** The same for a session kept in the database: the chunk is stored and recorded whole. */
+export async function receiveStoredChunk(
+  c: Context<AppEnv>,
+  admit: (index: number, length: number | undefined) => Promise<ChunkAdmission>,
+): Promise<Response> {
+  const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
+  const { index, length } = chunkHead(c)
+  let chunk
+  try {
+    chunk = await admit(index, length)
+  } catch (error) {
+    throw refuse(error)
+  }
+  try {
+    await pumpBody(c, (piece) => chunk.take(piece))
+    const bytesWritten = await chunk.finish()
+    const delay = chunk.delayMs()
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+    return c.json({ bytesWritten }, 200)
+  } catch (error) {
+    throw refuse(error)
+  } finally {
+    chunk.release()
   }
 }

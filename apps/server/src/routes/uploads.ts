@@ -10,7 +10,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../services/uploads.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
-import { receiveChunk } from './chunk.js'
+import { receiveChunk, receiveStoredChunk } from './chunk.js'
 
 export interface UploadRouteDeps {
   uploads: UploadsService
@@ -76,17 +76,22 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     await deps.requireLogin(c)
     refuseFormPost(c)
     const spec = uploads.parseSpec(headerValues(c), 'x-content-length')
-    const session = await uploads.begin(spec, deps.ipOf(c), 'http')
-    return c.json({ id: session.id }, 201)
+    const id = await uploads.beginChunked(spec, deps.ipOf(c))
+    return c.json({ id }, 201)
   })
 
-  app.post('/upload/:id/chunk', (c) => receiveChunk(c, uploads.session(sessionId(c)), deps.now))
+  app.post('/upload/:id/chunk', (c) => {
+    const stored = uploads.storedChunks
+    if (stored) return receiveStoredChunk(c, (index, n) => stored.admit(sessionId(c), index, n))
+    return receiveChunk(c, uploads.session(sessionId(c)), deps.now)
+  })
 
   app.post('/upload/:id/finalize', async (c) => {
-    const session = uploads.session(sessionId(c))
+    const id = sessionId(c)
+    if (!uploads.storedChunks) uploads.session(id)
     refuseFormPost(c)
-    const id = await uploads.finalize(session, c.req.header('x-owner-token'))
-    return c.json({ id, url: uploads.shareUrl(id) }, 200)
+    const uploadId = await uploads.finalizeChunked(id, c.req.header('x-owner-token'))
+    return c.json({ id: uploadId, url: uploads.shareUrl(uploadId) }, 200)
   })
 
   app.delete('/upload/:id', async (c) => {

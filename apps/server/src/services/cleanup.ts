@@ -37,6 +37,7 @@ export interface CleanupDeps {
   services: Pick<
     Services,
     | 'sessions'
+    | 'storedChunks'
     | 'janitor'
     | 'quota'
     | 'requests'
@@ -62,6 +63,7 @@ export type CleanupStep =
   | 'requestUploads'
   | 'requests'
   | 'sessions'
+  | 'chunkSessions'
   | 'orphans'
   | 'partials'
   | 'quota'
@@ -212,12 +214,25 @@ export class CleanupJob {
     await step('requests', async () => {
       report.requestsRemoved = await services.requests.removeFinishedRequests()
     })
+    // Sessions kept in the database are every instance's: the leader ends the idle ones and
+    // removes stored chunks that no session recorded (an instance died mid-chunk), before the
+    // partial sweep.
+    await step('chunkSessions', async () => {
+      const stored = services.storedChunks
+      if (!stored) return
+      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+      report.sessionsExpired += await stored.expireIdle(idleMs)
+      report.partialsRemoved += await this.deps.blobs.sweepChunks(
+        idleMs + PARTIAL_MARGIN_MS,
+        await stored.ids(),
+      )
+    })
     await step('orphans', async () => {
       report.orphansRemoved = await this.sweepOrphans()
     })
     await step('partials', async () => {
       const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
-      report.partialsRemoved = await this.deps.blobs.sweepUnfinished(
+      report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
         olderThan,
         services.sessions.ids(),
       )

@@ -12,11 +12,14 @@ import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
 import { RequestsService } from './requests.js'
 import { Tombstones } from './tombstones.js'
+import { StoredChunkSessions } from './stored-chunk-sessions.js'
 import { UploadSessions } from './upload-sessions.js'
 import { UploadsService } from './uploads.js'
 
 export interface Services {
   sessions: UploadSessions
+  /** Chunked sessions in the database, on PostgreSQL, where any instance takes any chunk. */
+  storedChunks: StoredChunkSessions | undefined
   uploads: UploadsService
   notes: NotesService
   requests: RequestsService
@@ -43,6 +46,23 @@ export async function createServices(
     onError,
     bufferBudget: config.fileUploadChunkBuffer,
   })
+  // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
+  // chunk and the chunk due next streamed straight into its blob.
+  const storedChunks =
+    db.dialect === 'postgres'
+      ? new StoredChunkSessions(
+          db,
+          blobs,
+          {
+            maxChunkSize: config.fileChunkMaxSize,
+            window: config.fileUploadConcurrentChunks,
+            maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
+            speedLimit: config.fileUploadSpeedLimit,
+          },
+          sessions,
+          now,
+        )
+      : undefined
   const janitor = new BlobJanitor(db, blobs, now, onError)
   const ipHash = await DailyIpHash.load(db)
   const quota = new DbUploadQuota({
@@ -70,12 +90,13 @@ export async function createServices(
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
-  const uploads = new UploadsService({ ...uploadDeps, tombstones })
+  const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
   const requests = new RequestsService({ ...uploadDeps, ipHash, onError })
   const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
   return {
     sessions,
+    storedChunks,
     uploads,
     notes,
     requests,

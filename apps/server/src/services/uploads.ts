@@ -12,6 +12,7 @@ import {
   type UploadMetaFields,
 } from '@fileshare/protocol'
 import { and, eq, gte, isNull, lte, or } from 'drizzle-orm'
+import { randomUUID } from 'node:crypto'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
@@ -23,6 +24,7 @@ import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { DownloadCounter } from './download-counter.js'
 import { tombstoneColumns, type Tombstones } from './tombstones.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
+import type { StoredChunkSessions } from './stored-chunk-sessions.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
@@ -61,6 +63,8 @@ export interface UploadsDeps {
   db: Db
   blobs: BlobStore
   sessions: UploadSessions
+  /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
+  storedChunks?: StoredChunkSessions | undefined
   quota: UploadQuota
   lockout: Lockout
   janitor: BlobJanitor
@@ -162,6 +166,11 @@ export class UploadsService {
     }
   }
 
+  /** The chunked sessions kept in the database, when they are (PostgreSQL). */
+  get storedChunks(): StoredChunkSessions | undefined {
+    return this.deps.storedChunks
+  }
+
   /** Opens a session for a validated upload, holding its size against the client's quota. */
   async begin(
     spec: UploadSpec,
@@ -213,11 +222,24 @@ export class UploadsService {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
     await session.commit()
-    const { spec } = session.context
+    const { reservation } = session.context
+    await this.record(session.id, session.context.spec, (kept) => reservation.settle(kept))
+    return session.id
+  }
+
+  /**
+   * Creates the record of a committed blob; when that fails the blob is removed. `settle` ends the
+   * quota reservation: kept once recorded, so no other upload slips in between.
+   */
+  private async record(
+    id: string,
+    spec: UploadSpec,
+    settle: (kept: boolean) => Promise<void>,
+  ): Promise<void> {
     const now = this.deps.now()
     try {
       await this.deps.db.query.insert(this.deps.db.tables.uploads).values({
-        id: session.id,
+        id,
         size: spec.size,
         salt: spec.salt,
         fileCount: spec.fileCount,
@@ -231,13 +253,56 @@ export class UploadsService {
         expiresAt: now + spec.expireSec * 1000,
       })
     } catch (error) {
-      await session.context.reservation.settle(false)
-      await this.deps.janitor.remove(session.id)
+      await settle(false)
+      await this.deps.janitor.remove(id)
       throw error
     }
-    // The bytes stay held until they are recorded, so no other upload slips in between.
-    await session.context.reservation.settle(true)
-    return session.id
+    await settle(true)
+  }
+
+  /**
+   * Opens a chunked upload (spec: POST /api/upload/init) and answers its id. With sessions in the
+   * database the declared size counts against the quota from here: the quota's held bytes live in
+   * one process, and the chunks and the finalize may reach another.
+   */
+  async beginChunked(spec: UploadSpec, clientIp: string): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return (await this.begin(spec, clientIp, 'http')).id
+    const reservation = await this.deps.quota.reserve(clientIp, spec.size)
+    const id = randomUUID()
+    try {
+      await stored.open(id, spec.size, encodeSpec(spec))
+    } catch (error) {
+      await reservation.settle(false)
+      throw error
+    }
+    await reservation.settle(true)
+    return id
+  }
+
+  /**
+   * Finalizes a chunked upload on whichever instance the request reached (spec: POST
+   * /api/upload/:id/finalize): the owner token first, then the session is claimed once, its
+   * chunks joined into the blob and the record created.
+   */
+  async finalizeChunked(id: string, ownerToken: string | undefined): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return this.finalize(this.session(id), ownerToken)
+    const open = await stored.find(id)
+    if (!open) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const spec = decodeSpec(open.context)
+    if (!tokenMatches(ownerToken, spec.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    const claimed = await stored.claim(id)
+    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    try {
+      await this.deps.blobs.joinChunks(id, claimed.chunks)
+      await this.record(id, spec, async () => undefined)
+    } finally {
+      await stored.remove([id])
+    }
+    return id
   }
 
   /** The share address of an upload, without the key: clients append the fragment. */
@@ -403,6 +468,14 @@ export class UploadsService {
    * that is still an unfinished session is cancelled the same way, with the same owner token.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
+    const open = await this.deps.storedChunks?.find(id)
+    if (open) {
+      if (!tokenMatches(ownerToken, decodeSpec(open.context).ownerTokenHash)) {
+        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+      }
+      await this.deps.storedChunks!.remove([id])
+      return
+    }
     const session = this.deps.sessions.get(id, isFileUploadContext)
     if (session) {
       if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
@@ -426,5 +499,26 @@ export class UploadsService {
     const { uploads } = this.deps.db.tables
     await this.deps.db.query.delete(uploads).where(eq(uploads.id, id))
     await this.deps.janitor.remove(id)
+  }
+}
+
+/** An upload spec as a chunk session's context in the database: token hashes as base64. */
+function encodeSpec(spec: UploadSpec): string {
+  return JSON.stringify({
+    ...spec,
+    authTokenHash: spec.authTokenHash.toString('base64'),
+    ownerTokenHash: spec.ownerTokenHash.toString('base64'),
+  })
+}
+
+function decodeSpec(context: string): UploadSpec {
+  const spec = JSON.parse(context) as Omit<UploadSpec, 'authTokenHash' | 'ownerTokenHash'> & {
+    authTokenHash: string
+    ownerTokenHash: string
+  }
+  return {
+    ...spec,
+    authTokenHash: Buffer.from(spec.authTokenHash, 'base64'),
+    ownerTokenHash: Buffer.from(spec.ownerTokenHash, 'base64'),
   }
 }

@@ -3,6 +3,7 @@
  * user input. A blob becomes readable only after `commit()`; until then it is invisible and
  * `abort()` (or a crash, swept by `sweepUnfinished()`) leaves nothing behind.
  */
+import { randomUUID } from 'node:crypto'
 import type { Writable } from 'node:stream'
 
 export interface BlobWriter {
@@ -55,6 +56,43 @@ export interface BlobStore {
   sweepUnfinished(olderThanMs: number, keep?: ReadonlySet<string>): Promise<number>
   /** Throws when the storage does not answer (health check). */
   check(): Promise<void>
+  /**
+   * Stores one chunk of a chunked upload as a part of its own, durable before it resolves, under
+   * a name no other attempt shares; fails, leaving nothing, when `body` fails or does not bring
+   * exactly `length` bytes. Chunk sessions in the database record what this answers.
+   */
+  putChunk(key: string, index: number, body: ChunkBody, length: number): Promise<StoredChunk>
+  /** Joins the recorded chunks, in order, into the blob `key`, which exists once it resolves. */
+  joinChunks(key: string, chunks: readonly StoredChunk[]): Promise<void>
+  /** Removes stored chunks; a chunk that does not exist counts as removed. */
+  deleteChunks(chunks: readonly StoredChunk[]): Promise<void>
+  /** Removes chunks older than `olderThanMs` whose session is not one of `keep`. */
+  sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number>
+}
+
+/** A chunk's bytes: read whole already, or still arriving. */
+export type ChunkBody = Iterable<Uint8Array> | AsyncIterable<Uint8Array>
+
+/** A chunk stored by `putChunk()`: its name in the store, its size and, on S3, its ETag. */
+export interface StoredChunk {
+  ref: string
+  size: number
+  etag: string | null
+}
+
+/** The name of a stored chunk: `<key>.<index>.<random>`, the first and last UUIDs. */
+export const CHUNK_NAME = /^[0-9a-f-]{36}\.[0-9]{1,16}\.[0-9a-f-]{36}$/
+
+/** A new name for chunk `index` of blob `key`, which no other attempt at that index shares. */
+export function newChunkName(key: string, index: number): string {
+  assertBlobKey(key)
+  return `${key}.${index}.${randomUUID()}`
+}
+
+/** The session key of a stored chunk's name, or null for another name. */
+export function chunkSessionOf(name: string): string | null {
+  const key = name.split('.')[0] ?? ''
+  return CHUNK_NAME.test(name) && KEY_PATTERN.test(key) ? key : null
 }
 
 /**

@@ -10,12 +10,17 @@ import type { Writable } from 'node:stream'
 
 import {
   assertBlobKey,
+  CHUNK_NAME,
+  chunkSessionOf,
   drained,
   LengthCheck,
+  newChunkName,
   type BlobStore,
   type BlobWriter,
+  type ChunkBody,
   type OpenedBlob,
   type StoredBlob,
+  type StoredChunk,
 } from './blob-store.js'
 
 /** Bytes read per step of a download. */
@@ -62,16 +67,114 @@ export class FilesystemBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const
   private readonly root: string
   private readonly partial: string
+  /** Chunks of sessions kept in the database, as `<key>.<index>.<random>`. */
+  private readonly chunks: string
+  private chunksMade: Promise<void> | undefined
 
   private constructor(dataDir: string) {
     this.root = join(dataDir, 'blobs')
     this.partial = join(this.root, '.partial')
+    this.chunks = join(this.root, '.chunks')
   }
 
   static async open(dataDir: string): Promise<FilesystemBlobStore> {
     const store = new FilesystemBlobStore(dataDir)
     await mkdir(store.partial, { recursive: true })
     return store
+  }
+
+  /** The path of a stored chunk; its name was made by putChunk, and is checked again here. */
+  private chunkPath(ref: string): string {
+    if (!CHUNK_NAME.test(ref)) throw new Error(`Refusing chunk name ${JSON.stringify(ref)}`)
+    return join(this.chunks, ref)
+  }
+
+  async putChunk(
+    key: string,
+    index: number,
+    body: ChunkBody,
+    length: number,
+  ): Promise<StoredChunk> {
+    const ref = newChunkName(key, index)
+    const path = this.chunkPath(ref)
+    // Made on first use: only sessions kept in the database store chunks.
+    this.chunksMade ??= mkdir(this.chunks, { recursive: true }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.chunksMade = undefined
+        throw error
+      },
+    )
+    await this.chunksMade
+    const handle = await open(path, 'wx', 0o600)
+    try {
+      let written = 0
+      for await (const piece of body) {
+        if (written + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
+        const { bytesWritten } = await handle.write(piece, 0, piece.length, written)
+        if (bytesWritten !== piece.length) throw new Error(`Short write to chunk ${ref}`)
+        written += piece.length
+      }
+      if (written !== length) throw new Error(`Chunk ${ref} has ${written} of ${length} bytes`)
+      await handle.datasync()
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      await rm(path, { force: true })
+      throw error
+    }
+    await handle.close()
+    return { ref, size: length, etag: null }
+  }
+
+  async joinChunks(key: string, chunks: readonly StoredChunk[]): Promise<void> {
+    const writer = await this.create(key)
+    try {
+      for (const chunk of chunks) {
+        const handle = await open(this.chunkPath(chunk.ref), 'r')
+        try {
+          let read = 0
+          for (;;) {
+            // A fresh buffer per block: the writer keeps what it is given until it is written.
+            const block = Buffer.allocUnsafe(READ_BLOCK)
+            const { bytesRead } = await handle.read(block, 0, READ_BLOCK, null)
+            if (bytesRead === 0) break
+            read += bytesRead
+            await writer.write(block.subarray(0, bytesRead))
+          }
+          if (read !== chunk.size) throw new Error(`Chunk ${chunk.ref} is not ${chunk.size} bytes`)
+        } finally {
+          await handle.close()
+        }
+      }
+      await writer.commit()
+    } catch (error) {
+      await writer.abort()
+      throw error
+    }
+  }
+
+  async deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
+    for (const chunk of chunks) await rm(this.chunkPath(chunk.ref), { force: true })
+  }
+
+  async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
+    let removed = 0
+    const cutoff = Date.now() - olderThanMs
+    const names = await readdir(this.chunks).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return []
+      throw error
+    })
+    for (const name of names) {
+      const session = chunkSessionOf(name)
+      if (session === null || keep.has(session)) continue
+      const path = join(this.chunks, name)
+      const info = await stat(path).catch(() => null)
+      if (info && info.mtimeMs <= cutoff) {
+        await rm(path, { force: true })
+        removed++
+      }
+    }
+    return removed
   }
 
   private path(key: string): string {

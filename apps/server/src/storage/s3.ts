@@ -20,6 +20,7 @@ import {
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
+  UploadPartCopyCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
@@ -27,7 +28,17 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { S3Settings } from '../config.js'
-import { assertBlobKey, type BlobStore, type BlobWriter, type StoredBlob } from './blob-store.js'
+import {
+  assertBlobKey,
+  CHUNK_NAME,
+  chunkSessionOf,
+  newChunkName,
+  type BlobStore,
+  type BlobWriter,
+  type ChunkBody,
+  type StoredBlob,
+  type StoredChunk,
+} from './blob-store.js'
 
 /** The S3 settings of the config (docs/configuration.md, S3), plus the clock. */
 export interface S3StoreOptions extends S3Settings {
@@ -193,6 +204,131 @@ export class S3BlobStore implements BlobStore {
   async check(): Promise<void> {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
   }
+
+  /** A chunk is an object of its own under CHUNK_PREFIX, so it may be of any size. */
+  async putChunk(
+    key: string,
+    index: number,
+    body: ChunkBody,
+    length: number,
+  ): Promise<StoredChunk> {
+    const ref = CHUNK_PREFIX + newChunkName(key, index)
+    // A known length lets the body stream (radosgw refuses a streamed body without one).
+    const put = await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: ref,
+        Body: Readable.from(body, { objectMode: false }),
+        ContentLength: length,
+      }),
+    )
+    return { ref, size: length, etag: put.ETag ?? null }
+  }
+
+  /**
+   * Joins chunks into one multipart upload: a chunk of at least MIN_PART_SIZE becomes a part by
+   * UploadPartCopy, inside the S3 server; smaller ones (S3 refuses a part under 5 MiB but the
+   * last) are read and sent together, with the chunks that follow them, until they make a part.
+   */
+  async joinChunks(key: string, chunks: readonly StoredChunk[]): Promise<void> {
+    assertBlobKey(key)
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
+    )
+    const uploadId = created.UploadId
+    if (!uploadId) throw new Error('CreateMultipartUpload returned no UploadId')
+    const parts: CompletedPart[] = []
+    let group: Buffer[] = []
+    let groupLength = 0
+    const target = { Bucket: this.bucket, Key: key, UploadId: uploadId }
+    const sendGroup = async () => {
+      const PartNumber = parts.length + 1
+      const body = Buffer.concat(group, groupLength)
+      const sent = await this.client.send(
+        new UploadPartCommand({ ...target, PartNumber, Body: body, ContentLength: groupLength }),
+      )
+      parts.push({ PartNumber, ETag: sent.ETag })
+      group = []
+      groupLength = 0
+    }
+    try {
+      for (const chunk of chunks) {
+        assertChunkRef(chunk.ref)
+        if (groupLength === 0 && chunk.size >= MIN_PART_SIZE) {
+          const PartNumber = parts.length + 1
+          const copied = await this.client.send(
+            new UploadPartCopyCommand({
+              ...target,
+              PartNumber,
+              CopySource: `${this.bucket}/${chunk.ref}`,
+            }),
+          )
+          parts.push({ PartNumber, ETag: copied.CopyPartResult?.ETag })
+          continue
+        }
+        const object = await this.client.send(
+          new GetObjectCommand({ Bucket: this.bucket, Key: chunk.ref }),
+        )
+        const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? [])
+        if (bytes.length !== chunk.size)
+          throw new Error(`Chunk ${chunk.ref} is not ${chunk.size} bytes`)
+        group.push(bytes)
+        groupLength += bytes.length
+        if (groupLength >= MIN_PART_SIZE) await sendGroup()
+      }
+      if (groupLength > 0) await sendGroup()
+      await this.client.send(
+        new CompleteMultipartUploadCommand({ ...target, MultipartUpload: { Parts: parts } }),
+      )
+    } catch (error) {
+      await this.client.send(new AbortMultipartUploadCommand(target)).catch(() => undefined)
+      throw error
+    }
+  }
+
+  async deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
+    for (const chunk of chunks) {
+      assertChunkRef(chunk.ref)
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: chunk.ref }))
+    }
+  }
+
+  async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
+    const cutoff = this.now() - olderThanMs
+    let removed = 0
+    let token: string | undefined
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: CHUNK_PREFIX,
+          ContinuationToken: token,
+        }),
+      )
+      for (const object of page.Contents ?? []) {
+        const ref = object.Key ?? ''
+        const session = ref.startsWith(CHUNK_PREFIX)
+          ? chunkSessionOf(ref.slice(CHUNK_PREFIX.length))
+          : null
+        if (session === null || keep.has(session)) continue
+        if ((object.LastModified?.getTime() ?? 0) > cutoff) continue
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: ref }))
+        removed++
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined
+    } while (token)
+    return removed
+  }
+}
+
+/** Where chunks of sessions kept in the database are stored, apart from the blobs. */
+const CHUNK_PREFIX = 'chunks/'
+/** The smallest part S3 accepts, except the last of an upload. */
+const MIN_PART_SIZE = 5 * 1024 ** 2
+
+function assertChunkRef(ref: string): void {
+  if (!ref.startsWith(CHUNK_PREFIX) || !CHUNK_NAME.test(ref.slice(CHUNK_PREFIX.length)))
+    throw new Error(`Refusing chunk name ${JSON.stringify(ref)}`)
 }
 
 /** The chunks of one part, in order, and their total length. */

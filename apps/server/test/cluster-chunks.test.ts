@@ -1,0 +1,226 @@
+/**
+ * Two server processes on one PostgreSQL database, as behind a load balancer: a chunked upload
+ * whose chunks, finalize and retries reach either instance, on S3 (radosgw) and on the
+ * filesystem with a shared DATA_DIR, across a SIGKILL and a restart.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { spawnServer, type SpawnedServer } from '@fileshare/testing'
+import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+
+import { testPostgres } from './dialects.js'
+import { uploadHeaders } from './harness.js'
+import { s3Env } from './s3-backend.js'
+
+const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
+const KiB = 1024
+const MiB = 1024 * KiB
+
+const s3Missing = await radosgwMissing()
+let gateway: Radosgw | undefined
+const children = new Set<SpawnedServer>()
+const dataDirs: string[] = []
+
+afterEach(async () => {
+  for (const server of children) {
+    if (server.child.exitCode === null && server.child.signalCode === null) {
+      server.child.kill('SIGKILL')
+    }
+    await server.exited
+  }
+  children.clear()
+  await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
+})
+
+afterAll(async () => {
+  await gateway?.stop()
+})
+
+/** The settings two instances share: one database, one DATA_DIR, and on S3 one bucket. */
+async function clusterEnv(backend: 'filesystem' | 's3'): Promise<Record<string, string>> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'fileshare-cluster-'))
+  dataDirs.push(dataDir)
+  const env: Record<string, string> = {
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: await (await testPostgres()).createDatabase(),
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_MAX: '0',
+    CLEANUP_INTERVAL: '86400',
+    ...(backend === 's3' ? s3Env(gateway!) : {}),
+  }
+  for (const name of ['HOME', 'TMPDIR']) {
+    const value = process.env[name]
+    if (value !== undefined) env[name] = value
+  }
+  return env
+}
+
+async function startInstance(env: Record<string, string>): Promise<SpawnedServer> {
+  const server = await spawnServer({
+    entry: 'src/index.ts',
+    nodeArgs: ['--import', 'tsx'],
+    cwd: SERVER_DIR,
+    env,
+  })
+  children.add(server)
+  return server
+}
+
+async function init(server: SpawnedServer, size: number) {
+  const headers = uploadHeaders(size)
+  const res = await fetch(`${server.url}/api/upload/init`, { method: 'POST', headers })
+  expect(res.status).toBe(201)
+  const { id } = (await res.json()) as { id: string }
+  return { id, authToken: headers['X-Auth-Token']!, ownerToken: headers['X-Owner-Token']! }
+}
+
+function sendChunk(
+  server: SpawnedServer,
+  id: string,
+  index: number,
+  bytes: Uint8Array<ArrayBuffer>,
+) {
+  return fetch(`${server.url}/api/upload/${id}/chunk?index=${index}`, {
+    method: 'POST',
+    body: bytes,
+  })
+}
+
+function finalize(server: SpawnedServer, id: string, ownerToken: string) {
+  return fetch(`${server.url}/api/upload/${id}/finalize`, {
+    method: 'POST',
+    headers: { 'X-Owner-Token': ownerToken },
+  })
+}
+
+/** The stored bytes of an upload, through the server or, on S3, its presigned URL. */
+async function download(server: SpawnedServer, id: string, authToken: string): Promise<Buffer> {
+  const res = await fetch(`${server.url}/api/download/${id}`, {
+    headers: { 'X-Auth-Token': authToken },
+  })
+  expect(res.status).toBe(200)
+  if (res.headers.get('content-type')?.startsWith('application/json')) {
+    const { url } = (await res.json()) as { url: string }
+    return Buffer.from(await (await fetch(url)).arrayBuffer())
+  }
+  return Buffer.from(await res.arrayBuffer())
+}
+
+/** Sends the first half of a chunk's body and leaves the request hanging. */
+async function startChunk(server: SpawnedServer, id: string, index: number, bytes: Buffer) {
+  const req = request(`${server.url}/api/upload/${id}/chunk?index=${index}`, {
+    method: 'POST',
+    headers: { 'Content-Length': String(bytes.length) },
+  })
+  req.on('error', () => undefined)
+  await new Promise<void>((resolve) =>
+    req.write(bytes.subarray(0, bytes.length / 2), () => resolve()),
+  )
+  return req
+}
+
+describe.each([
+  { backend: 'filesystem' as const, skip: false },
+  { backend: 's3' as const, skip: s3Missing !== null },
+])('two instances on one PostgreSQL database, $backend', ({ backend, skip }) => {
+  beforeAll(async () => {
+    if (backend === 's3' && !skip) gateway ??= await startRadosgw()
+  }, 90_000)
+
+  it.skipIf(skip)(
+    'takes chunks of any size at either instance and finalizes on the other, byte-exact',
+    { timeout: 60_000 },
+    async () => {
+      const env = await clusterEnv(backend)
+      const [a, b] = await Promise.all([startInstance(env), startInstance(env)])
+      // Chunks over and under S3's 5 MiB part minimum, in every order the join must handle.
+      const chunks = [6 * MiB, 1 * MiB, 2 * MiB + 7, 6 * MiB, 300 * KiB, 3 * MiB].map((n) =>
+        randomBytes(n),
+      )
+      const body = Buffer.concat(chunks)
+      const up = await init(a, body.length)
+      const last = chunks.length - 1
+      for (const [index, chunk] of chunks.slice(0, last).entries()) {
+        const res = await sendChunk(index % 2 === 0 ? b : a, up.id, index, chunk)
+        expect(res.status).toBe(200)
+      }
+      // Property: one index sent to both instances at once is recorded once; the other gets 400.
+      const racing = await Promise.all([a, b].map((s) => sendChunk(s, up.id, last, chunks[last]!)))
+      expect(racing.map((res) => res.status).sort()).toEqual([200, 400])
+      // An index taken at one instance is taken at the other.
+      const again = await sendChunk(b, up.id, 1, chunks[1]!)
+      expect(again.status).toBe(400)
+      expect(await again.json()).toEqual({ error: 'Chunk already received' })
+      const done = await finalize(b, up.id, up.ownerToken)
+      expect(done.status).toBe(200)
+      expect((await done.json()) as { id: string }).toMatchObject({ id: up.id })
+      expect((await download(a, up.id, up.authToken)).equals(body)).toBe(true)
+      // Nothing of the session is left: no chunk files (filesystem) or chunk objects (S3).
+      if (backend === 'filesystem') {
+        expect(await readdir(join(env.DATA_DIR!, 'blobs', '.chunks'))).toEqual([])
+      }
+      expect((await sendChunk(a, up.id, 6, randomBytes(10))).status).toBe(404)
+    },
+  )
+
+  it.skipIf(skip)(
+    'lets the client go on at the other instance when one is killed mid-chunk, and keeps the session across a restart',
+    { timeout: 60_000 },
+    async () => {
+      const env = await clusterEnv(backend)
+      const [a, b] = await Promise.all([startInstance(env), startInstance(env)])
+      const chunks = [2 * MiB, 3 * MiB, 1 * MiB].map((n) => randomBytes(n))
+      const body = Buffer.concat(chunks)
+      const up = await init(b, body.length)
+      expect((await sendChunk(b, up.id, 0, chunks[0]!)).status).toBe(200)
+      const hanging = await startChunk(b, up.id, 1, chunks[1]!)
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      b.child.kill('SIGKILL')
+      await b.exited
+      hanging.destroy()
+      // Property: a chunk cut off by its instance's death leaves no record; its retry is taken.
+      expect((await sendChunk(a, up.id, 1, chunks[1]!)).status).toBe(200)
+      const restarted = await startInstance(env)
+      expect((await sendChunk(restarted, up.id, 2, chunks[2]!)).status).toBe(200)
+      const done = await finalize(a, up.id, up.ownerToken)
+      expect(done.status).toBe(200)
+      expect((await download(restarted, up.id, up.authToken)).equals(body)).toBe(true)
+    },
+  )
+
+  it.skipIf(skip)(
+    'leaves the unfinished upload of one instance alone when another starts',
+    { timeout: 60_000 },
+    async () => {
+      const env = await clusterEnv(backend)
+      const a = await startInstance(env)
+      const body = randomBytes(8 * MiB)
+      const headers = uploadHeaders(body.length, {}, 'Content-Length')
+      const req = request(`${a.url}/api/upload`, { method: 'POST', headers })
+      const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+        req.on('response', (res) => {
+          let text = ''
+          res.on('data', (data: Buffer) => (text += data.toString()))
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }))
+        })
+        req.on('error', reject)
+      })
+      // Past one S3 part, so that the multipart upload exists when the other instance starts.
+      await new Promise<void>((resolve) => req.write(body.subarray(0, 6 * MiB), () => resolve()))
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      await startInstance(env)
+      req.end(body.subarray(6 * MiB))
+      const { status, text } = await answer
+      expect(status).toBe(200)
+      const { id } = JSON.parse(text) as { id: string }
+      expect((await download(a, id, headers['X-Auth-Token']!)).equals(body)).toBe(true)
+    },
+  )
+})
