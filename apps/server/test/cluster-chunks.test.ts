@@ -4,18 +4,18 @@
  * filesystem with a shared DATA_DIR, across a SIGKILL and a restart.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { spawnServer, type SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { testPostgres } from './dialects.js'
 import { uploadHeaders } from './harness.js'
+import { spawnedServers } from './spawned-servers.js'
 import { s3Env } from './s3-backend.js'
 
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
@@ -24,19 +24,7 @@ const MiB = 1024 * KiB
 
 const s3Missing = await radosgwMissing()
 let gateway: Radosgw | undefined
-const children = new Set<SpawnedServer>()
-const dataDirs: string[] = []
-
-afterEach(async () => {
-  for (const server of children) {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGKILL')
-    }
-    await server.exited
-  }
-  children.clear()
-  await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
-})
+const spawned = spawnedServers('fileshare-cluster-')
 
 afterAll(async () => {
   await gateway?.stop()
@@ -44,8 +32,7 @@ afterAll(async () => {
 
 /** The settings two instances share: one database, one DATA_DIR, and on S3 one bucket. */
 async function clusterEnv(backend: 'filesystem' | 's3'): Promise<Record<string, string>> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'fileshare-cluster-'))
-  dataDirs.push(dataDir)
+  const dataDir = await spawned.dataDir()
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -69,8 +56,7 @@ async function startInstance(env: Record<string, string>): Promise<SpawnedServer
     cwd: SERVER_DIR,
     env,
   })
-  children.add(server)
-  return server
+  return spawned.track(server)
 }
 
 async function init(server: SpawnedServer, size: number) {

@@ -6,17 +6,17 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { readdir, stat } from 'node:fs/promises'
 import { Agent, request, type ClientRequest } from 'node:http'
 import { connect } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { spawnServer, type SpawnedServer } from '@fileshare/testing'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { uploadHeaders } from './harness.js'
+import { spawnedServers } from './spawned-servers.js'
 
 /** The server package; the process runs its sources through tsx, so no build can be stale. */
 const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
@@ -24,26 +24,7 @@ const KiB = 1024
 const MiB = 1024 * KiB
 const GRACE_MS = 15_000
 
-const children = new Set<SpawnedServer>()
-const dataDirs: string[] = []
-
-afterEach(async () => {
-  // Whatever happened in the test, no server process outlives it.
-  for (const server of children) {
-    if (server.child.exitCode === null && server.child.signalCode === null) {
-      server.child.kill('SIGKILL')
-    }
-    await server.exited
-  }
-  children.clear()
-  await Promise.all(dataDirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })))
-})
-
-async function tempDataDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'fileshare-shutdown-'))
-  dataDirs.push(dir)
-  return dir
-}
+const spawned = spawnedServers('fileshare-shutdown-')
 
 /** The server from its sources in a process of its own, once it listens. */
 async function startProcess(dataDir: string): Promise<SpawnedServer> {
@@ -66,8 +47,7 @@ async function startProcess(dataDir: string): Promise<SpawnedServer> {
     cwd: SERVER_DIR,
     env,
   })
-  children.add(server)
-  return server
+  return spawned.track(server)
 }
 
 /**
@@ -213,7 +193,7 @@ describe('server process', () => {
       ['--import', 'tsx', '--input-type=module', '-e', EMBEDDING_SCRIPT],
       {
         cwd: SERVER_DIR,
-        env: { PATH: process.env.PATH ?? '', DATA_DIR: await tempDataDir() },
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: await spawned.dataDir() },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     )
@@ -226,7 +206,7 @@ describe('server process', () => {
   })
 
   it('on SIGTERM refuses new connections, lets a running chunked upload finish, exits 0 and serves it after a restart', async () => {
-    const dataDir = await tempDataDir()
+    const dataDir = await spawned.dataDir()
     const server = await startProcess(dataDir)
     // One keep-alive connection carries the whole upload, as a browser's would.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
@@ -268,7 +248,7 @@ describe('server process', () => {
   }, 90_000)
 
   it('after SIGKILL mid-upload serves the finished uploads, forgets the unfinished ones and leaves no partial file', async () => {
-    const dataDir = await tempDataDir()
+    const dataDir = await spawned.dataDir()
     const partialDir = join(dataDir, 'blobs', '.partial')
     const server = await startProcess(dataDir)
     const { port } = server
