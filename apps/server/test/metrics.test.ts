@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { apiFor, loggingFetch, randomSource, singleFile } from './client-support.js'
 import { manualClock, noteBody, randomToken, startTestServer, uploadHeaders } from './harness.js'
 import type { TestServer } from './harness.js'
+import { TEST_DIALECT } from './dialects.js'
 import { TestSocket } from './test-socket.js'
 
 const TOKEN = randomBytes(32).toString('base64url')
@@ -169,6 +170,11 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     const init = await api('/upload/init', { method: 'POST', headers: cancelled })
     const { id: cancelledId } = (await init.json()) as { id: string }
     secrets.push(cancelledId, cancelled['X-Owner-Token']!, cancelled['X-Auth-Token']!)
+    // A chunked session lives in this process on SQLite, in the database on PostgreSQL.
+    const open = await scrape()
+    const inDatabase = TEST_DIALECT === 'postgres' ? 1 : 0
+    expect(open.get('fileshare_upload_sessions_active')).toBe(1 - inDatabase)
+    expect(open.get('fileshare_upload_sessions_stored')).toBe(inDatabase)
     const cancel = await api(`/upload/${cancelledId}`, {
       method: 'DELETE',
       headers: { 'X-Owner-Token': cancelled['X-Owner-Token']! },
