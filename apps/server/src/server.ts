@@ -99,6 +99,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
     authRoutes: login?.routes,
     webRoot: options.webRoot,
   })
+  // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.
+  const metricsUrl = await metrics?.listen().catch(async (error: unknown) => {
+    await metrics.close()
+    throw error
+  })
   const http = await listen(app, {
     port: config.port,
     host: config.host,
@@ -106,8 +111,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
       connectOrigins: blobs.downloadOrigin ? [blobs.downloadOrigin] : [],
       https: new URL(config.baseUrl).protocol === 'https:',
     }),
+  }).catch(async (error: unknown) => {
+    await metrics?.close()
+    throw error
   })
-  const metricsUrl = await metrics?.listen()
   const ipOf = (request: IncomingMessage) => requestIp(request, config.trustedProxies)
   const sockets = attachUploadSockets(http.server, {
     config,

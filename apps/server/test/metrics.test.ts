@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer, type AddressInfo } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -391,6 +392,19 @@ describe('the /metrics guard', () => {
     if (outside) {
       const port = new URL(url).port
       await expect(fetch(`http://${outside.address}:${port}/metrics`)).rejects.toThrow()
+    }
+  })
+
+  it('refuses to start, naming METRICS_PORT, when that port is taken', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const { port } = taken.address() as AddressInfo
+    try {
+      await expect(
+        startTestServer({ env: { METRICS_ENABLED: 'true', METRICS_PORT: String(port) } }),
+      ).rejects.toThrow(`cannot listen on METRICS_PORT ${port} at 127.0.0.1: EADDRINUSE`)
+    } finally {
+      await new Promise((resolve) => taken.close(resolve))
     }
   })
 

@@ -10,8 +10,9 @@ import { Hono, type Context, type Env, type MiddlewareHandler } from 'hono'
 import { Registry } from 'prom-client'
 
 import type { MetricsSettings } from '../config.js'
-import { hashToken } from '../services/tokens.js'
 import { listen, type RunningServer } from '../listen.js'
+import { hashToken } from '../services/tokens.js'
+import { StartupFailure } from '../startup-failure.js'
 import { instanceGauges, type InstanceGaugeDeps } from './instance-gauges.js'
 import { acquireRecorder, recordHttpAnswer } from './recorder.js'
 import { routeFamily } from './route-family.js'
@@ -72,7 +73,16 @@ export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps
       const app = new Hono()
       mount(app)
       app.notFound((c) => c.json({ error: ERROR_MESSAGES.notFound }, 404))
-      server = await listen(app, { port: settings.port, host: METRICS_HOST })
+      try {
+        server = await listen(app, { port: settings.port, host: METRICS_HOST })
+      } catch (error) {
+        // The start-up line names this port's variable, not PORT (startup-failure.ts).
+        const code = (error as NodeJS.ErrnoException).code ?? String(error)
+        throw new StartupFailure(
+          `cannot listen on METRICS_PORT ${settings.port} at ${METRICS_HOST}: ${code}`,
+          { cause: error },
+        )
+      }
       return server.url
     },
     async close() {
