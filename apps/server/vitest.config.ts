@@ -29,7 +29,9 @@ const POSTGRES_SUITES = [
   'requests',
   'salts',
   'shared-limits',
+  'stored-sessions',
   'upload-ws',
+  'upload-status',
   'uploads',
 ].map((name) => `test/${name}.test.ts`)
 
@@ -52,6 +54,7 @@ export default defineConfig({
             'test/postgres.test.ts',
             'test/shared-limits.test.ts',
             'test/cluster-chunks.test.ts',
+            'test/stored-sessions.test.ts',
           ],
         },
       },

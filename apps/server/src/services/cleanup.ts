@@ -7,6 +7,7 @@
  * Limits, FILE_REQUEST_RETENTION_SEC). Every instance ends its own idle sessions; the rest,
  * which works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
  */
+import { REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
@@ -39,6 +40,7 @@ export interface CleanupDeps {
     Services,
     | 'sessions'
     | 'storedChunks'
+    | 'liveSessionKeys'
     | 'janitor'
     | 'quota'
     | 'requests'
@@ -221,19 +223,19 @@ export class CleanupJob {
       report.requestsRemoved = await services.requests.removeFinishedRequests()
     })
     // Sessions kept in the database are every instance's: the leader ends the idle ones and
-    // removes stored chunks that no session recorded (an instance died mid-chunk), before the
+    // removes stored chunks that no live session holds (an instance died mid-chunk), before the
     // partial sweep.
     await step('chunkSessions', async () => {
       const stored = services.storedChunks
       if (!stored) return
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
-      const expired = await stored.expireIdle(idleMs)
+      const expired = await stored.expireIdle(idleMs, REQUEST_HTTP_SESSION_TIMEOUT_MS)
       report.sessionsExpired += expired
       // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
       recordUploadFailed('chunks', 0, expired)
       report.partialsRemoved += await this.deps.blobs.sweepChunks(
         idleMs + PARTIAL_MARGIN_MS,
-        await stored.ids(),
+        await services.liveSessionKeys(),
       )
     })
     await step('orphans', async () => {
@@ -241,9 +243,10 @@ export class CleanupJob {
     })
     await step('partials', async () => {
       const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
+      // Only what no live session of any instance writes: a long upload elsewhere is not aborted.
       report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
         olderThan,
-        services.sessions.ids(),
+        await services.liveSessionKeys(),
       )
     })
     await step('quota', async () => {

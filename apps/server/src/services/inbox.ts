@@ -29,12 +29,15 @@ import {
 import { parseRequestToken } from './request-validation.js'
 import { belongsTo } from './requests.js'
 import { tokenMatches } from './tokens.js'
+import type { StoredChunkSessions } from './stored-chunk-sessions.js'
 import type { UploadSessions } from './upload-sessions.js'
 
 export interface InboxDeps {
   db: Db
   blobs: BlobStore
   sessions: UploadSessions
+  /** Chunked sessions in the database (PostgreSQL), ended with their request. */
+  storedChunks?: StoredChunkSessions | undefined
   lockout: Lockout
   janitor: BlobJanitor
   /** Milliseconds since the epoch. */
@@ -174,6 +177,7 @@ export class InboxService {
       .map((uploadId) => sessions.get(uploadId, belongsTo(id)))
       .filter((session) => session !== undefined)
     await Promise.all(running.map((session) => session.abort()))
+    await this.deps.storedChunks?.removeOfRequest(id)
     const removed = await db.transaction(async (tx) => {
       const uploads = await tx
         .delete(requestUploads)
