@@ -10,7 +10,10 @@ import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
+import { abuseNotifier } from './notify-abuse.js'
+import { ReportsService } from './reports.js'
 import { RequestsService } from './requests.js'
+import { Takedown } from './takedown.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
 import { UploadSessions } from './upload-sessions.js'
@@ -29,6 +32,11 @@ export interface Services {
   rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
+  /** The operator's removals (fileshare-admin rm). */
+  takedown: Takedown
+  reports: ReportsService
+  /** The per-IP limit of abuse reports, pruned by the cleanup job with the others. */
+  reportLimiter: RateLimit
 }
 
 export async function createServices(
@@ -87,13 +95,26 @@ export async function createServices(
   const rateLimiter = shared
     ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
     : new RateLimiter(limitOptions)
+  // The same window as the `/api` limit, so both share the windows table and its pruning.
+  const reportOptions = { ...limitOptions, max: config.reportRateLimitMax }
+  const reportLimiter = shared
+    ? new SharedRateLimiter({ ...reportOptions, db, ipHash })
+    : new RateLimiter(reportOptions)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
-  const requests = new RequestsService({ ...uploadDeps, ipHash, onError })
-  const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
+  const requests = new RequestsService({ ...uploadDeps, ipHash, tombstones, onError })
+  const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, tombstones, now })
+  const takedown = new Takedown({ db, tombstones, janitor, now })
+  const reports = new ReportsService({
+    db,
+    limiter: reportLimiter,
+    now,
+    notify: abuseNotifier(logger),
+    onError,
+  })
   return {
     sessions,
     storedChunks,
@@ -106,5 +127,8 @@ export async function createServices(
     rateLimiter,
     janitor,
     tombstones,
+    takedown,
+    reports,
+    reportLimiter,
   }
 }

@@ -28,6 +28,7 @@ import { decrement, decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
+import type { Tombstones } from './tombstones.js'
 import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
 import {
   parseCreateBody,
@@ -71,6 +72,8 @@ export interface RequestsDeps {
   quota: UploadQuota
   janitor: BlobJanitor
   ipHash: DailyIpHash
+  /** Where a request the operator took down is remembered. */
+  tombstones: Tombstones
   /** Milliseconds since the epoch. */
   now: () => number
   /** Reports a failure nobody waits for (returning a slot after a session ended). */
@@ -163,7 +166,7 @@ export class RequestsService {
    */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken, 'x-upload-token')
-    const row = await findRequest(this.deps.db, id)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())
     return {
@@ -195,7 +198,7 @@ export class RequestsService {
     transport: 'http' | 'socket',
   ): Promise<UploadSession<RequestUploadContext>> {
     const { config, sessions, quota } = this.deps
-    const row = await findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
     }
@@ -426,7 +429,7 @@ export class RequestsService {
       )
       .returning({ id: fileRequests.id })
     if (reserved !== undefined) return
-    const row = await findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
     throw new HttpError(409, ERROR_MESSAGES.requestFull)
