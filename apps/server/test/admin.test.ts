@@ -245,7 +245,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     const key = randomBytes(34).toString('base64url')
     const target = work.uploads[0]!.id
     const filed = await call(server, 'POST', `/report/${target}`, {
-      body: { reason: 'Malware\nsecond line', key },
+      body: { reason: 'Malware\nsecond line\u001b[2J', key },
     })
     expect(filed).toMatchObject({ status: 201, body: { ok: true } })
     expect(
@@ -256,10 +256,14 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     expect(listed.reports).toHaveLength(2)
     expect(listed.reports[1]).toMatchObject({
       targetId: target,
-      reason: 'Malware\nsecond line',
+      reason: 'Malware\nsecond line\u001b[2J',
       status: 'open',
       hasKey: true,
     })
+    // Security: a reporter's text reaches the operator's terminal with its control characters escaped.
+    const table = await admin(env, 'reports')
+    expect(table.stdout).toContain('Malware\\nsecond line\\u001b[2J')
+    expect(table.stdout).not.toContain('\u001b')
     // The list never prints the key; `show` gives the link that opens the content.
     expect(JSON.stringify(listed)).not.toContain(key)
     const n = String(listed.reports[1]!.id)
