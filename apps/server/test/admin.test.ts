@@ -341,15 +341,21 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
 
   it('runs as its own program and refuses bad usage with one line', async () => {
     const env = await serverEnv()
+    await (await start(env)).stop()
     const { stdout } = await run(
       process.execPath,
       ['--import', 'tsx', 'src/admin.ts', '--json', 'stats'],
-      {
-        cwd: SERVER_DIR,
-        env: { ...process.env, ...env },
-      },
+      { cwd: SERVER_DIR, env: { ...process.env, ...env } },
     )
     expect(JSON.parse(stdout)).toMatchObject({ uploads: { count: 0 }, storage: { blobs: 0 } })
+    // A DATA_DIR that holds no server's database is refused rather than given a new one.
+    if (env.DATABASE_URL === undefined) {
+      const empty = await spawned.dataDir()
+      const missing = await admin({ ...env, DATA_DIR: empty }, 'stats')
+      expect(missing.code).toBe(1)
+      expect(missing.stderr).toMatch(/^fileshare-admin: no database at .*fileshare\.db/)
+      expect(existsSync(join(empty, 'fileshare.db'))).toBe(false)
+    }
     const bad = await admin(env, 'ls', '--kind', 'secret')
     expect(bad.code).toBe(1)
     expect(bad.stderr).toBe(

@@ -4,6 +4,9 @@
  * no HTTP server, no cleanup timer. It works beside a running server: SQLite in WAL mode takes a
  * second process's statements, and PostgreSQL is shared by design.
  */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+
 import type { Config } from '../config.js'
 import { openDatabase, type Db } from '../db/client.js'
 import { leaderLock } from '../db/leader-lock.js'
@@ -13,6 +16,7 @@ import { createServices, type Services } from '../services/container.js'
 import { Inventory } from '../services/inventory.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import { openBlobStore } from '../storage/open-blob-store.js'
+import { AdminError } from './admin-error.js'
 
 export interface AdminContext {
   config: Config
@@ -25,6 +29,13 @@ export interface AdminContext {
 }
 
 export async function openAdminContext(config: Config): Promise<AdminContext> {
+  // A mistyped DATA_DIR would otherwise get a new, empty database and report nothing.
+  const sqliteFile = join(config.dataDir, 'fileshare.db')
+  if (config.databaseUrl === null && !existsSync(sqliteFile)) {
+    throw new AdminError(
+      `no database at ${sqliteFile}: set DATA_DIR (or DATABASE_URL) as the server has it`,
+    )
+  }
   // Everything the services log goes to stderr, so stdout carries only the command's answer.
   const logger = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', {
     stdout: process.stderr,
