@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config'
 
 /** Integration suites whose servers run on PostgreSQL as well. */
 const POSTGRES_SUITES = [
+  'admin',
   'auth',
   'chunk-admission',
   'cleanup',
@@ -24,6 +25,7 @@ const POSTGRES_SUITES = [
   'notes',
   'password-oracle',
   'postgres',
+  'reports',
   'request-flow',
   'request-upload-ws',
   'requests',

@@ -20,6 +20,7 @@ import { requestLog } from './middleware/request-log.js'
 import { fileRoutes } from './routes/files.js'
 import { inboxRoutes } from './routes/inbox.js'
 import { notesRoutes } from './routes/notes.js'
+import { reportRoutes } from './routes/reports.js'
 import { requestRoutes } from './routes/requests.js'
 import { systemRoutes } from './routes/system.js'
 import { uploadStatusRoutes } from './routes/upload-status.js'
@@ -144,6 +145,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     }),
   )
   app.route('/api/inbox', inboxRoutes({ inbox: services.inbox, enabled: requestsOn, ipOf, logger }))
+  app.route('/api', reportRoutes({ reports: services.reports, ipOf }))
 
   if (deps.authRoutes) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
@@ -160,7 +162,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
       const body = err.details
         ? { error: err.message, details: err.details }
-        : { error: err.message }
+        : { error: err.message, ...err.fields }
       return c.json(body, err.status)
     }
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status)

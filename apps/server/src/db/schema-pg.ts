@@ -11,6 +11,7 @@ import {
   integer,
   pgTable,
   primaryKey,
+  serial,
   text,
 } from 'drizzle-orm/pg-core'
 
@@ -155,8 +156,24 @@ export const tombstones = pgTable(
     kind: text('kind').notNull(),
     ownerTokenHash: bytea('owner_token_hash').notNull(),
     expiresAt: long('expires_at').notNull(),
+    removedAt: long('removed_at'),
+    takedownReason: text('takedown_reason'),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+export const reports = pgTable(
+  'reports',
+  {
+    id: serial('id').primaryKey(),
+    targetId: text('target_id').notNull(),
+    reason: text('reason').notNull(),
+    key: text('key'),
+    status: text('status').notNull().default('open'),
+    createdAt: long('created_at').notNull(),
+    closedAt: long('closed_at'),
+  },
+  (table) => [index('reports_status').on(table.status)],
 )
 
 export const rateLimitWindows = pgTable(

@@ -171,8 +171,34 @@ export const tombstones = sqliteTable(
     ownerTokenHash: blob('owner_token_hash', { mode: 'buffer' }).notNull(),
     /** The item's own expiry; a used-up item may not have reached it yet. */
     expiresAt: integer('expires_at').notNull(),
+    /** When the operator took the item down (`fileshare-admin rm`); null when it expired. */
+    removedAt: integer('removed_at'),
+    /** The operator's words on a takedown, shown with its 410; null when none were given. */
+    takedownReason: text('takedown_reason'),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+/**
+ * Abuse reports filed through `POST /api/report/:id` and handled with `fileshare-admin reports`.
+ * `key` is the link secret, only when the reporter chose to include it; nothing of the reporter
+ * (no IP, no login) is kept.
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The reported upload, note or request id, whether or not it exists. */
+    targetId: text('target_id').notNull(),
+    reason: text('reason').notNull(),
+    key: text('key'),
+    /** `open`, `resolved` or `dismissed`. */
+    status: text('status').notNull().default('open'),
+    createdAt: integer('created_at').notNull(),
+    /** When the operator resolved or dismissed it. */
+    closedAt: integer('closed_at'),
+  },
+  (table) => [index('reports_status').on(table.status)],
 )
 
 /**

@@ -49,6 +49,7 @@ export interface CleanupDeps {
     | 'notes'
     | 'tombstones'
     | 'rateLimiter'
+    | 'reportLimiter'
     | 'lockout'
   >
   logger: Logger
@@ -100,6 +101,27 @@ export interface CleanupReport {
   quotaPruned: number
   /** Steps that failed; each was logged and the others still ran. */
   failedSteps: CleanupStep[]
+}
+
+type StepRunner = (name: CleanupStep, work: () => Promise<void> | void) => Promise<void>
+
+function emptyReport(): CleanupReport {
+  return {
+    leading: false,
+    uploadsRemoved: 0,
+    blobsQueued: 0,
+    blobsHeld: 0,
+    notesRemoved: 0,
+    tombstonesPurged: 0,
+    requestUploadsRemoved: 0,
+    requestsRemoved: 0,
+    blobsRetried: 0,
+    sessionsExpired: 0,
+    orphansRemoved: 0,
+    partialsRemoved: 0,
+    quotaPruned: 0,
+    failedSteps: [],
+  }
 }
 
 const anyContext = (_context: unknown): _context is unknown => true
@@ -159,31 +181,8 @@ export class CleanupJob {
   }
 
   private async run(): Promise<CleanupReport> {
-    const report: CleanupReport = {
-      leading: false,
-      uploadsRemoved: 0,
-      blobsQueued: 0,
-      blobsHeld: 0,
-      notesRemoved: 0,
-      tombstonesPurged: 0,
-      requestUploadsRemoved: 0,
-      requestsRemoved: 0,
-      blobsRetried: 0,
-      sessionsExpired: 0,
-      orphansRemoved: 0,
-      partialsRemoved: 0,
-      quotaPruned: 0,
-      failedSteps: [],
-    }
-    const step = async (name: CleanupStep, work: () => Promise<void> | void): Promise<void> => {
-      if (this.stopped) return
-      try {
-        await work()
-      } catch (error) {
-        report.failedSteps.push(name)
-        this.deps.logger.error(`cleanup step ${name} failed`, error)
-      }
-    }
+    const report = emptyReport()
+    const step: StepRunner = (name, work) => this.runStep(report, name, work)
     const { services } = this.deps
 
     // This instance's own sessions, whoever leads; before the partial sweep, since ending a
@@ -195,33 +194,7 @@ export class CleanupJob {
     report.leading = await this.deps.leader.acquire()
     if (!report.leading) return report
 
-    // Removals that failed in earlier runs go first, so a removal that fails in this run is
-    // tried again by the next run rather than right away.
-    await step('retry', async () => {
-      report.blobsRetried = await services.janitor.retry()
-    })
-    await step('uploads', async () => {
-      const { removed, queued, held } = await services.uploads.retireFinished()
-      report.uploadsRemoved = removed
-      report.blobsQueued += queued
-      report.blobsHeld += held
-    })
-    await step('notes', async () => {
-      report.notesRemoved = await services.notes.retireFinished()
-    })
-    await step('tombstones', async () => {
-      report.tombstonesPurged = await services.tombstones.purge(this.deps.now())
-    })
-    await step('requestUploads', async () => {
-      const { removed, queued, held } = await services.inbox.removeExpiredUploads()
-      report.requestUploadsRemoved = removed
-      report.blobsQueued += queued
-      report.blobsHeld += held
-    })
-    // After the uploads: a request goes only once nothing is left in it.
-    await step('requests', async () => {
-      report.requestsRemoved = await services.requests.removeFinishedRequests()
-    })
+    await this.removeFinished(report, step)
     // Sessions kept in the database are every instance's: the leader ends the idle ones and
     // removes stored chunks that no live session holds (an instance died mid-chunk), before the
     // partial sweep.
@@ -254,6 +227,7 @@ export class CleanupJob {
         (await services.quota.prune()) +
         (await services.requests.pruneDailyCounts()) +
         (await services.rateLimiter.prune()) +
+        (await services.reportLimiter.prune()) +
         (await services.lockout.prune())
     })
 
@@ -268,6 +242,64 @@ export class CleanupJob {
         (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
     )
     return report
+  }
+
+  /**
+   * The removal steps alone, at once, whichever instance leads (`fileshare-admin purge-expired`):
+   * expired and used-up items, tombstones past their retention, finished requests and the blob
+   * removals that are due. Each is a conditional delete, safe beside a running job.
+   */
+  async purgeExpired(): Promise<CleanupReport> {
+    const report = emptyReport()
+    report.leading = true
+    await this.removeFinished(report, (name, work) => this.runStep(report, name, work))
+    return report
+  }
+
+  /** Runs one step unless the job was stopped; a failure is logged and noted in the report. */
+  private async runStep(
+    report: CleanupReport,
+    name: CleanupStep,
+    work: () => Promise<void> | void,
+  ): Promise<void> {
+    if (this.stopped) return
+    try {
+      await work()
+    } catch (error) {
+      report.failedSteps.push(name)
+      this.deps.logger.error(`cleanup step ${name} failed`, error)
+    }
+  }
+
+  private async removeFinished(report: CleanupReport, step: StepRunner): Promise<void> {
+    const { services } = this.deps
+    // Removals that failed in earlier runs go first, so a removal that fails in this run is
+    // tried again by the next run rather than right away.
+    await step('retry', async () => {
+      report.blobsRetried = await services.janitor.retry()
+    })
+    await step('uploads', async () => {
+      const { removed, queued, held } = await services.uploads.retireFinished()
+      report.uploadsRemoved = removed
+      report.blobsQueued += queued
+      report.blobsHeld += held
+    })
+    await step('notes', async () => {
+      report.notesRemoved = await services.notes.retireFinished()
+    })
+    await step('tombstones', async () => {
+      report.tombstonesPurged = await services.tombstones.purge(this.deps.now())
+    })
+    await step('requestUploads', async () => {
+      const { removed, queued, held } = await services.inbox.removeExpiredUploads()
+      report.requestUploadsRemoved = removed
+      report.blobsQueued += queued
+      report.blobsHeld += held
+    })
+    // After the uploads: a request goes only once nothing is left in it.
+    await step('requests', async () => {
+      report.requestsRemoved = await services.requests.removeFinishedRequests()
+    })
   }
 
   /**

@@ -10,10 +10,13 @@ import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
+import { abuseNotifier } from './notify-abuse.js'
+import { ReportsService } from './reports.js'
 import { RequestsService } from './requests.js'
 import { liveSessionKeys } from './live-sessions.js'
 import { SessionStatusService } from './session-status.js'
 import { storedSessionStatusProvider } from './stored-session-status.js'
+import { Takedown } from './takedown.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
 import { UploadSessions } from './upload-sessions.js'
@@ -36,6 +39,11 @@ export interface Services {
   rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
+  /** The operator's removals (fileshare-admin rm). */
+  takedown: Takedown
+  reports: ReportsService
+  /** The per-IP limit of abuse reports, pruned by the cleanup job with the others. */
+  reportLimiter: RateLimit
 }
 
 export async function createServices(
@@ -94,12 +102,23 @@ export async function createServices(
   const rateLimiter = shared
     ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
     : new RateLimiter(limitOptions)
+  // The same window as the `/api` limit, so both share the windows table and its pruning.
+  const reportOptions = { ...limitOptions, max: config.reportRateLimitMax }
+  const reportLimiter = shared
+    ? new SharedRateLimiter({ ...reportOptions, db, ipHash })
+    : new RateLimiter(reportOptions)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
-  const requests = new RequestsService({ ...uploadDeps, storedChunks, ipHash, onError })
+  const requests = new RequestsService({
+    ...uploadDeps,
+    storedChunks,
+    ipHash,
+    tombstones,
+    onError,
+  })
   // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
   // of session.
   const sessionStatus = new SessionStatusService([storedSessionStatusProvider(uploads, requests)])
@@ -108,7 +127,24 @@ export async function createServices(
     () => sessions.ids(),
     ...(storedChunks ? [() => storedChunks.ids()] : []),
   ])
-  const inbox = new InboxService({ db, blobs, sessions, storedChunks, lockout, janitor, now })
+  const inbox = new InboxService({
+    db,
+    blobs,
+    sessions,
+    storedChunks,
+    lockout,
+    janitor,
+    tombstones,
+    now,
+  })
+  const takedown = new Takedown({ db, tombstones, janitor, now })
+  const reports = new ReportsService({
+    db,
+    limiter: reportLimiter,
+    now,
+    notify: abuseNotifier(logger),
+    onError,
+  })
   return {
     sessions,
     storedChunks,
@@ -123,5 +159,8 @@ export async function createServices(
     rateLimiter,
     janitor,
     tombstones,
+    takedown,
+    reports,
+    reportLimiter,
   }
 }

@@ -34,6 +34,7 @@ import {
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
+import type { Tombstones } from './tombstones.js'
 import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
 import { releaseSlot } from './request-slots.js'
 import {
@@ -83,6 +84,8 @@ export interface RequestsDeps {
   /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
   storedChunks?: StoredChunkSessions | undefined
   ipHash: DailyIpHash
+  /** Where a request the operator took down is remembered. */
+  tombstones: Tombstones
   /** Milliseconds since the epoch. */
   now: () => number
   /** Reports a failure nobody waits for (returning a slot after a session ended). */
@@ -175,7 +178,7 @@ export class RequestsService {
    */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken, 'x-upload-token')
-    const row = await findRequest(this.deps.db, id)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())
     return {
@@ -246,7 +249,7 @@ export class RequestsService {
    * closed or expired, then the slot and the size against `maxSize` in one statement.
    */
   private async admitUpload(requestId: string, init: RequestUploadInit): Promise<void> {
-    const row = await findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
     }
@@ -594,7 +597,7 @@ export class RequestsService {
       )
       .returning({ id: fileRequests.id })
     if (reserved !== undefined) return
-    const row = await findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
     throw new HttpError(409, ERROR_MESSAGES.requestFull)

@@ -28,7 +28,7 @@ import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { DownloadCounter } from './download-counter.js'
-import { tombstoneColumns, type Tombstones } from './tombstones.js'
+import { takedownError, tombstoneColumns, type Tombstones } from './tombstones.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
 import { decodeSpec, encodeSpec } from './stored-contexts.js'
@@ -366,13 +366,16 @@ export class UploadsService {
     return row
   }
 
-  /** The upload; 410 when the cleanup job removed it (tombstones.ts), else 404 when unknown. */
+  /**
+   * The upload; 410 when the cleanup job or the operator removed it (tombstones.ts), else 404
+   * when unknown.
+   */
   private async find(id: string) {
     const row = await this.stored(id)
     if (row) return row
-    if (await this.deps.tombstones.find('upload', id)) {
-      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    }
+    const removed = await this.deps.tombstones.find('upload', id)
+    if (removed)
+      throw takedownError(removed) ?? new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
