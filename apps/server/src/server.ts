@@ -68,8 +68,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // Reserved request slots belong to sessions of the last run, which ended with it.
   const freed = await services.requests.resetReservations()
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
-  const login = await loadLogin(config)
-  const guard = creationGuard(config, login?.keys ?? null)
+  const login = await loadLogin(config, services.apiTokens)
+  const guard = creationGuard(config, login?.keys ?? null, services.apiTokens)
   let draining = false
   const app = createApp({
     draining: () => draining,
@@ -82,6 +82,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     now,
     guard,
     authRoutes: login?.routes,
+    tokenRoutes: login?.tokenRoutes,
     webRoot: options.webRoot,
   })
   const http = await listen(app, {

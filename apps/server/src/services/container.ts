@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
+import { ApiTokens } from './api-tokens.js'
 import { BlobJanitor } from './blob-janitor.js'
 import { InboxService } from './inbox.js'
 import { DbLockout, MemoryLockout, type Lockout } from './limits/lockout.js'
@@ -29,6 +30,7 @@ export interface Services {
   rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
+  apiTokens: ApiTokens
 }
 
 export async function createServices(
@@ -106,5 +108,6 @@ export async function createServices(
     rateLimiter,
     janitor,
     tombstones,
+    apiTokens: new ApiTokens({ db, now }),
   }
 }
