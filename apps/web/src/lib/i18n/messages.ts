@@ -11,6 +11,7 @@ import { inbox } from './en/inbox'
 import { login } from './en/login'
 import { notes } from './en/notes'
 import { requests } from './en/requests'
+import { tokens } from './en/tokens'
 import { upload } from './en/upload'
 
 /** A plural category of `Intl.PluralRules` (CLDR): English has one and other, Polish four. */
@@ -33,6 +34,7 @@ export const catalogue = {
   ...notes,
   ...requests,
   ...inbox,
+  ...tokens,
   ...about,
 } satisfies Record<string, Message>
 
