@@ -85,6 +85,8 @@ async function createToken(
     ...body,
   })
   expect(res.status).toBe(201)
+  // Security: the one answer that holds the token is not kept by any cache.
+  expect(res.headers.get('cache-control')).toBe('no-store')
   return (await res.json()) as CreateApiTokenResponse
 }
 
