@@ -14,11 +14,18 @@ import {
   type ApiTokenListResponse,
   type CreateApiTokenResponse,
 } from '@fileshare/protocol'
+import { freePort } from '@fileshare/testing'
 import type { TestProvider } from '@fileshare/testing/oidc-provider'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
-import { databaseBytes, querySql } from './dialects.js'
-import { manualClock, startTestServer, type ManualClock, type TestServer } from './harness.js'
+import { databaseBytes, querySql, TEST_DIALECT, testPostgres } from './dialects.js'
+import {
+  manualClock,
+  noteBody,
+  startTestServer,
+  type ManualClock,
+  type TestServer,
+} from './harness.js'
 import { bearer, loginClient, loginEnv, startLoginProvider } from './login-support.js'
 
 const SECRET = 'test-session-secret-of-32-chars!!'
@@ -245,6 +252,34 @@ describe('creating with a token', () => {
     expect(await refused.json()).toEqual({ error: 'Invalid or expired API token' })
     expect(await socketInit(bearer(token))).toMatchObject({ type: 'error' })
   })
+
+  // Security: a revocation on one instance holds on every other at once (PostgreSQL, shared).
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'is refused by another instance on the same database as soon as one revokes it',
+    async () => {
+      const shared = { DATABASE_URL: await (await testPostgres()).createDatabase() }
+      await startServer(shared)
+      const other = await startTestServer({
+        env: { ...loginEnv(provider, await freePort(), SECRET), ...shared },
+      })
+      running.push(other)
+      const ada = await loginCookie()
+      const { id, token } = await createToken(ada)
+      const onOther = (path: string, init: RequestInit = {}) => fetch(`${other.url}${path}`, init)
+      const note = () =>
+        onOther('/api/note', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...bearer(token) },
+          body: JSON.stringify(noteBody()),
+        })
+      expect((await note()).status).toBe(201)
+      expect((await onOther(`/api/tokens/${id}`, { method: 'DELETE', headers: ada })).status).toBe(
+        200,
+      )
+      expect((await createNote(bearer(token))).status).toBe(401)
+      expect((await note()).status).toBe(401)
+    },
+  )
 
   // Security: a token stops working at its expiry.
   it('answers 401 once the token has expired', async () => {
