@@ -49,6 +49,7 @@ import { STALLED_MESSAGE } from '../src/ws/progress-watch.js'
 import { requestUploadRoute } from '../src/ws/request-upload-route.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
+import { interceptWrites } from './intercepted-blobs.js'
 import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
@@ -778,33 +779,7 @@ describe('request upload socket quota', () => {
 function gatedBlobs(inner: BlobStore): { blobs: BlobStore; open: () => void } {
   let open!: () => void
   const opened = new Promise<void>((resolve) => (open = resolve))
-  const blobs: BlobStore = {
-    kind: inner.kind,
-    async create(key) {
-      const writer = await inner.create(key)
-      return {
-        async write(chunk) {
-          await opened
-          await writer.write(chunk)
-        },
-        commit: () => writer.commit(),
-        abort: () => writer.abort(),
-        get bytesWritten() {
-          return writer.bytesWritten
-        },
-      }
-    },
-    read: (key) => inner.read(key),
-    delete: (key) => inner.delete(key),
-    list: () => inner.list(),
-    sweepUnfinished: (olderThanMs) => inner.sweepUnfinished(olderThanMs),
-    putChunk: (key, index, pieces, length) => inner.putChunk(key, index, pieces, length),
-    joinChunks: (key, chunks) => inner.joinChunks(key, chunks),
-    deleteChunks: (chunks) => inner.deleteChunks(chunks),
-    sweepChunks: (olderThanMs, keep) => inner.sweepChunks(olderThanMs, keep),
-    check: () => inner.check(),
-  }
-  return { blobs, open }
+  return { blobs: interceptWrites(inner, () => opened), open }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

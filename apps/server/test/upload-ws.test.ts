@@ -17,6 +17,7 @@ import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
 import { blobFiles } from './backends.js'
+import { interceptWrites } from './intercepted-blobs.js'
 import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
@@ -555,36 +556,6 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
     expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
   })
 })
-
-/** `inner` with `before` run ahead of every write: a delay, or a failure. */
-function interceptWrites(inner: BlobStore, before: () => Promise<void>): BlobStore {
-  return {
-    kind: inner.kind,
-    async create(key) {
-      const writer = await inner.create(key)
-      return {
-        async write(chunk) {
-          await before()
-          await writer.write(chunk)
-        },
-        commit: () => writer.commit(),
-        abort: () => writer.abort(),
-        get bytesWritten() {
-          return writer.bytesWritten
-        },
-      }
-    },
-    read: (key) => inner.read(key),
-    delete: (key) => inner.delete(key),
-    list: () => inner.list(),
-    sweepUnfinished: (olderThanMs) => inner.sweepUnfinished(olderThanMs),
-    putChunk: (key, index, pieces, length) => inner.putChunk(key, index, pieces, length),
-    joinChunks: (key, chunks) => inner.joinChunks(key, chunks),
-    deleteChunks: (chunks) => inner.deleteChunks(chunks),
-    sweepChunks: (olderThanMs, keep) => inner.sweepChunks(olderThanMs, keep),
-    check: () => inner.check(),
-  }
-}
 
 /**
  * Upload sockets on a second HTTP server over the test server's database and blob directory,

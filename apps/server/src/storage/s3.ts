@@ -17,6 +17,7 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -36,7 +37,9 @@ import {
   type BlobStore,
   type BlobWriter,
   type ChunkBody,
+  type ResumableWriter,
   type StoredBlob,
+  type WriterCheckpoint,
   type StoredChunk,
 } from './blob-store.js'
 
@@ -126,6 +129,66 @@ export class S3BlobStore implements BlobStore {
   async create(key: string): Promise<BlobWriter> {
     assertBlobKey(key)
     return new S3Writer(this.client, this.bucket, key, this.partSize)
+  }
+
+  async createResumable(key: string): Promise<ResumableWriter> {
+    assertBlobKey(key)
+    return new S3Writer(this.client, this.bucket, key, this.partSize)
+  }
+
+  /**
+   * Continues the multipart upload named in `state` after its last complete part at or below
+   * `offset`, as ListParts reports them; parts past that point are sent again and replace the
+   * ones stored under their numbers. Without a multipart upload yet, starts from byte 0.
+   */
+  async reopen(key: string, state: string, offset: number): Promise<ResumableWriter> {
+    assertBlobKey(key)
+    const resumed = parseWriterState(state)
+    if (resumed === null) return new S3Writer(this.client, this.bucket, key, this.partSize)
+    const { uploadId, partSize } = resumed
+    const sizes = new Map<number, { etag: string; size: number }>()
+    let marker: string | undefined
+    do {
+      const page = await this.client.send(
+        new ListPartsCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          PartNumberMarker: marker,
+        }),
+      )
+      for (const part of page.Parts ?? []) {
+        if (part.PartNumber && part.ETag) {
+          sizes.set(part.PartNumber, { etag: part.ETag, size: part.Size ?? 0 })
+        }
+      }
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined
+    } while (marker)
+    const completed: CompletedPart[] = []
+    const wanted = Math.floor(offset / partSize)
+    for (let number = 1; number <= wanted; number++) {
+      const part = sizes.get(number)
+      if (!part || part.size !== partSize) break
+      completed.push({ PartNumber: number, ETag: part.etag })
+    }
+    return new S3Writer(this.client, this.bucket, key, partSize, { uploadId, completed })
+  }
+
+  async discardResumable(key: string, state: string): Promise<void> {
+    assertBlobKey(key)
+    const resumed = parseWriterState(state)
+    if (resumed === null) return
+    try {
+      await this.client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: resumed.uploadId,
+        }),
+      )
+    } catch (error) {
+      if (!isNotFound(error)) throw error
+    }
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -345,13 +408,15 @@ interface Part {
  * stored, so a caller must not change a chunk's bytes after writing it (none does: every
  * transport hands over bytes it received and no longer uses).
  */
-class S3Writer implements BlobWriter {
+class S3Writer implements ResumableWriter {
   bytesWritten = 0
   /** Chunks of the part being gathered. */
   private gathering: Part = { pieces: [], length: 0 }
   /** Full parts waiting for a place among those in flight, in order. */
   private readonly waiting: Part[] = []
   private uploadId: Promise<string> | undefined
+  /** The multipart upload's id once it exists, for checkpoints. */
+  private knownUploadId: string | undefined
   private readonly completed: CompletedPart[] = []
   private nextPartNumber = 1
   private readonly inFlight = new Set<Promise<void>>()
@@ -365,7 +430,52 @@ class S3Writer implements BlobWriter {
     private readonly bucket: string,
     private readonly key: string,
     private readonly partSize: number,
-  ) {}
+    /** A multipart upload to continue after its complete parts, numbered from 1. */
+    resumed?: { uploadId: string; completed: CompletedPart[] },
+  ) {
+    if (resumed) {
+      this.knownUploadId = resumed.uploadId
+      this.uploadId = Promise.resolve(resumed.uploadId)
+      this.completed.push(...resumed.completed)
+      this.nextPartNumber = resumed.completed.length + 1
+      this.bytesWritten = resumed.completed.length * partSize
+    }
+  }
+
+  /** Bytes in parts stored without a gap from part 1: every part but the last is full. */
+  durable(): WriterCheckpoint {
+    const numbers = new Set(this.completed.map((part) => part.PartNumber))
+    let parts = 0
+    while (numbers.has(parts + 1)) parts++
+    const state =
+      this.knownUploadId === undefined
+        ? ''
+        : JSON.stringify({ uploadId: this.knownUploadId, partSize: this.partSize })
+    return { offset: parts * this.partSize, state }
+  }
+
+  /** Waits for the full parts to be stored; the part being gathered is not durable yet. */
+  async checkpoint(): Promise<WriterCheckpoint> {
+    if (this.closed) throw new Error('Blob writer is closed')
+    while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
+    return this.durable()
+  }
+
+  async suspend(sync: boolean): Promise<WriterCheckpoint> {
+    if (this.closed) throw new Error('Blob writer is closed')
+    try {
+      if (sync) return await this.checkpoint()
+      this.waiting.length = 0
+      await Promise.allSettled(this.inFlight)
+      return this.durable()
+    } finally {
+      this.closed = true
+      this.aborted = true
+      this.gathering = { pieces: [], length: 0 }
+      this.waiting.length = 0
+      await Promise.allSettled(this.inFlight)
+    }
+  }
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')
@@ -481,6 +591,7 @@ class S3Writer implements BlobWriter {
         .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }))
         .then((created) => {
           if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
+          this.knownUploadId = created.UploadId
           return created.UploadId
         })
       const running = this.uploadId
@@ -523,6 +634,21 @@ class S3Writer implements BlobWriter {
   private throwIfFailed(): void {
     if (this.failure !== undefined) throw this.failure
   }
+}
+
+/** The multipart upload a resumable writer's checkpoint names, or null when it had none yet. */
+function parseWriterState(state: string): { uploadId: string; partSize: number } | null {
+  if (state === '') return null
+  const parsed = JSON.parse(state) as { uploadId?: unknown; partSize?: unknown }
+  if (
+    typeof parsed.uploadId !== 'string' ||
+    typeof parsed.partSize !== 'number' ||
+    !Number.isSafeInteger(parsed.partSize) ||
+    parsed.partSize < MIN_PART_SIZE
+  ) {
+    throw new Error('Unreadable writer state')
+  }
+  return { uploadId: parsed.uploadId, partSize: parsed.partSize }
 }
 
 function isBlobKey(key: string): boolean {
