@@ -194,11 +194,11 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
         const writer = await store.createResumable(key)
         await writeFrom(writer, bytes, 0)
         const done = await writer.checkpoint()
-        expect(done.offset).toBeGreaterThan(0)
         // The connection ends later without another checkpoint: bytes written since may be lost.
         const kept = await writer.suspend(false)
         expect(kept.offset).toBeGreaterThanOrEqual(done.offset)
-        const asked = Math.floor(done.offset / 2) + 3
+        expect(kept.offset).toBeGreaterThan(0)
+        const asked = Math.floor(kept.offset / 2) + 3
         const reopened = await store.reopen(key, kept.state, asked)
         const from = reopened.bytesWritten
         expect(from).toBeLessThanOrEqual(asked)

@@ -26,7 +26,6 @@ import {
   readRequest,
   requestBody,
   requestsSuite,
-  send,
 } from './requests.suite.js'
 
 requestsSuite(FILESYSTEM)
@@ -92,26 +91,34 @@ describe('daily request limit', () => {
 })
 
 describe('restart', () => {
-  it('returns the slots of uploads that were running when the server stopped', async () => {
+  it('keeps the slots of uploads that may resume after a crash, and returns the others', async () => {
     let server = await startTestServer({ env: ENV })
     try {
-      const req = await createRequest(server, { maxUploads: 1 })
-      const uid = await initOk(server, req, 100)
-      expect((await chunk(server, req, uid, 0, randomBytes(50))).status).toBe(200)
+      const req = await createRequest(server, { maxUploads: 2 })
+      const kept = await initOk(server, req, 100)
+      const gone = await initOk(server, req, 100)
+      const first = randomBytes(50)
+      expect((await chunk(server, req, kept, 0, first)).status).toBe(200)
       expect((await init(server, req, 100)).status).toBe(409)
       // As after a crash: the sessions are not ended, so their reservations stay in the database.
-      server.service.services.sessions.abortAll = () => Promise.resolve()
+      server.service.services.sessions.suspendAll = () => Promise.resolve()
       await server.close({ keepData: true })
       const db = await reopenDatabase(server.dataDir)
       expect(await querySql(db, 'SELECT reserved_uploads AS n FROM file_requests')).toEqual([
-        { n: 1 },
+        { n: 2 },
       ])
+      // A session whose row is gone (it ended, but its slot was not returned) cannot resume.
+      await querySql(db, `DELETE FROM streamed_sessions WHERE id = '${gone}'`)
       await db.close()
 
       server = await startTestServer({ env: ENV, dataDir: server.dataDir })
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)
-      expect((await chunk(server, req, uid, 1, randomBytes(50))).status).toBe(404)
-      await send(server, req, 10)
+      expect((await chunk(server, req, gone, 0, randomBytes(50))).status).toBe(404)
+      // The other continues at its next chunk and finishes.
+      const rest = randomBytes(50)
+      expect((await chunk(server, req, kept, 1, rest)).status).toBe(200)
+      expect((await finalize(server, req, kept, finalizeBody())).status).toBe(200)
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)
     } finally {
       await server.close()
     }

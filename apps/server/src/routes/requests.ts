@@ -89,10 +89,10 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     return c.json({ id: upload.id }, 201)
   })
 
-  app.post('/:id/upload/:uid/chunk', (c) => receiveChunk(c, session(c), deps.now))
+  app.post('/:id/upload/:uid/chunk', async (c) => receiveChunk(c, await session(c), deps.now))
 
   app.post('/:id/upload/:uid/finalize', async (c) => {
-    const upload = session(c)
+    const upload = await session(c)
     requireJsonBody(c)
     const body = await readJson(
       c,

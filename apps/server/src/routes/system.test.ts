@@ -27,7 +27,8 @@ function app(
   } = {},
 ) {
   const quota: UploadQuota = {
-    reserve: async () => ({ settle: async () => undefined }),
+    reserve: async () => ({ settle: async () => undefined, record: '' }),
+    restore: () => ({ settle: async () => undefined, record: '' }),
     status: async (ip) => {
       options.quotaIps?.push(ip)
       return QUOTA_STATUS

@@ -63,6 +63,7 @@ export type CleanupStep =
   | 'requestUploads'
   | 'requests'
   | 'sessions'
+  | 'streamedSessions'
   | 'chunkSessions'
   | 'orphans'
   | 'partials'
@@ -217,6 +218,11 @@ export class CleanupJob {
     // Sessions kept in the database are every instance's: the leader ends the idle ones and
     // removes stored chunks that no session recorded (an instance died mid-chunk), before the
     // partial sweep.
+    // Dormant streamed sessions are every instance's too: idle ones end with their bytes.
+    await step('streamedSessions', async () => {
+      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+      report.sessionsExpired += await services.sessions.expireDormant(idleMs)
+    })
     await step('chunkSessions', async () => {
       const stored = services.storedChunks
       if (!stored) return
@@ -234,7 +240,7 @@ export class CleanupJob {
       const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
       report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
         olderThan,
-        services.sessions.ids(),
+        await services.sessions.resumableIds(),
       )
     })
     await step('quota', async () => {

@@ -13,11 +13,14 @@ import { NotesService } from './notes.js'
 import { RequestsService } from './requests.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
+import { StreamedSessionRecords } from './streamed-session-records.js'
 import { UploadSessions } from './upload-sessions.js'
 import { UploadsService } from './uploads.js'
 
 export interface Services {
   sessions: UploadSessions
+  /** The rows of durable streamed sessions, which any instance may resume. */
+  streamed: StreamedSessionRecords
   /** Chunked sessions in the database, on PostgreSQL, where any instance takes any chunk. */
   storedChunks: StoredChunkSessions | undefined
   uploads: UploadsService
@@ -40,11 +43,13 @@ export async function createServices(
 ): Promise<Services> {
   const onError = (error: unknown) =>
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
+  const streamed = new StreamedSessionRecords(db, now)
   const sessions = new UploadSessions({
     blobs,
     now,
     onError,
     bufferBudget: config.fileUploadChunkBuffer,
+    records: streamed,
   })
   // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
   // chunk and the chunk due next streamed straight into its blob.
@@ -96,6 +101,7 @@ export async function createServices(
   const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
   return {
     sessions,
+    streamed,
     storedChunks,
     uploads,
     notes,

@@ -39,7 +39,13 @@ import {
   type RequestUploadInitValues,
 } from './request-validation.js'
 import { tokenMatches } from './tokens.js'
-import type { UploadSession, UploadSessions } from './upload-sessions.js'
+import {
+  sessionLimits,
+  type NewSession,
+  type SessionOutcome,
+  type UploadSession,
+  type UploadSessions,
+} from './upload-sessions.js'
 
 export type { RequestUploadFinalize, RequestUploadInit } from './request-validation.js'
 
@@ -80,7 +86,50 @@ export interface RequestsDeps {
 const DAY_MS = 86_400_000
 
 export class RequestsService {
-  constructor(private readonly deps: RequestsDeps) {}
+  constructor(private readonly deps: RequestsDeps) {
+    deps.sessions.registerKind<RequestUploadContext>('request', {
+      restore: (row) => {
+        const init = decodeInit(row.context)
+        const reservation = deps.quota.restore(row.quota)
+        const requestId = row.requestId ?? ''
+        const context: RequestUploadContext = {
+          kind: 'request',
+          requestId,
+          init,
+          clientIp: '',
+          reservation,
+        }
+        const transport = row.transport === 'ws' ? 'socket' : 'http'
+        return {
+          spec: this.sessionSpec(context, transport),
+          onEnd: this.onEnd(requestId, reservation),
+        }
+      },
+    })
+  }
+
+  /** The settings of a session: over HTTP an idle one ends after one hour. */
+  private sessionSpec(
+    context: RequestUploadContext,
+    transport: 'http' | 'socket',
+  ): NewSession<RequestUploadContext> {
+    const { config } = this.deps
+    return {
+      declaredSize: context.init.size,
+      context,
+      limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
+      idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+    }
+  }
+
+  /** What ends with a session that did not commit: its slot and its hold on the quota. */
+  private onEnd(requestId: string, reservation: QuotaReservation) {
+    return async (outcome: SessionOutcome) => {
+      if (outcome !== 'aborted') return
+      await this.releaseSlot(requestId)
+      await reservation.settle(false)
+    }
+  }
 
   /**
    * Creates a request (spec: POST /api/request): 400 for an invalid body, 429 when the caller's
@@ -194,7 +243,7 @@ export class RequestsService {
     clientIp: string,
     transport: 'http' | 'socket',
   ): Promise<UploadSession<RequestUploadContext>> {
-    const { config, sessions, quota } = this.deps
+    const { sessions, quota } = this.deps
     const row = await findRequest(this.deps.db, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
@@ -209,23 +258,21 @@ export class RequestsService {
       throw error
     }
     try {
-      const session = await sessions.create<RequestUploadContext>({
-        declaredSize: init.size,
-        context: { kind: 'request', requestId, init, clientIp, reservation },
-        limits: {
-          maxChunkSize: Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
-          maxBufferedChunks: config.fileUploadConcurrentChunks,
-          // One more than clients send, so a retry may overlap an attempt the server still reads.
-          maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
-          speedLimit: config.fileUploadSpeedLimit,
-        },
-        idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+      const context: RequestUploadContext = {
+        kind: 'request',
+        requestId,
+        init,
+        clientIp,
+        reservation,
+      }
+      const session = await sessions.create(this.sessionSpec(context, transport), {
+        kind: 'request',
+        requestId,
+        transport: transport === 'socket' ? 'ws' : 'chunks',
+        context: encodeInit(init),
+        quota: reservation.record,
       })
-      session.onEnd(async (outcome) => {
-        if (outcome !== 'aborted') return
-        await this.releaseSlot(requestId)
-        await reservation.settle(false)
-      })
+      session.onEnd(this.onEnd(requestId, reservation))
       return session
     } catch (error) {
       await this.releaseSlot(requestId)
@@ -234,13 +281,43 @@ export class RequestsService {
     }
   }
 
+  /**
+   * Resumes the unfinished upload `uploadId` of request `requestId` from the largest durable point
+   * at or below `offset` (`recorded` for chunks: the chunk its row records). 404 for an unknown
+   * upload or one of another request, 400 for an offset past the durable bytes, 409 while a live
+   * connection holds it.
+   */
+  async resumeUpload(
+    requestId: string,
+    uploadId: string,
+    offset: number | 'recorded',
+  ): Promise<UploadSession<RequestUploadContext>> {
+    if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    return this.deps.sessions.resume<RequestUploadContext>(
+      uploadId,
+      (row) => {
+        const chunks = offset === 'recorded'
+        if (
+          row.kind !== 'request' ||
+          row.requestId !== requestId ||
+          (chunks && row.transport !== 'chunks')
+        ) {
+          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        }
+      },
+      offset,
+    )
+  }
+
   /** The open session `uploadId` of request `requestId`; 404 when unknown or of another request. */
-  uploadSession(requestId: string, uploadId: string): UploadSession<RequestUploadContext> {
+  async uploadSession(
+    requestId: string,
+    uploadId: string,
+  ): Promise<UploadSession<RequestUploadContext>> {
     const session = isUuid(uploadId)
       ? this.deps.sessions.get(uploadId, belongsTo(requestId))
       : undefined
-    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    return session
+    return session ?? this.resumeUpload(requestId, uploadId, 'recorded')
   }
 
   /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
@@ -318,7 +395,13 @@ export class RequestsService {
 
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
   async cancel(requestId: string, uploadId: string): Promise<void> {
-    await this.uploadSession(requestId, uploadId).abort()
+    const open = isUuid(uploadId) ? this.deps.sessions.get(uploadId, belongsTo(requestId)) : null
+    if (open) return open.abort()
+    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    if (dormant?.kind !== 'request' || dormant.requestId !== requestId) {
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+    await this.deps.sessions.endDormant(dormant)
   }
 
   /**
@@ -347,13 +430,17 @@ export class RequestsService {
     if (removed) await this.deps.janitor.remove(uploadId)
   }
 
-  /** Frees every reservation; at start, since no session survives a restart. */
+  /**
+   * At start: frees the reservations that no session row holds any more (sessions that were not
+   * durable died with the last run); the slots of sessions that may still resume stay reserved.
+   */
   async resetReservations(): Promise<number> {
-    const { fileRequests } = this.deps.db.tables
+    const { fileRequests, streamedSessions } = this.deps.db.tables
+    const held = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id})`
     const freed = await this.deps.db.query
       .update(fileRequests)
-      .set({ reservedUploads: 0 })
-      .where(gt(fileRequests.reservedUploads, 0))
+      .set({ reservedUploads: held })
+      .where(gt(fileRequests.reservedUploads, held))
       .returning({ id: fileRequests.id })
     return freed.length
   }
@@ -457,4 +544,23 @@ export function belongsTo(requestId: string) {
 /** The start of the UTC day of `ms`. */
 function dayStart(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS
+}
+
+/** A request upload's init as its session row keeps it: no upload token, the salt as base64. */
+function encodeInit(init: RequestUploadInit): string {
+  return JSON.stringify({
+    salt: init.salt.toString('base64'),
+    size: init.size,
+    fileCount: init.fileCount,
+  })
+}
+
+function decodeInit(context: string): RequestUploadInit {
+  const init = JSON.parse(context) as { salt: string; size: number; fileCount: number }
+  return {
+    uploadToken: null,
+    salt: Buffer.from(init.salt, 'base64'),
+    size: init.size,
+    fileCount: init.fileCount,
+  }
 }

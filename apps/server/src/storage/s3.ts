@@ -454,9 +454,17 @@ class S3Writer implements ResumableWriter {
     return { offset: parts * this.partSize, state }
   }
 
-  /** Waits for the full parts to be stored; the part being gathered is not durable yet. */
+  /**
+   * The part being gathered cannot be made durable before it is full: with one under way this
+   * answers the durable point at once, else it waits for the full parts to be stored.
+   */
   async checkpoint(): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
+    if (this.gathering.length > 0) return this.durable()
+    return this.storeFullParts()
+  }
+
+  private async storeFullParts(): Promise<WriterCheckpoint> {
     while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
     return this.durable()
   }
@@ -464,7 +472,7 @@ class S3Writer implements ResumableWriter {
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) return await this.checkpoint()
+      if (sync) return await this.storeFullParts()
       this.waiting.length = 0
       await Promise.allSettled(this.inFlight)
       return this.durable()
