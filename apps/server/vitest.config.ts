@@ -26,6 +26,8 @@ const POSTGRES_SUITES = [
   'request-flow',
   'request-upload-ws',
   'requests',
+  'resume',
+  'resume.s3',
   'salts',
   'shared-limits',
   'upload-ws',
