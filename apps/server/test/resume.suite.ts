@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/services/upload-sessions.js'
 import type { StreamedSessionRow } from '../src/services/streamed-session-records.js'
+import { streamedSessionStatus } from '../src/services/streamed-session-status.js'
 import { blobFiles, type Backend } from './backends.js'
 import { manualClock, randomToken, startTestServer, type TestServer } from './harness.js'
 import {
@@ -271,6 +272,28 @@ export function resumeSuite(backend: Backend): void {
       })
     })
 
+    // Security: the status tells the durable point to the owner token (or the request) only.
+    it('reports the durable point of a dormant session to its owner only', async () => {
+      const body = randomBytes(2 * MiB)
+      const upload = await NORMAL.start(server, body.length)
+      await cut(upload.socket, body.subarray(0, MiB))
+      const row = await dormant(server, upload.id)
+      const provider = streamedSessionStatus(server.service.services.streamed)
+      const ownerToken = upload.resumeFrame(0).ownerToken as string
+      expect(await provider.status('upload', upload.id, ownerToken)).toEqual({
+        bytesWritten: row.bytesWritten,
+        nextIndex: null,
+        declaredSize: body.length,
+        transport: 'ws',
+      })
+      await expect(provider.status('upload', upload.id, randomToken())).rejects.toMatchObject({
+        status: 401,
+      })
+      expect(await provider.status('request', upload.id, crypto.randomUUID())).toBeNull()
+      expect(await provider.status('upload', crypto.randomUUID(), ownerToken)).toBeNull()
+      expect(await server.service.services.streamed.find(upload.id)).toEqual(row)
+    })
+
     it('takes up a chunked upload cut mid-chunk at the chunk its row records, byte for byte', async () => {
       const req = await createRequest(server, { maxSize: 40 * MiB })
       const parts = [randomBytes(3 * MiB), randomBytes(3 * MiB), randomBytes(MiB)]
@@ -287,6 +310,13 @@ export function resumeSuite(backend: Backend): void {
       const row = await dormant(server, uid)
       // Filesystem: chunk 0 is durable; S3 keeps a part being gathered in memory only.
       if (filesystem) expect(row).toMatchObject({ nextIndex: 1, bytesWritten: 3 * MiB })
+      const provider = streamedSessionStatus(server.service.services.streamed)
+      expect(await provider.status('request', uid, req.id)).toEqual({
+        bytesWritten: row.bytesWritten,
+        nextIndex: row.nextIndex,
+        declaredSize: size,
+        transport: 'chunks',
+      })
       const next = row.nextIndex!
       expect(row.bytesWritten).toBe(parts.slice(0, next).reduce((sum, p) => sum + p.length, 0))
       for (let index = next; index < parts.length; index++) {

@@ -593,7 +593,7 @@ function encodeSpec(spec: UploadSpec): string {
   })
 }
 
-function decodeSpec(context: string): UploadSpec {
+export function decodeSpec(context: string): UploadSpec {
   const spec = JSON.parse(context) as Omit<UploadSpec, 'authTokenHash' | 'ownerTokenHash'> & {
     authTokenHash: string
     ownerTokenHash: string
