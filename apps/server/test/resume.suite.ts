@@ -272,6 +272,26 @@ export function resumeSuite(backend: Backend): void {
       })
     })
 
+    it('ends the dormant sessions of a request that is deleted, with their bytes', async () => {
+      const req = await createRequest(server, { maxSize: 40 * MiB })
+      const socket = await TestSocket.open(wsUrl(server, `/api/request/${req.id}/upload/ws`))
+      const request = {
+        uploadToken: req.uploadToken,
+        salt: toBase64Url(randomBytes(32)),
+        contentLength: 8 * MiB,
+        fileCount: 1,
+      }
+      const id = await socket.init({ type: 'init', request })
+      await cut(socket, randomBytes(6 * MiB))
+      await dormant(server, id)
+      const deleted = await call(server, 'DELETE', `/inbox/${req.id}`, {
+        headers: { 'X-Inbox-Owner-Token': req.ownerToken },
+      })
+      expect(deleted.status).toBe(200)
+      expect(await server.service.services.streamed.find(id)).toBeUndefined()
+      expect(await hasPartial(server, id)).toBe(false)
+    })
+
     // Security: the status tells the durable point to the owner token (or the request) only.
     it('reports the durable point of a dormant session to its owner only', async () => {
       const body = randomBytes(2 * MiB)

@@ -135,6 +135,15 @@ export class StreamedSessionRecords {
     return rows as StreamedSessionRow[]
   }
 
+  /** The sessions uploading into request `requestId`. */
+  async ofRequest(requestId: string): Promise<StreamedSessionRow[]> {
+    const rows = await this.db.query
+      .select()
+      .from(this.table)
+      .where(eq(this.table.requestId, requestId))
+    return rows as StreamedSessionRow[]
+  }
+
   /** Ids of every session that may still resume (their partial blobs must not be swept). */
   async ids(): Promise<Set<string>> {
     const rows = await this.db.query.select({ id: this.table.id }).from(this.table)

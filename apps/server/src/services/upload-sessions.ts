@@ -775,6 +775,13 @@ export class UploadSessions {
     return true
   }
 
+  /** Ends the dormant sessions uploading into request `requestId` (it is being deleted). */
+  async endDormantOfRequest(requestId: string): Promise<void> {
+    for (const row of (await this.records?.ofRequest(requestId)) ?? []) {
+      if (!this.sessions.has(row.id)) await this.endDormant(row)
+    }
+  }
+
   /** Ids of the sessions whose bytes must be kept: open here, or resumable anywhere. */
   async resumableIds(): Promise<Set<string>> {
     const ids = this.ids()
