@@ -81,19 +81,29 @@ const NORMAL: Kind = {
   },
 }
 
+/** Opens an upload of `size` bytes into request `req` over a new socket; answers its id. */
+async function requestUpload(
+  server: TestServer,
+  req: { id: string; uploadToken: string },
+  size: number,
+  headers: Record<string, string> = {},
+): Promise<{ socket: TestSocket; id: string; url: string }> {
+  const url = wsUrl(server, `/api/request/${req.id}/upload/ws`)
+  const socket = await TestSocket.open(url, { headers })
+  const request = {
+    uploadToken: req.uploadToken,
+    salt: toBase64Url(randomBytes(32)),
+    contentLength: size,
+    fileCount: 1,
+  }
+  return { socket, id: await socket.init({ type: 'init', request }), url }
+}
+
 const REQUEST: Kind = {
   name: 'upload into a request',
   async start(server, size) {
     const req = await createRequest(server, { maxSize: 40 * MiB })
-    const url = wsUrl(server, `/api/request/${req.id}/upload/ws`)
-    const socket = await TestSocket.open(url)
-    const request = {
-      uploadToken: req.uploadToken,
-      salt: toBase64Url(randomBytes(32)),
-      contentLength: size,
-      fileCount: 1,
-    }
-    const id = await socket.init({ type: 'init', request })
+    const { socket, id, url } = await requestUpload(server, req, size)
     return {
       id,
       socket,
@@ -274,14 +284,7 @@ export function resumeSuite(backend: Backend): void {
 
     it('ends the dormant sessions of a request that is deleted, with their bytes', async () => {
       const req = await createRequest(server, { maxSize: 40 * MiB })
-      const socket = await TestSocket.open(wsUrl(server, `/api/request/${req.id}/upload/ws`))
-      const request = {
-        uploadToken: req.uploadToken,
-        salt: toBase64Url(randomBytes(32)),
-        contentLength: 8 * MiB,
-        fileCount: 1,
-      }
-      const id = await socket.init({ type: 'init', request })
+      const { socket, id } = await requestUpload(server, req, 8 * MiB)
       await cut(socket, randomBytes(6 * MiB))
       await dormant(server, id)
       const deleted = await call(server, 'DELETE', `/inbox/${req.id}`, {
@@ -361,15 +364,8 @@ export function resumeSuite(backend: Backend): void {
     it('ends after UPLOAD_SESSION_IDLE_SEC with its bytes, its quota and its slot', async () => {
       const ip = nextIp()
       const req = await createRequest(server, { maxSize: 40 * MiB, maxUploads: 1 })
-      const url = wsUrl(server, `/api/request/${req.id}/upload/ws`)
-      const socket = await TestSocket.open(url, { headers: { 'X-Forwarded-For': ip } })
-      const request = {
-        uploadToken: req.uploadToken,
-        salt: toBase64Url(randomBytes(32)),
-        contentLength: 8 * MiB,
-        fileCount: 1,
-      }
-      const id = await socket.init({ type: 'init', request })
+      const opened = await requestUpload(server, req, 8 * MiB, { 'X-Forwarded-For': ip })
+      const { socket, id, url } = opened
       // Every byte taken before the drop, so that S3 has a part stored as well.
       socket.sendBytes(randomBytes(6 * MiB), 256 * KiB)
       const anySession = (_context: unknown): _context is unknown => true
