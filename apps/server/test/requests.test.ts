@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FILESYSTEM } from './backends.js'
 import { manualClock, reopenDatabase, startTestServer, type TestServer } from './harness.js'
 import { querySql } from './dialects.js'
+import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
 import {
   b64u,
   call,
@@ -111,7 +112,10 @@ describe('restart', () => {
       await querySql(db, `DELETE FROM streamed_sessions WHERE id = '${gone}'`)
       await db.close()
 
-      server = await startTestServer({ env: ENV, dataDir: server.dataDir })
+      // Past the lapse of the dead instance's hold, which PostgreSQL waits for (another instance
+      // may still hold it); SQLite's single instance drops the old holds at start.
+      const later = manualClock(Date.now() + HOLD_LAPSE_MS + 1000)
+      server = await startTestServer({ env: ENV, dataDir: server.dataDir, clock: later })
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)
       expect((await chunk(server, req, gone, 0, randomBytes(50))).status).toBe(404)
       // The other continues at its next chunk and finishes.
