@@ -108,10 +108,14 @@ export class StreamedSessionRecords {
       .where(sql`${t.holder} is not null`)
   }
 
-  /** Deletes the row; answers whether it was still there (the session ends once). */
-  async remove(id: string): Promise<boolean> {
+  /**
+   * Deletes the row, while `holder` holds it when given; answers whether it was there (the
+   * session ends once, and only by its holder).
+   */
+  async remove(id: string, holder?: string): Promise<boolean> {
     const t = this.table
-    const removed = await this.db.query.delete(t).where(eq(t.id, id)).returning({ id: t.id })
+    const held = holder === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.holder, holder))
+    const removed = await this.db.query.delete(t).where(held).returning({ id: t.id })
     return removed.length > 0
   }
 

@@ -167,10 +167,13 @@ class DurableLink {
     await this.records.release(this.id, this.holder, { ...recorded, lastActivity })
   }
 
-  /** Deletes the row: the session has ended. */
-  async remove(): Promise<void> {
+  /**
+   * Deletes the row: the session has ended. False when another instance holds it now (this one
+   * lost its hold): the session, its quota, slot and bytes are that instance's.
+   */
+  async remove(): Promise<boolean> {
     await this.recording?.catch(() => undefined)
-    await this.records.remove(this.id)
+    return this.records.remove(this.id, this.holder)
   }
 }
 
@@ -532,17 +535,18 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.dropWaiting()
     // Listeners first: a request slot or quota freed by the end must be free the moment the
     // session is gone, not only once its partial blob has been removed.
-    await this.end('aborted')
-    await this.writer.abort()
+    if (await this.end('aborted')) await this.writer.abort()
+    else await this.link?.writer.suspend(false).catch(() => undefined)
   }
 
-  private async end(outcome: SessionOutcome): Promise<void> {
+  /** Ends the session; false when another instance took it over, whose end it then is. */
+  private async end(outcome: SessionOutcome): Promise<boolean> {
     this.stateValue = outcome
     this.registry.forget(this)
     // The row goes first: a session without its row never resumes, whatever happens next.
     if (this.link) {
       try {
-        await this.link.remove()
+        if (!(await this.link.remove())) return false
       } catch (error) {
         this.registry.reportError(error)
       }
@@ -554,6 +558,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
         this.registry.reportError(error)
       }
     }
+    return true
   }
 }
 

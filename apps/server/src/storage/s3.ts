@@ -418,6 +418,9 @@ class S3Writer implements ResumableWriter {
   /** The multipart upload's id once it exists, for checkpoints. */
   private knownUploadId: string | undefined
   private readonly completed: CompletedPart[] = []
+  /** Stored parts numbered past the gapless run from part 1, and that run's length. */
+  private readonly storedNumbers = new Set<number>()
+  private contiguousParts = 0
   private nextPartNumber = 1
   private readonly inFlight = new Set<Promise<void>>()
   private failure: unknown
@@ -436,7 +439,7 @@ class S3Writer implements ResumableWriter {
     if (resumed) {
       this.knownUploadId = resumed.uploadId
       this.uploadId = Promise.resolve(resumed.uploadId)
-      this.completed.push(...resumed.completed)
+      for (const part of resumed.completed) this.partStored(part)
       this.nextPartNumber = resumed.completed.length + 1
       this.bytesWritten = resumed.completed.length * partSize
     }
@@ -444,14 +447,20 @@ class S3Writer implements ResumableWriter {
 
   /** Bytes in parts stored without a gap from part 1: every part but the last is full. */
   durable(): WriterCheckpoint {
-    const numbers = new Set(this.completed.map((part) => part.PartNumber))
-    let parts = 0
-    while (numbers.has(parts + 1)) parts++
     const state =
       this.knownUploadId === undefined
         ? ''
         : JSON.stringify({ uploadId: this.knownUploadId, partSize: this.partSize })
-    return { offset: parts * this.partSize, state }
+    return { offset: this.contiguousParts * this.partSize, state }
+  }
+
+  /** Records a stored part and moves the gapless run of stored parts on. */
+  private partStored(part: CompletedPart): void {
+    this.completed.push(part)
+    this.storedNumbers.add(part.PartNumber!)
+    while (this.storedNumbers.has(this.contiguousParts + 1)) {
+      this.storedNumbers.delete(++this.contiguousParts)
+    }
   }
 
   /**
@@ -605,7 +614,7 @@ class S3Writer implements ResumableWriter {
       const running = this.uploadId
         .then((uploadId) => this.uploadPart(uploadId, partNumber, part))
         .then(
-          (etag) => void this.completed.push({ PartNumber: partNumber, ETag: etag }),
+          (etag) => this.partStored({ PartNumber: partNumber, ETag: etag }),
           (error: unknown) => void (this.failure ??= error),
         )
         .finally(() => {

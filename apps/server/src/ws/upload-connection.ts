@@ -236,7 +236,8 @@ export class UploadConnection {
     if (rule) {
       this.progress = new ProgressWatch({
         rule,
-        declaredSize: upload.session.declaredSize,
+        // A resumed upload has only what follows its offset left to bring.
+        declaredSize: upload.session.declaredSize - upload.session.startOffset,
         onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, STALLED_MESSAGE, STALLED_STATUS),
       })
     }
