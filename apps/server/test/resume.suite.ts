@@ -13,6 +13,7 @@ import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/services/upload-sessions.js'
 import type { StreamedSessionRow } from '../src/services/streamed-session-records.js'
 import { streamedSessionStatus } from '../src/services/streamed-session-status.js'
 import { blobFiles, type Backend } from './backends.js'
+import { querySql } from './dialects.js'
 import { manualClock, randomToken, startTestServer, type TestServer } from './harness.js'
 import {
   call,
@@ -112,6 +113,12 @@ const REQUEST: Kind = {
       finalizeFrame: { type: 'finalize', ...finalizeBody() },
     }
   },
+}
+
+/** Bytes the session open on this server has taken, or undefined when none is open. */
+function accepted(server: TestServer, id: string): number | undefined {
+  const anySession = (_context: unknown): _context is unknown => true
+  return server.service.services.sessions.get(id, anySession)?.bytesAccepted
 }
 
 /** Whether the store keeps unfinished bytes of `id` (a partial file, a multipart upload). */
@@ -295,6 +302,27 @@ export function resumeSuite(backend: Backend): void {
       expect(await hasPartial(server, id)).toBe(false)
     })
 
+    it('leaves a session another instance took over to that instance when it ends here', async () => {
+      const upload = await NORMAL.start(server, 8 * MiB)
+      // Past a part, so that S3 holds bytes too.
+      upload.socket.sendBytes(randomBytes(6 * MiB))
+      await expect.poll(() => accepted(server, upload.id), POLL).toBe(6 * MiB)
+      const { streamed } = server.service.services
+      // As when this instance's heartbeat lapsed and another claimed the session.
+      const other = crypto.randomUUID()
+      await querySql(server.service.db, 'UPDATE streamed_sessions SET holder = ? WHERE id = ?', [
+        other,
+        upload.id,
+      ])
+      upload.socket.ws.close(1000)
+      await upload.socket.closed
+      await expect.poll(() => server.service.services.sessions.size, POLL).toBe(0)
+      expect(await streamed.find(upload.id)).toMatchObject({ holder: other })
+      expect(await hasPartial(server, upload.id)).toBe(true)
+      await streamed.remove(upload.id)
+      await server.service.blobs.discardResumable(upload.id, '')
+    })
+
     // Security: the status tells the durable point to the owner token (or the request) only.
     it('reports the durable point of a dormant session to its owner only', async () => {
       const body = randomBytes(2 * MiB)
@@ -368,9 +396,7 @@ export function resumeSuite(backend: Backend): void {
       const { socket, id, url } = opened
       // Every byte taken before the drop, so that S3 has a part stored as well.
       socket.sendBytes(randomBytes(6 * MiB), 256 * KiB)
-      const anySession = (_context: unknown): _context is unknown => true
-      const accepted = () => server.service.services.sessions.get(id, anySession)?.bytesAccepted
-      await expect.poll(accepted, POLL).toBe(6 * MiB)
+      await expect.poll(() => accepted(server, id), POLL).toBe(6 * MiB)
       socket.ws.terminate()
       await dormant(server, id)
       // Dormant, it still holds its slot and its quota, and its bytes are kept.

@@ -132,13 +132,26 @@ class DurableLink {
       .finally(() => (this.recording = undefined))
   }
 
-  /** A chunk is written in order: makes it durable and records the chunk due next. */
-  async chunkDone(nextIndex: number, lastActivity: number): Promise<void> {
+  /**
+   * The chunks before `nextIndex` are handed to the writer, ending at `end`: makes them durable
+   * and records the chunk due next, while the chunks after them are written on. Records go in
+   * chunk order, whichever checkpoint finishes first.
+   */
+  async chunkDone(nextIndex: number, end: number, lastActivity: number): Promise<void> {
     const point = await this.writer.checkpoint()
-    // S3 keeps the part being gathered in memory: only a chunk boundary stored whole counts.
-    if (point.offset !== this.writer.bytesWritten) return
-    await this.save({ ...point, lastActivity }, nextIndex)
+    // S3 keeps the part being gathered in memory and reopens at part boundaries only: a chunk
+    // boundary counts once it is one of those and stored.
+    const kept = point.offset === end || (this.writer.reopensAnywhere && point.offset >= end)
+    if (!kept) return
+    this.saving = this.saving.then(() => {
+      if (nextIndex <= (this.recorded.nextIndex ?? 0)) return
+      return this.save({ offset: end, state: point.state, lastActivity }, nextIndex)
+    })
+    await this.saving
   }
+
+  /** Chunk records in order; a failed one fails those after it. */
+  private saving: Promise<void> = Promise.resolve()
 
   private async save(
     point: { offset: number; state: string; lastActivity: number },
@@ -159,6 +172,7 @@ class DurableLink {
    */
   async suspend(lastActivity: number): Promise<void> {
     await this.recording
+    await this.saving.catch(() => undefined)
     const point = await this.writer.suspend(this.transport === 'ws')
     const recorded =
       this.transport === 'ws'
@@ -192,6 +206,8 @@ export class UploadSession<T = unknown> implements ChunkHost {
   private reserved = 0
   /** The lowest index not yet handed to the writer whole. */
   private nextIndex = 0
+  /** Bytes of the chunks before `nextIndex`: where the next chunk starts in the blob. */
+  private orderedBytes = 0
   /** Whether chunk `nextIndex` is being written as it arrives. */
   private streaming = false
   private readonly waiting = new Map<number, WaitingChunk>()
@@ -224,6 +240,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     if (start) {
       this.accepted = start.offset
       this.nextIndex = start.nextIndex
+      this.orderedBytes = start.offset
       this.startOffset = start.offset
     }
   }
@@ -314,16 +331,27 @@ export class UploadSession<T = unknown> implements ChunkHost {
     return written
   }
 
-  /** Makes a chunk written in order durable before it is answered (chunked sessions). */
-  private checkpointChunk(nextIndex: number): void {
+  /**
+   * Once the chunks before `nextIndex` are handed to the writer, makes them durable and records
+   * them, without holding up the chunks after them; answers when that is done (chunked sessions
+   * answer a chunk only then). A failure fails the session.
+   */
+  private checkpointChunk(nextIndex: number, end: number): Promise<void> {
     const link = this.link
-    if (!link) return
-    this.chain = this.chain.then(() => link.chunkDone(nextIndex, this.lastActivity))
-    this.chain = this.chain.catch((error: unknown) => {
+    if (!link) return Promise.resolve()
+    const durable = this.chain.then(() => link.chunkDone(nextIndex, end, this.lastActivity))
+    const checkpoint = durable.catch((error: unknown) => {
       void this.abort()
       throw error
     })
+    // Awaited by the chunk's answer, or by the commit or suspension that follows.
+    checkpoint.catch(() => undefined)
+    this.checkpoints = checkpoint
+    return checkpoint
   }
+
+  /** The last chunk checkpoint under way, which a commit waits for. */
+  private checkpoints: Promise<void> = Promise.resolve()
 
   /**
    * Admits a chunk request on its index and Content-Length alone, before any byte of its body is
@@ -393,10 +421,12 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.streaming = false
     this.receiving.delete(index)
     this.nextIndex = index + 1
-    this.checkpointChunk(this.nextIndex)
+    this.orderedBytes += length
+    const durable = this.checkpointChunk(this.nextIndex, this.orderedBytes)
     const written = this.chain
     this.releaseWaiting()
     await written
+    await durable
     return this.writer.bytesWritten
   }
 
@@ -416,7 +446,8 @@ export class UploadSession<T = unknown> implements ChunkHost {
     }
     this.enqueueWrite(parts)
     this.nextIndex++
-    this.checkpointChunk(this.nextIndex)
+    this.orderedBytes += length
+    const durable = this.checkpointChunk(this.nextIndex, this.orderedBytes)
     const written = this.chain
     this.releaseWaiting()
     try {
@@ -424,6 +455,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     } finally {
       this.registry.releaseBuffer(length)
     }
+    await durable
     return this.writer.bytesWritten
   }
 
@@ -450,7 +482,8 @@ export class UploadSession<T = unknown> implements ChunkHost {
       // A failed write aborts the session (enqueueWrite); here only the budget is returned.
       this.enqueueWrite(next.bytes).then(release, release)
       this.nextIndex++
-      this.checkpointChunk(this.nextIndex)
+      this.orderedBytes += next.length
+      void this.checkpointChunk(this.nextIndex, this.orderedBytes)
     }
   }
 
@@ -472,6 +505,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.stateValue = 'committing'
     try {
       await this.chain
+      await this.checkpoints
     } catch (error) {
       await this.discard()
       throw error
@@ -516,6 +550,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
   private async keep(link: DurableLink): Promise<void> {
     try {
       await this.chain
+      await this.checkpoints.catch(() => undefined)
       await link.suspend(this.lastActivity)
     } catch (error) {
       this.registry.reportError(error)
@@ -738,6 +773,8 @@ export class UploadSessions {
         start,
       )
       session.onEnd(onEnd)
+      // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
+      session.lastActivity = row.lastActivity
       this.sessions.set(id, session as UploadSession)
       if (from !== wanted) await records.record(id, this.holder, { ...point, bytesWritten: from })
       return session

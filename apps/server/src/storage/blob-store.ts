@@ -29,8 +29,16 @@ export interface WriterCheckpoint {
  * key (no random suffix), so that `reopen()` finds them again and continues from a durable point.
  */
 export interface ResumableWriter extends BlobWriter {
-  /** Makes every byte written so far durable, as far as the store can, and answers the point. */
+  /**
+   * Makes every byte written so far durable, as far as the store can, and answers the point;
+   * writes made meanwhile go on (they are not waited for).
+   */
   checkpoint(): Promise<WriterCheckpoint>
+  /**
+   * Whether `reopen()` continues at any durable offset asked for (the filesystem), rather than
+   * only at the durable points this writer reported (S3: part boundaries).
+   */
+  readonly reopensAnywhere: boolean
   /** The durable point as it stands, without waiting for anything. */
   durable(): WriterCheckpoint
   /**

@@ -326,21 +326,29 @@ class FileWriter implements ResumableWriter {
     return { offset: this.syncedUpTo, state: '' }
   }
 
+  readonly reopensAnywhere = true
+
+  /** Waits for the batches under way now (not those started later), then flushes to disk. */
   async checkpoint(): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     this.startBatch()
-    await this.settle()
-    this.throwFailure()
     const upTo = this.position
+    await Promise.all([...this.inFlight])
+    this.throwFailure()
     await this.handle.datasync()
     this.syncedUpTo = Math.max(this.syncedUpTo, upTo)
-    return this.durable()
+    return { offset: upTo, state: '' }
   }
 
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) return await this.checkpoint()
+      if (sync) {
+        // Everything received: the batches started meanwhile too.
+        this.startBatch()
+        await this.settle()
+        return await this.checkpoint()
+      }
       this.pending = []
       this.pendingBytes = 0
       await this.settle()

@@ -463,14 +463,15 @@ class S3Writer implements ResumableWriter {
     }
   }
 
+  readonly reopensAnywhere = false
+
   /**
-   * The part being gathered cannot be made durable before it is full: with one under way this
-   * answers the durable point at once, else it waits for the full parts to be stored.
+   * The part being gathered cannot be made durable before it is full, and parts are stored as
+   * they fill: this answers the durable point as it stands.
    */
   async checkpoint(): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
-    if (this.gathering.length > 0) return this.durable()
-    return this.storeFullParts()
+    return this.durable()
   }
 
   private async storeFullParts(): Promise<WriterCheckpoint> {
