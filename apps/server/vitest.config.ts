@@ -30,6 +30,8 @@ const POSTGRES_SUITES = [
   'request-flow',
   'request-upload-ws',
   'requests',
+  'resume',
+  'resume.s3',
   'salts',
   'shared-limits',
   'stored-sessions',

@@ -63,12 +63,15 @@ export async function startServer(config: Config, options: StartOptions): Promis
       ? startCheckpointer((db as SqliteDb).connection, (message) => logger.error(message))
       : undefined
   const blobs = await openBlobStore(config)
-  // On SQLite this process is the only instance and its sessions died with the last run, so every
-  // unfinished blob is garbage. On PostgreSQL other instances may be writing theirs into the same
-  // store: the cleanup job sweeps them by age instead.
-  if (db.dialect === 'sqlite') await blobs.sweepUnfinished(0)
   const services = await createServices(config, db, blobs, logger, now)
-  // Reserved request slots belong to sessions of the last run, which ended with it.
+  // On SQLite this process is the only instance: the holds of the last run are void, and every
+  // unfinished blob without a session row (which may resume) is garbage. On PostgreSQL other
+  // instances may be writing theirs into the same store: the cleanup job sweeps them by age.
+  if (db.dialect === 'sqlite') {
+    await services.streamed.releaseAll()
+    await blobs.sweepUnfinished(0, await services.sessions.resumableIds())
+  }
+  // Reserved request slots of sessions that died with the last run; resumable ones keep theirs.
   const freed = await services.requests.resetReservations()
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
   const login = await loadLogin(config, services.apiTokens)
@@ -155,9 +158,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
         sockets.stopAccepting()
         await cleanup.stop()
         const left = await services.sessions.drain(config.shutdownGraceMs)
-        if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they are discarded`)
-        await services.sessions.abortAll()
+        if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they may resume`)
+        // Sockets first: each suspends its session as its connection ends.
         await sockets.close()
+        await services.sessions.suspendAll()
+        services.sessions.stop()
         await http.close()
         await metrics?.close()
         await checkpointer?.stop()

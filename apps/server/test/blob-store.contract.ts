@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { describe, expect, it } from 'vitest'
 
-import type { BlobStore } from '../src/storage/blob-store.js'
+import type { BlobStore, ResumableWriter } from '../src/storage/blob-store.js'
 
 export interface BlobStoreHarness {
   /** The store under test; called once per test after the suite's setup ran. */
@@ -156,6 +156,72 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
 
     it('answers the health check', async () => {
       await expect(harness.store().check()).resolves.toBeUndefined()
+    })
+
+    describe('resumable writers', () => {
+      /** Writes `bytes` from `from` on, in odd pieces that straddle every internal boundary. */
+      async function writeFrom(writer: ResumableWriter, bytes: Buffer, from: number) {
+        for (let at = from; at < bytes.length; at += 777_777) {
+          await writer.write(bytes.subarray(at, Math.min(at + 777_777, bytes.length)))
+        }
+      }
+
+      it('continues after a suspend from the durable point it reported, byte for byte', async () => {
+        const store = harness.store()
+        const key = randomUUID()
+        const bytes = randomBytes(harness.largeSize)
+        const cut = Math.floor(bytes.length * 0.7)
+        const first = await store.createResumable(key)
+        await writeFrom(first, bytes.subarray(0, cut), 0)
+        const kept = await first.suspend(true)
+        expect(kept.offset).toBeLessThanOrEqual(cut)
+        expect(kept.offset).toBeGreaterThan(0)
+        // Nothing is visible while the session may still resume.
+        expect(await keys(store)).not.toContain(key)
+        expect(await harness.unfinished()).toContain(key)
+        const second = await store.reopen(key, kept.state, kept.offset)
+        expect(second.bytesWritten).toBe(kept.offset)
+        await writeFrom(second, bytes, second.bytesWritten)
+        await second.commit()
+        expect((await readAll(await store.read(key))).equals(bytes)).toBe(true)
+        expect(await harness.unfinished()).not.toContain(key)
+      })
+
+      it('reopens at or below an offset inside the durable bytes and drops what follows', async () => {
+        const store = harness.store()
+        const key = randomUUID()
+        const bytes = randomBytes(harness.largeSize)
+        const writer = await store.createResumable(key)
+        await writeFrom(writer, bytes, 0)
+        const done = await writer.checkpoint()
+        // The connection ends later without another checkpoint: bytes written since may be lost.
+        const kept = await writer.suspend(false)
+        expect(kept.offset).toBeGreaterThanOrEqual(done.offset)
+        expect(kept.offset).toBeGreaterThan(0)
+        const asked = Math.floor(kept.offset / 2) + 3
+        const reopened = await store.reopen(key, kept.state, asked)
+        const from = reopened.bytesWritten
+        expect(from).toBeLessThanOrEqual(asked)
+        expect(reopened.durable().offset).toBe(from)
+        await writeFrom(reopened, bytes, from)
+        // Twice in one upload: a second cut and resume.
+        const again = await reopened.suspend(true)
+        const last = await store.reopen(key, again.state, again.offset)
+        await writeFrom(last, bytes, last.bytesWritten)
+        await last.commit()
+        expect((await readAll(await store.read(key))).equals(bytes)).toBe(true)
+      })
+
+      it('discards what a suspended writer kept', async () => {
+        const store = harness.store()
+        const key = randomUUID()
+        const writer = await store.createResumable(key)
+        await writeFrom(writer, randomBytes(harness.largeSize), 0)
+        const kept = await writer.suspend(true)
+        await store.discardResumable(key, kept.state)
+        expect(await harness.unfinished()).not.toContain(key)
+        await expect(store.reopen(key, kept.state, kept.offset)).rejects.toThrow()
+      })
     })
   })
 }

@@ -49,6 +49,7 @@ import { STALLED_MESSAGE } from '../src/ws/progress-watch.js'
 import { requestUploadRoute } from '../src/ws/request-upload-route.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
+import { interceptWrites } from './intercepted-blobs.js'
 import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
@@ -398,38 +399,39 @@ describe('request upload socket', () => {
   })
 
   describe('a socket that ends before done', () => {
-    it.each([
-      ['closes', (socket: TestSocket) => socket.ws.close(1000)],
-      ['drops its connection', (socket: TestSocket) => socket.ws.terminate()],
-    ])('frees its slot at once when the client %s', async (_name, end) => {
-      const inbox = await createInbox(server.url, { maxUploads: 1 })
-      const url = socketUrl(inbox.id)
-      const first = await TestSocket.open(url)
-      const firstId = await first.init(initFrame(inbox.uploadToken, 2 * MiB))
-      first.sendBytes(randomBytes(MiB + 5))
-      const { requests } = server.service.services
-      await expect
-        .poll(() => requests.uploadSession(inbox.id, firstId).bytesAccepted, POLL)
-        .toBe(MiB + 5)
+    // A dropped connection keeps its slot for a resume instead (resume-ws.test.ts).
+    it.each([['closes', (socket: TestSocket) => socket.ws.close(1000)]])(
+      'frees its slot at once when the client %s',
+      async (_name, end) => {
+        const inbox = await createInbox(server.url, { maxUploads: 1 })
+        const url = socketUrl(inbox.id)
+        const first = await TestSocket.open(url)
+        const firstId = await first.init(initFrame(inbox.uploadToken, 2 * MiB))
+        first.sendBytes(randomBytes(MiB + 5))
+        const { requests } = server.service.services
+        await expect
+          .poll(async () => (await requests.uploadSession(inbox.id, firstId)).bytesAccepted, POLL)
+          .toBe(MiB + 5)
 
-      // While the first socket runs, its slot is taken.
-      const blocked = await TestSocket.open(url)
-      expect(await blocked.refusal(initFrame(inbox.uploadToken, 10))).toMatchObject({
-        status: 409,
-      })
+        // While the first socket runs, its slot is taken.
+        const blocked = await TestSocket.open(url)
+        expect(await blocked.refusal(initFrame(inbox.uploadToken, 10))).toMatchObject({
+          status: 409,
+        })
 
-      end(first)
-      await first.closed
-      // "At once" means within moments, not after the progress window or the keepalive: the
-      // server notices the close, aborts the session (which removes the partial blob) and its
-      // end frees the slot.
-      await expect.poll(() => uploadsLeft(server.url, inbox), FREED).toBe(1)
-      const body = randomBytes(100)
-      const id = await uploadOver(url, inbox, body)
-      const listed = await readInbox(server.url, inbox)
-      expect(listed.uploads.map((upload) => upload.id)).toEqual([id])
-      expect(id).not.toBe(firstId)
-    })
+        end(first)
+        await first.closed
+        // "At once" means within moments, not after the progress window or the keepalive: the
+        // server notices the close, aborts the session (which removes the partial blob) and its
+        // end frees the slot.
+        await expect.poll(() => uploadsLeft(server.url, inbox), FREED).toBe(1)
+        const body = randomBytes(100)
+        const id = await uploadOver(url, inbox, body)
+        const listed = await readInbox(server.url, inbox)
+        expect(listed.uploads.map((upload) => upload.id)).toEqual([id])
+        expect(id).not.toBe(firstId)
+      },
+    )
   })
 
   describe('frames the WebSocket layer refuses get an error frame, and give the slot back', () => {
@@ -778,33 +780,7 @@ describe('request upload socket quota', () => {
 function gatedBlobs(inner: BlobStore): { blobs: BlobStore; open: () => void } {
   let open!: () => void
   const opened = new Promise<void>((resolve) => (open = resolve))
-  const blobs: BlobStore = {
-    kind: inner.kind,
-    async create(key) {
-      const writer = await inner.create(key)
-      return {
-        async write(chunk) {
-          await opened
-          await writer.write(chunk)
-        },
-        commit: () => writer.commit(),
-        abort: () => writer.abort(),
-        get bytesWritten() {
-          return writer.bytesWritten
-        },
-      }
-    },
-    read: (key) => inner.read(key),
-    delete: (key) => inner.delete(key),
-    list: () => inner.list(),
-    sweepUnfinished: (olderThanMs) => inner.sweepUnfinished(olderThanMs),
-    putChunk: (key, index, pieces, length) => inner.putChunk(key, index, pieces, length),
-    joinChunks: (key, chunks) => inner.joinChunks(key, chunks),
-    deleteChunks: (chunks) => inner.deleteChunks(chunks),
-    sweepChunks: (olderThanMs, keep) => inner.sweepChunks(olderThanMs, keep),
-    check: () => inner.check(),
-  }
-  return { blobs, open }
+  return { blobs: interceptWrites(inner, () => opened), open }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -247,7 +247,7 @@ describe('server process', () => {
     expect(got.body.equals(upload.body)).toBe(true)
   }, 90_000)
 
-  it('after SIGKILL mid-upload serves the finished uploads, forgets the unfinished ones and leaves no partial file', async () => {
+  it('after SIGKILL mid-upload serves the finished uploads and resumes the chunked unfinished ones', async () => {
     const dataDir = await spawned.dataDir()
     const partialDir = join(dataDir, 'blobs', '.partial')
     const server = await startProcess(dataDir)
@@ -293,7 +293,10 @@ describe('server process', () => {
 
     const restarted = await startProcess(dataDir)
     const next = restarted.port
-    expect(await readdir(partialDir)).toEqual([])
+    // The single-request upload cannot resume: its partial file goes; the chunked ones stay.
+    expect((await readdir(partialDir)).sort()).toEqual(
+      [`${large.id}.resume`, `${small.id}.resume`].sort(),
+    )
     const committed = (await readdir(join(dataDir, 'blobs'))).filter((name) => name !== '.partial')
     expect(committed.sort()).toEqual(finished.map((upload) => upload.id).sort())
 
@@ -306,9 +309,16 @@ describe('server process', () => {
       expect((await call(next, 'GET', `/api/info/${upload.id}`)).status).toBe(404)
       expect((await download(next, upload)).status).toBe(404)
       expect(json(await call(next, 'GET', `/api/exists/${upload.id}`))).toEqual({ exists: false })
-      expect((await sendChunk(next, upload, 1, randomBytes(KiB))).status).toBe(404)
-      expect((await finalize(next, upload)).status).toBe(404)
+      // The chunks written before the kill were durable: the upload continues at chunk 1.
+      const half = upload.body.length / 2
+      expect((await sendChunk(next, upload, 0, upload.body.subarray(0, half))).status).toBe(400)
+      expect((await sendChunk(next, upload, 1, upload.body.subarray(half))).status).toBe(200)
+      expect((await finalize(next, upload)).status).toBe(200)
+      const got = await download(next, upload)
+      expect(got.status).toBe(200)
+      expect(got.body.equals(upload.body)).toBe(true)
     }
+    expect(await readdir(partialDir)).toEqual([])
 
     restarted.child.kill('SIGTERM')
     expect(await exitOf(restarted, GRACE_MS + 5000)).toEqual({ code: 0, signal: null })

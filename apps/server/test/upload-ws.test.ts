@@ -17,6 +17,7 @@ import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
 import { blobFiles } from './backends.js'
+import { interceptWrites } from './intercepted-blobs.js'
 import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
 
 const KiB = 1024
@@ -81,6 +82,23 @@ async function expectNothingStored(
     .poll(async () => {
       const files = await blobFiles(server)
       return sessions.size === 0 && files.partial.length === 0 && !files.committed.includes(id)
+    }, POLL)
+    .toBe(true)
+  expect((await fetch(`${server.url}/api/info/${id}`)).status).toBe(404)
+}
+
+/** A session whose connection was lost: not stored, its bytes and row kept for a resume. */
+async function expectKeptForResume(
+  server: TestServer,
+  id: string,
+  sessions: UploadSessions = server.service.services.sessions,
+): Promise<void> {
+  const { streamed } = server.service.services
+  await expect
+    .poll(async () => {
+      const files = await blobFiles(server)
+      const row = await streamed.find(id)
+      return sessions.size === 0 && row?.holder === null && !files.committed.includes(id)
     }, POLL)
     .toBe(true)
   expect((await fetch(`${server.url}/api/info/${id}`)).status).toBe(404)
@@ -334,17 +352,26 @@ describe('upload socket', () => {
   })
 
   describe('a socket that ends before done', () => {
-    it.each([
-      ['closes', (socket: TestSocket) => socket.ws.close(1000)],
-      ['drops its connection', (socket: TestSocket) => socket.ws.terminate()],
-    ])('leaves no record and no blob when the client %s mid-upload', async (_name, end) => {
+    async function midUpload(): Promise<{ socket: TestSocket; id: string }> {
       const socket = await TestSocket.open(url)
       const id = await socket.init({ type: 'init', headers: initHeaders(2 * MiB) })
       socket.sendBytes(randomBytes(MiB + 5), 64 * KiB)
       await expect.poll(() => server.service.services.sessions.size).toBe(1)
       await new Promise((resolve) => setTimeout(resolve, 100))
-      end(socket)
+      return { socket, id }
+    }
+
+    it('leaves no record and no blob when the client closes with 1000 mid-upload', async () => {
+      const { socket, id } = await midUpload()
+      socket.ws.close(1000)
       await expectNothingStored(server, id)
+      expect(await server.service.services.streamed.find(id)).toBeUndefined()
+    })
+
+    it('keeps the session for a resume, storing nothing, when the connection drops', async () => {
+      const { socket, id } = await midUpload()
+      socket.ws.terminate()
+      await expectKeptForResume(server, id)
     })
   })
 
@@ -556,36 +583,6 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
   })
 })
 
-/** `inner` with `before` run ahead of every write: a delay, or a failure. */
-function interceptWrites(inner: BlobStore, before: () => Promise<void>): BlobStore {
-  return {
-    kind: inner.kind,
-    async create(key) {
-      const writer = await inner.create(key)
-      return {
-        async write(chunk) {
-          await before()
-          await writer.write(chunk)
-        },
-        commit: () => writer.commit(),
-        abort: () => writer.abort(),
-        get bytesWritten() {
-          return writer.bytesWritten
-        },
-      }
-    },
-    read: (key) => inner.read(key),
-    delete: (key) => inner.delete(key),
-    list: () => inner.list(),
-    sweepUnfinished: (olderThanMs) => inner.sweepUnfinished(olderThanMs),
-    putChunk: (key, index, pieces, length) => inner.putChunk(key, index, pieces, length),
-    joinChunks: (key, chunks) => inner.joinChunks(key, chunks),
-    deleteChunks: (chunks) => inner.deleteChunks(chunks),
-    sweepChunks: (olderThanMs, keep) => inner.sweepChunks(olderThanMs, keep),
-    check: () => inner.check(),
-  }
-}
-
 /**
  * Upload sockets on a second HTTP server over the test server's database and blob directory,
  * with `blobs` as its store: the tests' view into flow control and storage failures.
@@ -652,11 +649,11 @@ describe('upload socket flow control', () => {
     expect(digest(await download(server, id, headers.authToken!))).toBe(digest(body))
   }, 60_000)
 
-  it('terminates a socket that does not answer pings, and stores nothing', async () => {
+  it('terminates a socket that does not answer pings, storing nothing, resumable', async () => {
     const socket = await TestSocket.open(url, { autoPong: false })
     const id = await socket.init({ type: 'init', headers: initHeaders(100) })
     expect((await socket.closed).code).toBe(1006)
-    await expectNothingStored(server, id, sessions)
+    await expectKeptForResume(server, id, sessions)
   })
 
   it('keeps a socket that answers pings open across several keepalive ticks', async () => {
@@ -669,7 +666,7 @@ describe('upload socket flow control', () => {
     expect(await socket.waitFor('done')).toMatchObject({ id })
   })
 
-  it('refuses new upgrades after stopAccepting, and close() ends open sockets without storing', async () => {
+  it('refuses new upgrades after stopAccepting; close() ends open sockets, storing nothing', async () => {
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers: initHeaders(100) })
     sockets.stopAccepting()
@@ -679,7 +676,7 @@ describe('upload socket flow control', () => {
     })
     await sockets.close()
     expect((await socket.closed).code).toBe(1006)
-    await expectNothingStored(server, id, sessions)
+    await expectKeptForResume(server, id, sessions)
   })
 })
 

@@ -263,3 +263,37 @@ export const apiTokens = pgTable(
     index('api_tokens_subject').on(table.subject),
   ],
 )
+
+/**
+ * An upload session written in order to one resumable blob writer (every WebSocket upload, and
+ * chunked uploads kept in memory): what it takes to continue it over a new connection, on any
+ * instance, or after a restart. `bytesWritten` is durable in the blob store (and `nextIndex` the
+ * chunk due next, for chunks); `context` is the JSON the record is made from at finalize (token
+ * hashes as base64, never tokens); `quota` the reservation it holds. `holder` is the instance
+ * that has it open, whose hold lapses when `heartbeatAt` grows old.
+ */
+export const streamedSessions = pgTable(
+  'streamed_sessions',
+  {
+    id: text('id').primaryKey(),
+    /** `upload` or `request`. */
+    kind: text('kind').notNull(),
+    requestId: text('request_id'),
+    /** `ws` or `chunks`. */
+    transport: text('transport').notNull(),
+    declaredSize: long('declared_size').notNull(),
+    bytesWritten: long('bytes_written').notNull().default(0),
+    nextIndex: integer('next_index'),
+    writerState: text('writer_state').notNull(),
+    context: text('context').notNull(),
+    quota: text('quota').notNull(),
+    holder: text('holder'),
+    heartbeatAt: long('heartbeat_at').notNull(),
+    lastActivity: long('last_activity').notNull(),
+    createdAt: long('created_at').notNull(),
+  },
+  (table) => [
+    index('streamed_sessions_last_activity').on(table.lastActivity),
+    index('streamed_sessions_request_id').on(table.requestId),
+  ],
+)

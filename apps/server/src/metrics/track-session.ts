@@ -6,19 +6,25 @@ import type { UploadSession } from '../services/upload-sessions.js'
 import {
   recordUploadCompleted,
   recordUploadFailed,
+  recordUploadResumed,
   recordUploadStarted,
   recording,
   type UploadTransport,
 } from './recorder.js'
 
-/** Counts the session as started, and as completed or failed with its bytes when it ends. */
+/**
+ * Counts the session as started (or resumed, when it continues an interrupted one), and as
+ * completed or failed with its bytes when it ends; a suspended session has not ended.
+ */
 export function trackUploadSession(
   session: UploadSession<unknown>,
   transport: UploadTransport,
   intoRequest = false,
+  start: 'started' | 'resumed' = 'started',
 ): void {
   if (!recording()) return
-  recordUploadStarted(transport)
+  if (start === 'started') recordUploadStarted(transport)
+  else recordUploadResumed(transport)
   session.onEnd((outcome) => {
     if (outcome === 'committed') recordUploadCompleted(transport, session.declaredSize, intoRequest)
     else recordUploadFailed(transport, session.bytesAccepted)

@@ -88,9 +88,9 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c)) }, 201)
   })
 
-  app.post('/:id/upload/:uid/chunk', (c) => {
+  app.post('/:id/upload/:uid/chunk', async (c) => {
     const stored = requests.storedChunks
-    if (!stored) return receiveChunk(c, session(c), deps.now)
+    if (!stored) return receiveChunk(c, await session(c), deps.now)
     const id = requestId(c)
     const uid = c.req.param('uid') ?? ''
     return receiveStoredChunk(c, async (index, n) => {

@@ -8,7 +8,6 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import { trackUploadSession } from '../metrics/track-session.js'
 import type { UploadsService } from '../services/uploads.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
@@ -48,8 +47,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     try {
       await deps.requireLogin(c)
       const spec = uploads.parseSpec(headerValues(c), 'content-length')
-      session = await uploads.begin(spec, deps.ipOf(c), 'http')
-      trackUploadSession(session, 'single')
+      session = await uploads.begin(spec, deps.ipOf(c), 'single')
     } catch (error) {
       throw refuse(error)
     }
@@ -82,19 +80,19 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     return c.json({ id }, 201)
   })
 
-  app.post('/upload/:id/chunk', (c) => {
+  app.post('/upload/:id/chunk', async (c) => {
     const stored = uploads.storedChunks
     if (stored) {
       return receiveStoredChunk(c, (index, n) =>
         stored.admit(sessionId(c), index, n, uploads.chunkScope),
       )
     }
-    return receiveChunk(c, uploads.session(sessionId(c)), deps.now)
+    return receiveChunk(c, await uploads.session(sessionId(c)), deps.now)
   })
 
   app.post('/upload/:id/finalize', async (c) => {
     const id = sessionId(c)
-    if (!uploads.storedChunks) uploads.session(id)
+    if (!uploads.storedChunks) await uploads.session(id)
     refuseFormPost(c)
     const uploadId = await uploads.finalizeChunked(id, c.req.header('x-owner-token'))
     return c.json({ id: uploadId, url: uploads.shareUrl(uploadId) }, 200)

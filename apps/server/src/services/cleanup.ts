@@ -67,6 +67,7 @@ export type CleanupStep =
   | 'requestUploads'
   | 'requests'
   | 'sessions'
+  | 'streamedSessions'
   | 'chunkSessions'
   | 'orphans'
   | 'partials'
@@ -195,6 +196,11 @@ export class CleanupJob {
     if (!report.leading) return report
 
     await this.removeFinished(report, step)
+    // Dormant streamed sessions are every instance's: idle ones end with their bytes.
+    await step('streamedSessions', async () => {
+      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+      report.sessionsExpired += await services.sessions.expireDormant(idleMs)
+    })
     // Sessions kept in the database are every instance's: the leader ends the idle ones and
     // removes stored chunks that no live session holds (an instance died mid-chunk), before the
     // partial sweep.

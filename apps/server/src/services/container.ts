@@ -17,14 +17,18 @@ import { RequestsService } from './requests.js'
 import { liveSessionKeys } from './live-sessions.js'
 import { SessionStatusService } from './session-status.js'
 import { storedSessionStatusProvider } from './stored-session-status.js'
+import { streamedSessionStatus } from './streamed-session-status.js'
 import { Takedown } from './takedown.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
+import { StreamedSessionRecords } from './streamed-session-records.js'
 import { UploadSessions } from './upload-sessions.js'
 import { UploadsService } from './uploads.js'
 
 export interface Services {
   sessions: UploadSessions
+  /** The rows of durable streamed sessions, which any instance may resume. */
+  streamed: StreamedSessionRecords
   /** Chunked sessions in the database, on PostgreSQL, where any instance takes any chunk. */
   storedChunks: StoredChunkSessions | undefined
   uploads: UploadsService
@@ -57,11 +61,13 @@ export async function createServices(
 ): Promise<Services> {
   const onError = (error: unknown) =>
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
+  const streamed = new StreamedSessionRecords(db, now)
   const sessions = new UploadSessions({
     blobs,
     now,
     onError,
     bufferBudget: config.fileUploadChunkBuffer,
+    records: streamed,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
   const ipHash = await DailyIpHash.load(db)
@@ -123,10 +129,13 @@ export async function createServices(
   })
   // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
   // of session.
-  const sessionStatus = new SessionStatusService([storedSessionStatusProvider(uploads, requests)])
+  const sessionStatus = new SessionStatusService([
+    streamedSessionStatus(streamed),
+    storedSessionStatusProvider(uploads, requests),
+  ])
   // What the sweeps by age must leave alone: one source per kind of session.
   const liveKeys = liveSessionKeys([
-    () => sessions.ids(),
+    () => sessions.resumableIds(),
     ...(storedChunks ? [() => storedChunks.ids()] : []),
   ])
   const inbox = new InboxService({
@@ -149,6 +158,7 @@ export async function createServices(
   })
   return {
     sessions,
+    streamed,
     storedChunks,
     uploads,
     notes,

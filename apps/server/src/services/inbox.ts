@@ -169,7 +169,7 @@ export class InboxService {
 
   /**
    * Deletes the request and every upload in it (spec: DELETE /api/inbox/:id): running sessions
-   * are ended, the records go in one transaction, then the blobs best effort (the janitor queues
+   * and those waiting for a resume are ended, the records go in one transaction, then the blobs best effort (the janitor queues
    * a removal that fails; the orphan sweep catches a crash in between).
    */
   async deleteRequest(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
@@ -181,6 +181,7 @@ export class InboxService {
       .filter((session) => session !== undefined)
     await Promise.all(running.map((session) => session.abort()))
     await this.deps.storedChunks?.removeOfRequest(id)
+    await sessions.endDormantOfRequest(id)
     const removed = await db.transaction(async (tx) => {
       const uploads = await tx
         .delete(requestUploads)

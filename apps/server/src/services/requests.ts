@@ -50,7 +50,13 @@ import { tokenMatches } from './tokens.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
 import { decodeRequestInit, encodeRequestInit } from './stored-contexts.js'
-import type { UploadSession, UploadSessions } from './upload-sessions.js'
+import {
+  sessionLimits,
+  type NewSession,
+  type SessionOutcome,
+  type UploadSession,
+  type UploadSessions,
+} from './upload-sessions.js'
 
 export type { RequestUploadFinalize, RequestUploadInit } from './request-validation.js'
 
@@ -95,7 +101,50 @@ export interface RequestsDeps {
 const DAY_MS = 86_400_000
 
 export class RequestsService {
-  constructor(private readonly deps: RequestsDeps) {}
+  constructor(private readonly deps: RequestsDeps) {
+    deps.sessions.registerKind<RequestUploadContext>('request', {
+      restore: (row) => {
+        const init = decodeRequestInit(row.context)
+        const reservation = deps.quota.restore(row.quota)
+        const requestId = row.requestId ?? ''
+        const context: RequestUploadContext = {
+          kind: 'request',
+          requestId,
+          init,
+          clientIp: '',
+          reservation,
+        }
+        const transport = row.transport === 'ws' ? 'socket' : 'http'
+        return {
+          spec: this.sessionSpec(context, transport),
+          onEnd: this.onEnd(requestId, reservation),
+        }
+      },
+    })
+  }
+
+  /** The settings of a session: over HTTP an idle one ends after one hour. */
+  private sessionSpec(
+    context: RequestUploadContext,
+    transport: 'http' | 'socket',
+  ): NewSession<RequestUploadContext> {
+    const { config } = this.deps
+    return {
+      declaredSize: context.init.size,
+      context,
+      limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
+      idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+    }
+  }
+
+  /** What ends with a session that did not commit: its slot and its hold on the quota. */
+  private onEnd(requestId: string, reservation: QuotaReservation) {
+    return async (outcome: SessionOutcome) => {
+      if (outcome !== 'aborted') return
+      await this.releaseSlot(requestId)
+      await reservation.settle(false)
+    }
+  }
 
   /**
    * Creates a request (spec: POST /api/request): 400 for an invalid body, 429 when the caller's
@@ -209,7 +258,7 @@ export class RequestsService {
     clientIp: string,
     transport: 'http' | 'socket',
   ): Promise<UploadSession<RequestUploadContext>> {
-    const { config, sessions, quota } = this.deps
+    const { sessions, quota } = this.deps
     await this.admitUpload(requestId, init)
     let reservation: QuotaReservation
     try {
@@ -219,23 +268,22 @@ export class RequestsService {
       throw error
     }
     try {
-      const session = await sessions.create<RequestUploadContext>({
-        declaredSize: init.size,
-        context: { kind: 'request', requestId, init, clientIp, reservation },
-        limits: {
-          maxChunkSize: Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
-          maxBufferedChunks: config.fileUploadConcurrentChunks,
-          // One more than clients send, so a retry may overlap an attempt the server still reads.
-          maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
-          speedLimit: config.fileUploadSpeedLimit,
-        },
-        idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+      const context: RequestUploadContext = {
+        kind: 'request',
+        requestId,
+        init,
+        clientIp,
+        reservation,
+      }
+      const session = await sessions.create(this.sessionSpec(context, transport), {
+        kind: 'request',
+        requestId,
+        transport: transport === 'socket' ? 'ws' : 'chunks',
+        context: encodeRequestInit(init),
+        quota: reservation.record,
       })
-      session.onEnd(async (outcome) => {
-        if (outcome !== 'aborted') return
-        await this.releaseSlot(requestId)
-        await reservation.settle(false)
-      })
+      session.onEnd(this.onEnd(requestId, reservation))
+      trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
       return session
     } catch (error) {
       await this.releaseSlot(requestId)
@@ -268,11 +316,7 @@ export class RequestsService {
     clientIp: string,
   ): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) {
-      const upload = await this.beginUpload(requestId, init, clientIp, 'http')
-      trackUploadSession(upload, 'chunks', true)
-      return upload.id
-    }
+    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http')).id
     await this.admitUpload(requestId, init)
     let held
     try {
@@ -329,7 +373,7 @@ export class RequestsService {
     fields: RequestUploadFinalize,
   ): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return this.finalize(this.uploadSession(requestId, uploadId), fields)
+    if (!stored) return this.finalize(await this.uploadSession(requestId, uploadId), fields)
     await this.requireChunkedUpload(requestId, uploadId)
     if (!(await this.requestExists(requestId))) {
       await stored.remove([uploadId])
@@ -377,18 +421,53 @@ export class RequestsService {
     return open ? storedSessionStatus(open) : null
   }
 
+  /**
+   * Resumes the unfinished upload `uploadId` of request `requestId` from the largest durable point
+   * at or below `offset` (`recorded` for chunks: the chunk its row records). 404 for an unknown
+   * upload or one of another request, 400 for an offset past the durable bytes, 409 while a live
+   * connection holds it.
+   */
+  async resumeUpload(
+    requestId: string,
+    uploadId: string,
+    offset: number | 'recorded',
+  ): Promise<UploadSession<RequestUploadContext>> {
+    if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const session = await this.deps.sessions.resume<RequestUploadContext>(
+      uploadId,
+      (row) => {
+        const chunks = offset === 'recorded'
+        if (
+          row.kind !== 'request' ||
+          row.requestId !== requestId ||
+          (chunks && row.transport !== 'chunks')
+        ) {
+          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        }
+      },
+      offset,
+    )
+    trackUploadSession(session, offset === 'recorded' ? 'chunks' : 'ws', true, 'resumed')
+    return session
+  }
+
   /** The open session `uploadId` of request `requestId`; 404 when unknown or of another request. */
-  uploadSession(requestId: string, uploadId: string): UploadSession<RequestUploadContext> {
+  async uploadSession(
+    requestId: string,
+    uploadId: string,
+  ): Promise<UploadSession<RequestUploadContext>> {
     const session = isUuid(uploadId)
       ? this.deps.sessions.get(uploadId, belongsTo(requestId))
       : undefined
-    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    return session
+    return session ?? this.resumeUpload(requestId, uploadId, 'recorded')
   }
 
   /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
   async isUploadSession(requestId: string, uploadId: string): Promise<boolean> {
     if (this.deps.sessions.get(uploadId, belongsTo(requestId)) !== undefined) return true
+    // A session suspended by a dropped connection or a restart continues with its next chunk.
+    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    if (dormant?.kind === 'request' && dormant.requestId === requestId) return true
     const stored = this.deps.storedChunks
     if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return false
     return (await stored.find(uploadId, requestId)) !== undefined
@@ -484,7 +563,13 @@ export class RequestsService {
       recordUploadFailed('chunks')
       return
     }
-    await this.uploadSession(requestId, uploadId).abort()
+    const open = isUuid(uploadId) ? this.deps.sessions.get(uploadId, belongsTo(requestId)) : null
+    if (open) return open.abort()
+    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    if (dormant?.kind !== 'request' || dormant.requestId !== requestId) {
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+    await this.deps.sessions.endDormant(dormant)
   }
 
   /**
@@ -514,13 +599,13 @@ export class RequestsService {
   }
 
   /**
-   * At start: frees the reservations no session holds any more. Sessions in memory ended with the
-   * last run; a session with a row in the database (chunk_sessions) lives on and keeps its slot,
-   * whichever instance runs it.
+   * At start: frees the reservations that no session holds any more. Sessions that were not
+   * durable died with the last run; a session with a row in the database (streamed_sessions, or
+   * chunk_sessions on PostgreSQL) may still resume and keeps its slot, whichever instance runs it.
    */
   async resetReservations(): Promise<number> {
-    const { fileRequests } = this.deps.db.tables
-    const held = sql`(select count(*) from chunk_sessions where chunk_sessions.request_id = ${fileRequests.id})`
+    const { fileRequests, streamedSessions, chunkSessions } = this.deps.db.tables
+    const held = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id})`
     const freed = await this.deps.db.query
       .update(fileRequests)
       .set({ reservedUploads: held })

@@ -2,19 +2,35 @@
  * The upload session layer shared by every transport (single request, chunked HTTP, WebSocket)
  * and by uploads into file requests: it owns the blob writer, admits chunk requests before their
  * bodies are read and writes chunks in index order (buffering a bounded number that arrive
- * early), counts bytes against the declared length, and ends in exactly one of commit or abort. Nothing here knows about records or tokens; callers
- * create the record after `commit()` and register cleanup work with `onEnd`.
+ * early), counts bytes against the declared length, and ends in exactly one of commit or abort.
+ * Nothing here knows about records or tokens; callers create the record after `commit()` and
+ * register cleanup work with `onEnd`.
+ *
+ * A durable session (every one but a single-request upload) also has a row in the database
+ * (streamed-session-records.ts) and a resumable blob writer: when its connection ends otherwise
+ * than by `done` or an abort it is suspended (its bytes made durable and the row released), and
+ * any instance may resume it from its row until it idles out.
  */
 import { randomUUID } from 'node:crypto'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
+import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
-import type { BlobStore, BlobWriter } from '../storage/blob-store.js'
+import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
 import { ChunkIntake, type ChunkHost, type IntakeMode, type IntakeOutcome } from './chunk-intake.js'
+import {
+  StreamedSessionRecords,
+  type StreamedKind,
+  type StreamedSessionRow,
+  type StreamedTransport,
+} from './streamed-session-records.js'
 
 export type SessionOutcome = 'committed' | 'aborted'
-export type SessionState = 'open' | 'committing' | SessionOutcome
+export type SessionState = 'open' | 'committing' | 'suspended' | SessionOutcome
+
+/** The answer to a resume of a session that a live connection holds (docs/api.md). */
+export const UPLOAD_IN_PROGRESS_MESSAGE = 'Upload already in progress'
 
 export interface SessionLimits {
   /** Largest chunk body in bytes. */
@@ -25,6 +41,20 @@ export interface SessionLimits {
   maxChunksInFlight: number
   /** Bytes per second, 0 for none; the chunk routes delay their answers to hold it. */
   speedLimit: number
+}
+
+/** The limits of a session of either kind, from the config, with its own largest chunk. */
+export function sessionLimits(
+  config: Pick<Config, 'fileUploadConcurrentChunks' | 'fileUploadSpeedLimit'>,
+  maxChunkSize: number,
+): SessionLimits {
+  return {
+    maxChunkSize,
+    maxBufferedChunks: config.fileUploadConcurrentChunks,
+    // One more than clients send, so a retry may overlap an attempt the server still reads.
+    maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
+    speedLimit: config.fileUploadSpeedLimit,
+  }
 }
 
 export interface NewSession<T> {
@@ -42,6 +72,125 @@ interface WaitingChunk {
 
 const outOfOrder = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
+/** What makes a session durable: its row's fixed fields. */
+export interface DurableSpec {
+  kind: StreamedKind
+  requestId: string | null
+  transport: StreamedTransport
+  /** The JSON the record is made from at finalize (token hashes only). */
+  context: string
+  /** The quota reservation's record (limits/quota.ts). */
+  quota: string
+}
+
+/** Where a resumed session continues. */
+interface ResumePoint {
+  offset: number
+  nextIndex: number
+}
+
+/** A WebSocket session records its durable point at least every this many bytes. */
+export const CHECKPOINT_BYTES = 16 * 1024 * 1024
+
+/**
+ * The link of a durable session to its row: records durable points while this instance holds
+ * it. WebSocket sessions record what the writer made durable on its own, at most one update at a
+ * time; chunked sessions checkpoint after each chunk written in order.
+ */
+class DurableLink {
+  /** The point last recorded. */
+  private recorded: { bytesWritten: number; nextIndex: number | null; writerState: string }
+  private recording: Promise<void> | undefined
+
+  constructor(
+    readonly id: string,
+    readonly transport: StreamedTransport,
+    readonly writer: ResumableWriter,
+    private readonly records: StreamedSessionRecords,
+    private readonly holder: string,
+    start: ResumePoint,
+    writerState: string,
+  ) {
+    this.recorded = {
+      bytesWritten: start.offset,
+      nextIndex: transport === 'chunks' ? start.nextIndex : null,
+      writerState,
+    }
+  }
+
+  get bytesRecorded(): number {
+    return this.recorded.bytesWritten
+  }
+
+  /** Records the writer's durable point when it moved far enough; never waits for it. */
+  follow(lastActivity: number, onError: (error: unknown) => void): void {
+    if (this.recording) return
+    const point = this.writer.durable()
+    if (point.offset - this.recorded.bytesWritten < CHECKPOINT_BYTES) return
+    this.recording = this.save({ ...point, lastActivity })
+      .catch(onError)
+      .finally(() => (this.recording = undefined))
+  }
+
+  /**
+   * The chunks before `nextIndex` are handed to the writer, ending at `end`: makes them durable
+   * and records the chunk due next, while the chunks after them are written on. Records go in
+   * chunk order, whichever checkpoint finishes first.
+   */
+  async chunkDone(nextIndex: number, end: number, lastActivity: number): Promise<void> {
+    const point = await this.writer.checkpoint()
+    // S3 keeps the part being gathered in memory and reopens at part boundaries only: a chunk
+    // boundary counts once it is one of those and stored.
+    const kept = point.offset === end || (this.writer.reopensAnywhere && point.offset >= end)
+    if (!kept) return
+    this.saving = this.saving.then(() => {
+      if (nextIndex <= (this.recorded.nextIndex ?? 0)) return
+      return this.save({ offset: end, state: point.state, lastActivity }, nextIndex)
+    })
+    await this.saving
+  }
+
+  /** Chunk records in order; a failed one fails those after it. */
+  private saving: Promise<void> = Promise.resolve()
+
+  private async save(
+    point: { offset: number; state: string; lastActivity: number },
+    nextIndex: number | null = this.recorded.nextIndex,
+  ): Promise<void> {
+    const recorded = { bytesWritten: point.offset, nextIndex, writerState: point.state }
+    const held = await this.records.record(this.id, this.holder, {
+      ...recorded,
+      lastActivity: point.lastActivity,
+    })
+    if (!held) throw new Error(`Upload session ${this.id} is no longer held by this instance`)
+    this.recorded = recorded
+  }
+
+  /**
+   * Closes the writer and gives the row up. A WebSocket session keeps every byte it received
+   * that the store can make durable; a chunked one keeps its last recorded chunk boundary.
+   */
+  async suspend(lastActivity: number): Promise<void> {
+    await this.recording
+    await this.saving.catch(() => undefined)
+    const point = await this.writer.suspend(this.transport === 'ws')
+    const recorded =
+      this.transport === 'ws'
+        ? { bytesWritten: point.offset, nextIndex: null, writerState: point.state }
+        : { ...this.recorded, writerState: point.state }
+    await this.records.release(this.id, this.holder, { ...recorded, lastActivity })
+  }
+
+  /**
+   * Deletes the row: the session has ended. False when another instance holds it now (this one
+   * lost its hold): the session, its quota, slot and bytes are that instance's.
+   */
+  async remove(): Promise<boolean> {
+    await this.recording?.catch(() => undefined)
+    return this.records.remove(this.id, this.holder)
+  }
+}
+
 export class UploadSession<T = unknown> implements ChunkHost {
   readonly declaredSize: number
   readonly context: T
@@ -57,6 +206,8 @@ export class UploadSession<T = unknown> implements ChunkHost {
   private reserved = 0
   /** The lowest index not yet handed to the writer whole. */
   private nextIndex = 0
+  /** Bytes of the chunks before `nextIndex`: where the next chunk starts in the blob. */
+  private orderedBytes = 0
   /** Whether chunk `nextIndex` is being written as it arrives. */
   private streaming = false
   private readonly waiting = new Map<number, WaitingChunk>()
@@ -76,6 +227,9 @@ export class UploadSession<T = unknown> implements ChunkHost {
     private readonly writer: BlobWriter,
     spec: NewSession<T>,
     now: number,
+    /** The row of a durable session, and where a resumed one continues. */
+    private readonly link?: DurableLink,
+    start?: ResumePoint,
   ) {
     this.declaredSize = spec.declaredSize
     this.context = spec.context
@@ -83,6 +237,20 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.idleMs = spec.idleMs
     this.startedAt = now
     this.lastActivity = now
+    if (start) {
+      this.accepted = start.offset
+      this.nextIndex = start.nextIndex
+      this.orderedBytes = start.offset
+      this.startOffset = start.offset
+    }
+  }
+
+  /** The byte this session's connection started from (not 0 when resumed). */
+  readonly startOffset: number = 0
+
+  /** Whether the session outlives its connection (it has a row). */
+  get durable(): boolean {
+    return this.link !== undefined
   }
 
   readonly limits: SessionLimits
@@ -152,8 +320,38 @@ export class UploadSession<T = unknown> implements ChunkHost {
   append(bytes: Uint8Array): Promise<void> {
     this.assertOpen()
     this.accept(bytes.length)
-    return this.enqueueWrite(bytes)
+    const written = this.enqueueWrite(bytes)
+    if (this.link) {
+      const link = this.link
+      void written.then(
+        () => link.follow(this.lastActivity, (error) => this.registry.reportError(error)),
+        () => undefined,
+      )
+    }
+    return written
   }
+
+  /**
+   * Once the chunks before `nextIndex` are handed to the writer, makes them durable and records
+   * them, without holding up the chunks after them; answers when that is done (chunked sessions
+   * answer a chunk only then). A failure fails the session.
+   */
+  private checkpointChunk(nextIndex: number, end: number): Promise<void> {
+    const link = this.link
+    if (!link) return Promise.resolve()
+    const durable = this.chain.then(() => link.chunkDone(nextIndex, end, this.lastActivity))
+    const checkpoint = durable.catch((error: unknown) => {
+      void this.abort()
+      throw error
+    })
+    // Awaited by the chunk's answer, or by the commit or suspension that follows.
+    checkpoint.catch(() => undefined)
+    this.checkpoints = checkpoint
+    return checkpoint
+  }
+
+  /** The last chunk checkpoint under way, which a commit waits for. */
+  private checkpoints: Promise<void> = Promise.resolve()
 
   /**
    * Admits a chunk request on its index and Content-Length alone, before any byte of its body is
@@ -223,9 +421,12 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.streaming = false
     this.receiving.delete(index)
     this.nextIndex = index + 1
+    this.orderedBytes += length
+    const durable = this.checkpointChunk(this.nextIndex, this.orderedBytes)
     const written = this.chain
     this.releaseWaiting()
     await written
+    await durable
     return this.writer.bytesWritten
   }
 
@@ -243,14 +444,18 @@ export class UploadSession<T = unknown> implements ChunkHost {
       this.waiting.set(index, { bytes: parts, length })
       return this.writer.bytesWritten
     }
-    const written = this.enqueueWrite(parts)
+    this.enqueueWrite(parts)
     this.nextIndex++
+    this.orderedBytes += length
+    const durable = this.checkpointChunk(this.nextIndex, this.orderedBytes)
+    const written = this.chain
     this.releaseWaiting()
     try {
       await written
     } finally {
       this.registry.releaseBuffer(length)
     }
+    await durable
     return this.writer.bytesWritten
   }
 
@@ -260,8 +465,9 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.receiving.delete(index)
     if (mode === 'out-of-order') this.receivingOutOfOrder--
     if (mode === 'stream') this.streaming = false
-    // Bytes already in the writer cannot be taken back: the chunk can never be sent again whole.
-    if (outcome === 'cut-off') void this.abort()
+    // Bytes already in the writer cannot be taken back: the chunk can never be sent again whole
+    // to this writer. A durable session goes back to its last recorded chunk instead.
+    if (outcome === 'cut-off') void (this.link ? this.suspend() : this.abort())
   }
 
   /** Moves chunks that were waiting for their turn onto the write chain, in order. */
@@ -276,13 +482,16 @@ export class UploadSession<T = unknown> implements ChunkHost {
       // A failed write aborts the session (enqueueWrite); here only the budget is returned.
       this.enqueueWrite(next.bytes).then(release, release)
       this.nextIndex++
+      this.orderedBytes += next.length
+      void this.checkpointChunk(this.nextIndex, this.orderedBytes)
     }
   }
 
   /** How long the answer to the latest chunk should wait so the upload keeps to the speed limit. */
   throttleDelayMs(now: number): number {
     if (this.limits.speedLimit <= 0) return 0
-    const due = this.startedAt + (this.accepted / this.limits.speedLimit) * 1000
+    const due =
+      this.startedAt + ((this.accepted - this.startOffset) / this.limits.speedLimit) * 1000
     return Math.max(0, due - now)
   }
 
@@ -296,6 +505,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.stateValue = 'committing'
     try {
       await this.chain
+      await this.checkpoints
     } catch (error) {
       await this.discard()
       throw error
@@ -322,21 +532,60 @@ export class UploadSession<T = unknown> implements ChunkHost {
     if (this.stateValue === 'open') await this.discard()
   }
 
+  /**
+   * The connection ended without `done` or an abort: a durable session keeps its bytes and its
+   * row (with its quota and request slot) for a resume, on any instance; any other is aborted.
+   * Chunks held in memory for their turn are dropped (the client sends them again).
+   */
+  suspend(): Promise<void> {
+    if (this.stateValue !== 'open') return Promise.resolve()
+    const link = this.link
+    if (!link) return this.abort()
+    this.stateValue = 'suspended'
+    this.registry.forget(this)
+    this.dropWaiting()
+    return this.registry.track(this.id, this.keep(link))
+  }
+
+  private async keep(link: DurableLink): Promise<void> {
+    try {
+      await this.chain
+      await this.checkpoints.catch(() => undefined)
+      await link.suspend(this.lastActivity)
+    } catch (error) {
+      this.registry.reportError(error)
+      await this.discard()
+    }
+  }
+
+  private dropWaiting(): void {
+    for (const chunk of this.waiting.values()) this.registry.releaseBuffer(chunk.length)
+    this.waiting.clear()
+  }
+
   /** Discards the session's bytes and ends it, from any state but an ended one. */
   private async discard(): Promise<void> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
-    for (const chunk of this.waiting.values()) this.registry.releaseBuffer(chunk.length)
-    this.waiting.clear()
+    this.dropWaiting()
     // Listeners first: a request slot or quota freed by the end must be free the moment the
     // session is gone, not only once its partial blob has been removed.
-    await this.end('aborted')
-    await this.writer.abort()
+    if (await this.end('aborted')) await this.writer.abort()
+    else await this.link?.writer.suspend(false).catch(() => undefined)
   }
 
-  private async end(outcome: SessionOutcome): Promise<void> {
+  /** Ends the session; false when another instance took it over, whose end it then is. */
+  private async end(outcome: SessionOutcome): Promise<boolean> {
     this.stateValue = outcome
     this.registry.forget(this)
+    // The row goes first: a session without its row never resumes, whatever happens next.
+    if (this.link) {
+      try {
+        if (!(await this.link.remove())) return false
+      } catch (error) {
+        this.registry.reportError(error)
+      }
+    }
     for (const listener of this.endListeners) {
       try {
         await listener(outcome)
@@ -344,6 +593,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
         this.registry.reportError(error)
       }
     }
+    return true
   }
 }
 
@@ -356,15 +606,40 @@ export interface UploadSessionsOptions {
   /** Bytes of chunk bodies held in memory across all sessions (FILE_UPLOAD_CHUNK_BUFFER). */
   bufferBudget?: number
   onError?: (error: unknown) => void
+  /** The rows of durable sessions; without them every session lives in memory only. */
+  records?: StreamedSessionRecords
 }
 
-/** The registry of sessions under way. Sessions live in memory: a restart ends them all. */
+/**
+ * What a kind of session (normal upload, upload into a request) makes of its row when it is
+ * resumed or ends while dormant: the session's settings and context, and its end listener
+ * (returning the quota and the request slot).
+ */
+export interface SessionKind<T> {
+  restore(row: StreamedSessionRow): {
+    spec: NewSession<T>
+    onEnd: (outcome: SessionOutcome) => Promise<void>
+  }
+}
+
+/** How often this instance renews the holds of the sessions it has open. */
+const HEARTBEAT_MS = 10_000
+
+/**
+ * The registry of sessions under way on this instance. Durable sessions also have a row; one
+ * whose connection ended is dormant (in no registry) until a resume reaches any instance.
+ */
 export class UploadSessions {
   private readonly sessions = new Map<string, UploadSession>()
   private bufferedBytes = 0
   private readonly blobs: BlobStore
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
+  private readonly records: StreamedSessionRecords | undefined
+  private readonly kinds = new Map<StreamedKind, SessionKind<unknown>>()
+  /** This instance, as the holder of the sessions it has open. */
+  readonly holder = randomUUID()
+  private heartbeat: NodeJS.Timeout | undefined
   readonly now: () => number
 
   constructor(options: UploadSessionsOptions) {
@@ -372,13 +647,188 @@ export class UploadSessions {
     this.now = options.now ?? Date.now
     this.bufferBudget = options.bufferBudget ?? 256 * 1024 * 1024
     this.errorSink = options.onError ?? ((error) => console.error(error))
+    this.records = options.records
+    if (this.records) {
+      const records = this.records
+      this.heartbeat = setInterval(() => {
+        if ([...this.sessions.values()].some((s) => s.durable)) {
+          records.beat(this.holder).catch((error: unknown) => this.reportError(error))
+        }
+      }, HEARTBEAT_MS)
+      this.heartbeat.unref()
+    }
   }
 
-  async create<T>(spec: NewSession<T>): Promise<UploadSession<T>> {
+  /** Registers how sessions of `kind` are restored from their rows. */
+  registerKind<T>(kind: StreamedKind, handler: SessionKind<T>): void {
+    this.kinds.set(kind, handler as SessionKind<unknown>)
+  }
+
+  /** Stops renewing holds; at shutdown, before the database closes. */
+  stop(): void {
+    clearInterval(this.heartbeat)
+  }
+
+  /**
+   * Opens a session; with `durable` (and a database) it gets a row and a resumable writer, so it
+   * outlives its connection.
+   */
+  async create<T>(spec: NewSession<T>, durable?: DurableSpec): Promise<UploadSession<T>> {
     const id = randomUUID()
-    const session = new UploadSession<T>(id, this, await this.blobs.create(id), spec, this.now())
+    const records = this.records
+    if (!durable || !records) {
+      const session = new UploadSession<T>(id, this, await this.blobs.create(id), spec, this.now())
+      this.sessions.set(id, session as UploadSession)
+      return session
+    }
+    const now = this.now()
+    await records.insert({
+      id,
+      ...durable,
+      declaredSize: spec.declaredSize,
+      bytesWritten: 0,
+      nextIndex: durable.transport === 'chunks' ? 0 : null,
+      writerState: '',
+      holder: this.holder,
+      heartbeatAt: now,
+      lastActivity: now,
+      createdAt: now,
+    })
+    let writer: ResumableWriter
+    try {
+      writer = await this.blobs.createResumable(id)
+    } catch (error) {
+      await records.remove(id)
+      throw error
+    }
+    const start = { offset: 0, nextIndex: 0 }
+    const link = new DurableLink(id, durable.transport, writer, records, this.holder, start, '')
+    const session = new UploadSession<T>(id, this, writer, spec, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
+  }
+
+  /**
+   * Resumes the durable session `id` on this instance, from the largest durable point at or
+   * below `offset` (`recorded`: the point its row holds, for chunks). `check` sees the row first
+   * and refuses what it must (owner, kind, offset) while nothing has changed yet. 404 without a
+   * row, 409 while a live connection holds it here or on another instance.
+   */
+  async resume<T>(
+    id: string,
+    check: (row: StreamedSessionRow) => void,
+    offset: number | 'recorded',
+  ): Promise<UploadSession<T>> {
+    const records = this.records
+    const found = records ? await records.find(id) : undefined
+    if (!records || !found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const kind = this.kinds.get(found.kind)
+    if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    check(found)
+    const wanted = offset === 'recorded' ? found.bytesWritten : offset
+    if (wanted > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+    if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    // Its connection ended here a moment ago: the suspension records the point to resume from.
+    await this.suspending.get(id)
+    if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    const row = await records.claim(id, this.holder)
+    if (!row) {
+      if (await records.find(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+    const point = {
+      nextIndex: row.nextIndex,
+      writerState: row.writerState,
+      lastActivity: row.lastActivity,
+    }
+    try {
+      // It moved between the look and the claim: refused as if it had been seen so.
+      if (wanted > row.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+      // Recorded before the bytes past it are dropped, so the row never claims more than is kept.
+      await records.record(id, this.holder, { ...point, bytesWritten: wanted })
+      const writer = await this.blobs.reopen(id, row.writerState, wanted)
+      const from = writer.bytesWritten
+      if (row.transport === 'chunks' && from !== wanted) {
+        await writer.suspend(false)
+        throw new Error(`Upload session ${id} cannot continue at chunk ${row.nextIndex}`)
+      }
+      const start = { offset: from, nextIndex: row.nextIndex ?? 0 }
+      const link = new DurableLink(
+        id,
+        row.transport,
+        writer,
+        records,
+        this.holder,
+        start,
+        row.writerState,
+      )
+      const { spec, onEnd } = kind.restore(row)
+      const session = new UploadSession<T>(
+        id,
+        this,
+        writer,
+        spec as NewSession<T>,
+        this.now(),
+        link,
+        start,
+      )
+      session.onEnd(onEnd)
+      // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
+      session.lastActivity = row.lastActivity
+      this.sessions.set(id, session as UploadSession)
+      if (from !== wanted) await records.record(id, this.holder, { ...point, bytesWritten: from })
+      return session
+    } catch (error) {
+      const kept = await records.find(id)
+      await records.release(id, this.holder, { ...point, bytesWritten: kept?.bytesWritten ?? 0 })
+      throw error
+    }
+  }
+
+  /**
+   * Ends the dormant sessions without a byte for `idleMs` that no live instance holds: their
+   * rows, their quota and request slots, then their bytes. Returns how many ended.
+   */
+  async expireDormant(idleMs: number): Promise<number> {
+    const records = this.records
+    if (!records) return 0
+    const rows = await records.claimIdle(this.now() - idleMs, this.holder)
+    let ended = 0
+    for (const row of rows) {
+      if (!this.sessions.has(row.id) && (await this.endDormant(row))) ended++
+    }
+    return ended
+  }
+
+  /** The row of session `id` when it is not open on this instance. */
+  async findDormant(id: string): Promise<StreamedSessionRow | undefined> {
+    if (this.sessions.has(id)) return undefined
+    return this.records?.find(id)
+  }
+
+  /**
+   * Ends a session from its row (an explicit abort, or idle): the row first, then its quota and
+   * request slot, then its bytes. Answers false when it had ended already.
+   */
+  async endDormant(row: StreamedSessionRow): Promise<boolean> {
+    if (!(await this.records?.remove(row.id))) return false
+    await this.kinds.get(row.kind)?.restore(row).onEnd('aborted')
+    await this.blobs.discardResumable(row.id, row.writerState)
+    return true
+  }
+
+  /** Ends the dormant sessions uploading into request `requestId` (it is being deleted). */
+  async endDormantOfRequest(requestId: string): Promise<void> {
+    for (const row of (await this.records?.ofRequest(requestId)) ?? []) {
+      if (!this.sessions.has(row.id)) await this.endDormant(row)
+    }
+  }
+
+  /** Ids of the sessions whose bytes must be kept: open here, or resumable anywhere. */
+  async resumableIds(): Promise<Set<string>> {
+    const ids = this.ids()
+    for (const id of (await this.records?.ids()) ?? []) ids.add(id)
+    return ids
   }
 
   /** The open session with this id, when its context passes `belongs` (e.g. the same request). */
@@ -442,5 +892,26 @@ export class UploadSessions {
 
   async abortAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.abort()))
+  }
+
+  /**
+   * At shutdown: durable sessions are suspended for a resume after the restart, others end;
+   * resolves once every suspension under way is recorded.
+   */
+  async suspendAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((s) => s.suspend()))
+    await Promise.all(this.suspending.values())
+  }
+
+  /**
+   * Suspensions under way, by session: shutdown waits for them before the database closes, and a
+   * resume reaching this instance meanwhile waits for its session's.
+   */
+  private readonly suspending = new Map<string, Promise<void>>()
+
+  track(id: string, suspension: Promise<void>): Promise<void> {
+    this.suspending.set(id, suspension)
+    void suspension.finally(() => this.suspending.delete(id))
+    return suspension
   }
 }

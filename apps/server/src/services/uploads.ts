@@ -33,7 +33,13 @@ import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
 import { decodeSpec, encodeSpec } from './stored-contexts.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
-import type { UploadSession, UploadSessions } from './upload-sessions.js'
+import {
+  sessionLimits,
+  type NewSession,
+  type SessionOutcome,
+  type UploadSession,
+  type UploadSessions,
+} from './upload-sessions.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
 /** What a client declares before sending bytes: the same on every transport. */
@@ -49,6 +55,9 @@ export interface UploadSpec {
   authTokenHash: Buffer
   ownerTokenHash: Buffer
 }
+
+/** How a session's bytes arrive: one request body, chunk requests, or a WebSocket. */
+export type UploadTransport = 'single' | 'chunks' | 'ws'
 
 /** The context of a normal upload session (request uploads carry another). */
 export interface FileUploadContext {
@@ -93,6 +102,36 @@ export class UploadsService {
 
   constructor(private readonly deps: UploadsDeps) {
     this.counter = new DownloadCounter(deps.db, deps.db.tables.uploads, 'upload', deps.blobs)
+    deps.sessions.registerKind<FileUploadContext>('upload', {
+      restore: (row) => {
+        const spec = decodeSpec(row.context)
+        const reservation = deps.quota.restore(row.quota)
+        const context: FileUploadContext = { kind: 'file', spec, clientIp: '', reservation }
+        const transport = row.transport === 'ws' ? 'ws' : 'chunks'
+        return { spec: this.sessionSpec(context, transport), onEnd: this.onEnd(reservation) }
+      },
+    })
+  }
+
+  /** The settings of a session; chunked sessions end after UPLOAD_SESSION_IDLE_SEC idle. */
+  private sessionSpec(
+    context: FileUploadContext,
+    transport: UploadTransport,
+  ): NewSession<FileUploadContext> {
+    const { config } = this.deps
+    return {
+      declaredSize: context.spec.size,
+      context,
+      limits: sessionLimits(config, config.fileChunkMaxSize),
+      idleMs: transport === 'ws' ? null : config.uploadSessionIdleSec * 1000,
+    }
+  }
+
+  /** What ends with a session that did not commit: its hold on the quota. */
+  private onEnd(reservation: QuotaReservation) {
+    return async (outcome: SessionOutcome) => {
+      if (outcome === 'aborted') await reservation.settle(false)
+    }
   }
 
   /**
@@ -179,30 +218,32 @@ export class UploadsService {
     return this.deps.storedChunks
   }
 
-  /** Opens a session for a validated upload, holding its size against the client's quota. */
+  /**
+   * Opens a session for a validated upload, holding its size against the client's quota. A
+   * chunked or WebSocket session is durable: it outlives its connection (docs/api.md, resume).
+   */
   async begin(
     spec: UploadSpec,
     clientIp: string,
-    idle: 'http' | 'socket',
+    transport: UploadTransport,
   ): Promise<UploadSession<FileUploadContext>> {
-    const { config, sessions, quota } = this.deps
+    const { sessions, quota } = this.deps
     const reservation = await quota.reserve(clientIp, spec.size)
     try {
-      const session = await sessions.create<FileUploadContext>({
-        declaredSize: spec.size,
-        context: { kind: 'file', spec, clientIp, reservation },
-        limits: {
-          maxChunkSize: config.fileChunkMaxSize,
-          maxBufferedChunks: config.fileUploadConcurrentChunks,
-          // One more than clients send, so a retry may overlap an attempt the server still reads.
-          maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
-          speedLimit: config.fileUploadSpeedLimit,
-        },
-        idleMs: idle === 'http' ? config.uploadSessionIdleSec * 1000 : null,
-      })
-      session.onEnd(async (outcome) => {
-        if (outcome === 'aborted') await reservation.settle(false)
-      })
+      const context: FileUploadContext = { kind: 'file', spec, clientIp, reservation }
+      const durable =
+        transport === 'single'
+          ? undefined
+          : {
+              kind: 'upload' as const,
+              requestId: null,
+              transport,
+              context: encodeSpec(spec),
+              quota: reservation.record,
+            }
+      const session = await sessions.create(this.sessionSpec(context, transport), durable)
+      session.onEnd(this.onEnd(reservation))
+      trackUploadSession(session, transport)
       return session
     } catch (error) {
       await reservation.settle(false)
@@ -210,11 +251,49 @@ export class UploadsService {
     }
   }
 
-  /** The open chunked session `id`, or 404 `Upload not found`. */
-  session(id: string): UploadSession<FileUploadContext> {
-    const session = this.deps.sessions.get(id, isFileUploadContext)
-    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+  /**
+   * Resumes the unfinished upload `id` over a new WebSocket from the largest durable point at or
+   * below `offset` (docs/api.md, resume): 404 for no such session, 401 for a wrong owner token,
+   * 400 for an offset past the durable bytes (none of which changes anything), 409 while a live
+   * connection holds it.
+   */
+  async resume(
+    id: string,
+    ownerToken: string | undefined,
+    offset: number,
+  ): Promise<UploadSession<FileUploadContext>> {
+    const session = await this.deps.sessions.resume<FileUploadContext>(
+      id,
+      (row) => {
+        if (row.kind !== 'upload') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        if (!tokenMatches(ownerToken, decodeSpec(row.context).ownerTokenHash)) {
+          throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+        }
+      },
+      offset,
+    )
+    trackUploadSession(session, 'ws', false, 'resumed')
     return session
+  }
+
+  /**
+   * The open chunked session `id`, or 404 `Upload not found`. A dormant one (its connection broke
+   * off mid-chunk, or the server restarted) continues here at the chunk its row records.
+   */
+  async session(id: string): Promise<UploadSession<FileUploadContext>> {
+    const session = this.deps.sessions.get(id, isFileUploadContext)
+    if (session) return session
+    const resumed = await this.deps.sessions.resume<FileUploadContext>(
+      id,
+      (row) => {
+        if (row.kind !== 'upload' || row.transport !== 'chunks') {
+          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        }
+      },
+      'recorded',
+    )
+    trackUploadSession(resumed, 'chunks', false, 'resumed')
+    return resumed
   }
 
   /**
@@ -263,11 +342,7 @@ export class UploadsService {
    */
   async beginChunked(spec: UploadSpec, clientIp: string): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) {
-      const session = await this.begin(spec, clientIp, 'http')
-      trackUploadSession(session, 'chunks')
-      return session.id
-    }
+    if (!stored) return (await this.begin(spec, clientIp, 'chunks')).id
     const held = await this.deps.quota.reserveHeld(clientIp, spec.size)
     const id = randomUUID()
     try {
@@ -297,7 +372,7 @@ export class UploadsService {
    */
   async finalizeChunked(id: string, ownerToken: string | undefined): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return this.finalize(this.session(id), ownerToken)
+    if (!stored) return this.finalize(await this.session(id), ownerToken)
     const spec = await this.storedSpec(stored, id, ownerToken)
     const claimed = await stored.claim(id, null).catch((error: unknown) => {
       // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
@@ -533,6 +608,14 @@ export class UploadsService {
         throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
       }
       await session.abort()
+      return
+    }
+    const dormant = await this.deps.sessions.findDormant(id)
+    if (dormant?.kind === 'upload') {
+      if (!tokenMatches(ownerToken, decodeSpec(dormant.context).ownerTokenHash)) {
+        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+      }
+      await this.deps.sessions.endDormant(dormant)
       return
     }
     const row = await this.stored(id)

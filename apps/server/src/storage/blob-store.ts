@@ -16,6 +16,38 @@ export interface BlobWriter {
   readonly bytesWritten: number
 }
 
+/** Where a resumable writer's bytes are durable, and what the store needs to reopen it. */
+export interface WriterCheckpoint {
+  /** Bytes durable from byte 0: they survive a crash and a restart. */
+  offset: number
+  /** Opaque text for `reopen()` (S3: the multipart upload and its part size; '' for none). */
+  state: string
+}
+
+/**
+ * A writer whose bytes outlive its connection and its process: written under a name fixed by its
+ * key (no random suffix), so that `reopen()` finds them again and continues from a durable point.
+ */
+export interface ResumableWriter extends BlobWriter {
+  /**
+   * Makes every byte written so far durable, as far as the store can, and answers the point;
+   * writes made meanwhile go on (they are not waited for).
+   */
+  checkpoint(): Promise<WriterCheckpoint>
+  /**
+   * Whether `reopen()` continues at any durable offset asked for (the filesystem), rather than
+   * only at the durable points this writer reported (S3: part boundaries).
+   */
+  readonly reopensAnywhere: boolean
+  /** The durable point as it stands, without waiting for anything. */
+  durable(): WriterCheckpoint
+  /**
+   * Closes the writer and keeps its bytes up to the point it answers, for `reopen()`; with
+   * `sync` false nothing more is made durable (the point is the last checkpoint's or later).
+   */
+  suspend(sync: boolean): Promise<WriterCheckpoint>
+}
+
 export interface StoredBlob {
   key: string
   size: number
@@ -25,6 +57,16 @@ export interface StoredBlob {
 export interface BlobStore {
   readonly kind: 'filesystem' | 's3'
   create(key: string): Promise<BlobWriter>
+  /** A writer for an upload session that may resume; `key` is the session's server-made id. */
+  createResumable(key: string): Promise<ResumableWriter>
+  /**
+   * Reopens a suspended (or crashed) resumable writer to continue from a durable point at or
+   * below `offset` (filesystem: `offset` itself; S3: the start of the part holding it), which it
+   * answers; bytes past that point are dropped and must be written again.
+   */
+  reopen(key: string, state: string, offset: number): Promise<ResumableWriter>
+  /** Removes what a suspended resumable writer kept; nothing kept counts as removed. */
+  discardResumable(key: string, state: string): Promise<void>
   /** A stream of the whole blob; fails if it does not exist. */
   read(key: string): Promise<ReadableStream<Uint8Array>>
   /**

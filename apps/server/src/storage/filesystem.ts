@@ -2,6 +2,9 @@
  * Blobs as files under DATA_DIR/blobs. A writer fills `blobs/.partial/<key>.<random>` and commit
  * fsyncs it, renames it to `blobs/<key>` and fsyncs `blobs`, so a blob is either whole or absent,
  * even across a crash or a power loss; partial files are swept at start and by the cleanup job.
+ * A resumable writer (an upload session that may continue over a new connection or after a
+ * restart) writes `blobs/.partial/<key>.resume` instead, fsynced at each checkpoint, and is
+ * reopened by truncating that file to the point the session continues from.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
@@ -18,6 +21,8 @@ import {
   type BlobStore,
   type BlobWriter,
   type ChunkBody,
+  type ResumableWriter,
+  type WriterCheckpoint,
   type OpenedBlob,
   type StoredBlob,
   type StoredChunk,
@@ -50,6 +55,9 @@ function takeBlock(): Buffer {
 function returnBlock(block: Buffer): void {
   if (spareBlocks.length < SPARE_BLOCKS_KEPT) spareBlocks.push(block)
 }
+
+/** The suffix of a resumable writer's partial file, after its key. */
+const RESUMABLE_SUFFIX = '.resume'
 
 /** Small writes are gathered into one write call of about this size. */
 const WRITE_BATCH = 1024 * 1024
@@ -186,7 +194,46 @@ export class FilesystemBlobStore implements BlobStore {
     const target = this.path(key)
     const temp = join(this.partial, `${key}.${randomUUID()}`)
     const handle = await open(temp, 'wx', 0o600)
-    return new FileWriter(handle, temp, target)
+    return new FileWriter(handle, temp, target, 0)
+  }
+
+  /** The partial file of a resumable writer: `<key>.resume`, a name the key alone fixes. */
+  private resumablePath(key: string): string {
+    assertBlobKey(key)
+    return join(this.partial, `${key}${RESUMABLE_SUFFIX}`)
+  }
+
+  async createResumable(key: string): Promise<ResumableWriter> {
+    const temp = this.resumablePath(key)
+    const handle = await open(temp, 'wx', 0o600)
+    try {
+      // The file's entry must survive a power loss too, or its fsynced bytes would be lost.
+      await syncDirectory(this.partial)
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      await rm(temp, { force: true })
+      throw error
+    }
+    return new FileWriter(handle, temp, this.path(key), 0)
+  }
+
+  async reopen(key: string, _state: string, offset: number): Promise<ResumableWriter> {
+    const temp = this.resumablePath(key)
+    const handle = await open(temp, 'r+')
+    try {
+      const { size } = await handle.stat()
+      if (size < offset) throw new Error(`Partial blob ${key} has ${size} of ${offset} bytes`)
+      await handle.truncate(offset)
+      await handle.datasync()
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      throw error
+    }
+    return new FileWriter(handle, temp, this.path(key), offset)
+  }
+
+  async discardResumable(key: string): Promise<void> {
+    await rm(this.resumablePath(key), { force: true })
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -254,13 +301,13 @@ export class FilesystemBlobStore implements BlobStore {
  * file's data so far is flushed to disk in the background, so that the commit's fsync waits for
  * the last stretch only. The first failure of any of these fails the next write and the commit.
  */
-class FileWriter implements BlobWriter {
-  bytesWritten = 0
+class FileWriter implements ResumableWriter {
+  bytesWritten: number
   private pending: Uint8Array[] = []
   private pendingBytes = 0
   private readonly inFlight = new Set<Promise<void>>()
   private syncing: Promise<void> | undefined
-  private syncedUpTo = 0
+  private syncedUpTo: number
   private failure: { error: unknown } | undefined
   private closed = false
 
@@ -268,7 +315,50 @@ class FileWriter implements BlobWriter {
     private readonly handle: FileHandle,
     private readonly temp: string,
     private readonly target: string,
-  ) {}
+    /** Where writing starts: 0, or the durable point a resumed writer continues from. */
+    start: number,
+  ) {
+    this.bytesWritten = start
+    this.syncedUpTo = start
+  }
+
+  durable(): WriterCheckpoint {
+    return { offset: this.syncedUpTo, state: '' }
+  }
+
+  readonly reopensAnywhere = true
+
+  /** Waits for the batches under way now (not those started later), then flushes to disk. */
+  async checkpoint(): Promise<WriterCheckpoint> {
+    if (this.closed) throw new Error('Blob writer is closed')
+    this.startBatch()
+    const upTo = this.position
+    await Promise.all([...this.inFlight])
+    this.throwFailure()
+    await this.handle.datasync()
+    this.syncedUpTo = Math.max(this.syncedUpTo, upTo)
+    return { offset: upTo, state: '' }
+  }
+
+  async suspend(sync: boolean): Promise<WriterCheckpoint> {
+    if (this.closed) throw new Error('Blob writer is closed')
+    try {
+      if (sync) {
+        // Everything received: the batches started meanwhile too.
+        this.startBatch()
+        await this.settle()
+        return await this.checkpoint()
+      }
+      this.pending = []
+      this.pendingBytes = 0
+      await this.settle()
+      return this.durable()
+    } finally {
+      this.closed = true
+      await this.settle()
+      await this.handle.close().catch(() => undefined)
+    }
+  }
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')

@@ -17,6 +17,7 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -37,7 +38,9 @@ import {
   type BlobStore,
   type BlobWriter,
   type ChunkBody,
+  type ResumableWriter,
   type StoredBlob,
+  type WriterCheckpoint,
   type StoredChunk,
 } from './blob-store.js'
 
@@ -138,6 +141,66 @@ export class S3BlobStore implements BlobStore {
   async create(key: string): Promise<BlobWriter> {
     assertBlobKey(key)
     return new S3Writer(this.client, this.bucket, key, this.partSize)
+  }
+
+  async createResumable(key: string): Promise<ResumableWriter> {
+    assertBlobKey(key)
+    return new S3Writer(this.client, this.bucket, key, this.partSize)
+  }
+
+  /**
+   * Continues the multipart upload named in `state` after its last complete part at or below
+   * `offset`, as ListParts reports them; parts past that point are sent again and replace the
+   * ones stored under their numbers. Without a multipart upload yet, starts from byte 0.
+   */
+  async reopen(key: string, state: string, offset: number): Promise<ResumableWriter> {
+    assertBlobKey(key)
+    const resumed = parseWriterState(state)
+    if (resumed === null) return new S3Writer(this.client, this.bucket, key, this.partSize)
+    const { uploadId, partSize } = resumed
+    const sizes = new Map<number, { etag: string; size: number }>()
+    let marker: string | undefined
+    do {
+      const page = await this.client.send(
+        new ListPartsCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: uploadId,
+          PartNumberMarker: marker,
+        }),
+      )
+      for (const part of page.Parts ?? []) {
+        if (part.PartNumber && part.ETag) {
+          sizes.set(part.PartNumber, { etag: part.ETag, size: part.Size ?? 0 })
+        }
+      }
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined
+    } while (marker)
+    const completed: CompletedPart[] = []
+    const wanted = Math.floor(offset / partSize)
+    for (let number = 1; number <= wanted; number++) {
+      const part = sizes.get(number)
+      if (!part || part.size !== partSize) break
+      completed.push({ PartNumber: number, ETag: part.etag })
+    }
+    return new S3Writer(this.client, this.bucket, key, partSize, { uploadId, completed })
+  }
+
+  async discardResumable(key: string, state: string): Promise<void> {
+    assertBlobKey(key)
+    const resumed = parseWriterState(state)
+    if (resumed === null) return
+    try {
+      await this.client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: resumed.uploadId,
+        }),
+      )
+    } catch (error) {
+      if (!isNotFound(error)) throw error
+    }
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -357,14 +420,19 @@ interface Part {
  * stored, so a caller must not change a chunk's bytes after writing it (none does: every
  * transport hands over bytes it received and no longer uses).
  */
-class S3Writer implements BlobWriter {
+class S3Writer implements ResumableWriter {
   bytesWritten = 0
   /** Chunks of the part being gathered. */
   private gathering: Part = { pieces: [], length: 0 }
   /** Full parts waiting for a place among those in flight, in order. */
   private readonly waiting: Part[] = []
   private uploadId: Promise<string> | undefined
+  /** The multipart upload's id once it exists, for checkpoints. */
+  private knownUploadId: string | undefined
   private readonly completed: CompletedPart[] = []
+  /** Stored parts numbered past the gapless run from part 1, and that run's length. */
+  private readonly storedNumbers = new Set<number>()
+  private contiguousParts = 0
   private nextPartNumber = 1
   private readonly inFlight = new Set<Promise<void>>()
   private failure: unknown
@@ -377,7 +445,67 @@ class S3Writer implements BlobWriter {
     private readonly bucket: string,
     private readonly key: string,
     private readonly partSize: number,
-  ) {}
+    /** A multipart upload to continue after its complete parts, numbered from 1. */
+    resumed?: { uploadId: string; completed: CompletedPart[] },
+  ) {
+    if (resumed) {
+      this.knownUploadId = resumed.uploadId
+      this.uploadId = Promise.resolve(resumed.uploadId)
+      for (const part of resumed.completed) this.partStored(part)
+      this.nextPartNumber = resumed.completed.length + 1
+      this.bytesWritten = resumed.completed.length * partSize
+    }
+  }
+
+  /** Bytes in parts stored without a gap from part 1: every part but the last is full. */
+  durable(): WriterCheckpoint {
+    const state =
+      this.knownUploadId === undefined
+        ? ''
+        : JSON.stringify({ uploadId: this.knownUploadId, partSize: this.partSize })
+    return { offset: this.contiguousParts * this.partSize, state }
+  }
+
+  /** Records a stored part and moves the gapless run of stored parts on. */
+  private partStored(part: CompletedPart): void {
+    this.completed.push(part)
+    this.storedNumbers.add(part.PartNumber!)
+    while (this.storedNumbers.has(this.contiguousParts + 1)) {
+      this.storedNumbers.delete(++this.contiguousParts)
+    }
+  }
+
+  readonly reopensAnywhere = false
+
+  /**
+   * The part being gathered cannot be made durable before it is full, and parts are stored as
+   * they fill: this answers the durable point as it stands.
+   */
+  async checkpoint(): Promise<WriterCheckpoint> {
+    if (this.closed) throw new Error('Blob writer is closed')
+    return this.durable()
+  }
+
+  private async storeFullParts(): Promise<WriterCheckpoint> {
+    while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
+    return this.durable()
+  }
+
+  async suspend(sync: boolean): Promise<WriterCheckpoint> {
+    if (this.closed) throw new Error('Blob writer is closed')
+    try {
+      if (sync) return await this.storeFullParts()
+      this.waiting.length = 0
+      await Promise.allSettled(this.inFlight)
+      return this.durable()
+    } finally {
+      this.closed = true
+      this.aborted = true
+      this.gathering = { pieces: [], length: 0 }
+      this.waiting.length = 0
+      await Promise.allSettled(this.inFlight)
+    }
+  }
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')
@@ -493,12 +621,13 @@ class S3Writer implements BlobWriter {
         .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }))
         .then((created) => {
           if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
+          this.knownUploadId = created.UploadId
           return created.UploadId
         })
       const running = this.uploadId
         .then((uploadId) => this.uploadPart(uploadId, partNumber, part))
         .then(
-          (etag) => void this.completed.push({ PartNumber: partNumber, ETag: etag }),
+          (etag) => this.partStored({ PartNumber: partNumber, ETag: etag }),
           (error: unknown) => void (this.failure ??= error),
         )
         .finally(() => {
@@ -535,6 +664,21 @@ class S3Writer implements BlobWriter {
   private throwIfFailed(): void {
     if (this.failure !== undefined) throw this.failure
   }
+}
+
+/** The multipart upload a resumable writer's checkpoint names, or null when it had none yet. */
+function parseWriterState(state: string): { uploadId: string; partSize: number } | null {
+  if (state === '') return null
+  const parsed = JSON.parse(state) as { uploadId?: unknown; partSize?: unknown }
+  if (
+    typeof parsed.uploadId !== 'string' ||
+    typeof parsed.partSize !== 'number' ||
+    !Number.isSafeInteger(parsed.partSize) ||
+    parsed.partSize < MIN_PART_SIZE
+  ) {
+    throw new Error('Unreadable writer state')
+  }
+  return { uploadId: parsed.uploadId, partSize: parsed.partSize }
 }
 
 function isBlobKey(key: string): boolean {

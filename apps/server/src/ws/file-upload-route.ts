@@ -6,10 +6,12 @@
  */
 import type { IncomingMessage } from 'node:http'
 
-import type { UploadWsInitHeaders } from '@fileshare/protocol'
+import { ERROR_MESSAGES, isUuid, type UploadWsInitHeaders } from '@fileshare/protocol'
 
-import { trackUploadSession } from '../metrics/track-session.js'
-import type { UploadsService } from '../services/uploads.js'
+import { HttpError } from '../http-error.js'
+import type { FileUploadContext, UploadsService } from '../services/uploads.js'
+import type { UploadSession } from '../services/upload-sessions.js'
+import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
 
 export const FILE_UPLOAD_PATH = '/api/upload/ws'
@@ -60,23 +62,38 @@ export interface FileUploadHandlerDeps {
 
 export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHandler {
   const { uploads } = deps
+  const opened = (
+    session: UploadSession<FileUploadContext>,
+    ownerToken: string | undefined,
+  ): OpenedUpload => ({
+    session,
+    async finalize() {
+      const id = await uploads.finalize(session, ownerToken)
+      return { id, url: uploads.shareUrl(id) }
+    },
+    revoke: (id) => uploads.delete(id, ownerToken),
+  })
   return {
     progress: { windowMs: deps.idleMs, minBytes: 1 },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
       const headers = httpHeaders(frame)
       const spec = uploads.parseSpec(headers, HTTP_HEADER_NAMES.contentLength)
-      const session = await uploads.begin(spec, deps.ipOf(request), 'socket')
-      trackUploadSession(session, 'ws')
-      const ownerToken = headers[HTTP_HEADER_NAMES.ownerToken]
-      return {
-        session,
-        async finalize() {
-          const id = await uploads.finalize(session, ownerToken)
-          return { id, url: uploads.shareUrl(id) }
-        },
-        revoke: (id) => uploads.delete(id, ownerToken),
+      const session = await uploads.begin(spec, deps.ipOf(request), 'ws')
+      return opened(session, headers[HTTP_HEADER_NAMES.ownerToken])
+    },
+    /**
+     * `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential (no login
+     * is asked for, as for the upload's finalize or deletion).
+     */
+    async resume(frame: ControlFrame): Promise<OpenedUpload> {
+      const { id, ownerToken } = frame
+      const offset = resumeOffset(frame)
+      if (typeof id !== 'string' || !isUuid(id)) {
+        throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
       }
+      const token = typeof ownerToken === 'string' ? ownerToken : undefined
+      return opened(await uploads.resume(id, token, offset), token)
     },
   }
 }

@@ -14,9 +14,10 @@ import {
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
-import { trackUploadSession } from '../metrics/track-session.js'
-import type { RequestsService } from '../services/requests.js'
+import type { RequestsService, RequestUploadContext } from '../services/requests.js'
+import type { UploadSession } from '../services/upload-sessions.js'
 import { invalid } from '../services/validation.js'
+import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
 import type { UploadSocketRoute } from './upload-socket.js'
 
@@ -57,7 +58,7 @@ export interface RequestUploadRouteDeps {
   config: Config
   requests: Pick<
     RequestsService,
-    'parseUploadInit' | 'beginUpload' | 'parseFinalize' | 'finalize' | 'revoke'
+    'parseUploadInit' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
   >
   /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
@@ -75,34 +76,46 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
   }
 
   function handler(requestId: string): UploadSocketHandler {
+    const enabled = () => {
+      // A sender's upload is not a creation, so no login is asked for; the feature must be on.
+      if (!config.enabledServices.includes('request')) {
+        throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
+      }
+    }
     return {
       progress,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
-        // A sender's upload is not a creation, so no login is asked for; the feature must be on.
-        if (!config.enabledServices.includes('request')) {
-          throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
-        }
+        enabled()
         const init = requests.parseUploadInit(initValues(frame))
-        const session = await requests.beginUpload(requestId, init, deps.ipOf(request), 'socket')
-        trackUploadSession(session, 'ws', true)
-        return {
-          session,
-          /**
-           * An invalid body fails the socket (400 in the frame, close 1008) and frees the slot,
-           * unlike the HTTP route, which keeps the session for a corrected body: on a socket
-           * every `error` frame ends it (spec: WebSocket /api/upload/ws, step 6; 1008 for
-           * validation), and a session ends with its socket (spec: Upload slot inside a request,
-           * "socket closed before done").
-           */
-          async finalize(finalizeFrame) {
-            const body: Record<string, unknown> = { ...finalizeFrame }
-            delete body.type
-            const id = await requests.finalize(session, requests.parseFinalize(body))
-            return { id }
-          },
-          revoke: (id) => requests.revoke(requestId, id),
-        }
+        return opened(await requests.beginUpload(requestId, init, deps.ipOf(request), 'socket'))
       },
+      /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
+      async resume(frame: ControlFrame): Promise<OpenedUpload> {
+        enabled()
+        const offset = resumeOffset(frame)
+        const uploadId = typeof frame.uploadId === 'string' ? frame.uploadId : ''
+        return opened(await requests.resumeUpload(requestId, uploadId, offset))
+      },
+    }
+
+    function opened(session: UploadSession<RequestUploadContext>): OpenedUpload {
+      return {
+        session,
+        /**
+         * An invalid body fails the socket (400 in the frame, close 1008) and frees the slot,
+         * unlike the HTTP route, which keeps the session for a corrected body: on a socket
+         * every `error` frame ends it (spec: WebSocket /api/upload/ws, step 6; 1008 for
+         * validation), and a session ends with its socket (spec: Upload slot inside a request,
+         * "socket closed before done").
+         */
+        async finalize(finalizeFrame) {
+          const body: Record<string, unknown> = { ...finalizeFrame }
+          delete body.type
+          const id = await requests.finalize(session, requests.parseFinalize(body))
+          return { id }
+        },
+        revoke: (id) => requests.revoke(requestId, id),
+      }
     }
   }
 

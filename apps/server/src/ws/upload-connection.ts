@@ -51,6 +51,11 @@ export interface UploadSocketHandler {
   /** Validates the `init` frame and opens a session; an HttpError refuses it (close 1008). */
   init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
   /**
+   * Validates a `resume` frame and continues its session from a durable point (docs/api.md); an
+   * HttpError refuses it (close 1008) and changes nothing.
+   */
+  resume(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
+  /**
    * When set, a socket that delivers too little within a window after `ready` is failed with
    * close 1008 and its session aborted (spec: Upload slot inside a request).
    */
@@ -140,8 +145,8 @@ export class UploadConnection {
       this.options.logger.debug('upload socket closed on a protocol error', error),
     )
     this.closed = new Promise((resolve) => {
-      ws.once('close', () => {
-        this.onClose()
+      ws.once('close', (code: number) => {
+        this.onClose(code)
         resolve()
       })
     })
@@ -193,7 +198,9 @@ export class UploadConnection {
     if (!isControlFrame(frame)) {
       this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
     } else if (frame.type === 'init' && this.phase === 'awaiting-init') {
-      void this.open(frame)
+      void this.open(frame, 'init')
+    } else if (frame.type === 'resume' && this.phase === 'awaiting-init') {
+      void this.open(frame, 'resume')
     } else if (frame.type === 'finalize' && this.phase === 'receiving') {
       void this.finish(frame)
     } else {
@@ -202,29 +209,35 @@ export class UploadConnection {
     }
   }
 
-  private async open(frame: ControlFrame): Promise<void> {
+  private async open(frame: ControlFrame, how: 'init' | 'resume'): Promise<void> {
     this.phase = 'opening'
     clearTimeout(this.initTimer)
     let upload: OpenedUpload
     try {
-      upload = await this.handler.init(frame, this.request)
+      upload = await (how === 'init'
+        ? this.handler.init(frame, this.request)
+        : this.handler.resume(frame, this.request))
     } catch (error) {
+      // A refused resume leaves its session as it was: nothing was opened to discard.
       this.failWith(error)
       return
     }
     if (this.phase !== 'opening') {
       // The socket closed or broke the protocol while the session was being opened.
-      this.discard(upload.session)
+      this.leave(upload.session)
       return
     }
     this.upload = upload
     this.phase = 'receiving'
-    this.send({ type: 'ready', id: upload.session.id } satisfies UploadWsReadyFrame)
+    const { id, startOffset } = upload.session
+    // A resume answers where the bytes continue: the client sends from there.
+    this.send(how === 'init' ? { type: 'ready', id } : { type: 'ready', id, offset: startOffset })
     const rule = this.handler.progress
     if (rule) {
       this.progress = new ProgressWatch({
         rule,
-        declaredSize: upload.session.declaredSize,
+        // A resumed upload has only what follows its offset left to bring.
+        declaredSize: upload.session.declaredSize - upload.session.startOffset,
         onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, STALLED_MESSAGE, STALLED_STATUS),
       })
     }
@@ -302,7 +315,13 @@ export class UploadConnection {
     this.ws.resume()
   }
 
-  private send(frame: UploadWsReadyFrame | ErrorFrame | (DoneFields & { type: 'done' })): void {
+  private send(
+    frame:
+      | UploadWsReadyFrame
+      | (UploadWsReadyFrame & { offset: number })
+      | ErrorFrame
+      | (DoneFields & { type: 'done' }),
+  ): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame))
   }
 
@@ -366,12 +385,29 @@ export class UploadConnection {
     })
   }
 
-  /** A socket that closes before `done` leaves nothing stored. */
-  private onClose(): void {
+  /**
+   * Suspends the session of a connection lost before `done` (docs/api.md, what ends a session):
+   * it stays resumable, with its durable bytes, quota and slot. A commit under way is left to
+   * finish, as for `discard`.
+   */
+  private leave(session = this.upload?.session): void {
+    if (!session || session.state === 'committing') return
+    session.suspend().catch((error: unknown) => {
+      this.options.logger.error('suspending an upload session failed', error)
+    })
+  }
+
+  /**
+   * A client's close with 1000 before `done` is an explicit abort: nothing stays stored. Any
+   * other end of the connection (a drop, 1001, the server's shutdown) leaves the session to
+   * resume.
+   */
+  private onClose(code: number): void {
     clearTimeout(this.initTimer)
     this.progress?.stop()
     if (this.phase === 'ended') return
     this.phase = 'ended'
-    this.discard()
+    if (code === WS_CLOSE_CODES.normal) this.discard()
+    else this.leave()
   }
 }

@@ -15,6 +15,11 @@ import { HttpError } from '../../http-error.js'
 export interface QuotaReservation {
   /** Ends the reservation once: `true` records the bytes as used, `false` gives them back. */
   settle(kept: boolean): Promise<void>
+  /**
+   * The reservation as text, for a session that may resume on another instance or after a
+   * restart (`UploadQuota.restore`); it names the window and the client's hash, not the IP.
+   */
+  readonly record: string
 }
 
 /**
@@ -40,6 +45,11 @@ export interface UploadQuota {
   endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void>
   /** What `GET /api/quota` reports for this client. */
   status(clientIp: string): Promise<QuotaResponse>
+  /**
+   * The reservation `record` describes, held since it was made. Kept bytes are recorded in the
+   * window it was made in (the IP is not kept to find the client's hash of a later window).
+   */
+  restore(record: string): QuotaReservation
 }
 
 export interface DbUploadQuotaOptions {
@@ -55,7 +65,7 @@ export const QUOTA_SECRET_SETTING = 'quota-secret'
 
 const SECRET_BYTES = 32
 
-const NO_RESERVATION: QuotaReservation = { settle: async () => undefined }
+const NO_RESERVATION: QuotaReservation = { settle: async () => undefined, record: '' }
 
 interface Window {
   start: number
@@ -101,13 +111,31 @@ export class DbUploadQuota implements UploadQuota {
   async reserve(clientIp: string, bytes: number): Promise<QuotaReservation> {
     const window = await this.take(clientIp, bytes)
     if (!window) return NO_RESERVATION
+    return this.reservation(window, bytes, () => this.window(clientIp, this.now()))
+  }
+
+  restore(record: string): QuotaReservation {
+    if (record === '') return NO_RESERVATION
+    const { start, clientHash, bytes } = JSON.parse(record) as {
+      start: number
+      clientHash: string
+      bytes: number
+    }
+    const window = { start, end: start + this.windowMs, clientIp: '', clientHash }
+    return this.reservation(window, bytes, () => window)
+  }
+
+  /** Settles once, recording kept bytes in the window `end` names. */
+  private reservation(window: Window, bytes: number, end: () => Window): QuotaReservation {
     let settled = false
+    const { start, clientHash } = window
     return {
       settle: async (kept) => {
         if (settled) return
         settled = true
-        await this.settle(window, this.window(clientIp, this.now()), bytes, kept)
+        await this.settle(window, end(), bytes, kept)
       },
+      record: JSON.stringify({ start, clientHash, bytes }),
     }
   }
 

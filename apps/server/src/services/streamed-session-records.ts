@@ -1,0 +1,156 @@
+/**
+ * The rows of streamed upload sessions (table `streamed_sessions`): written at a session's start,
+ * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted).
+ * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
+ * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
+ */
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+
+import type { Db } from '../db/client.js'
+
+/** A holder that has not beaten for this long is taken for dead, and its sessions may move. */
+export const HOLD_LAPSE_MS = 30_000
+
+export type StreamedKind = 'upload' | 'request'
+export type StreamedTransport = 'ws' | 'chunks'
+
+export interface StreamedSessionRow {
+  id: string
+  kind: StreamedKind
+  requestId: string | null
+  transport: StreamedTransport
+  declaredSize: number
+  bytesWritten: number
+  nextIndex: number | null
+  writerState: string
+  context: string
+  quota: string
+  holder: string | null
+  heartbeatAt: number
+  lastActivity: number
+  createdAt: number
+}
+
+/** A durable point of a session: its bytes, the chunk due next and the writer's state. */
+export interface RecordedPoint {
+  bytesWritten: number
+  nextIndex: number | null
+  writerState: string
+  lastActivity: number
+}
+
+export class StreamedSessionRecords {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+  ) {}
+
+  private get table() {
+    return this.db.tables.streamedSessions
+  }
+
+  async insert(row: StreamedSessionRow): Promise<void> {
+    await this.db.query.insert(this.table).values(row)
+  }
+
+  async find(id: string): Promise<StreamedSessionRow | undefined> {
+    const [row] = await this.db.query.select().from(this.table).where(eq(this.table.id, id))
+    return row as StreamedSessionRow | undefined
+  }
+
+  /**
+   * Takes the hold of session `id` for `holder`: answers the row when it was free or its holder's
+   * hold had lapsed, undefined when it does not exist or another holder is alive.
+   */
+  async claim(id: string, holder: string): Promise<StreamedSessionRow | undefined> {
+    const t = this.table
+    const now = this.now()
+    const [row] = await this.db.query
+      .update(t)
+      .set({ holder, heartbeatAt: now })
+      .where(and(eq(t.id, id), or(isNull(t.holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS))))
+      .returning()
+    return row as StreamedSessionRow | undefined
+  }
+
+  /** Records a durable point while `holder` holds the session; false when it no longer does. */
+  async record(id: string, holder: string, point: RecordedPoint): Promise<boolean> {
+    const t = this.table
+    const updated = await this.db.query
+      .update(t)
+      .set({ ...point, heartbeatAt: this.now() })
+      .where(and(eq(t.id, id), eq(t.holder, holder)))
+      .returning({ id: t.id })
+    return updated.length > 0
+  }
+
+  /** Records the last durable point and gives the hold up: the session is dormant. */
+  async release(id: string, holder: string, point: RecordedPoint): Promise<void> {
+    const t = this.table
+    await this.db.query
+      .update(t)
+      .set({ ...point, holder: null })
+      .where(and(eq(t.id, id), eq(t.holder, holder)))
+  }
+
+  /** Keeps the holds of `holder` alive. */
+  async beat(holder: string): Promise<void> {
+    const t = this.table
+    await this.db.query.update(t).set({ heartbeatAt: this.now() }).where(eq(t.holder, holder))
+  }
+
+  /** Gives up every hold; at start on SQLite, whose single instance held them all. */
+  async releaseAll(): Promise<void> {
+    const t = this.table
+    await this.db.query
+      .update(t)
+      .set({ holder: null })
+      .where(sql`${t.holder} is not null`)
+  }
+
+  /**
+   * Deletes the row, while `holder` holds it when given; answers whether it was there (the
+   * session ends once, and only by its holder).
+   */
+  async remove(id: string, holder?: string): Promise<boolean> {
+    const t = this.table
+    const held = holder === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.holder, holder))
+    const removed = await this.db.query.delete(t).where(held).returning({ id: t.id })
+    return removed.length > 0
+  }
+
+  /**
+   * Claims, for `holder`, the sessions without a byte since `before` that no live instance
+   * holds: the cleanup job ends them.
+   */
+  async claimIdle(before: number, holder: string): Promise<StreamedSessionRow[]> {
+    const t = this.table
+    const now = this.now()
+    const rows = await this.db.query
+      .update(t)
+      .set({ holder, heartbeatAt: now })
+      .where(
+        and(
+          lt(t.lastActivity, before),
+          or(isNull(t.holder), eq(t.holder, holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)),
+        ),
+      )
+      .returning()
+    return rows as StreamedSessionRow[]
+  }
+
+  /** The sessions uploading into request `requestId`. */
+  async ofRequest(requestId: string): Promise<StreamedSessionRow[]> {
+    const rows = await this.db.query
+      .select()
+      .from(this.table)
+      .where(eq(this.table.requestId, requestId))
+    return rows as StreamedSessionRow[]
+  }
+
+  /** Ids of every session that may still resume (their partial blobs must not be swept). */
+  async ids(): Promise<Set<string>> {
+    const rows = await this.db.query.select({ id: this.table.id }).from(this.table)
+    return new Set(rows.map((row) => row.id))
+  }
+}
