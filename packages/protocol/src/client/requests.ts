@@ -14,7 +14,7 @@ import {
   wrapUploadSecret,
   type RequestBrief,
 } from '../crypto/request.js'
-import { createEncryptStream, type RecordCipherOption } from '../crypto/stream.js'
+import type { RecordCipherOption } from '../crypto/stream.js'
 import { randomBytes } from '../crypto/primitives.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
@@ -27,9 +27,11 @@ import type {
 import { PATHS } from '../wire/routes.js'
 import type { ApiClient } from './api.js'
 import { requireServerId } from './server-id.js'
-import { bytesSource, exactSize, type PayloadSource } from './source.js'
+import { ciphertextFrom } from './ciphertext-from.js'
+import { bytesSource, type PayloadSource } from './source.js'
 import {
   uploadCiphertext,
+  type ResumeOptions,
   type UploadCallbacks,
   type UploadCiphertextOptions,
   type UploadTransport,
@@ -84,6 +86,8 @@ export interface OpenedRequest {
 export interface SendToRequestOptions extends UploadCallbacks, RecordCipherOption {
   metadata: FileMetadata
   fileCount: number
+  /** Resuming after lost connections within this call. */
+  resume?: ResumeOptions
 }
 
 export interface SentToRequest {
@@ -195,11 +199,11 @@ export async function sendToRequest(
       },
     },
     size: encryptedSize(source.size),
-    ciphertext: () =>
-      exactSize(source).pipeThrough(createEncryptStream(keys.fileKey, { cipher: options.cipher })),
+    ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
   }
   if (options.onProgress) upload.onProgress = options.onProgress
   if (options.signal) upload.signal = options.signal
+  if (options.resume) upload.resume = options.resume
   return uploadCiphertext(api, upload)
 }
 
