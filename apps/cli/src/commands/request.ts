@@ -10,6 +10,7 @@ import {
   openRequest,
   sendNoteToRequest,
   sendToRequest,
+  type ResumeEvent,
 } from '@fileshare/protocol'
 import { Command } from 'commander'
 
@@ -34,6 +35,7 @@ import {
 import { passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
 import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
+import { addRetriesOption, chooseRetries, resumedLine } from '../lib/resuming.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -173,6 +175,8 @@ export interface RequestSendOptions {
   name?: string
   websocket?: boolean
   json?: boolean
+  /** How long to keep resuming after a lost connection (`5m`; `0` for never). */
+  retries?: string
 }
 
 export async function runRequestSend(
@@ -183,6 +187,11 @@ export async function runRequestSend(
 ): Promise<void> {
   const output = ctx.output(options.json)
   const fromStdin = readsStdin(paths, options.name, ctx.stdin)
+  const retryForMs = chooseRetries(options.retries)
+  const resume =
+    retryForMs > 0
+      ? { retryForMs, onResume: (event: ResumeEvent) => output.warn(resumedLine(event)) }
+      : undefined
   const { baseUrl, link } = parseRequestLink(linkText)
   const api = createApi(baseUrl, {
     webSocket: options.websocket !== false ? await nodeWebSocket() : undefined,
@@ -229,6 +238,7 @@ export async function runRequestSend(
         onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
         signal: ctx.signal,
         cipher: nodeRecords,
+        resume,
       })
     } finally {
       bar.stop()
@@ -311,6 +321,7 @@ export function requestCommand(ctx: Context): Command {
       `file name of what - reads from standard input (default: ${STDIN_NAME})`,
     )
   addWebSocketOption(send)
+  addRetriesOption(send)
   addJsonOption(send)
   send
     .addHelpText(

@@ -54,7 +54,7 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
   /** 1 for a single file, the number of files for an archive. */
   fileCount: number
   /** Resuming after lost connections; `onState` receives what resuming in another run takes. */
-  resume?: FileResumeOptions
+  resume?: FileResumeOptions | undefined
 }
 
 export interface FileResumeOptions extends Omit<ResumeOptions, 'onSession'> {
@@ -75,6 +75,8 @@ export interface FileUploadState {
   passwordLock?: { protectedSecret: string; passwordSalt: string }
   /** The ciphertext size declared. */
   size: number
+  /** The owner token (derived from the secret), for a status request or a cancel. */
+  ownerToken: string
 }
 
 export interface SentFile {
@@ -87,6 +89,7 @@ export interface SentFile {
   /** Proves ownership: `deleteFile(api, id, ownerToken)`. */
   ownerToken: string
   transport: UploadTransport
+  hasPassword: boolean
 }
 
 export interface UnlockedFile {
@@ -189,6 +192,7 @@ async function transferFile(
           salt: toBase64Url(salt),
           ...(passwordLock ? { passwordLock } : {}),
           size,
+          ownerToken: keys.ownerToken,
         }),
     }
   }
@@ -215,6 +219,7 @@ async function transferFile(
     maxDownloads: info.maxDownloads,
     ownerToken: keys.ownerToken,
     transport,
+    hasPassword: passwordLock !== undefined,
   }
 }
 

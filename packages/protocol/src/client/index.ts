@@ -13,6 +13,7 @@ export type { PayloadSource } from './source.js'
 export { crc32 } from './crc32.js'
 export { zipSize, createZipStream } from './zip.js'
 export type { ArchiveEntry, ZipOptions } from './zip.js'
+export { fingerprintChange, type FingerprintEntry, type SourceFingerprint } from './fingerprint.js'
 export { ciphertextFrom, type CiphertextFromOptions } from './ciphertext-from.js'
 export { uploadCiphertext, resumeUpload, WS_CLOSE_KEEP } from './upload.js'
 export {

@@ -87,7 +87,7 @@ export interface SendToRequestOptions extends UploadCallbacks, RecordCipherOptio
   metadata: FileMetadata
   fileCount: number
   /** Resuming after lost connections within this call. */
-  resume?: ResumeOptions
+  resume?: ResumeOptions | undefined
 }
 
 export interface SentToRequest {
