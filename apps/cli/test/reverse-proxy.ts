@@ -10,38 +10,15 @@ import { request } from 'node:https'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
-import { hasExited, stopChild } from '@fileshare/testing'
+import { deployBlock, hasExited, spawnNginx, stopChild, substitute } from '@fileshare/testing'
 
 const run = promisify(execFile)
-const DEPLOY_DOC = new URL('../../../docs/deploy.md', import.meta.url)
 
 /** The placeholders of the documented configurations. */
 const DOC_UPSTREAM = '127.0.0.1:3000'
 const DOC_HOST = 'share.example.org'
 const DOC_CERT = `/etc/letsencrypt/live/${DOC_HOST}/fullchain.pem`
 const DOC_KEY = `/etc/letsencrypt/live/${DOC_HOST}/privkey.pem`
-
-/** The one fenced block of docs/deploy.md whose info string is `<language> file=…`. */
-export async function deployBlock(language: string): Promise<string> {
-  const doc = await readFile(DEPLOY_DOC, 'utf8')
-  const blocks = [...doc.matchAll(/^```(\S+) file=\S+\n([\s\S]*?)^```$/gm)].filter(
-    ([, lang]) => lang === language,
-  )
-  if (blocks.length !== 1) {
-    throw new Error(`docs/deploy.md has ${blocks.length} ${language} blocks with file=, not one`)
-  }
-  return blocks[0]![2]!
-}
-
-/** `text` with each placeholder replaced; one that no longer occurs fails, so edits show. */
-export function substitute(text: string, pairs: ReadonlyArray<[string, string]>): string {
-  let result = text
-  for (const [from, to] of pairs) {
-    if (!result.includes(from)) throw new Error(`the configuration no longer contains ${from}`)
-    result = result.replaceAll(from, to)
-  }
-  return result
-}
 
 export interface Certificate {
   cert: string
@@ -112,29 +89,8 @@ export const NGINX: ReverseProxy = {
       ['listen 443 ', `listen 127.0.0.1:${s.port} `],
       ['listen 80;', `listen 127.0.0.1:${s.redirectPort};`],
     ])
-    await writeFile(join(s.dir, 'fileshare.conf'), site)
-    // Everything nginx writes stays in its folder; as root its workers run as root too, since
-    // they could not enter the temporary folder as nobody.
-    const temp = (name: string) => `${name}_temp_path ${join(s.dir, name)};`
-    const main = [
-      process.getuid?.() === 0 ? 'user root;' : '',
-      'daemon off;',
-      'worker_processes 1;',
-      `pid ${join(s.dir, 'nginx.pid')};`,
-      'events { worker_connections 256; }',
-      'http {',
-      '  access_log off;',
-      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp),
-      `  include ${join(s.dir, 'fileshare.conf')};`,
-      '}',
-    ].join('\n')
-    await writeFile(join(s.dir, 'nginx.conf'), main)
-    const child = spawn(
-      'nginx',
-      ['-p', s.dir, '-c', join(s.dir, 'nginx.conf'), '-e', join(s.dir, 'error.log')],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    return started(child, s, () => readFile(join(s.dir, 'error.log'), 'utf8').catch(() => ''))
+    const nginx = await spawnNginx(s.dir, site, { workerConnections: 256 })
+    return started(nginx.child, s, nginx.errorLog)
   },
 }
 

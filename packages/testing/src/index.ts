@@ -3,6 +3,7 @@
  * radosgw, PostgreSQL and OIDC provider fixtures are the subpaths
  * `@fileshare/testing/radosgw`, `@fileshare/testing/postgres` and `@fileshare/testing/oidc-provider`.
  */
+export { deployBlock, substitute } from './deploy-doc.js'
 export { freePort } from './free-port.js'
 export {
   TEST_SERVER_ENV,
@@ -13,6 +14,7 @@ export {
   type StartableService,
 } from './in-process-server.js'
 export { Browser, location } from './login-walk.js'
+export { nginxMissing, spawnNginx, type NginxProcess } from './nginx.js'
 export { portOpen } from './port-open.js'
 export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
 export { rawNodeGcmMBps } from './raw-gcm.js'
