@@ -54,7 +54,9 @@ async function cancelUnfinished(upload: UnfinishedUpload, output: Output, ctx: C
   }
   await ctx.history.dropUnfinished(upload.id)
   if (output.json) output.result({ id: upload.id, kind: 'unfinished', deleted, gone: !deleted })
-  else output.print(`Cancelled the unfinished upload ${upload.id}.`)
+  else if (deleted) output.print(`Cancelled the unfinished upload ${upload.id}.`)
+  else
+    output.print(`The unfinished upload ${upload.id} was already gone from the server; forgot it.`)
 }
 
 export function deleteCommand(ctx: Context): Command {
