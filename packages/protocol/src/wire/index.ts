@@ -1,5 +1,5 @@
 /** The wire format of the fileshare API: every body, header set, frame, route and message. */
-export { ROUTES, PATHS, ENDPOINTS, API_PREFIX, AUTH_PREFIX } from './routes.js'
+export { ROUTES, PATHS, ENDPOINTS, OWN_ENDPOINTS, API_PREFIX, AUTH_PREFIX } from './routes.js'
 export type { RouteName, RoutePattern, HttpMethod, Endpoint } from './routes.js'
 
 export { HEADERS } from './headers.js'
@@ -65,7 +65,12 @@ export {
   REQUEST_HTTP_SESSION_TIMEOUT_MS,
 } from './limits.js'
 
-export { CHUNK_INDEX_PARAM, DOWNLOAD_CONTENT_TYPE, DOWNLOAD_CACHE_CONTROL } from './uploads.js'
+export {
+  CHUNK_INDEX_PARAM,
+  DOWNLOAD_CONTENT_TYPE,
+  DOWNLOAD_CACHE_CONTROL,
+  UPLOAD_STATUS_TRANSPORTS,
+} from './uploads.js'
 export type {
   UploadSettingsHeaders,
   UploadPasswordHeaders,
@@ -90,6 +95,9 @@ export type {
   PasswordCheckResponse,
   DeleteUploadHeaders,
   DeleteUploadResponse,
+  UploadStatusTransport,
+  UploadStatusHeaders,
+  UploadStatusResponse,
 } from './uploads.js'
 
 export { WS_CLOSE_CODES } from './ws-frames.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ENDPOINTS, PATHS, ROUTES, type RouteName } from './routes.js'
+import { ENDPOINTS, OWN_ENDPOINTS, PATHS, ROUTES, type RouteName } from './routes.js'
 
 /** The spec's endpoint summary, row by row. */
 const SPEC_SUMMARY = [
@@ -57,6 +57,15 @@ function patternToRegExp(pattern: string): RegExp {
 describe('routes', () => {
   it('lists exactly the endpoint summary of the spec', () => {
     expect(ENDPOINTS.map(({ method, route }) => `${method} ${ROUTES[route]}`)).toEqual(SPEC_SUMMARY)
+  })
+
+  it('lists our status routes apart from the spec summary', () => {
+    expect(OWN_ENDPOINTS.map(({ method, route }) => `${method} ${ROUTES[route]}`)).toEqual([
+      'GET /api/upload/:id/status',
+      'GET /api/request/:id/upload/:uid/status',
+    ])
+    expect(PATHS.uploadStatus(ID)).toBe(`/api/upload/${ID}/status`)
+    expect(PATHS.requestUploadStatus(ID, UID)).toBe(`/api/request/${ID}/upload/${UID}/status`)
   })
 
   it('marks the two WebSocket routes', () => {

@@ -46,6 +46,8 @@ export const ROUTES = {
   authCallback: '/auth/callback',
   authLogout: '/auth/logout',
   authSession: '/auth/session',
+  uploadStatus: '/api/upload/:id/status',
+  requestUploadStatus: '/api/request/:id/upload/:uid/status',
 } as const
 
 export type RouteName = keyof typeof ROUTES
@@ -100,6 +102,12 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', route: 'authSession' },
 ]
 
+/** Routes of ours beyond the spec's summary (docs/api.md): the status of an unfinished upload. */
+export const OWN_ENDPOINTS: readonly Endpoint[] = [
+  { method: 'GET', route: 'uploadStatus' },
+  { method: 'GET', route: 'requestUploadStatus' },
+]
+
 /** Ids are encoded so that no value can add a path segment or a query. */
 function segment(value: string): string {
   return encodeURIComponent(value)
@@ -146,4 +154,7 @@ export const PATHS = {
   authCallback: () => ROUTES.authCallback,
   authLogout: () => ROUTES.authLogout,
   authSession: () => ROUTES.authSession,
+  uploadStatus: (id: string) => `/api/upload/${segment(id)}/status`,
+  requestUploadStatus: (id: string, uid: string) =>
+    `/api/request/${segment(id)}/upload/${segment(uid)}/status`,
 } as const satisfies Record<RouteName, (...args: never[]) => string>

@@ -70,6 +70,26 @@ export interface ChunkResponse {
   bytesWritten: number
 }
 
+/** How an unfinished upload sends its bytes: one WebSocket, or chunk requests. */
+export const UPLOAD_STATUS_TRANSPORTS = ['ws', 'chunks'] as const
+export type UploadStatusTransport = (typeof UPLOAD_STATUS_TRANSPORTS)[number]
+
+/** Headers of `GET /api/upload/:id/status` (ours, docs/api.md). */
+export type UploadStatusHeaders = OwnerTokenHeaders
+
+/**
+ * 200 of `GET /api/upload/:id/status` and `GET /api/request/:id/upload/:uid/status` (ours,
+ * docs/api.md): how far an unfinished upload got. `bytesWritten` counts the bytes the server made
+ * durable, contiguous from byte 0; `nextIndex` is the lowest chunk index not durably stored for
+ * `chunks`, `null` for `ws`; `declaredSize` is the session's declared length.
+ */
+export interface UploadStatusResponse {
+  bytesWritten: number
+  nextIndex: number | null
+  declaredSize: number
+  transport: UploadStatusTransport
+}
+
 /** Headers of `POST /api/upload/:id/finalize`. */
 export type FinalizeUploadHeaders = OwnerTokenHeaders
 
