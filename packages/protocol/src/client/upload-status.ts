@@ -5,7 +5,11 @@
 import { ProtocolError } from '../errors.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
-import type { ExistsResponse } from '../wire/uploads.js'
+import type {
+  ExistsResponse,
+  UploadStatusResponse,
+  UploadStatusTransport,
+} from '../wire/uploads.js'
 import { ApiError, isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 
@@ -33,14 +37,17 @@ export interface UploadStatus {
 /** The upload was finalized before its answer could arrive: nothing is left to send. */
 export const FINISHED = Symbol('finished')
 
-/** `GET /api/upload/:id/status` of ours; the status routes are not in the spec's summary. */
 function statusPath(target: StatusTarget, id: string): string {
   return target.kind === 'file'
-    ? `/api/upload/${encodeURIComponent(id)}/status`
-    : `/api/request/${encodeURIComponent(target.requestId)}/upload/${encodeURIComponent(id)}/status`
+    ? PATHS.uploadStatus(id)
+    : PATHS.requestUploadStatus(target.requestId, id)
 }
 
-const TRANSPORTS = { ws: 'websocket', chunks: 'http' } as const
+/** The status's transport names and the client's. */
+const TRANSPORTS: Record<UploadStatusTransport, UploadSession['transport']> = {
+  ws: 'websocket',
+  chunks: 'http',
+}
 
 /**
  * Asks how far `session` got. A 404 after a finalize that may have completed is answered by
@@ -57,9 +64,10 @@ export async function fetchUploadStatus(
   const init: { headers?: Record<string, string>; signal?: AbortSignal } = {}
   if (target.kind === 'file') init.headers = { [HEADERS.ownerToken]: target.ownerToken }
   if (signal) init.signal = signal
-  let answer: Record<string, unknown>
+  // Checked field by field below: a status that does not fit this session is refused.
+  let answer: Partial<Record<keyof UploadStatusResponse, unknown>>
   try {
-    answer = await api.json<Record<string, unknown>>('GET', statusPath(target, session.id), init)
+    answer = await api.json<typeof answer>('GET', statusPath(target, session.id), init)
   } catch (error) {
     if (!isApiError(error, 404)) throw error
     if (target.kind === 'file') {
@@ -79,7 +87,7 @@ export async function fetchUploadStatus(
   const chunked = session.transport === 'http'
   if (
     declaredSize !== size ||
-    TRANSPORTS[transport as keyof typeof TRANSPORTS] !== session.transport ||
+    TRANSPORTS[transport as UploadStatusTransport] !== session.transport ||
     !Number.isSafeInteger(bytesWritten) ||
     (bytesWritten as number) < 0 ||
     (bytesWritten as number) > size ||
