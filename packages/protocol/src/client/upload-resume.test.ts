@@ -284,6 +284,23 @@ describe('a chunked upload', () => {
     expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)
   }, 20_000)
 
+  it('counts its time budget from the last byte that got through, not from the first loss', async () => {
+    const server = new FakeServer()
+    const data = pseudoRandomBytes(30 * CHUNK, 14)
+    server.failChunks = new Set([2, 28])
+    const fetch = server.fetch
+    const api = new ApiClient({
+      baseUrl: 'http://fake.test',
+      fetch: async (input, init) => {
+        // A slow link: the second loss comes well after the budget of the first has passed.
+        if (String(input).includes('chunk')) await new Promise((r) => setTimeout(r, 100))
+        return fetch(input, init)
+      },
+    })
+    const result = await uploadCiphertext(api, upload(data, { resume: { retryForMs: 1000 } }))
+    expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)
+  })
+
   it('is cancelled on a refusal and on a lost connection when resuming is off', async () => {
     const server = new FakeServer()
     server.failChunks = new Set([1])

@@ -251,6 +251,11 @@ async function recover(
   let error = failure
   for (;;) {
     if (error !== undefined) {
+      // Bytes got through since this outage began: a new one starts now.
+      if (options.progressAt() > outageStart) {
+        outageStart = Date.now()
+        waits = 0
+      }
       const lost = isConnectionLoss(error, signal)
       if (!lost || retryForMs <= 0 || Date.now() - outageStart > retryForMs) {
         const keep =
@@ -261,13 +266,12 @@ async function recover(
         if (signal?.aborted) throw signal.reason
         throw error
       }
-      // Bytes got through since this outage began: a new one starts now.
-      if (options.progressAt() > outageStart) {
-        outageStart = Date.now()
-        waits = 0
+      await sleepUnlessAborted(resumeDelay(waits++), signal)
+      // An abort during the wait ends the upload as any abort does (kept or cancelled, above).
+      if (signal?.aborted) {
+        error = signal.reason
+        continue
       }
-      await sleep(resumeDelay(waits++))
-      signal?.throwIfAborted()
     }
     let status: UploadStatus | typeof FINISHED
     try {
@@ -312,6 +316,20 @@ async function recover(
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Waits `ms`, or less when `signal` aborts meanwhile; never rejects. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms)
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
 }
 
 function report(options: UploadCiphertextOptions, sentBytes: number, transport: UploadTransport) {
