@@ -108,7 +108,7 @@ describe('a send through a connection that drops', () => {
       const sent = await user.ok(['send', path, '--json'])
       expect(proxy.drops).toBe(3)
       expect(
-        sent.stderr.match(/Connection lost; resumed at [\d.]+ MiB \(attempt \d\)/g),
+        sent.stderr.match(/Connection lost; resumed at [\d.]+ (?:[KMG]i)?B \(attempt \d\)/g),
       ).toHaveLength(3)
       const { link, transport } = JSON.parse(sent.stdout) as { link: string; transport: string }
       expect(transport).toBe('websocket')
@@ -137,7 +137,7 @@ describe('a send through a connection that drops', () => {
     const user = await CliUser.create(proxy.url)
     const stderr = await sendAndGet(user, path, ['--no-websocket'])
     expect(proxy.drops).toBe(3)
-    expect(stderr).toMatch(/Connection lost; resumed at [\d.]+ MiB \(attempt 1\)/)
+    expect(stderr).toMatch(/Connection lost; resumed at [\d.]+ (?:[KMG]i)?B \(attempt 1\)/)
   }, 300_000)
 })
 
