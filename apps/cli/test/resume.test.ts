@@ -141,13 +141,48 @@ describe('a send through a connection that drops', () => {
   }, 300_000)
 })
 
+describe('a request send through a connection that drops', () => {
+  it('completes after two drops on each transport, and the inbox opens it', async () => {
+    const owner = await CliUser.create(server.url)
+    const created = await owner.json<{ uploadLink: string; inboxLink: string }>([
+      'request',
+      '--message',
+      'the recording please',
+    ])
+    const dir = await fresh('request-drops')
+    const path = join(dir, 'recording.wav')
+    await writeRandomFile(path, 40 * MiB)
+    for (const args of [[], ['--no-websocket']]) {
+      proxy = await startDropProxy({
+        targetPort: portOf(server),
+        dropAt: dropsEvery(12 * MiB, 2),
+        downMs: 4000,
+      })
+      const sender = await CliUser.create(server.url)
+      const link = created.uploadLink.replace(server.url, proxy.url)
+      const sent = await sender.ok(['request', 'send', link, path, ...args])
+      expect(proxy.drops).toBe(2)
+      expect(sent.stderr).toMatch(/Connection lost; resumed at/)
+      await proxy.close()
+      proxy = undefined
+    }
+    const out = await fresh('request-drops-out')
+    const getAll = ['inbox', 'get', created.inboxLink, '--all', '-o', out]
+    const all = await owner.json<{ entries: Array<{ id: string }> }>(getAll)
+    expect(all.entries).toHaveLength(2)
+    for (const entry of all.entries) {
+      expect(await sha256File(join(out, entry.id, 'recording.wav'))).toBe(await sha256File(path))
+    }
+  }, 300_000)
+})
+
 describe('fileshare send --resume', () => {
   it('completes an upload whose command was killed, and prints the link', async () => {
     const { user, path, id } = await killedFileSend('killed', 64 * MiB + 5)
     const resumed = await user.ok(['send', '--resume', '--json'])
     const { link, id: sentId } = JSON.parse(resumed.stdout) as { link: string; id: string }
     expect(sentId).toBe(id)
-    expect(resumed.stderr).toMatch(new RegExp(`Resuming upload ${id} at [\\d.]+ MiB`))
+    expect(resumed.stderr).toMatch(new RegExp(`Resuming upload ${id} at [\\d.]+ (?:[KMG]i)?B`))
     const out = await fresh('killed-out')
     await user.ok(['get', link, '-o', out])
     expect(await sha256File(join(out, 'killed.bin'))).toBe(await sha256File(path))
