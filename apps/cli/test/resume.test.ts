@@ -65,11 +65,11 @@ async function unfinishedIds(user: CliUser): Promise<string[]> {
   return (history.unfinished ?? []).map((u) => u.id)
 }
 
-/** Starts `send` and kills it with SIGKILL once its resume state is in the history. */
-async function killedSend(user: CliUser, path: string, args: string[] = []): Promise<string> {
+/** Runs `argv` and kills it with SIGKILL once its resume state is in the history. */
+async function killedRun(user: CliUser, argv: string[]): Promise<string> {
   let child: ChildProcess | undefined
   let ended = false
-  const run = user.run(['send', path, ...args], { onSpawn: (c) => (child = c) })
+  const run = user.run(argv, { onSpawn: (c) => (child = c) })
   void run.then(() => (ended = true))
   for (;;) {
     const [id] = await unfinishedIds(user)
@@ -81,7 +81,7 @@ async function killedSend(user: CliUser, path: string, args: string[] = []): Pro
       expect(result.code).not.toBe(0)
       return id
     }
-    if (ended) throw new Error(`send ended before it was killed: ${(await run).stderr}`)
+    if (ended) throw new Error(`${argv[0]} ended before it was killed: ${(await run).stderr}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
@@ -92,7 +92,7 @@ async function killedFileSend(name: string, size: number) {
   const path = join(dir, `${name}.bin`)
   await writeRandomFile(path, size)
   const user = await CliUser.create(server.url)
-  const id = await killedSend(user, path)
+  const id = await killedRun(user, ['send', path])
   return { user, path, id }
 }
 
@@ -141,17 +141,24 @@ describe('a send through a connection that drops', () => {
   }, 300_000)
 })
 
+interface OpenedForTest {
+  owner: CliUser
+  created: { uploadLink: string; inboxLink: string }
+  path: string
+}
+
+/** A file request of a new owner, and a random file of `size` bytes to send into it. */
+async function requestWithFile(name: string, size: number, extra: string[] = []) {
+  const owner = await CliUser.create(server.url)
+  const created = await owner.json<OpenedForTest['created']>(['request', '-m', name, ...extra])
+  const path = join(await fresh(name), `${name}.bin`)
+  await writeRandomFile(path, size)
+  return { owner, created, path } satisfies OpenedForTest
+}
+
 describe('a request send through a connection that drops', () => {
   it('completes after two drops on each transport, and the inbox opens it', async () => {
-    const owner = await CliUser.create(server.url)
-    const created = await owner.json<{ uploadLink: string; inboxLink: string }>([
-      'request',
-      '--message',
-      'the recording please',
-    ])
-    const dir = await fresh('request-drops')
-    const path = join(dir, 'recording.wav')
-    await writeRandomFile(path, 40 * MiB)
+    const { owner, created, path } = await requestWithFile('recording', 40 * MiB)
     for (const args of [[], ['--no-websocket']]) {
       proxy = await startDropProxy({
         targetPort: portOf(server),
@@ -171,7 +178,7 @@ describe('a request send through a connection that drops', () => {
     const all = await owner.json<{ entries: Array<{ id: string }> }>(getAll)
     expect(all.entries).toHaveLength(2)
     for (const entry of all.entries) {
-      expect(await sha256File(join(out, entry.id, 'recording.wav'))).toBe(await sha256File(path))
+      expect(await sha256File(join(out, entry.id, 'recording.bin'))).toBe(await sha256File(path))
     }
   }, 300_000)
 })
@@ -198,7 +205,7 @@ describe('fileshare send --resume', () => {
     await writeRandomFile(join(dir, 'album', 'sub', 'two.bin'), 20 * MiB + 3)
     await writeFile(join(dir, 'album', 'note.txt'), 'hello')
     const user = await CliUser.create(server.url)
-    const id = await killedSend(user, join(dir, 'album'), ['--no-websocket'])
+    const id = await killedRun(user, ['send', join(dir, 'album'), '--no-websocket'])
     const resumed = await user.ok(['resume', id.slice(0, 8), '--json'])
     const { link } = JSON.parse(resumed.stdout) as { link: string }
     const out = await fresh('killed-folder-out')
@@ -206,6 +213,23 @@ describe('fileshare send --resume', () => {
     expect(await sha256File(join(out, 'album', 'sub', 'two.bin'))).toBe(
       await sha256File(join(dir, 'album', 'sub', 'two.bin')),
     )
+  }, 300_000)
+
+  it('continues a killed upload into a request, and sends its note after', async () => {
+    const { owner, created, path } = await requestWithFile('scans', 48 * MiB, ['--accept-note'])
+    const sender = await CliUser.create(server.url)
+    const argv = ['request', 'send', created.uploadLink, path, '--note', 'all pages']
+    await killedRun(sender, argv)
+    const resumed = await sender.ok(['send', '--resume'])
+    expect(resumed.stdout).toContain('Sent scans.bin')
+    expect(resumed.stdout).toContain('with a note')
+    const out = await fresh('killed-request-out')
+    const all = await owner.json<{ entries: Array<{ id: string; paths: string[] }> }>([
+      ...['inbox', 'get', created.inboxLink],
+      ...['--all', '-o', out],
+    ])
+    const files = all.entries.find((e) => e.paths.some((p) => p.endsWith('scans.bin')))!
+    expect(await sha256File(join(out, files.id, 'scans.bin'))).toBe(await sha256File(path))
   }, 300_000)
 
   // Security: a source changed since the upload began is never encrypted again under the

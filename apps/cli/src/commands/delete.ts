@@ -1,5 +1,5 @@
 /** `fileshare delete <link>`: deletes an upload, note or request this machine created. */
-import { deleteFile, deleteInbox, deleteNote, isApiError } from '@fileshare/protocol'
+import { deleteFile, deleteInbox, deleteNote, isApiError, PATHS } from '@fileshare/protocol'
 import { Command } from 'commander'
 
 import { createApi } from '../lib/api.js'
@@ -45,9 +45,11 @@ export async function runDelete(
 
 /** Cancels an unfinished upload: the server drops its bytes, and this machine its state. */
 async function cancelUnfinished(upload: UnfinishedUpload, output: Output, ctx: Context) {
+  const api = createApi(upload.server)
   let deleted = true
   try {
-    await deleteFile(createApi(upload.server), upload.id, upload.ownerToken)
+    if (upload.kind === 'file') await deleteFile(api, upload.id, upload.ownerToken)
+    else await api.json('DELETE', PATHS.requestUpload(upload.requestId, upload.id))
   } catch (error) {
     if (!isApiError(error, 404)) throw error
     deleted = false

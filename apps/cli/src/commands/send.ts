@@ -1,11 +1,9 @@
 /** `fileshare send <paths...>`: encrypts and uploads files, prints the share link. */
-import { resolve } from 'node:path'
-
 import {
   encryptedSize,
-  fingerprintChange,
   resumeSendFile,
   sendFile,
+  type FileUploadState,
   type SentFile,
 } from '@fileshare/protocol'
 import { Command } from 'commander'
@@ -19,8 +17,10 @@ import type { Output } from '../lib/output.js'
 import {
   addRetriesOption,
   chooseRetries,
-  fileResumeOptions,
-  resumedLine,
+  keptResumeOptions,
+  keptUpload,
+  openResumedInput,
+  resumedRunOptions,
   UnfinishedKeeper,
 } from '../lib/resuming.js'
 import {
@@ -39,6 +39,7 @@ import { resolveServer } from '../lib/server.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
 import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
+import { resumeRequestSend } from './request.js'
 
 export interface SendOptions {
   expire?: string
@@ -118,35 +119,26 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
       env: ctx.env,
     })
 
-    const keeper =
-      retryForMs > 0
-        ? UnfinishedKeeper.for(ctx.history, payload, {
-            server: baseUrl,
-            sources: paths.map((path) => resolve(path)),
-            options: { expireSec, maxDownloads, websocket: options.websocket !== false },
-          })
-        : undefined
-    const bar = output.progress('Uploading', cipherSize)
-    let sent
-    try {
-      sent = await sendFile(api, payload.source, {
+    const start = { server: baseUrl, paths, retryForMs }
+    const keeper = UnfinishedKeeper.for(ctx.history, payload, start, (state: FileUploadState) => ({
+      kind: 'file',
+      ownerToken: state.ownerToken,
+      state,
+      options: { expireSec, maxDownloads, websocket: options.websocket !== false },
+    }))
+    const sent = await keptUpload(output, ctx, cipherSize, keeper, (onProgress) =>
+      sendFile(api, payload.source, {
         expireSec,
         maxDownloads,
         metadata: payload.metadata,
         fileCount: payload.fileCount,
         ...(password !== undefined ? { password } : {}),
-        onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
+        onProgress,
         signal: ctx.signal,
         cipher: nodeRecords,
-        resume: fileResumeOptions(retryForMs, (line) => output.warn(line), keeper),
-      })
-    } catch (error) {
-      await keeper?.settle(error, ctx.signal, (line) => output.warn(line))
-      throw error
-    } finally {
-      bar.stop()
-    }
-    await keeper?.done()
+        resume: keptResumeOptions(retryForMs, (line) => output.warn(line), keeper),
+      }),
+    )
     await reportSent(ctx, output, baseUrl, payload, sent, {
       expireSec,
       json: options.json,
@@ -175,55 +167,25 @@ async function runResume(
         : `${query} is not an unfinished upload of this machine`,
     )
   }
-  const retryForMs = chooseRetries(options.retries)
+  if (unfinished.kind === 'request') return resumeRequestSend(unfinished, options, ctx)
   const api = await createSignedInApi(unfinished.server, ctx.credentials, {
     webSocket: unfinished.options.websocket,
   })
-  const input = await openSendInput(unfinished.sources, {
-    fromStdin: false,
-    name: undefined,
-    stdin: ctx.stdin,
-    maxBytes: Number.MAX_SAFE_INTEGER,
-    warn: (line) => output.warn(line),
-    utcOffsetMinutes: unfinished.fingerprint.utcOffsetMinutes ?? localUtcOffsetMinutes(),
-  }).catch((error: unknown) => {
-    // A source that is gone cannot be sent again: the same refusal as a changed one.
-    throw new UsageError(`${(error as Error).message}; the upload cannot be resumed`)
-  })
+  const input = await openResumedInput(unfinished, ctx, output)
   try {
     const { payload } = input
-    const change = fingerprintChange(unfinished.fingerprint, payload.fingerprint!)
-    if (change !== undefined) throw new UsageError(change)
     const keeper = UnfinishedKeeper.resumed(ctx.history, unfinished)
-    const bar = output.progress('Uploading', unfinished.state.size)
-    let sent
-    try {
-      sent = await resumeSendFile(api, payload.source, unfinished.state, {
+    const sent = await keptUpload(output, ctx, unfinished.state.size, keeper, (onProgress) =>
+      resumeSendFile(api, payload.source, unfinished.state, {
         ...unfinished.options,
         metadata: payload.metadata,
         fileCount: payload.fileCount,
-        onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
+        onProgress,
         signal: ctx.signal,
         cipher: nodeRecords,
-        resume: {
-          retryForMs,
-          keepOnAbort: true,
-          // The first status is where this run starts; later ones follow lost connections.
-          onResume: ({ offset, attempt }) =>
-            output.warn(
-              attempt === 1
-                ? `Resuming upload ${unfinished.id} at ${formatBytes(offset)}`
-                : resumedLine({ offset, attempt: attempt - 1 }),
-            ),
-        },
-      })
-    } catch (error) {
-      await keeper.settle(error, ctx.signal, (line) => output.warn(line))
-      throw error
-    } finally {
-      bar.stop()
-    }
-    await keeper.done()
+        resume: resumedRunOptions(unfinished, options.retries, output),
+      }),
+    )
     await reportSent(ctx, output, unfinished.server, payload, sent, {
       expireSec: unfinished.options.expireSec,
       json: options.json,

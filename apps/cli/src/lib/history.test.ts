@@ -92,6 +92,7 @@ describe('Credentials', () => {
 describe('unfinished uploads', () => {
   function unfinished(id: string): UnfinishedUpload {
     return {
+      kind: 'file',
       id,
       server: 'http://127.0.0.1:3000',
       createdAt: '2025-01-01T00:00:00.000Z',

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path'
 
-import type { FileUploadState, SourceFingerprint } from '@fileshare/protocol'
+import type { FileUploadState, RequestUploadState, SourceFingerprint } from '@fileshare/protocol'
 
 import { configDir, ensureConfigDir, readJsonFile, updateJsonFile } from './config-dir.js'
 import { UsageError } from './errors.js'
@@ -53,24 +53,43 @@ export interface RequestHistoryEntry extends BaseEntry {
 
 export type HistoryEntry = FileHistoryEntry | NoteHistoryEntry | RequestHistoryEntry
 
-/**
- * An upload the server has named and that has not ended: what `fileshare send --resume` needs.
- * It holds the upload's secret, as a link does.
- */
-export interface UnfinishedUpload {
+/** What every unfinished upload records, whatever its kind. */
+export interface UnfinishedBase {
   id: string
   server: string
   createdAt: string
-  ownerToken: string
-  /** Session, secret, salt, password lock, declared size. */
-  state: FileUploadState
   /** The sources' absolute paths as given to `send`, in order. */
   sources: string[]
   /** What the sources were when the upload began; checked before every resume. */
   fingerprint: SourceFingerprint
+}
+
+/**
+ * An upload the server has named and that has not ended: what `fileshare send --resume` needs.
+ * It holds the upload's secret, as a link does.
+ */
+export interface UnfinishedFileUpload extends UnfinishedBase {
+  kind: 'file'
+  ownerToken: string
+  /** Session, secret, salt, password lock, declared size. */
+  state: FileUploadState
   /** The settings the upload was started with. */
   options: { expireSec: number; maxDownloads: number; websocket: boolean }
 }
+
+/** An unfinished upload into a file request (`fileshare request send`). */
+export interface UnfinishedRequestUpload extends UnfinishedBase {
+  kind: 'request'
+  /** The upload link, which opens the request again. */
+  uploadLink: string
+  requestId: string
+  /** Session, secret, salt, declared size. */
+  state: RequestUploadState
+  /** The note to send after the files, if any. */
+  options: { websocket: boolean; note?: string }
+}
+
+export type UnfinishedUpload = UnfinishedFileUpload | UnfinishedRequestUpload
 
 interface HistoryFile {
   version: 1
@@ -89,6 +108,7 @@ function parse(value: unknown): HistoryFile {
           (u): u is UnfinishedUpload =>
             typeof u === 'object' &&
             u !== null &&
+            KINDS.has((u as UnfinishedUpload).kind) &&
             typeof (u as UnfinishedUpload).id === 'string' &&
             typeof (u as UnfinishedUpload).server === 'string' &&
             typeof (u as UnfinishedUpload).state === 'object' &&

@@ -39,3 +39,10 @@ export function ciphertextFrom(
     return skip === 0 ? sealed : sealed.pipeThrough(dropBytes(skip))
   }
 }
+
+/** Refuses a source whose ciphertext would not be the size an unfinished upload declared. */
+export function checkResumedSize(source: PayloadSource, declared: number): void {
+  if (encryptedSize(source.size) !== declared) {
+    throw new ProtocolError('BAD_INPUT', 'The data is not the size the unfinished upload declared')
+  }
+}

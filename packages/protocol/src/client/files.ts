@@ -28,7 +28,7 @@ import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import { passwordLockOf } from './password-lock.js'
 import { requireSameId } from './server-id.js'
-import { ciphertextFrom } from './ciphertext-from.js'
+import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import type { PayloadSource } from './source.js'
 import {
   resumeUpload,
@@ -127,9 +127,7 @@ export async function resumeSendFile(
   state: FileUploadState,
   options: SendFileOptions,
 ): Promise<SentFile> {
-  if (encryptedSize(source.size) !== state.size) {
-    throw new ProtocolError('BAD_INPUT', 'The data is not the size the unfinished upload declared')
-  }
+  checkResumedSize(source, state.size)
   const secret = fromBase64Url(state.secret)
   const salt = fromBase64Url(state.salt)
   return transferFile(api, source, options, {

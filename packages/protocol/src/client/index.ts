@@ -54,13 +54,21 @@ export type {
 } from './files.js'
 export { createNote, inspectNote, unlockNote, viewNote, deleteNote } from './notes.js'
 export type { CreateNoteOptions, CreatedNote, UnlockedNote, ViewedNote } from './notes.js'
-export { createFileRequest, openRequest, sendToRequest, sendNoteToRequest } from './requests.js'
+export {
+  createFileRequest,
+  openRequest,
+  sendToRequest,
+  resumeSendToRequest,
+  sendNoteToRequest,
+} from './requests.js'
 export type {
   CreateFileRequestOptions,
   CreatedFileRequest,
   OpenedRequest,
   SendToRequestOptions,
   SentToRequest,
+  RequestResumeOptions,
+  RequestUploadState,
 } from './requests.js'
 export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
 export type { OpenedInbox, InboxFile } from './inbox.js'
