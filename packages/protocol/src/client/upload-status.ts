@@ -121,8 +121,12 @@ export function isConnectionLoss(error: unknown, signal?: AbortSignal): boolean 
 export const RESUME_FIRST_DELAY_MS = 500
 export const RESUME_MAX_DELAY_MS = 15_000
 
-/** The wait before resume attempt `n` (0-based): doubling from 0.5 s to 15 s, half of it jitter. */
+/**
+ * The wait before resume attempt `n` (0-based): a random time up to a bound that doubles from
+ * 0.5 s to 15 s ("full jitter"), so that clients cut off together do not come back together and
+ * a single drop costs little.
+ */
 export function resumeDelay(n: number, random = Math.random): number {
-  const base = Math.min(RESUME_MAX_DELAY_MS, RESUME_FIRST_DELAY_MS * 2 ** Math.min(n, 10))
-  return Math.round(base / 2 + (random() * base) / 2)
+  const bound = Math.min(RESUME_MAX_DELAY_MS, RESUME_FIRST_DELAY_MS * 2 ** Math.min(n, 10))
+  return Math.round(random() * bound)
 }
