@@ -20,6 +20,7 @@ const POSTGRES_SUITES = [
   'json-content-type',
   'limits',
   'lockout',
+  'metrics',
   'notes',
   'password-oracle',
   'postgres',

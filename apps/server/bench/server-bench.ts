@@ -6,9 +6,10 @@
  * a freshly started server compiles its note routes under the first seconds of load, which a
  * running service has long done. Prints a
  * table; the last line is one JSON object of every figure. BENCH_SERVER_MIB sets a smaller
- * transfer size for a quick try.
+ * transfer size for a quick try; BENCH_SERVER_METRICS=true runs the server with its metrics on.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { readFileSync, rmSync } from 'node:fs'
 import { mkdtemp, open, rm } from 'node:fs/promises'
@@ -191,6 +192,10 @@ async function startServer(dataDir: string): Promise<SpawnedServer> {
   const server = await startBuiltServer(dataDir, {
     FILE_MAX_SIZE: '2GB',
     FILE_UPLOAD_QUOTA_BYTES: '0',
+    // BENCH_SERVER_METRICS=true measures the server with its metrics on (docs/benchmarks.md).
+    ...(process.env.BENCH_SERVER_METRICS === 'true'
+      ? { METRICS_ENABLED: 'true', METRICS_TOKEN: randomBytes(32).toString('hex') }
+      : {}),
   })
   track(server.child)
   return server

@@ -12,6 +12,7 @@ import { isDatabaseUnavailable } from './db/unavailable.js'
 import type { CreationGuard } from './auth/creation-guard.js'
 import { HttpError } from './http-error.js'
 import type { Logger } from './logger.js'
+import type { ServerMetrics } from './metrics/endpoint.js'
 import { clientIp } from './middleware/client-ip.js'
 import { rateLimit } from './middleware/rate-limit.js'
 import { requestLog } from './middleware/request-log.js'
@@ -41,6 +42,8 @@ export interface AppDeps {
   webRoot?: string | undefined
   /** True once shutdown has begun (`GET /api/ready` then answers 503). */
   draining?: () => boolean
+  /** Counts answers, and serves `/metrics` unless METRICS_PORT does; absent while metrics are off. */
+  metrics?: ServerMetrics | undefined
 }
 
 /**
@@ -65,6 +68,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // The security headers are put on every answer by the HTTP server (server.ts, listen.ts).
   // Middleware that would do nothing is not mounted, so requests do not pass through it.
   if (logger.enabled?.('info') ?? true) app.use('*', requestLog(logger))
+  // Before the answer counter, so scrapes count as no answer; outside /api, so no rate limit.
+  if (deps.metrics?.onMainPort) deps.metrics.mount(app)
+  if (deps.metrics) app.use('*', deps.metrics.middleware)
   if (services.rateLimiter.enabled) {
     app.use(
       '/api/*',

@@ -68,6 +68,7 @@ const DEFAULTS: Config = {
   fileRequestDailyLimit: 10,
   fileRequestRetentionSec: 7 * DAY,
   forceRequestPassword: false,
+  metrics: null,
 }
 
 const SESSION_SECRET = 'x'.repeat(32)
@@ -407,5 +408,55 @@ describe('loadConfig login settings', () => {
 
   it('needs no session secret while login is off', () => {
     expect(loadConfig({ OIDC_ISSUER: 'https://id.example' }).oidcSessionSecret).toBeNull()
+  })
+})
+
+describe('metrics settings', () => {
+  const TOKEN = 'a-metrics-token-of-at-least-32-characters'
+
+  it('are off by default, whatever else is set', () => {
+    expect(loadConfig({}).metrics).toBeNull()
+    expect(loadConfig({ METRICS_TOKEN: TOKEN, METRICS_PORT: '9100' }).metrics).toBeNull()
+  })
+
+  it('take a token, a separate port, or both', () => {
+    const on = { METRICS_ENABLED: 'true' }
+    expect(loadConfig({ ...on, METRICS_TOKEN: TOKEN }).metrics).toEqual({
+      token: TOKEN,
+      port: null,
+    })
+    expect(loadConfig({ ...on, METRICS_PORT: '9100' }).metrics).toEqual({ token: null, port: 9100 })
+    expect(loadConfig({ ...on, METRICS_TOKEN: TOKEN, METRICS_PORT: '9100' }).metrics).toEqual({
+      token: TOKEN,
+      port: 9100,
+    })
+  })
+
+  it('refuses /metrics open to anyone on the main port', () => {
+    expect(() => loadConfig({ METRICS_ENABLED: 'true' })).toThrow(
+      'METRICS_ENABLED must be false unless METRICS_TOKEN or METRICS_PORT is set (/metrics is never open on the main port), got "true"',
+    )
+  })
+
+  it('refuses a short METRICS_TOKEN without printing it', () => {
+    const load = () => loadConfig({ METRICS_ENABLED: 'true', METRICS_TOKEN: 'hunter2-hunter2' })
+    expect(load).toThrow(
+      'METRICS_TOKEN must be at least 32 characters without spaces, got "<15 characters>"',
+    )
+    expect(load).not.toThrow(/hunter2/)
+  })
+
+  it.each([
+    ['0', 'METRICS_PORT must be an integer from 1 to 65535, got "0"'],
+    ['70000', 'METRICS_PORT must be an integer from 1 to 65535, got "70000"'],
+    ['3000', 'METRICS_PORT must be another port than PORT (3000), got "3000"'],
+  ])('refuses METRICS_PORT=%s in one line', (value, message) => {
+    expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_PORT: value })).toThrow(message)
+  })
+
+  it('refuses a METRICS_ENABLED that is not a boolean', () => {
+    expect(() => loadConfig({ METRICS_ENABLED: 'sure' })).toThrow(
+      'METRICS_ENABLED must be true or false, got "sure"',
+    )
   })
 })

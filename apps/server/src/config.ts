@@ -147,6 +147,16 @@ export interface Config {
   fileRequestDailyLimit: number
   fileRequestRetentionSec: number
   forceRequestPassword: boolean
+
+  /** METRICS_ENABLED and how `/metrics` is guarded; null while metrics are off. */
+  metrics: MetricsSettings | null
+}
+
+export interface MetricsSettings {
+  /** METRICS_TOKEN: the Bearer token a scrape must present; null for none (METRICS_PORT only). */
+  token: string | null
+  /** METRICS_PORT: `/metrics` on this port at 127.0.0.1 instead of the main port; null for none. */
+  port: number | null
 }
 
 export interface S3Settings {
@@ -518,6 +528,8 @@ export function loadConfig(env: Env = process.env): Config {
     fileRequestDailyLimit: read.integer('FILE_REQUEST_DAILY_LIMIT', 10),
     fileRequestRetentionSec: read.integer('FILE_REQUEST_RETENTION_SEC', 7 * DAY, 60),
     forceRequestPassword: read.boolean('FORCE_REQUEST_PASSWORD', false),
+
+    metrics: readMetrics(read, port),
   }
   for (const [variable, on] of [
     ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
@@ -567,6 +579,39 @@ function databaseUrl(value: string | null): string | null {
     )
   }
   return value
+}
+
+/** Shortest METRICS_TOKEN accepted: as long as a session secret, so it cannot be guessed. */
+export const METRICS_TOKEN_MIN_LENGTH = 32
+
+/**
+ * The metrics settings: off unless METRICS_ENABLED, and then guarded by METRICS_TOKEN, served
+ * only on METRICS_PORT at 127.0.0.1, or both; never open on the main port.
+ */
+function readMetrics(read: Reader, mainPort: number): MetricsSettings | null {
+  if (!read.boolean('METRICS_ENABLED', false)) return null
+  const token = read.optionalString('METRICS_TOKEN')
+  const port =
+    read.optionalString('METRICS_PORT') === null ? null : read.integer('METRICS_PORT', 0, 1, 65535)
+  if (token === null && port === null) {
+    throw new ConfigError(
+      'METRICS_ENABLED',
+      'true',
+      'false unless METRICS_TOKEN or METRICS_PORT is set (/metrics is never open on the main port)',
+    )
+  }
+  if (token !== null && (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      // The value itself is a secret and stays out of the log.
+      `<${token.length} characters>`,
+      `at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces`,
+    )
+  }
+  if (port !== null && port === mainPort) {
+    throw new ConfigError('METRICS_PORT', String(port), `another port than PORT (${mainPort})`)
+  }
+  return { token, port }
 }
 
 /** Shortest OIDC_SESSION_SECRET accepted: 32 characters, a 256-bit HS256 key at the least. */

@@ -23,6 +23,7 @@ import { attachUploadSockets } from './ws/upload-socket.js'
 import { creationGuard } from './auth/creation-guard.js'
 import { loadLogin } from './auth/login.js'
 import { requestIp } from './middleware/client-ip.js'
+import { serverMetrics } from './metrics/endpoint.js'
 
 export interface StartOptions {
   version: string
@@ -43,6 +44,8 @@ export interface RunningService {
   cleanup: CleanupJob
   /** Whether this instance runs the shared background work (db/leader-lock.ts). */
   leader: LeaderLock
+  /** The address of METRICS_PORT's listener, when metrics are served there. */
+  metricsUrl: string | undefined
   /**
    * Stops accepting connections, lets running uploads finish for up to SHUTDOWN_GRACE_MS, aborts
    * what is left, and closes the database.
@@ -70,8 +73,20 @@ export async function startServer(config: Config, options: StartOptions): Promis
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
   const login = await loadLogin(config)
   const guard = creationGuard(config, login?.keys ?? null)
+  const metrics =
+    config.metrics === null
+      ? undefined
+      : serverMetrics(config.metrics, {
+          db,
+          sessions: services.sessions,
+          quotaBytes: config.uploadQuotaBytes,
+          quotaWindowSec: config.uploadQuotaWindowSec,
+          now,
+          logger,
+        })
   let draining = false
   const app = createApp({
+    metrics,
     draining: () => draining,
     config,
     version: options.version,
@@ -84,6 +99,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
     authRoutes: login?.routes,
     webRoot: options.webRoot,
   })
+  // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.
+  const metricsUrl = await metrics?.listen().catch(async (error: unknown) => {
+    await metrics.close()
+    throw error
+  })
   const http = await listen(app, {
     port: config.port,
     host: config.host,
@@ -91,6 +111,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
       connectOrigins: blobs.downloadOrigin ? [blobs.downloadOrigin] : [],
       https: new URL(config.baseUrl).protocol === 'https:',
     }),
+  }).catch(async (error: unknown) => {
+    await metrics?.close()
+    throw error
   })
   const ipOf = (request: IncomingMessage) => requestIp(request, config.trustedProxies)
   const sockets = attachUploadSockets(http.server, {
@@ -135,6 +158,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await services.sessions.abortAll()
         await sockets.close()
         await http.close()
+        await metrics?.close()
         await checkpointer?.stop()
         await db.close()
       } finally {
@@ -144,7 +168,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     return closing
   }
 
-  return { url: http.url, app, config, db, blobs, services, cleanup, leader, close }
+  return { url: http.url, app, config, db, blobs, services, cleanup, leader, metricsUrl, close }
 }
 
 /**

@@ -10,9 +10,13 @@ export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
   app.get('*', (c, next) => (isPagePath(c.req.path) ? page(c, next) : next()))
 }
 
-/** Paths the web app routes itself: no file name, outside the API, the login and the assets. */
+/**
+ * Paths the web app routes itself: no file name, outside the API, the login, the assets and
+ * `/metrics` (which answers 404 wherever metrics are not served, never a page).
+ */
 export function isPagePath(path: string): boolean {
   if (isApiPath(path) || isUnder(path, '/auth') || isUnder(path, '/assets')) return false
+  if (isUnder(path, '/metrics')) return false
   return !path.slice(path.lastIndexOf('/') + 1).includes('.')
 }
 

@@ -7,6 +7,7 @@ import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import type { Context, MiddlewareHandler } from 'hono'
 
 import { isDatabaseUnavailable } from '../db/unavailable.js'
+import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
@@ -33,6 +34,7 @@ export function rateLimit(
     const answer = (result: RateLimitResult): Promise<Response | void> => {
       const headers = rateLimitHeaders(result)
       if (!result.allowed) {
+        recordRateLimitRefusal()
         return Promise.resolve(
           c.json({ error: ERROR_MESSAGES.rateLimited }, 429, {
             ...headers,

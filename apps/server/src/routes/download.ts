@@ -11,6 +11,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
+import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
 import type { BlobDelivery } from '../storage/blob-store.js'
 
 export interface CountedDownload {
@@ -42,6 +43,7 @@ export function downloadResponse(
 ): Response {
   const { size, fileCount, delivery } = download
   if ('url' in delivery) {
+    recordDownload('url')
     return c.json({ url: delivery.url, size, fileCount }, 200)
   }
   const headers = {
@@ -49,6 +51,7 @@ export function downloadResponse(
     'Content-Length': String(size),
     'X-File-Count': String(fileCount),
   }
+  recordDownload('stream')
   const outgoing = c.env?.outgoing
   if (outgoing === undefined) return c.body(delivery.blob.stream(), 200, headers)
   // The blob is written straight to the Node response, past the web stream that a Response body
@@ -60,6 +63,7 @@ export function downloadResponse(
   // response, which the client sees at once as a cut-off body; there is nothing else to answer.
   delivery.blob
     .pipeTo(outgoing, size)
+    .then(() => recordBytesSent(size))
     .catch((error: unknown) => logger.error('a download was cut off after its answer began', error))
   return RESPONSE_ALREADY_SENT
 }

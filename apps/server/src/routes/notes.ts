@@ -14,6 +14,7 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
+import { recordNoteView } from '../metrics/recorder.js'
 import type { NotesService } from '../services/notes.js'
 import { invalid } from '../services/validation.js'
 import { readJson, requireJsonBody } from './body.js'
@@ -81,7 +82,9 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
   app.post('/note/:id/view', async (c) => {
     const id = noteId(c)
     const body = await tokenBody(c)
-    return json(JSON.stringify(await notes.view(id, body, deps.ipOf(c))), 200)
+    const viewed = await notes.view(id, body, deps.ipOf(c))
+    recordNoteView()
+    return json(JSON.stringify(viewed), 200)
   })
 
   app.post('/note/:id/password', async (c) => {

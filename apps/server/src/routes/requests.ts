@@ -13,6 +13,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
+import { trackUploadSession } from '../metrics/track-session.js'
 import type { RequestsService } from '../services/requests.js'
 import { readJson, refuseFormPost, requireJsonBody } from './body.js'
 import { receiveChunk } from './chunk.js'
@@ -86,6 +87,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       fileCount: c.req.header('x-file-count'),
     })
     const upload = await requests.beginUpload(id, init, deps.ipOf(c), 'http')
+    trackUploadSession(upload, 'chunks', true)
     return c.json({ id: upload.id }, 201)
   })
 

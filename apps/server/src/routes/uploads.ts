@@ -8,6 +8,7 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
+import { trackUploadSession } from '../metrics/track-session.js'
 import type { UploadsService } from '../services/uploads.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
@@ -48,6 +49,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
       await deps.requireLogin(c)
       const spec = uploads.parseSpec(headerValues(c), 'content-length')
       session = await uploads.begin(spec, deps.ipOf(c), 'http')
+      trackUploadSession(session, 'single')
     } catch (error) {
       throw refuse(error)
     }

@@ -13,6 +13,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { LeaderLock } from '../db/leader-lock.js'
 import type { Logger } from '../logger.js'
+import { recordCleanupRun, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { Services } from './container.js'
 
@@ -144,9 +145,14 @@ export class CleanupJob {
    * no step runs until `start()`, so nothing touches a database that is being closed.
    */
   runOnce(): Promise<CleanupReport> {
-    this.running ??= this.run().finally(() => {
-      this.running = undefined
-    })
+    this.running ??= this.run()
+      .then((report) => {
+        recordCleanupRun(report)
+        return report
+      })
+      .finally(() => {
+        this.running = undefined
+      })
     return this.running
   }
 
@@ -221,7 +227,10 @@ export class CleanupJob {
       const stored = services.storedChunks
       if (!stored) return
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
-      report.sessionsExpired += await stored.expireIdle(idleMs)
+      const expired = await stored.expireIdle(idleMs)
+      report.sessionsExpired += expired
+      // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
+      recordUploadFailed('chunks', 0, expired)
       report.partialsRemoved += await this.deps.blobs.sweepChunks(
         idleMs + PARTIAL_MARGIN_MS,
         await stored.ids(),

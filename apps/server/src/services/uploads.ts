@@ -17,6 +17,12 @@ import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
+import {
+  recordUploadCompleted,
+  recordUploadFailed,
+  recordUploadStarted,
+} from '../metrics/recorder.js'
+import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
@@ -267,7 +273,11 @@ export class UploadsService {
    */
   async beginChunked(spec: UploadSpec, clientIp: string): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return (await this.begin(spec, clientIp, 'http')).id
+    if (!stored) {
+      const session = await this.begin(spec, clientIp, 'http')
+      trackUploadSession(session, 'chunks')
+      return session.id
+    }
     const reservation = await this.deps.quota.reserve(clientIp, spec.size)
     const id = randomUUID()
     try {
@@ -277,6 +287,7 @@ export class UploadsService {
       throw error
     }
     await reservation.settle(true)
+    recordUploadStarted('chunks')
     return id
   }
 
@@ -294,14 +305,22 @@ export class UploadsService {
     if (!tokenMatches(ownerToken, spec.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
-    const claimed = await stored.claim(id)
+    const claimed = await stored.claim(id).catch((error: unknown) => {
+      // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
+      if (error instanceof HttpError) recordUploadFailed('chunks')
+      throw error
+    })
     if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     try {
       await this.deps.blobs.joinChunks(id, claimed.chunks)
       await this.record(id, spec, async () => undefined)
+    } catch (error) {
+      recordUploadFailed('chunks')
+      throw error
     } finally {
       await stored.remove([id])
     }
+    recordUploadCompleted('chunks', spec.size)
     return id
   }
 
@@ -474,6 +493,7 @@ export class UploadsService {
         throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
       }
       await this.deps.storedChunks!.remove([id])
+      recordUploadFailed('chunks')
       return
     }
     const session = this.deps.sessions.get(id, isFileUploadContext)

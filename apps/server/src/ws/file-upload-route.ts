@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http'
 
 import type { UploadWsInitHeaders } from '@fileshare/protocol'
 
+import { trackUploadSession } from '../metrics/track-session.js'
 import type { UploadsService } from '../services/uploads.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
 
@@ -66,6 +67,7 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
       const headers = httpHeaders(frame)
       const spec = uploads.parseSpec(headers, HTTP_HEADER_NAMES.contentLength)
       const session = await uploads.begin(spec, deps.ipOf(request), 'socket')
+      trackUploadSession(session, 'ws')
       const ownerToken = headers[HTTP_HEADER_NAMES.ownerToken]
       return {
         session,

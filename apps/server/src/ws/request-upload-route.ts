@@ -14,6 +14,7 @@ import {
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
+import { trackUploadSession } from '../metrics/track-session.js'
 import type { RequestsService } from '../services/requests.js'
 import { invalid } from '../services/validation.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
@@ -83,6 +84,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
         }
         const init = requests.parseUploadInit(initValues(frame))
         const session = await requests.beginUpload(requestId, init, deps.ipOf(request), 'socket')
+        trackUploadSession(session, 'ws', true)
         return {
           session,
           /**

@@ -14,6 +14,7 @@ import { DATABASE_UNAVAILABLE_MESSAGE } from '../app.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
+import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import { rateLimitHeaders } from '../middleware/rate-limit.js'
 import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import type { UploadsService } from '../services/uploads.js'
@@ -140,6 +141,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     const limited = (result: RateLimitResult): void => {
       const headers = rateLimitHeaders(result)
       if (!result.allowed) {
+        recordRateLimitRefusal()
         return refuse(socket, 429, ERROR_MESSAGES.rateLimited, {
           ...headers,
           [HEADERS.retryAfter]: String(result.retryAfterSec),

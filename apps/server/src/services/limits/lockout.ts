@@ -9,6 +9,7 @@ import { and, eq, gt, lte, sql } from 'drizzle-orm'
 
 import type { Db } from '../../db/client.js'
 import { HttpError } from '../../http-error.js'
+import { recordLockoutRefusal } from '../../metrics/recorder.js'
 import type { DailyIpHash } from './quota.js'
 
 /**
@@ -42,13 +43,23 @@ export async function tokenUnderLockout(
 ): Promise<boolean> {
   const { key, clientIp, hasPassword } = guard
   if (!hasPassword) return token.matches
-  await lockout.assertOpen(key, clientIp)
+  await assertOpen(lockout, key, clientIp)
   if (token.matches) await lockout.succeed(key, clientIp)
   // A guess that raced past the check after the limit was reached is answered as locked.
   else if (token.wellFormed && !(await lockout.fail(key, clientIp))) {
-    await lockout.assertOpen(key, clientIp)
+    await assertOpen(lockout, key, clientIp)
   }
   return token.matches
+}
+
+/** The lockout's check, with each refusal recorded for the metrics. */
+async function assertOpen(lockout: Lockout, key: string, clientIp: string): Promise<void> {
+  try {
+    await lockout.assertOpen(key, clientIp)
+  } catch (error) {
+    if (error instanceof HttpError) recordLockoutRefusal()
+    throw error
+  }
 }
 
 export interface MemoryLockoutOptions {

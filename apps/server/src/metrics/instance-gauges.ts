@@ -1,0 +1,160 @@
+/**
+ * The gauges one server reads when it is scraped: upload sessions it holds in memory, and what the
+ * database holds (stored bytes and items, upload quota in use, chunked sessions kept there). The
+ * database's figures are the same on every instance that shares it.
+ */
+import { count, eq, sql } from 'drizzle-orm'
+import { Gauge, Registry } from 'prom-client'
+
+import type { Db } from '../db/client.js'
+import type { Logger } from '../logger.js'
+import type { UploadSessions } from '../services/upload-sessions.js'
+
+export interface InstanceGaugeDeps {
+  db: Db
+  sessions: Pick<UploadSessions, 'size'>
+  /** FILE_UPLOAD_QUOTA_BYTES and its window (FILE_UPLOAD_QUOTA_WINDOW) in seconds. */
+  quotaBytes: number
+  quotaWindowSec: number
+  now: () => number
+  logger: Pick<Logger, 'warn'>
+}
+
+interface Snapshot {
+  uploads: { items: number; bytes: number }
+  requestUploads: { items: number; bytes: number }
+  notes: number
+  requests: number
+  quotaUsed: number
+  quotaHeld: number
+  storedSessions: number
+}
+
+const total = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number)
+
+async function readSnapshot(deps: InstanceGaugeDeps): Promise<Snapshot> {
+  const { db } = deps
+  const { uploads, requestUploads, notes, fileRequests, uploadQuota, chunkSessions } = db.tables
+  const windowMs = deps.quotaWindowSec * 1000
+  const windowStart = Math.floor(deps.now() / windowMs) * windowMs
+  const [[files], [inRequests], [noteCount], [requestCount], [quota], [stored]] = await Promise.all(
+    [
+      db.query.select({ items: count(), bytes: total(uploads.size) }).from(uploads),
+      db.query.select({ items: count(), bytes: total(requestUploads.size) }).from(requestUploads),
+      db.query.select({ items: count() }).from(notes),
+      db.query.select({ items: count() }).from(fileRequests),
+      db.query
+        .select({
+          used: sql<number>`coalesce(sum(case when ${eq(uploadQuota.windowStart, windowStart)} then ${uploadQuota.bytes} else 0 end), 0)`.mapWith(
+            Number,
+          ),
+          held: total(uploadQuota.held),
+        })
+        .from(uploadQuota),
+      db.query.select({ items: count() }).from(chunkSessions),
+    ],
+  )
+  return {
+    uploads: files!,
+    requestUploads: inRequests!,
+    notes: noteCount!.items,
+    requests: requestCount!.items,
+    quotaUsed: quota!.used,
+    quotaHeld: quota!.held,
+    storedSessions: stored!.items,
+  }
+}
+
+/** A registry of this server's gauges, filled at each scrape. */
+export function instanceGauges(deps: InstanceGaugeDeps): Registry {
+  const registry = new Registry()
+  const registers = [registry]
+  // A scrape collects every gauge at once: they share the one read under way.
+  let pending: Promise<Snapshot | undefined> | undefined
+  const snapshot = (): Promise<Snapshot | undefined> => {
+    pending ??= readSnapshot(deps)
+      // A database out of reach leaves its gauges out of the scrape rather than failing it.
+      .catch((error: unknown) => {
+        deps.logger.warn(`metrics: the database figures could not be read: ${String(error)}`)
+        return undefined
+      })
+      .finally(() => {
+        pending = undefined
+      })
+    return pending
+  }
+  /** A gauge set from the snapshot, one value per label value. */
+  const fromDatabase = (
+    name: string,
+    help: string,
+    values: (s: Snapshot) => Record<string, number>,
+  ) =>
+    new Gauge<'kind'>({
+      name,
+      help,
+      labelNames: ['kind'],
+      registers,
+      async collect() {
+        this.reset()
+        const taken = await snapshot()
+        if (taken === undefined) return
+        for (const [kind, value] of Object.entries(values(taken))) this.set({ kind }, value)
+      },
+    })
+  const single = (name: string, help: string, value: (s: Snapshot) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      async collect() {
+        this.reset()
+        const taken = await snapshot()
+        if (taken !== undefined) this.set(value(taken))
+      },
+    })
+
+  new Gauge({
+    name: 'fileshare_upload_sessions_active',
+    help: 'Upload sessions this instance holds in memory (socket, single-request and chunked).',
+    registers,
+    collect() {
+      this.set(deps.sessions.size)
+    },
+  })
+  single(
+    'fileshare_upload_sessions_stored',
+    'Chunked upload sessions kept in the database (PostgreSQL); the same on every instance.',
+    (s) => s.storedSessions,
+  )
+  fromDatabase(
+    'fileshare_storage_used_bytes',
+    'Ciphertext bytes of stored uploads and of uploads in requests; the same on every instance.',
+    (s) => ({ uploads: s.uploads.bytes, request_uploads: s.requestUploads.bytes }),
+  )
+  fromDatabase(
+    'fileshare_stored_items',
+    'Uploads, notes, requests and uploads in requests stored; the same on every instance.',
+    (s) => ({
+      uploads: s.uploads.items,
+      notes: s.notes,
+      requests: s.requests,
+      request_uploads: s.requestUploads.items,
+    }),
+  )
+  single(
+    'fileshare_upload_quota_used_bytes',
+    'Bytes counted against the upload quota in its current window, all clients together.',
+    (s) => s.quotaUsed,
+  )
+  single(
+    'fileshare_upload_quota_held_bytes',
+    'Bytes held against the upload quota by uploads still running, all clients together.',
+    (s) => s.quotaHeld,
+  )
+  new Gauge({
+    name: 'fileshare_upload_quota_limit_bytes',
+    help: 'FILE_UPLOAD_QUOTA_BYTES: bytes each client may upload per window; 0 when off.',
+    registers,
+  }).set(deps.quotaBytes)
+  return registry
+}
