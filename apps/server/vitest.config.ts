@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config'
 
 /** Integration suites whose servers run on PostgreSQL as well. */
 const POSTGRES_SUITES = [
+  'admin',
   'auth',
   'chunk-admission',
   'cleanup',
@@ -24,12 +25,15 @@ const POSTGRES_SUITES = [
   'notes',
   'password-oracle',
   'postgres',
+  'reports',
   'request-flow',
   'request-upload-ws',
   'requests',
   'salts',
   'shared-limits',
+  'stored-sessions',
   'upload-ws',
+  'upload-status',
   'uploads',
 ].map((name) => `test/${name}.test.ts`)
 
@@ -52,6 +56,7 @@ export default defineConfig({
             'test/postgres.test.ts',
             'test/shared-limits.test.ts',
             'test/cluster-chunks.test.ts',
+            'test/stored-sessions.test.ts',
           ],
         },
       },

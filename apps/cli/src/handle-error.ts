@@ -17,6 +17,8 @@ export interface ErrorReport {
   /** ProtocolError code or system error code. */
   code?: string
   retryAfterSec?: number
+  /** A 410 of an item the server's operator took down. */
+  removed?: boolean
   /** Commander printed it already. */
   printed?: boolean
 }
@@ -53,6 +55,11 @@ export function describeError(error: unknown): ErrorReport {
       message: error.message,
       exitCode: EXIT.REFUSED,
       status: error.status,
+    }
+    // Taken down by the operator, not expired: the server's 410 says so (docs/api.md, Takedown).
+    if (error.removed) {
+      report.removed = true
+      if (error.takedown) report.message = `${error.message} (${error.takedown})`
     }
     if (error.status === 401 && error.message === LOGIN_REQUIRED) {
       report.message = `${error.message}: run \`fileshare login\` to sign in to this server`

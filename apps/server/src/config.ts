@@ -78,6 +78,8 @@ export interface Config {
   rateLimitWindowMs: number
   /** Requests per window and IP; 0 turns the rate limit off. */
   rateLimitMax: number
+  /** Abuse reports per rate-limit window and IP (`POST /api/report/:id`); 0 refuses none. */
+  reportRateLimitMax: number
   /** Upload bytes per window and IP; 0 turns the quota off. */
   uploadQuotaBytes: number
   uploadQuotaWindowSec: number
@@ -451,6 +453,7 @@ export function loadConfig(env: Env = process.env): Config {
 
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
     rateLimitMax: read.integer('RATE_LIMIT_MAX', 600),
+    reportRateLimitMax: read.integer('REPORT_RATE_LIMIT_MAX', 3),
     uploadQuotaBytes: read.size('FILE_UPLOAD_QUOTA_BYTES', 0),
     uploadQuotaWindowSec: read.integer('FILE_UPLOAD_QUOTA_WINDOW', DAY, 1),
     cleanupIntervalSec: read.integer('CLEANUP_INTERVAL', 60, 1),

@@ -171,8 +171,34 @@ export const tombstones = sqliteTable(
     ownerTokenHash: blob('owner_token_hash', { mode: 'buffer' }).notNull(),
     /** The item's own expiry; a used-up item may not have reached it yet. */
     expiresAt: integer('expires_at').notNull(),
+    /** When the operator took the item down (`fileshare-admin rm`); null when it expired. */
+    removedAt: integer('removed_at'),
+    /** The operator's words on a takedown, shown with its 410; null when none were given. */
+    takedownReason: text('takedown_reason'),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+/**
+ * Abuse reports filed through `POST /api/report/:id` and handled with `fileshare-admin reports`.
+ * `key` is the link secret, only when the reporter chose to include it; nothing of the reporter
+ * (no IP, no login) is kept.
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The reported upload, note or request id, whether or not it exists. */
+    targetId: text('target_id').notNull(),
+    reason: text('reason').notNull(),
+    key: text('key'),
+    /** `open`, `resolved` or `dismissed`. */
+    status: text('status').notNull().default('open'),
+    createdAt: integer('created_at').notNull(),
+    /** When the operator resolved or dismissed it. */
+    closedAt: integer('closed_at'),
+  },
+  (table) => [index('reports_status').on(table.status)],
 )
 
 /**
@@ -214,7 +240,11 @@ export const lockouts = sqliteTable(
 /**
  * A chunked HTTP upload under way when sessions live in the database (PostgreSQL): any instance
  * takes its chunks and its finalize. `context` is the JSON of what finalize needs (token hashes
- * as base64, never tokens); `receivedBytes` only grows by a conditional update.
+ * as base64, never tokens); `receivedBytes` only grows by a conditional update. `nextIndex` is
+ * the lowest chunk index not recorded and `writtenBytes` the size of the chunks below it, both
+ * kept by the transaction that records a chunk. `requestId` names the file request of an upload
+ * into one (its slot is held while the row exists); `quotaHash`, `quotaWindow` and `quotaBytes`
+ * say where the upload quota holds the declared size until the session ends.
  */
 export const chunkSessions = sqliteTable(
   'chunk_sessions',
@@ -223,11 +253,20 @@ export const chunkSessions = sqliteTable(
     context: text('context').notNull(),
     declaredSize: integer('declared_size').notNull(),
     receivedBytes: integer('received_bytes').notNull().default(0),
+    nextIndex: integer('next_index').notNull().default(0),
+    writtenBytes: integer('written_bytes').notNull().default(0),
+    requestId: text('request_id'),
+    quotaHash: text('quota_hash'),
+    quotaWindow: integer('quota_window'),
+    quotaBytes: integer('quota_bytes').notNull().default(0),
     state: text('state').notNull(),
     createdAt: integer('created_at').notNull(),
     lastActivity: integer('last_activity').notNull(),
   },
-  (table) => [index('chunk_sessions_last_activity').on(table.lastActivity)],
+  (table) => [
+    index('chunk_sessions_last_activity').on(table.lastActivity),
+    index('chunk_sessions_request_id').on(table.requestId),
+  ],
 )
 
 /** One stored chunk of a chunk session: its size and where the blob store keeps it. */

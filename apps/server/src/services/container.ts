@@ -10,7 +10,13 @@ import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
+import { abuseNotifier } from './notify-abuse.js'
+import { ReportsService } from './reports.js'
 import { RequestsService } from './requests.js'
+import { liveSessionKeys } from './live-sessions.js'
+import { SessionStatusService } from './session-status.js'
+import { storedSessionStatusProvider } from './stored-session-status.js'
+import { Takedown } from './takedown.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
 import { UploadSessions } from './upload-sessions.js'
@@ -24,11 +30,20 @@ export interface Services {
   notes: NotesService
   requests: RequestsService
   inbox: InboxService
+  /** How far an unfinished upload got, over every kind of session (session-status.ts). */
+  sessionStatus: SessionStatusService
+  /** Keys of every session that may still write, on any instance (live-sessions.ts). */
+  liveSessionKeys: () => Promise<ReadonlySet<string>>
   quota: DbUploadQuota
   lockout: Lockout
   rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
+  /** The operator's removals (fileshare-admin rm). */
+  takedown: Takedown
+  reports: ReportsService
+  /** The per-IP limit of abuse reports, pruned by the cleanup job with the others. */
+  reportLimiter: RateLimit
 }
 
 export async function createServices(
@@ -46,23 +61,6 @@ export async function createServices(
     onError,
     bufferBudget: config.fileUploadChunkBuffer,
   })
-  // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
-  // chunk and the chunk due next streamed straight into its blob.
-  const storedChunks =
-    db.dialect === 'postgres'
-      ? new StoredChunkSessions(
-          db,
-          blobs,
-          {
-            maxChunkSize: config.fileChunkMaxSize,
-            window: config.fileUploadConcurrentChunks,
-            maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
-            speedLimit: config.fileUploadSpeedLimit,
-          },
-          sessions,
-          now,
-        )
-      : undefined
   const janitor = new BlobJanitor(db, blobs, now, onError)
   const ipHash = await DailyIpHash.load(db)
   const quota = new DbUploadQuota({
@@ -72,6 +70,23 @@ export async function createServices(
     windowSec: config.uploadQuotaWindowSec,
     now,
   })
+  // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
+  // chunk and the chunk due next streamed straight into its blob.
+  const storedChunks =
+    db.dialect === 'postgres'
+      ? new StoredChunkSessions(
+          db,
+          blobs,
+          {
+            window: config.fileUploadConcurrentChunks,
+            maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
+            speedLimit: config.fileUploadSpeedLimit,
+          },
+          sessions,
+          quota,
+          now,
+        )
+      : undefined
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the
   // one instance keeps them in memory, which costs a request no write.
   const shared = db.dialect === 'postgres'
@@ -87,13 +102,49 @@ export async function createServices(
   const rateLimiter = shared
     ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
     : new RateLimiter(limitOptions)
+  // The same window as the `/api` limit, so both share the windows table and its pruning.
+  const reportOptions = { ...limitOptions, max: config.reportRateLimitMax }
+  const reportLimiter = shared
+    ? new SharedRateLimiter({ ...reportOptions, db, ipHash })
+    : new RateLimiter(reportOptions)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
-  const requests = new RequestsService({ ...uploadDeps, ipHash, onError })
-  const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
+  const requests = new RequestsService({
+    ...uploadDeps,
+    storedChunks,
+    ipHash,
+    tombstones,
+    onError,
+  })
+  // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
+  // of session.
+  const sessionStatus = new SessionStatusService([storedSessionStatusProvider(uploads, requests)])
+  // What the sweeps by age must leave alone: one source per kind of session.
+  const liveKeys = liveSessionKeys([
+    () => sessions.ids(),
+    ...(storedChunks ? [() => storedChunks.ids()] : []),
+  ])
+  const inbox = new InboxService({
+    db,
+    blobs,
+    sessions,
+    storedChunks,
+    lockout,
+    janitor,
+    tombstones,
+    now,
+  })
+  const takedown = new Takedown({ db, tombstones, janitor, now })
+  const reports = new ReportsService({
+    db,
+    limiter: reportLimiter,
+    now,
+    notify: abuseNotifier(logger),
+    onError,
+  })
   return {
     sessions,
     storedChunks,
@@ -101,10 +152,15 @@ export async function createServices(
     notes,
     requests,
     inbox,
+    sessionStatus,
+    liveSessionKeys: liveKeys,
     quota,
     lockout,
     rateLimiter,
     janitor,
     tombstones,
+    takedown,
+    reports,
+    reportLimiter,
   }
 }

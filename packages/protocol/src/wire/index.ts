@@ -29,7 +29,7 @@ export type {
   IdResponse,
 } from './common.js'
 
-export { ERROR_MESSAGES } from './errors.js'
+export { ERROR_MESSAGES, TAKEDOWN_REASON, isTakedown } from './errors.js'
 export type { ErrorMessageKey, ErrorMessage, ErrorResponse } from './errors.js'
 
 export {
@@ -165,6 +165,9 @@ export type {
   InboxManagementHeaders,
   InboxManagementResponse,
 } from './inbox.js'
+
+export { reportPath, REPORT_REASON_MAX_CHARS, REPORT_BODY_MAX_BYTES } from './reports.js'
+export type { ReportBody, ReportResponse } from './reports.js'
 
 export type { LoginRequirements, ConfigResponse } from './config.js'
 

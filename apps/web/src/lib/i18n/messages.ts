@@ -10,6 +10,7 @@ import { history } from './en/history'
 import { inbox } from './en/inbox'
 import { login } from './en/login'
 import { notes } from './en/notes'
+import { report } from './en/report'
 import { requests } from './en/requests'
 import { upload } from './en/upload'
 
@@ -34,6 +35,7 @@ export const catalogue = {
   ...requests,
   ...inbox,
   ...about,
+  ...report,
 } satisfies Record<string, Message>
 
 export type MessageKey = keyof typeof catalogue

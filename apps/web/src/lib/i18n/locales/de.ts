@@ -528,4 +528,19 @@ export default {
   'about.imprint': 'Impressum',
   'about.privacy': 'Datenschutzerklärung',
   'about.footerLink': 'Über diesen Dienst',
+  'error.removed.title': 'Vom Betreiber entfernt',
+  'error.removed.body': 'Der Betreiber dieses Dienstes hat entfernt, worauf dieser Link verwies.',
+  'error.removed.reason': 'Begründung des Betreibers: {reason}',
+  'report.link': 'Melden',
+  'report.title': 'Dem Betreiber melden',
+  'report.intro':
+    'Teilen Sie dem Betreiber dieses Dienstes mit, was mit diesem Inhalt nicht stimmt, etwa dass er rechtswidrig oder missbräuchlich ist.',
+  'report.reason': 'Grund',
+  'report.includeKey': 'Schlüssel dieses Links mitsenden',
+  'report.keyNote':
+    'Ohne den Schlüssel kann der Betreiber den Inhalt nicht sehen: Er ist verschlüsselt, und nur dieser Link öffnet ihn.',
+  'report.send': 'Meldung senden',
+  'report.sending': 'Meldung wird gesendet …',
+  'report.sent': 'Vielen Dank. Ihre Meldung wurde an den Betreiber gesendet.',
+  'report.failed': 'Die Meldung konnte nicht gesendet werden. {message}',
 } satisfies Translation<'one' | 'other'>

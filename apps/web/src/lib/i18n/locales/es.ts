@@ -575,4 +575,20 @@ export default {
   'about.imprint': 'Aviso legal',
   'about.privacy': 'Política de privacidad',
   'about.footerLink': 'Acerca de este servicio',
+  'error.removed.title': 'Eliminado por el operador',
+  'error.removed.body':
+    'El operador de este servicio eliminó aquello a lo que apuntaba este enlace.',
+  'error.removed.reason': 'Motivo del operador: {reason}',
+  'report.link': 'Denunciar',
+  'report.title': 'Denunciar al operador',
+  'report.intro':
+    'Indique al operador de este servicio qué problema tiene este contenido, por ejemplo, que es ilegal o abusivo.',
+  'report.reason': 'Motivo',
+  'report.includeKey': 'Incluir la clave de este enlace',
+  'report.keyNote':
+    'Sin la clave, el operador no puede ver el contenido: está cifrado y solo este enlace lo abre.',
+  'report.send': 'Enviar denuncia',
+  'report.sending': 'Enviando la denuncia …',
+  'report.sent': 'Gracias. Su denuncia se envió al operador.',
+  'report.failed': 'No se pudo enviar la denuncia. {message}',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -578,4 +578,19 @@ export default {
   'about.imprint': 'Mentions légales',
   'about.privacy': 'Politique de confidentialité',
   'about.footerLink': 'À propos de ce service',
+  'error.removed.title': 'Supprimé par l’exploitant',
+  'error.removed.body': 'L’exploitant de ce service a supprimé ce vers quoi pointait ce lien.',
+  'error.removed.reason': 'Motif de l’exploitant : {reason}',
+  'report.link': 'Signaler',
+  'report.title': 'Signaler à l’exploitant',
+  'report.intro':
+    'Indiquez à l’exploitant de ce service ce qui pose problème dans ce contenu, par exemple qu’il est illégal ou abusif.',
+  'report.reason': 'Motif',
+  'report.includeKey': 'Joindre la clé de ce lien',
+  'report.keyNote':
+    'Sans la clé, l’exploitant ne peut pas voir le contenu : il est chiffré et seul ce lien l’ouvre.',
+  'report.send': 'Envoyer le signalement',
+  'report.sending': 'Envoi du signalement …',
+  'report.sent': 'Merci. Votre signalement a été envoyé à l’exploitant.',
+  'report.failed': 'Le signalement n’a pas pu être envoyé. {message}',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -573,4 +573,19 @@ export default {
   'about.imprint': 'Note legali',
   'about.privacy': 'Informativa sulla privacy',
   'about.footerLink': 'Informazioni su questo servizio',
+  'error.removed.title': 'Rimosso dal gestore',
+  'error.removed.body': 'Il gestore di questo servizio ha rimosso ciò a cui puntava questo link.',
+  'error.removed.reason': 'Motivo del gestore: {reason}',
+  'report.link': 'Segnala',
+  'report.title': 'Segnala al gestore',
+  'report.intro':
+    'Spiega al gestore di questo servizio cosa non va in questo contenuto, per esempio che è illegale o abusivo.',
+  'report.reason': 'Motivo',
+  'report.includeKey': 'Includi la chiave di questo link',
+  'report.keyNote':
+    'Senza la chiave il gestore non può vedere il contenuto: è cifrato e solo questo link lo apre.',
+  'report.send': 'Invia segnalazione',
+  'report.sending': 'Invio della segnalazione …',
+  'report.sent': 'Grazie. La tua segnalazione è stata inviata al gestore.',
+  'report.failed': 'Impossibile inviare la segnalazione. {message}',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -492,4 +492,20 @@ export default {
   'about.imprint': '運営者情報',
   'about.privacy': 'プライバシーポリシー',
   'about.footerLink': 'このサービスについて',
+  'error.removed.title': '運営者により削除されました',
+  'error.removed.body':
+    'このリンクが指していた内容は、このサービスの運営者によって削除されました。',
+  'error.removed.reason': '運営者による理由: {reason}',
+  'report.link': '報告',
+  'report.title': '運営者に報告',
+  'report.intro':
+    'このコンテンツの問題点（違法、不正利用など）をこのサービスの運営者に伝えてください。',
+  'report.reason': '理由',
+  'report.includeKey': 'このリンクの鍵を含める',
+  'report.keyNote':
+    '鍵がなければ運営者は内容を見ることができません。内容は暗号化されており、このリンクでしか開けません。',
+  'report.send': '報告を送信',
+  'report.sending': '報告を送信しています…',
+  'report.sent': 'ありがとうございます。報告は運営者に送信されました。',
+  'report.failed': '報告を送信できませんでした。{message}',
 } satisfies Translation<'other'>

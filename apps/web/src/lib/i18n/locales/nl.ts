@@ -517,4 +517,20 @@ export default {
   'about.imprint': 'Colofon',
   'about.privacy': 'Privacyverklaring',
   'about.footerLink': 'Over deze dienst',
+  'error.removed.title': 'Verwijderd door de beheerder',
+  'error.removed.body':
+    'De beheerder van deze dienst heeft verwijderd waar deze link naar verwees.',
+  'error.removed.reason': 'Reden van de beheerder: {reason}',
+  'report.link': 'Melden',
+  'report.title': 'Melden bij de beheerder',
+  'report.intro':
+    'Laat de beheerder van deze dienst weten wat er mis is met deze inhoud, bijvoorbeeld dat die illegaal of misbruik is.',
+  'report.reason': 'Reden',
+  'report.includeKey': 'De sleutel van deze link meesturen',
+  'report.keyNote':
+    'Zonder de sleutel kan de beheerder de inhoud niet zien: die is versleuteld en alleen deze link opent hem.',
+  'report.send': 'Melding versturen',
+  'report.sending': 'Melding wordt verstuurd …',
+  'report.sent': 'Bedankt. Uw melding is naar de beheerder verstuurd.',
+  'report.failed': 'De melding kon niet worden verstuurd. {message}',
 } satisfies Translation<'one' | 'other'>

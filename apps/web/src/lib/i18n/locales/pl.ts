@@ -595,4 +595,19 @@ export default {
   'about.imprint': 'Nota prawna',
   'about.privacy': 'Polityka prywatności',
   'about.footerLink': 'O tym serwisie',
+  'error.removed.title': 'Usunięte przez operatora',
+  'error.removed.body': 'Operator tej usługi usunął to, na co wskazywał ten link.',
+  'error.removed.reason': 'Powód podany przez operatora: {reason}',
+  'report.link': 'Zgłoś',
+  'report.title': 'Zgłoś operatorowi',
+  'report.intro':
+    'Napisz operatorowi tej usługi, co jest nie tak z tą treścią, na przykład że jest nielegalna lub stanowi nadużycie.',
+  'report.reason': 'Powód',
+  'report.includeKey': 'Dołącz klucz tego linku',
+  'report.keyNote':
+    'Bez klucza operator nie widzi treści: jest zaszyfrowana i otwiera ją tylko ten link.',
+  'report.send': 'Wyślij zgłoszenie',
+  'report.sending': 'Wysyłanie zgłoszenia …',
+  'report.sent': 'Dziękujemy. Zgłoszenie zostało wysłane do operatora.',
+  'report.failed': 'Nie udało się wysłać zgłoszenia. {message}',
 } satisfies Translation<'one' | 'few' | 'many' | 'other'>

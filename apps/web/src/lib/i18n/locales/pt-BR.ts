@@ -567,4 +567,20 @@ export default {
   'about.imprint': 'Informações legais',
   'about.privacy': 'Política de privacidade',
   'about.footerLink': 'Sobre este serviço',
+  'error.removed.title': 'Removido pelo operador',
+  'error.removed.body':
+    'O operador deste serviço removeu o conteúdo para o qual este link apontava.',
+  'error.removed.reason': 'Motivo do operador: {reason}',
+  'report.link': 'Denunciar',
+  'report.title': 'Denunciar ao operador',
+  'report.intro':
+    'Conte ao operador deste serviço o que há de errado com este conteúdo, por exemplo, que é ilegal ou abusivo.',
+  'report.reason': 'Motivo',
+  'report.includeKey': 'Incluir a chave deste link',
+  'report.keyNote':
+    'Sem a chave, o operador não consegue ver o conteúdo: ele é criptografado e só este link o abre.',
+  'report.send': 'Enviar denúncia',
+  'report.sending': 'Enviando a denúncia …',
+  'report.sent': 'Obrigado. Sua denúncia foi enviada ao operador.',
+  'report.failed': 'Não foi possível enviar a denúncia. {message}',
 } satisfies Translation<'one' | 'many' | 'other'>
