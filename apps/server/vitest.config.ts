@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config'
 /** Integration suites whose servers run on PostgreSQL as well. */
 const POSTGRES_SUITES = [
   'admin',
+  'api-tokens',
   'auth',
   'chunk-admission',
   'cleanup',

@@ -3,7 +3,7 @@
  * the exit code: 1 usage, 2 refused by the server (its message verbatim), 3 network or integrity
  * failure, 130 interrupted.
  */
-import { ApiError, isAbortError, ProtocolError } from '@fileshare/protocol'
+import { API_TOKEN_MESSAGES, ApiError, isAbortError, ProtocolError } from '@fileshare/protocol'
 import { CommanderError } from 'commander'
 
 import { escapeControls } from './lib/entry-name.js'
@@ -63,6 +63,9 @@ export function describeError(error: unknown): ErrorReport {
     }
     if (error.status === 401 && error.message === LOGIN_REQUIRED) {
       report.message = `${error.message}: run \`fileshare login\` to sign in to this server`
+    }
+    if (error.status === 401 && error.message === API_TOKEN_MESSAGES.invalidToken) {
+      report.message = `${error.message}: make a new one, or run \`fileshare logout\``
     }
     if (error.retryAfterSec !== null) {
       report.retryAfterSec = error.retryAfterSec

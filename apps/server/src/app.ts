@@ -41,6 +41,8 @@ export interface AppDeps {
   guard: CreationGuard
   /** The `/auth` routes when login is on (auth/login.ts). */
   authRoutes?: Hono<AppEnv> | undefined
+  /** The personal API token routes, mounted under `/api` (auth/login.ts). */
+  tokenRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
   /** True once shutdown has begun (`GET /api/ready` then answers 503). */
@@ -146,6 +148,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   )
   app.route('/api/inbox', inboxRoutes({ inbox: services.inbox, enabled: requestsOn, ipOf, logger }))
   app.route('/api', reportRoutes({ reports: services.reports, ipOf }))
+
+  if (deps.tokenRoutes) app.route('/api', deps.tokenRoutes)
 
   if (deps.authRoutes) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.

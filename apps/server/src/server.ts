@@ -71,8 +71,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // Reserved request slots belong to sessions of the last run, which ended with it.
   const freed = await services.requests.resetReservations()
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
-  const login = await loadLogin(config)
-  const guard = creationGuard(config, login?.keys ?? null)
+  const login = await loadLogin(config, services.apiTokens)
+  const guard = creationGuard(config, login?.keys ?? null, services.apiTokens)
   const metrics =
     config.metrics === null
       ? undefined
@@ -97,6 +97,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     now,
     guard,
     authRoutes: login?.routes,
+    tokenRoutes: login?.tokenRoutes,
     webRoot: options.webRoot,
   })
   // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.

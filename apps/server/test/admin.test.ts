@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest'
 
 import { runAdmin } from '../src/admin/program.js'
 import { openDatabase } from '../src/db/client.js'
+import { ApiTokens } from '../src/services/api-tokens.js'
 import { newDatabaseEnv, querySql } from './dialects.js'
 import { noteBody, uploadHeaders } from './harness.js'
 import { call, createRequest, send } from './requests.suite.js'
@@ -337,6 +338,36 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
       status: 410,
       body: { reason: 'removed', takedown: 'Phishing' },
     })
+  })
+
+  it('lists and revokes API tokens through the program, never showing a token', async () => {
+    const env = await serverEnv()
+    await (await start(env)).stop()
+    const db = await openDatabase({
+      dataDir: env.DATA_DIR!,
+      databaseUrl: env.DATABASE_URL ?? null,
+      databasePoolSize: 1,
+    })
+    const created = await new ApiTokens({ db, now: () => Date.now() }).create('ada', {
+      name: 'nightly backup',
+      scopes: ['files'],
+      expiresInDays: 30,
+    })
+    await db.close()
+
+    const listed = await admin(env, 'tokens', '--json')
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(listed.stdout).not.toContain(created.token)
+    expect(JSON.parse(listed.stdout)).toMatchObject({
+      tokens: [{ id: created.id, subject: 'ada', name: 'nightly backup', scopes: ['files'] }],
+    })
+    const text = await admin(env, 'tokens')
+    expect(text.stdout).toContain('nightly backup')
+    expect(text.stdout).not.toContain(created.token)
+
+    expect((await admin(env, 'tokens', 'revoke', created.id)).code).toBe(0)
+    expect(await adminJson(env, 'tokens')).toEqual({ tokens: [] })
+    expect((await admin(env, 'tokens', 'revoke', created.id)).code).toBe(2)
   })
 
   it('runs as its own program and refuses bad usage with one line', async () => {

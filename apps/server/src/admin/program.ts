@@ -14,6 +14,7 @@ import { purgeExpiredCommand } from './commands/purge-expired.js'
 import { closeReportCommand, listReportsCommand, showReportCommand } from './commands/reports.js'
 import { rmCommand } from './commands/rm.js'
 import { statsCommand } from './commands/stats.js'
+import { tokensCommand } from './commands/tokens.js'
 import { openAdminContext, type AdminContext } from './context.js'
 import type { CommandOutput } from './output.js'
 
@@ -88,7 +89,15 @@ export async function runAdmin(args: string[], io: AdminIo): Promise<number> {
     .command('dismiss <n>')
     .description('mark a report unfounded')
     .action(run((ctx, n: string) => closeReportCommand(ctx, n, 'dismissed')))
-  // `fileshare-admin tokens` (API tokens, issue 25) registers here, as one more command file.
+  const tokens = program.command('tokens').description('personal API tokens of signed-in users')
+  tokens
+    .command('list', { isDefault: true })
+    .description('every token with its owner, scopes, creation, last use and expiry')
+    .action(run((ctx) => tokensCommand(ctx.services, { action: 'list' })))
+  tokens
+    .command('revoke <id>')
+    .description('revoke a token at once, on every instance')
+    .action(run((ctx, id: string) => tokensCommand(ctx.services, { action: 'revoke', id })))
 
   try {
     await program.parseAsync(args, { from: 'user' })

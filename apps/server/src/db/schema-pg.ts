@@ -13,6 +13,7 @@ import {
   primaryKey,
   serial,
   text,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core'
 
 /** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
@@ -241,4 +242,24 @@ export const chunkParts = pgTable(
     etag: text('etag'),
   },
   (table) => [primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
+)
+
+/** Personal API tokens, as in schema.ts. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    subject: text('subject').notNull(),
+    name: text('name').notNull(),
+    scopes: text('scopes').notNull(),
+    tokenHash: bytea('token_hash').notNull(),
+    createdAt: long('created_at').notNull(),
+    expiresAt: long('expires_at').notNull(),
+    /** Updated at most once a minute, so a busy script does not write on every request. */
+    lastUsedAt: long('last_used_at'),
+  },
+  (table) => [
+    uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
+    index('api_tokens_subject').on(table.subject),
+  ],
 )

@@ -2,7 +2,15 @@
  * The database schema. Bearer tokens are stored only as SHA-256 hashes (services/tokens.ts), so a
  * stolen database opens nothing. Times are milliseconds since the epoch.
  */
-import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import {
+  blob,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core'
 
 /** A finished file upload; it exists only once its blob is complete (spec: File upload states). */
 export const uploads = sqliteTable(
@@ -280,4 +288,28 @@ export const chunkParts = sqliteTable(
     etag: text('etag'),
   },
   (table) => [primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
+)
+
+/**
+ * Personal API tokens (services/api-tokens.ts): a signed-in user's credential for scripts, kept
+ * only as the SHA-256 hash of its random bytes and tied to the OIDC subject that made it.
+ * `scopes` is a comma-separated list of files, notes and requests. Revoking deletes the row.
+ */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    subject: text('subject').notNull(),
+    name: text('name').notNull(),
+    scopes: text('scopes').notNull(),
+    tokenHash: blob('token_hash', { mode: 'buffer' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    /** Updated at most once a minute, so a busy script does not write on every request. */
+    lastUsedAt: integer('last_used_at'),
+  },
+  (table) => [
+    uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
+    index('api_tokens_subject').on(table.subject),
+  ],
 )

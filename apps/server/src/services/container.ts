@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
+import { ApiTokens } from './api-tokens.js'
 import { BlobJanitor } from './blob-janitor.js'
 import { InboxService } from './inbox.js'
 import { DbLockout, MemoryLockout, type Lockout } from './limits/lockout.js'
@@ -44,6 +45,7 @@ export interface Services {
   reports: ReportsService
   /** The per-IP limit of abuse reports, pruned by the cleanup job with the others. */
   reportLimiter: RateLimit
+  apiTokens: ApiTokens
 }
 
 export async function createServices(
@@ -162,5 +164,6 @@ export async function createServices(
     takedown,
     reports,
     reportLimiter,
+    apiTokens: new ApiTokens({ db, now }),
   }
 }

@@ -185,3 +185,22 @@ export {
   OIDC_PROVIDERS,
 } from './auth.js'
 export type { OidcProvider, LoginQuery, SessionResponse, SessionPayload } from './auth.js'
+
+export {
+  API_TOKEN_PREFIX,
+  API_TOKEN_BYTES,
+  API_TOKEN_SCOPES,
+  API_TOKEN_NAME_MAX,
+  API_TOKEN_MAX_DAYS,
+  API_TOKENS_PER_USER,
+  API_TOKEN_BODY_MAX_BYTES,
+  API_TOKEN_MESSAGES,
+  isApiToken,
+} from './tokens.js'
+export type {
+  ApiTokenScope,
+  CreateApiTokenBody,
+  ApiTokenInfo,
+  CreateApiTokenResponse,
+  ApiTokenListResponse,
+} from './tokens.js'

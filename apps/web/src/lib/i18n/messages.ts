@@ -12,6 +12,7 @@ import { login } from './en/login'
 import { notes } from './en/notes'
 import { report } from './en/report'
 import { requests } from './en/requests'
+import { tokens } from './en/tokens'
 import { upload } from './en/upload'
 
 /** A plural category of `Intl.PluralRules` (CLDR): English has one and other, Polish four. */
@@ -34,6 +35,7 @@ export const catalogue = {
   ...notes,
   ...requests,
   ...inbox,
+  ...tokens,
   ...about,
   ...report,
 } satisfies Record<string, Message>
