@@ -168,7 +168,7 @@ async function runResume(
     )
   }
   if (unfinished.kind === 'request') return resumeRequestSend(unfinished, options, ctx)
-  const api = await createSignedInApi(unfinished.server, ctx.credentials, {
+  const api = await createSignedInApi(unfinished.server, ctx, {
     webSocket: unfinished.options.websocket,
   })
   const input = await openResumedInput(unfinished, ctx, output)
