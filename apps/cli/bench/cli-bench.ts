@@ -10,8 +10,12 @@
  * (BENCH_CLI_DIR names another folder). For context it still measures the disk of the system's
  * temporary folder: on a disk an upload is flushed before it is answered, so no send outruns
  * that figure. Send and get run `BENCH_CLI_ROUNDS` times (3) and the best round of each counts,
- * as the raw cipher's best of three does; a peak RSS is the highest of its rounds. The last line
- * is one JSON object.
+ * as the raw cipher's best of three does; a peak RSS is the highest of its rounds.
+ *
+ * Then the file is sent once more through a proxy that cuts the connection every quarter of it
+ * (three drops; every 256 MiB of 1 GiB), and once through the same proxy without drops: the
+ * resumed send's speed against the uninterrupted one (target >= 0.8). The last line is one JSON
+ * object.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
@@ -22,6 +26,7 @@ import { fileURLToPath } from 'node:url'
 
 import { wantedNodeFlags } from '@fileshare/server/dist/node-flags.js'
 import { rawNodeGcmMBps, spawnServer } from '@fileshare/testing'
+import { dropsEvery, startDropProxy } from '@fileshare/testing/drop-proxy'
 
 import { CliUser, type CliResult } from '../test/cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from '../test/files.js'
@@ -32,6 +37,8 @@ const RAW_BYTES = 512 * MiB
 const RECORD = MiB
 const RSS_TARGET_MB = 250
 const RATIO_TARGET = 0.5
+const DROP_RATIO_TARGET = 0.8
+const DROPS = 3
 const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 3)
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
@@ -116,6 +123,29 @@ async function startServerProcess(root: string): Promise<ServerProcess> {
   }
 }
 
+/**
+ * One send of `file` through a drop proxy cutting it at `dropAt`: its time, the drops made and
+ * the resumes the command printed. The upload is deleted after.
+ */
+async function sendThroughProxy(
+  serverUrl: string,
+  home: string,
+  file: string,
+  dropAt: number[],
+): Promise<Timed & { drops: number; resumes: number }> {
+  const proxy = await startDropProxy({ targetPort: Number(new URL(serverUrl).port), dropAt })
+  try {
+    const user = new CliUser(home, proxy.url)
+    const sent = await timed(() => user.ok(['send', file, '--json']))
+    const { link } = JSON.parse(sent.result.stdout) as { link: string }
+    await user.ok(['delete', link])
+    const resumes = sent.result.stderr.match(/Connection lost; resumed at/g)?.length ?? 0
+    return { ...sent, drops: proxy.drops, resumes }
+  } finally {
+    await proxy.close()
+  }
+}
+
 async function main(): Promise<void> {
   const diskDir = tmpdir()
   const root = benchRoot()
@@ -186,6 +216,20 @@ async function main(): Promise<void> {
     if (send === undefined || chunked === undefined || get === undefined)
       throw new Error('BENCH_CLI_ROUNDS must be at least 1')
 
+    // The same path for both, so that only the drops differ: the proxy's own cost is in each.
+    const steady = await sendThroughProxy(server.url, user.home, file, [])
+    const dropped = await sendThroughProxy(
+      server.url,
+      user.home,
+      file,
+      dropsEvery(Math.floor(SIZE / (DROPS + 1)), DROPS),
+    )
+    if (dropped.drops !== DROPS || dropped.resumes !== DROPS) {
+      throw new Error(
+        `expected ${DROPS} drops and resumes, saw ${dropped.drops} and ${dropped.resumes}`,
+      )
+    }
+
     const sendMBps = mbps(SIZE, send.ms)
     const chunkedMBps = mbps(SIZE, chunked.ms)
     const getMBps = mbps(SIZE, get.ms)
@@ -206,7 +250,11 @@ async function main(): Promise<void> {
       sendPeakRssMB: Math.round(peak.send / 1e6),
       sendChunkedPeakRssMB: Math.round(peak.chunked / 1e6),
       getPeakRssMB: Math.round(peak.get / 1e6),
-      targets: { ratio: RATIO_TARGET, peakRssMB: RSS_TARGET_MB },
+      proxiedSendMBps: Math.round(mbps(SIZE, steady.ms)),
+      droppedSendMBps: Math.round(mbps(SIZE, dropped.ms)),
+      drops: dropped.drops,
+      dropRatio: Number((steady.ms / dropped.ms).toFixed(3)),
+      targets: { ratio: RATIO_TARGET, peakRssMB: RSS_TARGET_MB, dropRatio: DROP_RATIO_TARGET },
     }
     const row = (name: string, value: string, target: string) =>
       console.log(`${name.padEnd(26)} ${value.padStart(12)}   ${target}`)
@@ -237,6 +285,12 @@ async function main(): Promise<void> {
       `target < ${RSS_TARGET_MB} MB`,
     )
     row('peak RSS, get', `${figures.getPeakRssMB} MB`, `target < ${RSS_TARGET_MB} MB`)
+    row('send through proxy', `${figures.proxiedSendMBps} MB/s`, 'no drops (context)')
+    row(
+      `  with ${DROPS} drops, resumed`,
+      `${figures.droppedSendMBps} MB/s`,
+      `ratio ${figures.dropRatio} (target >= ${DROP_RATIO_TARGET})`,
+    )
     console.log(JSON.stringify(figures))
   } finally {
     await server.close()

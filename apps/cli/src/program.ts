@@ -8,7 +8,7 @@ import { loginCommands } from './commands/login.js'
 import { lsCommand } from './commands/ls.js'
 import { noteCommand } from './commands/note.js'
 import { requestCommand } from './commands/request.js'
-import { sendCommand } from './commands/send.js'
+import { resumeCommand, sendCommand } from './commands/send.js'
 import type { Context } from './lib/context.js'
 import { examples } from './lib/options.js'
 import { readPackageVersion } from './package-version.js'
@@ -67,6 +67,7 @@ export function createProgram(ctx: Context): Command {
     .version(readPackageVersion(), '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .addCommand(sendCommand(ctx))
+    .addCommand(resumeCommand(ctx))
     .addCommand(getCommand(ctx))
     .addCommand(noteCommand(ctx))
     .addCommand(requestCommand(ctx))

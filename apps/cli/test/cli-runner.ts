@@ -2,7 +2,7 @@
  * Runs the built `fileshare` command as a child process, as a user would, with its own HOME and
  * config folder, and collects what it prints and its exit code.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -32,6 +32,8 @@ export interface CliOptions {
    * Node by default; an installed `fileshare` or the single executable otherwise.
    */
   command?: readonly string[]
+  /** Called with the child process once started (to kill it mid-way). */
+  onSpawn?: (child: ChildProcess) => void
 }
 
 /** A fresh HOME with its config folder; every test user starts with no history and no login. */
@@ -101,6 +103,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
     cwd: options.cwd,
     stdio: measure ? PEAK_RSS_STDIO : ['pipe', 'pipe', 'pipe'],
   })
+  options.onSpawn?.(child)
   const peakRss = measure ? peakRssOf(child) : Promise.resolve(undefined)
   return new Promise((resolve, reject) => {
     let stdout = ''

@@ -1,10 +1,12 @@
 /** `fileshare delete <link>`: deletes an upload, note or request this machine created. */
-import { deleteFile, deleteInbox, deleteNote, isApiError } from '@fileshare/protocol'
+import { deleteFile, deleteInbox, deleteNote, isApiError, PATHS } from '@fileshare/protocol'
 import { Command } from 'commander'
 
 import { createApi } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { UsageError } from '../lib/errors.js'
+import type { UnfinishedUpload } from '../lib/history.js'
+import type { Output } from '../lib/output.js'
 import { addJsonOption, examples } from '../lib/options.js'
 
 export async function runDelete(
@@ -15,6 +17,8 @@ export async function runDelete(
   const output = ctx.output(options.json)
   const entry = await ctx.history.find(query)
   if (entry === undefined) {
+    const unfinished = await ctx.history.findUnfinished(query)
+    if (unfinished) return cancelUnfinished(unfinished, output, ctx)
     throw new UsageError(
       `${query} is not in this machine's history (\`fileshare ls\`); only the machine that created ` +
         'an upload or note holds its owner token',
@@ -39,12 +43,31 @@ export async function runDelete(
   else output.print(`The ${what} was already gone from the server; removed it from this list.`)
 }
 
+/** Cancels an unfinished upload: the server drops its bytes, and this machine its state. */
+async function cancelUnfinished(upload: UnfinishedUpload, output: Output, ctx: Context) {
+  const api = createApi(upload.server)
+  let deleted = true
+  try {
+    if (upload.kind === 'file') await deleteFile(api, upload.id, upload.ownerToken)
+    else await api.json('DELETE', PATHS.requestUpload(upload.requestId, upload.id))
+  } catch (error) {
+    if (!isApiError(error, 404)) throw error
+    deleted = false
+  }
+  await ctx.history.dropUnfinished(upload.id)
+  if (output.json) output.result({ id: upload.id, kind: 'unfinished', deleted, gone: !deleted })
+  else if (deleted) output.print(`Cancelled the unfinished upload ${upload.id}.`)
+  else
+    output.print(`The unfinished upload ${upload.id} was already gone from the server; forgot it.`)
+}
+
 export function deleteCommand(ctx: Context): Command {
   const command = new Command('delete')
     .summary('delete an upload, note or request sent from this machine')
     .description(
       'Deletes an upload, a note or a file request at once, with the owner token kept in this ' +
         "machine's history, and forgets it; one the server no longer has is only forgotten. " +
+        'An unfinished upload (`fileshare resume`) is cancelled. ' +
         'Takes the link, the id, or the start of the id.',
     )
     .argument(

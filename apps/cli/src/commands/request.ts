@@ -8,8 +8,13 @@ import {
   createFileRequest,
   encryptedSize,
   openRequest,
+  resumeSendToRequest,
   sendNoteToRequest,
   sendToRequest,
+  type OpenedRequest,
+  type RequestUploadState,
+  type ApiClient,
+  type SentToRequest,
 } from '@fileshare/protocol'
 import { Command } from 'commander'
 
@@ -19,7 +24,7 @@ import { printable } from '../lib/entry-name.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
 import { parseRequestLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
-import { checkPayloadFits } from '../lib/node-source.js'
+import { checkPayloadFits, localUtcOffsetMinutes } from '../lib/node-source.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -34,6 +39,18 @@ import {
 import { passwordFromOption } from '../lib/prompts.js'
 import { resolveServer } from '../lib/server.js'
 import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
+import type { UnfinishedRequestUpload } from '../lib/history.js'
+import type { Payload } from '../lib/node-source.js'
+import type { Output } from '../lib/output.js'
+import {
+  addRetriesOption,
+  chooseRetries,
+  keptResumeOptions,
+  keptUpload,
+  openResumedInput,
+  resumedRunOptions,
+  UnfinishedKeeper,
+} from '../lib/resuming.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -173,6 +190,8 @@ export interface RequestSendOptions {
   name?: string
   websocket?: boolean
   json?: boolean
+  /** How long to keep resuming after a lost connection (`5m`; `0` for never). */
+  retries?: string
 }
 
 export async function runRequestSend(
@@ -183,6 +202,7 @@ export async function runRequestSend(
 ): Promise<void> {
   const output = ctx.output(options.json)
   const fromStdin = readsStdin(paths, options.name, ctx.stdin)
+  const retryForMs = chooseRetries(options.retries)
   const { baseUrl, link } = parseRequestLink(linkText)
   const api = createApi(baseUrl, {
     webSocket: options.websocket !== false ? await nodeWebSocket() : undefined,
@@ -211,6 +231,7 @@ export async function runRequestSend(
     stdin: ctx.stdin,
     maxBytes: opened.maxUploadSize,
     warn: (line) => output.warn(line),
+    utcOffsetMinutes: localUtcOffsetMinutes(),
   })
   try {
     const { payload } = input
@@ -220,45 +241,106 @@ export async function runRequestSend(
       'this request',
     )
 
-    const bar = output.progress('Uploading', cipherSize)
-    let sent
-    try {
-      sent = await sendToRequest(api, opened, payload.source, {
+    const start = { server: baseUrl, paths, retryForMs }
+    const keeper = UnfinishedKeeper.for(
+      ctx.history,
+      payload,
+      start,
+      (state: RequestUploadState) => ({
+        kind: 'request',
+        uploadLink: linkText,
+        requestId: opened.id,
+        state,
+        options: {
+          websocket: options.websocket !== false,
+          ...(options.note === undefined ? {} : { note: options.note }),
+        },
+      }),
+    )
+    const sent = await keptUpload(output, ctx, cipherSize, keeper, (onProgress) =>
+      sendToRequest(api, opened, payload.source, {
         metadata: payload.metadata,
         fileCount: payload.fileCount,
-        onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
+        onProgress,
         signal: ctx.signal,
         cipher: nodeRecords,
-      })
-    } finally {
-      bar.stop()
-    }
-    const note =
-      options.note !== undefined
-        ? await sendNoteToRequest(api, opened, options.note, {
-            withUpload: sent.id,
-            signal: ctx.signal,
-            cipher: nodeRecords,
-          })
-        : undefined
-
-    if (output.json) {
-      output.result({
-        requestId: opened.id,
-        message: opened.brief.message,
-        id: sent.id,
-        noteId: note?.id ?? null,
-        files: payload.files,
-        size: payload.contentBytes,
-        transport: sent.transport,
-        skipped: payload.skipped,
-      })
-      return
-    }
-    output.print(
-      `Sent ${payload.summary}, ${formatBytes(payload.contentBytes)}${note ? ', with a note' : ''}. ` +
-        'Only the requester can open it.',
+        resume: keptResumeOptions(retryForMs, (line) => output.warn(line), keeper),
+      }),
     )
+    await finishRequestSend(api, opened, payload, sent, options, ctx, output)
+  } finally {
+    await input.close()
+  }
+}
+
+/** Sends the note that goes with the files, if any, and prints what was sent. */
+async function finishRequestSend(
+  api: ApiClient,
+  opened: OpenedRequest,
+  payload: Payload,
+  sent: SentToRequest,
+  options: { note?: string | undefined },
+  ctx: Context,
+  output: Output,
+): Promise<void> {
+  const note =
+    options.note !== undefined
+      ? await sendNoteToRequest(api, opened, options.note, {
+          withUpload: sent.id,
+          signal: ctx.signal,
+          cipher: nodeRecords,
+        })
+      : undefined
+
+  if (output.json) {
+    output.result({
+      requestId: opened.id,
+      message: opened.brief.message,
+      id: sent.id,
+      noteId: note?.id ?? null,
+      files: payload.files,
+      size: payload.contentBytes,
+      transport: sent.transport,
+      skipped: payload.skipped,
+    })
+    return
+  }
+  output.print(
+    `Sent ${payload.summary}, ${formatBytes(payload.contentBytes)}${note ? ', with a note' : ''}. ` +
+      'Only the requester can open it.',
+  )
+}
+
+/**
+ * `send --resume` of an upload into a request: opens the request again from its upload link,
+ * checks the sources, continues the upload, then sends the note as `request send` does.
+ */
+export async function resumeRequestSend(
+  unfinished: UnfinishedRequestUpload,
+  options: { retries?: string | undefined; json?: boolean | undefined },
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const { baseUrl, link } = parseRequestLink(unfinished.uploadLink)
+  const api = createApi(baseUrl, {
+    webSocket: unfinished.options.websocket ? await nodeWebSocket() : undefined,
+  })
+  const opened = await openRequest(api, link)
+  const input = await openResumedInput(unfinished, ctx, output)
+  try {
+    const { payload } = input
+    const keeper = UnfinishedKeeper.resumed(ctx.history, unfinished)
+    const sent = await keptUpload(output, ctx, unfinished.state.size, keeper, (onProgress) =>
+      resumeSendToRequest(api, opened, payload.source, unfinished.state, {
+        metadata: payload.metadata,
+        fileCount: payload.fileCount,
+        onProgress,
+        signal: ctx.signal,
+        cipher: nodeRecords,
+        resume: resumedRunOptions(unfinished, options.retries, output),
+      }),
+    )
+    await finishRequestSend(api, opened, payload, sent, unfinished.options, ctx, output)
   } finally {
     await input.close()
   }
@@ -311,6 +393,7 @@ export function requestCommand(ctx: Context): Command {
       `file name of what - reads from standard input (default: ${STDIN_NAME})`,
     )
   addWebSocketOption(send)
+  addRetriesOption(send)
   addJsonOption(send)
   send
     .addHelpText(

@@ -1,12 +1,28 @@
 /** `fileshare send <paths...>`: encrypts and uploads files, prints the share link. */
-import { sendFile } from '@fileshare/protocol'
+import {
+  encryptedSize,
+  resumeSendFile,
+  sendFile,
+  type FileUploadState,
+  type SentFile,
+} from '@fileshare/protocol'
 import { Command } from 'commander'
 
 import { createSignedInApi, serverConfig } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { UsageError } from '../lib/errors.js'
-import { checkPayloadFits } from '../lib/node-source.js'
+import { checkPayloadFits, localUtcOffsetMinutes, type Payload } from '../lib/node-source.js'
 import { record } from '../lib/history.js'
+import type { Output } from '../lib/output.js'
+import {
+  addRetriesOption,
+  chooseRetries,
+  keptResumeOptions,
+  keptUpload,
+  openResumedInput,
+  resumedRunOptions,
+  UnfinishedKeeper,
+} from '../lib/resuming.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -23,6 +39,7 @@ import { resolveServer } from '../lib/server.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
 import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
+import { resumeRequestSend } from './request.js'
 
 export interface SendOptions {
   expire?: string
@@ -34,6 +51,10 @@ export interface SendOptions {
   websocket?: boolean
   json?: boolean
   qr?: boolean
+  /** How long to keep resuming after a lost connection (`5m`; `0` for never). */
+  retries?: string
+  /** Continue the last unfinished upload (true) or the one named. */
+  resume?: boolean | string
 }
 
 /**
@@ -49,7 +70,14 @@ function checkStdinPassword(options: SendOptions, ctx: Context): void {
 }
 
 export async function runSend(paths: string[], options: SendOptions, ctx: Context): Promise<void> {
+  if (options.resume !== undefined && options.resume !== false) {
+    if (paths.length > 1) throw new UsageError('--resume takes at most one upload id, no paths')
+    const query = typeof options.resume === 'string' ? options.resume : paths[0]
+    return runResume(query, options, ctx)
+  }
+  if (paths.length === 0) throw new UsageError('Name at least one file or folder to send')
   const output = ctx.output(options.json)
+  const retryForMs = chooseRetries(options.retries)
   const fromStdin = readsStdin(paths, options.name, ctx.stdin)
   if (fromStdin) checkStdinPassword(options, ctx)
   await refusePathAsPassword(options.password)
@@ -77,6 +105,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     stdin: ctx.stdin,
     maxBytes: config.maxFileSize,
     warn: (line) => output.warn(line),
+    utcOffsetMinutes: localUtcOffsetMinutes(),
   })
   try {
     const { payload } = input
@@ -90,68 +119,135 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
       env: ctx.env,
     })
 
-    const bar = output.progress('Uploading', cipherSize)
-    let sent
-    try {
-      sent = await sendFile(api, payload.source, {
+    const start = { server: baseUrl, paths, retryForMs }
+    const keeper = UnfinishedKeeper.for(ctx.history, payload, start, (state: FileUploadState) => ({
+      kind: 'file',
+      ownerToken: state.ownerToken,
+      state,
+      options: { expireSec, maxDownloads, websocket: options.websocket !== false },
+    }))
+    const sent = await keptUpload(output, ctx, cipherSize, keeper, (onProgress) =>
+      sendFile(api, payload.source, {
         expireSec,
         maxDownloads,
         metadata: payload.metadata,
         fileCount: payload.fileCount,
         ...(password !== undefined ? { password } : {}),
-        onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
+        onProgress,
         signal: ctx.signal,
         cipher: nodeRecords,
-      })
-    } finally {
-      bar.stop()
-    }
-
-    await record(
-      ctx.history,
-      {
-        kind: 'file',
-        id: sent.id,
-        server: baseUrl,
-        createdAt: new Date().toISOString(),
-        link: sent.link,
-        name: payload.summary,
-        size: payload.contentBytes,
-        fileCount: payload.files,
-        expiresAt: sent.expiresAt,
-        maxDownloads: sent.maxDownloads,
-        ownerToken: sent.ownerToken,
-      },
-      (line) => output.warn(line),
+        resume: keptResumeOptions(retryForMs, (line) => output.warn(line), keeper),
+      }),
     )
-
-    if (options.qr) await output.qr(sent.link)
-    if (output.json) {
-      output.result({
-        link: sent.link,
-        id: sent.id,
-        expiresAt: sent.expiresAt,
-        maxDownloads: sent.maxDownloads,
-        expireSec,
-        hasPassword: password !== undefined,
-        archive: payload.metadata.archive,
-        files: payload.files,
-        size: payload.contentBytes,
-        uploadSize: cipherSize,
-        transport: sent.transport,
-        skipped: payload.skipped,
-      })
-      return
-    }
-    output.info(
-      `Sent ${payload.summary}, ${formatBytes(payload.contentBytes)}` +
-        `${password !== undefined ? ', password-protected' : ''}. ` +
-        `${maxDownloads} download${maxDownloads === 1 ? '' : 's'}, expires ${formatWhen(sent.expiresAt)}.`,
-    )
-    output.print(sent.link)
+    await reportSent(ctx, output, baseUrl, payload, sent, {
+      expireSec,
+      json: options.json,
+      qr: options.qr,
+    })
   } finally {
     await input.close()
   }
+}
+
+/**
+ * `send --resume`: continues an unfinished upload of this machine (the last one, or the one
+ * `query` names) after checking that its sources are what they were, then ends as `send` does.
+ */
+async function runResume(
+  query: string | undefined,
+  options: SendOptions,
+  ctx: Context,
+): Promise<void> {
+  const output = ctx.output(options.json)
+  const unfinished = await ctx.history.findUnfinished(query)
+  if (!unfinished) {
+    throw new UsageError(
+      query === undefined
+        ? 'No unfinished upload on this machine to resume'
+        : `${query} is not an unfinished upload of this machine`,
+    )
+  }
+  if (unfinished.kind === 'request') return resumeRequestSend(unfinished, options, ctx)
+  const api = await createSignedInApi(unfinished.server, ctx, {
+    webSocket: unfinished.options.websocket,
+  })
+  const input = await openResumedInput(unfinished, ctx, output)
+  try {
+    const { payload } = input
+    const keeper = UnfinishedKeeper.resumed(ctx.history, unfinished)
+    const sent = await keptUpload(output, ctx, unfinished.state.size, keeper, (onProgress) =>
+      resumeSendFile(api, payload.source, unfinished.state, {
+        ...unfinished.options,
+        metadata: payload.metadata,
+        fileCount: payload.fileCount,
+        onProgress,
+        signal: ctx.signal,
+        cipher: nodeRecords,
+        resume: resumedRunOptions(unfinished, options.retries, output),
+      }),
+    )
+    await reportSent(ctx, output, unfinished.server, payload, sent, {
+      expireSec: unfinished.options.expireSec,
+      json: options.json,
+      qr: options.qr,
+    })
+  } finally {
+    await input.close()
+  }
+}
+
+/** Records a finished upload in the history and prints its link (or its JSON). */
+async function reportSent(
+  ctx: Context,
+  output: Output,
+  server: string,
+  payload: Payload,
+  sent: SentFile,
+  o: { expireSec: number; json: boolean | undefined; qr: boolean | undefined },
+): Promise<void> {
+  await record(
+    ctx.history,
+    {
+      kind: 'file',
+      id: sent.id,
+      server,
+      createdAt: new Date().toISOString(),
+      link: sent.link,
+      name: payload.summary,
+      size: payload.contentBytes,
+      fileCount: payload.files,
+      expiresAt: sent.expiresAt,
+      maxDownloads: sent.maxDownloads,
+      ownerToken: sent.ownerToken,
+    },
+    (line) => output.warn(line),
+  )
+
+  if (o.qr) await output.qr(sent.link)
+  const hasPassword = sent.hasPassword
+  if (output.json) {
+    output.result({
+      link: sent.link,
+      id: sent.id,
+      expiresAt: sent.expiresAt,
+      maxDownloads: sent.maxDownloads,
+      expireSec: o.expireSec,
+      hasPassword,
+      archive: payload.metadata.archive,
+      files: payload.files,
+      size: payload.contentBytes,
+      uploadSize: encryptedSize(payload.source.size),
+      transport: sent.transport,
+      skipped: payload.skipped,
+    })
+    return
+  }
+  output.info(
+    `Sent ${payload.summary}, ${formatBytes(payload.contentBytes)}` +
+      `${hasPassword ? ', password-protected' : ''}. ` +
+      `${sent.maxDownloads} download${sent.maxDownloads === 1 ? '' : 's'}, expires ${formatWhen(sent.expiresAt)}.`,
+  )
+  output.print(sent.link)
 }
 
 export function sendCommand(ctx: Context): Command {
@@ -165,7 +261,7 @@ export function sendCommand(ctx: Context): Command {
         'standard input as one file (named by --name); it is read to its end before the upload ' +
         'starts, through a temporary file that is encrypted and unlinked, so nothing is left on disk.',
     )
-    .argument('<paths...>', 'files and folders to send, or - for standard input')
+    .argument('[paths...]', 'files and folders to send, or - for standard input')
     .option('-e, --expire <duration>', "expiry such as 1h, 1d or 7d (allowed values: the server's)")
     .option('-d, --downloads <count>', "downloads allowed (allowed values: the server's)")
     .option(
@@ -175,6 +271,11 @@ export function sendCommand(ctx: Context): Command {
   addPasswordOption(command, 'protect the link with a password')
   addServerOption(command)
   addWebSocketOption(command)
+  addRetriesOption(command)
+  command.option(
+    '--resume [id]',
+    "continue this machine's last unfinished upload (or the one named) where it stopped",
+  )
   addQrOption(command, 'the link')
   addJsonOption(command)
   return command
@@ -186,7 +287,27 @@ export function sendCommand(ctx: Context): Command {
         'fileshare send secret.key --password --json',
         'fileshare send boarding-pass.pdf --qr',
         'pg_dump shop | fileshare send - --name shop.sql',
+        'fileshare send big.iso --retries 30m',
+        'fileshare send --resume',
       ),
     )
     .action((paths: string[], options: SendOptions) => runSend(paths, options, ctx))
+}
+
+/** `fileshare resume [id]`: the same as `fileshare send --resume [id]`. */
+export function resumeCommand(ctx: Context): Command {
+  const command = new Command('resume')
+    .summary('continue an unfinished upload of this machine (as send --resume)')
+    .description(
+      'Continues the last upload of this machine that did not finish (interrupted, or out of ' +
+        'retries), or the one named, from where the server has it, after checking that the files ' +
+        'are unchanged; prints the link as `fileshare send` does.',
+    )
+    .argument('[id]', 'the unfinished upload, by id or the start of it (default: the last)')
+  addRetriesOption(command)
+  addQrOption(command, 'the link')
+  addJsonOption(command)
+  return command.action((id: string | undefined, options: SendOptions) =>
+    runSend([], { ...options, resume: id ?? true }, ctx),
+  )
 }

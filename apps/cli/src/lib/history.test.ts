@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import { Credentials } from './credentials.js'
-import { History, type FileHistoryEntry } from './history.js'
+import { History, type FileHistoryEntry, type UnfinishedUpload } from './history.js'
 
 let dir: string
 
@@ -86,5 +86,49 @@ describe('Credentials', () => {
     expect(await credentials.remove('https://a.example')).toBe(true)
     expect(await credentials.get('https://a.example')).toBeUndefined()
     expect((await credentials.get('https://b.example'))?.token).toBe('token-b')
+  })
+})
+
+describe('unfinished uploads', () => {
+  function unfinished(id: string): UnfinishedUpload {
+    return {
+      kind: 'file',
+      id,
+      server: 'http://127.0.0.1:3000',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      ownerToken: 'owner-token-secret',
+      state: {
+        session: { id, transport: 'http', chunkSize: 1024 },
+        secret: 'secret-key-material',
+        salt: 'salt',
+        size: 100,
+        ownerToken: 'owner-token-secret',
+      },
+      sources: ['/tmp/report.pdf'],
+      fingerprint: {
+        entries: [{ path: '/tmp/report.pdf', size: 84, mtimeMs: 1 }],
+        cipherSize: 100,
+      },
+      options: { expireSec: 3600, maxDownloads: 1, websocket: true },
+    }
+  }
+
+  // Security: the resume state holds the upload's key, so it lives only in the 0600 file.
+  it('keeps resume state beside the entries, in the 0600 file, until dropped', async () => {
+    const history = new History(dir)
+    await history.keepUnfinished(unfinished(ID_A))
+    await history.add(fileEntry(ID_B))
+    await history.keepUnfinished(unfinished(ID_B))
+    await history.remove(ID_B)
+    expect((await history.unfinished()).map((u) => u.id)).toEqual([ID_A, ID_B])
+    expect((await history.findUnfinished())?.id).toBe(ID_B)
+    expect((await history.findUnfinished('1b4e28ba'))?.id).toBe(ID_A)
+    expect(await history.findUnfinished('ffff')).toBeUndefined()
+    expect((await stat(history.path)).mode & 0o777).toBe(0o600)
+    expect(await readFile(history.path, 'utf8')).toContain('secret-key-material')
+    expect(await history.dropUnfinished(ID_A)).toBe(true)
+    expect(await history.dropUnfinished(ID_A)).toBe(false)
+    expect((await history.unfinished()).map((u) => u.id)).toEqual([ID_B])
+    expect(await history.list()).toEqual([])
   })
 })

@@ -1,9 +1,12 @@
 /**
  * What this machine created: uploads, notes and file requests, with their links and owner tokens,
  * in `history.json` (0600) of the config folder. `fileshare ls` lists it, `fileshare delete` takes
- * the owner token from it. The owner tokens are kept nowhere else.
+ * the owner token from it. The owner tokens are kept nowhere else. Uploads still under way keep
+ * what resuming them takes there too (`unfinished`), until they end.
  */
 import { join } from 'node:path'
+
+import type { FileUploadState, RequestUploadState, SourceFingerprint } from '@fileshare/protocol'
 
 import { configDir, ensureConfigDir, readJsonFile, updateJsonFile } from './config-dir.js'
 import { UsageError } from './errors.js'
@@ -50,19 +53,69 @@ export interface RequestHistoryEntry extends BaseEntry {
 
 export type HistoryEntry = FileHistoryEntry | NoteHistoryEntry | RequestHistoryEntry
 
+/** What every unfinished upload records, whatever its kind. */
+export interface UnfinishedBase {
+  id: string
+  server: string
+  createdAt: string
+  /** The sources' absolute paths as given to `send`, in order. */
+  sources: string[]
+  /** What the sources were when the upload began; checked before every resume. */
+  fingerprint: SourceFingerprint
+}
+
+/**
+ * An upload the server has named and that has not ended: what `fileshare send --resume` needs.
+ * It holds the upload's secret, as a link does.
+ */
+export interface UnfinishedFileUpload extends UnfinishedBase {
+  kind: 'file'
+  ownerToken: string
+  /** Session, secret, salt, password lock, declared size. */
+  state: FileUploadState
+  /** The settings the upload was started with. */
+  options: { expireSec: number; maxDownloads: number; websocket: boolean }
+}
+
+/** An unfinished upload into a file request (`fileshare request send`). */
+export interface UnfinishedRequestUpload extends UnfinishedBase {
+  kind: 'request'
+  /** The upload link, which opens the request again. */
+  uploadLink: string
+  requestId: string
+  /** Session, secret, salt, declared size. */
+  state: RequestUploadState
+  /** The note to send after the files, if any. */
+  options: { websocket: boolean; note?: string }
+}
+
+export type UnfinishedUpload = UnfinishedFileUpload | UnfinishedRequestUpload
+
 interface HistoryFile {
   version: 1
   entries: HistoryEntry[]
+  unfinished: UnfinishedUpload[]
 }
 
 const KINDS = new Set(['file', 'note', 'request'])
 
 function parse(value: unknown): HistoryFile {
-  const entries = (value as { entries?: unknown } | undefined)?.entries
-  if (!Array.isArray(entries)) return { version: 1, entries: [] }
+  const { entries, unfinished } = (value ?? {}) as { entries?: unknown; unfinished?: unknown }
   return {
     version: 1,
-    entries: entries.filter(
+    unfinished: Array.isArray(unfinished)
+      ? unfinished.filter(
+          (u): u is UnfinishedUpload =>
+            typeof u === 'object' &&
+            u !== null &&
+            KINDS.has((u as UnfinishedUpload).kind) &&
+            typeof (u as UnfinishedUpload).id === 'string' &&
+            typeof (u as UnfinishedUpload).server === 'string' &&
+            typeof (u as UnfinishedUpload).state === 'object' &&
+            Array.isArray((u as UnfinishedUpload).sources),
+        )
+      : [],
+    entries: (Array.isArray(entries) ? entries : []).filter(
       (e): e is HistoryEntry =>
         typeof e === 'object' &&
         e !== null &&
@@ -77,7 +130,7 @@ const LINK_ID =
   /\/[dnri]\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:[/?#]|$)/
 
 /** Whether a query names the entry: its id, one of its links, or the start of its id (4+ chars). */
-function matches(entry: HistoryEntry, query: string): boolean {
+function matches(entry: { id: string }, query: string): boolean {
   const q = LINK_ID.exec(query)?.[1] ?? query.trim().toLowerCase()
   if (entry.id === q) return true
   return q.length >= 4 && /^[0-9a-f-]+$/.test(q) && entry.id.startsWith(q)
@@ -94,13 +147,17 @@ export class History {
     return parse(await readJsonFile(this.path)).entries
   }
 
-  async add(entry: HistoryEntry): Promise<void> {
+  add(entry: HistoryEntry): Promise<void> {
+    return this.putInto('entries', entry)
+  }
+
+  /** Adds `item` to the end of `list`, in place of one with its id. */
+  private async putInto(list: 'entries' | 'unfinished', item: { id: string }): Promise<void> {
     await ensureConfigDir(this.dir)
     await updateJsonFile(this.path, (current) => {
       const file = parse(current)
-      file.entries = file.entries.filter((e) => e.id !== entry.id)
-      file.entries.push(entry)
-      return file
+      const kept = (file[list] as { id: string }[]).filter((e) => e.id !== item.id)
+      return { ...file, [list]: [...kept, item] }
     })
   }
 
@@ -114,17 +171,52 @@ export class History {
   }
 
   /** Removes the entry with this id; answers whether it was there. */
-  async remove(id: string): Promise<boolean> {
+  remove(id: string): Promise<boolean> {
+    return this.removeFrom('entries', id)
+  }
+
+  private async removeFrom(list: 'entries' | 'unfinished', id: string): Promise<boolean> {
     let removed = false
     await ensureConfigDir(this.dir)
     await updateJsonFile(this.path, (current) => {
       const file = parse(current)
-      const kept = file.entries.filter((e) => e.id !== id)
-      if (kept.length === file.entries.length) return undefined
+      const kept = (file[list] as { id: string }[]).filter((e) => e.id !== id)
+      if (kept.length === file[list].length) return undefined
       removed = true
-      return { version: 1, entries: kept }
+      return { ...file, [list]: kept }
     })
     return removed
+  }
+
+  /** Unfinished uploads, oldest first. */
+  async unfinished(): Promise<UnfinishedUpload[]> {
+    return parse(await readJsonFile(this.path)).unfinished
+  }
+
+  /** Keeps (or replaces) the resume state of an unfinished upload. */
+  keepUnfinished(upload: UnfinishedUpload): Promise<void> {
+    return this.putInto('unfinished', upload)
+  }
+
+  /**
+   * The unfinished upload a query names (as `find` matches), or the latest when there is no
+   * query; undefined when none.
+   */
+  async findUnfinished(query?: string): Promise<UnfinishedUpload | undefined> {
+    const all = await this.unfinished()
+    if (query === undefined) return all.at(-1)
+    const found = all.filter((u) => matches(u, query))
+    if (found.length > 1) {
+      throw new UsageError(
+        `"${query}" matches ${found.length} unfinished uploads; give more of the id`,
+      )
+    }
+    return found[0]
+  }
+
+  /** Forgets an unfinished upload (it ended); answers whether it was there. */
+  dropUnfinished(id: string): Promise<boolean> {
+    return this.removeFrom('unfinished', id)
   }
 }
 

@@ -1,15 +1,23 @@
 /** What `send` makes of paths: a single file as it is, anything else as a streamed ZIP archive. */
 import { execFile } from 'node:child_process'
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { encryptedSize } from '@fileshare/protocol'
+import {
+  ciphertextFrom,
+  deriveUploadKeys,
+  encryptedSize,
+  fingerprintChange,
+  RECORD_SIZE,
+  RECORD_TAG_SIZE,
+} from '@fileshare/protocol'
 
-import { checkPayloadFits, preparePayload } from './node-source.js'
+import { checkPayloadFits, localUtcOffsetMinutes, preparePayload } from './node-source.js'
 
 const run = promisify(execFile)
 let dir: string
@@ -130,5 +138,85 @@ describe('checkPayloadFits', () => {
     expect(() =>
       checkPayloadFits(payload, { maxFiles: 10, maxEncryptedBytes: limit }, 'this server'),
     ).toThrow(/is more than this server takes \(.* encrypted\)$/)
+  })
+})
+
+describe('sending the same sources again', () => {
+  /** A folder of files of a few records each, with fixed times. */
+  async function folder(): Promise<string> {
+    const root = join(dir, 'album')
+    await mkdir(join(root, 'sub'), { recursive: true })
+    await writeFile(join(root, 'one.bin'), randomBytes(RECORD_SIZE + 333))
+    await writeFile(join(root, 'sub', 'two.bin'), randomBytes(2 * RECORD_SIZE + 5))
+    await writeFile(join(root, 'three.txt'), 'three')
+    const when = new Date(Date.UTC(2024, 2, 31, 1, 30, 0))
+    for (const path of ['one.bin', 'sub/two.bin', 'three.txt', 'sub', '.']) {
+      await utimes(join(root, path), when, when)
+    }
+    return root
+  }
+
+  it('writes an archive to the same bytes again, and from a record boundary in the middle', async () => {
+    const root = await folder()
+    const offset = localUtcOffsetMinutes()
+    const first = await preparePayload([root], warn, { utcOffsetMinutes: offset })
+    const bytes = await bytesOf(first.source.stream())
+    // Another run, in another time zone of the process: the zone saved with the upload is used.
+    const saved = process.env.TZ
+    process.env.TZ = 'Pacific/Chatham'
+    try {
+      const second = await preparePayload([root], warn, { utcOffsetMinutes: offset })
+      expect((await bytesOf(second.source.stream())).equals(bytes)).toBe(true)
+      expect(second.fingerprint).toEqual(first.fingerprint)
+      const key = (await deriveUploadKeys(randomBytes(32), randomBytes(32))).fileKey
+      const cipher = await bytesOf(ciphertextFrom(first.source, key)(0))
+      const middle = RECORD_SIZE + RECORD_TAG_SIZE + 100
+      const resumed = await bytesOf(ciphertextFrom(second.source, key)(middle))
+      expect(resumed.equals(cipher.subarray(middle))).toBe(true)
+    } finally {
+      if (saved === undefined) delete process.env.TZ
+      else process.env.TZ = saved
+    }
+  })
+
+  it('reads a single file from the record holding a resume offset', async () => {
+    const data = randomBytes(3 * RECORD_SIZE + 17)
+    await writeFile(join(dir, 'big.bin'), data)
+    const payload = await preparePayload([join(dir, 'big.bin')], warn)
+    const from = 2 * RECORD_SIZE
+    expect((await bytesOf(payload.source.streamFrom!(from))).equals(data.subarray(from))).toBe(true)
+  })
+
+  // Security: a source that changed cannot be resumed, so no record is sealed again over other
+  // plaintext under its used nonce.
+  it('fingerprints every change a resume must refuse', async () => {
+    const root = await folder()
+    const start = (await preparePayload([root], warn, { utcOffsetMinutes: 0 })).fingerprint!
+    const now = async () =>
+      fingerprintChange(
+        start,
+        (await preparePayload([root], warn, { utcOffsetMinutes: 0 })).fingerprint!,
+      )
+    expect(await now()).toBeUndefined()
+    // A file added, even with the folder's time put back.
+    const when = new Date(Date.UTC(2024, 2, 31, 1, 30, 0))
+    await writeFile(join(root, 'sub', 'new.txt'), 'new')
+    expect(await now()).toMatch(/^album\/sub\/ changed/)
+    await utimes(join(root, 'sub'), when, when)
+    expect(await now()).toBe(
+      'album/sub/new.txt changed since the upload started; start a new upload',
+    )
+    await rm(join(root, 'sub', 'new.txt'))
+    await utimes(join(root, 'sub'), when, when)
+    expect(await now()).toBeUndefined()
+    // A size, and a modification time alone.
+    await writeFile(join(root, 'three.txt'), 'three!')
+    await utimes(join(root, 'three.txt'), when, when)
+    expect(await now()).toMatch(/^album\/three\.txt changed/)
+    await writeFile(join(root, 'three.txt'), 'three')
+    await utimes(join(root, 'three.txt'), when, when)
+    expect(await now()).toBeUndefined()
+    await utimes(join(root, 'three.txt'), new Date(), new Date())
+    expect(await now()).toMatch(/^album\/three\.txt changed/)
   })
 })

@@ -16,6 +16,7 @@ import {
   type FileMetadata,
   type PayloadSource,
   RECORD_SIZE,
+  type SourceFingerprint,
 } from '@fileshare/protocol'
 
 import { printable, unsafeEntryName } from './entry-name.js'
@@ -40,9 +41,10 @@ export function readFileStream(
   path: string,
   size: number,
   reuse = false,
+  from = 0,
 ): ReadableStream<Uint8Array> {
   let handle: Awaited<ReturnType<typeof open>> | undefined
-  let position = 0
+  let position = from
   const close = async () => {
     const h = handle
     handle = undefined
@@ -77,7 +79,11 @@ export function readFileStream(
 }
 
 export function fileSource(path: string, size: number): PayloadSource {
-  return { size, stream: () => readFileStream(path, size, true) }
+  return {
+    size,
+    stream: () => readFileStream(path, size, true),
+    streamFrom: (offset) => readFileStream(path, size, true, offset),
+  }
 }
 
 export interface Payload {
@@ -93,6 +99,24 @@ export interface Payload {
   summary: string
   /** Paths left out (links, devices, unsafe names), already explained by `warn`. */
   skipped: string[]
+  /**
+   * What a resume checks the sources against (paths, sizes, times, modes, order); none for
+   * standard input, which cannot be read again in another run.
+   */
+  fingerprint?: SourceFingerprint
+}
+
+export interface PayloadOptions {
+  /**
+   * The fixed zone of an archive's DOS times (ZipOptions); a resumed upload passes the one it
+   * began with, so that the archive is the same bytes again.
+   */
+  utcOffsetMinutes?: number
+}
+
+/** The zone an archive's times are written in now: the local offset at this moment. */
+export function localUtcOffsetMinutes(now = new Date()): number {
+  return -now.getTimezoneOffset()
 }
 
 /**
@@ -123,12 +147,17 @@ export function checkPayloadFits(
 export async function preparePayload(
   paths: readonly string[],
   warn: (line: string) => void,
+  options: PayloadOptions = {},
 ): Promise<Payload> {
   if (paths.length === 0) throw new UsageError('Name at least one file or folder to send')
   const roots = await Promise.all(paths.map(statRoot))
   if (roots.length === 1 && roots[0]!.stats.isFile()) {
     const { path, name, stats } = roots[0]!
     return {
+      fingerprint: {
+        entries: [{ path, size: stats.size, mtimeMs: stats.mtime.getTime(), mode: stats.mode }],
+        cipherSize: encryptedSize(stats.size),
+      },
       source: fileSource(path, stats.size),
       metadata: { archive: false, files: [{ name, type: mediaTypeOf(name), size: stats.size }] },
       fileCount: 1,
@@ -157,8 +186,19 @@ export async function preparePayload(
   const fileEntries = entries.filter((e) => !e.path.endsWith('/'))
   const contentBytes = fileEntries.reduce((sum, e) => sum + e.size, 0)
   const size = zipSize(entries)
+  const utcOffsetMinutes = options.utcOffsetMinutes ?? localUtcOffsetMinutes()
   return {
-    source: { size, stream: () => createZipStream(entries) },
+    fingerprint: {
+      entries: entries.map((e) => ({
+        path: e.path,
+        size: e.size,
+        mtimeMs: e.mtime.getTime(),
+        ...(e.mode === undefined ? {} : { mode: e.mode }),
+      })),
+      cipherSize: encryptedSize(size),
+      utcOffsetMinutes,
+    },
+    source: { size, stream: () => createZipStream(entries, { utcOffsetMinutes }) },
     metadata: { archive: true, files: describe(entries, roots) },
     fileCount: Math.max(2, fileEntries.length),
     files: fileEntries.length,

@@ -6,7 +6,7 @@
 import { printable, unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
 import { mediaTypeOf } from './media-type.js'
-import { preparePayload, type Payload } from './node-source.js'
+import { preparePayload, type Payload, type PayloadOptions } from './node-source.js'
 import { spoolInput } from './stdin-spool.js'
 
 /** The path that stands for standard input, and the file name it gets without `--name`. */
@@ -58,10 +58,11 @@ export async function openSendInput(
     stdin: NodeJS.ReadableStream
     maxBytes: number
     warn: (line: string) => void
-  },
+  } & PayloadOptions,
 ): Promise<SendInput> {
   if (!o.fromStdin) {
-    return { payload: await preparePayload(paths, o.warn), close: () => Promise.resolve() }
+    const payload = await preparePayload(paths, o.warn, o)
+    return { payload, close: () => Promise.resolve() }
   }
   const spool = await spoolInput(o.stdin, o.maxBytes)
   // Nothing at all is a producer that failed or was cancelled (a screenshot tool), not a file.

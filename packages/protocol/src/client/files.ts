@@ -13,7 +13,7 @@ import {
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptMetadata, encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
 import { lockSecret, unlockSecret } from '../crypto/password.js'
-import { createEncryptStream, type RecordCipherOption } from '../crypto/stream.js'
+import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
@@ -28,8 +28,17 @@ import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import { passwordLockOf } from './password-lock.js'
 import { requireSameId } from './server-id.js'
-import { exactSize, type PayloadSource } from './source.js'
-import { uploadCiphertext, type UploadCallbacks, type UploadTransport } from './upload.js'
+import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
+import type { PayloadSource } from './source.js'
+import {
+  resumeUpload,
+  uploadCiphertext,
+  type ResumeOptions,
+  type UploadCallbacks,
+  type UploadCiphertextOptions,
+  type UploadSession,
+  type UploadTransport,
+} from './upload.js'
 
 export type { DownloadOptions, DownloadResult } from './download.js'
 
@@ -44,6 +53,30 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
   metadata: FileMetadata
   /** 1 for a single file, the number of files for an archive. */
   fileCount: number
+  /** Resuming after lost connections; `onState` receives what resuming in another run takes. */
+  resume?: FileResumeOptions | undefined
+}
+
+export interface FileResumeOptions extends Omit<ResumeOptions, 'onSession'> {
+  /** Awaited once the server has named the upload, before its first byte. */
+  onState?: (state: FileUploadState) => void | Promise<void>
+}
+
+/**
+ * What continuing an unfinished upload in another run takes besides its source (which must be
+ * the same bytes: the caller checks). It holds the upload's secret: keep it as private as a link.
+ */
+export interface FileUploadState {
+  session: UploadSession
+  /** The secret and the upload salt, canonical base64url. */
+  secret: string
+  salt: string
+  /** Of a password-protected link: the secret the link carries, and the password salt. */
+  passwordLock?: { protectedSecret: string; passwordSalt: string }
+  /** The ciphertext size declared. */
+  size: number
+  /** The owner token (derived from the secret), for a status request or a cancel. */
+  ownerToken: string
 }
 
 export interface SentFile {
@@ -56,6 +89,7 @@ export interface SentFile {
   /** Proves ownership: `deleteFile(api, id, ownerToken)`. */
   ownerToken: string
   transport: UploadTransport
+  hasPassword: boolean
 }
 
 export interface UnlockedFile {
@@ -75,10 +109,52 @@ export async function sendFile(
 ): Promise<SentFile> {
   const secret = generateSecret()
   const salt = generateUploadSalt()
+  const lock = options.password ? await lockSecret(secret, options.password) : undefined
+  const passwordLock = lock && {
+    protectedSecret: toBase64Url(lock.protectedSecret),
+    passwordSalt: toBase64Url(lock.passwordSalt),
+  }
+  return transferFile(api, source, options, { secret, salt, passwordLock })
+}
+
+/**
+ * Continues an upload `sendFile` began (in another run), from `state` and the same `source`,
+ * then finishes it as `sendFile` does. `options.password` is not used: the state has the lock.
+ */
+export async function resumeSendFile(
+  api: ApiClient,
+  source: PayloadSource,
+  state: FileUploadState,
+  options: SendFileOptions,
+): Promise<SentFile> {
+  checkResumedSize(source, state.size)
+  const secret = fromBase64Url(state.secret)
+  const salt = fromBase64Url(state.salt)
+  return transferFile(api, source, options, {
+    secret,
+    salt,
+    passwordLock: state.passwordLock,
+    session: state.session,
+  })
+}
+
+interface FileSecrets {
+  secret: Uint8Array
+  salt: Uint8Array
+  passwordLock: FileUploadState['passwordLock'] | undefined
+  /** The session to continue; none starts a new upload. */
+  session?: UploadSession
+}
+
+async function transferFile(
+  api: ApiClient,
+  source: PayloadSource,
+  options: SendFileOptions,
+  { secret, salt, passwordLock, session }: FileSecrets,
+): Promise<SentFile> {
   const keys = await deriveUploadKeys(secret, salt)
   // Sealed before anything is sent: a file list too long to store fails without an upload.
   const meta = await encryptMetadata(keys.metaKey, options.metadata)
-  const lock = options.password ? await lockSecret(secret, options.password) : undefined
   const size = encryptedSize(source.size)
   const headers: UploadWsInitHeaders = {
     authToken: keys.authToken,
@@ -88,23 +164,39 @@ export async function sendFile(
     expireSec: String(options.expireSec),
     fileCount: String(options.fileCount),
     contentLength: String(size),
-    ...(lock
+    ...(passwordLock
       ? {
           hasPassword: 'true' as const,
-          passwordSalt: toBase64Url(lock.passwordSalt),
+          passwordSalt: passwordLock.passwordSalt,
           passwordAlgo: 'argon2id-v2' as const,
         }
       : { hasPassword: 'false' as const }),
   }
-  const upload: Parameters<typeof uploadCiphertext>[1] = {
+  const upload: UploadCiphertextOptions = {
     target: { kind: 'file', headers },
     size,
-    ciphertext: () =>
-      exactSize(source).pipeThrough(createEncryptStream(keys.fileKey, { cipher: options.cipher })),
+    ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
   }
   if (options.onProgress) upload.onProgress = options.onProgress
   if (options.signal) upload.signal = options.signal
-  const { id, transport } = await uploadCiphertext(api, upload)
+  if (options.resume) {
+    const { onState, ...resume } = options.resume
+    upload.resume = {
+      ...resume,
+      onSession: (named) =>
+        onState?.({
+          session: named,
+          secret: toBase64Url(secret),
+          salt: toBase64Url(salt),
+          ...(passwordLock ? { passwordLock } : {}),
+          size,
+          ownerToken: keys.ownerToken,
+        }),
+    }
+  }
+  const { id, transport } = session
+    ? await resumeUpload(api, session, upload)
+    : await uploadCiphertext(api, upload)
 
   const owner = { [HEADERS.ownerToken]: keys.ownerToken }
   await api.json('POST', PATHS.meta(id), {
@@ -115,8 +207,8 @@ export async function sendFile(
   const link = buildLink(api.baseUrl, {
     kind: 'file',
     id,
-    secret: lock ? lock.protectedSecret : secret,
-    hasPassword: lock !== undefined,
+    secret: passwordLock ? fromBase64Url(passwordLock.protectedSecret) : secret,
+    hasPassword: passwordLock !== undefined,
   })
   return {
     id,
@@ -125,6 +217,7 @@ export async function sendFile(
     maxDownloads: info.maxDownloads,
     ownerToken: keys.ownerToken,
     transport,
+    hasPassword: passwordLock !== undefined,
   }
 }
 

@@ -8,12 +8,23 @@ export type {
   WebSocketMessageLike,
   WebSocketCloseLike,
 } from './web-socket.js'
-export { bytesSource } from './source.js'
+export { bytesSource, dropBytes } from './source.js'
 export type { PayloadSource } from './source.js'
 export { crc32 } from './crc32.js'
 export { zipSize, createZipStream } from './zip.js'
-export type { ArchiveEntry } from './zip.js'
-export { uploadCiphertext } from './upload.js'
+export type { ArchiveEntry, ZipOptions } from './zip.js'
+export { fingerprintChange, type FingerprintEntry, type SourceFingerprint } from './fingerprint.js'
+export { ciphertextFrom, type CiphertextFromOptions } from './ciphertext-from.js'
+export { uploadCiphertext, resumeUpload, WS_CLOSE_KEEP } from './upload.js'
+export {
+  fetchUploadStatus,
+  isConnectionLoss,
+  resumeDelay,
+  FINISHED,
+  type UploadSession,
+  type UploadStatus,
+  type StatusTarget,
+} from './upload-status.js'
 export type {
   UploadTransport,
   UploadProgress,
@@ -21,24 +32,43 @@ export type {
   UploadTarget,
   UploadCiphertextOptions,
   UploadResult,
+  ResumeOptions,
+  ResumeEvent,
 } from './upload.js'
-export { sendFile, inspectFile, unlockFile, downloadFile, deleteFile } from './files.js'
+export {
+  sendFile,
+  resumeSendFile,
+  inspectFile,
+  unlockFile,
+  downloadFile,
+  deleteFile,
+} from './files.js'
 export type {
   SendFileOptions,
   SentFile,
+  FileResumeOptions,
+  FileUploadState,
   UnlockedFile,
   DownloadOptions,
   DownloadResult,
 } from './files.js'
 export { createNote, inspectNote, unlockNote, viewNote, deleteNote } from './notes.js'
 export type { CreateNoteOptions, CreatedNote, UnlockedNote, ViewedNote } from './notes.js'
-export { createFileRequest, openRequest, sendToRequest, sendNoteToRequest } from './requests.js'
+export {
+  createFileRequest,
+  openRequest,
+  sendToRequest,
+  resumeSendToRequest,
+  sendNoteToRequest,
+} from './requests.js'
 export type {
   CreateFileRequestOptions,
   CreatedFileRequest,
   OpenedRequest,
   SendToRequestOptions,
   SentToRequest,
+  RequestResumeOptions,
+  RequestUploadState,
 } from './requests.js'
 export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
 export type { OpenedInbox, InboxFile } from './inbox.js'

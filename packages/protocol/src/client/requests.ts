@@ -14,7 +14,7 @@ import {
   wrapUploadSecret,
   type RequestBrief,
 } from '../crypto/request.js'
-import { createEncryptStream, type RecordCipherOption } from '../crypto/stream.js'
+import type { RecordCipherOption } from '../crypto/stream.js'
 import { randomBytes } from '../crypto/primitives.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
@@ -27,9 +27,13 @@ import type {
 import { PATHS } from '../wire/routes.js'
 import type { ApiClient } from './api.js'
 import { requireServerId } from './server-id.js'
-import { bytesSource, exactSize, type PayloadSource } from './source.js'
+import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
+import { bytesSource, type PayloadSource } from './source.js'
 import {
+  resumeUpload,
   uploadCiphertext,
+  type ResumeOptions,
+  type UploadSession,
   type UploadCallbacks,
   type UploadCiphertextOptions,
   type UploadTransport,
@@ -84,6 +88,26 @@ export interface OpenedRequest {
 export interface SendToRequestOptions extends UploadCallbacks, RecordCipherOption {
   metadata: FileMetadata
   fileCount: number
+  /** Resuming after lost connections; `onState` receives what resuming in another run takes. */
+  resume?: RequestResumeOptions | undefined
+}
+
+export interface RequestResumeOptions extends Omit<ResumeOptions, 'onSession'> {
+  /** Awaited once the server has named the upload, before its first byte. */
+  onState?: (state: RequestUploadState) => void | Promise<void>
+}
+
+/**
+ * What continuing an unfinished upload into a request takes in another run, besides the opened
+ * request and the same source. It holds the upload's secret: keep it as private as a link.
+ */
+export interface RequestUploadState {
+  session: UploadSession
+  /** The secret and the upload salt, canonical base64url. */
+  secret: string
+  salt: string
+  /** The ciphertext size declared. */
+  size: number
 }
 
 export interface SentToRequest {
@@ -173,10 +197,38 @@ export async function sendToRequest(
   source: PayloadSource,
   options: SendToRequestOptions,
 ): Promise<SentToRequest> {
-  const secret = generateSecret()
-  const salt = randomBytes(REQUEST_SALT_BYTES)
+  return transferToRequest(api, opened, source, options, {
+    secret: generateSecret(),
+    salt: randomBytes(REQUEST_SALT_BYTES),
+  })
+}
+
+/** Continues an upload `sendToRequest` began (in another run), from `state` and the same source. */
+export async function resumeSendToRequest(
+  api: ApiClient,
+  opened: OpenedRequest,
+  source: PayloadSource,
+  state: RequestUploadState,
+  options: SendToRequestOptions,
+): Promise<SentToRequest> {
+  checkResumedSize(source, state.size)
+  return transferToRequest(api, opened, source, options, {
+    secret: fromBase64Url(state.secret),
+    salt: fromBase64Url(state.salt),
+    session: state.session,
+  })
+}
+
+async function transferToRequest(
+  api: ApiClient,
+  opened: OpenedRequest,
+  source: PayloadSource,
+  options: SendToRequestOptions,
+  { secret, salt, session }: { secret: Uint8Array; salt: Uint8Array; session?: UploadSession },
+): Promise<SentToRequest> {
   const keys = await deriveUploadKeys(secret, salt)
   const meta = await encryptMetadata(keys.metaKey, options.metadata)
+  const size = encryptedSize(source.size)
   const upload: UploadCiphertextOptions = {
     target: {
       kind: 'request',
@@ -194,13 +246,20 @@ export async function sendToRequest(
         }
       },
     },
-    size: encryptedSize(source.size),
-    ciphertext: () =>
-      exactSize(source).pipeThrough(createEncryptStream(keys.fileKey, { cipher: options.cipher })),
+    size,
+    ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
   }
   if (options.onProgress) upload.onProgress = options.onProgress
   if (options.signal) upload.signal = options.signal
-  return uploadCiphertext(api, upload)
+  if (options.resume) {
+    const { onState, ...resume } = options.resume
+    upload.resume = {
+      ...resume,
+      onSession: (named) =>
+        onState?.({ session: named, secret: toBase64Url(secret), salt: toBase64Url(salt), size }),
+    }
+  }
+  return session ? resumeUpload(api, session, upload) : uploadCiphertext(api, upload)
 }
 
 /**

@@ -10,6 +10,11 @@ export interface PayloadSource {
   size: number
   /** A fresh stream of the plaintext from its first byte. */
   stream(): ReadableStream<Uint8Array>
+  /**
+   * A fresh stream of the plaintext from byte `offset` (a resumed upload); without it the
+   * stream is read from the start and the bytes before `offset` are dropped.
+   */
+  streamFrom?(offset: number): ReadableStream<Uint8Array>
 }
 
 /** A source over bytes already in memory (notes sent into a request, tests). */
@@ -27,12 +32,17 @@ export function bytesSource(bytes: Uint8Array): PayloadSource {
 }
 
 /**
- * The source's stream, failing with BAD_INPUT as soon as it yields more bytes than `size`, or
- * at its end when it yielded fewer: a file that changed while it was read must not be sent.
+ * The source's stream from byte `from` (default 0), failing with BAD_INPUT as soon as it yields
+ * more bytes than `size`, or at its end when it yielded fewer: a file that changed while it was
+ * read must not be sent.
  */
-export function exactSize(source: PayloadSource): ReadableStream<Uint8Array> {
-  let count = 0
-  return source.stream().pipeThrough(
+export function exactSize(source: PayloadSource, from = 0): ReadableStream<Uint8Array> {
+  let count = from
+  const stream =
+    from === 0
+      ? source.stream()
+      : (source.streamFrom?.(from) ?? source.stream().pipeThrough(dropBytes(from)))
+  return stream.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         count += chunk.length
@@ -44,6 +54,21 @@ export function exactSize(source: PayloadSource): ReadableStream<Uint8Array> {
       },
     }),
   )
+}
+
+/** A transform that drops the first `count` bytes and passes the rest on unchanged. */
+export function dropBytes(count: number): TransformStream<Uint8Array, Uint8Array> {
+  let left = count
+  return new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      if (left >= chunk.length) {
+        left -= chunk.length
+        return
+      }
+      controller.enqueue(left === 0 ? chunk : chunk.subarray(left))
+      left = 0
+    },
+  })
 }
 
 function sizeChanged(): ProtocolError {

@@ -23,7 +23,18 @@ import { isAbortError } from '../abort.js'
 import { networkError, type ApiClient } from './api.js'
 import { deferred } from './deferred.js'
 import { badServerId, requireServerId } from './server-id.js'
+import {
+  fetchUploadStatus,
+  FINISHED,
+  isConnectionLoss,
+  resumeDelay,
+  type StatusTarget,
+  type UploadSession,
+  type UploadStatus,
+} from './upload-status.js'
 import type { WebSocketFactory, WebSocketLike } from './web-socket.js'
+
+export type { UploadSession } from './upload-status.js'
 
 export type UploadTransport = 'websocket' | 'http'
 
@@ -61,12 +72,42 @@ export type UploadTarget =
       finalizeBody: (uploadId: string) => Promise<RequestUploadFinalizeBody>
     }
 
+/** A resume after a lost connection: where it continues and how often it was needed. */
+export interface ResumeEvent {
+  /** Ciphertext bytes the server had made durable, sent again from there. */
+  offset: number
+  /** 1 for the first resume of this upload, then 2, … */
+  attempt: number
+}
+
+/** Resuming an upload whose connection was lost (docs/api.md, "Resuming an upload"). */
+export interface ResumeOptions {
+  /**
+   * How long one loss of the connection is retried, in milliseconds: after that long without
+   * bytes getting through the upload fails and stays resumable. 0 turns resuming off.
+   */
+  retryForMs: number
+  /**
+   * Called, and awaited, as soon as the server has named the upload and before its first byte:
+   * the moment to keep what resuming it later takes.
+   */
+  onSession?: (session: UploadSession) => void | Promise<void>
+  /** Called on each resume, before its bytes are sent. */
+  onResume?: (event: ResumeEvent) => void
+  /** An abort leaves the upload resumable on the server instead of ending it. */
+  keepOnAbort?: boolean
+}
+
 export interface UploadCiphertextOptions extends UploadCallbacks {
   target: UploadTarget
   /** Exact ciphertext length (`encryptedSize` of the plaintext). */
   size: number
-  /** The ciphertext; opened once, only after the transport has been chosen. */
-  ciphertext: () => ReadableStream<Uint8Array>
+  /**
+   * The ciphertext from byte `offset`; opened once per connection, only after the transport has
+   * been chosen. It must be the same bytes every time (`ciphertextFrom`).
+   */
+  ciphertext: (offset: number) => ReadableStream<Uint8Array>
+  resume?: ResumeOptions
 }
 
 export interface UploadResult {
@@ -86,6 +127,11 @@ export const WS_FRAME_MAX_BYTES = RECORD_SIZE + RECORD_TAG_SIZE
 export const WS_MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 /** How often a full send buffer is looked at again (there is no event for it draining). */
 const WS_DRAIN_POLL_MS = 2
+/**
+ * The close code of a client that leaves its upload to resume later (an application code; 1000
+ * before `done` ends the session, docs/api.md "Resuming an upload").
+ */
+export const WS_CLOSE_KEEP = 4000
 /** Retries of a chunk that failed on the network (not on an answer), and their delays. */
 export const CHUNK_RETRY_DELAYS_MS: readonly number[] = [500, 1000, 2000]
 /**
@@ -109,18 +155,181 @@ export async function uploadCiphertext(
   options.signal?.throwIfAborted()
   const config = await api.config()
   options.signal?.throwIfAborted()
-  if (api.webSocket && config.webSocketUploadEnabled) {
-    const id = await sendOverWebSocket(api, api.webSocket, config, options)
-    if (id !== FALL_BACK) return { id, transport: 'websocket' }
-    options.signal?.throwIfAborted()
+  const tracked = trackProgress(options)
+  let session: UploadSession | undefined
+  const named = async (named: UploadSession) => {
+    session = named
+    await options.resume?.onSession?.(named)
   }
-  return { id: await sendOverHttp(api, config, options), transport: 'http' }
+  try {
+    if (api.webSocket && config.webSocketUploadEnabled) {
+      const id = await sendOverWebSocket(api, api.webSocket, config, tracked, INIT, named)
+      if (id !== FALL_BACK) return { id, transport: 'websocket' }
+      options.signal?.throwIfAborted()
+    }
+    return { id: await sendOverHttp(api, config, tracked, INIT, named), transport: 'http' }
+  } catch (error) {
+    if (!session) throw error
+    const id = await recover(api, config, tracked, session, error)
+    return { id, transport: session.transport }
+  }
+}
+
+/**
+ * Continues an upload the server named earlier (in another run of the program): asks how far it
+ * got and sends the rest on its transport, resuming again after lost connections as
+ * `uploadCiphertext` does. Without `resume` it tries once.
+ */
+export async function resumeUpload(
+  api: ApiClient,
+  session: UploadSession,
+  options: UploadCiphertextOptions,
+): Promise<UploadResult> {
+  options.signal?.throwIfAborted()
+  const config = await api.config()
+  const id = await recover(api, config, trackProgress(options), session, undefined)
+  return { id, transport: session.transport }
 }
 
 const FALL_BACK = Symbol('fall back to chunked HTTP')
 
+/** How a transport starts: a new upload, or an unfinished one continued from what is durable. */
+type Opening =
+  | { kind: 'init' }
+  | {
+      kind: 'resume'
+      id: string
+      offset: number
+      nextIndex: number | null
+      chunkSize: number | null
+    }
+const INIT: Opening = { kind: 'init' }
+
+/** Options with the time of the last new byte recorded, which starts a resume's budget anew. */
+interface TrackedOptions extends UploadCiphertextOptions {
+  progressAt: () => number
+}
+
+function trackProgress(options: UploadCiphertextOptions): TrackedOptions {
+  let furthest = -1
+  let at = Date.now()
+  const onProgress = (progress: UploadProgress) => {
+    if (progress.sentBytes > furthest) {
+      furthest = progress.sentBytes
+      at = Date.now()
+    }
+    options.onProgress?.(progress)
+  }
+  return { ...options, onProgress, progressAt: () => at }
+}
+
+function statusTarget(target: UploadTarget): StatusTarget {
+  return target.kind === 'file'
+    ? { kind: 'file', ownerToken: target.headers.ownerToken }
+    : { kind: 'request', requestId: target.requestId }
+}
+
+/**
+ * After `failure` (undefined: a session continued from another run), resumes the session until
+ * it is complete: each lost connection is followed by waits that grow (resumeDelay), a status
+ * request and a new connection from the durable point, for at most `retryForMs` without a new
+ * byte getting through. A refusal, an abort or the end of that time ends it: the session is
+ * cancelled on a refusal, kept otherwise (it may be resumed later).
+ */
+async function recover(
+  api: ApiClient,
+  config: ConfigResponse,
+  options: TrackedOptions,
+  session: UploadSession,
+  failure: unknown,
+): Promise<string> {
+  const { resume, signal } = options
+  const retryForMs = resume?.retryForMs ?? 0
+  let outageStart = Date.now()
+  let attempt = 0
+  let waits = 0
+  let error = failure
+  for (;;) {
+    if (error !== undefined) {
+      // Bytes got through since this outage began: a new one starts now.
+      if (options.progressAt() > outageStart) {
+        outageStart = Date.now()
+        waits = 0
+      }
+      const lost = isConnectionLoss(error, signal)
+      if (!lost || retryForMs <= 0 || Date.now() - outageStart > retryForMs) {
+        const keep =
+          (lost && retryForMs > 0) || (signal?.aborted === true && resume?.keepOnAbort === true)
+        if (!keep && session.transport === 'http') {
+          await cancelSession(api, options.target, session.id)
+        }
+        if (signal?.aborted) throw signal.reason
+        throw error
+      }
+      await sleepUnlessAborted(resumeDelay(waits++), signal)
+      // An abort during the wait ends the upload as any abort does (kept or cancelled, above).
+      if (signal?.aborted) {
+        error = signal.reason
+        continue
+      }
+    }
+    let status: UploadStatus | typeof FINISHED
+    try {
+      status = await fetchUploadStatus(
+        api,
+        statusTarget(options.target),
+        session,
+        options.size,
+        signal,
+      )
+    } catch (statusError) {
+      error = statusError
+      continue
+    }
+    if (status === FINISHED) {
+      report(options, options.size, session.transport)
+      return session.id
+    }
+    options.resume?.onResume?.({ offset: status.bytesWritten, attempt: ++attempt })
+    const opening: Opening = {
+      kind: 'resume',
+      id: session.id,
+      offset: status.bytesWritten,
+      nextIndex: status.nextIndex,
+      chunkSize: session.chunkSize,
+    }
+    try {
+      if (session.transport === 'websocket') {
+        const factory = api.webSocket
+        if (!factory)
+          throw new ProtocolError('BAD_INPUT', 'This upload needs a WebSocket to resume')
+        const id = await sendOverWebSocket(api, factory, config, options, opening, () => undefined)
+        if (id !== FALL_BACK) return id
+      } else {
+        return await sendOverHttp(api, config, options, opening, () => undefined)
+      }
+    } catch (resumeError) {
+      error = resumeError
+    }
+  }
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Waits `ms`, or less when `signal` aborts meanwhile; never rejects. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return sleep(ms)
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal.addEventListener('abort', done, { once: true })
+  })
 }
 
 function report(options: UploadCiphertextOptions, sentBytes: number, transport: UploadTransport) {
@@ -131,7 +340,18 @@ function sizeMismatch(): ProtocolError {
   return new ProtocolError('BAD_INPUT', 'The payload is not the size that was declared')
 }
 
-function wsInitFrame(target: UploadTarget, size: number): unknown {
+function wsInitFrame(target: UploadTarget, size: number, opening: Opening): unknown {
+  if (opening.kind === 'resume') {
+    // Ours (docs/api.md): continues the named session from `offset`, at most what is durable.
+    return target.kind === 'file'
+      ? {
+          type: 'resume',
+          id: opening.id,
+          ownerToken: target.headers.ownerToken,
+          offset: opening.offset,
+        }
+      : { type: 'resume', uploadId: opening.id, offset: opening.offset }
+  }
   if (target.kind === 'file') return { type: 'init', headers: target.headers }
   return {
     type: 'init',
@@ -152,36 +372,47 @@ function wsPath(target: UploadTarget): string {
  * The socket transport. Resolves with the stored upload's id, or FALL_BACK when the socket
  * failed before `ready` in a way chunked HTTP may not (spec: an error or a non-1000 close
  * before `ready`, no `ready` within the handshake timeout, an `error` frame answering `init`).
- * An `error` frame answering `init` with a 4xx status is the answer HTTP would give too, so it
- * is thrown as ApiError instead. After `ready` every failure is fatal.
+ * After `ready` every failure rejects (a lost connection with ProtocolError('NETWORK'), a
+ * refusal with ApiError). A resumed session never falls back: its failures before `ready`
+ * reject the same way, an `error` frame as the ApiError of its status.
  */
 async function sendOverWebSocket(
   api: ApiClient,
   factory: WebSocketFactory,
   config: ConfigResponse,
   options: UploadCiphertextOptions,
+  opening: Opening,
+  onReady: (session: UploadSession) => void | Promise<void>,
 ): Promise<string | typeof FALL_BACK> {
   const { target, signal } = options
+  const resuming = opening.kind === 'resume'
   let ws: WebSocketLike
   try {
     ws = factory(api.webSocketUrl(wsPath(target)))
     ws.binaryType = 'arraybuffer'
-  } catch {
+  } catch (error) {
     // The runtime refused to even open it (a blocked scheme, a bad URL): as an error before ready.
+    if (resuming) throw networkError(error as Error)
     return FALL_BACK
   }
 
   type Phase = 'handshake' | 'sending' | 'finalizing' | 'done' | 'over'
   // An object, so that reads after an await see what the socket's handlers wrote meanwhile.
   const state: { phase: Phase; failure?: unknown } = { phase: 'handshake' }
-  const ready = deferred<string | typeof FALL_BACK>()
+  const ready = deferred<{ id: string; offset: number } | typeof FALL_BACK>()
   const done = deferred<string>()
   /** Rejects on the first failure, so that a wait on a stalled source ends with it. */
   const stopped = deferred<never>()
 
-  const closeQuietly = () => {
+  /**
+   * A close with 1000 before `done` ends the session on the server; any other code leaves it
+   * resumable, which an abort does when the caller keeps the session.
+   */
+  const closeQuietly = (error?: unknown) => {
+    const keep =
+      options.resume?.keepOnAbort === true && signal?.aborted === true && error === signal.reason
     try {
-      if (ws.readyState === 0 || ws.readyState === 1) ws.close(1000)
+      if (ws.readyState === 0 || ws.readyState === 1) ws.close(keep ? WS_CLOSE_KEEP : 1000)
     } catch {
       // Closing a socket that is already failing may throw in some runtimes; it is gone anyway.
     }
@@ -193,13 +424,14 @@ async function sendOverWebSocket(
     state.phase = 'over'
     state.failure = error
     clearTimeout(timer)
-    closeQuietly()
+    closeQuietly(error)
     if (wasHandshake) ready.reject(error)
     done.reject(error)
     stopped.reject(error)
   }
   const fallBack = () => {
     if (state.phase !== 'handshake') return
+    if (resuming) return fail(networkError(new Error('the upload connection failed to resume')))
     state.phase = 'over'
     clearTimeout(timer)
     closeQuietly()
@@ -213,14 +445,20 @@ async function sendOverWebSocket(
   ws.onopen = () => {
     if (state.phase !== 'handshake') return
     try {
-      ws.send(JSON.stringify(wsInitFrame(target, options.size)))
+      ws.send(JSON.stringify(wsInitFrame(target, options.size, opening)))
     } catch {
       fallBack()
     }
   }
   ws.onmessage = (event) => {
     if (state.phase === 'over' || state.phase === 'done' || typeof event.data !== 'string') return
-    let frame: { type?: unknown; id?: unknown; message?: unknown; status?: unknown }
+    let frame: {
+      type?: unknown
+      id?: unknown
+      offset?: unknown
+      message?: unknown
+      status?: unknown
+    }
     try {
       frame = JSON.parse(event.data) as typeof frame
     } catch {
@@ -229,9 +467,22 @@ async function sendOverWebSocket(
     if (frame.type === 'ready' && state.phase === 'handshake') {
       // A `ready` without a proper id is a broken server, not a refusal: no fallback.
       if (!isUuid(frame.id)) return fail(badServerId('upload'))
+      let offset = 0
+      if (resuming) {
+        // The server continues from a durable point at most the offset asked for.
+        if (
+          frame.id !== opening.id ||
+          !Number.isSafeInteger(frame.offset) ||
+          (frame.offset as number) < 0 ||
+          (frame.offset as number) > opening.offset
+        ) {
+          return fail(new ProtocolError('BAD_INPUT', 'The server resumed another upload or offset'))
+        }
+        offset = frame.offset as number
+      }
       clearTimeout(timer)
       state.phase = 'sending'
-      ready.resolve(frame.id)
+      ready.resolve({ id: frame.id, offset })
     } else if (frame.type === 'done' && state.phase === 'finalizing') {
       state.phase = 'done'
       done.resolve(typeof frame.id === 'string' ? frame.id : '')
@@ -239,13 +490,10 @@ async function sendOverWebSocket(
       // An error frame answering init falls back (spec: WebSocket /api/upload/ws). A refusal of
       // the settings comes back from the HTTP init as well, with its details and Retry-After,
       // which a frame does not carry.
-      if (state.phase === 'handshake') {
-        fallBack()
-      } else {
-        const status = typeof frame.status === 'number' ? frame.status : undefined
-        const message = typeof frame.message === 'string' ? frame.message : ''
-        fail(new ApiError(status ?? 500, message || 'Upload refused'))
-      }
+      const status = typeof frame.status === 'number' ? frame.status : undefined
+      const message = typeof frame.message === 'string' ? frame.message : ''
+      if (state.phase === 'handshake' && !resuming) fallBack()
+      else fail(new ApiError(status ?? 500, message || 'Upload refused'))
     } else {
       fail(new ProtocolError('NETWORK', 'The server sent an unexpected upload frame'))
     }
@@ -264,9 +512,12 @@ async function sendOverWebSocket(
   }
 
   try {
-    const id = await ready.promise
-    if (id === FALL_BACK) return FALL_BACK
-    await streamFrames(ws, config, options, stopped.promise, () => {
+    const started = await ready.promise
+    if (started === FALL_BACK) return FALL_BACK
+    const { id, offset } = started
+    if (!resuming) await onReady({ id, transport: 'websocket', chunkSize: null })
+    if (state.phase !== 'sending') throw state.failure
+    await streamFrames(ws, config, options, stopped.promise, offset, () => {
       if (state.phase !== 'sending') throw state.failure
     })
     if (state.phase !== 'sending') throw state.failure
@@ -298,16 +549,17 @@ async function streamFrames(
   config: ConfigResponse,
   options: UploadCiphertextOptions,
   stopped: Promise<never>,
+  from: number,
   check: () => void,
 ): Promise<void> {
   const limit = config.uploadSpeedLimit > 0 ? config.uploadSpeedLimit : 0
   const started = Date.now()
-  const reader = options.ciphertext().getReader()
+  const reader = options.ciphertext(from).getReader()
   const read = readUntil(reader, stopped)
-  let sent = 0
+  let sent = from
   // What has left the send buffer; the buffer counts frame headers too, so it is kept monotonic.
-  let reported = 0
-  report(options, 0, 'websocket')
+  let reported = from
+  report(options, from, 'websocket')
   try {
     for (;;) {
       const { value, done } = await read()
@@ -323,7 +575,7 @@ async function streamFrames(
           check()
         }
         if (limit > 0) {
-          const wait = started + (sent / limit) * 1000 - Date.now()
+          const wait = started + ((sent - from) / limit) * 1000 - Date.now()
           if (wait > 0) await sleep(wait)
           check()
         }
@@ -397,34 +649,53 @@ function positiveInteger(value: unknown, fallback: number): number {
 }
 
 /**
- * The chunked transport: init, chunks of the config's size with the config's number in flight,
- * finalize. The server answers a chunk that arrives before an earlier one as soon as it holds it,
- * so a chunk starts only within the config's number of the lowest unanswered one: the server's
- * buffer of early chunks is never exceeded. A chunk answered 429 waits and is sent again; one
- * that failed on the network is sent again a few times; any other failure, and an abort, end
- * the session on the server (`DELETE`) so nothing of it stays.
+ * The chunked transport: init (or, resuming, the session's missing chunks from `nextIndex`),
+ * chunks of the config's size with the config's number in flight, finalize. The server answers
+ * a chunk that arrives before an earlier one as soon as it holds it, so a chunk starts only
+ * within the config's number of the lowest unanswered one: the server's buffer of early chunks
+ * is never exceeded. A chunk answered 429 waits and is sent again; one that failed on the
+ * network is sent again a few times. Any failure rejects; the caller decides whether the session
+ * is resumed or cancelled.
  */
 async function sendOverHttp(
   api: ApiClient,
   config: ConfigResponse,
   options: UploadCiphertextOptions,
+  opening: Opening,
+  onInit: (session: UploadSession) => void | Promise<void>,
 ): Promise<string> {
   const { target, signal, size } = options
-  const initPath =
-    target.kind === 'file' ? PATHS.uploadInit() : PATHS.requestUploadInit(target.requestId)
-  const init: { headers: Record<string, string>; signal?: AbortSignal } = {
-    headers: httpInitHeaders(target, size),
+  let id: string
+  let chunkSize: number
+  let from = 0
+  if (opening.kind === 'resume') {
+    id = opening.id
+    chunkSize = opening.chunkSize ?? 0
+    from = opening.nextIndex ?? -1
+    if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0 || from < 0) {
+      throw new ProtocolError('BAD_INPUT', 'A chunked upload resumes with its chunk size and index')
+    }
+  } else {
+    const initPath =
+      target.kind === 'file' ? PATHS.uploadInit() : PATHS.requestUploadInit(target.requestId)
+    const init: { headers: Record<string, string>; signal?: AbortSignal } = {
+      headers: httpInitHeaders(target, size),
+    }
+    if (signal) init.signal = signal
+    const answer = await api.json<{ id?: unknown }>('POST', initPath, init)
+    id = requireServerId(answer.id, 'upload')
+    chunkSize = positiveInteger(config.uploadChunkSize, UPLOAD_CHUNK_BYTES)
+    if (target.kind === 'request') chunkSize = Math.min(chunkSize, REQUEST_CHUNK_MAX_BYTES)
+    await onInit({ id, transport: 'http', chunkSize })
   }
-  if (signal) init.signal = signal
-  const answer = await api.json<{ id?: unknown }>('POST', initPath, init)
-  const id = requireServerId(answer.id, 'upload')
 
   // Chunk requests share one controller so that one failure stops the others at once.
   const chunks = new AbortController()
   const onAbort = () => chunks.abort(signal!.reason)
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
-    await sendChunks(api, config, options, id, chunks.signal)
+    const resumed = opening.kind === 'resume'
+    await sendChunks(api, config, options, id, chunks.signal, { chunkSize, from, resumed })
     const finalize = { signal: chunks.signal }
     if (target.kind === 'file') {
       await api.json('POST', PATHS.uploadFinalize(id), {
@@ -442,7 +713,6 @@ async function sendOverHttp(
     return id
   } catch (error) {
     chunks.abort(error)
-    await cancelSession(api, target, id)
     if (signal?.aborted) throw signal.reason
     throw error
   } finally {
@@ -466,16 +736,17 @@ async function cancelSession(api: ApiClient, target: UploadTarget, id: string): 
   }
 }
 
+/** Sends the chunks from index `from` (0, or where a resumed session continues). */
 async function sendChunks(
   api: ApiClient,
   config: ConfigResponse,
   options: UploadCiphertextOptions,
   id: string,
   signal: AbortSignal,
+  at: { chunkSize: number; from: number; resumed: boolean },
 ): Promise<void> {
+  const { chunkSize, from, resumed } = at
   const { target, size } = options
-  let chunkSize = positiveInteger(config.uploadChunkSize, UPLOAD_CHUNK_BYTES)
-  if (target.kind === 'request') chunkSize = Math.min(chunkSize, REQUEST_CHUNK_MAX_BYTES)
   const concurrency = positiveInteger(config.uploadConcurrentChunks, DEFAULT_CONCURRENT_CHUNKS)
   const path = (index: number) =>
     target.kind === 'file'
@@ -487,7 +758,8 @@ async function sendChunks(
   const unanswered = new Set<number>()
   const lowestUnanswered = (next: number) => Math.min(next, ...unanswered)
   const failed: { error?: unknown; any: boolean } = { any: false }
-  let acknowledged = 0
+  const start0 = Math.min(from * chunkSize, size)
+  let acknowledged = start0
   /** Bytes of each chunk in flight that have left, where the client can tell (progressFetch). */
   const leaving = new Map<number, number>()
   const sentSoFar = () => {
@@ -495,7 +767,7 @@ async function sendChunks(
     for (const bytes of leaving.values()) sent += bytes
     return sent
   }
-  report(options, 0, 'http')
+  report(options, start0, 'http')
 
   /**
    * Chunk buffers whose requests are over, used again for later chunks: a fresh buffer per chunk
@@ -521,7 +793,8 @@ async function sendChunks(
       report(options, sentSoFar(), 'http')
     }
     unanswered.add(index)
-    const job = sendChunk(api, path(index), body, signal, onSent).then(
+    // A resumed session may hold chunks past `nextIndex` already: they count as received.
+    const job = sendChunk(api, path(index), body, signal, onSent, resumed).then(
       () => {
         unanswered.delete(index)
         leaving.delete(index)
@@ -547,11 +820,11 @@ async function sendChunks(
     signal.addEventListener('abort', () => reject(signal.reason), { once: true })
   })
   aborted.catch(() => undefined)
-  const reader = options.ciphertext().getReader()
+  const reader = options.ciphertext(start0).getReader()
   const read = readUntil(reader, aborted)
-  let index = 0
+  let index = from
   /** Ciphertext bytes placed into chunks so far. */
-  let position = 0
+  let position = start0
   let chunk: Uint8Array | undefined
   let filled = 0
   try {
@@ -618,6 +891,7 @@ async function sendChunk(
   body: Uint8Array,
   signal: AbortSignal,
   onSent: (bytes: number) => void,
+  resumed: boolean,
 ): Promise<void> {
   let networkRetries = 0
   let busyRetries = 0
@@ -629,7 +903,7 @@ async function sendChunk(
       if (signal.aborted || isAbortError(error)) throw error
       // The earlier attempt reached the server and only its answer was lost.
       if (
-        networkRetries > 0 &&
+        (networkRetries > 0 || resumed) &&
         isApiError(error, 400) &&
         error.message === ERROR_MESSAGES.duplicateChunk
       ) {

@@ -228,6 +228,50 @@ function fields(bytes: Uint8Array, base = 0) {
   }
 }
 
+describe('a fixed time zone', () => {
+  const entries = () => [
+    directory('d/', { mtime: new Date(Date.UTC(2024, 6, 1, 12, 0, 0)) }),
+    file('d/summer', hello, { mtime: new Date(Date.UTC(2024, 6, 1, 23, 30, 0)) }),
+    file('d/winter', random, { mtime: new Date(Date.UTC(2024, 0, 1, 23, 30, 0)) }),
+  ]
+
+  /** The archive's bytes written while the process runs in `zone`. */
+  async function bytesIn(zone: string, options: { utcOffsetMinutes?: number }) {
+    const saved = process.env.TZ
+    process.env.TZ = zone
+    try {
+      return await collect(createZipStream(entries(), options))
+    } finally {
+      if (saved === undefined) delete process.env.TZ
+      else process.env.TZ = saved
+    }
+  }
+
+  it('gives the same bytes in any zone of the process, so an archive can be written again', async () => {
+    const tokyo = await bytesIn('Asia/Tokyo', { utcOffsetMinutes: 60 })
+    const newYork = await bytesIn('America/New_York', { utcOffsetMinutes: 60 })
+    expect(Buffer.from(tokyo).equals(newYork)).toBe(true)
+    // Without a fixed offset the DOS times follow the process's zone.
+    const localTokyo = await bytesIn('Asia/Tokyo', {})
+    const localNewYork = await bytesIn('America/New_York', {})
+    expect(Buffer.from(localTokyo).equals(localNewYork)).toBe(false)
+  })
+
+  it('writes DOS times in that offset, whatever the date', async () => {
+    const path = join(dir, `tz${serial++}.zip`)
+    writeFileSync(path, await bytesIn('America/New_York', { utcOffsetMinutes: 60 }))
+    const verbose = unzip('-Zv', path)
+    expect(verbose).toContain('file last modified on (DOS date/time):          2024 Jul 2 00:30:00')
+    expect(verbose).toContain('file last modified on (DOS date/time):          2024 Jan 2 00:30:00')
+  })
+
+  it('refuses an offset that is no time zone', () => {
+    expect(() => createZipStream(entries(), { utcOffsetMinutes: 24 * 60 + 1 })).toThrow(
+      ProtocolError,
+    )
+  })
+})
+
 describe('Zip64', () => {
   it('writes Zip64 sizes, offsets and end records for an entry over 4 GiB', async () => {
     const big = 4.5 * 1024 ** 3

@@ -84,18 +84,42 @@ function badEntry(path: string, reason: string): ProtocolError {
   return new ProtocolError('BAD_INPUT', `Archive entry ${JSON.stringify(path)}: ${reason}`)
 }
 
-/** DOS date and time in local time (§4.4.6), clamped to the range the format can hold. */
-function dosDateTime(date: Date): { dosDate: number; dosTime: number } {
-  let d = date
-  if (d.getFullYear() < 1980) d = new Date(1980, 0, 1, 0, 0, 0)
-  else if (d.getFullYear() > 2107) d = new Date(2107, 11, 31, 23, 59, 58)
+export interface ZipOptions {
+  /**
+   * Minutes east of UTC in which DOS times are written (`-new Date().getTimezoneOffset()` for
+   * the local zone now). Given, the bytes no longer depend on the zone of the process, so an
+   * archive written again for a resumed upload is the same; without it, each time is in the
+   * local zone of its own date.
+   */
+  utcOffsetMinutes?: number
+}
+
+/** DOS date and time (§4.4.6) in the given fixed zone or else local time, clamped to its range. */
+function dosDateTime(date: Date, utcOffsetMinutes?: number): { dosDate: number; dosTime: number } {
+  const fixed = utcOffsetMinutes !== undefined
+  let d = fixed ? new Date(date.getTime() + utcOffsetMinutes * 60_000) : date
+  const year = (x: Date) => (fixed ? x.getUTCFullYear() : x.getFullYear())
+  if (year(d) < 1980) d = fixed ? new Date(Date.UTC(1980, 0, 1)) : new Date(1980, 0, 1, 0, 0, 0)
+  else if (year(d) > 2107) {
+    d = fixed ? new Date(Date.UTC(2107, 11, 31, 23, 59, 58)) : new Date(2107, 11, 31, 23, 59, 58)
+  }
+  const [y, mo, day, h, mi, sec] = fixed
+    ? [
+        d.getUTCFullYear(),
+        d.getUTCMonth(),
+        d.getUTCDate(),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+      ]
+    : [d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds()]
   return {
-    dosDate: ((d.getFullYear() - 1980) << 9) | ((d.getMonth() + 1) << 5) | d.getDate(),
-    dosTime: (d.getHours() << 11) | (d.getMinutes() << 5) | (d.getSeconds() >>> 1),
+    dosDate: ((y - 1980) << 9) | ((mo + 1) << 5) | day,
+    dosTime: (h << 11) | (mi << 5) | (sec >>> 1),
   }
 }
 
-function layoutEntry(entry: ArchiveEntry, offset: number): EntryLayout {
+function layoutEntry(entry: ArchiveEntry, offset: number, options: ZipOptions): EntryLayout {
   const { path } = entry
   if (typeof path !== 'string' || path.length === 0 || path === '/') {
     throw badEntry(String(path), 'the path is empty')
@@ -132,7 +156,7 @@ function layoutEntry(entry: ArchiveEntry, offset: number): EntryLayout {
     name,
     directory,
     mode,
-    ...dosDateTime(entry.mtime),
+    ...dosDateTime(entry.mtime, options.utcOffsetMinutes),
     unixTime: Math.min(Math.max(seconds, 0), U32_MAX),
     zip64Size: entry.size >= U32_MAX,
     offset,
@@ -165,11 +189,18 @@ function centralHeaderLength(e: EntryLayout): number {
   )
 }
 
-function layoutArchive(entries: readonly ArchiveEntry[]): ArchiveLayout {
+function layoutArchive(entries: readonly ArchiveEntry[], options: ZipOptions = {}): ArchiveLayout {
+  const offsetMinutes = options.utcOffsetMinutes
+  if (
+    offsetMinutes !== undefined &&
+    (!Number.isInteger(offsetMinutes) || Math.abs(offsetMinutes) > 24 * 60)
+  ) {
+    throw new ProtocolError('BAD_INPUT', 'The archive time zone offset is out of range')
+  }
   const layouts: EntryLayout[] = []
   let offset = 0
   for (const entry of entries) {
-    const e = layoutEntry(entry, offset)
+    const e = layoutEntry(entry, offset, options)
     layouts.push(e)
     offset += localHeaderLength(e) + entry.size + descriptorLength(e)
   }
@@ -372,12 +403,17 @@ async function* archiveParts(layout: ArchiveLayout): AsyncGenerator<Uint8Array> 
 }
 
 /**
- * The archive of `entries` as a pull-based stream: one entry open at a time, deterministic for
- * the same entries. Errors with ProtocolError('BAD_INPUT') when an entry yields another byte
- * count than its `size`. Bad entries (paths, sizes, modes) throw here, before anything streams.
+ * The archive of `entries` as a pull-based stream: one entry open at a time, the same bytes for
+ * the same entries (in the same order, with the same sizes, modes and times) and, with
+ * `utcOffsetMinutes`, in any time zone. Errors with ProtocolError('BAD_INPUT') when an entry
+ * yields another byte count than its `size`. Bad entries (paths, sizes, modes) throw here,
+ * before anything streams.
  */
-export function createZipStream(entries: readonly ArchiveEntry[]): ReadableStream<Uint8Array> {
-  const parts = archiveParts(layoutArchive(entries))
+export function createZipStream(
+  entries: readonly ArchiveEntry[],
+  options: ZipOptions = {},
+): ReadableStream<Uint8Array> {
+  const parts = archiveParts(layoutArchive(entries, options))
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {

@@ -72,6 +72,11 @@ export interface StreamOptions extends RecordCipherOption {
   recordSize?: number
   /** Records processed concurrently. */
   inFlight?: number
+  /**
+   * The index of the first record (encryption only): a stream resumed from a record boundary
+   * seals its records under the nonces they had the first time, so the bytes are the same.
+   */
+  startIndex?: number
 }
 
 const MAX_COUNTER = Number.MAX_SAFE_INTEGER
@@ -163,10 +168,11 @@ function recordTransform(
   cipher: RecordCipher,
   process: (record: Uint8Array, index: number, given: boolean) => RecordJob,
   finish: (rest: Uint8Array, index: number) => RecordJob,
+  startIndex = 0,
 ): TransformStream<Uint8Array, Uint8Array> {
   const queue = new ByteQueue()
   const jobs: RecordJob[] = []
-  let index = 0
+  let index = startIndex
   const into = cipher.recordBuffer && (() => cipher.recordBuffer!(inputRecordSize))
 
   const start = (job: RecordJob) => {
@@ -204,7 +210,12 @@ function recordTransform(
   )
 }
 
-/** Encrypts a plaintext stream into the record format with `fileKey`. */
+/**
+ * Encrypts a plaintext stream into the record format with `fileKey`. Deterministic: AES-GCM
+ * under the nonce of record i gives the same bytes for the same key, index and plaintext, so a
+ * stream started at `startIndex` with the plaintext from `startIndex * recordSize` yields the
+ * original ciphertext from that record on (docs/crypto.md, "Resuming").
+ */
 export function createEncryptStream(
   fileKey: CryptoKey,
   options: StreamOptions = {},
@@ -217,6 +228,7 @@ export function createEncryptStream(
     cipher,
     async (record, index, given) => cipher.seal(fileKey, recordNonce(index, false), record, given),
     async (rest, index) => cipher.seal(fileKey, recordNonce(index, true), rest),
+    options.startIndex ?? 0,
   )
 }
 

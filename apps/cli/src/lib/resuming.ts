@@ -1,0 +1,223 @@
+/**
+ * How `send` and `request send` resume an upload whose connection was lost (`--retries`), and
+ * how `send --resume` picks up an unfinished upload from the history in another run.
+ */
+import {
+  fingerprintChange,
+  isConnectionLoss,
+  type ResumeEvent,
+  type ResumeOptions,
+  type UploadProgress,
+} from '@fileshare/protocol'
+import { resolve } from 'node:path'
+
+import type { Command } from 'commander'
+
+import { UsageError } from './errors.js'
+import type { History, UnfinishedBase, UnfinishedUpload } from './history.js'
+import type { Context } from './context.js'
+import { localUtcOffsetMinutes, type Payload } from './node-source.js'
+import type { Output } from './output.js'
+import { openSendInput, type SendInput } from './send-input.js'
+import { formatBytes, parseDuration } from './units.js'
+
+export const DEFAULT_RETRIES = '5m'
+
+export function addRetriesOption(command: Command): Command {
+  return command.option(
+    '--retries <duration>',
+    `how long to keep resuming after the connection is lost, such as 30s or 10m; 0 turns resuming off (default: ${DEFAULT_RETRIES})`,
+  )
+}
+
+/** `--retries` in milliseconds. */
+export function chooseRetries(text: string | undefined): number {
+  const seconds = parseDuration(text ?? DEFAULT_RETRIES)
+  if (seconds === null) {
+    throw new UsageError(`--retries ${text} is not a duration, such as 30s, 5m or 0 for none`)
+  }
+  return seconds * 1000
+}
+
+/** The line a resume prints: `Connection lost; resumed at 412.0 MiB (attempt 2)`. */
+export function resumedLine({ offset, attempt }: ResumeEvent): string {
+  return `Connection lost; resumed at ${formatBytes(offset)} (attempt ${attempt})`
+}
+
+/**
+ * The lines of `send --resume`: its first status is where this run starts, later ones follow
+ * lost connections.
+ */
+export function resumedFromLine(id: string, { offset, attempt }: ResumeEvent): string {
+  return attempt === 1
+    ? `Resuming upload ${id} at ${formatBytes(offset)}`
+    : resumedLine({ offset, attempt: attempt - 1 })
+}
+
+/**
+ * The sources of an unfinished upload read again, after checking that they are what they were
+ * when it began (docs/crypto.md, "Resuming"): any change refuses the resume.
+ */
+export async function openResumedInput(
+  unfinished: UnfinishedUpload,
+  ctx: Context,
+  output: Output,
+): Promise<SendInput> {
+  const input = await openSendInput(unfinished.sources, {
+    fromStdin: false,
+    name: undefined,
+    stdin: ctx.stdin,
+    maxBytes: Number.MAX_SAFE_INTEGER,
+    warn: (line) => output.warn(line),
+    utcOffsetMinutes: unfinished.fingerprint.utcOffsetMinutes ?? localUtcOffsetMinutes(),
+  }).catch((error: unknown) => {
+    // A source that is gone cannot be sent again: the same refusal as a changed one.
+    throw new UsageError(`${(error as Error).message}; the upload cannot be resumed`)
+  })
+  const change = fingerprintChange(unfinished.fingerprint, input.payload.fingerprint!)
+  if (change !== undefined) {
+    await input.close()
+    throw new UsageError(change)
+  }
+  return input
+}
+
+/** The fields of each kind of unfinished upload besides those they all have. */
+type OwnFields<U> = U extends unknown ? Omit<U, keyof UnfinishedBase> : never
+
+/** What the protocol hands over once the server names an upload. */
+interface NamedState {
+  session: { id: string }
+}
+
+/**
+ * Keeps an upload's resume state in the history from the moment the server names it, and
+ * settles it when the upload ends: dropped when done or refused, kept when it may continue.
+ */
+export class UnfinishedKeeper<S extends NamedState = NamedState> {
+  private constructor(
+    private readonly history: History,
+    /** The upload kept, once the server has named it. */
+    private id: string | undefined,
+    private readonly entry?: (state: S) => UnfinishedUpload,
+  ) {}
+
+  /**
+   * A keeper for a new upload that resumes (`retryForMs` > 0) and whose payload can be read
+   * again (not standard input); `own` gives the fields of its kind from the protocol's state.
+   */
+  static for<S extends NamedState>(
+    history: History,
+    payload: Payload,
+    start: { server: string; paths: readonly string[]; retryForMs: number },
+    own: (state: S) => OwnFields<UnfinishedUpload>,
+  ): UnfinishedKeeper<S> | undefined {
+    const fingerprint = payload.fingerprint
+    if (!fingerprint || start.retryForMs <= 0) return undefined
+    const sources = start.paths.map((path) => resolve(path))
+    return new UnfinishedKeeper<S>(history, undefined, (state) => {
+      const base: UnfinishedBase = {
+        id: state.session.id,
+        server: start.server,
+        createdAt: new Date().toISOString(),
+        sources,
+        fingerprint,
+      }
+      return { ...own(state), ...base }
+    })
+  }
+
+  /** Goes on keeping an upload already in the history (`send --resume`). */
+  static resumed(history: History, upload: UnfinishedUpload): UnfinishedKeeper {
+    return new UnfinishedKeeper(history, upload.id)
+  }
+
+  async keep(state: S): Promise<void> {
+    if (!this.entry) return
+    this.id = state.session.id
+    await this.history.keepUnfinished(this.entry(state))
+  }
+
+  /** The upload is complete: nothing is left to resume. */
+  async done(): Promise<void> {
+    if (this.id !== undefined) await this.history.dropUnfinished(this.id)
+  }
+
+  /**
+   * After a failure: an upload left resumable (a lost connection, an interruption) keeps its
+   * state and `warn` says how to continue; any other failure ended it, so its state goes.
+   */
+  async settle(error: unknown, signal: AbortSignal, warn: (line: string) => void): Promise<void> {
+    if (this.id === undefined) return
+    if (signal.aborted || isConnectionLoss(error)) {
+      warn(`The upload can be continued with \`fileshare send --resume ${this.id}\``)
+    } else {
+      await this.history.dropUnfinished(this.id)
+    }
+  }
+}
+
+/** The protocol's resume options of a file or request upload, whose state is `S`. */
+export interface KeptResumeOptions<S> extends Omit<ResumeOptions, 'onSession'> {
+  onState?: (state: S) => Promise<void>
+}
+
+/**
+ * The resume options of an upload: resumed for `retryForMs` after each lost connection,
+ * each resume told by `warn`; with a keeper, the state is kept in the history and an
+ * interruption leaves the upload resumable.
+ */
+export function keptResumeOptions<S extends NamedState>(
+  retryForMs: number,
+  warn: (line: string) => void,
+  keeper: UnfinishedKeeper<S> | undefined,
+): KeptResumeOptions<S> | undefined {
+  if (retryForMs <= 0) return undefined
+  const resume: KeptResumeOptions<S> = {
+    retryForMs,
+    onResume: (event) => warn(resumedLine(event)),
+  }
+  if (keeper) {
+    resume.keepOnAbort = true
+    resume.onState = (state) => keeper.keep(state)
+  }
+  return resume
+}
+
+/**
+ * Runs an upload under a progress bar and settles its kept state: dropped once it is complete,
+ * and after a failure kept or dropped as `UnfinishedKeeper.settle` says.
+ */
+export async function keptUpload<T>(
+  output: Output,
+  ctx: Context,
+  size: number,
+  keeper: UnfinishedKeeper<never> | undefined,
+  upload: (onProgress: (progress: UploadProgress) => void) => Promise<T>,
+): Promise<T> {
+  const bar = output.progress('Uploading', size)
+  let result: T
+  try {
+    result = await upload(({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes))
+  } catch (error) {
+    await keeper?.settle(error, ctx.signal, (line) => output.warn(line))
+    throw error
+  } finally {
+    bar.stop()
+  }
+  await keeper?.done()
+  return result
+}
+
+/** The resume options of `send --resume`: kept on an interruption, each resume told. */
+export function resumedRunOptions(
+  unfinished: UnfinishedUpload,
+  retries: string | undefined,
+  output: Output,
+): ResumeOptions {
+  return {
+    retryForMs: chooseRetries(retries),
+    keepOnAbort: true,
+    onResume: (event) => output.warn(resumedFromLine(unfinished.id, event)),
+  }
+}

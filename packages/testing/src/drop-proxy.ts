@@ -1,0 +1,106 @@
+/**
+ * A TCP proxy that loses connections on purpose: it forwards to a target and, when the bytes
+ * sent from clients to the target (counted over every connection) reach each of the given
+ * counts, destroys every connection open at that moment, as a network that drops would. After
+ * a drop it may refuse new connections for a while (a link that is away). For the suites and
+ * benchmarks of resumed uploads.
+ */
+import { createServer, connect, type Socket } from 'node:net'
+
+export interface DropProxyOptions {
+  /** Where connections go. */
+  targetHost?: string
+  targetPort: number
+  /**
+   * Client-to-target byte counts, ascending, at which every open connection is destroyed: the
+   * bytes up to each count are forwarded, none past it on the connections cut.
+   */
+  dropAt: readonly number[]
+  /** How long after a drop new connections are refused, in milliseconds (default 0). */
+  downMs?: number
+}
+
+export interface DropProxy {
+  /** `http://127.0.0.1:<port>`. */
+  url: string
+  port: number
+  /** Drops so far. */
+  readonly drops: number
+  /** Client-to-target bytes forwarded so far. */
+  readonly forwarded: number
+  close(): Promise<void>
+}
+
+/** Starts the proxy on a free loopback port. */
+export async function startDropProxy(options: DropProxyOptions): Promise<DropProxy> {
+  const host = options.targetHost ?? '127.0.0.1'
+  const pending = [...options.dropAt].sort((a, b) => a - b)
+  const open = new Set<Socket>()
+  let forwarded = 0
+  let drops = 0
+  let downUntil = 0
+
+  const dropAll = () => {
+    drops++
+    downUntil = Date.now() + (options.downMs ?? 0)
+    for (const socket of open) socket.destroy()
+    open.clear()
+  }
+
+  const server = createServer((client) => {
+    if (Date.now() < downUntil) {
+      client.destroy()
+      return
+    }
+    const upstream = connect(options.targetPort, host)
+    open.add(client)
+    open.add(upstream)
+    const end = () => {
+      client.destroy()
+      upstream.destroy()
+      open.delete(client)
+      open.delete(upstream)
+    }
+    client.on('error', end).on('close', end)
+    upstream.on('error', end).on('close', end)
+    upstream.pipe(client)
+    client.on('data', (chunk: Buffer) => {
+      const next = pending[0]
+      if (next !== undefined && forwarded + chunk.length >= next) {
+        const part = next - forwarded
+        pending.shift()
+        forwarded = next
+        // The bytes up to the count go out before the cut; the socket is destroyed once written.
+        if (part > 0) upstream.write(chunk.subarray(0, part), dropAll)
+        else dropAll()
+        return
+      }
+      forwarded += chunk.length
+      if (!upstream.write(chunk)) {
+        client.pause()
+        upstream.once('drain', () => client.resume())
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    get drops() {
+      return drops
+    },
+    get forwarded() {
+      return forwarded
+    },
+    close: async () => {
+      for (const socket of open) socket.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
+
+/** `count` drop points `every` bytes apart: `every`, `2 * every`, … */
+export function dropsEvery(every: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => (i + 1) * every)
+}
