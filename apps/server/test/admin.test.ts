@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
-import { spawnServer, type SpawnedServer } from '@fileshare/testing'
+import type { SpawnedServer } from '@fileshare/testing'
 import { describe, expect, it } from 'vitest'
 
 import { runAdmin } from '../src/admin/program.js'
@@ -64,20 +64,11 @@ async function serverEnv(): Promise<Record<string, string>> {
     CLEANUP_INTERVAL: '86400',
     ...(await newDatabaseEnv()),
   }
-  for (const name of ['HOME', 'TMPDIR']) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
   return env
 }
 
 function start(env: Record<string, string>): Promise<SpawnedServer> {
-  return spawnServer({
-    entry: 'src/index.ts',
-    nodeArgs: ['--import', 'tsx'],
-    cwd: SERVER_DIR,
-    env,
-  }).then((server) => spawned.track(server))
+  return spawned.start(env)
 }
 
 interface Workload {

@@ -7,10 +7,9 @@ import { randomBytes } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import { request } from 'node:http'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import type { UploadStatusResponse } from '@fileshare/protocol'
-import { spawnServer, type SpawnedServer } from '@fileshare/testing'
+import type { SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -27,7 +26,6 @@ import {
 import { spawnedServers } from './spawned-servers.js'
 import { s3Env } from './s3-backend.js'
 
-const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const KiB = 1024
 const MiB = 1024 * KiB
 
@@ -51,21 +49,11 @@ async function clusterEnv(backend: 'filesystem' | 's3'): Promise<Record<string, 
     CLEANUP_INTERVAL: '86400',
     ...(backend === 's3' ? s3Env(gateway!) : {}),
   }
-  for (const name of ['HOME', 'TMPDIR']) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
   return env
 }
 
 async function startInstance(env: Record<string, string>): Promise<SpawnedServer> {
-  const server = await spawnServer({
-    entry: 'src/index.ts',
-    nodeArgs: ['--import', 'tsx'],
-    cwd: SERVER_DIR,
-    env,
-  })
-  return spawned.track(server)
+  return spawned.start(env)
 }
 
 async function init(server: SpawnedServer, size: number) {

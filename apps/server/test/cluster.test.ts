@@ -10,21 +10,20 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
-import { spawnServer, type SpawnedServer } from '@fileshare/testing'
+import type { SpawnedServer } from '@fileshare/testing'
 import { postgresMissing, startPostgres, type Postgres } from '@fileshare/testing/postgres'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CLEANUP_APPLICATION_NAME, CLEANUP_LOCK_KEY } from '../src/db/leader-lock.js'
+import { spawnFromSource } from './spawned-servers.js'
 import { startClusterNginx, nginxMissing, type ClusterProxy } from './cluster-nginx.js'
 import { noteBody, uploadHeaders } from './harness.js'
 import { call, createRequest, init } from './requests.suite.js'
 import { s3Env } from './s3-backend.js'
 
-const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const MiB = 1024 * 1024
 /** The per-client request limit of every instance; the rate-limit case spends it all. */
 const RATE_LIMIT_MAX = 1000
@@ -80,20 +79,9 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
       FILE_CHUNK_MAX_SIZE: String(MiB),
       OIDC_SESSION_SECRET: randomBytes(32).toString('hex'),
     }
-    for (const name of ['HOME', 'TMPDIR']) {
-      const value = process.env[name]
-      if (value !== undefined) env[name] = value
-    }
     // One after the other, so the migrations' lock is not what is tested here.
     for (let i = 0; i < 3; i++) {
-      servers.push(
-        await spawnServer({
-          entry: 'src/index.ts',
-          nodeArgs: ['--import', 'tsx'],
-          cwd: SERVER_DIR,
-          env: { ...env, DATA_DIR: join(dir, `instance-${i}`) },
-        }),
-      )
+      servers.push(await spawnFromSource({ ...env, DATA_DIR: join(dir, `instance-${i}`) }))
     }
     proxy = await startClusterNginx(
       dir,
@@ -274,11 +262,10 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     } finally {
       // Back on its port, so the proxy has its instances again for the cases after this one.
       const index = servers.indexOf(victim)
-      servers[index] = await spawnServer({
-        entry: 'src/index.ts',
-        nodeArgs: ['--import', 'tsx'],
-        cwd: SERVER_DIR,
-        env: { ...env, DATA_DIR: join(dir, 'instance-restarted'), PORT: String(victim.port) },
+      servers[index] = await spawnFromSource({
+        ...env,
+        DATA_DIR: join(dir, 'instance-restarted'),
+        PORT: String(victim.port),
       })
     }
   }, 90_000)

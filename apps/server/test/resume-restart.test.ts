@@ -5,10 +5,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { toBase64Url } from '@fileshare/protocol'
-import { spawnServer, type SpawnedServer } from '@fileshare/testing'
+import type { SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,7 +17,6 @@ import { randomToken } from './harness.js'
 import { spawnedServers } from './spawned-servers.js'
 import { TestSocket } from './test-socket.js'
 
-const SERVER_DIR = fileURLToPath(new URL('..', import.meta.url))
 const KiB = 1024
 const MiB = 1024 * KiB
 
@@ -34,17 +32,7 @@ async function startProcess(dataDir: string, backend: Backend): Promise<SpawnedS
     CLEANUP_INTERVAL: '86400',
     ...backend.env(),
   }
-  for (const name of ['HOME', 'TMPDIR']) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
-  const server = await spawnServer({
-    entry: 'src/index.ts',
-    nodeArgs: ['--import', 'tsx'],
-    cwd: SERVER_DIR,
-    env,
-  })
-  return spawned.track(server)
+  return spawned.start(env)
 }
 
 /** What the session's row records, read from the database file of the (running) server. */

@@ -12,7 +12,7 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { spawnServer, type SpawnedServer } from '@fileshare/testing'
+import type { SpawnedServer } from '@fileshare/testing'
 import { describe, expect, it } from 'vitest'
 
 import { uploadHeaders } from './harness.js'
@@ -37,17 +37,7 @@ async function startProcess(dataDir: string): Promise<SpawnedServer> {
     CLEANUP_INTERVAL: '86400',
     SHUTDOWN_GRACE_MS: String(GRACE_MS),
   }
-  for (const name of ['HOME', 'TMPDIR']) {
-    const value = process.env[name]
-    if (value !== undefined) env[name] = value
-  }
-  const server = await spawnServer({
-    entry: 'src/index.ts',
-    nodeArgs: ['--import', 'tsx'],
-    cwd: SERVER_DIR,
-    env,
-  })
-  return spawned.track(server)
+  return spawned.start(env)
 }
 
 /**
