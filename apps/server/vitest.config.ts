@@ -22,6 +22,8 @@ const POSTGRES_SUITES = [
   'lockout',
   'metrics',
   'notes',
+  'notification-outbox',
+  'notifications',
   'password-oracle',
   'postgres',
   'request-flow',

@@ -69,6 +69,12 @@ const DEFAULTS: Config = {
   fileRequestRetentionSec: 7 * DAY,
   forceRequestPassword: false,
   metrics: null,
+  notify: {
+    smtpUrl: null,
+    from: 'fileshare@localhost',
+    allowPrivate: false,
+    webhookHttpHosts: [],
+  },
 }
 
 const SESSION_SECRET = 'x'.repeat(32)

@@ -150,6 +150,20 @@ export interface Config {
 
   /** METRICS_ENABLED and how `/metrics` is guarded; null while metrics are off. */
   metrics: MetricsSettings | null
+
+  /** How the creator of a file request is told that it received a file. */
+  notify: NotifySettings
+}
+
+export interface NotifySettings {
+  /** SMTP_URL: the mail server notifications are sent through; null: no email notifications. */
+  smtpUrl: string | null
+  /** NOTIFY_FROM: the sender address of notification mails. */
+  from: string
+  /** NOTIFY_ALLOW_PRIVATE: whether webhooks may target loopback, private or link-local hosts. */
+  allowPrivate: boolean
+  /** NOTIFY_WEBHOOK_HTTP_HOSTS: host names a webhook may reach over plain http. */
+  webhookHttpHosts: string[]
 }
 
 export interface MetricsSettings {
@@ -530,6 +544,7 @@ export function loadConfig(env: Env = process.env): Config {
     forceRequestPassword: read.boolean('FORCE_REQUEST_PASSWORD', false),
 
     metrics: readMetrics(read, port),
+    notify: readNotify(read, baseUrl),
   }
   for (const [variable, on] of [
     ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
@@ -579,6 +594,28 @@ function databaseUrl(value: string | null): string | null {
     )
   }
   return value
+}
+
+/** The notification settings; the SMTP address may hold a password and stays out of errors. */
+function readNotify(read: Reader, baseUrl: string): NotifySettings {
+  const smtpUrl = read.optionalString('SMTP_URL')
+  if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL', '(hidden)', 'an smtp:// or smtps:// address')
+  }
+  const from = read.string('NOTIFY_FROM', `fileshare@${new URL(baseUrl).hostname}`)
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from) && !/^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
+    throw new ConfigError('NOTIFY_FROM', from, 'an email address, optionally as "Name <address>"')
+  }
+  const hosts = (read.optionalString('NOTIFY_WEBHOOK_HTTP_HOSTS') ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '')
+  return {
+    smtpUrl: smtpUrl === '' ? null : smtpUrl,
+    from,
+    allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
+    webhookHttpHosts: [...new Set(hosts)],
+  }
 }
 
 /** Shortest METRICS_TOKEN accepted: as long as a session secret, so it cannot be guessed. */

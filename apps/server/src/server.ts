@@ -140,6 +140,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   )
   const cleanup = new CleanupJob({ config, db, blobs, services, logger, leader, now })
   cleanup.start(config.cleanupIntervalSec * 1000)
+  services.notifier.start()
 
   let closing: Promise<void> | undefined
   const close = () => {
@@ -153,6 +154,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         http.stopAccepting()
         sockets.stopAccepting()
         await cleanup.stop()
+        await services.notifier.stop()
         const left = await services.sessions.drain(config.shutdownGraceMs)
         if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they are discarded`)
         await services.sessions.abortAll()

@@ -10,6 +10,9 @@ import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
+import { smtpMailer } from './notify/email.js'
+import { NotificationOutbox } from './notify/outbox.js'
+import { NotificationWorker } from './notify/worker.js'
 import { RequestsService } from './requests.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
@@ -29,6 +32,8 @@ export interface Services {
   rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
+  /** Sends the notifications of finished request uploads; started and stopped by server.ts. */
+  notifier: NotificationWorker
 }
 
 export async function createServices(
@@ -92,7 +97,21 @@ export async function createServices(
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
-  const requests = new RequestsService({ ...uploadDeps, ipHash, onError })
+  const outbox = new NotificationOutbox(db, now)
+  const { smtpUrl, from, allowPrivate } = config.notify
+  const notifier = new NotificationWorker({
+    outbox,
+    mailer: smtpUrl === null ? null : smtpMailer(smtpUrl, from, config.customTitle),
+    allowPrivate,
+    logger,
+  })
+  const requests = new RequestsService({
+    ...uploadDeps,
+    ipHash,
+    onError,
+    outbox,
+    onNotificationsQueued: () => notifier.wake(),
+  })
   const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
   return {
     sessions,
@@ -106,5 +125,6 @@ export async function createServices(
     rateLimiter,
     janitor,
     tombstones,
+    notifier,
   }
 }

@@ -9,7 +9,7 @@
  * request row, so reserving a slot and checking the size is one conditional UPDATE and no number
  * of concurrent inits can take more slots than there are.
  */
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 
 import {
   ERROR_MESSAGES,
@@ -17,6 +17,7 @@ import {
   REQUEST_HTTP_SESSION_TIMEOUT_MS,
   isUuid,
   toBase64Url,
+  type CreateFileRequestResponse,
   type FileRequestLimitResponse,
   type FileRequestResponse,
 } from '@fileshare/protocol'
@@ -28,6 +29,7 @@ import { decrement, decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
+import type { NotificationOutbox } from './notify/outbox.js'
 import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
 import {
   parseCreateBody,
@@ -75,7 +77,14 @@ export interface RequestsDeps {
   now: () => number
   /** Reports a failure nobody waits for (returning a slot after a session ended). */
   onError: (error: unknown) => void
+  /** Where notifications of finished uploads are queued. */
+  outbox: NotificationOutbox
+  /** Called once notifications were queued, so a worker may send them at once. */
+  onNotificationsQueued?: () => void
 }
+
+/** Bytes of a request's webhook signing key. */
+const NOTIFY_SECRET_BYTES = 32
 
 const DAY_MS = 86_400_000
 
@@ -87,13 +96,15 @@ export class RequestsService {
    * FILE_REQUEST_DAILY_LIMIT is used up. The count and the record are written in one
    * transaction, so a refused or failed creation counts nothing.
    */
-  async create(body: unknown, client: RequestClient): Promise<{ id: string; closesAt: string }> {
+  async create(body: unknown, client: RequestClient): Promise<CreateFileRequestResponse> {
     const { config, db } = this.deps
     const { fileRequests, requestDailyCounts } = db.tables
     const fields = parseCreateBody(body, config)
     const now = this.deps.now()
     const id = randomUUID()
     const closesAt = now + fields.expireSec * 1000
+    // Kept in clear, since signing needs it; it is given to the creator only in this answer.
+    const webhookSecret = fields.notifyWebhook === null ? null : randomBytes(NOTIFY_SECRET_BYTES)
     const limit = config.fileRequestDailyLimit
     await db.transaction(async (tx) => {
       if (limit > 0) {
@@ -129,9 +140,16 @@ export class RequestsService {
         downloads: fields.downloads,
         createdAt: now,
         closesAt,
+        notifyEmail: fields.notifyEmail,
+        notifyWebhook: fields.notifyWebhook,
+        notifyWebhookSecret: webhookSecret,
       })
     })
-    return { id, closesAt: iso(closesAt) }
+    return {
+      id,
+      closesAt: iso(closesAt),
+      ...(webhookSecret === null ? {} : { notifyWebhookSecret: toBase64Url(webhookSecret) }),
+    }
   }
 
   /**
@@ -256,7 +274,8 @@ export class RequestsService {
   /**
    * Stores a finished upload: 404 when the request was deleted meanwhile; the commit ends the
    * session with 400 when bytes are missing (the slot is returned); then the inbox entry, the
-   * move of the slot from reserved to used and the added bytes are one transaction. An upload
+   * move of the slot from reserved to used, the added bytes and the queued notifications are one
+   * transaction, so a notification exists exactly when the upload does. An upload
    * whose request closed or expired while it ran still finishes (spec: File request, close).
    */
   async finalize(
@@ -273,6 +292,7 @@ export class RequestsService {
     await session.commit()
     const now = this.deps.now()
     let stored: boolean
+    let queued = 0
     try {
       stored = await db.transaction(async (tx) => {
         const [moved] = await tx
@@ -283,7 +303,12 @@ export class RequestsService {
             usedBytes: increment(fileRequests.usedBytes, init.size),
           })
           .where(eq(fileRequests.id, requestId))
-          .returning({ downloads: fileRequests.downloads })
+          .returning({
+            downloads: fileRequests.downloads,
+            notifyEmail: fileRequests.notifyEmail,
+            notifyWebhook: fileRequests.notifyWebhook,
+            notifyWebhookSecret: fileRequests.notifyWebhookSecret,
+          })
         if (moved === undefined) return false
         await tx.insert(requestUploads).values({
           id: session.id,
@@ -299,6 +324,8 @@ export class RequestsService {
           createdAt: now,
           expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
         })
+        const upload = { uploadId: session.id, requestId, size: init.size, arrivedAt: now }
+        queued = await this.deps.outbox.enqueue(tx, upload, moved)
         return true
       })
     } catch (error) {
@@ -313,6 +340,7 @@ export class RequestsService {
       throw requestNotFound()
     }
     await reservation.settle(true)
+    if (queued > 0) this.deps.onNotificationsQueued?.()
     return session.id
   }
 
@@ -335,6 +363,7 @@ export class RequestsService {
         .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, requestId)))
         .returning({ size: requestUploads.size })
       if (row === undefined) return false
+      await this.deps.outbox.withdraw(tx, uploadId)
       await tx
         .update(fileRequests)
         .set({
