@@ -12,7 +12,13 @@ export interface Mailer {
 
 /** A mailer over the SMTP server at `smtpUrl`, sending as `from`. */
 export function smtpMailer(smtpUrl: string, from: string, title: string): Mailer {
-  const transport: Transporter = createTransport(smtpUrl)
+  // Short timeouts: a delivery must end well within the outbox's claim on its row.
+  const transport: Transporter = createTransport({
+    url: smtpUrl,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  })
   return {
     async send(to, notification) {
       await transport.sendMail({
