@@ -2,6 +2,7 @@
  * File requests from the sender's upload to the requester's inbox, over the WebSocket and over
  * chunked HTTP; and the fallback from a refused WebSocket to chunked HTTP.
  */
+import { createHmac } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -295,5 +296,51 @@ describe('falling back from the WebSocket to chunked HTTP', () => {
     const out = join(work, 'refused-ws-out')
     await user.ok(['get', sent.link, '-o', out])
     expect(await sha256File(join(out, 'refused-ws.bin'))).toBe(await sha256File(file))
+  })
+})
+
+describe('inbox notifications', () => {
+  it('asks for a signed webhook per arriving upload with --notify-webhook', async () => {
+    const calls: { body: string; signature: string | undefined }[] = []
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk))
+      request.on('end', () => {
+        const signature = request.headers['x-fileshare-signature']
+        calls.push({ body: Buffer.concat(chunks).toString('utf8'), signature: String(signature) })
+        response.writeHead(204).end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`
+    const { server, user } = await serverWith({
+      NOTIFY_ALLOW_PRIVATE: 'true',
+      NOTIFY_WEBHOOK_HTTP_HOSTS: '127.0.0.1',
+    })
+    const created = await user.json<CreatedRequest & { notifyWebhookSecret: string }>([
+      'request',
+      '--message',
+      'Logs please',
+      '--notify-webhook',
+      hook,
+    ])
+    expect(created.notifyWebhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const sender = await CliUser.create(server.url)
+    cleanups.push(() => rm(sender.home, { recursive: true, force: true }))
+    const file = join(work, 'notified.log')
+    await writeFile(file, 'log lines')
+    await sender.ok(['request', 'send', created.uploadLink, file])
+    const deadline = Date.now() + 15_000
+    while (calls.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(calls).toHaveLength(1)
+    const mac = createHmac('sha256', Buffer.from(created.notifyWebhookSecret, 'base64url'))
+      .update(calls[0]!.body)
+      .digest('hex')
+    expect(calls[0]!.signature).toBe(`sha256=${mac}`)
+    expect(JSON.parse(calls[0]!.body)).toMatchObject({ requestId: created.id, sizeClass: '<1 MB' })
+    expect(calls[0]!.body).not.toContain('notified.log')
   })
 })
