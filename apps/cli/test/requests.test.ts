@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { startWebhookReceiver, waitForNotice } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CliUser } from './cli-runner.js'
@@ -301,19 +302,8 @@ describe('falling back from the WebSocket to chunked HTTP', () => {
 
 describe('inbox notifications', () => {
   it('asks for a signed webhook per arriving upload with --notify-webhook', async () => {
-    const calls: { body: string; signature: string | undefined }[] = []
-    const receiver = createServer((request, response) => {
-      const chunks: Buffer[] = []
-      request.on('data', (chunk: Buffer) => chunks.push(chunk))
-      request.on('end', () => {
-        const signature = request.headers['x-fileshare-signature']
-        calls.push({ body: Buffer.concat(chunks).toString('utf8'), signature: String(signature) })
-        response.writeHead(204).end()
-      })
-    })
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-    cleanups.push(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
-    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/in`
+    const hook = await startWebhookReceiver()
+    cleanups.push(() => hook.close())
     const { server, user } = await serverWith({
       NOTIFY_ALLOW_PRIVATE: 'true',
       NOTIFY_WEBHOOK_HTTP_HOSTS: '127.0.0.1',
@@ -323,7 +313,7 @@ describe('inbox notifications', () => {
       '--message',
       'Logs please',
       '--notify-webhook',
-      hook,
+      hook.url,
     ])
     expect(created.notifyWebhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
     const sender = await CliUser.create(server.url)
@@ -331,16 +321,14 @@ describe('inbox notifications', () => {
     const file = join(work, 'notified.log')
     await writeFile(file, 'log lines')
     await sender.ok(['request', 'send', created.uploadLink, file])
-    const deadline = Date.now() + 15_000
-    while (calls.length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    expect(calls).toHaveLength(1)
+    await waitForNotice(() => hook.calls.length > 0)
+    expect(hook.calls).toHaveLength(1)
+    const [call] = hook.calls
     const mac = createHmac('sha256', Buffer.from(created.notifyWebhookSecret, 'base64url'))
-      .update(calls[0]!.body)
+      .update(call!.body)
       .digest('hex')
-    expect(calls[0]!.signature).toBe(`sha256=${mac}`)
-    expect(JSON.parse(calls[0]!.body)).toMatchObject({ requestId: created.id, sizeClass: '<1 MB' })
-    expect(calls[0]!.body).not.toContain('notified.log')
+    expect(call!.headers['x-fileshare-signature']).toBe(`sha256=${mac}`)
+    expect(JSON.parse(call!.body)).toMatchObject({ requestId: created.id, sizeClass: '<1 MB' })
+    expect(call!.body).not.toContain('notified.log')
   })
 })

@@ -17,19 +17,18 @@ import {
   type OpenedRequest,
   type RequestLink,
 } from '@fileshare/protocol'
+import {
+  startWebhookReceiver,
+  waitForNotice,
+  type WebhookCall,
+  type WebhookReceiver,
+} from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { apiFor, randomSource, singleFile, wsFactory } from './client-support.js'
 import { TEST_DIALECT } from './dialects.js'
 import { startTestServer, type TestServer } from './harness.js'
-import {
-  startMailReceiver,
-  startWebhookReceiver,
-  waitFor,
-  type MailReceiver,
-  type WebhookCall,
-  type WebhookReceiver,
-} from './notify-receivers.js'
+import { startMailReceiver, type MailReceiver } from './mail-receiver.js'
 
 const FILE_NAME = 'quarterly-secret-plan.pdf'
 
@@ -129,7 +128,7 @@ describe('inbox notifications', { timeout: 60_000 }, () => {
     await upload(server, opened)
     await upload(server, opened, true)
     await cancelledUpload(server, opened)
-    await waitFor(() => hook.delivered().length >= 2 && mail.mails.length >= 2)
+    await waitForNotice(() => hook.delivered().length >= 2 && mail.mails.length >= 2)
     await settle()
     expect(hook.calls).toHaveLength(2)
     expect(mail.mails).toHaveLength(2)
@@ -183,9 +182,9 @@ describe('inbox notifications', { timeout: 60_000 }, () => {
     hook.down = true
     const { opened } = await newRequest(server, { notifyWebhook: hook.url })
     await upload(server, opened)
-    await waitFor(() => hook.calls.length >= 2)
+    await waitForNotice(() => hook.calls.length >= 2)
     hook.down = false
-    await waitFor(() => hook.delivered().length === 1)
+    await waitForNotice(() => hook.delivered().length === 1)
     await settle()
     expect(hook.delivered()).toHaveLength(1)
     const [first, second, third] = hook.calls.map((call) => call.at)
@@ -198,12 +197,12 @@ describe('inbox notifications', { timeout: 60_000 }, () => {
     hook.down = true
     const { opened } = await newRequest(server, { notifyWebhook: hook.url })
     await upload(server, opened)
-    await waitFor(() => hook.calls.length >= 1)
+    await waitForNotice(() => hook.calls.length >= 1)
     await server.close({ keepData: true })
     hook.down = false
     const before = hook.calls.length
     server = await startTestServer({ env: notifyEnv(mail), dataDir: server.dataDir })
-    await waitFor(() => hook.delivered().length === 1)
+    await waitForNotice(() => hook.delivered().length === 1)
     await settle()
     expect(hook.calls.length).toBe(before + 1)
   })
@@ -220,9 +219,9 @@ describe('inbox notifications', { timeout: 60_000 }, () => {
       try {
         const { created, opened } = await newRequest(server, { notifyWebhook: hook.url })
         for (let i = 0; i < 6; i++) await upload(i % 2 === 0 ? server : second, opened)
-        await waitFor(() => hook.calls.length >= 6)
+        await waitForNotice(() => hook.calls.length >= 6)
         hook.down = false
-        await waitFor(() => hook.delivered().length >= 6)
+        await waitForNotice(() => hook.delivered().length >= 6)
         await settle()
         expect(hook.delivered()).toHaveLength(6)
         for (const call of hook.delivered()) {

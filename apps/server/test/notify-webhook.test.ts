@@ -1,10 +1,10 @@
 /** Webhook delivery against a local receiver: the signature, and the resolved-address guard. */
 import { createHmac } from 'node:crypto'
 
+import { startWebhookReceiver, type WebhookReceiver } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { postWebhook } from '../src/services/notify/webhook.js'
-import { startWebhookReceiver, type WebhookReceiver } from './notify-receivers.js'
 
 const NOTIFICATION = {
   requestId: '11111111-1111-4111-8111-111111111111',

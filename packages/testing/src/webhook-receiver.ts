@@ -1,49 +1,9 @@
 /**
- * What the notification suites listen with: a real SMTP server (smtp-server) that keeps every
- * mail, and a local webhook receiver that keeps every POST and can be told to answer 503.
+ * A local webhook receiver for the notification suites: it keeps every POST with its headers and
+ * body, and answers 503 while told it is down, so retries can be watched.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-
-import { SMTPServer } from 'smtp-server'
-
-export interface ReceivedMail {
-  to: string[]
-  raw: string
-}
-
-export interface MailReceiver {
-  url: string
-  mails: ReceivedMail[]
-  close(): Promise<void>
-}
-
-export async function startMailReceiver(): Promise<MailReceiver> {
-  const mails: ReceivedMail[] = []
-  const smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = []
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk))
-      stream.on('end', () => {
-        mails.push({
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        })
-        callback()
-      })
-    },
-  })
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-  const { port } = smtp.server.address() as AddressInfo
-  return {
-    url: `smtp://127.0.0.1:${port}`,
-    mails,
-    close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
-  }
-}
 
 export interface WebhookCall {
   at: number
@@ -93,7 +53,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
 }
 
 /** Waits until `ready()` holds, checking every 50 ms, for at most `timeoutMs`. */
-export async function waitFor(ready: () => boolean, timeoutMs = 15_000): Promise<void> {
+export async function waitForNotice(ready: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!ready()) {
     if (Date.now() > deadline) throw new Error('timed out waiting for a notification')
