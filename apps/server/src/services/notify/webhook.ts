@@ -33,8 +33,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
         const refusal = new Error(`webhook host ${hostname} resolves to a private address`)
         return callback(refusal as NodeJS.ErrnoException, '', 0)
       }
-      if (options.all)
-        return (callback as never as (e: null, a: LookupAddress[]) => void)(null, addresses)
+      if (options.all) return callback(null, addresses)
       callback(null, addresses[0]!.address, addresses[0]!.family)
     })
   }
