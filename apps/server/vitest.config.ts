@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config'
 
 /** Integration suites whose servers run on PostgreSQL as well. */
 const POSTGRES_SUITES = [
+  'admin',
+  'api-tokens',
   'auth',
   'chunk-admission',
   'cleanup',
@@ -26,12 +28,15 @@ const POSTGRES_SUITES = [
   'notifications',
   'password-oracle',
   'postgres',
+  'reports',
   'request-flow',
   'request-upload-ws',
   'requests',
   'salts',
   'shared-limits',
+  'stored-sessions',
   'upload-ws',
+  'upload-status',
   'uploads',
 ].map((name) => `test/${name}.test.ts`)
 
@@ -54,6 +59,7 @@ export default defineConfig({
             'test/postgres.test.ts',
             'test/shared-limits.test.ts',
             'test/cluster-chunks.test.ts',
+            'test/stored-sessions.test.ts',
           ],
         },
       },

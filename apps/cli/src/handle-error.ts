@@ -3,7 +3,7 @@
  * the exit code: 1 usage, 2 refused by the server (its message verbatim), 3 network or integrity
  * failure, 130 interrupted.
  */
-import { ApiError, isAbortError, ProtocolError } from '@fileshare/protocol'
+import { API_TOKEN_MESSAGES, ApiError, isAbortError, ProtocolError } from '@fileshare/protocol'
 import { CommanderError } from 'commander'
 
 import { escapeControls } from './lib/entry-name.js'
@@ -17,6 +17,8 @@ export interface ErrorReport {
   /** ProtocolError code or system error code. */
   code?: string
   retryAfterSec?: number
+  /** A 410 of an item the server's operator took down. */
+  removed?: boolean
   /** Commander printed it already. */
   printed?: boolean
 }
@@ -54,8 +56,16 @@ export function describeError(error: unknown): ErrorReport {
       exitCode: EXIT.REFUSED,
       status: error.status,
     }
+    // Taken down by the operator, not expired: the server's 410 says so (docs/api.md, Takedown).
+    if (error.removed) {
+      report.removed = true
+      if (error.takedown) report.message = `${error.message} (${error.takedown})`
+    }
     if (error.status === 401 && error.message === LOGIN_REQUIRED) {
       report.message = `${error.message}: run \`fileshare login\` to sign in to this server`
+    }
+    if (error.status === 401 && error.message === API_TOKEN_MESSAGES.invalidToken) {
+      report.message = `${error.message}: make a new one, or run \`fileshare logout\``
     }
     if (error.retryAfterSec !== null) {
       report.retryAfterSec = error.retryAfterSec

@@ -25,6 +25,7 @@ Environment:
   FILESHARE_SERVER    server for commands that create (else "server" in config.json,
                       else http://localhost:3000); links name their own server
   FILESHARE_PASSWORD  password used when --password is given without a value
+  FILESHARE_TOKEN     personal API token (fst_…) sent in place of the kept login
   XDG_CONFIG_HOME     config folder is $XDG_CONFIG_HOME/fileshare (else ~/.config/fileshare),
                       holding config.json, credentials.json and history.json (mode 0600)
 ${examples(

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { Browser, freePort } from '@fileshare/testing'
+import { Browser, freePort, location } from '@fileshare/testing'
 import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -122,6 +122,99 @@ describe('login', () => {
       expect(result.stderr).toContain('has no login')
     } finally {
       await plain.close()
+    }
+  })
+})
+
+describe('API tokens', () => {
+  /** A token made through the token route with a browser login, as the settings page does. */
+  async function makeToken(scopes: string[] = ['files', 'notes', 'requests']) {
+    const browser = new Browser()
+    const start = await browser.fetch(`${server.url}/auth/login`)
+    const callback = await browser.follow(
+      location(start, server.url),
+      `${server.url}/auth/callback`,
+    )
+    await browser.fetch(callback)
+    const res = await browser.fetch(`${server.url}/api/tokens`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'cli', scopes, expiresInDays: 1 }),
+    })
+    expect(res.status).toBe(201)
+    const { id, token } = (await res.json()) as { id: string; token: string }
+    const revoke = async () => {
+      const gone = await browser.fetch(`${server.url}/api/tokens/${id}`, { method: 'DELETE' })
+      expect(gone.status).toBe(200)
+    }
+    return { token, revoke }
+  }
+
+  it('keeps a token from login --token (0600), creates with it, and fails once it is revoked', async () => {
+    const scripted = await CliUser.create(server.url)
+    try {
+      const { token, revoke } = await makeToken()
+      const login = await scripted.ok(['login', '--token', '-'], { input: `${token}\n` })
+      expect(login.stdout).toBe(`Signed in to ${server.url} with an API token of ada.\n`)
+      // Security: the token is readable by its owner only.
+      const credentials = join(scripted.configDir, 'credentials.json')
+      expect((await stat(credentials)).mode & 0o777).toBe(0o600)
+      expect(await readFile(credentials, 'utf8')).toContain(token)
+      expect(await scripted.json(['whoami'])).toMatchObject({ signedIn: true, sub: 'ada' })
+
+      const file = join(work, 'token.txt')
+      await writeFile(file, 'sent with a token')
+      await scripted.ok(['send', file])
+      await scripted.ok(['note', 'a note with a token'])
+
+      await revoke()
+      const refused = await scripted.run(['note', 'after revoking'])
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('Invalid or expired API token: make a new one')
+      expect((await scripted.ok(['whoami'])).stdout).toContain('revoked or expired')
+
+      expect((await scripted.ok(['logout'])).stdout).toBe(`Signed out of ${server.url}.\n`)
+      expect(await readFile(credentials, 'utf8')).not.toContain(token)
+    } finally {
+      await rm(scripted.home, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses to keep a token the server does not accept, or that is no token', async () => {
+    const scripted = await CliUser.create(server.url)
+    try {
+      const { token, revoke } = await makeToken()
+      await revoke()
+      const revoked = await scripted.run(['login', '--token', token])
+      expect(revoked.code).toBe(2)
+      expect(revoked.stderr).toContain('does not accept this token')
+      const session = await scripted.run(['login', '--token', 'eyJhbGciOiJIUzI1NiJ9.e30.x'])
+      expect(session.code).toBe(1)
+      expect(session.stderr).toContain('not an API token')
+    } finally {
+      await rm(scripted.home, { recursive: true, force: true })
+    }
+  })
+
+  it('takes FILESHARE_TOKEN over the kept login', async () => {
+    const scripted = await CliUser.create(server.url)
+    try {
+      const kept = await makeToken()
+      await scripted.ok(['login', '--token', kept.token])
+      await kept.revoke()
+      const fresh = await makeToken(['notes'])
+      const env = { FILESHARE_TOKEN: fresh.token }
+      await scripted.ok(['note', 'from the environment'], { env })
+      // The scope holds: this token makes notes only.
+      const file = join(work, 'env.txt')
+      await writeFile(file, 'no files with a notes token')
+      const refused = await scripted.run(['send', file], { env })
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toContain('API token not valid for this service')
+      const logout = await scripted.ok(['logout'], { env })
+      expect(logout.stderr).toContain('FILESHARE_TOKEN is set')
+    } finally {
+      await rm(scripted.home, { recursive: true, force: true })
     }
   })
 })

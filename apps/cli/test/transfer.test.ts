@@ -123,6 +123,18 @@ describe('send and get', () => {
     expect(again.stderr).toContain('fileshare: Upload expired or download limit reached')
   })
 
+  it('says an upload the operator took down was removed, with the operator’s reason', async () => {
+    const dir = await fresh('removed')
+    await writeRandomFile(join(dir, 'invoice.exe'), 4096)
+    const sent = await user.json<Sent>(['send', join(dir, 'invoice.exe')])
+    await server.service.services.takedown.remove(sent.id, 'Malware')
+    const got = await user.run(['get', sent.link, '-o', await fresh('removed-out')])
+    expect(got.code).toBe(2)
+    expect(got.stderr).toContain('fileshare: Removed by the operator (Malware)')
+    const json = await user.run(['get', sent.link, '-o', await fresh('removed-json'), '--json'])
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 410, removed: true })
+  })
+
   it('shows the link of send, note and request as a QR code that reads back as the link', async () => {
     const qrOf = (stderr: string) => stderr.split('\n').filter((line) => /[█▀▄]/.test(line))
     const dir = await fresh('qr')

@@ -81,21 +81,29 @@ async function databaseShare(url: string) {
     },
   } as unknown as BlobStore
   const db = await openDatabase({ dataDir: dir, databaseUrl: url, databasePoolSize: 4 })
-  const limits = { maxChunkSize: CHUNK, window: 3, maxChunksInFlight: 4, speedLimit: 0 }
+  const limits = { window: 3, maxChunksInFlight: 4, speedLimit: 0 }
+  const scope = { requestId: null, maxChunkSize: CHUNK }
   const buffer = { reserveBuffer: () => true, releaseBuffer: () => undefined }
-  const sessions = new StoredChunkSessions(db, keepsNothing, limits, buffer, Date.now)
+  const quota = { endHeld: async () => undefined }
+  const sessions = new StoredChunkSessions(db, keepsNothing, limits, buffer, quota, Date.now)
   const runs = UPLOADS * CHUNKS_PER_UPLOAD
   // Sessions of a 1 GiB upload in 10 MB chunks: about a hundred chunks each.
   const perSession = 100
   const ids: string[] = []
   for (let i = 0; i < runs / perSession + 1; i++) {
     ids.push(crypto.randomUUID())
-    await sessions.open(ids[i]!, CHUNK * perSession, '{}')
+    const opening = {
+      declaredSize: CHUNK * perSession,
+      context: '{}',
+      requestId: null,
+      quota: null,
+    }
+    await sessions.open(ids[i]!, opening)
   }
   const bytes = randomBytes(CHUNK)
   const statements = await timeEach(runs, async (i) => {
     const id = ids[Math.floor(i / perSession)]!
-    const chunk = await sessions.admit(id, i % perSession, CHUNK)
+    const chunk = await sessions.admit(id, i % perSession, CHUNK, scope)
     chunk.take(bytes)
     await chunk.finish()
     chunk.release()

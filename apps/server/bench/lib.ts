@@ -1,7 +1,8 @@
 /**
  * Pieces the server benchmarks share: the built server in a process of its own, a cheap reusable
- * payload and one HTTP request read whole.
+ * payload, one HTTP request read whole, and a `wrk` load.
  */
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { Agent, request as httpRequest, type IncomingMessage } from 'node:http'
 import { fileURLToPath } from 'node:url'
@@ -107,3 +108,42 @@ export function expectStatus(what: string, answer: Answer, status: number): void
     throw new Error(`${what} answered ${answer.status}: ${answer.body.toString().slice(0, 300)}`)
   }
 }
+
+/** What a `wrk` run of bench/limits.lua measured. */
+export interface WrkLoad {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  non2xx: number
+}
+
+/**
+ * `wrk` with bench/limits.lua against `port` for `seconds` (2 threads, `connections`); `env`
+ * sets the script's LIMITS_CLIENTS, BENCH_PATH and BENCH_AUTHORIZATION.
+ */
+export async function wrkLoad(
+  port: number,
+  seconds: number,
+  connections: number,
+  env: Record<string, string>,
+): Promise<WrkLoad> {
+  const child = spawn(
+    'wrk',
+    ['-t2', `-c${connections}`, `-d${seconds}s`, '-s', WRK_SCRIPT, `http://127.0.0.1:${port}`],
+    { env: { ...process.env, ...env } },
+  )
+  let out = ''
+  child.stdout.on('data', (data: Buffer) => (out += data.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const last = out.trim().split('\n').at(-1) ?? ''
+  if (code !== 0 || !last.startsWith('{')) throw new Error(`wrk failed (${code}):\n${out}`)
+  const r = JSON.parse(last) as Record<string, number>
+  return {
+    requestsPerSec: round(r.requests! / (r.durationUs! / 1e6)),
+    p50Ms: round(r.p50Us! / 1000, 2),
+    p99Ms: round(r.p99Us! / 1000, 2),
+    non2xx: r.non2xx!,
+  }
+}
+
+const WRK_SCRIPT = fileURLToPath(new URL('limits.lua', import.meta.url))

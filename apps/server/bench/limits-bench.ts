@@ -6,11 +6,9 @@
  * per password failure and per upload: their statements are timed in this process on each
  * dialect. Prints a table; the last line is one JSON object of every figure.
  */
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 import { stopChild } from '@fileshare/testing'
 import { startPostgres } from '@fileshare/testing/postgres'
@@ -18,45 +16,21 @@ import { startPostgres } from '@fileshare/testing/postgres'
 import { openDatabase, type Db } from '../src/db/client.js'
 import { DbLockout, MemoryLockout, type Lockout } from '../src/services/limits/lockout.js'
 import { DailyIpHash, DbUploadQuota } from '../src/services/limits/quota.js'
-import { round, startBuiltServer } from './lib.js'
+import { round, startBuiltServer, wrkLoad, type WrkLoad } from './lib.js'
 import { wrkMissing } from './require-wrk.js'
 
-const SCRIPT = fileURLToPath(new URL('limits.lua', import.meta.url))
 const SECONDS = Number(process.env.BENCH_LIMITS_SECONDS ?? 8)
 const CONNECTIONS = 32
 const CLIENTS = 1000
 const OPERATIONS = 2000
 const IN_FLIGHT = 8
 
-interface Load {
-  requestsPerSec: number
-  p50Ms: number
-  p99Ms: number
-  non2xx: number
-}
-
 /** wrk against `port` for SECONDS after a short warm-up. */
-async function load(port: number, seconds = SECONDS): Promise<Load> {
-  const child = spawn(
-    'wrk',
-    ['-t2', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', SCRIPT, `http://127.0.0.1:${port}`],
-    { env: { ...process.env, LIMITS_CLIENTS: String(CLIENTS) } },
-  )
-  let out = ''
-  child.stdout.on('data', (data: Buffer) => (out += data.toString()))
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
-  const last = out.trim().split('\n').at(-1) ?? ''
-  if (code !== 0 || !last.startsWith('{')) throw new Error(`wrk failed (${code}):\n${out}`)
-  const r = JSON.parse(last) as Record<string, number>
-  return {
-    requestsPerSec: round(r.requests! / (r.durationUs! / 1e6)),
-    p50Ms: round(r.p50Us! / 1000, 2),
-    p99Ms: round(r.p99Us! / 1000, 2),
-    non2xx: r.non2xx!,
-  }
+function load(port: number, seconds = SECONDS): Promise<WrkLoad> {
+  return wrkLoad(port, seconds, CONNECTIONS, { LIMITS_CLIENTS: String(CLIENTS) })
 }
 
-async function serverLoad(env: Record<string, string>, rateLimited: boolean): Promise<Load> {
+async function serverLoad(env: Record<string, string>, rateLimited: boolean): Promise<WrkLoad> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fileshare-bench-limits-'))
   const server = await startBuiltServer(dataDir, {
     ...env,

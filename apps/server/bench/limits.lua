@@ -1,15 +1,21 @@
--- wrk script of the rate-limit load in limits-bench.ts: GET /api/config from LIMITS_CLIENTS
--- clients, named by X-Forwarded-For (the server runs with TRUST_PROXY=1), each request from the
--- next client in turn. The last line printed is one JSON object of the counts and latencies.
+-- wrk script of the loads in limits-bench.ts and token-bench.ts: GET BENCH_PATH (/api/config by
+-- default) from LIMITS_CLIENTS clients, named by X-Forwarded-For (the limits bench runs the server
+-- with TRUST_PROXY=1), each request from the next client in turn, with BENCH_AUTHORIZATION as the
+-- Authorization header when it is set. The last line printed is one JSON object of the counts and
+-- latencies.
 
 local clients = tonumber(os.getenv('LIMITS_CLIENTS') or '1000')
+local path = os.getenv('BENCH_PATH') or '/api/config'
+local authorization = os.getenv('BENCH_AUTHORIZATION')
 local counter = 0
 
 request = function()
   counter = counter + 1
   local n = counter % clients
   local ip = string.format('10.%d.%d.%d', math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
-  return wrk.format('GET', '/api/config', { ['X-Forwarded-For'] = ip })
+  local headers = { ['X-Forwarded-For'] = ip }
+  if authorization then headers['Authorization'] = authorization end
+  return wrk.format('GET', path, headers)
 end
 
 done = function(summary, latency, requests)

@@ -9,6 +9,7 @@ import type { AppEnv } from './app-env.js'
 import type { Config, ServiceName } from './config.js'
 import { databaseAnswers, type Db } from './db/client.js'
 import { isDatabaseUnavailable } from './db/unavailable.js'
+import { isStorageUnavailable } from './storage/unavailable.js'
 import type { CreationGuard } from './auth/creation-guard.js'
 import { HttpError } from './http-error.js'
 import type { Logger } from './logger.js'
@@ -19,8 +20,10 @@ import { requestLog } from './middleware/request-log.js'
 import { fileRoutes } from './routes/files.js'
 import { inboxRoutes } from './routes/inbox.js'
 import { notesRoutes } from './routes/notes.js'
+import { reportRoutes } from './routes/reports.js'
 import { requestRoutes } from './routes/requests.js'
 import { systemRoutes } from './routes/system.js'
+import { uploadStatusRoutes } from './routes/upload-status.js'
 import { uploadRoutes } from './routes/uploads.js'
 import type { Services } from './services/container.js'
 import type { BlobStore } from './storage/blob-store.js'
@@ -38,6 +41,8 @@ export interface AppDeps {
   guard: CreationGuard
   /** The `/auth` routes when login is on (auth/login.ts). */
   authRoutes?: Hono<AppEnv> | undefined
+  /** The personal API token routes, mounted under `/api` (auth/login.ts). */
+  tokenRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
   /** True once shutdown has begun (`GET /api/ready` then answers 503). */
@@ -101,6 +106,13 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   )
   app.route(
     '/api',
+    uploadStatusRoutes({
+      sessionStatus: services.sessionStatus,
+      requestsEnabled: config.enabledServices.includes('request'),
+    }),
+  )
+  app.route(
+    '/api',
     uploadRoutes({
       uploads: services.uploads,
       ipOf,
@@ -135,6 +147,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     }),
   )
   app.route('/api/inbox', inboxRoutes({ inbox: services.inbox, enabled: requestsOn, ipOf, logger }))
+  app.route('/api', reportRoutes({ reports: services.reports, ipOf }))
+
+  if (deps.tokenRoutes) app.route('/api', deps.tokenRoutes)
 
   if (deps.authRoutes) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
@@ -151,7 +166,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
       const body = err.details
         ? { error: err.message, details: err.details }
-        : { error: err.message }
+        : { error: err.message, ...err.fields }
       return c.json(body, err.status)
     }
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status)
@@ -161,9 +176,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       logger.debug(`${c.req.method} ${c.req.routePath}: the client went away during its request`)
       return c.json({ error: ERROR_MESSAGES.invalidRequest }, 400)
     }
-    if (isDatabaseUnavailable(err)) {
-      // An outage, not a fault: one line, and the client may try again shortly.
-      logger.warn(`database unavailable: ${err instanceof Error ? err.message : String(err)}`)
+    // An outage, not a fault: one line naming what is away, and the client may try again shortly.
+    const away = isStorageUnavailable(err)
+      ? 'storage'
+      : isDatabaseUnavailable(err)
+        ? 'database'
+        : undefined
+    if (away) {
+      logger.warn(`${away} unavailable: ${outageCause(err)}`)
       c.header('Retry-After', String(DATABASE_RETRY_AFTER_SEC))
       return c.json({ error: DATABASE_UNAVAILABLE_MESSAGE }, 503)
     }
@@ -174,9 +194,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   return app
 }
 
-/** This project's answer while the database cannot be reached (docs/api.md, Errors). */
+/** This project's answer while the database or the storage cannot be reached (docs/api.md, Errors). */
 export const DATABASE_UNAVAILABLE_MESSAGE = 'Service temporarily unavailable'
 const DATABASE_RETRY_AFTER_SEC = 5
+
+/** The message of an outage's first cause: the socket error rather than its wrapper. */
+function outageCause(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
+  return cause instanceof Error ? cause.message : String(cause)
+}
 
 /** Node's error for a request body whose connection closed before it was whole. */
 function isClientAbort(err: unknown): boolean {
@@ -193,8 +219,8 @@ const REQUEST_CHUNK_PATH = /^\/api\/request\/([^/]+)\/upload\/([^/]+)\/chunk$/
  * Chunk requests of uploads into requests skip the rate limit (spec: Endpoints); only those of an
  * open session do, so the exemption cannot be used to probe other routes.
  */
-function isRequestChunk(c: Context, services: Services): boolean {
+async function isRequestChunk(c: Context, services: Services): Promise<boolean> {
   if (c.req.method !== 'POST') return false
   const match = REQUEST_CHUNK_PATH.exec(c.req.path)
-  return match !== null && services.requests.isUploadSession(match[1]!, match[2]!)
+  return match !== null && (await services.requests.isUploadSession(match[1]!, match[2]!))
 }

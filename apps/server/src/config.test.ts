@@ -18,6 +18,7 @@ const DEFAULTS: Config = {
   logLevel: 'info',
   rateLimitWindowMs: 60_000,
   rateLimitMax: 600,
+  reportRateLimitMax: 3,
   uploadQuotaBytes: 0,
   uploadQuotaWindowSec: DAY,
   cleanupIntervalSec: 60,

@@ -78,6 +78,8 @@ export interface Config {
   rateLimitWindowMs: number
   /** Requests per window and IP; 0 turns the rate limit off. */
   rateLimitMax: number
+  /** Abuse reports per rate-limit window and IP (`POST /api/report/:id`); 0 refuses none. */
+  reportRateLimitMax: number
   /** Upload bytes per window and IP; 0 turns the quota off. */
   uploadQuotaBytes: number
   uploadQuotaWindowSec: number
@@ -465,6 +467,7 @@ export function loadConfig(env: Env = process.env): Config {
 
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
     rateLimitMax: read.integer('RATE_LIMIT_MAX', 600),
+    reportRateLimitMax: read.integer('REPORT_RATE_LIMIT_MAX', 3),
     uploadQuotaBytes: read.size('FILE_UPLOAD_QUOTA_BYTES', 0),
     uploadQuotaWindowSec: read.integer('FILE_UPLOAD_QUOTA_WINDOW', DAY, 1),
     cleanupIntervalSec: read.integer('CLEANUP_INTERVAL', 60, 1),
@@ -598,7 +601,7 @@ function databaseUrl(value: string | null): string | null {
 
 /** The notification settings; the SMTP address may hold a password and stays out of errors. */
 function readNotify(read: Reader, baseUrl: string): NotifySettings {
-  const smtpUrl = read.optionalString('SMTP_URL')
+  const smtpUrl = read.optionalString('SMTP_URL') || null
   if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL', '(hidden)', 'an smtp:// or smtps:// address')
   }
@@ -611,7 +614,7 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
     .map((host) => host.trim().toLowerCase())
     .filter((host) => host !== '')
   return {
-    smtpUrl: smtpUrl === '' ? null : smtpUrl,
+    smtpUrl,
     from,
     allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
     webhookHttpHosts: [...new Set(hosts)],

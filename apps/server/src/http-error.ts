@@ -10,6 +10,8 @@ export class HttpError extends Error {
   readonly details: Record<string, string> | undefined
   /** Extra response headers, such as `Retry-After`. */
   readonly headers: Record<string, string>
+  /** Extra fields of the body beside `error`, such as a takedown's `reason` (docs/api.md). */
+  readonly fields: Record<string, string> | undefined
 
   constructor(
     status: ContentfulStatusCode,
@@ -17,6 +19,7 @@ export class HttpError extends Error {
     options: {
       details?: Record<string, string>
       headers?: Record<string, string>
+      fields?: Record<string, string>
       cause?: unknown
     } = {},
   ) {
@@ -25,5 +28,6 @@ export class HttpError extends Error {
     this.status = status
     this.details = options.details
     this.headers = options.headers ?? {}
+    this.fields = options.fields
   }
 }

@@ -16,7 +16,7 @@ import { securityHeaderValues } from './middleware/security-headers.js'
 import { createLogger, type Logger } from './logger.js'
 import { CleanupJob } from './services/cleanup.js'
 import { createServices, type Services } from './services/container.js'
-import { FilesystemBlobStore } from './storage/filesystem.js'
+import { openBlobStore } from './storage/open-blob-store.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
 import { attachUploadSockets } from './ws/upload-socket.js'
@@ -71,8 +71,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // Reserved request slots belong to sessions of the last run, which ended with it.
   const freed = await services.requests.resetReservations()
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
-  const login = await loadLogin(config)
-  const guard = creationGuard(config, login?.keys ?? null)
+  const login = await loadLogin(config, services.apiTokens)
+  const guard = creationGuard(config, login?.keys ?? null, services.apiTokens)
   const metrics =
     config.metrics === null
       ? undefined
@@ -97,6 +97,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     now,
     guard,
     authRoutes: login?.routes,
+    tokenRoutes: login?.tokenRoutes,
     webRoot: options.webRoot,
   })
   // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.
@@ -171,18 +172,6 @@ export async function startServer(config: Config, options: StartOptions): Promis
   }
 
   return { url: http.url, app, config, db, blobs, services, cleanup, leader, metricsUrl, close }
-}
-
-/**
- * The store named by STORAGE_BACKEND; an S3 bucket that does not exist yet is created. The S3
- * client is loaded only for S3 (about 23 MB of memory and 230 ms at start).
- */
-async function openBlobStore(config: Config): Promise<BlobStore> {
-  if (!config.s3) return FilesystemBlobStore.open(config.dataDir)
-  const { S3BlobStore } = await import('./storage/s3.js')
-  const store = new S3BlobStore(config.s3)
-  await store.ensureBucket()
-  return store
 }
 
 function headerOf(request: IncomingMessage, name: string): string | undefined {

@@ -5,24 +5,17 @@
  */
 import { hkdfSync } from 'node:crypto'
 
-import {
-  PKCE_COOKIE_NAME,
-  SESSION_COOKIE_NAME,
-  createRequest,
-  type SessionResponse,
-} from '@fileshare/protocol'
-import { Browser, freePort, location } from '@fileshare/testing'
+import { PKCE_COOKIE_NAME, SESSION_COOKIE_NAME, type SessionResponse } from '@fileshare/protocol'
+import { Browser, location } from '@fileshare/testing'
 import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
 import { SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { WebSocket } from 'ws'
 
 import { PKCE_KEY_LABEL } from '../src/auth/session.js'
-import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import { startTestServer, type TestServer } from './harness.js'
+import { bearer, loginClient, loginEnv, startLoginProvider } from './login-support.js'
 
 const SECRET = 'test-session-secret-of-32-chars!!'
-const DAY = 86_400
-const MiB = 1024 ** 2
 
 let serverPort: number
 let baseUrl: string
@@ -30,10 +23,7 @@ let provider: TestProvider
 const running: Array<{ close(): Promise<void> }> = []
 
 beforeAll(async () => {
-  serverPort = await freePort()
-  baseUrl = `http://127.0.0.1:${serverPort}`
-  provider = await createTestProvider({ redirectUri: `${baseUrl}/auth/callback` })
-  await provider.start()
+  ;({ port: serverPort, baseUrl, provider } = await startLoginProvider())
 })
 
 afterEach(async () => {
@@ -52,124 +42,22 @@ async function startServer(
   idp: TestProvider = provider,
 ): Promise<TestServer> {
   const server = await startTestServer({
-    env: {
-      PORT: String(serverPort),
-      BASE_URL: baseUrl,
-      OIDC_ISSUER: idp.issuer,
-      OIDC_CLIENT_ID: idp.clientId,
-      OIDC_CLIENT_SECRET: idp.clientSecret,
-      OIDC_SESSION_SECRET: SECRET,
-      OIDC_PROTECT_FILES: 'true',
-      OIDC_PROTECT_NOTES: 'true',
-      OIDC_PROTECT_REQUESTS: 'true',
-      FILE_REQUEST_DAILY_LIMIT: '2',
-      ...env,
-    },
+    env: { ...loginEnv(idp, serverPort, SECRET), FILE_REQUEST_DAILY_LIMIT: '2', ...env },
   })
   running.push(server)
   return server
 }
 
-/** `GET /auth/login` and the provider's forms; answers the callback URL and the login's cookie. */
-async function startLogin(
-  browser: Browser,
-  query = '',
-  login = 'ada',
-): Promise<{ callback: string; pkce: string }> {
-  const res = await browser.fetch(`${baseUrl}/auth/login${query}`)
-  expect(res.status).toBe(302)
-  const pkce = browser.cookie(baseUrl, PKCE_COOKIE_NAME)
-  if (pkce === undefined) throw new Error('no PKCE cookie')
-  const callback = await browser.follow(location(res, baseUrl), `${baseUrl}/auth/callback`, login)
-  return { callback, pkce }
-}
-
-/** A whole browser login; answers the session JWT from the `fileshare-auth` cookie. */
-async function browserLogin(browser = new Browser(), login = 'ada'): Promise<string> {
-  const { callback } = await startLogin(browser, '', login)
-  const res = await browser.fetch(callback)
-  expect(res.status).toBe(302)
-  expect(res.headers.get('location')).toBe('/')
-  const session = browser.cookie(baseUrl, SESSION_COOKIE_NAME)
-  if (session === undefined) throw new Error('no session cookie')
-  return session
-}
-
-function bearer(token: string): Record<string, string> {
-  return { Authorization: `Bearer ${token}` }
-}
-
-async function sessionOf(headers: Record<string, string>): Promise<Response> {
-  return fetch(`${baseUrl}/auth/session`, { headers })
-}
-
-function uploadInit(headers: Record<string, string>): Promise<Response> {
-  return fetch(`${baseUrl}/api/upload/init`, {
-    method: 'POST',
-    headers: { ...uploadHeaders(16), ...headers },
-  })
-}
-
-function createNote(headers: Record<string, string>): Promise<Response> {
-  return fetch(`${baseUrl}/api/note`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(noteBody({ maxViews: 1 })),
-  })
-}
-
-async function createFileRequest(headers: Record<string, string>): Promise<Response> {
-  const { fields } = await createRequest({ message: 'Send me the files', acceptsNote: false })
-  return fetch(`${baseUrl}/api/request`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify({
-      ...fields,
-      expireSec: DAY,
-      maxUploads: 5,
-      maxSize: 8 * MiB,
-      downloads: 3,
-      hasPassword: false,
-    }),
-  })
-}
-
-async function requestLimit(headers: Record<string, string>): Promise<Response> {
-  return fetch(`${baseUrl}/api/request/limit`, { headers })
-}
-
-/** The first frame the upload socket answers to an `init` sent with `headers` on the upgrade. */
-async function socketInit(headers: Record<string, string>): Promise<Record<string, unknown>> {
-  const ws = new WebSocket(`${baseUrl.replace(/^http/, 'ws')}/api/upload/ws`, { headers })
-  try {
-    await new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve())
-      ws.once('error', reject)
-    })
-    const frame = new Promise<Record<string, unknown>>((resolve) =>
-      ws.once('message', (data: Buffer) => resolve(JSON.parse(data.toString()) as never)),
-    )
-    const http = uploadHeaders(16)
-    ws.send(
-      JSON.stringify({
-        type: 'init',
-        headers: {
-          authToken: http['X-Auth-Token'],
-          ownerToken: http['X-Owner-Token'],
-          salt: http['X-Salt'],
-          maxDownloads: '1',
-          expireSec: '86400',
-          fileCount: '1',
-          contentLength: '16',
-          hasPassword: 'false',
-        },
-      }),
-    )
-    return await frame
-  } finally {
-    ws.terminate()
-  }
-}
+const {
+  startLogin,
+  browserLogin,
+  sessionOf,
+  uploadInit,
+  createNote,
+  createFileRequest,
+  requestLimit,
+  socketInit,
+} = loginClient(() => baseUrl)
 
 /** Every fifth character of the signature changed: the same token, no longer signed by us. */
 function tamper(token: string): string {

@@ -88,9 +88,9 @@ async function post(server: TestServer, path: string, bytes: Uint8Array, timeout
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.each([FILE, REQUEST])('chunks of $name', (target) => {
-  // On PostgreSQL normal uploads keep their sessions in the database and stream every chunk with
-  // a Content-Length into a stored part of its own (services/stored-chunk-sessions.ts).
-  const storedParts = TEST_DIALECT === 'postgres' && target === FILE
+  // On PostgreSQL both kinds keep their sessions in the database and stream every chunk with a
+  // Content-Length into a stored part of its own (services/stored-chunk-sessions.ts).
+  const storedParts = TEST_DIALECT === 'postgres'
   let server: TestServer
   const open: RawRequest[] = []
 

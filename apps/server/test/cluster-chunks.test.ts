@@ -1,7 +1,7 @@
 /**
- * Two server processes on one PostgreSQL database, as behind a load balancer: a chunked upload
- * whose chunks, finalize and retries reach either instance, on S3 (radosgw) and on the
- * filesystem with a shared DATA_DIR, across a SIGKILL and a restart.
+ * Two server processes on one PostgreSQL database, as behind a load balancer: a chunked upload,
+ * normal or into a request, whose chunks, status, finalize and retries reach either instance, on
+ * S3 (radosgw) and on the filesystem with a shared DATA_DIR, across a SIGKILL and a restart.
  */
 import { randomBytes } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
@@ -9,12 +9,21 @@ import { request } from 'node:http'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import type { UploadStatusResponse } from '@fileshare/protocol'
 import { spawnServer, type SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { testPostgres } from './dialects.js'
 import { uploadHeaders } from './harness.js'
+import {
+  chunk as requestChunk,
+  createRequest,
+  finalize as finalizeRequestUpload,
+  finalizeBody,
+  init as initRequestUpload,
+  initOk,
+} from './requests.suite.js'
 import { spawnedServers } from './spawned-servers.js'
 import { s3Env } from './s3-backend.js'
 
@@ -91,6 +100,23 @@ async function download(server: SpawnedServer, id: string, authToken: string): P
   const res = await fetch(`${server.url}/api/download/${id}`, {
     headers: { 'X-Auth-Token': authToken },
   })
+  return downloaded(res)
+}
+
+/** The bytes of an upload into a request, from its inbox. */
+async function downloadFromInbox(
+  server: SpawnedServer,
+  req: { id: string; inboxToken: string },
+  uid: string,
+): Promise<Buffer> {
+  const res = await fetch(`${server.url}/api/inbox/${req.id}/file/${uid}`, {
+    headers: { 'X-Inbox-Token': req.inboxToken },
+  })
+  return downloaded(res)
+}
+
+/** The body of a download answer, or of the presigned URL it answers on S3. */
+async function downloaded(res: Response): Promise<Buffer> {
   expect(res.status).toBe(200)
   if (res.headers.get('content-type')?.startsWith('application/json')) {
     const { url } = (await res.json()) as { url: string }
@@ -178,6 +204,62 @@ describe.each([
       const done = await finalize(a, up.id, up.ownerToken)
       expect(done.status).toBe(200)
       expect((await download(restarted, up.id, up.authToken)).equals(body)).toBe(true)
+    },
+  )
+
+  it.skipIf(skip)(
+    'takes the chunks of an upload into a request at either instance, byte-exact from the inbox',
+    { timeout: 60_000 },
+    async () => {
+      const env = await clusterEnv(backend)
+      const [a, b] = await Promise.all([startInstance(env), startInstance(env)])
+      const req = await createRequest(a, { maxUploads: 1, downloads: 1 })
+      const chunks = [6 * MiB, 1 * MiB, 2 * MiB + 7, 300 * KiB].map((n) => randomBytes(n))
+      const body = Buffer.concat(chunks)
+      const uid = await initOk(b, req, body.length)
+      for (const [index, bytes] of chunks.entries()) {
+        const res = await requestChunk(index % 2 === 0 ? a : b, req, uid, index, bytes)
+        expect(res.status, JSON.stringify(res.body)).toBe(200)
+      }
+      // The slot is held at every instance, and the session is found only under its request.
+      expect((await initRequestUpload(a, req, 10)).status).toBe(409)
+      const other = await createRequest(b, { maxUploads: 1, downloads: 1 })
+      expect((await finalizeRequestUpload(a, other, uid, finalizeBody())).status).toBe(404)
+      const done = await finalizeRequestUpload(a, req, uid, finalizeBody())
+      expect(done.status, JSON.stringify(done.body)).toBe(200)
+      expect((await downloadFromInbox(b, req, uid)).equals(body)).toBe(true)
+    },
+  )
+
+  it.skipIf(skip)(
+    'resumes a chunked upload from nextIndex through the other instance after its own was killed',
+    { timeout: 60_000 },
+    async () => {
+      const env = await clusterEnv(backend)
+      const [a, b] = await Promise.all([startInstance(env), startInstance(env)])
+      const chunks = [2 * MiB, 3 * MiB, 1 * MiB, 2 * MiB].map((n) => randomBytes(n))
+      const body = Buffer.concat(chunks)
+      const up = await init(a, body.length)
+      for (const index of [0, 1]) {
+        expect((await sendChunk(a, up.id, index, chunks[index]!)).status).toBe(200)
+      }
+      a.child.kill('SIGKILL')
+      await a.exited
+      const status = await fetch(`${b.url}/api/upload/${up.id}/status`, {
+        headers: { 'X-Owner-Token': up.ownerToken },
+      })
+      expect(status.status).toBe(200)
+      const { nextIndex, bytesWritten } = (await status.json()) as UploadStatusResponse
+      expect({ nextIndex, bytesWritten }).toEqual({ nextIndex: 2, bytesWritten: 5 * MiB })
+      // What is durable is not taken twice; the client goes on from nextIndex.
+      const again = await sendChunk(b, up.id, 1, chunks[1]!)
+      expect(again.status).toBe(400)
+      expect(await again.json()).toEqual({ error: 'Chunk already received' })
+      for (let index = nextIndex!; index < chunks.length; index++) {
+        expect((await sendChunk(b, up.id, index, chunks[index]!)).status).toBe(200)
+      }
+      expect((await finalize(b, up.id, up.ownerToken)).status).toBe(200)
+      expect((await download(b, up.id, up.authToken)).equals(body)).toBe(true)
     },
   )
 

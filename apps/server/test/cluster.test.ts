@@ -2,7 +2,8 @@
  * Three server processes on one PostgreSQL database and one S3 bucket (radosgw) behind nginx,
  * configured as docs/deploy.md says (round robin): limits hold across instances, the background
  * work moves to another instance when its holder is killed, and the service rides out PostgreSQL
- * restarting and fails an upload cleanly when the storage goes away.
+ * restarting and fails an upload cleanly when the storage goes away; a chunked upload whose
+ * instance is killed resumes through another.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
@@ -52,11 +53,14 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     }
   }
 
+  /** What every instance is started with (DATA_DIR and PORT apart). */
+  let env: Record<string, string>
+
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'fileshare-cluster-'))
     ;[postgres, gateway] = await Promise.all([startPostgres(), startRadosgw()])
     databaseUrl = await postgres.createDatabase()
-    const env: Record<string, string> = {
+    env = {
       HOST: '127.0.0.1',
       DATABASE_URL: databaseUrl,
       DATABASE_POOL_SIZE: '5',
@@ -221,6 +225,63 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
       ? Number(name.slice(CLEANUP_APPLICATION_NAME.length + 1))
       : undefined
   }
+
+  it('resumes a chunked upload from its status through another instance when its own is killed', async () => {
+    const bytes = randomBytes(4 * MiB + 77)
+    const headers = uploadHeaders(bytes.length, { 'X-Max-Downloads': '5' })
+    const owner = { 'X-Owner-Token': headers['X-Owner-Token']! }
+    // The first chunks reach one instance directly, which then dies.
+    const victim = servers[0]!
+    const started = await call(victim, 'POST', '/upload/init', { headers })
+    expect(started.status).toBe(201)
+    const id = started.body.id as string
+    const piece = (index: number) => new Uint8Array(bytes.subarray(index * MiB, (index + 1) * MiB))
+    for (const index of [0, 1]) {
+      const sent = await call(victim, 'POST', `/upload/${id}/chunk?index=${index}`, {
+        body: piece(index),
+      })
+      expect(sent.status).toBe(200)
+    }
+    victim.child.kill('SIGKILL')
+    await victim.exited
+    try {
+      // Through the proxy, which reaches the instances still running.
+      let status = await call(front(), 'GET', `/upload/${id}/status`, { headers: owner })
+      for (let attempt = 0; attempt < 3 && status.status === 502; attempt++) {
+        status = await call(front(), 'GET', `/upload/${id}/status`, { headers: owner })
+      }
+      expect(status.status).toBe(200)
+      expect(status.body).toEqual({
+        bytesWritten: 2 * MiB,
+        nextIndex: 2,
+        declaredSize: bytes.length,
+        transport: 'chunks',
+      })
+      for (let index = 2; index * MiB < bytes.length; index++) {
+        let sent = 0
+        for (let attempt = 0; attempt < 3 && (sent === 0 || sent === 502); attempt++) {
+          sent = (
+            await call(front(), 'POST', `/upload/${id}/chunk?index=${index}`, {
+              body: piece(index),
+            })
+          ).status
+        }
+        expect(sent).toBe(200)
+      }
+      const done = await call(front(), 'POST', `/upload/${id}/finalize`, { headers: owner })
+      expect(done.status).toBe(200)
+      expect(await downloadBytes(proxy.url, id, headers['X-Auth-Token']!)).toEqual(bytes)
+    } finally {
+      // Back on its port, so the proxy has its instances again for the cases after this one.
+      const index = servers.indexOf(victim)
+      servers[index] = await spawnServer({
+        entry: 'src/index.ts',
+        nodeArgs: ['--import', 'tsx'],
+        cwd: SERVER_DIR,
+        env: { ...env, DATA_DIR: join(dir, 'instance-restarted'), PORT: String(victim.port) },
+      })
+    }
+  }, 90_000)
 
   it('finishes a chunked upload on the other instances when one dies half way', async () => {
     const bytes = randomBytes(6 * MiB)

@@ -10,8 +10,13 @@ import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
 
-import { TEST_DIALECT } from './dialects.js'
-import { requestHead, startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import {
+  manualClock,
+  requestHead,
+  startTestServer,
+  uploadHeaders,
+  type TestServer,
+} from './harness.js'
 
 let server: TestServer | undefined
 afterEach(async () => {
@@ -182,26 +187,71 @@ describe('upload quota', () => {
     expect(answer).toContain('Upload exceeds the remaining quota')
   })
 
+  /** Opens a chunked upload of `size` with one chunk sent, as an upload that stops half way. */
+  async function started(size: number) {
+    const headers = uploadHeaders(size)
+    const init = await fetch(`${server!.url}/api/upload/init`, { method: 'POST', headers })
+    expect(init.status).toBe(201)
+    const { id } = (await init.json()) as { id: string }
+    const sent = await fetch(`${server!.url}/api/upload/${id}/chunk?index=0`, {
+      method: 'POST',
+      body: randomBytes(10),
+    })
+    expect(sent.status).toBe(200)
+    return { id, ownerToken: headers['X-Owner-Token']! }
+  }
+
+  // On PostgreSQL the session is kept in the database, whose row holds the quota until it ends.
   it('gives the bytes of a failed upload back', async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
+    const { id, ownerToken } = await started(800)
+    const done = await fetch(`${server.url}/api/upload/${id}/finalize`, {
+      method: 'POST',
+      headers: { 'X-Owner-Token': ownerToken },
+    })
+    expect(done.status).toBe(400)
+    expect((await upload(server.url, 900)).status).toBe(200)
+  })
+
+  it('gives the bytes of a cancelled upload back', async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
+    const { id, ownerToken } = await started(800)
+    expect((await upload(server.url, 900)).status).toBe(413)
+    const cancelled = await fetch(`${server.url}/api/upload/${id}`, {
+      method: 'DELETE',
+      headers: { 'X-Owner-Token': ownerToken },
+    })
+    expect(cancelled.status).toBe(200)
+    expect((await upload(server.url, 900)).status).toBe(200)
+  })
+
+  it('gives the bytes of an upload that idled out back', async () => {
+    const clock = manualClock()
+    const env = { FILE_UPLOAD_QUOTA_BYTES: '1000', UPLOAD_SESSION_IDLE_SEC: '60' }
+    server = await startTestServer({ env, clock })
+    await started(800)
+    expect((await upload(server.url, 900)).status).toBe(413)
+    clock.advance(61_000)
+    expect((await server.service.cleanup.runOnce()).sessionsExpired).toBe(1)
+    expect((await upload(server.url, 900)).status).toBe(200)
+  })
+
+  it('keeps the bytes of a finished chunked upload', async () => {
     server = await startTestServer({ env: { FILE_UPLOAD_QUOTA_BYTES: '1000' } })
     const headers = uploadHeaders(800)
     const init = await fetch(`${server.url}/api/upload/init`, { method: 'POST', headers })
     const { id } = (await init.json()) as { id: string }
     await fetch(`${server.url}/api/upload/${id}/chunk?index=0`, {
       method: 'POST',
-      body: randomBytes(10),
+      body: randomBytes(800),
     })
-    expect(
-      (
-        await fetch(`${server.url}/api/upload/${id}/finalize`, {
-          method: 'POST',
-          headers: { 'X-Owner-Token': headers['X-Owner-Token']! },
-        })
-      ).status,
-    ).toBe(400)
-    // A chunked session kept in PostgreSQL counts its declared size from init, since the quota's
-    // held bytes live in one process and the finalize may reach another (docs/configuration.md).
-    expect((await upload(server.url, 900)).status).toBe(TEST_DIALECT === 'postgres' ? 413 : 200)
+    const done = await fetch(`${server.url}/api/upload/${id}/finalize`, {
+      method: 'POST',
+      headers: { 'X-Owner-Token': headers['X-Owner-Token']! },
+    })
+    expect(done.status).toBe(200)
+    expect((await upload(server.url, 300)).status).toBe(413)
+    expect((await upload(server.url, 200)).status).toBe(200)
   })
 })
 

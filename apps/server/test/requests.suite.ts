@@ -158,7 +158,7 @@ export function init(
 }
 
 export async function initOk(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   req: Created,
   size: number,
   ip?: string,
@@ -169,7 +169,7 @@ export async function initOk(
 }
 
 export function chunk(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   req: Created,
   uid: string,
   index: number | string,
@@ -191,7 +191,7 @@ export function finalizeBody(overrides: Record<string, unknown> = {}): Record<st
 }
 
 export function finalize(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   req: Created,
   uid: string,
   body: unknown,

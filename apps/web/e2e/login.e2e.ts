@@ -3,13 +3,18 @@
  * and consent pages filled in the browser): with every creation protected, the pages offer
  * "Sign in" instead of failing; after signing in the upload works and the header names the
  * user; signing out brings "Sign in" back. Reading stays public: a signed-out browser downloads.
+ * A signed-in user makes an API token on the settings page, the command line uploads with it,
+ * and once it is revoked there the command line is refused.
  */
 import { freePort } from '@fileshare/testing'
 import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import type { Page } from 'playwright-core'
+
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
+import { runCli } from './cli.js'
 import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
 import { captureAll, unnamedControls } from './screenshots.js'
 import { useSuite } from './suite.js'
@@ -51,6 +56,19 @@ describe.runIf(browserAvailable)('login with an OpenID provider', () => {
     await dir?.remove()
   })
 
+  /** Signs in from the upload page's gate through the provider's own login and consent pages. */
+  async function signIn(page: Page): Promise<void> {
+    await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Sign-in' }).waitFor()
+    await page.getByRole('textbox', { name: 'Enter any login' }).fill('ada')
+    await page.getByRole('textbox', { name: 'and password' }).fill('any password')
+    await page.getByRole('button', { name: 'Sign-in' }).click()
+    await page.getByRole('heading', { name: 'Authorize' }).waitFor()
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL(`${suite.url}/`)
+    await page.getByText('Signed in as Ada Lovelace').waitFor()
+  }
+
   it('offers Sign in on every creation page instead of the form', async () => {
     const page = await suite.open('/')
     for (const gate of GATES) {
@@ -71,18 +89,7 @@ describe.runIf(browserAvailable)('login with an OpenID provider', () => {
     const source = dir.join('minutes.txt')
     await writePseudoRandomFile(source, 400_000)
     const page = await suite.open('/')
-    await page.getByRole('main').getByRole('link', { name: 'Sign in' }).click()
-
-    // The provider's own pages: login form, then consent.
-    await page.getByRole('heading', { name: 'Sign-in' }).waitFor()
-    await page.getByRole('textbox', { name: 'Enter any login' }).fill('ada')
-    await page.getByRole('textbox', { name: 'and password' }).fill('any password')
-    await page.getByRole('button', { name: 'Sign-in' }).click()
-    await page.getByRole('heading', { name: 'Authorize' }).waitFor()
-    await page.getByRole('button', { name: 'Continue' }).click()
-
-    await page.waitForURL(`${suite.url}/`)
-    await page.getByText('Signed in as Ada Lovelace').waitFor()
+    await signIn(page)
     await pickFiles(page, source)
     const link = await uploadAndReadLink(page)
 
@@ -99,5 +106,37 @@ describe.runIf(browserAvailable)('login with an OpenID provider', () => {
     await page.goto(suite.url + '/')
     await page.getByRole('heading', { name: 'Sign in to continue' }).waitFor()
     expect(await page.getByText('Signed in as').count()).toBe(0)
+  })
+
+  it('makes an API token on the settings page that the command line uploads with until revoked', async () => {
+    const source = dir.join('nightly.txt')
+    await writePseudoRandomFile(source, 50_000)
+    const page = await suite.open('/')
+    await signIn(page)
+    await page.getByRole('link', { name: 'API tokens' }).click()
+    await page.getByRole('heading', { name: 'API tokens', level: 1 }).waitFor()
+    await page.getByRole('textbox', { name: 'Name' }).fill('nightly backup')
+    await page.getByRole('button', { name: 'Create token' }).click()
+    await page.getByRole('heading', { name: 'Your new token' }).waitFor()
+    const token = await page.getByRole('textbox', { name: 'Token' }).inputValue()
+    expect(token).toMatch(/^fst_[\w-]{43}$/)
+    await page.getByRole('heading', { name: 'nightly backup' }).waitFor()
+    expect(await unnamedControls(page)).toEqual([])
+    expect((await captureAll(page, 'api-tokens')).overflowAt).toEqual([])
+
+    const env = { XDG_CONFIG_HOME: dir.join('token-config'), FILESHARE_TOKEN: token }
+    const sent = await runCli(['send', source, '--server', suite.url, '--json'], { env })
+    expect(sent.code).toBe(0)
+    const { link } = JSON.parse(sent.stdout) as { link: string }
+    const reader = await suite.open(link)
+    const download = await downloadFromPage(reader)
+    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+
+    await page.getByRole('button', { name: 'Done' }).click()
+    await page.getByRole('button', { name: 'Revoke nightly backup' }).click()
+    await page.getByText('You have no API tokens.').waitFor()
+    const refused = await runCli(['send', source, '--server', suite.url], { env })
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain('Invalid or expired API token')
   })
 })

@@ -58,6 +58,7 @@ describe('matchRoute', () => {
       '/i/:id',
       '/history',
       '/about',
+      '/settings',
     ])
   })
 
@@ -72,6 +73,7 @@ describe('matchRoute', () => {
       'Inbox',
       'My uploads',
       'About',
+      'API tokens',
     ])
   })
 })

@@ -38,6 +38,11 @@ export const routes: readonly RouteDef[] = [
   { pattern: '/i/:id', title: 'inbox.title', load: () => import('./routes/Inbox.svelte') },
   { pattern: '/history', title: 'history.title', load: () => import('./routes/History.svelte') },
   { pattern: '/about', title: 'about.title', load: () => import('./routes/About.svelte') },
+  {
+    pattern: '/settings',
+    title: 'tokens.title',
+    load: () => import('./routes/Settings.svelte'),
+  },
 ]
 
 export const notFoundRoute: RouteDef = {

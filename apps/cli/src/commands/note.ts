@@ -49,7 +49,7 @@ export async function runNote(
 ): Promise<void> {
   const output = ctx.output(options.json)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx.credentials)
+  const api = await createSignedInApi(baseUrl, ctx)
   const config = await serverConfig(api)
   const maxViews = chooseCount(
     '--views',

@@ -79,7 +79,7 @@ async function readMessage(options: RequestOptions, ctx: Context): Promise<strin
 export async function runRequest(options: RequestOptions, ctx: Context): Promise<void> {
   const output = ctx.output(options.json)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx.credentials)
+  const api = await createSignedInApi(baseUrl, ctx)
   const config = await serverConfig(api)
   if (!config.fileRequestsEnabled) {
     throw new CliError('File requests are disabled on this server', EXIT.REFUSED)

@@ -54,7 +54,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
   if (fromStdin) checkStdinPassword(options, ctx)
   await refusePathAsPassword(options.password)
   const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx.credentials, {
+  const api = await createSignedInApi(baseUrl, ctx, {
     webSocket: options.websocket !== false,
   })
   const config = await serverConfig(api)

@@ -95,13 +95,16 @@ export function createApi(baseUrl: string, setup: ApiSetup = {}): ApiClient {
   })
 }
 
-/** A client for `baseUrl` carrying its stored login, if there is one, on HTTP and sockets. */
+/**
+ * A client for `baseUrl` carrying its login, if there is one, on HTTP and sockets: the API token
+ * of `FILESHARE_TOKEN`, else the stored session or token.
+ */
 export async function createSignedInApi(
   baseUrl: string,
-  credentials: Credentials,
+  ctx: { credentials: Credentials; env: NodeJS.ProcessEnv },
   o: { webSocket?: boolean } = {},
 ): Promise<ApiClient> {
-  const token = (await credentials.get(baseUrl))?.token
+  const token = await ctx.credentials.tokenFor(baseUrl, ctx.env)
   return createApi(baseUrl, {
     bearerToken: token,
     webSocket: o.webSocket === true ? await nodeWebSocket(token) : undefined,

@@ -1,12 +1,16 @@
 /**
- * Session tokens from `fileshare login`, one per server, in `credentials.json` (0600) of the
- * config folder. A token is sent only to the server that issued it.
+ * Session tokens from `fileshare login`, or personal API tokens from `fileshare login --token`,
+ * one per server, in `credentials.json` (0600) of the config folder. A token is sent only to the
+ * server that issued it. `FILESHARE_TOKEN` in the environment takes the place of the stored one.
  */
 import { join } from 'node:path'
 
 import { configDir, ensureConfigDir, readJsonFile, updateJsonFile } from './config-dir.js'
 
 export const CREDENTIALS_FILE = 'credentials.json'
+
+/** An API token in the environment, used in place of the stored login of whichever server. */
+export const TOKEN_ENV = 'FILESHARE_TOKEN'
 
 export interface StoredSession {
   token: string
@@ -43,6 +47,13 @@ export class Credentials {
 
   async get(baseUrl: string): Promise<StoredSession | undefined> {
     return parse(await readJsonFile(this.path)).sessions[baseUrl]
+  }
+
+  /** The token to send to `baseUrl`: `FILESHARE_TOKEN` when set, else the stored one. */
+  async tokenFor(baseUrl: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+    const fromEnv = env[TOKEN_ENV]?.trim()
+    if (fromEnv) return fromEnv
+    return (await this.get(baseUrl))?.token
   }
 
   async save(baseUrl: string, token: string): Promise<void> {

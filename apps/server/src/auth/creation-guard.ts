@@ -3,12 +3,24 @@
  * ENABLED_SERVICES accepts nothing new (403), and with OIDC_PROTECT_* a creation needs a valid
  * session, from the `fileshare-auth` cookie or `Authorization: Bearer` (401 otherwise). Reading
  * stays public. One guard serves the HTTP routes and the upload sockets alike.
+ *
+ * A Bearer value beginning `fst_` is a personal API token (services/api-tokens.ts) instead of the
+ * session JWT: it passes for the services in its scopes (403 for others) until it expires or is
+ * revoked (401). A JWT never begins so, and every other Bearer value is checked as a JWT.
  */
-import { ERROR_MESSAGES, SESSION_COOKIE_NAME, type SessionResponse } from '@fileshare/protocol'
+import {
+  API_TOKEN_MESSAGES,
+  ERROR_MESSAGES,
+  SESSION_COOKIE_NAME,
+  isApiToken,
+  type ApiTokenScope,
+  type SessionResponse,
+} from '@fileshare/protocol'
 import { parse } from 'hono/utils/cookie'
 
 import type { Config, ServiceName } from '../config.js'
 import { HttpError } from '../http-error.js'
+import type { ApiTokens } from '../services/api-tokens.js'
 import type { SessionKeys } from './session.js'
 
 /** Reads a request header by lower-case name, whatever the transport. */
@@ -31,6 +43,19 @@ const DISABLED: Record<ServiceName, string> = {
 
 const BEARER = /^Bearer\s+(\S*)\s*$/i
 
+/** The scope an API token needs for each service. */
+const SCOPE_OF: Record<ServiceName, ApiTokenScope> = {
+  file: 'files',
+  note: 'notes',
+  request: 'requests',
+}
+
+/** The value of an `Authorization: Bearer` header, or undefined when there is none. */
+function bearerValue(header: HeaderReader): string | undefined {
+  const bearer = BEARER.exec(header('authorization') ?? '')
+  return bearer ? (bearer[1] ?? '') : undefined
+}
+
 /**
  * The session of a request, or null. A Bearer token, when sent, is the credential (command line)
  * and an invalid one is not made good by a cookie; otherwise the session cookie (browser). Other
@@ -40,8 +65,8 @@ export async function readSession(
   keys: SessionKeys,
   header: HeaderReader,
 ): Promise<SessionResponse | null> {
-  const bearer = BEARER.exec(header('authorization') ?? '')
-  if (bearer) return keys.verify(bearer[1] ?? '')
+  const bearer = bearerValue(header)
+  if (bearer !== undefined) return keys.verify(bearer)
   const cookies = header('cookie')
   const token =
     cookies === undefined ? undefined : parse(cookies, SESSION_COOKIE_NAME)[SESSION_COOKIE_NAME]
@@ -49,11 +74,29 @@ export async function readSession(
 }
 
 /**
+ * The user an API token speaks for, when the request carries one; the name and email are not
+ * kept with tokens and answer empty. 401 for a token that is not valid now.
+ */
+export async function readApiToken(
+  tokens: ApiTokens,
+  header: HeaderReader,
+): Promise<{ user: SessionResponse; scopes: ApiTokenScope[] } | null> {
+  const bearer = bearerValue(header)
+  if (bearer === undefined || !isApiToken(bearer)) return null
+  const holder = await tokens.authenticate(bearer)
+  return { user: { sub: holder.subject, name: '', email: '' }, scopes: holder.scopes }
+}
+
+/**
  * The guard of every creation route and upload socket. `keys` are the login's session keys, null
  * when login is off (loadLogin, login.ts); loadConfig refuses OIDC_PROTECT_* without login, so a
- * protected service always has them.
+ * protected service always has them. `tokens` checks personal API tokens.
  */
-export function creationGuard(config: Config, keys: SessionKeys | null): CreationGuard {
+export function creationGuard(
+  config: Config,
+  keys: SessionKeys | null,
+  tokens: ApiTokens,
+): CreationGuard {
   const protect: Record<ServiceName, boolean> = {
     file: config.oidcProtectFiles,
     note: config.oidcProtectNotes,
@@ -62,7 +105,15 @@ export function creationGuard(config: Config, keys: SessionKeys | null): Creatio
   return async (service, header) => {
     if (!config.enabledServices.includes(service)) throw new HttpError(403, DISABLED[service])
     if (!protect[service]) return null
-    const user = keys === null ? null : await readSession(keys, header)
+    if (keys === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
+    const token = await readApiToken(tokens, header)
+    if (token !== null) {
+      if (!token.scopes.includes(SCOPE_OF[service])) {
+        throw new HttpError(403, API_TOKEN_MESSAGES.scopeMissing)
+      }
+      return token.user
+    }
+    const user = await readSession(keys, header)
     if (user === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
     return user
   }

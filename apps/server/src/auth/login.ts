@@ -6,6 +6,7 @@ import type { Hono } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { loginEnabled, type Config } from '../config.js'
+import type { ApiTokens } from '../services/api-tokens.js'
 import type { SessionKeys } from './session.js'
 
 export interface Login {
@@ -13,16 +14,25 @@ export interface Login {
   keys: SessionKeys
   /** The `/auth` routes. */
   routes: Hono<AppEnv>
+  /** The personal API token routes, mounted under `/api` when some creation needs the login. */
+  tokenRoutes: Hono<AppEnv> | undefined
 }
 
 /** The login of `config`, or null when login is off. */
-export async function loadLogin(config: Config): Promise<Login | null> {
+export async function loadLogin(config: Config, tokens: ApiTokens): Promise<Login | null> {
   // loadConfig refuses login without a session secret; the second test narrows the type.
   if (!loginEnabled(config) || config.oidcSessionSecret === null) return null
-  const [{ sessionKeys }, { authRoutes }] = await Promise.all([
+  const [{ sessionKeys }, { authRoutes }, { tokenRoutes }] = await Promise.all([
     import('./session.js'),
     import('../routes/auth.js'),
+    import('../routes/tokens.js'),
   ])
   const keys = sessionKeys(config.oidcSessionSecret, config.oidcSessionDurationSec)
-  return { keys, routes: authRoutes(config, keys) }
+  // Tokens stand in for the login on creation; where nothing needs the login they serve nothing.
+  const protects = config.oidcProtectFiles || config.oidcProtectNotes || config.oidcProtectRequests
+  return {
+    keys,
+    routes: authRoutes(config, keys, tokens),
+    tokenRoutes: protects ? tokenRoutes(keys, tokens) : undefined,
+  }
 }

@@ -11,7 +11,9 @@ import {
   integer,
   pgTable,
   primaryKey,
+  serial,
   text,
+  uniqueIndex,
 } from 'drizzle-orm/pg-core'
 
 /** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
@@ -158,8 +160,24 @@ export const tombstones = pgTable(
     kind: text('kind').notNull(),
     ownerTokenHash: bytea('owner_token_hash').notNull(),
     expiresAt: long('expires_at').notNull(),
+    removedAt: long('removed_at'),
+    takedownReason: text('takedown_reason'),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+export const reports = pgTable(
+  'reports',
+  {
+    id: serial('id').primaryKey(),
+    targetId: text('target_id').notNull(),
+    reason: text('reason').notNull(),
+    key: text('key'),
+    status: text('status').notNull().default('open'),
+    createdAt: long('created_at').notNull(),
+    closedAt: long('closed_at'),
+  },
+  (table) => [index('reports_status').on(table.status)],
 )
 
 export const rateLimitWindows = pgTable(
@@ -187,7 +205,11 @@ export const lockouts = pgTable(
 /**
  * A chunked HTTP upload under way when sessions live in the database (PostgreSQL): any instance
  * takes its chunks and its finalize. `context` is the JSON of what finalize needs (token hashes
- * as base64, never tokens); `receivedBytes` only grows by a conditional update.
+ * as base64, never tokens); `receivedBytes` only grows by a conditional update. `nextIndex` is
+ * the lowest chunk index not recorded and `writtenBytes` the size of the chunks below it, both
+ * kept by the transaction that records a chunk. `requestId` names the file request of an upload
+ * into one (its slot is held while the row exists); `quotaHash`, `quotaWindow` and `quotaBytes`
+ * say where the upload quota holds the declared size until the session ends.
  */
 export const chunkSessions = pgTable(
   'chunk_sessions',
@@ -196,11 +218,20 @@ export const chunkSessions = pgTable(
     context: text('context').notNull(),
     declaredSize: long('declared_size').notNull(),
     receivedBytes: long('received_bytes').notNull().default(0),
+    nextIndex: integer('next_index').notNull().default(0),
+    writtenBytes: long('written_bytes').notNull().default(0),
+    requestId: text('request_id'),
+    quotaHash: text('quota_hash'),
+    quotaWindow: long('quota_window'),
+    quotaBytes: long('quota_bytes').notNull().default(0),
     state: text('state').notNull(),
     createdAt: long('created_at').notNull(),
     lastActivity: long('last_activity').notNull(),
   },
-  (table) => [index('chunk_sessions_last_activity').on(table.lastActivity)],
+  (table) => [
+    index('chunk_sessions_last_activity').on(table.lastActivity),
+    index('chunk_sessions_request_id').on(table.requestId),
+  ],
 )
 
 /** One stored chunk of a chunk session: its size and where the blob store keeps it. */
@@ -234,5 +265,25 @@ export const notifications = pgTable(
   (table) => [
     index('notifications_not_before').on(table.notBefore),
     index('notifications_upload_id').on(table.uploadId),
+  ],
+)
+
+/** Personal API tokens, as in schema.ts. */
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    subject: text('subject').notNull(),
+    name: text('name').notNull(),
+    scopes: text('scopes').notNull(),
+    tokenHash: bytea('token_hash').notNull(),
+    createdAt: long('created_at').notNull(),
+    expiresAt: long('expires_at').notNull(),
+    /** Updated at most once a minute, so a busy script does not write on every request. */
+    lastUsedAt: long('last_used_at'),
+  },
+  (table) => [
+    uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
+    index('api_tokens_subject').on(table.subject),
   ],
 )

@@ -2,7 +2,15 @@
  * The database schema. Bearer tokens are stored only as SHA-256 hashes (services/tokens.ts), so a
  * stolen database opens nothing. Times are milliseconds since the epoch.
  */
-import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import {
+  blob,
+  index,
+  integer,
+  primaryKey,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core'
 
 /** A finished file upload; it exists only once its blob is complete (spec: File upload states). */
 export const uploads = sqliteTable(
@@ -176,8 +184,34 @@ export const tombstones = sqliteTable(
     ownerTokenHash: blob('owner_token_hash', { mode: 'buffer' }).notNull(),
     /** The item's own expiry; a used-up item may not have reached it yet. */
     expiresAt: integer('expires_at').notNull(),
+    /** When the operator took the item down (`fileshare-admin rm`); null when it expired. */
+    removedAt: integer('removed_at'),
+    /** The operator's words on a takedown, shown with its 410; null when none were given. */
+    takedownReason: text('takedown_reason'),
   },
   (table) => [index('tombstones_expires_at').on(table.expiresAt)],
+)
+
+/**
+ * Abuse reports filed through `POST /api/report/:id` and handled with `fileshare-admin reports`.
+ * `key` is the link secret, only when the reporter chose to include it; nothing of the reporter
+ * (no IP, no login) is kept.
+ */
+export const reports = sqliteTable(
+  'reports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The reported upload, note or request id, whether or not it exists. */
+    targetId: text('target_id').notNull(),
+    reason: text('reason').notNull(),
+    key: text('key'),
+    /** `open`, `resolved` or `dismissed`. */
+    status: text('status').notNull().default('open'),
+    createdAt: integer('created_at').notNull(),
+    /** When the operator resolved or dismissed it. */
+    closedAt: integer('closed_at'),
+  },
+  (table) => [index('reports_status').on(table.status)],
 )
 
 /**
@@ -219,7 +253,11 @@ export const lockouts = sqliteTable(
 /**
  * A chunked HTTP upload under way when sessions live in the database (PostgreSQL): any instance
  * takes its chunks and its finalize. `context` is the JSON of what finalize needs (token hashes
- * as base64, never tokens); `receivedBytes` only grows by a conditional update.
+ * as base64, never tokens); `receivedBytes` only grows by a conditional update. `nextIndex` is
+ * the lowest chunk index not recorded and `writtenBytes` the size of the chunks below it, both
+ * kept by the transaction that records a chunk. `requestId` names the file request of an upload
+ * into one (its slot is held while the row exists); `quotaHash`, `quotaWindow` and `quotaBytes`
+ * say where the upload quota holds the declared size until the session ends.
  */
 export const chunkSessions = sqliteTable(
   'chunk_sessions',
@@ -228,11 +266,20 @@ export const chunkSessions = sqliteTable(
     context: text('context').notNull(),
     declaredSize: integer('declared_size').notNull(),
     receivedBytes: integer('received_bytes').notNull().default(0),
+    nextIndex: integer('next_index').notNull().default(0),
+    writtenBytes: integer('written_bytes').notNull().default(0),
+    requestId: text('request_id'),
+    quotaHash: text('quota_hash'),
+    quotaWindow: integer('quota_window'),
+    quotaBytes: integer('quota_bytes').notNull().default(0),
     state: text('state').notNull(),
     createdAt: integer('created_at').notNull(),
     lastActivity: integer('last_activity').notNull(),
   },
-  (table) => [index('chunk_sessions_last_activity').on(table.lastActivity)],
+  (table) => [
+    index('chunk_sessions_last_activity').on(table.lastActivity),
+    index('chunk_sessions_request_id').on(table.requestId),
+  ],
 )
 
 /** One stored chunk of a chunk session: its size and where the blob store keeps it. */
@@ -272,5 +319,29 @@ export const notifications = sqliteTable(
   (table) => [
     index('notifications_not_before').on(table.notBefore),
     index('notifications_upload_id').on(table.uploadId),
+  ],
+)
+
+/**
+ * Personal API tokens (services/api-tokens.ts): a signed-in user's credential for scripts, kept
+ * only as the SHA-256 hash of its random bytes and tied to the OIDC subject that made it.
+ * `scopes` is a comma-separated list of files, notes and requests. Revoking deletes the row.
+ */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    subject: text('subject').notNull(),
+    name: text('name').notNull(),
+    scopes: text('scopes').notNull(),
+    tokenHash: blob('token_hash', { mode: 'buffer' }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    /** Updated at most once a minute, so a busy script does not write on every request. */
+    lastUsedAt: integer('last_used_at'),
+  },
+  (table) => [
+    uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
+    index('api_tokens_subject').on(table.subject),
   ],
 )

@@ -3,18 +3,8 @@
  * from a fault in a query. The first is answered 503 while the pool waits for the server to come
  * back; the second stays a logged 500.
  */
-
-/** Node's socket errors of a server that is down or cannot be reached. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-])
+import { isNetworkFailure } from '../network-failure.js'
+import { StorageUnavailableError } from '../storage/unavailable.js'
 
 /** SQLSTATEs of PostgreSQL going away or refusing connections (class 08, 57P01–57P03, 53300). */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/
@@ -29,8 +19,10 @@ const DRIVER_MESSAGES = [
 /** Whether `error`, or an error it was caused by, says the database is out of reach. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    // The same socket errors from the storage are the storage's outage (storage/unavailable.ts).
+    if (e instanceof StorageUnavailableError) return false
     const code = (e as { code?: unknown }).code
-    if (typeof code === 'string' && (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.test(code))) {
+    if (isNetworkFailure(e) || (typeof code === 'string' && UNAVAILABLE_STATES.test(code))) {
       return true
     }
     if (DRIVER_MESSAGES.some((message) => e instanceof Error && e.message.startsWith(message))) {

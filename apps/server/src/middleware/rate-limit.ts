@@ -26,11 +26,10 @@ const passThrough: MiddlewareHandler = (_c, next) => next()
 export function rateLimit(
   limiter: RateLimit,
   ipOf: (c: Context) => string,
-  skip?: (c: Context) => boolean,
+  skip?: (c: Context) => boolean | Promise<boolean>,
 ): MiddlewareHandler {
   if (!limiter.enabled) return passThrough
-  return (c, next) => {
-    if (skip?.(c) === true) return next()
+  const count: MiddlewareHandler = (c, next) => {
     const answer = (result: RateLimitResult): Promise<Response | void> => {
       const headers = rateLimitHeaders(result)
       if (!result.allowed) {
@@ -55,4 +54,6 @@ export function rateLimit(
       throw error
     })
   }
+  if (!skip) return count
+  return async (c, next) => ((await skip(c)) ? next() : count(c, next))
 }

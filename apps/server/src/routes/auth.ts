@@ -18,17 +18,21 @@ import type { CookieOptions } from 'hono/utils/cookie'
 
 import type { AppEnv } from '../app-env.js'
 import { ADAPTERS } from '../auth/adapters.js'
-import { readSession } from '../auth/creation-guard.js'
+import { readApiToken, readSession } from '../auth/creation-guard.js'
 import { oidcClient } from '../auth/oidc-client.js'
 import type { SessionKeys } from '../auth/session.js'
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
+import type { ApiTokens } from '../services/api-tokens.js'
 
 /** The PKCE cookie goes only to the login routes; the session cookie to the whole service. */
 const PKCE_COOKIE_PATH = '/auth'
 
-/** The login routes, signing sessions with `keys` (the same the creation guard checks). */
-export function authRoutes(config: Config, keys: SessionKeys): Hono<AppEnv> {
+/**
+ * The login routes, signing sessions with `keys` (the same the creation guard checks);
+ * `/auth/session` also names the owner of a personal API token from `tokens`.
+ */
+export function authRoutes(config: Config, keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> {
   const { oidcIssuer, oidcClientId, oidcClientSecret, oidcSessionSecret } = config
   if (!oidcIssuer || !oidcClientId || !oidcClientSecret || !oidcSessionSecret) {
     throw new Error('authRoutes needs OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and a secret')
@@ -102,7 +106,8 @@ export function authRoutes(config: Config, keys: SessionKeys): Hono<AppEnv> {
   })
 
   app.get('/session', async (c) => {
-    const user = await readSession(keys, (name) => c.req.header(name))
+    const header = (name: string) => c.req.header(name)
+    const user = (await readApiToken(tokens, header))?.user ?? (await readSession(keys, header))
     if (user === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
     return c.json(user, 200)
   })

@@ -13,10 +13,9 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import { trackUploadSession } from '../metrics/track-session.js'
 import type { RequestsService } from '../services/requests.js'
 import { readJson, refuseFormPost, requireJsonBody } from './body.js'
-import { receiveChunk } from './chunk.js'
+import { receiveChunk, receiveStoredChunk } from './chunk.js'
 
 export interface RequestRouteDeps {
   requests: RequestsService
@@ -86,15 +85,24 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       contentLength: c.req.header('x-content-length'),
       fileCount: c.req.header('x-file-count'),
     })
-    const upload = await requests.beginUpload(id, init, deps.ipOf(c), 'http')
-    trackUploadSession(upload, 'chunks', true)
-    return c.json({ id: upload.id }, 201)
+    return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c)) }, 201)
   })
 
-  app.post('/:id/upload/:uid/chunk', (c) => receiveChunk(c, session(c), deps.now))
+  app.post('/:id/upload/:uid/chunk', (c) => {
+    const stored = requests.storedChunks
+    if (!stored) return receiveChunk(c, session(c), deps.now)
+    const id = requestId(c)
+    const uid = c.req.param('uid') ?? ''
+    return receiveStoredChunk(c, async (index, n) => {
+      if (!isUuid(uid)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+      return stored.admit(uid, index, n, requests.chunkScope(id))
+    })
+  })
 
   app.post('/:id/upload/:uid/finalize', async (c) => {
-    const upload = session(c)
+    const id = requestId(c)
+    const uid = c.req.param('uid') ?? ''
+    await requests.requireChunkedUpload(id, uid)
     requireJsonBody(c)
     const body = await readJson(
       c,
@@ -102,8 +110,10 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    const id = await requests.finalize(upload, requests.parseFinalize(body))
-    return c.json({ id }, 200)
+    return c.json(
+      { id: await requests.finalizeChunked(id, uid, requests.parseFinalize(body)) },
+      200,
+    )
   })
 
   app.delete('/:id/upload/:uid', async (c) => {

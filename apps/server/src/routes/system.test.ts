@@ -26,8 +26,7 @@ function app(
     quotaIps?: string[]
   } = {},
 ) {
-  const quota: UploadQuota = {
-    reserve: async () => ({ settle: async () => undefined }),
+  const quota: Pick<UploadQuota, 'status'> = {
     status: async (ip) => {
       options.quotaIps?.push(ip)
       return QUOTA_STATUS

@@ -18,7 +18,7 @@ export interface SystemRouteDeps {
   config: Config
   version: string
   now: () => Date
-  quota: UploadQuota
+  quota: Pick<UploadQuota, 'status'>
   /** Whether this instance reaches its database and its storage now. */
   checkHealth: () => Promise<HealthChecks>
   /** True once shutdown has begun: the instance finishes what it has and takes nothing new. */

@@ -84,7 +84,11 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
 
   app.post('/upload/:id/chunk', (c) => {
     const stored = uploads.storedChunks
-    if (stored) return receiveStoredChunk(c, (index, n) => stored.admit(sessionId(c), index, n))
+    if (stored) {
+      return receiveStoredChunk(c, (index, n) =>
+        stored.admit(sessionId(c), index, n, uploads.chunkScope),
+      )
+    }
     return receiveChunk(c, uploads.session(sessionId(c)), deps.now)
   })
 

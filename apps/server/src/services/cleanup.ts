@@ -7,6 +7,7 @@
  * Limits, FILE_REQUEST_RETENTION_SEC). Every instance ends its own idle sessions; the rest,
  * which works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
  */
+import { REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
@@ -39,6 +40,7 @@ export interface CleanupDeps {
     Services,
     | 'sessions'
     | 'storedChunks'
+    | 'liveSessionKeys'
     | 'janitor'
     | 'quota'
     | 'requests'
@@ -47,6 +49,7 @@ export interface CleanupDeps {
     | 'notes'
     | 'tombstones'
     | 'rateLimiter'
+    | 'reportLimiter'
     | 'lockout'
   >
   logger: Logger
@@ -98,6 +101,27 @@ export interface CleanupReport {
   quotaPruned: number
   /** Steps that failed; each was logged and the others still ran. */
   failedSteps: CleanupStep[]
+}
+
+type StepRunner = (name: CleanupStep, work: () => Promise<void> | void) => Promise<void>
+
+function emptyReport(): CleanupReport {
+  return {
+    leading: false,
+    uploadsRemoved: 0,
+    blobsQueued: 0,
+    blobsHeld: 0,
+    notesRemoved: 0,
+    tombstonesPurged: 0,
+    requestUploadsRemoved: 0,
+    requestsRemoved: 0,
+    blobsRetried: 0,
+    sessionsExpired: 0,
+    orphansRemoved: 0,
+    partialsRemoved: 0,
+    quotaPruned: 0,
+    failedSteps: [],
+  }
 }
 
 const anyContext = (_context: unknown): _context is unknown => true
@@ -157,31 +181,8 @@ export class CleanupJob {
   }
 
   private async run(): Promise<CleanupReport> {
-    const report: CleanupReport = {
-      leading: false,
-      uploadsRemoved: 0,
-      blobsQueued: 0,
-      blobsHeld: 0,
-      notesRemoved: 0,
-      tombstonesPurged: 0,
-      requestUploadsRemoved: 0,
-      requestsRemoved: 0,
-      blobsRetried: 0,
-      sessionsExpired: 0,
-      orphansRemoved: 0,
-      partialsRemoved: 0,
-      quotaPruned: 0,
-      failedSteps: [],
-    }
-    const step = async (name: CleanupStep, work: () => Promise<void> | void): Promise<void> => {
-      if (this.stopped) return
-      try {
-        await work()
-      } catch (error) {
-        report.failedSteps.push(name)
-        this.deps.logger.error(`cleanup step ${name} failed`, error)
-      }
-    }
+    const report = emptyReport()
+    const step: StepRunner = (name, work) => this.runStep(report, name, work)
     const { services } = this.deps
 
     // This instance's own sessions, whoever leads; before the partial sweep, since ending a
@@ -193,6 +194,85 @@ export class CleanupJob {
     report.leading = await this.deps.leader.acquire()
     if (!report.leading) return report
 
+    await this.removeFinished(report, step)
+    // Sessions kept in the database are every instance's: the leader ends the idle ones and
+    // removes stored chunks that no live session holds (an instance died mid-chunk), before the
+    // partial sweep.
+    await step('chunkSessions', async () => {
+      const stored = services.storedChunks
+      if (!stored) return
+      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+      const expired = await stored.expireIdle(idleMs, REQUEST_HTTP_SESSION_TIMEOUT_MS)
+      report.sessionsExpired += expired
+      // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
+      recordUploadFailed('chunks', 0, expired)
+      report.partialsRemoved += await this.deps.blobs.sweepChunks(
+        idleMs + PARTIAL_MARGIN_MS,
+        await services.liveSessionKeys(),
+      )
+    })
+    await step('orphans', async () => {
+      report.orphansRemoved = await this.sweepOrphans()
+    })
+    await step('partials', async () => {
+      const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
+      // Only what no live session of any instance writes: a long upload elsewhere is not aborted.
+      report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
+        olderThan,
+        await services.liveSessionKeys(),
+      )
+    })
+    await step('quota', async () => {
+      report.quotaPruned =
+        (await services.quota.prune()) +
+        (await services.requests.pruneDailyCounts()) +
+        (await services.rateLimiter.prune()) +
+        (await services.reportLimiter.prune()) +
+        (await services.lockout.prune())
+    })
+
+    this.deps.logger.debug(
+      `cleanup (leading): ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
+        `${report.blobsHeld} held), ` +
+        `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
+        `${report.requestUploadsRemoved} request uploads, ` +
+        `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +
+        `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
+        `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows` +
+        (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
+    )
+    return report
+  }
+
+  /**
+   * The removal steps alone, at once, whichever instance leads (`fileshare-admin purge-expired`):
+   * expired and used-up items, tombstones past their retention, finished requests and the blob
+   * removals that are due. Each is a conditional delete, safe beside a running job.
+   */
+  async purgeExpired(): Promise<CleanupReport> {
+    const report = emptyReport()
+    report.leading = true
+    await this.removeFinished(report, (name, work) => this.runStep(report, name, work))
+    return report
+  }
+
+  /** Runs one step unless the job was stopped; a failure is logged and noted in the report. */
+  private async runStep(
+    report: CleanupReport,
+    name: CleanupStep,
+    work: () => Promise<void> | void,
+  ): Promise<void> {
+    if (this.stopped) return
+    try {
+      await work()
+    } catch (error) {
+      report.failedSteps.push(name)
+      this.deps.logger.error(`cleanup step ${name} failed`, error)
+    }
+  }
+
+  private async removeFinished(report: CleanupReport, step: StepRunner): Promise<void> {
+    const { services } = this.deps
     // Removals that failed in earlier runs go first, so a removal that fails in this run is
     // tried again by the next run rather than right away.
     await step('retry', async () => {
@@ -220,51 +300,6 @@ export class CleanupJob {
     await step('requests', async () => {
       report.requestsRemoved = await services.requests.removeFinishedRequests()
     })
-    // Sessions kept in the database are every instance's: the leader ends the idle ones and
-    // removes stored chunks that no session recorded (an instance died mid-chunk), before the
-    // partial sweep.
-    await step('chunkSessions', async () => {
-      const stored = services.storedChunks
-      if (!stored) return
-      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
-      const expired = await stored.expireIdle(idleMs)
-      report.sessionsExpired += expired
-      // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
-      recordUploadFailed('chunks', 0, expired)
-      report.partialsRemoved += await this.deps.blobs.sweepChunks(
-        idleMs + PARTIAL_MARGIN_MS,
-        await stored.ids(),
-      )
-    })
-    await step('orphans', async () => {
-      report.orphansRemoved = await this.sweepOrphans()
-    })
-    await step('partials', async () => {
-      const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
-      report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
-        olderThan,
-        services.sessions.ids(),
-      )
-    })
-    await step('quota', async () => {
-      report.quotaPruned =
-        (await services.quota.prune()) +
-        (await services.requests.pruneDailyCounts()) +
-        (await services.rateLimiter.prune()) +
-        (await services.lockout.prune())
-    })
-
-    this.deps.logger.debug(
-      `cleanup (leading): ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
-        `${report.blobsHeld} held), ` +
-        `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
-        `${report.requestUploadsRemoved} request uploads, ` +
-        `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +
-        `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
-        `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows` +
-        (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
-    )
-    return report
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
+import { ApiTokens } from './api-tokens.js'
 import { BlobJanitor } from './blob-janitor.js'
 import { InboxService } from './inbox.js'
 import { DbLockout, MemoryLockout, type Lockout } from './limits/lockout.js'
@@ -10,10 +11,16 @@ import { DailyIpHash, DbUploadQuota } from './limits/quota.js'
 import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
+import { abuseNotifier } from './notify-abuse.js'
 import { smtpMailer } from './notify/email.js'
 import { NotificationOutbox } from './notify/outbox.js'
 import { NotificationWorker } from './notify/worker.js'
+import { ReportsService } from './reports.js'
 import { RequestsService } from './requests.js'
+import { liveSessionKeys } from './live-sessions.js'
+import { SessionStatusService } from './session-status.js'
+import { storedSessionStatusProvider } from './stored-session-status.js'
+import { Takedown } from './takedown.js'
 import { Tombstones } from './tombstones.js'
 import { StoredChunkSessions } from './stored-chunk-sessions.js'
 import { UploadSessions } from './upload-sessions.js'
@@ -27,6 +34,10 @@ export interface Services {
   notes: NotesService
   requests: RequestsService
   inbox: InboxService
+  /** How far an unfinished upload got, over every kind of session (session-status.ts). */
+  sessionStatus: SessionStatusService
+  /** Keys of every session that may still write, on any instance (live-sessions.ts). */
+  liveSessionKeys: () => Promise<ReadonlySet<string>>
   quota: DbUploadQuota
   lockout: Lockout
   rateLimiter: RateLimit
@@ -34,6 +45,12 @@ export interface Services {
   tombstones: Tombstones
   /** Sends the notifications of finished request uploads; started and stopped by server.ts. */
   notifier: NotificationWorker
+  /** The operator's removals (fileshare-admin rm). */
+  takedown: Takedown
+  reports: ReportsService
+  /** The per-IP limit of abuse reports, pruned by the cleanup job with the others. */
+  reportLimiter: RateLimit
+  apiTokens: ApiTokens
 }
 
 export async function createServices(
@@ -51,23 +68,6 @@ export async function createServices(
     onError,
     bufferBudget: config.fileUploadChunkBuffer,
   })
-  // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
-  // chunk and the chunk due next streamed straight into its blob.
-  const storedChunks =
-    db.dialect === 'postgres'
-      ? new StoredChunkSessions(
-          db,
-          blobs,
-          {
-            maxChunkSize: config.fileChunkMaxSize,
-            window: config.fileUploadConcurrentChunks,
-            maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
-            speedLimit: config.fileUploadSpeedLimit,
-          },
-          sessions,
-          now,
-        )
-      : undefined
   const janitor = new BlobJanitor(db, blobs, now, onError)
   const ipHash = await DailyIpHash.load(db)
   const quota = new DbUploadQuota({
@@ -77,6 +77,23 @@ export async function createServices(
     windowSec: config.uploadQuotaWindowSec,
     now,
   })
+  // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
+  // chunk and the chunk due next streamed straight into its blob.
+  const storedChunks =
+    db.dialect === 'postgres'
+      ? new StoredChunkSessions(
+          db,
+          blobs,
+          {
+            window: config.fileUploadConcurrentChunks,
+            maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
+            speedLimit: config.fileUploadSpeedLimit,
+          },
+          sessions,
+          quota,
+          now,
+        )
+      : undefined
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the
   // one instance keeps them in memory, which costs a request no write.
   const shared = db.dialect === 'postgres'
@@ -92,6 +109,11 @@ export async function createServices(
   const rateLimiter = shared
     ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
     : new RateLimiter(limitOptions)
+  // The same window as the `/api` limit, so both share the windows table and its pruning.
+  const reportOptions = { ...limitOptions, max: config.reportRateLimitMax }
+  const reportLimiter = shared
+    ? new SharedRateLimiter({ ...reportOptions, db, ipHash })
+    : new RateLimiter(reportOptions)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
@@ -99,20 +121,43 @@ export async function createServices(
   const notes = new NotesService({ config, db, lockout, tombstones, now })
   const outbox = new NotificationOutbox(db, now)
   const { smtpUrl, from, allowPrivate } = config.notify
-  const notifier = new NotificationWorker({
-    outbox,
-    mailer: smtpUrl === null ? null : smtpMailer(smtpUrl, from, config.customTitle),
-    allowPrivate,
-    logger,
-  })
+  const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from, config.customTitle)
+  const notifier = new NotificationWorker({ outbox, mailer, allowPrivate, logger })
   const requests = new RequestsService({
     ...uploadDeps,
+    storedChunks,
     ipHash,
+    tombstones,
     onError,
     outbox,
     onNotificationsQueued: () => notifier.wake(),
   })
-  const inbox = new InboxService({ db, blobs, sessions, lockout, janitor, now })
+  // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
+  // of session.
+  const sessionStatus = new SessionStatusService([storedSessionStatusProvider(uploads, requests)])
+  // What the sweeps by age must leave alone: one source per kind of session.
+  const liveKeys = liveSessionKeys([
+    () => sessions.ids(),
+    ...(storedChunks ? [() => storedChunks.ids()] : []),
+  ])
+  const inbox = new InboxService({
+    db,
+    blobs,
+    sessions,
+    storedChunks,
+    lockout,
+    janitor,
+    tombstones,
+    now,
+  })
+  const takedown = new Takedown({ db, tombstones, janitor, now })
+  const reports = new ReportsService({
+    db,
+    limiter: reportLimiter,
+    now,
+    notify: abuseNotifier(logger),
+    onError,
+  })
   return {
     sessions,
     storedChunks,
@@ -120,11 +165,17 @@ export async function createServices(
     notes,
     requests,
     inbox,
+    sessionStatus,
+    liveSessionKeys: liveKeys,
     quota,
     lockout,
     rateLimiter,
     janitor,
     tombstones,
     notifier,
+    takedown,
+    reports,
+    reportLimiter,
+    apiTokens: new ApiTokens({ db, now }),
   }
 }

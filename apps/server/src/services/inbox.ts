@@ -28,15 +28,21 @@ import {
 } from './request-records.js'
 import { parseRequestToken } from './request-validation.js'
 import { belongsTo } from './requests.js'
+import type { Tombstones } from './tombstones.js'
 import { tokenMatches } from './tokens.js'
+import type { StoredChunkSessions } from './stored-chunk-sessions.js'
 import type { UploadSessions } from './upload-sessions.js'
 
 export interface InboxDeps {
   db: Db
   blobs: BlobStore
   sessions: UploadSessions
+  /** Chunked sessions in the database (PostgreSQL), ended with their request. */
+  storedChunks?: StoredChunkSessions | undefined
   lockout: Lockout
   janitor: BlobJanitor
+  /** Where a request the operator took down is remembered. */
+  tombstones: Tombstones
   /** Milliseconds since the epoch. */
   now: () => number
 }
@@ -174,6 +180,7 @@ export class InboxService {
       .map((uploadId) => sessions.get(uploadId, belongsTo(id)))
       .filter((session) => session !== undefined)
     await Promise.all(running.map((session) => session.abort()))
+    await this.deps.storedChunks?.removeOfRequest(id)
     const removed = await db.transaction(async (tx) => {
       const uploads = await tx
         .delete(requestUploads)
@@ -220,7 +227,7 @@ export class InboxService {
     clientIp: string,
   ): Promise<RequestRow> {
     const token = parseRequestToken(presented, TOKEN_HEADERS[kind])
-    const row = await findRequest(this.deps.db, id)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     const stored = kind === 'inbox' ? row.inboxTokenHash : row.inboxOwnerTokenHash
     const guard = { key: `request:${id}`, clientIp, hasPassword: row.hasPassword }
     const checked = {

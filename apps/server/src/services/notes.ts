@@ -41,7 +41,7 @@ import type { notes } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
-import { tombstoneColumns, type Tombstones } from './tombstones.js'
+import { takedownError, tombstoneColumns, type Tombstones } from './tombstones.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
 export interface NotesDeps {
@@ -406,13 +406,18 @@ export class NotesService {
     })
   }
 
-  /** The note as `statement` reads it; 404 unknown, 410 when the cleanup job removed it. */
+  /**
+   * The note as `statement` reads it; 404 unknown, 410 when the cleanup job or the operator
+   * removed it.
+   */
   private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
     if (!isUuid(id)) throw notFound()
     const [row] = await statement.execute({ id })
     if (row) return row
     const removed = await this.deps.tombstones.find('note', id)
     if (!removed) throw notFound()
+    const takedown = takedownError(removed)
+    if (takedown) throw takedown
     // As for a note still stored: expired first, then used up.
     throw new HttpError(
       410,

@@ -8,6 +8,7 @@ import { eq } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import type { fileRequests } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
+import { takedownError, type Tombstones } from './tombstones.js'
 
 export type RequestRow = typeof fileRequests.$inferSelect
 
@@ -15,13 +16,17 @@ export function requestNotFound(): HttpError {
   return new HttpError(404, ERROR_MESSAGES.requestNotFound)
 }
 
-/** The request `id`; 404 when the id is not a UUID or no such request exists. */
-export async function findRequest(db: Db, id: string): Promise<RequestRow> {
+/**
+ * The request `id`; 410 when the operator took it down (tombstones.ts), 404 when the id is not a
+ * UUID or no such request exists.
+ */
+export async function findRequest(db: Db, tombstones: Tombstones, id: string): Promise<RequestRow> {
   if (!isUuid(id)) throw requestNotFound()
   const { fileRequests } = db.tables
   const [row] = await db.query.select().from(fileRequests).where(eq(fileRequests.id, id))
-  if (!row) throw requestNotFound()
-  return row
+  if (row) return row
+  const removed = await tombstones.find('request', id)
+  throw (removed && takedownError(removed)) ?? requestNotFound()
 }
 
 /** Whether a request takes new uploads at `now`: not closed by its owner and not expired. */

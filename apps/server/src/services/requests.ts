@@ -24,13 +24,21 @@ import {
 import { and, eq, gt, gte, lt, lte, notExists, sql } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
-import type { Db } from '../db/client.js'
-import { decrement, decrementToZero, increment } from '../db/expressions.js'
+import type { Db, Executor } from '../db/client.js'
+import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
+import {
+  recordUploadCompleted,
+  recordUploadFailed,
+  recordUploadStarted,
+} from '../metrics/recorder.js'
+import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
 import type { NotificationOutbox } from './notify/outbox.js'
+import type { Tombstones } from './tombstones.js'
 import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
+import { releaseSlot } from './request-slots.js'
 import {
   parseCreateBody,
   parseFinalizeBody,
@@ -41,6 +49,9 @@ import {
   type RequestUploadInitValues,
 } from './request-validation.js'
 import { tokenMatches } from './tokens.js'
+import { storedSessionStatus, type SessionStatus } from './session-status.js'
+import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
+import { decodeRequestInit, encodeRequestInit } from './stored-contexts.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 
 export type { RequestUploadFinalize, RequestUploadInit } from './request-validation.js'
@@ -72,7 +83,11 @@ export interface RequestsDeps {
   sessions: UploadSessions
   quota: UploadQuota
   janitor: BlobJanitor
+  /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
+  storedChunks?: StoredChunkSessions | undefined
   ipHash: DailyIpHash
+  /** Where a request the operator took down is remembered. */
+  tombstones: Tombstones
   /** Milliseconds since the epoch. */
   now: () => number
   /** Reports a failure nobody waits for (returning a slot after a session ended). */
@@ -181,7 +196,7 @@ export class RequestsService {
    */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken, 'x-upload-token')
-    const row = await findRequest(this.deps.db, id)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())
     return {
@@ -213,12 +228,7 @@ export class RequestsService {
     transport: 'http' | 'socket',
   ): Promise<UploadSession<RequestUploadContext>> {
     const { config, sessions, quota } = this.deps
-    const row = await findRequest(this.deps.db, requestId)
-    if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
-      throw requestNotFound()
-    }
-    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
-    await this.reserveSlot(requestId, init.size)
+    await this.admitUpload(requestId, init)
     let reservation: QuotaReservation
     try {
       reservation = await quota.reserve(clientIp, init.size)
@@ -252,6 +262,140 @@ export class RequestsService {
     }
   }
 
+  /**
+   * The checks of an upload's init: 404 for an unknown request or a wrong token, 410 when it is
+   * closed or expired, then the slot and the size against `maxSize` in one statement.
+   */
+  private async admitUpload(requestId: string, init: RequestUploadInit): Promise<void> {
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
+    if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
+      throw requestNotFound()
+    }
+    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
+    await this.reserveSlot(requestId, init.size)
+  }
+
+  /**
+   * Opens a chunked upload into a request (spec: POST /api/request/:id/upload/init) and answers
+   * its id. With sessions in the database its slot and its quota hold are named on the session's
+   * row, so that any instance takes its chunks and whichever ends it gives them back.
+   */
+  async beginChunkedUpload(
+    requestId: string,
+    init: RequestUploadInit,
+    clientIp: string,
+  ): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) {
+      const upload = await this.beginUpload(requestId, init, clientIp, 'http')
+      trackUploadSession(upload, 'chunks', true)
+      return upload.id
+    }
+    await this.admitUpload(requestId, init)
+    let held
+    try {
+      held = await this.deps.quota.reserveHeld(clientIp, init.size)
+    } catch (error) {
+      await this.releaseSlot(requestId)
+      throw error
+    }
+    const id = randomUUID()
+    try {
+      await stored.open(id, {
+        declaredSize: init.size,
+        context: encodeRequestInit(init),
+        requestId,
+        quota: held,
+      })
+    } catch (error) {
+      await this.releaseSlot(requestId)
+      if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
+      throw error
+    }
+    recordUploadStarted('chunks')
+    return id
+  }
+
+  /** The chunks an upload into a request admits: its own sessions, 16 MiB at most. */
+  chunkScope(requestId: string): SessionScope {
+    return {
+      requestId,
+      maxChunkSize: Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
+    }
+  }
+
+  /** The chunked sessions kept in the database, when they are (PostgreSQL). */
+  get storedChunks(): StoredChunkSessions | undefined {
+    return this.deps.storedChunks
+  }
+
+  /** 404 unless `uploadId` is an open chunked session of `requestId` (before a body is read). */
+  async requireChunkedUpload(requestId: string, uploadId: string): Promise<void> {
+    if (!(await this.isUploadSession(requestId, uploadId))) {
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+  }
+
+  /**
+   * Finalizes a chunked upload into a request on whichever instance the request reached: the
+   * session is claimed once, its chunks joined into the blob, and the inbox entry, the move of the
+   * slot from reserved to used and the quota are written in the transaction that ends it.
+   */
+  async finalizeChunked(
+    requestId: string,
+    uploadId: string,
+    fields: RequestUploadFinalize,
+  ): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return this.finalize(this.uploadSession(requestId, uploadId), fields)
+    await this.requireChunkedUpload(requestId, uploadId)
+    if (!(await this.requestExists(requestId))) {
+      await stored.remove([uploadId])
+      throw requestNotFound()
+    }
+    const claimed = isUuid(uploadId)
+      ? await stored.claim(uploadId, requestId).catch((error: unknown) => {
+          // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
+          if (error instanceof HttpError) recordUploadFailed('chunks')
+          throw error
+        })
+      : undefined
+    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    try {
+      await stored.join(uploadId, claimed)
+    } catch (error) {
+      recordUploadFailed('chunks')
+      throw error
+    }
+    const init = decodeRequestInit(claimed.context)
+    let queued: number | false = false
+    try {
+      await stored.complete(uploadId, async (tx) => {
+        queued = await this.storeUpload(tx, requestId, uploadId, init, fields)
+        if (queued === false) throw requestNotFound()
+      })
+    } catch (error) {
+      recordUploadFailed('chunks')
+      await this.deps.janitor.remove(uploadId)
+      throw error
+    }
+    recordUploadCompleted('chunks', claimed.declaredSize, true)
+    if (queued !== false && queued > 0) this.deps.onNotificationsQueued?.()
+    return uploadId
+  }
+
+  /**
+   * How far the stored session `uploadId` of `requestId` got (GET
+   * /api/request/:id/upload/:uid/status): the session id is its credential; null when there is
+   * none in that request.
+   */
+  async storedStatus(requestId: string, uploadId: string): Promise<SessionStatus | null> {
+    const stored = this.deps.storedChunks
+    if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return null
+    const open = await stored.find(uploadId, requestId)
+    return open ? storedSessionStatus(open) : null
+  }
+
   /** The open session `uploadId` of request `requestId`; 404 when unknown or of another request. */
   uploadSession(requestId: string, uploadId: string): UploadSession<RequestUploadContext> {
     const session = isUuid(uploadId)
@@ -262,8 +406,11 @@ export class RequestsService {
   }
 
   /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
-  isUploadSession(requestId: string, uploadId: string): boolean {
-    return this.deps.sessions.get(uploadId, belongsTo(requestId)) !== undefined
+  async isUploadSession(requestId: string, uploadId: string): Promise<boolean> {
+    if (this.deps.sessions.get(uploadId, belongsTo(requestId)) !== undefined) return true
+    const stored = this.deps.storedChunks
+    if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return false
+    return (await stored.find(uploadId, requestId)) !== undefined
   }
 
   /** Checks a finalize body; a 400 here leaves the session as it is, so the body may be resent. */
@@ -283,58 +430,24 @@ export class RequestsService {
     fields: RequestUploadFinalize,
   ): Promise<string> {
     const { db, janitor } = this.deps
-    const { fileRequests, requestUploads } = db.tables
     const { requestId, init, reservation } = session.context
     if (!(await this.requestExists(requestId))) {
       await session.abort()
       throw requestNotFound()
     }
     await session.commit()
-    const now = this.deps.now()
-    let stored: boolean
-    let queued = 0
+    let queued: number | false
     try {
-      stored = await db.transaction(async (tx) => {
-        const [moved] = await tx
-          .update(fileRequests)
-          .set({
-            reservedUploads: decrementToZero(fileRequests.reservedUploads),
-            usedUploads: increment(fileRequests.usedUploads),
-            usedBytes: increment(fileRequests.usedBytes, init.size),
-          })
-          .where(eq(fileRequests.id, requestId))
-          .returning({
-            downloads: fileRequests.downloads,
-            notifyEmail: fileRequests.notifyEmail,
-            notifyWebhook: fileRequests.notifyWebhook,
-            notifyWebhookSecret: fileRequests.notifyWebhookSecret,
-          })
-        if (moved === undefined) return false
-        await tx.insert(requestUploads).values({
-          id: session.id,
-          requestId,
-          size: init.size,
-          fileCount: init.fileCount,
-          salt: init.salt,
-          wrapEnc: fields.wrapEnc,
-          wrapCiphertext: fields.wrapCiphertext,
-          encryptedMeta: fields.encryptedMeta,
-          metaNonce: fields.metaNonce,
-          maxDownloads: moved.downloads,
-          createdAt: now,
-          expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
-        })
-        const upload = { uploadId: session.id, requestId, size: init.size, arrivedAt: now }
-        queued = await this.deps.outbox.enqueue(tx, upload, moved)
-        return true
-      })
+      queued = await db.transaction((tx) =>
+        this.storeUpload(tx, requestId, session.id, init, fields),
+      )
     } catch (error) {
       await this.releaseSlot(requestId).catch(this.deps.onError)
       await reservation.settle(false)
       await janitor.remove(session.id)
       throw error
     }
-    if (!stored) {
+    if (queued === false) {
       await reservation.settle(false)
       await janitor.remove(session.id)
       throw requestNotFound()
@@ -344,8 +457,60 @@ export class RequestsService {
     return session.id
   }
 
+  /**
+   * On `tx`: the inbox entry of a finished upload, the move of its slot from reserved to used and
+   * its notifications; the number of those queued, or false when the request is gone.
+   */
+  private async storeUpload(
+    tx: Executor,
+    requestId: string,
+    uploadId: string,
+    init: RequestUploadInit,
+    fields: RequestUploadFinalize,
+  ): Promise<number | false> {
+    const { fileRequests, requestUploads } = this.deps.db.tables
+    const now = this.deps.now()
+    const [moved] = await tx
+      .update(fileRequests)
+      .set({
+        reservedUploads: decrementToZero(fileRequests.reservedUploads),
+        usedUploads: increment(fileRequests.usedUploads),
+        usedBytes: increment(fileRequests.usedBytes, init.size),
+      })
+      .where(eq(fileRequests.id, requestId))
+      .returning({
+        downloads: fileRequests.downloads,
+        notifyEmail: fileRequests.notifyEmail,
+        notifyWebhook: fileRequests.notifyWebhook,
+        notifyWebhookSecret: fileRequests.notifyWebhookSecret,
+      })
+    if (moved === undefined) return false
+    await tx.insert(requestUploads).values({
+      id: uploadId,
+      requestId,
+      size: init.size,
+      fileCount: init.fileCount,
+      salt: init.salt,
+      wrapEnc: fields.wrapEnc,
+      wrapCiphertext: fields.wrapCiphertext,
+      encryptedMeta: fields.encryptedMeta,
+      metaNonce: fields.metaNonce,
+      maxDownloads: moved.downloads,
+      createdAt: now,
+      expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
+    })
+    const upload = { uploadId, requestId, size: init.size, arrivedAt: now }
+    return this.deps.outbox.enqueue(tx, upload, moved)
+  }
+
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
   async cancel(requestId: string, uploadId: string): Promise<void> {
+    const stored = this.deps.storedChunks
+    if (stored && isUuid(uploadId) && (await stored.find(uploadId, requestId))) {
+      await stored.remove([uploadId])
+      recordUploadFailed('chunks')
+      return
+    }
     await this.uploadSession(requestId, uploadId).abort()
   }
 
@@ -376,13 +541,18 @@ export class RequestsService {
     if (removed) await this.deps.janitor.remove(uploadId)
   }
 
-  /** Frees every reservation; at start, since no session survives a restart. */
+  /**
+   * At start: frees the reservations no session holds any more. Sessions in memory ended with the
+   * last run; a session with a row in the database (chunk_sessions) lives on and keeps its slot,
+   * whichever instance runs it.
+   */
   async resetReservations(): Promise<number> {
     const { fileRequests } = this.deps.db.tables
+    const held = sql`(select count(*) from chunk_sessions where chunk_sessions.request_id = ${fileRequests.id})`
     const freed = await this.deps.db.query
       .update(fileRequests)
-      .set({ reservedUploads: 0 })
-      .where(gt(fileRequests.reservedUploads, 0))
+      .set({ reservedUploads: held })
+      .where(gt(fileRequests.reservedUploads, held))
       .returning({ id: fileRequests.id })
     return freed.length
   }
@@ -455,18 +625,14 @@ export class RequestsService {
       )
       .returning({ id: fileRequests.id })
     if (reserved !== undefined) return
-    const row = await findRequest(this.deps.db, requestId)
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
     throw new HttpError(409, ERROR_MESSAGES.requestFull)
   }
 
   private async releaseSlot(requestId: string): Promise<void> {
-    const { fileRequests } = this.deps.db.tables
-    await this.deps.db.query
-      .update(fileRequests)
-      .set({ reservedUploads: decrement(fileRequests.reservedUploads) })
-      .where(and(eq(fileRequests.id, requestId), gt(fileRequests.reservedUploads, 0)))
+    await releaseSlot(this.deps.db.query, this.deps.db.tables, requestId)
   }
 
   /** `user:<sub>` with a login, otherwise `ip:` and the IP's HMAC under the day's key. */

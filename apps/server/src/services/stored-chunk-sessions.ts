@@ -1,24 +1,28 @@
 /**
- * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk or the
- * finalize (PostgreSQL; SQLite runs one instance and keeps sessions in memory, upload-sessions.ts).
- * Each chunk is stored as a part of its own as it arrives, then recorded by one transaction of
- * conditional statements: the session must be open and keep within its declared size, and the
- * index must be new. A chunk cut off before its record (a crash) leaves no record, only a stored
- * part the sweep removes, so its retry is accepted anywhere. Finalize claims the session
- * atomically and joins the parts in order.
+ * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk, the
+ * status or the finalize (PostgreSQL; SQLite runs one instance and keeps sessions in memory,
+ * upload-sessions.ts), normal uploads and uploads into requests alike. Each chunk is stored as a
+ * part of its own as it arrives, then recorded by one transaction of conditional statements: the
+ * session must be open and keep within its declared size, and the index must be new; the same
+ * transaction moves `next_index` past the chunks now recorded without a gap. A chunk cut off
+ * before its record (a crash) leaves no record, only a stored part the sweep removes, so its
+ * retry is accepted anywhere. Finalize claims the session atomically and joins the parts in
+ * order. What a session holds (its quota and, in a request, its slot) is named on its row and
+ * given back by the transaction that deletes the row, whichever instance runs it.
  */
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import type { HeldQuota } from './limits/quota.js'
+import { releaseSlot } from './request-slots.js'
 
 export interface StoredChunkLimits {
-  maxChunkSize: number
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
   window: number
   /** Chunk requests of one session under way at once on this instance. */
@@ -27,13 +31,39 @@ export interface StoredChunkLimits {
   speedLimit: number
 }
 
-/** What an open session answers at a chunk's admission. */
+/** Which sessions a route reaches: those of its file request (or of none), and its chunk limit. */
+export interface SessionScope {
+  requestId: string | null
+  maxChunkSize: number
+}
+
+/** What a new session holds until it ends. */
+export interface SessionOpening {
+  declaredSize: number
+  /** What finalize needs, as JSON (token hashes, never tokens). */
+  context: string
+  /** The file request whose slot the session holds, or null for a normal upload. */
+  requestId: string | null
+  /** The declared size held against the client's quota, or null while the quota is off. */
+  quota: HeldQuota | null
+}
+
+/** An open session as its row says. */
 export interface OpenChunkSession {
   id: string
   context: string
   declaredSize: number
   receivedBytes: number
+  /** The lowest chunk index not recorded: every chunk below it is durable. */
+  nextIndex: number
+  /** The size of the chunks below `nextIndex`. */
+  writtenBytes: number
   createdAt: number
+}
+
+/** Ending a quota hold in the transaction that ends its session (limits/quota.ts). */
+export interface QuotaHolds {
+  endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void>
 }
 
 /**
@@ -65,11 +95,6 @@ export interface ChunkBuffer {
   releaseBuffer(bytes: number): void
 }
 
-/** The lowest index of session `id` not recorded yet: the chunk due next. */
-function dueIndex(id: string) {
-  return sql`(case when not exists (select 1 from chunk_parts where session_id = ${id} and chunk_index = 0) then 0 else (select min(a.chunk_index) + 1 from chunk_parts a where a.session_id = ${id} and not exists (select 1 from chunk_parts b where b.session_id = a.session_id and b.chunk_index = a.chunk_index + 1)) end)`
-}
-
 const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
 export class StoredChunkSessions {
@@ -81,23 +106,28 @@ export class StoredChunkSessions {
     private readonly blobs: BlobStore,
     private readonly limits: StoredChunkLimits,
     private readonly buffer: ChunkBuffer,
+    private readonly quota: QuotaHolds,
     private readonly now: () => number,
   ) {}
 
-  async open(id: string, declaredSize: number, context: string): Promise<void> {
+  async open(id: string, opening: SessionOpening): Promise<void> {
     const now = this.now()
     await this.db.query.insert(this.db.tables.chunkSessions).values({
       id,
-      context,
-      declaredSize,
+      context: opening.context,
+      declaredSize: opening.declaredSize,
+      requestId: opening.requestId,
+      quotaHash: opening.quota?.clientHash ?? null,
+      quotaWindow: opening.quota?.windowStart ?? null,
+      quotaBytes: opening.quota?.bytes ?? 0,
       state: 'open',
       createdAt: now,
       lastActivity: now,
     })
   }
 
-  /** The open session `id`, or undefined. */
-  async find(id: string): Promise<OpenChunkSession | undefined> {
+  /** The open session `id` within `requestId` (null: a normal upload), or undefined. */
+  async find(id: string, requestId: string | null): Promise<OpenChunkSession | undefined> {
     const { chunkSessions: s } = this.db.tables
     const [row] = await this.db.query
       .select({
@@ -105,40 +135,57 @@ export class StoredChunkSessions {
         context: s.context,
         declaredSize: s.declaredSize,
         receivedBytes: s.receivedBytes,
+        nextIndex: s.nextIndex,
+        writtenBytes: s.writtenBytes,
         createdAt: s.createdAt,
       })
       .from(s)
-      .where(and(eq(s.id, id), eq(s.state, 'open')))
+      .where(this.openIn(id, requestId))
     return row
+  }
+
+  /** The row of open session `id` of `requestId`: another request's session is not found. */
+  private openIn(id: string, requestId: string | null) {
+    const { chunkSessions: s } = this.db.tables
+    return and(
+      eq(s.id, id),
+      eq(s.state, 'open'),
+      requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId),
+    )
   }
 
   /**
    * Admits a chunk on its head before its body is read (spec: POST /api/upload/:id/chunk): 404
-   * for no open session, 400 for an empty chunk, an index already recorded or bytes past the
-   * declared size, 413 past the chunk limit, 429 past the window or the requests in flight. One
-   * statement reads the session, its chunk count and whether the index is taken.
+   * for no open session in `scope`, 400 for an empty chunk, an index already recorded or bytes
+   * past the declared size, 413 past the chunk limit, 429 past the window or the requests in
+   * flight. One statement reads the session row and whether the index is taken; the early chunks
+   * it counts are those past `next_index`, at most a window of them.
    */
-  async admit(id: string, index: number, declared: number | undefined): Promise<ChunkAdmission> {
+  async admit(
+    id: string,
+    index: number,
+    declared: number | undefined,
+    scope: SessionScope,
+  ): Promise<ChunkAdmission> {
     if (declared === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
-    if (declared !== undefined && declared > this.limits.maxChunkSize) {
+    if (declared !== undefined && declared > scope.maxChunkSize) {
       throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
     }
     const { chunkSessions: s } = this.db.tables
-    const due = dueIndex(id)
     const [row] = await this.db.query
       .select({
         declaredSize: s.declaredSize,
         receivedBytes: s.receivedBytes,
         createdAt: s.createdAt,
-        due: sql<number>`${due}`,
-        early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${due})`,
+        due: s.nextIndex,
+        early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
         taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
       })
       .from(s)
-      .where(and(eq(s.id, id), eq(s.state, 'open')))
+      .where(this.openIn(id, scope.requestId))
     if (!row) throw uploadNotFound()
     const receiving = this.receiving.get(id) ?? new Set<number>()
-    if (Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
+    if (index < row.due || Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
     if (declared !== undefined && row.receivedBytes + declared > row.declaredSize) {
       throw sizeMismatch()
     }
@@ -147,11 +194,10 @@ export class StoredChunkSessions {
     }
     // The early-chunk window as for sessions in memory: recorded chunks past the one due count,
     // with this instance's early chunks still being received.
-    const dueIndexNow = Number(row.due)
-    if (index !== dueIndexNow) {
-      const receivingEarly = [...receiving].filter((i) => i > dueIndexNow).length
+    if (index !== row.due) {
+      const receivingEarly = [...receiving].filter((i) => i > row.due).length
       const early = Number(row.early) + receivingEarly
-      if (index > dueIndexNow + this.limits.window || early >= this.limits.window) {
+      if (index > row.due + this.limits.window || early >= this.limits.window) {
         throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
       }
     }
@@ -177,8 +223,7 @@ export class StoredChunkSessions {
           if (!feed.write(piece)) return Promise.race([once(feed, 'drain'), storing]).then(() => {})
           return undefined
         }
-        if (length > this.limits.maxChunkSize)
-          throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+        if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
         if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
         if (!this.buffer.reserveBuffer(piece.length)) throw budgetUsedUp()
         budgeted += piece.length
@@ -213,10 +258,12 @@ export class StoredChunkSessions {
   }
 
   /**
-   * Records a stored chunk: the session's received bytes grow only while it is open
-   * and within its declared size, and the index is inserted only when new; either refusal rolls
-   * both back and removes the stored part. Answers the bytes before the first missing index
-   * (`bytesWritten`, as an in-order writer counts them) and all bytes received.
+   * Records a stored chunk: the session's received bytes grow only while it is open and within
+   * its declared size, and the index is inserted only when new; either refusal rolls both back
+   * and removes the stored part. The chunk due next moves `next_index` past it and past the early
+   * chunks already recorded after it. The first statement locks the session's row, so records of
+   * one session on any instance run one after the other. Answers `bytesWritten` (the bytes below
+   * `next_index`, as an in-order writer counts them) and all bytes received.
    */
   private async record(
     id: string,
@@ -237,7 +284,11 @@ export class StoredChunkSessions {
               lte(sql`${s.receivedBytes} + ${length}`, s.declaredSize),
             ),
           )
-          .returning({ receivedBytes: s.receivedBytes })
+          .returning({
+            receivedBytes: s.receivedBytes,
+            nextIndex: s.nextIndex,
+            writtenBytes: s.writtenBytes,
+          })
         if (!grown) throw (await this.isOpen(tx, id)) ? sizeMismatch() : uploadNotFound()
         const inserted = await tx
           .insert(p)
@@ -245,14 +296,24 @@ export class StoredChunkSessions {
           .onConflictDoNothing()
           .returning({ chunkIndex: p.chunkIndex })
         if (inserted.length === 0) throw duplicate()
-        // The bytes before the first missing index: those an in-order writer would have written.
-        const [written] = await tx
-          .select({
-            bytes: sql<number>`coalesce(sum(${p.size}), 0)`,
-          })
-          .from(p)
-          .where(and(eq(p.sessionId, id), lt(p.chunkIndex, dueIndex(id))))
-        return { written: Number(written?.bytes ?? 0), received: grown.receivedBytes }
+        let { nextIndex, writtenBytes } = grown
+        if (index === nextIndex) {
+          // The early chunks recorded after it, fewer than a window of them.
+          const after = await tx
+            .select({ index: p.chunkIndex, size: p.size })
+            .from(p)
+            .where(and(eq(p.sessionId, id), gt(p.chunkIndex, index)))
+            .orderBy(asc(p.chunkIndex))
+          nextIndex = index + 1
+          writtenBytes += length
+          for (const part of after) {
+            if (part.index !== nextIndex) break
+            nextIndex++
+            writtenBytes += part.size
+          }
+          await tx.update(s).set({ nextIndex, writtenBytes }).where(eq(s.id, id))
+        }
+        return { written: writtenBytes, received: grown.receivedBytes }
       })
     } catch (error) {
       await this.blobs.deleteChunks([stored])
@@ -260,7 +321,7 @@ export class StoredChunkSessions {
     }
   }
 
-  private async isOpen(tx: Db['query'], id: string): Promise<boolean> {
+  private async isOpen(tx: Executor, id: string): Promise<boolean> {
     const { chunkSessions: s } = this.db.tables
     const [row] = await tx
       .select({ id: s.id })
@@ -271,15 +332,15 @@ export class StoredChunkSessions {
 
   /**
    * Claims the open session for finalize, once, whichever instance asks: undefined when it is not
-   * open (unknown, ended or claimed already). The chunks are read after the claim, when no more
-   * can be recorded.
+   * open in `requestId` (unknown, ended or claimed already). The chunks are read after the claim,
+   * when no more can be recorded; a session missing bytes ends (400).
    */
-  async claim(id: string): Promise<ClaimedSession | undefined> {
+  async claim(id: string, requestId: string | null): Promise<ClaimedSession | undefined> {
     const { chunkSessions: s, chunkParts: p } = this.db.tables
     const [claimed] = await this.db.query
       .update(s)
       .set({ state: 'committing', lastActivity: this.now() })
-      .where(and(eq(s.id, id), eq(s.state, 'open')))
+      .where(this.openIn(id, requestId))
       .returning({ context: s.context, declaredSize: s.declaredSize })
     if (!claimed) return undefined
     const chunks = await this.db.query
@@ -298,12 +359,57 @@ export class StoredChunkSessions {
     return { ...claimed, chunks: chunks.map(({ ref, size, etag }) => ({ ref, size, etag })) }
   }
 
-  /** Ends sessions and removes their records, then their stored chunks. */
+  /** Joins a claimed session's chunks into the blob `id`; a join that fails ends the session. */
+  async join(id: string, claimed: ClaimedSession): Promise<void> {
+    try {
+      await this.blobs.joinChunks(id, claimed.chunks)
+    } catch (error) {
+      await this.remove([id])
+      throw error
+    }
+  }
+
+  /**
+   * Ends a claimed session whose chunks are joined: `commit` writes its record in the transaction
+   * that deletes the session's rows and records its quota hold as used; its stored chunks go
+   * after. When `commit` or the transaction fails, the session ends as failed (remove()).
+   */
+  async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
+    const { chunkSessions: s, chunkParts: p } = this.db.tables
+    let outcome: { result: T; chunks: StoredChunk[] }
+    try {
+      outcome = await this.db.transaction(async (tx) => {
+        const result = await commit(tx)
+        const [row] = await tx.delete(s).where(eq(s.id, id)).returning(heldColumns(s))
+        if (row) await this.endHolds(tx, row, true)
+        const chunks = await tx
+          .delete(p)
+          .where(eq(p.sessionId, id))
+          .returning({ ref: p.ref, size: p.size, etag: p.etag })
+        return { result, chunks }
+      })
+    } catch (error) {
+      await this.remove([id])
+      throw error
+    }
+    await this.blobs.deleteChunks(outcome.chunks)
+    return outcome.result
+  }
+
+  /**
+   * Ends sessions as failed (cancelled, idle, a finalize that failed): one transaction removes
+   * their records and gives back their quota holds and request slots; their stored chunks go
+   * after.
+   */
   async remove(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return
     const { chunkSessions: s, chunkParts: p } = this.db.tables
     const chunks = await this.db.transaction(async (tx) => {
-      await tx.delete(s).where(inArray(s.id, [...ids]))
+      const rows = await tx
+        .delete(s)
+        .where(inArray(s.id, [...ids]))
+        .returning(heldColumns(s))
+      for (const row of rows) await this.endHolds(tx, row, false)
       return tx
         .delete(p)
         .where(inArray(p.sessionId, [...ids]))
@@ -312,15 +418,45 @@ export class StoredChunkSessions {
     await this.blobs.deleteChunks(chunks)
   }
 
-  /** Ends sessions that received nothing for `idleMs`; answers how many. */
-  async expireIdle(idleMs: number): Promise<number> {
+  /** Ends what a deleted session row held: its quota (used when `kept`) and, if failed, its slot. */
+  private async endHolds(tx: Executor, row: HeldRow, kept: boolean): Promise<void> {
+    if (row.quotaHash !== null && row.quotaWindow !== null) {
+      const held = {
+        clientHash: row.quotaHash,
+        windowStart: row.quotaWindow,
+        bytes: row.quotaBytes,
+      }
+      await this.quota.endHeld(tx, held, kept)
+    }
+    // A finished upload's slot moves from reserved to used in its finalize's own statement.
+    if (!kept && row.requestId !== null) await releaseSlot(tx, this.db.tables, row.requestId)
+  }
+
+  /**
+   * Ends the sessions that received nothing for `idleMs`, or `requestIdleMs` for uploads into a
+   * request; answers how many.
+   */
+  async expireIdle(idleMs: number, requestIdleMs: number): Promise<number> {
     const { chunkSessions: s } = this.db.tables
+    const now = this.now()
     const stale = await this.db.query
       .select({ id: s.id })
       .from(s)
-      .where(lt(s.lastActivity, this.now() - idleMs))
+      .where(
+        or(
+          and(isNull(s.requestId), lt(s.lastActivity, now - idleMs)),
+          and(isNotNull(s.requestId), lt(s.lastActivity, now - requestIdleMs)),
+        ),
+      )
     await this.remove(stale.map((row) => row.id))
     return stale.length
+  }
+
+  /** Ends every session of a request that is being deleted. */
+  async removeOfRequest(requestId: string): Promise<void> {
+    const { chunkSessions: s } = this.db.tables
+    const rows = await this.db.query.select({ id: s.id }).from(s).where(eq(s.requestId, requestId))
+    await this.remove(rows.map((row) => row.id))
   }
 
   /** Ids of every session in the database, whose stored chunks must not be swept. */
@@ -328,5 +464,22 @@ export class StoredChunkSessions {
     const { chunkSessions: s } = this.db.tables
     const rows = await this.db.query.select({ id: s.id }).from(s)
     return new Set(rows.map((row) => row.id))
+  }
+}
+
+/** What a session row holds, as its deletion returns it. */
+interface HeldRow {
+  requestId: string | null
+  quotaHash: string | null
+  quotaWindow: number | null
+  quotaBytes: number
+}
+
+function heldColumns(s: Db['tables']['chunkSessions']) {
+  return {
+    requestId: s.requestId,
+    quotaHash: s.quotaHash,
+    quotaWindow: s.quotaWindow,
+    quotaBytes: s.quotaBytes,
   }
 }

@@ -41,9 +41,10 @@ export function judgeToken(
 ): { matches: boolean; wellFormed: boolean } {
   const bytes = tokenBytes(presented)
   if (bytes === null) return { matches: false, wellFormed: false }
-  const hash = hashToken(bytes)
-  return {
-    matches: hash.length === stored.length && timingSafeEqual(hash, stored),
-    wellFormed: true,
-  }
+  return { matches: hashMatches(hashToken(bytes), stored), wellFormed: true }
+}
+
+/** Whether two token hashes are equal, compared in constant time. */
+export function hashMatches(hash: Uint8Array, stored: Uint8Array): boolean {
+  return hash.length === stored.length && timingSafeEqual(hash, stored)
 }

@@ -7,22 +7,41 @@
  */
 import { and, eq, lte, sql } from 'drizzle-orm'
 
+import { ERROR_MESSAGES, TAKEDOWN_REASON } from '@fileshare/protocol'
+
 import type { Db, Executor } from '../db/client.js'
 import type { notes, uploads } from '../db/schema-pg.js'
+import { HttpError } from '../http-error.js'
 
 /** How long past an item's expiry its id answers 410 rather than 404. */
 export const TOMBSTONE_RETENTION_MS = 30 * 24 * 3_600_000
 
-export type TombstoneKind = 'upload' | 'note'
+/** A request leaves one only when the operator takes it down (services/takedown.ts). */
+export type TombstoneKind = 'upload' | 'note' | 'request'
 
 export interface Tombstone {
   ownerTokenHash: Buffer
   /** The item's own expiry (ms since the epoch); a used-up item may not have reached it yet. */
   expiresAt: number
+  /** When the operator took it down; null when it expired or was used up. */
+  removedAt?: number | null
+  /** The operator's words on the takedown, if any. */
+  takedownReason?: string | null
 }
 
 export interface RemovedItem extends Tombstone {
   id: string
+}
+
+/**
+ * The 410 of an item the operator took down: the same status as an expired one, so the spec's
+ * meaning holds, told apart by `reason` (docs/api.md, Takedown).
+ */
+export function takedownError(tombstone: Tombstone): HttpError | undefined {
+  if (tombstone.removedAt == null) return undefined
+  const fields: Record<string, string> = { reason: TAKEDOWN_REASON }
+  if (tombstone.takedownReason) fields.takedown = tombstone.takedownReason
+  return new HttpError(410, ERROR_MESSAGES.removedByOperator, { fields })
 }
 
 /** What a tombstone keeps of a removed upload or note: select these as it is deleted. */
@@ -37,7 +56,12 @@ export class Tombstones {
   constructor(private readonly db: Db) {
     const { tombstones } = db.tables
     this.lookup = db.query
-      .select({ ownerTokenHash: tombstones.ownerTokenHash, expiresAt: tombstones.expiresAt })
+      .select({
+        ownerTokenHash: tombstones.ownerTokenHash,
+        expiresAt: tombstones.expiresAt,
+        removedAt: tombstones.removedAt,
+        takedownReason: tombstones.takedownReason,
+      })
       .from(tombstones)
       .where(
         and(eq(tombstones.id, sql.placeholder('id')), eq(tombstones.kind, sql.placeholder('kind'))),
@@ -48,11 +72,15 @@ export class Tombstones {
   /** Records removed items; `tx` is the transaction that deletes them. */
   async bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): Promise<void> {
     const { tombstones } = this.db.tables
-    for (const { id, ownerTokenHash, expiresAt } of items) {
+    for (const item of items) {
+      const { id, ownerTokenHash, expiresAt } = item
+      const removedAt = item.removedAt ?? null
+      const takedownReason = item.takedownReason ?? null
+      const set = { kind, ownerTokenHash, expiresAt, removedAt, takedownReason }
       await tx
         .insert(tombstones)
-        .values({ id, kind, ownerTokenHash, expiresAt })
-        .onConflictDoUpdate({ target: tombstones.id, set: { kind, ownerTokenHash, expiresAt } })
+        .values({ id, ...set })
+        .onConflictDoUpdate({ target: tombstones.id, set })
     }
   }
 

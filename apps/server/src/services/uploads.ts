@@ -28,9 +28,11 @@ import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { DownloadCounter } from './download-counter.js'
-import { tombstoneColumns, type Tombstones } from './tombstones.js'
+import { takedownError, tombstoneColumns, type Tombstones } from './tombstones.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
-import type { StoredChunkSessions } from './stored-chunk-sessions.js'
+import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
+import { decodeSpec, encodeSpec } from './stored-contexts.js'
+import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import type { UploadSession, UploadSessions } from './upload-sessions.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
@@ -242,22 +244,10 @@ export class UploadsService {
     spec: UploadSpec,
     settle: (kept: boolean) => Promise<void>,
   ): Promise<void> {
-    const now = this.deps.now()
     try {
-      await this.deps.db.query.insert(this.deps.db.tables.uploads).values({
-        id,
-        size: spec.size,
-        salt: spec.salt,
-        fileCount: spec.fileCount,
-        maxDownloads: spec.maxDownloads,
-        hasPassword: spec.hasPassword,
-        passwordSalt: spec.passwordSalt,
-        passwordAlgo: spec.passwordAlgo,
-        authTokenHash: spec.authTokenHash,
-        ownerTokenHash: spec.ownerTokenHash,
-        createdAt: now,
-        expiresAt: now + spec.expireSec * 1000,
-      })
+      await this.deps.db.query
+        .insert(this.deps.db.tables.uploads)
+        .values(uploadRow(id, spec, this.deps.now()))
     } catch (error) {
       await settle(false)
       await this.deps.janitor.remove(id)
@@ -268,8 +258,8 @@ export class UploadsService {
 
   /**
    * Opens a chunked upload (spec: POST /api/upload/init) and answers its id. With sessions in the
-   * database the declared size counts against the quota from here: the quota's held bytes live in
-   * one process, and the chunks and the finalize may reach another.
+   * database the declared size is held against the quota on the session's row, so that whichever
+   * instance ends the session ends the hold: recorded at finalize, given back otherwise.
    */
   async beginChunked(spec: UploadSpec, clientIp: string): Promise<string> {
     const stored = this.deps.storedChunks
@@ -278,50 +268,90 @@ export class UploadsService {
       trackUploadSession(session, 'chunks')
       return session.id
     }
-    const reservation = await this.deps.quota.reserve(clientIp, spec.size)
+    const held = await this.deps.quota.reserveHeld(clientIp, spec.size)
     const id = randomUUID()
     try {
-      await stored.open(id, spec.size, encodeSpec(spec))
+      await stored.open(id, {
+        declaredSize: spec.size,
+        context: encodeSpec(spec),
+        requestId: null,
+        quota: held,
+      })
     } catch (error) {
-      await reservation.settle(false)
+      if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
       throw error
     }
-    await reservation.settle(true)
     recordUploadStarted('chunks')
     return id
+  }
+
+  /** The chunks a normal upload's chunk route admits (stored-chunk-sessions.ts). */
+  get chunkScope(): SessionScope {
+    return { requestId: null, maxChunkSize: this.deps.config.fileChunkMaxSize }
   }
 
   /**
    * Finalizes a chunked upload on whichever instance the request reached (spec: POST
    * /api/upload/:id/finalize): the owner token first, then the session is claimed once, its
-   * chunks joined into the blob and the record created.
+   * chunks joined into the blob, and the record created in the transaction that ends the session.
    */
   async finalizeChunked(id: string, ownerToken: string | undefined): Promise<string> {
     const stored = this.deps.storedChunks
     if (!stored) return this.finalize(this.session(id), ownerToken)
-    const open = await stored.find(id)
-    if (!open) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const spec = decodeSpec(open.context)
-    if (!tokenMatches(ownerToken, spec.ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-    }
-    const claimed = await stored.claim(id).catch((error: unknown) => {
+    const spec = await this.storedSpec(stored, id, ownerToken)
+    const claimed = await stored.claim(id, null).catch((error: unknown) => {
       // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
       if (error instanceof HttpError) recordUploadFailed('chunks')
       throw error
     })
     if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     try {
-      await this.deps.blobs.joinChunks(id, claimed.chunks)
-      await this.record(id, spec, async () => undefined)
+      await stored.join(id, claimed)
     } catch (error) {
       recordUploadFailed('chunks')
       throw error
-    } finally {
-      await stored.remove([id])
+    }
+    try {
+      await stored.complete(id, async (tx) => {
+        await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
+      })
+    } catch (error) {
+      recordUploadFailed('chunks')
+      await this.deps.janitor.remove(id)
+      throw error
     }
     recordUploadCompleted('chunks', spec.size)
     return id
+  }
+
+  /** The spec of open stored session `id`: 404 when there is none, 401 for a wrong owner token. */
+  private async storedSpec(
+    stored: StoredChunkSessions,
+    id: string,
+    ownerToken: string | undefined,
+  ): Promise<UploadSpec> {
+    const open = await stored.find(id, null)
+    if (!open) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const spec = decodeSpec(open.context)
+    if (!tokenMatches(ownerToken, spec.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    return spec
+  }
+
+  /**
+   * How far the stored session `id` got (GET /api/upload/:id/status): null when there is none
+   * (another provider may have it), 401 for a wrong owner token, compared in constant time
+   * against the stored hash.
+   */
+  async storedStatus(id: string, ownerToken: string | undefined): Promise<SessionStatus | null> {
+    const stored = this.deps.storedChunks
+    const open = stored && (await stored.find(id, null))
+    if (!open) return null
+    if (!tokenMatches(ownerToken, decodeSpec(open.context).ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    return storedSessionStatus(open)
   }
 
   /** The share address of an upload, without the key: clients append the fragment. */
@@ -336,13 +366,16 @@ export class UploadsService {
     return row
   }
 
-  /** The upload; 410 when the cleanup job removed it (tombstones.ts), else 404 when unknown. */
+  /**
+   * The upload; 410 when the cleanup job or the operator removed it (tombstones.ts), else 404
+   * when unknown.
+   */
   private async find(id: string) {
     const row = await this.stored(id)
     if (row) return row
-    if (await this.deps.tombstones.find('upload', id)) {
-      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    }
+    const removed = await this.deps.tombstones.find('upload', id)
+    if (removed)
+      throw takedownError(removed) ?? new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
@@ -487,12 +520,10 @@ export class UploadsService {
    * that is still an unfinished session is cancelled the same way, with the same owner token.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
-    const open = await this.deps.storedChunks?.find(id)
-    if (open) {
-      if (!tokenMatches(ownerToken, decodeSpec(open.context).ownerTokenHash)) {
-        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-      }
-      await this.deps.storedChunks!.remove([id])
+    const stored = this.deps.storedChunks
+    if (stored && (await stored.find(id, null))) {
+      await this.storedSpec(stored, id, ownerToken)
+      await stored.remove([id])
       recordUploadFailed('chunks')
       return
     }
@@ -522,23 +553,20 @@ export class UploadsService {
   }
 }
 
-/** An upload spec as a chunk session's context in the database: token hashes as base64. */
-function encodeSpec(spec: UploadSpec): string {
-  return JSON.stringify({
-    ...spec,
-    authTokenHash: spec.authTokenHash.toString('base64'),
-    ownerTokenHash: spec.ownerTokenHash.toString('base64'),
-  })
-}
-
-function decodeSpec(context: string): UploadSpec {
-  const spec = JSON.parse(context) as Omit<UploadSpec, 'authTokenHash' | 'ownerTokenHash'> & {
-    authTokenHash: string
-    ownerTokenHash: string
-  }
+/** The columns of an upload's record. */
+function uploadRow(id: string, spec: UploadSpec, now: number) {
   return {
-    ...spec,
-    authTokenHash: Buffer.from(spec.authTokenHash, 'base64'),
-    ownerTokenHash: Buffer.from(spec.ownerTokenHash, 'base64'),
+    id,
+    size: spec.size,
+    salt: spec.salt,
+    fileCount: spec.fileCount,
+    maxDownloads: spec.maxDownloads,
+    hasPassword: spec.hasPassword,
+    passwordSalt: spec.passwordSalt,
+    passwordAlgo: spec.passwordAlgo,
+    authTokenHash: spec.authTokenHash,
+    ownerTokenHash: spec.ownerTokenHash,
+    createdAt: now,
+    expiresAt: now + spec.expireSec * 1000,
   }
 }

@@ -28,6 +28,7 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { S3Settings } from '../config.js'
+import { asStorageFailure } from './unavailable.js'
 import {
   assertBlobKey,
   CHUNK_NAME,
@@ -110,6 +111,17 @@ export class S3BlobStore implements BlobStore {
         return next(args)
       },
       { step: 'build', name: 'fileshareUnsignedPayload' },
+    )
+    // After the SDK's own retries: a server out of reach is the storage's outage.
+    this.client.middlewareStack.add(
+      (next) => async (args) => {
+        try {
+          return await next(args)
+        } catch (error) {
+          throw asStorageFailure(error)
+        }
+      },
+      { step: 'initialize', name: 'fileshareStorageOutage' },
     )
   }
 

@@ -81,6 +81,21 @@ describe('a 410', () => {
       t('error.gone.body'),
     )
   })
+
+  it('from a takedown says the operator removed it, never that it expired', () => {
+    const removed = new ApiError(410, ERROR_MESSAGES.removedByOperator, {
+      removed: true,
+      takedown: 'Copyright complaint',
+    })
+    expect(errorKindOf(removed)).toBe('removed')
+    expect(errorMessage(removed)).toBe(
+      'The operator of this service removed what this link pointed to. ' +
+        'The operator’s reason: Copyright complaint',
+    )
+    const bare = new ApiError(410, ERROR_MESSAGES.removedByOperator, { removed: true })
+    expect(errorMessage(bare)).toBe(t('error.removed.body'))
+    expect(errorKindOf(new ApiError(410, ERROR_MESSAGES.noteExpired))).toBe('gone')
+  })
 })
 
 describe('lockoutMessage', () => {

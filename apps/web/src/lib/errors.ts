@@ -9,7 +9,7 @@ import { t } from './i18n/t'
 
 /** The whole-page explanations `ErrorPanel` can show. */
 export type ErrorKind =
-  'notFound' | 'gone' | 'badLink' | 'wrongKey' | 'locked' | 'network' | 'generic'
+  'notFound' | 'gone' | 'removed' | 'badLink' | 'wrongKey' | 'locked' | 'network' | 'generic'
 
 /**
  * Where an error happened: `create` on the pages that make something (upload, note, request),
@@ -51,7 +51,7 @@ export function errorKindOf(error: unknown): ErrorKind {
   if (isApiError(error, 401) && AUTH_TOKEN_REFUSED.includes(error.message)) return 'wrongKey'
   if (isProtocolError(error, 'NETWORK')) return 'network'
   if (isApiError(error, 404)) return 'notFound'
-  if (isApiError(error, 410)) return 'gone'
+  if (isApiError(error, 410)) return error.removed ? 'removed' : 'gone'
   if (isApiError(error, 429) && error.retryAfterSec !== null) return 'locked'
   return 'generic'
 }
@@ -108,9 +108,16 @@ export function errorMessage(error: unknown, context: ErrorContext = 'use'): str
 
 /** Why a link is gone, as far as the server's message says (spec: Messages given by the interface). */
 export function goneMessage(error: ApiError): string {
+  if (error.removed) return removedMessage(error.takedown)
   if (error.message === ERROR_MESSAGES.noteExpired) return t('error.gone.expired')
   if (error.message === ERROR_MESSAGES.viewLimitReached) return t('error.gone.usedUp')
   return t('error.gone.body')
+}
+
+/** What a link the operator took down shows, with the operator's words when given. */
+export function removedMessage(takedown: string | null): string {
+  const body = t('error.removed.body')
+  return takedown ? `${body} ${t('error.removed.reason', { reason: takedown })}` : body
 }
 
 /** The one-line lockout message of a password field after a 429, with the wait when known. */

@@ -26,6 +26,20 @@ describe('ApiError', () => {
     }
   })
 
+  it('tells a takedown from an expiry by the 410 body’s reason', async () => {
+    const removed = await apiErrorFromResponse(
+      new Response(
+        JSON.stringify({ error: 'Removed by the operator', reason: 'removed', takedown: 'Spam' }),
+        { status: 410 },
+      ),
+    )
+    expect([removed.status, removed.removed, removed.takedown]).toEqual([410, true, 'Spam'])
+    const expired = await apiErrorFromResponse(
+      new Response(JSON.stringify({ error: 'Note has expired', takedown: 'x' }), { status: 410 }),
+    )
+    expect([expired.removed, expired.takedown]).toEqual([false, null])
+  })
+
   it('reads Retry-After as seconds or as an HTTP date', () => {
     const now = Date.parse('2025-01-01T00:00:00Z')
     expect(parseRetryAfter('120', now)).toBe(120)

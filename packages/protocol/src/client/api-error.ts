@@ -3,6 +3,7 @@
  * message verbatim, and how long to wait when the server said so (`Retry-After`). Failures to
  * reach the server at all are `ProtocolError('NETWORK')` instead.
  */
+import { isTakedown } from '../wire/errors.js'
 
 export class ApiError extends Error {
   /** HTTP status of the refusal (for a WebSocket refusal, the `status` of its `error` frame). */
@@ -11,16 +12,28 @@ export class ApiError extends Error {
   readonly retryAfterSec: number | null
   /** `details` of the error body when present (400 validation answers). */
   readonly details?: unknown
+  /** Whether the operator took the item down (a 410 with `reason: "removed"`, docs/api.md). */
+  readonly removed: boolean
+  /** The operator's words on a takedown, when given. */
+  readonly takedown: string | null
 
   constructor(
     status: number,
     message: string,
-    options: { retryAfterSec?: number | null; details?: unknown; cause?: unknown } = {},
+    options: {
+      retryAfterSec?: number | null
+      details?: unknown
+      removed?: boolean
+      takedown?: string | null
+      cause?: unknown
+    } = {},
   ) {
     super(message || `HTTP ${status}`, options.cause === undefined ? {} : { cause: options.cause })
     this.name = 'ApiError'
     this.status = status
     this.retryAfterSec = options.retryAfterSec ?? null
+    this.removed = options.removed ?? false
+    this.takedown = options.takedown ?? null
     if (options.details !== undefined) this.details = options.details
   }
 }
@@ -48,6 +61,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 export async function apiErrorFromResponse(response: Response): Promise<ApiError> {
   let message = ''
   let details: unknown
+  let removed = false
+  let takedown: string | null = null
   try {
     const text = await response.text()
     const body = JSON.parse(text) as unknown
@@ -55,6 +70,9 @@ export async function apiErrorFromResponse(response: Response): Promise<ApiError
       const error = (body as Record<string, unknown>).error
       if (typeof error === 'string') message = error
       details = (body as Record<string, unknown>).details
+      removed = isTakedown(body)
+      const words = (body as Record<string, unknown>).takedown
+      if (removed && typeof words === 'string') takedown = words
     }
   } catch {
     // Not JSON (a proxy's HTML page, an empty body): the status alone must do.
@@ -62,5 +80,7 @@ export async function apiErrorFromResponse(response: Response): Promise<ApiError
   return new ApiError(response.status, message || `HTTP ${response.status}`, {
     retryAfterSec: parseRetryAfter(response.headers.get('Retry-After')),
     details,
+    removed,
+    takedown,
   })
 }

@@ -8,6 +8,7 @@ import type { FileRequestLimitResponse } from '../wire/requests.js'
 import type { ConfigResponse } from '../wire/config.js'
 import type { HealthResponse, QuotaResponse } from '../wire/system.js'
 import type { SessionResponse } from '../wire/auth.js'
+import { reportPath, type ReportBody } from '../wire/reports.js'
 import { PATHS } from '../wire/routes.js'
 import { apiErrorFromResponse } from './api-error.js'
 import type { WebSocketFactory } from './web-socket.js'
@@ -142,6 +143,14 @@ export class ApiClient {
   /** `GET /api/request/limit`: the daily request limit left (counts nothing). */
   requestLimit(): Promise<FileRequestLimitResponse> {
     return this.json<FileRequestLimitResponse>('GET', PATHS.requestLimit())
+  }
+
+  /**
+   * `POST /api/report/:id`: reports an upload, note or request to the operator, with the link's
+   * key only when the reporter includes it (docs/api.md, Abuse reports).
+   */
+  async report(id: string, body: ReportBody): Promise<void> {
+    await this.json('POST', reportPath(id), { json: body })
   }
 
   /** The absolute URL of an API path. */

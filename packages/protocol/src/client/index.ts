@@ -52,3 +52,4 @@ export {
 } from './upload.js'
 export { deferred, type Deferred } from './deferred.js'
 export { requireServerId, type ServerIdKind } from './server-id.js'
+export { listApiTokens, createApiToken, revokeApiToken } from './tokens.js'

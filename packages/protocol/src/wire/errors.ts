@@ -55,6 +55,9 @@ export const ERROR_MESSAGES = {
   loginFailed: 'Login failed',
   providerUnreachable: 'Login provider unreachable',
   notFound: 'Not found',
+  removedByOperator: 'Removed by the operator',
+  reportReasonInvalid: 'Reason must be 1 to 2000 characters',
+  reportKeyInvalid: 'Key must be the link secret',
   methodNotAllowed: 'Method not allowed',
   notJson: 'Content-Type must be application/json',
   internalError: 'Internal server error',
@@ -71,4 +74,23 @@ export type ErrorMessage = (typeof ERROR_MESSAGES)[ErrorMessageKey]
 export interface ErrorResponse {
   error: string
   details?: Record<string, string>
+  /**
+   * `removed` on the 410 of an item the operator took down (docs/api.md, Takedown), so clients
+   * can tell it from one that expired.
+   */
+  reason?: typeof TAKEDOWN_REASON
+  /** The operator's words on a takedown, when given. */
+  takedown?: string
+}
+
+/** The `reason` of a 410 for an item the operator took down. */
+export const TAKEDOWN_REASON = 'removed'
+
+/** Whether an error body says the operator took the item down. */
+export function isTakedown(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    (body as { reason?: unknown }).reason === TAKEDOWN_REASON
+  )
 }

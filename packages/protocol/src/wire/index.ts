@@ -29,7 +29,7 @@ export type {
   IdResponse,
 } from './common.js'
 
-export { ERROR_MESSAGES } from './errors.js'
+export { ERROR_MESSAGES, TAKEDOWN_REASON, isTakedown } from './errors.js'
 export type { ErrorMessageKey, ErrorMessage, ErrorResponse } from './errors.js'
 
 export {
@@ -171,6 +171,9 @@ export type {
   InboxManagementResponse,
 } from './inbox.js'
 
+export { reportPath, REPORT_REASON_MAX_CHARS, REPORT_BODY_MAX_BYTES } from './reports.js'
+export type { ReportBody, ReportResponse } from './reports.js'
+
 export type { LoginRequirements, ConfigResponse } from './config.js'
 
 export { HEALTH_STATUS_OK, QUOTA_DISABLED } from './system.js'
@@ -187,3 +190,22 @@ export {
   OIDC_PROVIDERS,
 } from './auth.js'
 export type { OidcProvider, LoginQuery, SessionResponse, SessionPayload } from './auth.js'
+
+export {
+  API_TOKEN_PREFIX,
+  API_TOKEN_BYTES,
+  API_TOKEN_SCOPES,
+  API_TOKEN_NAME_MAX,
+  API_TOKEN_MAX_DAYS,
+  API_TOKENS_PER_USER,
+  API_TOKEN_BODY_MAX_BYTES,
+  API_TOKEN_MESSAGES,
+  isApiToken,
+} from './tokens.js'
+export type {
+  ApiTokenScope,
+  CreateApiTokenBody,
+  ApiTokenInfo,
+  CreateApiTokenResponse,
+  ApiTokenListResponse,
+} from './tokens.js'

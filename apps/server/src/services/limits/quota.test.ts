@@ -63,6 +63,20 @@ describe('DbUploadQuota', () => {
     expect(await q.status(IP)).toMatchObject({ usedBytes: 300, remainingBytes: 700 })
   })
 
+  it('holds bytes for a session row, which any holder ends: kept in their window or given back', async () => {
+    const q = await quota()
+    const dropped = await q.reserveHeld(IP, 300)
+    const kept = await q.reserveHeld(IP, 200)
+    expect(dropped).toMatchObject({ bytes: 300, windowStart: Date.UTC(2024, 2, 10) })
+    expect(await q.status(IP)).toMatchObject({ usedBytes: 500 })
+    // Another instance's quota object ends the holds, as the session's row names them.
+    const other = await quota()
+    await other.endHeld(db.query, dropped!, false)
+    await other.endHeld(db.query, kept!, true)
+    expect(await q.status(IP)).toMatchObject({ usedBytes: 200, remainingBytes: 800 })
+    expect(await quota(0).then((off) => off.reserveHeld(IP, 300))).toBeNull()
+  })
+
   it('counts running uploads as used', async () => {
     const q = await quota()
     await q.reserve(IP, 400)

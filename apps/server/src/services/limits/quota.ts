@@ -17,6 +17,16 @@ export interface QuotaReservation {
   settle(kept: boolean): Promise<void>
 }
 
+/**
+ * Bytes held against a client's quota as a session row keeps them, so that whichever instance
+ * ends the session ends the hold: the client's hash and the window the bytes are held in.
+ */
+export interface HeldQuota {
+  clientHash: string
+  windowStart: number
+  bytes: number
+}
+
 export interface UploadQuota {
   /**
    * Holds `bytes` for an upload that is starting: 429 `Upload quota exhausted` when nothing is
@@ -24,6 +34,10 @@ export interface UploadQuota {
    * are one statement, so concurrent uploads, on any instance, cannot overshoot.
    */
   reserve(clientIp: string, bytes: number): Promise<QuotaReservation>
+  /** As reserve(), answering the hold for a session row to keep (null while the quota is off). */
+  reserveHeld(clientIp: string, bytes: number): Promise<HeldQuota | null>
+  /** Ends a hold of reserveHeld() on `tx`: `kept` records its bytes, otherwise they come back. */
+  endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void>
   /** What `GET /api/quota` reports for this client. */
   status(clientIp: string): Promise<QuotaResponse>
 }
@@ -85,22 +99,8 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   async reserve(clientIp: string, bytes: number): Promise<QuotaReservation> {
-    if (!Number.isSafeInteger(bytes) || bytes < 0) {
-      throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
-    }
-    if (this.quotaBytes === 0) return NO_RESERVATION
-    const now = this.now()
-    const window = this.window(clientIp, now)
-    if (!(await this.hold(window, bytes))) {
-      const remaining = this.quotaBytes - (await this.used(clientIp, window))
-      if (remaining <= 0) {
-        const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
-        throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
-          headers: { 'Retry-After': String(seconds) },
-        })
-      }
-      throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
-    }
+    const window = await this.take(clientIp, bytes)
+    if (!window) return NO_RESERVATION
     let settled = false
     return {
       settle: async (kept) => {
@@ -109,6 +109,35 @@ export class DbUploadQuota implements UploadQuota {
         await this.settle(window, this.window(clientIp, this.now()), bytes, kept)
       },
     }
+  }
+
+  /**
+   * Holds `bytes` as reserve() does, for a session kept in the database: the hold is answered for
+   * the session's row instead of settled here (null while the quota is off).
+   */
+  async reserveHeld(clientIp: string, bytes: number): Promise<HeldQuota | null> {
+    const window = await this.take(clientIp, bytes)
+    return window ? { clientHash: window.clientHash, windowStart: window.start, bytes } : null
+  }
+
+  /**
+   * Ends a hold of reserveHeld() on `tx`, in the transaction that ends its session: `kept` records
+   * the bytes in the window they were held in, otherwise they are given back.
+   */
+  async endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void> {
+    const { uploadQuota } = this.db.tables
+    await tx
+      .update(uploadQuota)
+      .set({
+        held: decrementToZero(uploadQuota.held, held.bytes),
+        bytes: increment(uploadQuota.bytes, kept ? held.bytes : 0),
+      })
+      .where(
+        and(
+          eq(uploadQuota.clientHash, held.clientHash),
+          eq(uploadQuota.windowStart, held.windowStart),
+        ),
+      )
   }
 
   async status(clientIp: string): Promise<QuotaResponse> {
@@ -142,6 +171,30 @@ export class DbUploadQuota implements UploadQuota {
       )
       .returning({ windowStart: uploadQuota.windowStart })
     return removed.length
+  }
+
+  /**
+   * Holds `bytes` in the client's current window, answering the window (undefined while the quota
+   * is off): 429 when nothing is left, 413 when less than `bytes` is left.
+   */
+  private async take(clientIp: string, bytes: number): Promise<Window | undefined> {
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
+    }
+    if (this.quotaBytes === 0) return undefined
+    const now = this.now()
+    const window = this.window(clientIp, now)
+    if (!(await this.hold(window, bytes))) {
+      const remaining = this.quotaBytes - (await this.used(clientIp, window))
+      if (remaining <= 0) {
+        const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
+        throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
+          headers: { 'Retry-After': String(seconds) },
+        })
+      }
+      throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
+    }
+    return window
   }
 
   /** Recorded and held bytes of `window` plus those the previous window still holds. */

@@ -10,7 +10,9 @@ import { history } from './en/history'
 import { inbox } from './en/inbox'
 import { login } from './en/login'
 import { notes } from './en/notes'
+import { report } from './en/report'
 import { requests } from './en/requests'
+import { tokens } from './en/tokens'
 import { upload } from './en/upload'
 
 /** A plural category of `Intl.PluralRules` (CLDR): English has one and other, Polish four. */
@@ -33,7 +35,9 @@ export const catalogue = {
   ...notes,
   ...requests,
   ...inbox,
+  ...tokens,
   ...about,
+  ...report,
 } satisfies Record<string, Message>
 
 export type MessageKey = keyof typeof catalogue

@@ -62,6 +62,9 @@ export interface SerializedError {
   status?: number
   retryAfterSec?: number | null
   details?: unknown
+  /** A takedown's 410 (ApiError.removed and .takedown). */
+  removed?: boolean
+  takedown?: string | null
   code?: ProtocolErrorCode
 }
 
@@ -75,6 +78,8 @@ export function serializeError(error: unknown): SerializedError {
       message: error.message,
       status: error.status,
       retryAfterSec: error.retryAfterSec,
+      removed: error.removed,
+      takedown: error.takedown,
     }
     if (error.details !== undefined) out.details = error.details
     return out
@@ -111,8 +116,15 @@ export function isSerializedError(value: unknown): value is SerializedError {
 export function reviveError(error: SerializedError): Error {
   switch (error.kind) {
     case 'api': {
-      const options: { retryAfterSec?: number | null; details?: unknown } = {
+      const options: {
+        retryAfterSec?: number | null
+        details?: unknown
+        removed?: boolean
+        takedown?: string | null
+      } = {
         retryAfterSec: error.retryAfterSec ?? null,
+        removed: error.removed ?? false,
+        takedown: error.takedown ?? null,
       }
       if (error.details !== undefined) options.details = error.details
       return new ApiError(error.status ?? 500, error.message, options)

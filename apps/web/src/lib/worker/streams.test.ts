@@ -42,6 +42,12 @@ describe('errors across the worker boundary', () => {
     expect(revived.message).toBe('Too many')
   })
 
+  it('revives a takedown’s 410 as one', () => {
+    const error = new ApiError(410, 'Removed by the operator', { removed: true, takedown: 'Spam' })
+    const revived = reviveError(structuredClone(serializeError(error))) as ApiError
+    expect([revived.status, revived.removed, revived.takedown]).toEqual([410, true, 'Spam'])
+  })
+
   it('revives ProtocolError with its code, and aborts as AbortError', () => {
     const revived = reviveError(
       structuredClone(serializeError(new ProtocolError('WRONG_PASSWORD', 'no'))),

@@ -1,0 +1,64 @@
+/**
+ * What every fileshare-admin command works on: the server's configuration, its database (migrated
+ * as the server would migrate it) and its blob store, with the server's own services over them;
+ * no HTTP server, no cleanup timer. It works beside a running server: SQLite in WAL mode takes a
+ * second process's statements, and PostgreSQL is shared by design.
+ */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+
+import type { Config } from '../config.js'
+import { openDatabase, type Db } from '../db/client.js'
+import { leaderLock } from '../db/leader-lock.js'
+import { createLogger } from '../logger.js'
+import { CleanupJob } from '../services/cleanup.js'
+import { createServices, type Services } from '../services/container.js'
+import { Inventory } from '../services/inventory.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import { openBlobStore } from '../storage/open-blob-store.js'
+import { AdminError } from './admin-error.js'
+
+export interface AdminContext {
+  config: Config
+  db: Db
+  blobs: BlobStore
+  services: Services
+  cleanup: CleanupJob
+  inventory: Inventory
+  close(): Promise<void>
+}
+
+export async function openAdminContext(config: Config): Promise<AdminContext> {
+  // A mistyped DATA_DIR would otherwise get a new, empty database and report nothing.
+  const sqliteFile = join(config.dataDir, 'fileshare.db')
+  if (config.databaseUrl === null && !existsSync(sqliteFile)) {
+    throw new AdminError(
+      `no database at ${sqliteFile}: set DATA_DIR (or DATABASE_URL) as the server has it`,
+    )
+  }
+  // Everything the services log goes to stderr, so stdout carries only the command's answer.
+  const logger = createLogger(config.logLevel === 'silent' ? 'silent' : 'warn', {
+    stdout: process.stderr,
+    stderr: process.stderr,
+  })
+  const db = await openDatabase(config)
+  try {
+    const blobs = await openBlobStore(config)
+    const now = Date.now
+    const services = await createServices(config, db, blobs, logger, now)
+    const leader = leaderLock(db, () => undefined)
+    const cleanup = new CleanupJob({ config, db, blobs, services, logger, leader, now })
+    return {
+      config,
+      db,
+      blobs,
+      services,
+      cleanup,
+      inventory: new Inventory(db, blobs),
+      close: () => db.close(),
+    }
+  } catch (error) {
+    await db.close()
+    throw error
+  }
+}

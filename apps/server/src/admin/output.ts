@@ -1,0 +1,47 @@
+/** How fileshare-admin prints: one JSON document with `--json`, else lines and aligned tables. */
+
+/** What a command answers: the JSON document and its text for a person. */
+export interface CommandOutput {
+  json: unknown
+  text: string
+  /** 0 unless the command did its work only in part. */
+  exitCode?: number
+}
+
+/** A time as ISO 8601, or `-` for none. */
+export function time(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? '-' : new Date(ms).toISOString()
+}
+
+export function isoOrNull(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : new Date(ms).toISOString()
+}
+
+const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+
+export function bytes(n: number): string {
+  let value = n
+  let unit = 0
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024
+    unit++
+  }
+  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${UNITS[unit]}`
+}
+
+/** Rows under a header, each column as wide as its widest cell. */
+export function table(header: string[], rows: string[][]): string {
+  if (rows.length === 0) return '(none)'
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => (row[i] ?? '').length)),
+  )
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')
+  return [line(header), ...rows.map(line)].join('\n')
+}
+
+/** Text from a person (a reason) on one line, control characters escaped. */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1))
+}

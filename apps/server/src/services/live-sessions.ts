@@ -1,0 +1,17 @@
+/**
+ * The keys of every upload session that may still write bytes, on any instance: the sweeps by
+ * age (storage `sweepUnfinished`, `sweepChunks`) leave what these wrote alone. Each kind of
+ * session adds one source: this instance's sessions in memory, sessions kept in the database.
+ */
+export type LiveKeySource = () => Iterable<string> | Promise<Iterable<string>>
+
+/** The union of what the sources answer, read afresh on every call. */
+export function liveSessionKeys(
+  sources: readonly LiveKeySource[],
+): () => Promise<ReadonlySet<string>> {
+  return async () => {
+    const keys = new Set<string>()
+    for (const source of sources) for (const key of await source()) keys.add(key)
+    return keys
+  }
+}

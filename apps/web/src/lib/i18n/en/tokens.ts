@@ -1,0 +1,38 @@
+/** Text of the API token settings page (`/settings`). */
+export const tokens = {
+  'tokens.title': 'API tokens',
+  'tokens.nav': 'API tokens',
+  'tokens.intro':
+    'Scripts and the command line can create with a personal API token instead of signing in. A token may create what you allow it to, until it expires or you revoke it.',
+  'tokens.signIn': 'Sign in to manage your API tokens.',
+  'tokens.unavailable': 'This server needs no sign-in to create anything, so it has no API tokens.',
+  'tokens.form.title': 'New token',
+  'tokens.form.name': 'Name',
+  'tokens.form.nameHint': 'What the token is for, such as “nightly backup”.',
+  'tokens.form.scopes': 'May create',
+  'tokens.form.expiry': 'Expires after',
+  'tokens.form.create': 'Create token',
+  'tokens.form.creating': 'Creating…',
+  'tokens.form.nameMissing': 'Give the token a name of at most 100 characters.',
+  'tokens.form.scopesMissing': 'Choose at least one thing the token may create.',
+  'tokens.scope.files': 'Files',
+  'tokens.scope.notes': 'Notes',
+  'tokens.scope.requests': 'File requests',
+  'tokens.created.title': 'Your new token',
+  'tokens.created.label': 'Token',
+  'tokens.created.warning':
+    'Copy it now: it is not shown again. Anyone who has it can create as you until it expires or you revoke it.',
+  'tokens.created.cli':
+    'On the command line, run “fileshare login --token -” and paste it, or set FILESHARE_TOKEN.',
+  'tokens.created.done': 'Done',
+  'tokens.list.title': 'Your tokens',
+  'tokens.list.empty': 'You have no API tokens.',
+  'tokens.list.scopes': 'May create',
+  'tokens.list.created': 'Created',
+  'tokens.list.lastUsed': 'Last used',
+  'tokens.list.expires': 'Expires',
+  'tokens.list.never': 'Never',
+  'tokens.revoke': 'Revoke',
+  'tokens.revoking': 'Revoking…',
+  'tokens.revokeLabel': 'Revoke {name}',
+} as const
