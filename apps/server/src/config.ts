@@ -166,6 +166,8 @@ export interface NotifySettings {
   allowPrivate: boolean
   /** NOTIFY_WEBHOOK_HTTP_HOSTS: host names a webhook may reach over plain http. */
   webhookHttpHosts: string[]
+  /** ABUSE_EMAIL: where a notice of each new abuse report is mailed; null for nowhere. */
+  abuseEmail: string | null
 }
 
 export interface MetricsSettings {
@@ -613,8 +615,16 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
     .split(',')
     .map((host) => host.trim().toLowerCase())
     .filter((host) => host !== '')
+  const abuseEmail = read.optionalString('ABUSE_EMAIL')
+  if (abuseEmail !== null && !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(abuseEmail)) {
+    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
+  }
+  if (abuseEmail !== null && smtpUrl === null) {
+    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+  }
   return {
     smtpUrl,
+    abuseEmail,
     from,
     allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
     webhookHttpHosts: [...new Set(hosts)],

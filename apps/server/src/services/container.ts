@@ -120,9 +120,10 @@ export async function createServices(
   const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
   const outbox = new NotificationOutbox(db, now)
-  const { smtpUrl, from, allowPrivate } = config.notify
-  const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from, config.customTitle)
-  const notifier = new NotificationWorker({ outbox, mailer, allowPrivate, logger })
+  const { smtpUrl, from, allowPrivate, abuseEmail } = config.notify
+  const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from)
+  const title = config.customTitle
+  const notifier = new NotificationWorker({ outbox, mailer, allowPrivate, title, logger })
   const requests = new RequestsService({
     ...uploadDeps,
     storedChunks,
@@ -155,7 +156,10 @@ export async function createServices(
     db,
     limiter: reportLimiter,
     now,
-    notify: abuseNotifier(logger),
+    notify: abuseNotifier(
+      logger,
+      abuseEmail === null || mailer === null ? null : { mailer, to: abuseEmail, title },
+    ),
     onError,
   })
   return {

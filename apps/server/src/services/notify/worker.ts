@@ -19,8 +19,28 @@ export interface NotificationWorkerDeps {
   /** Null without SMTP_URL: email rows then fail and are retried until one is configured. */
   mailer: Mailer | null
   allowPrivate: boolean
+  /** CUSTOM_TITLE, which names the service in a mail's subject. */
+  title: string
   logger: Logger
   pollMs?: number
+}
+
+/** The subject and text of a notification mail. */
+export function notificationMail(
+  notification: RequestNotification,
+  title: string,
+): { subject: string; text: string } {
+  return {
+    subject: `${title}: a file arrived in your request`,
+    text: [
+      `A file arrived in your file request ${notification.requestId}.`,
+      '',
+      `Time: ${notification.time}`,
+      `Size: ${notification.sizeClass}`,
+      '',
+      'Open your inbox link to download it.',
+    ].join('\n'),
+  }
 }
 
 /** What a notification says: request id, time and size class; no file name, no secret. */
@@ -110,6 +130,7 @@ export class NotificationWorker {
       return
     }
     if (this.deps.mailer === null) throw new Error('SMTP_URL is not set')
-    await this.deps.mailer.send(row.target, notification)
+    const { subject, text } = notificationMail(notification, this.deps.title)
+    await this.deps.mailer.send(row.target, subject, text)
   }
 }
