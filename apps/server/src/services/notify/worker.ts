@@ -60,11 +60,11 @@ export class NotificationWorker {
 
   constructor(private readonly deps: NotificationWorkerDeps) {}
 
+  /** Polls every `pollMs`; the first pass comes one interval after the start, as cleanup's. */
   start(): void {
     this.stopped = false
     this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? NOTIFY_POLL_MS)
     this.timer.unref()
-    this.wake()
   }
 
   /** Runs a pass now, or right after the one under way. */
