@@ -24,6 +24,8 @@ const POSTGRES_SUITES = [
   'lockout',
   'metrics',
   'notes',
+  'notification-outbox',
+  'notifications',
   'password-oracle',
   'postgres',
   'reports',

@@ -2,12 +2,14 @@
  * File requests from the sender's upload to the requester's inbox, over the WebSocket and over
  * chunked HTTP; and the fallback from a refused WebSocket to chunked HTTP.
  */
+import { createHmac } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { startWebhookReceiver, waitForNotice } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CliUser } from './cli-runner.js'
@@ -295,5 +297,38 @@ describe('falling back from the WebSocket to chunked HTTP', () => {
     const out = join(work, 'refused-ws-out')
     await user.ok(['get', sent.link, '-o', out])
     expect(await sha256File(join(out, 'refused-ws.bin'))).toBe(await sha256File(file))
+  })
+})
+
+describe('inbox notifications', () => {
+  it('asks for a signed webhook per arriving upload with --notify-webhook', async () => {
+    const hook = await startWebhookReceiver()
+    cleanups.push(() => hook.close())
+    const { server, user } = await serverWith({
+      NOTIFY_ALLOW_PRIVATE: 'true',
+      NOTIFY_WEBHOOK_HTTP_HOSTS: '127.0.0.1',
+    })
+    const created = await user.json<CreatedRequest & { notifyWebhookSecret: string }>([
+      'request',
+      '--message',
+      'Logs please',
+      '--notify-webhook',
+      hook.url,
+    ])
+    expect(created.notifyWebhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    const sender = await CliUser.create(server.url)
+    cleanups.push(() => rm(sender.home, { recursive: true, force: true }))
+    const file = join(work, 'notified.log')
+    await writeFile(file, 'log lines')
+    await sender.ok(['request', 'send', created.uploadLink, file])
+    await waitForNotice(() => hook.calls.length > 0)
+    expect(hook.calls).toHaveLength(1)
+    const [call] = hook.calls
+    const mac = createHmac('sha256', Buffer.from(created.notifyWebhookSecret, 'base64url'))
+      .update(call!.body)
+      .digest('hex')
+    expect(call!.headers['x-fileshare-signature']).toBe(`sha256=${mac}`)
+    expect(JSON.parse(call!.body)).toMatchObject({ requestId: created.id, sizeClass: '<1 MB' })
+    expect(call!.body).not.toContain('notified.log')
   })
 })

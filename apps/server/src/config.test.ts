@@ -70,6 +70,13 @@ const DEFAULTS: Config = {
   fileRequestRetentionSec: 7 * DAY,
   forceRequestPassword: false,
   metrics: null,
+  notify: {
+    smtpUrl: null,
+    from: 'fileshare@localhost',
+    allowPrivate: false,
+    webhookHttpHosts: [],
+    abuseEmail: null,
+  },
 }
 
 const SESSION_SECRET = 'x'.repeat(32)
@@ -453,6 +460,20 @@ describe('metrics settings', () => {
     ['3000', 'METRICS_PORT must be another port than PORT (3000), got "3000"'],
   ])('refuses METRICS_PORT=%s in one line', (value, message) => {
     expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_PORT: value })).toThrow(message)
+  })
+
+  it('reads the notification settings and keeps the SMTP address out of its errors', () => {
+    const smtp = 'smtp://user:s3cret@mail.example.org:587'
+    expect(
+      loadConfig({ SMTP_URL: smtp, ABUSE_EMAIL: 'abuse@example.org', NOTIFY_ALLOW_PRIVATE: 'true' })
+        .notify,
+    ).toMatchObject({ smtpUrl: smtp, abuseEmail: 'abuse@example.org', allowPrivate: true })
+    expect(() => loadConfig({ ABUSE_EMAIL: 'abuse@example.org' })).toThrow(
+      'ABUSE_EMAIL must be unset unless SMTP_URL is set, got "abuse@example.org"',
+    )
+    const bad = () => loadConfig({ SMTP_URL: 'http://user:s3cret@mail.example.org' })
+    expect(bad).toThrow('SMTP_URL must be an smtp:// or smtps:// address')
+    expect(bad).not.toThrow(/s3cret/)
   })
 
   it('refuses a METRICS_ENABLED that is not a boolean', () => {

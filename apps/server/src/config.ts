@@ -152,6 +152,22 @@ export interface Config {
 
   /** METRICS_ENABLED and how `/metrics` is guarded; null while metrics are off. */
   metrics: MetricsSettings | null
+
+  /** How the creator of a file request is told that it received a file. */
+  notify: NotifySettings
+}
+
+export interface NotifySettings {
+  /** SMTP_URL: the mail server notifications are sent through; null: no email notifications. */
+  smtpUrl: string | null
+  /** NOTIFY_FROM: the sender address of notification mails. */
+  from: string
+  /** NOTIFY_ALLOW_PRIVATE: whether webhooks may target loopback, private or link-local hosts. */
+  allowPrivate: boolean
+  /** NOTIFY_WEBHOOK_HTTP_HOSTS: host names a webhook may reach over plain http. */
+  webhookHttpHosts: string[]
+  /** ABUSE_EMAIL: where a notice of each new abuse report is mailed; null for nowhere. */
+  abuseEmail: string | null
 }
 
 export interface MetricsSettings {
@@ -533,6 +549,7 @@ export function loadConfig(env: Env = process.env): Config {
     forceRequestPassword: read.boolean('FORCE_REQUEST_PASSWORD', false),
 
     metrics: readMetrics(read, port),
+    notify: readNotify(read, baseUrl),
   }
   for (const [variable, on] of [
     ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
@@ -582,6 +599,36 @@ function databaseUrl(value: string | null): string | null {
     )
   }
   return value
+}
+
+/** The notification settings; the SMTP address may hold a password and stays out of errors. */
+function readNotify(read: Reader, baseUrl: string): NotifySettings {
+  const smtpUrl = read.optionalString('SMTP_URL') || null
+  if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL', '(hidden)', 'an smtp:// or smtps:// address')
+  }
+  const from = read.string('NOTIFY_FROM', `fileshare@${new URL(baseUrl).hostname}`)
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from) && !/^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
+    throw new ConfigError('NOTIFY_FROM', from, 'an email address, optionally as "Name <address>"')
+  }
+  const hosts = (read.optionalString('NOTIFY_WEBHOOK_HTTP_HOSTS') ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '')
+  const abuseEmail = read.optionalString('ABUSE_EMAIL')
+  if (abuseEmail !== null && !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(abuseEmail)) {
+    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
+  }
+  if (abuseEmail !== null && smtpUrl === null) {
+    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+  }
+  return {
+    smtpUrl,
+    abuseEmail,
+    from,
+    allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
+    webhookHttpHosts: [...new Set(hosts)],
+  }
 }
 
 /** Shortest METRICS_TOKEN accepted: as long as a session secret, so it cannot be guessed. */

@@ -144,6 +144,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   )
   const cleanup = new CleanupJob({ config, db, blobs, services, logger, leader, now })
   cleanup.start(config.cleanupIntervalSec * 1000)
+  services.notifier.start()
 
   let closing: Promise<void> | undefined
   const close = () => {
@@ -157,6 +158,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         http.stopAccepting()
         sockets.stopAccepting()
         await cleanup.stop()
+        await services.notifier.stop()
         const left = await services.sessions.drain(config.shutdownGraceMs)
         if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they may resume`)
         // Sockets first: each suspends its session as its connection ends.

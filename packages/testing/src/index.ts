@@ -20,3 +20,9 @@ export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
 export { rawNodeGcmMBps } from './raw-gcm.js'
 export { spawnServer, type SpawnServerOptions, type SpawnedServer } from './spawn-server.js'
 export { hasExited, stopChild } from './stop-child.js'
+export {
+  startWebhookReceiver,
+  waitForNotice,
+  type WebhookCall,
+  type WebhookReceiver,
+} from './webhook-receiver.js'

@@ -74,6 +74,8 @@ export interface RequestOptions {
   downloads?: string
   acceptNote?: boolean
   password?: string | boolean
+  notifyEmail?: string
+  notifyWebhook?: string
   server?: string
   json?: boolean
   qr?: boolean
@@ -140,6 +142,8 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
     maxSize,
     downloads,
     ...(password !== undefined ? { password } : {}),
+    ...(options.notifyEmail !== undefined ? { notifyEmail: options.notifyEmail } : {}),
+    ...(options.notifyWebhook !== undefined ? { notifyWebhook: options.notifyWebhook } : {}),
   })
   await record(
     ctx.history,
@@ -168,6 +172,9 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
       downloads,
       acceptsNote: options.acceptNote === true,
       hasPassword: password !== undefined,
+      notifyEmail: options.notifyEmail ?? null,
+      notifyWebhook: options.notifyWebhook ?? null,
+      notifyWebhookSecret: created.notifyWebhookSecret ?? null,
     })
     return
   }
@@ -182,6 +189,16 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
       `of up to ${formatBytes(maxSize)}, each downloadable ${downloads} time${downloads === 1 ? '' : 's'}` +
       `${password !== undefined ? '; the inbox link needs the password' : ''}.`,
   )
+  if (options.notifyEmail !== undefined) {
+    output.print(`The server mails ${options.notifyEmail} when a file arrives.`)
+  }
+  if (created.notifyWebhookSecret !== undefined) {
+    output.print('')
+    output.print(
+      'Webhook signing key (X-Fileshare-Signature is HMAC-SHA256 of the body; shown once):',
+    )
+    output.print(`  ${created.notifyWebhookSecret}`)
+  }
 }
 
 export interface RequestSendOptions {
@@ -364,6 +381,14 @@ export function requestCommand(ctx: Context): Command {
     .option('--max-size <size>', "largest upload, such as 500M or 2G (default: the server's limit)")
     .option('-d, --downloads <count>', "downloads of each upload (default 3; the server's values)")
     .option('--accept-note', 'let senders add a note to their files (a note takes a second upload)')
+    .option(
+      '--notify-email <address>',
+      'have the server mail this address when a file arrives (the server learns it)',
+    )
+    .option(
+      '--notify-webhook <url>',
+      'have the server POST a signed notice to this https URL when a file arrives',
+    )
   addPasswordOption(request, 'protect the inbox link with a password')
   addServerOption(request)
   addQrOption(request, 'the upload link')
@@ -374,6 +399,7 @@ export function requestCommand(ctx: Context): Command {
       examples(
         "fileshare request --message 'Please send the signed contract' --expire 7d --uploads 5",
         'fileshare request --message-file brief.txt --max-size 2G --password --json',
+        "fileshare request --message 'Logs please' --notify-webhook https://hooks.example.org/in",
       ),
     )
     .action((options: RequestOptions) => runRequest(options, ctx))

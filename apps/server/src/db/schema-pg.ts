@@ -110,6 +110,9 @@ export const fileRequests = pgTable(
     closed: boolean('closed').notNull().default(false),
     createdAt: long('created_at').notNull(),
     closesAt: long('closes_at').notNull(),
+    notifyEmail: text('notify_email'),
+    notifyWebhook: text('notify_webhook'),
+    notifyWebhookSecret: bytea('notify_webhook_secret'),
   },
   (table) => [index('file_requests_closes_at').on(table.closesAt)],
 )
@@ -242,6 +245,27 @@ export const chunkParts = pgTable(
     etag: text('etag'),
   },
   (table) => [primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
+)
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    uploadId: text('upload_id').notNull(),
+    requestId: text('request_id').notNull(),
+    channel: text('channel').notNull(),
+    target: text('target').notNull(),
+    secret: bytea('secret'),
+    size: long('size').notNull(),
+    arrivedAt: long('arrived_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    notBefore: long('not_before').notNull().default(0),
+    leaseUntil: long('lease_until').notNull().default(0),
+  },
+  (table) => [
+    index('notifications_not_before').on(table.notBefore),
+    index('notifications_upload_id').on(table.uploadId),
+  ],
 )
 
 /** Personal API tokens, as in schema.ts. */

@@ -118,6 +118,11 @@ export const fileRequests = sqliteTable(
     closed: integer('closed', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     closesAt: integer('closes_at').notNull(),
+    /** Where to tell the creator of an upload (services/notify); null for nobody. */
+    notifyEmail: text('notify_email'),
+    notifyWebhook: text('notify_webhook'),
+    /** The key webhook deliveries are signed with, given to the creator once. */
+    notifyWebhookSecret: blob('notify_webhook_secret', { mode: 'buffer' }),
   },
   (table) => [index('file_requests_closes_at').on(table.closesAt)],
 )
@@ -288,6 +293,33 @@ export const chunkParts = sqliteTable(
     etag: text('etag'),
   },
   (table) => [primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
+)
+
+/**
+ * The outbox of inbox notifications: one row per channel of a finished upload into a request,
+ * written in the transaction that stores the upload. A worker claims a row by moving `leaseUntil`
+ * forward in one conditional update, so of several instances one sends it; a delivered or
+ * abandoned row is deleted. The row carries its target, so deleting the request loses nothing.
+ */
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    uploadId: text('upload_id').notNull(),
+    requestId: text('request_id').notNull(),
+    channel: text('channel').notNull(),
+    target: text('target').notNull(),
+    secret: blob('secret', { mode: 'buffer' }),
+    size: integer('size').notNull(),
+    arrivedAt: integer('arrived_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    notBefore: integer('not_before').notNull().default(0),
+    leaseUntil: integer('lease_until').notNull().default(0),
+  },
+  (table) => [
+    index('notifications_not_before').on(table.notBefore),
+    index('notifications_upload_id').on(table.uploadId),
+  ],
 )
 
 /**

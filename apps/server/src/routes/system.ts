@@ -113,6 +113,7 @@ export function configResponse(config: Config): ConfigResponse {
     fileRequestMaxSize: config.fileRequestMaxSize,
     fileRequestDailyLimit: config.fileRequestDailyLimit,
     fileRequestPasswordRequired: config.forceRequestPassword,
+    notifyEmailEnabled: config.notify.smtpUrl !== null,
     loginEnabled: login,
     loginRequired: {
       files: login && config.oidcProtectFiles,

@@ -12,6 +12,9 @@ import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
 import { abuseNotifier } from './notify-abuse.js'
+import { smtpMailer } from './notify/email.js'
+import { NotificationOutbox } from './notify/outbox.js'
+import { NotificationWorker } from './notify/worker.js'
 import { ReportsService } from './reports.js'
 import { RequestsService } from './requests.js'
 import { liveSessionKeys } from './live-sessions.js'
@@ -44,6 +47,8 @@ export interface Services {
   rateLimiter: RateLimit
   janitor: BlobJanitor
   tombstones: Tombstones
+  /** Sends the notifications of finished request uploads; started and stopped by server.ts. */
+  notifier: NotificationWorker
   /** The operator's removals (fileshare-admin rm). */
   takedown: Takedown
   reports: ReportsService
@@ -120,12 +125,19 @@ export async function createServices(
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
+  const outbox = new NotificationOutbox(db, now)
+  const { smtpUrl, from, allowPrivate, abuseEmail } = config.notify
+  const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from)
+  const title = config.customTitle
+  const notifier = new NotificationWorker({ outbox, mailer, allowPrivate, title, logger })
   const requests = new RequestsService({
     ...uploadDeps,
     storedChunks,
     ipHash,
     tombstones,
     onError,
+    outbox,
+    onNotificationsQueued: () => notifier.wake(),
   })
   // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
   // of session.
@@ -153,7 +165,10 @@ export async function createServices(
     db,
     limiter: reportLimiter,
     now,
-    notify: abuseNotifier(logger),
+    notify: abuseNotifier(
+      logger,
+      abuseEmail === null || mailer === null ? null : { mailer, to: abuseEmail, title },
+    ),
     onError,
   })
   return {
@@ -171,6 +186,7 @@ export async function createServices(
     rateLimiter,
     janitor,
     tombstones,
+    notifier,
     takedown,
     reports,
     reportLimiter,

@@ -31,6 +31,7 @@ import {
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
+import { parseNotifyEmail, parseNotifyWebhook } from './notify/targets.js'
 import { hashToken } from './tokens.js'
 import { invalid } from './validation.js'
 
@@ -43,6 +44,7 @@ export type RequestLimitsConfig = Pick<
   | 'fileRequestDownloadOptions'
   | 'fileRequestMaxSize'
   | 'forceRequestPassword'
+  | 'notify'
 >
 
 /** A checked `POST /api/request` body; tokens are already reduced to their stored hashes. */
@@ -59,6 +61,9 @@ export interface NewFileRequest {
   maxSize: number
   downloads: number
   hasPassword: boolean
+  /** Where to notify the creator of each finished upload; null for nobody. */
+  notifyEmail: string | null
+  notifyWebhook: string | null
 }
 
 /** What a sender declares when opening an upload into a request (HTTP headers or `init` frame). */
@@ -176,6 +181,17 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
   if (config.forceRequestPassword && hasPassword === false) {
     problems.add('hasPassword', 'must be true: this server requires a password on requests')
   }
+  const notifyEmail = problems.check('notifyEmail', () => {
+    if (fields.notifyEmail === undefined) return null
+    if (config.notify.smtpUrl === null)
+      throw new Error('email notifications are off on this server')
+    return parseNotifyEmail(fields.notifyEmail)
+  })
+  const notifyWebhook = problems.check('notifyWebhook', () =>
+    fields.notifyWebhook === undefined
+      ? null
+      : parseNotifyWebhook(fields.notifyWebhook, config.notify),
+  )
   problems.throwIfAny()
   return {
     vault: vault!,
@@ -190,6 +206,8 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
     maxSize: maxSize!,
     downloads: downloads!,
     hasPassword: hasPassword!,
+    notifyEmail: notifyEmail ?? null,
+    notifyWebhook: notifyWebhook ?? null,
   }
 }
 

@@ -9,7 +9,7 @@
  * request row, so reserving a slot and checking the size is one conditional UPDATE and no number
  * of concurrent inits can take more slots than there are.
  */
-import { randomUUID } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 
 import {
   ERROR_MESSAGES,
@@ -17,6 +17,7 @@ import {
   REQUEST_HTTP_SESSION_TIMEOUT_MS,
   isUuid,
   toBase64Url,
+  type CreateFileRequestResponse,
   type FileRequestLimitResponse,
   type FileRequestResponse,
 } from '@fileshare/protocol'
@@ -34,6 +35,7 @@ import {
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
+import type { NotificationOutbox } from './notify/outbox.js'
 import type { Tombstones } from './tombstones.js'
 import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
 import { releaseSlot } from './request-slots.js'
@@ -96,7 +98,14 @@ export interface RequestsDeps {
   now: () => number
   /** Reports a failure nobody waits for (returning a slot after a session ended). */
   onError: (error: unknown) => void
+  /** Where notifications of finished uploads are queued. */
+  outbox: NotificationOutbox
+  /** Called once notifications were queued, so a worker may send them at once. */
+  onNotificationsQueued?: () => void
 }
+
+/** Bytes of a request's webhook signing key. */
+const NOTIFY_SECRET_BYTES = 32
 
 const DAY_MS = 86_400_000
 
@@ -151,13 +160,15 @@ export class RequestsService {
    * FILE_REQUEST_DAILY_LIMIT is used up. The count and the record are written in one
    * transaction, so a refused or failed creation counts nothing.
    */
-  async create(body: unknown, client: RequestClient): Promise<{ id: string; closesAt: string }> {
+  async create(body: unknown, client: RequestClient): Promise<CreateFileRequestResponse> {
     const { config, db } = this.deps
     const { fileRequests, requestDailyCounts } = db.tables
     const fields = parseCreateBody(body, config)
     const now = this.deps.now()
     const id = randomUUID()
     const closesAt = now + fields.expireSec * 1000
+    // Kept in clear, since signing needs it; it is given to the creator only in this answer.
+    const webhookSecret = fields.notifyWebhook === null ? null : randomBytes(NOTIFY_SECRET_BYTES)
     const limit = config.fileRequestDailyLimit
     await db.transaction(async (tx) => {
       if (limit > 0) {
@@ -193,9 +204,16 @@ export class RequestsService {
         downloads: fields.downloads,
         createdAt: now,
         closesAt,
+        notifyEmail: fields.notifyEmail,
+        notifyWebhook: fields.notifyWebhook,
+        notifyWebhookSecret: webhookSecret,
       })
     })
-    return { id, closesAt: iso(closesAt) }
+    return {
+      id,
+      closesAt: iso(closesAt),
+      ...(webhookSecret === null ? {} : { notifyWebhookSecret: toBase64Url(webhookSecret) }),
+    }
   }
 
   /**
@@ -394,11 +412,11 @@ export class RequestsService {
       throw error
     }
     const init = decodeRequestInit(claimed.context)
+    let queued: number | false = false
     try {
       await stored.complete(uploadId, async (tx) => {
-        if (!(await this.storeUpload(tx, requestId, uploadId, init, fields))) {
-          throw requestNotFound()
-        }
+        queued = await this.storeUpload(tx, requestId, uploadId, init, fields)
+        if (queued === false) throw requestNotFound()
       })
     } catch (error) {
       recordUploadFailed('chunks')
@@ -406,6 +424,7 @@ export class RequestsService {
       throw error
     }
     recordUploadCompleted('chunks', claimed.declaredSize, true)
+    if (queued !== false && queued > 0) this.deps.onNotificationsQueued?.()
     return uploadId
   }
 
@@ -481,7 +500,8 @@ export class RequestsService {
   /**
    * Stores a finished upload: 404 when the request was deleted meanwhile; the commit ends the
    * session with 400 when bytes are missing (the slot is returned); then the inbox entry, the
-   * move of the slot from reserved to used and the added bytes are one transaction. An upload
+   * move of the slot from reserved to used, the added bytes and the queued notifications are one
+   * transaction, so a notification exists exactly when the upload does. An upload
    * whose request closed or expired while it ran still finishes (spec: File request, close).
    */
   async finalize(
@@ -495,9 +515,9 @@ export class RequestsService {
       throw requestNotFound()
     }
     await session.commit()
-    let stored: boolean
+    let queued: number | false
     try {
-      stored = await db.transaction((tx) =>
+      queued = await db.transaction((tx) =>
         this.storeUpload(tx, requestId, session.id, init, fields),
       )
     } catch (error) {
@@ -506,18 +526,19 @@ export class RequestsService {
       await janitor.remove(session.id)
       throw error
     }
-    if (!stored) {
+    if (queued === false) {
       await reservation.settle(false)
       await janitor.remove(session.id)
       throw requestNotFound()
     }
     await reservation.settle(true)
+    if (queued > 0) this.deps.onNotificationsQueued?.()
     return session.id
   }
 
   /**
-   * On `tx`: the inbox entry of a finished upload and the move of its slot from reserved to used;
-   * false when the request is gone.
+   * On `tx`: the inbox entry of a finished upload, the move of its slot from reserved to used and
+   * its notifications; the number of those queued, or false when the request is gone.
    */
   private async storeUpload(
     tx: Executor,
@@ -525,7 +546,7 @@ export class RequestsService {
     uploadId: string,
     init: RequestUploadInit,
     fields: RequestUploadFinalize,
-  ): Promise<boolean> {
+  ): Promise<number | false> {
     const { fileRequests, requestUploads } = this.deps.db.tables
     const now = this.deps.now()
     const [moved] = await tx
@@ -536,7 +557,12 @@ export class RequestsService {
         usedBytes: increment(fileRequests.usedBytes, init.size),
       })
       .where(eq(fileRequests.id, requestId))
-      .returning({ downloads: fileRequests.downloads })
+      .returning({
+        downloads: fileRequests.downloads,
+        notifyEmail: fileRequests.notifyEmail,
+        notifyWebhook: fileRequests.notifyWebhook,
+        notifyWebhookSecret: fileRequests.notifyWebhookSecret,
+      })
     if (moved === undefined) return false
     await tx.insert(requestUploads).values({
       id: uploadId,
@@ -552,7 +578,8 @@ export class RequestsService {
       createdAt: now,
       expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
     })
-    return true
+    const upload = { uploadId, requestId, size: init.size, arrivedAt: now }
+    return this.deps.outbox.enqueue(tx, upload, moved)
   }
 
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
@@ -586,6 +613,7 @@ export class RequestsService {
         .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, requestId)))
         .returning({ size: requestUploads.size })
       if (row === undefined) return false
+      await this.deps.outbox.withdraw(tx, uploadId)
       await tx
         .update(fileRequests)
         .set({

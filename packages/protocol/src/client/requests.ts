@@ -57,6 +57,10 @@ export interface CreateFileRequestOptions {
   downloads: number
   /** Protects the inbox link with `argon2id-v2` when set and non-empty. */
   password?: string
+  /** An address the server mails once per finished upload (the server learns it). */
+  notifyEmail?: string
+  /** An https URL the server sends a signed POST once per finished upload. */
+  notifyWebhook?: string
 }
 
 export interface CreatedFileRequest {
@@ -68,6 +72,8 @@ export interface CreatedFileRequest {
   closesAt: string
   /** `X-Inbox-Owner-Token`: closes or deletes the request without opening the inbox. */
   inboxOwnerToken: string
+  /** With `notifyWebhook`: the key that verifies the webhook's signature, given this once. */
+  notifyWebhookSecret?: string
 }
 
 export interface OpenedRequest {
@@ -135,6 +141,8 @@ export async function createFileRequest(
     maxSize: options.maxSize,
     downloads: options.downloads,
     hasPassword: lock !== undefined,
+    ...(options.notifyEmail === undefined ? {} : { notifyEmail: options.notifyEmail }),
+    ...(options.notifyWebhook === undefined ? {} : { notifyWebhook: options.notifyWebhook }),
   }
   const answer = await api.json<CreateFileRequestResponse>('POST', PATHS.request(), { json: body })
   const id = requireServerId(answer.id, 'request')
@@ -161,6 +169,9 @@ export async function createFileRequest(
     inboxLink,
     closesAt: answer.closesAt,
     inboxOwnerToken: created.fields.inboxOwnerToken,
+    ...(answer.notifyWebhookSecret === undefined
+      ? {}
+      : { notifyWebhookSecret: answer.notifyWebhookSecret }),
   }
 }
 

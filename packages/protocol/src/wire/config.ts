@@ -62,6 +62,8 @@ export interface ConfigResponse {
   fileRequestDailyLimit: number
   /** This project's choice: `FORCE_REQUEST_PASSWORD`; requests without a password are refused. */
   fileRequestPasswordRequired: boolean
+  /** This project's choice: whether `SMTP_URL` is set, so a request may ask for a mail. */
+  notifyEmailEnabled: boolean
   /** This project's choice: whether the `/auth` routes are active (all three OIDC variables set). */
   loginEnabled: boolean
   /** This project's choice: which creation routes need a login. */

@@ -139,7 +139,10 @@ export type {
 export {
   CREATE_FILE_REQUEST_FIELDS,
   FILE_REQUEST_BRIEF_FIELDS,
+  NOTIFICATION_SIGNATURE_HEADER,
+  NOTIFICATION_SIZE_CLASSES,
   REQUEST_UPLOAD_FINALIZE_FIELDS,
+  notificationSizeClass,
 } from './requests.js'
 export type {
   FileRequestBrief,
@@ -154,6 +157,8 @@ export type {
   CancelRequestUploadResponse,
   RequestUploadFinalizeBody,
   RequestUploadFinalizeResponse,
+  RequestNotification,
+  NotificationSizeClass,
 } from './requests.js'
 
 export type {

@@ -27,7 +27,7 @@ describe('names the spec fixes', () => {
     expect(CHUNK_INDEX_PARAM).toBe('index')
   })
 
-  it('the fields of POST /api/request, the only ones it accepts', () => {
+  it('the fields of POST /api/request, the only ones it accepts (the notify ones are ours)', () => {
     expect([...CREATE_FILE_REQUEST_FIELDS].sort()).toEqual(
       [
         'vault',
@@ -41,6 +41,8 @@ describe('names the spec fixes', () => {
         'maxSize',
         'downloads',
         'hasPassword',
+        'notifyEmail',
+        'notifyWebhook',
       ].sort(),
     )
     expect([...FILE_REQUEST_BRIEF_FIELDS].sort()).toEqual(['ciphertext', 'nonce'])

@@ -36,6 +36,10 @@ export interface CreateFileRequestBody {
   downloads: number
   /** Must be true when `FORCE_REQUEST_PASSWORD` is on. */
   hasPassword: boolean
+  /** Ours, optional: an address mailed once per finished upload (the server learns it). */
+  notifyEmail?: string
+  /** Ours, optional: an https URL sent a signed JSON POST once per finished upload. */
+  notifyWebhook?: string
 }
 
 const CREATE_FILE_REQUEST_KEYS = {
@@ -50,6 +54,8 @@ const CREATE_FILE_REQUEST_KEYS = {
   maxSize: true,
   downloads: true,
   hasPassword: true,
+  notifyEmail: true,
+  notifyWebhook: true,
 } satisfies Record<keyof CreateFileRequestBody, true>
 
 const FILE_REQUEST_BRIEF_KEYS = {
@@ -71,7 +77,36 @@ export const FILE_REQUEST_BRIEF_FIELDS: readonly (keyof FileRequestBrief)[] = Ob
 export interface CreateFileRequestResponse {
   id: Uuid
   closesAt: IsoTimestamp
+  /**
+   * Ours, only with `notifyWebhook`: the key of the webhook's `X-Fileshare-Signature`
+   * (HMAC-SHA256 of the body, `sha256=<hex>`), given this once.
+   */
+  notifyWebhookSecret?: CanonicalBase64Url
 }
+
+/** The JSON body of a webhook notification: no file name, no link secret. */
+export interface RequestNotification {
+  requestId: Uuid
+  /** When the upload finished. */
+  time: IsoTimestamp
+  /** The encrypted size, coarsely: one of NOTIFICATION_SIZE_CLASSES. */
+  sizeClass: NotificationSizeClass
+}
+
+/** The size classes of a notification, smallest first; MB and GB are powers of 1000. */
+export const NOTIFICATION_SIZE_CLASSES = ['<1 MB', '<100 MB', '<1 GB', '>=1 GB'] as const
+export type NotificationSizeClass = (typeof NOTIFICATION_SIZE_CLASSES)[number]
+
+/** The size class of an upload of `size` encrypted bytes. */
+export function notificationSizeClass(size: number): NotificationSizeClass {
+  if (size < 1e6) return '<1 MB'
+  if (size < 1e8) return '<100 MB'
+  if (size < 1e9) return '<1 GB'
+  return '>=1 GB'
+}
+
+/** The header carrying a webhook's signature, `sha256=<hex>`. */
+export const NOTIFICATION_SIGNATURE_HEADER = 'X-Fileshare-Signature'
 
 /**
  * 200 of `GET /api/request/limit`. With `FILE_REQUEST_DAILY_LIMIT` 0 there is no limit and both

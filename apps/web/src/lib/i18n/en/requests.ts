@@ -18,6 +18,14 @@ export const requests = {
   'request.limit': '{count} of {limit} new requests left today.',
   'request.limitReached': 'You have used today’s {limit} requests. More are possible from {date}.',
   'request.submit': 'Create request',
+  'request.notify.title': 'Tell me when a file arrives (optional)',
+  'request.notify.email': 'Email address',
+  'request.notify.webhook': 'Webhook URL (https)',
+  'request.notify.privacy':
+    'The server learns this address or URL in order to send the notice. The notice says only that a file arrived, when, and roughly how large: never a file name or a link.',
+  'request.notify.secret': 'Webhook signing key (shown only now)',
+  'request.notify.secretHint':
+    'Each webhook carries X-Fileshare-Signature: sha256= and the HMAC-SHA256 of its body under this key.',
   'request.creating': 'Creating…',
   'request.failed': 'The request could not be created: {message}',
 

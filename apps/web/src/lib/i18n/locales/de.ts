@@ -388,6 +388,14 @@ export default {
   'request.limitReached':
     'Sie haben die {limit} Anfragen von heute aufgebraucht. Weitere sind ab {date} möglich.',
   'request.submit': 'Anfrage erstellen',
+  'request.notify.title': 'Benachrichtigen, wenn eine Datei eintrifft (optional)',
+  'request.notify.email': 'E-Mail-Adresse',
+  'request.notify.webhook': 'Webhook-URL (https)',
+  'request.notify.privacy':
+    'Der Server erfährt diese Adresse oder URL, um die Benachrichtigung zu senden. Sie sagt nur, dass eine Datei eingetroffen ist, wann und ungefähr wie groß: nie einen Dateinamen oder einen Link.',
+  'request.notify.secret': 'Signaturschlüssel des Webhooks (wird nur jetzt angezeigt)',
+  'request.notify.secretHint':
+    'Jeder Webhook trägt X-Fileshare-Signature: sha256= und das HMAC-SHA256 seines Inhalts unter diesem Schlüssel.',
   'request.creating': 'Wird erstellt …',
   'request.failed': 'Die Anfrage konnte nicht erstellt werden: {message}',
 

@@ -414,6 +414,14 @@ export default {
   'request.limitReached':
     'Has usado las {limit} solicitudes de hoy. Podrás crear más a partir del {date}.',
   'request.submit': 'Crear solicitud',
+  'request.notify.title': 'Avisarme cuando llegue un archivo (opcional)',
+  'request.notify.email': 'Correo electrónico',
+  'request.notify.webhook': 'URL de webhook (https)',
+  'request.notify.privacy':
+    'El servidor conoce esta dirección o URL para enviar el aviso. El aviso solo dice que llegó un archivo, cuándo y su tamaño aproximado: nunca un nombre de archivo ni un enlace.',
+  'request.notify.secret': 'Clave de firma del webhook (solo se muestra ahora)',
+  'request.notify.secretHint':
+    'Cada webhook lleva X-Fileshare-Signature: sha256= y el HMAC-SHA256 de su cuerpo con esta clave.',
   'request.creating': 'Creando…',
   'request.failed': 'No se pudo crear la solicitud: {message}',
 

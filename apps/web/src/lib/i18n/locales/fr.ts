@@ -417,6 +417,14 @@ export default {
   'request.limitReached':
     'Vous avez utilisé les {limit} demandes d’aujourd’hui. D’autres seront possibles à partir du {date}.',
   'request.submit': 'Créer la demande',
+  'request.notify.title': 'Me prévenir quand un fichier arrive (facultatif)',
+  'request.notify.email': 'Adresse e-mail',
+  'request.notify.webhook': 'URL de webhook (https)',
+  'request.notify.privacy':
+    'Le serveur apprend cette adresse ou cette URL pour envoyer l’avis. L’avis dit seulement qu’un fichier est arrivé, quand, et sa taille approximative : jamais un nom de fichier ni un lien.',
+  'request.notify.secret': 'Clé de signature du webhook (affichée seulement maintenant)',
+  'request.notify.secretHint':
+    'Chaque webhook porte X-Fileshare-Signature: sha256= suivi du HMAC-SHA256 de son corps sous cette clé.',
   'request.creating': 'Création…',
   'request.failed': 'La demande n’a pas pu être créée : {message}',
 

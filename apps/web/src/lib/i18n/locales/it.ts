@@ -416,6 +416,14 @@ export default {
   'request.limitReached':
     'Hai usato le {limit} richieste di oggi. Potrai crearne altre dal {date}.',
   'request.submit': 'Crea richiesta',
+  'request.notify.title': 'Avvisami quando arriva un file (facoltativo)',
+  'request.notify.email': 'Indirizzo email',
+  'request.notify.webhook': 'URL del webhook (https)',
+  'request.notify.privacy':
+    'Il server conosce questo indirizzo o URL per inviare l’avviso. L’avviso dice solo che è arrivato un file, quando e quanto è grande all’incirca: mai un nome di file né un link.',
+  'request.notify.secret': 'Chiave di firma del webhook (mostrata solo ora)',
+  'request.notify.secretHint':
+    'Ogni webhook porta X-Fileshare-Signature: sha256= e l’HMAC-SHA256 del suo corpo con questa chiave.',
   'request.creating': 'Creazione…',
   'request.failed': 'Impossibile creare la richiesta: {message}',
 

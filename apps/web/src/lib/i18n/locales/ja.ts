@@ -359,6 +359,14 @@ export default {
   'request.limitReached':
     '今日のリクエスト {limit} 件を使い切りました。{date}から再び作成できます。',
   'request.submit': 'リクエストを作成',
+  'request.notify.title': 'ファイルが届いたら知らせる（任意）',
+  'request.notify.email': 'メールアドレス',
+  'request.notify.webhook': 'Webhook の URL（https）',
+  'request.notify.privacy':
+    '通知を送るため、サーバーはこのアドレスまたは URL を知ることになります。通知に含まれるのは、ファイルが届いたこと、その日時とおおよそのサイズだけで、ファイル名やリンクは含まれません。',
+  'request.notify.secret': 'Webhook の署名鍵（今だけ表示されます）',
+  'request.notify.secretHint':
+    '各 Webhook には X-Fileshare-Signature: sha256= と、この鍵による本文の HMAC-SHA256 が付きます。',
   'request.creating': '作成中…',
   'request.failed': 'リクエストを作成できませんでした：{message}',
 

@@ -377,6 +377,14 @@ export default {
   'request.limitReached':
     'Je hebt de {limit} verzoeken van vandaag gebruikt. Vanaf {date} kan er weer meer.',
   'request.submit': 'Verzoek maken',
+  'request.notify.title': 'Laat het me weten als er een bestand binnenkomt (optioneel)',
+  'request.notify.email': 'E-mailadres',
+  'request.notify.webhook': 'Webhook-URL (https)',
+  'request.notify.privacy':
+    'De server leert dit adres of deze URL kennen om het bericht te sturen. Het bericht zegt alleen dat er een bestand is binnengekomen, wanneer en ongeveer hoe groot: nooit een bestandsnaam of een link.',
+  'request.notify.secret': 'Ondertekeningssleutel van de webhook (alleen nu getoond)',
+  'request.notify.secretHint':
+    'Elke webhook draagt X-Fileshare-Signature: sha256= en de HMAC-SHA256 van de inhoud onder deze sleutel.',
   'request.creating': 'Bezig met maken…',
   'request.failed': 'Het verzoek kon niet worden gemaakt: {message}',
 

@@ -428,6 +428,14 @@ export default {
   'request.limitReached':
     'Dzisiejszy limit próśb ({limit}) został wykorzystany. Kolejne będą możliwe od {date}.',
   'request.submit': 'Utwórz prośbę',
+  'request.notify.title': 'Powiadom mnie, gdy nadejdzie plik (opcjonalnie)',
+  'request.notify.email': 'Adres e-mail',
+  'request.notify.webhook': 'Adres URL webhooka (https)',
+  'request.notify.privacy':
+    'Serwer poznaje ten adres lub URL, aby wysłać powiadomienie. Powiadomienie mówi tylko, że nadszedł plik, kiedy i jak mniej więcej duży: nigdy nazwy pliku ani linku.',
+  'request.notify.secret': 'Klucz podpisu webhooka (widoczny tylko teraz)',
+  'request.notify.secretHint':
+    'Każdy webhook ma nagłówek X-Fileshare-Signature: sha256= i HMAC-SHA256 treści pod tym kluczem.',
   'request.creating': 'Tworzenie…',
   'request.failed': 'Nie udało się utworzyć prośby: {message}',
 

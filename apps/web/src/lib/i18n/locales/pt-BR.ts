@@ -407,6 +407,14 @@ export default {
   'request.limitReached':
     'Você usou as {limit} solicitações de hoje. Mais serão possíveis a partir de {date}.',
   'request.submit': 'Criar solicitação',
+  'request.notify.title': 'Avisar quando chegar um arquivo (opcional)',
+  'request.notify.email': 'Endereço de e-mail',
+  'request.notify.webhook': 'URL do webhook (https)',
+  'request.notify.privacy':
+    'O servidor fica sabendo deste endereço ou URL para enviar o aviso. O aviso diz apenas que um arquivo chegou, quando e o tamanho aproximado: nunca um nome de arquivo nem um link.',
+  'request.notify.secret': 'Chave de assinatura do webhook (mostrada só agora)',
+  'request.notify.secretHint':
+    'Cada webhook traz X-Fileshare-Signature: sha256= e o HMAC-SHA256 do corpo com esta chave.',
   'request.creating': 'Criando…',
   'request.failed': 'Não foi possível criar a solicitação: {message}',
 

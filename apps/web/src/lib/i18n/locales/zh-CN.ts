@@ -335,6 +335,14 @@ export default {
   'request.limit': '今天还可创建 {count} 个新请求（共 {limit} 个）。',
   'request.limitReached': '您今天的 {limit} 个请求已用完。从 {date}起可以创建更多。',
   'request.submit': '创建请求',
+  'request.notify.title': '有文件到达时通知我（可选）',
+  'request.notify.email': '电子邮件地址',
+  'request.notify.webhook': 'Webhook 网址（https）',
+  'request.notify.privacy':
+    '为发送通知，服务器会知道此地址或网址。通知只说明有文件到达、到达时间和大致大小：绝不包含文件名或链接。',
+  'request.notify.secret': 'Webhook 签名密钥（仅此时显示）',
+  'request.notify.secretHint':
+    '每个 Webhook 都带有 X-Fileshare-Signature: sha256= 以及用此密钥计算的正文 HMAC-SHA256。',
   'request.creating': '正在创建…',
   'request.failed': '无法创建请求：{message}',
 

@@ -1,0 +1,78 @@
+/**
+ * Delivers one webhook notification: a JSON POST signed with HMAC-SHA256 over the exact body
+ * (`X-Fileshare-Signature: sha256=<hex>`). Every address the host resolves to is checked before
+ * connecting, so a name that points at the server's own network is refused as a literal address
+ * would be; redirects are not followed and the answer is not read beyond its status.
+ */
+import { createHmac } from 'node:crypto'
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { request as httpRequest, type RequestOptions } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { isIP, type LookupFunction } from 'node:net'
+
+import { NOTIFICATION_SIGNATURE_HEADER, type RequestNotification } from '@fileshare/protocol'
+
+import { isPrivateAddress } from './private-address.js'
+import { webhookHost } from './targets.js'
+
+/** How long a receiver has to answer. */
+export const WEBHOOK_TIMEOUT_MS = 10_000
+
+/** `sha256=<hex>` of the body under the request's key. */
+export function signWebhookBody(body: string, secret: Buffer): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
+}
+
+/** A lookup that refuses, when private targets are not allowed, any private address. */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0)
+      const refused = !allowPrivate && addresses.some((entry) => isPrivateAddress(entry.address))
+      if (refused || addresses.length === 0) {
+        const refusal = new Error(`webhook host ${hostname} resolves to a private address`)
+        return callback(refusal as NodeJS.ErrnoException, '', 0)
+      }
+      if (options.all) return callback(null, addresses)
+      callback(null, addresses[0]!.address, addresses[0]!.family)
+    })
+  }
+}
+
+/** Posts the notification; resolves on a 2xx answer, rejects on anything else. */
+export async function postWebhook(
+  target: string,
+  notification: RequestNotification,
+  secret: Buffer,
+  allowPrivate: boolean,
+): Promise<void> {
+  const url = new URL(target)
+  const host = webhookHost(url)
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+    throw new Error('webhook target is a private address')
+  }
+  const body = JSON.stringify(notification)
+  const options: RequestOptions = {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': 'fileshare-notify',
+      [NOTIFICATION_SIGNATURE_HEADER]: signWebhookBody(body, secret),
+    },
+    lookup: guardedLookup(allowPrivate),
+    timeout: WEBHOOK_TIMEOUT_MS,
+  }
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest
+  await new Promise<void>((resolve, reject) => {
+    const request = send(url, options, (response) => {
+      response.resume()
+      const status = response.statusCode ?? 0
+      if (status >= 200 && status < 300) resolve()
+      else reject(new Error(`webhook answered ${status}`))
+    })
+    request.on('timeout', () => request.destroy(new Error('webhook timed out')))
+    request.on('error', reject)
+    request.end(body)
+  })
+}

@@ -1,0 +1,94 @@
+/**
+ * The notification outbox on the test dialect's database: concurrent claims never hand one row
+ * to two workers, a failure puts the row back after a doubling delay, and a row is given up a
+ * day after its upload.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { Db } from '../src/db/client.js'
+import { NotificationOutbox, type FinishedUpload } from '../src/services/notify/outbox.js'
+import { openTestDatabase } from './dialects.js'
+import { manualClock } from './harness.js'
+
+const TARGETS = {
+  notifyEmail: 'owner@example.test',
+  notifyWebhook: null,
+  notifyWebhookSecret: null,
+}
+
+function finished(time: number, index: number): FinishedUpload {
+  return {
+    uploadId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
+    requestId: '11111111-1111-4111-8111-111111111111',
+    size: 1000,
+    arrivedAt: time,
+  }
+}
+
+describe('the notification outbox', () => {
+  let dataDir: string
+  let db: Db
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'fileshare-outbox-'))
+    db = await openTestDatabase(dataDir)
+  })
+  afterAll(async () => {
+    await db?.close()
+    await rm(dataDir, { recursive: true, force: true })
+  })
+
+  it('hands each due row to exactly one of several concurrent claimers', async () => {
+    // Security: two instances never both send one notification (the claim is one conditional update).
+    const clock = manualClock()
+    const outboxes = [0, 1, 2].map(() => new NotificationOutbox(db, clock.now))
+    for (let i = 0; i < 30; i++) {
+      await db.transaction((tx) => outboxes[0]!.enqueue(tx, finished(clock.now(), i), TARGETS))
+    }
+    const claims = await Promise.all(
+      outboxes.flatMap((outbox) => [outbox.claimDue(10), outbox.claimDue(10)]),
+    )
+    const ids = claims.flat().map((row) => row.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    // What nobody got in this round is still there for the next one, and nothing more.
+    const rest = await outboxes[1]!.claimDue(100)
+    expect(ids.length + rest.length).toBe(30)
+    // A claimed row is held: nobody claims it again before its lease runs out.
+    expect(await outboxes[2]!.claimDue(100)).toEqual([])
+    for (const row of [...claims.flat(), ...rest]) await outboxes[0]!.delivered(row)
+    expect(await outboxes[0]!.count()).toBe(0)
+  })
+
+  it('retries after 1 s, 2 s, 4 s … up to 10 min, and gives up a day after the upload', async () => {
+    const clock = manualClock()
+    const start = clock.now()
+    const outbox = new NotificationOutbox(db, clock.now)
+    await db.transaction((tx) => outbox.enqueue(tx, finished(start, 99), TARGETS))
+    const waits: number[] = []
+    const { notifications } = db.tables
+    for (;;) {
+      const [row] = await outbox.claimDue(1)
+      expect(row).toBeDefined()
+      if (!(await outbox.failed(row!))) break
+      const [queued] = await db.query
+        .select({ notBefore: notifications.notBefore })
+        .from(notifications)
+      waits.push(queued!.notBefore - clock.now())
+      // Not due a moment before its time.
+      clock.advance(queued!.notBefore - clock.now() - 1)
+      expect(await outbox.claimDue(1)).toEqual([])
+      clock.advance(1)
+      if (waits.length > 500) throw new Error('never gave up')
+    }
+    expect(waits.slice(0, 4)).toEqual([1000, 2000, 4000, 8000])
+    expect(Math.max(...waits)).toBe(600_000)
+    // Given up once the next try would fall more than a day after the upload.
+    expect(clock.now() + 600_000).toBeGreaterThan(start + 24 * 3_600_000)
+    expect(clock.now()).toBeLessThanOrEqual(start + 24 * 3_600_000)
+    expect(await outbox.count()).toBe(0)
+  })
+})
