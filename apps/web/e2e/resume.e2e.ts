@@ -1,7 +1,8 @@
 /**
  * Resumed uploads in the browser, through a proxy that cuts every connection at given byte
  * counts: an upload whose connection drops resumes by itself and says so; a page closed mid-upload
- * offers to resume after a reload and continues with the same file, refusing a different one.
+ * offers to resume after a reload and continues with the same file, refusing a different one,
+ * and says so when the server no longer has the upload.
  */
 import { freePort } from '@fileshare/testing'
 import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
@@ -15,6 +16,11 @@ import { useSuite } from './suite.js'
 
 const MB = 1_000_000
 const STORAGE_KEY = 'fileshare.unfinishedUpload'
+/** How long the proxy refuses connections after a drop. */
+const DOWN_MS = 2000
+
+/** Waits until the proxy takes connections again after a drop. */
+const linkBack = () => new Promise((resolve) => setTimeout(resolve, DOWN_MS + 500))
 
 /** A server and a browser whose pages reach the server through a drop proxy cutting at `dropAt`. */
 function useDroppingSuite(dropAt: number[]) {
@@ -22,7 +28,7 @@ function useDroppingSuite(dropAt: number[]) {
   // The proxy starts first: BASE_URL (links, the WebSocket's Origin check) must be its address.
   const suite = useSuite(async () => {
     const port = await freePort()
-    handle.proxy = await startDropProxy({ targetPort: port, dropAt, downMs: 2000 })
+    handle.proxy = await startDropProxy({ targetPort: port, dropAt, downMs: DOWN_MS })
     return { port, env: { BASE_URL: handle.proxy.url }, allowedOrigins: [handle.proxy.url] }
   })
   afterAll(async () => {
@@ -101,7 +107,7 @@ describe.runIf(browserAvailable)('an upload whose page closed', () => {
     await expect.poll(() => run.proxy.drops, { timeout: 60_000 }).toBe(1)
     const context = first.context()
     await first.close({ runBeforeUnload: false })
-    await new Promise((resolve) => setTimeout(resolve, 2500))
+    await linkBack()
 
     const page = await context.newPage()
     await page.goto(run.proxy.url)
@@ -120,5 +126,38 @@ describe.runIf(browserAvailable)('an upload whose page closed', () => {
     await link.waitFor({ timeout: 120_000 })
     expect(await storedState(page)).toBeNull()
     expect(await run.downloadedHash(await link.inputValue())).toBe(await sha256File(source))
+  })
+})
+
+describe.runIf(browserAvailable)('an upload the server no longer has', () => {
+  const run = useDroppingSuite([6 * MB])
+
+  it('says so when the same file is picked, and forgets the upload', async () => {
+    const source = dir.join('ended.bin')
+    await writePseudoRandomFile(source, 20 * MB + 1)
+    const first = await run.open()
+    await pickFiles(first, source)
+    await first.getByRole('button', { name: 'Upload', exact: true }).click()
+    await expect.poll(() => run.proxy.drops, { timeout: 60_000 }).toBe(1)
+    const kept = JSON.parse((await storedState(first))!) as {
+      upload: { session: { id: string }; ownerToken: string }
+    }
+    const context = first.context()
+    await first.close({ runBeforeUnload: false })
+    // Ended on the server behind the page's back, as the cleanup of an idle session would.
+    const ended = await fetch(`${run.suite.server.url}/api/upload/${kept.upload.session.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Owner-Token': kept.upload.ownerToken },
+    })
+    expect(ended.status).toBe(200)
+    await linkBack()
+
+    const page = await context.newPage()
+    await page.goto(run.proxy.url)
+    await pickFiles(page, source)
+    await page.getByRole('button', { name: 'Resume upload' }).click()
+    await page.getByText('The server no longer has the unfinished upload').waitFor()
+    expect(await storedState(page)).toBeNull()
+    await expect(page.getByRole('button', { name: 'Resume upload' }).count()).resolves.toBe(0)
   })
 })
