@@ -2,7 +2,8 @@
  * Resumed uploads in the browser, through a proxy that cuts every connection at given byte
  * counts: an upload whose connection drops resumes by itself and says so; a page closed mid-upload
  * offers to resume after a reload and continues with the same file, refusing a different one,
- * and says so when the server no longer has the upload.
+ * says so when the server no longer has the upload, and a cancel while the upload waits to resume
+ * ends it on the server.
  */
 import { freePort } from '@fileshare/testing'
 import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
@@ -60,6 +61,18 @@ function useDroppingSuite(dropAt: number[]) {
 
 function storedState(page: Page): Promise<string | null> {
   return page.evaluate((key) => localStorage.getItem(key), STORAGE_KEY)
+}
+
+interface KeptUpload {
+  upload: { session: { id: string }; ownerToken: string }
+}
+
+/** Uploads `source` from `page` until the proxy's first drop; answers what the page kept. */
+async function uploadUntilDropped(page: Page, proxy: DropProxy, source: string) {
+  await pickFiles(page, source)
+  await page.getByRole('button', { name: 'Upload', exact: true }).click()
+  await expect.poll(() => proxy.drops, { timeout: 60_000 }).toBe(1)
+  return JSON.parse((await storedState(page))!) as KeptUpload
 }
 
 let dir: TempDir
@@ -136,12 +149,7 @@ describe.runIf(browserAvailable)('an upload the server no longer has', () => {
     const source = dir.join('ended.bin')
     await writePseudoRandomFile(source, 20 * MB + 1)
     const first = await run.open()
-    await pickFiles(first, source)
-    await first.getByRole('button', { name: 'Upload', exact: true }).click()
-    await expect.poll(() => run.proxy.drops, { timeout: 60_000 }).toBe(1)
-    const kept = JSON.parse((await storedState(first))!) as {
-      upload: { session: { id: string }; ownerToken: string }
-    }
+    const kept = await uploadUntilDropped(first, run.proxy, source)
     const context = first.context()
     await first.close({ runBeforeUnload: false })
     // Ended on the server behind the page's back, as the cleanup of an idle session would.
@@ -159,5 +167,29 @@ describe.runIf(browserAvailable)('an upload the server no longer has', () => {
     await page.getByText('The server no longer has the unfinished upload').waitFor()
     expect(await storedState(page)).toBeNull()
     await expect(page.getByRole('button', { name: 'Resume upload' }).count()).resolves.toBe(0)
+  })
+})
+
+describe.runIf(browserAvailable)('an upload cancelled while it waits to resume', () => {
+  const run = useDroppingSuite([6 * MB])
+
+  it('ends the session on the server and forgets it in the browser', async () => {
+    const source = dir.join('cancelled.bin')
+    await writePseudoRandomFile(source, 20 * MB + 7)
+    const page = await run.open()
+    // Its status requests fail as a lost connection would: after the drop it waits to resume.
+    await page
+      .context()
+      .route(/\/api\/upload\/[^/]+\/status$/, (route) => route.abort('connectionrefused'))
+    const kept = await uploadUntilDropped(page, run.proxy, source)
+    await linkBack()
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click()
+    await page.getByText('Upload cancelled.').waitFor()
+    expect(await storedState(page)).toBeNull()
+    const status = () =>
+      fetch(`${run.suite.server.url}/api/upload/${kept.upload.session.id}/status`, {
+        headers: { 'X-Owner-Token': kept.upload.ownerToken },
+      }).then((answer) => answer.status)
+    await expect.poll(status, { timeout: 10_000 }).toBe(404)
   })
 })

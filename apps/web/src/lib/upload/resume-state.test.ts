@@ -92,4 +92,21 @@ describe('resume state', () => {
   ])('refuses files that differ in %s', (_what, change) => {
     expect(resumeRefusal(stateOf(picked), change(picked))).toMatch(/changed since the upload/)
   })
+
+  it('holds nothing where the storage is blocked, and fails nothing', () => {
+    const blocked: ResumeStorage = {
+      getItem: () => {
+        throw new DOMException('blocked', 'SecurityError')
+      },
+      setItem: () => {
+        throw new DOMException('full', 'QuotaExceededError')
+      },
+      removeItem: () => {
+        throw new DOMException('blocked', 'SecurityError')
+      },
+    }
+    expect(saveResumeState(blocked, stateOf(picked))).toBe(false)
+    expect(loadResumeState(blocked)).toBeNull()
+    expect(() => clearResumeState(blocked)).not.toThrow()
+  })
 })

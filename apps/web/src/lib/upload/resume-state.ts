@@ -58,13 +58,30 @@ export function resumeRefusal(
   return fingerprintChange(state.fingerprint, now)
 }
 
-export function saveResumeState(storage: ResumeStorage, state: WebResumeState): void {
-  storage.setItem(RESUME_STORAGE_KEY, JSON.stringify(state))
+/**
+ * Keeps `state`; false when the storage refuses it (blocked, or full): the upload then goes on,
+ * resumable while the page stays open but not after a reload.
+ */
+export function saveResumeState(storage: ResumeStorage, state: WebResumeState): boolean {
+  try {
+    storage.setItem(RESUME_STORAGE_KEY, JSON.stringify(state))
+    return true
+  } catch {
+    return false
+  }
 }
 
-/** The kept state; a value of another shape (an older version, a damaged entry) is dropped. */
+/**
+ * The kept state; a value of another shape (an older version, a damaged entry) is dropped, and
+ * storage the page may not read (blocked by the browser's settings) holds nothing.
+ */
 export function loadResumeState(storage: ResumeStorage): WebResumeState | null {
-  const text = storage.getItem(RESUME_STORAGE_KEY)
+  let text: string | null
+  try {
+    text = storage.getItem(RESUME_STORAGE_KEY)
+  } catch {
+    return null
+  }
   if (text === null) return null
   let value: unknown
   try {
@@ -78,8 +95,26 @@ export function loadResumeState(storage: ResumeStorage): WebResumeState | null {
 }
 
 export function clearResumeState(storage: ResumeStorage): void {
-  storage.removeItem(RESUME_STORAGE_KEY)
+  try {
+    storage.removeItem(RESUME_STORAGE_KEY)
+  } catch {
+    // Storage the page may not write holds nothing of this upload either.
+  }
 }
+
+/** The origin's localStorage, or a storage that refuses everything where reading it throws. */
+export function originStorage(): ResumeStorage {
+  try {
+    return localStorage
+  } catch {
+    return REFUSING_STORAGE
+  }
+}
+
+const refuse = (): never => {
+  throw new DOMException('Storage is blocked', 'SecurityError')
+}
+const REFUSING_STORAGE: ResumeStorage = { getItem: refuse, setItem: refuse, removeItem: refuse }
 
 function isResumeState(value: unknown): value is WebResumeState {
   if (typeof value !== 'object' || value === null) return false
