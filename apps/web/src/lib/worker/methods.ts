@@ -86,10 +86,12 @@ export const RESUME_RETRY_MS = 5 * 60_000
 
 /**
  * What an upload reports to the page besides its progress: the state to keep once the server
- * has named the upload, and each resume after a lost connection.
+ * has named the upload, each lost connection it is about to resume, and each resume.
  */
 export type UploadEvent =
-  { kind: 'state'; state: FileUploadState } | { kind: 'resumed'; event: ResumeEvent }
+  | { kind: 'state'; state: FileUploadState }
+  | { kind: 'lost' }
+  | { kind: 'resumed'; event: ResumeEvent }
 
 export interface UnlockedFileView {
   handle: string
@@ -187,6 +189,7 @@ export function createMethods(api: ApiClient) {
   const resuming = (ctx: CallContext) => ({
     retryForMs: RESUME_RETRY_MS,
     onState: (state: FileUploadState) => ctx.event({ kind: 'state', state } satisfies UploadEvent),
+    onConnectionLost: () => ctx.event({ kind: 'lost' } satisfies UploadEvent),
     onResume: (event: ResumeEvent) => ctx.event({ kind: 'resumed', event } satisfies UploadEvent),
   })
   const fileOptions = (ctx: CallContext, input: SendFilesInput, payload: Payload) => ({
