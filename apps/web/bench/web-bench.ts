@@ -11,7 +11,9 @@
  * cipher of its direction (target at least 0.4) and to the same transfer without the cipher; the
  * last line is one JSON object of every figure.
  * BENCH_WEB_MIB sets another size; BENCH_WEB_THREADS=1 prints each step's CPU time per thread of
- * the browser and the server (bench/threads.ts).
+ * the browser and the server (bench/threads.ts). Then a 1 GiB upload (BENCH_WEB_DROP_MIB) through
+ * a proxy that cuts the connection every 256 MiB, resumed by the page, against the same upload
+ * through the proxy without drops (bench/drop-run.ts; target at least 0.8).
  *
  * The server runs in this process, so this process runs with the Node flags the server is
  * started with (`pnpm start`, apps/server/src/node-flags.ts): started without them, it starts
@@ -32,7 +34,9 @@ import { missingNodeFlags, wantedNodeFlags } from '@fileshare/server/dist/node-f
 
 import { sha256File, tempDir, writePseudoRandomFile } from '../e2e/files.js'
 import { startE2eServer } from '../e2e/server.js'
-import { callOn, evaluate, findByRole, launchRawBrowser, waitForField, type Cdp } from './cdp.js'
+import { evaluate, findByRole, launchRawBrowser, waitForField, type Cdp } from './cdp.js'
+import { DROPS, measureDropRun } from './drop-run.js'
+import { click, pickFile, readLink } from './page-upload.js'
 import {
   PLAIN_CHUNKED_UPLOAD,
   PLAIN_DOWNLOAD,
@@ -57,6 +61,8 @@ const SIZE = Number(process.env.BENCH_WEB_MIB ?? 256) * MiB
 const CALL_SIZE = MiB
 const IN_FLIGHT = 4
 const TARGET_RATIO = 0.4
+const DROP_SIZE = Number(process.env.BENCH_WEB_DROP_MIB ?? 1024) * MiB
+const DROP_RATIO_TARGET = 0.8
 const TIMEOUT_MS = 3 * 60_000
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
@@ -130,9 +136,6 @@ async function profileWorkers(cdp: Cdp, page: string, label: string) {
   }
 }
 
-const click = (cdp: Cdp, page: string, objectId: string) =>
-  callOn(cdp, page, objectId, 'function () { this.click() }')
-
 /**
  * Times a browser download that `start` begins: from the call until the browser reports it
  * ended, which must be completed (`Browser.setDownloadBehavior` has sent it to `downloads`).
@@ -185,12 +188,7 @@ try {
     chunkedUploadMs: await inPage<number>(cdp, sender, PLAIN_CHUNKED_UPLOAD, { total: SIZE }),
   }
 
-  // Pick the file as a person would: the "Choose files" button opens the chooser.
-  await cdp.send('Page.setInterceptFileChooserDialog', { enabled: true }, sender)
-  const chooser = cdp.waitFor('Page.fileChooserOpened')
-  await click(cdp, sender, await findByRole(cdp, sender, 'button', 'Choose files', TIMEOUT_MS))
-  const { backendNodeId } = (await chooser) as { backendNodeId: number }
-  await cdp.send('DOM.setFileInputFiles', { files: [source], backendNodeId }, sender)
+  await pickFile(cdp, sender, source, TIMEOUT_MS)
 
   const upload = await findByRole(cdp, sender, 'button', 'Upload', TIMEOUT_MS)
   const stopUploadProfile = await profileWorkers(cdp, sender, 'upload')
@@ -201,8 +199,7 @@ try {
   const uploadMs = performance.now() - uploadStart
   await uploadThreads()
   await stopUploadProfile()
-  const linkField = await findByRole(cdp, sender, 'textbox', 'Share link', TIMEOUT_MS)
-  const link = await callOn<string>(cdp, sender, linkField, 'function () { return this.value }')
+  const link = await readLink(cdp, sender, TIMEOUT_MS)
 
   await cdp.send('Browser.setDownloadBehavior', {
     behavior: 'allowAndName',
@@ -242,6 +239,10 @@ try {
     inPage(cdp, receiver, PLAIN_SAVE, { total: SIZE }),
   )
 
+  const dropSource = dir.join('drops.bin')
+  await writePseudoRandomFile(dropSource, DROP_SIZE, 'bench:web drops')
+  const dropRun = await measureDropRun(browser, dropSource, DROP_SIZE, TIMEOUT_MS)
+
   const rawEncrypt = mbps(SIZE, raw.encryptMs)
   const rawDecrypt = mbps(SIZE, raw.decryptMs)
   const plainWsUpload = mbps(SIZE, plainUpload.ms)
@@ -269,6 +270,12 @@ try {
     uploadSeconds: round(uploadMs / 1000, 2),
     downloadSeconds: round(downloadMs / 1000, 2),
     downloadIdentical: identical,
+    dropRunMiB: DROP_SIZE / MiB,
+    droppedUploadMBps: round(mbps(DROP_SIZE, dropRun.droppedMs)),
+    proxiedUploadMBps: round(mbps(DROP_SIZE, dropRun.steadyMs)),
+    drops: dropRun.drops,
+    dropRatio: round(dropRun.steadyMs / dropRun.droppedMs, 3),
+    dropRatioTarget: DROP_RATIO_TARGET,
   }
 
   console.log(`fileshare web app, ${result.sizeMiB} MiB through the pages, ${result.browser}`)
@@ -303,6 +310,13 @@ try {
   row('  that upload downloaded and saved by the worker', plainDownload)
   row('  chunked upload of zeros (10 MB chunks)', result.plainChunkedUploadMBps)
   row('  zeros made in the page, saved by the worker', result.plainServiceWorkerSaveMBps)
+  console.log(`${result.dropRunMiB} MiB through a proxy, the same file twice:`)
+  row('  upload through the page, no drops', result.proxiedUploadMBps)
+  console.log(
+    `${`  with ${DROPS} drops, resumed by the page`.padEnd(52)}${result.droppedUploadMBps
+      .toFixed(1)
+      .padStart(8)}${result.dropRatio.toFixed(2).padStart(8)}  >= ${DROP_RATIO_TARGET}`,
+  )
   console.log(`downloaded file identical to the upload: ${identical ? 'yes' : 'NO'}`)
   console.log(JSON.stringify(result))
   if (!identical) process.exitCode = 1

@@ -365,11 +365,23 @@ describe('a WebSocket upload', () => {
     const data = pseudoRandomBytes(10 * CHECKPOINT + 55, 10)
     server.dropAt = [2 * CHECKPOINT + 100, 5 * CHECKPOINT + 10, 9 * CHECKPOINT]
     const resumes: { offset: number; attempt: number }[] = []
+    const events: string[] = []
     const result = await uploadCiphertext(
       clients(server, true),
-      upload(data, { resume: { retryForMs: 60_000, onResume: (event) => resumes.push(event) } }),
+      upload(data, {
+        resume: {
+          retryForMs: 60_000,
+          onConnectionLost: () => events.push('lost'),
+          onResume: (event) => {
+            resumes.push(event)
+            events.push(`resumed ${event.attempt}`)
+          },
+        },
+      }),
     )
     expect(result.transport).toBe('websocket')
+    // Each loss is told at once, before the wait and the status request of its resume.
+    expect(events).toEqual(['lost', 'resumed 1', 'lost', 'resumed 2', 'lost', 'resumed 3'])
     expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)
     expect(resumes).toEqual([
       { offset: 2 * CHECKPOINT, attempt: 1 },

@@ -92,6 +92,11 @@ export interface ResumeOptions {
    * the moment to keep what resuming it later takes.
    */
   onSession?: (session: UploadSession) => void | Promise<void>
+  /**
+   * Called when a lost connection is to be resumed, before the first wait: once per loss, not
+   * again for the failed attempts before the next resume.
+   */
+  onConnectionLost?: () => void
   /** Called on each resume, before its bytes are sent. */
   onResume?: (event: ResumeEvent) => void
   /** An abort leaves the upload resumable on the server instead of ending it. */
@@ -248,6 +253,7 @@ async function recover(
   let outageStart = Date.now()
   let attempt = 0
   let waits = 0
+  let lossTold = false
   let error = failure
   for (;;) {
     if (error !== undefined) {
@@ -266,6 +272,8 @@ async function recover(
         if (signal?.aborted) throw signal.reason
         throw error
       }
+      if (!lossTold) resume?.onConnectionLost?.()
+      lossTold = true
       await sleepUnlessAborted(resumeDelay(waits++), signal)
       // An abort during the wait ends the upload as any abort does (kept or cancelled, above).
       if (signal?.aborted) {
@@ -291,6 +299,7 @@ async function recover(
       return session.id
     }
     options.resume?.onResume?.({ offset: status.bytesWritten, attempt: ++attempt })
+    lossTold = false
     const opening: Opening = {
       kind: 'resume',
       id: session.id,

@@ -9,6 +9,7 @@ import type {
   CreatedNote,
   CreateFileRequestOptions,
   CreateNoteOptions,
+  FileUploadState,
   NoteInfoResponse,
   OpenedRequest,
   SentFile,
@@ -27,6 +28,7 @@ import type {
   OpenedInboxView,
   SendFilesInput,
   UnlockedFileView,
+  UploadEvent,
   WorkerMethods,
 } from './methods'
 import { plain } from './snapshot.svelte'
@@ -236,9 +238,18 @@ function download<K extends 'downloadFile' | 'downloadInboxFile'>(
 /** Encrypts and uploads the picked entries (one file, or a ZIP of several). */
 export function sendFiles(
   input: SendFilesInput,
-  options?: CallOptions<UploadProgress>,
+  options?: CallOptions<UploadProgress | UploadEvent>,
 ): Promise<SentFile> {
   return call('sendFiles', [input], options)
+}
+
+/** Continues a kept upload (`state`) with the same picked entries, then finishes it. */
+export function resumeFiles(
+  input: SendFilesInput,
+  state: FileUploadState,
+  options?: CallOptions<UploadProgress | UploadEvent>,
+): Promise<SentFile> {
+  return call('resumeFiles', [input, state], options)
 }
 
 /** Public info of a file link; counts nothing. */

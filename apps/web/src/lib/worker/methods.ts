@@ -20,6 +20,7 @@ import {
   openRequest,
   parseLink,
   ProtocolError,
+  resumeSendFile,
   sendFile,
   sendNoteToRequest,
   sendToRequest,
@@ -35,12 +36,14 @@ import {
   type DownloadResult,
   type FileLink,
   type FileMetadata,
+  type FileUploadState,
   type InboxFile,
   type InboxLink,
   type NoteInfoResponse,
   type OpenedInbox,
   type OpenedRequest,
   type PayloadSource,
+  type ResumeEvent,
   type RequestLink,
   type SentFile,
   type SentToRequest,
@@ -64,6 +67,8 @@ import { createWebCipherPool } from './cipher-pool'
 export interface CallContext {
   signal: AbortSignal
   progress: (value: unknown) => void
+  /** Posts at once and in order, never replaced by a later report as progress may be. */
+  event: (value: unknown) => void
 }
 
 export interface SendFilesInput {
@@ -72,7 +77,21 @@ export interface SendFilesInput {
   maxDownloads: number
   /** Empty or absent: no password. */
   password?: string
+  /** The fixed zone an archive's times are written in, so a resume writes the same bytes. */
+  utcOffsetMinutes: number
 }
+
+/** How long the page keeps resuming one lost connection before the upload fails. */
+export const RESUME_RETRY_MS = 5 * 60_000
+
+/**
+ * What an upload reports to the page besides its progress: the state to keep once the server
+ * has named the upload, each lost connection it is about to resume, and each resume.
+ */
+export type UploadEvent =
+  | { kind: 'state'; state: FileUploadState }
+  | { kind: 'lost' }
+  | { kind: 'resumed'; event: ResumeEvent }
 
 export interface UnlockedFileView {
   handle: string
@@ -107,7 +126,7 @@ export interface Payload {
   fileCount: number
 }
 
-export function payloadOf(entries: readonly PickedEntry[]): Payload {
+export function payloadOf(entries: readonly PickedEntry[], utcOffsetMinutes?: number): Payload {
   if (entries.length === 0 || fileCountOf(entries) === 0) {
     throw new ProtocolError('BAD_INPUT', 'Nothing to send: pick at least one file')
   }
@@ -118,8 +137,9 @@ export function payloadOf(entries: readonly PickedEntry[]): Payload {
     return { source: file, metadata, fileCount: 1 }
   }
   const archive = toArchiveEntries(entries)
+  const zip = utcOffsetMinutes === undefined ? {} : { utcOffsetMinutes }
   return {
-    source: { size: zipSize(archive), stream: () => createZipStream(archive) },
+    source: { size: zipSize(archive), stream: () => createZipStream(archive, zip) },
     metadata,
     // Every archive entry counts, so a folder holding one file still reads as an archive.
     fileCount: Math.max(2, archive.length),
@@ -165,18 +185,37 @@ export function createMethods(api: ApiClient) {
     cipher.start()
     return { signal: ctx.signal, onProgress: ctx.progress, cipher }
   }
+  /** Resuming lost connections, with the page told of the state to keep and of each resume. */
+  const resuming = (ctx: CallContext) => ({
+    retryForMs: RESUME_RETRY_MS,
+    onState: (state: FileUploadState) => ctx.event({ kind: 'state', state } satisfies UploadEvent),
+    onConnectionLost: () => ctx.event({ kind: 'lost' } satisfies UploadEvent),
+    onResume: (event: ResumeEvent) => ctx.event({ kind: 'resumed', event } satisfies UploadEvent),
+  })
+  const fileOptions = (ctx: CallContext, input: SendFilesInput, payload: Payload) => ({
+    expireSec: input.expireSec,
+    maxDownloads: input.maxDownloads,
+    ...(input.password ? { password: input.password } : {}),
+    metadata: payload.metadata,
+    fileCount: payload.fileCount,
+    resume: resuming(ctx),
+    ...transfer(ctx),
+  })
 
   return {
     async sendFiles(ctx: CallContext, input: SendFilesInput): Promise<SentFile> {
-      const payload = payloadOf(input.entries)
-      return sendFile(api, payload.source, {
-        expireSec: input.expireSec,
-        maxDownloads: input.maxDownloads,
-        ...(input.password ? { password: input.password } : {}),
-        metadata: payload.metadata,
-        fileCount: payload.fileCount,
-        ...transfer(ctx),
-      })
+      const payload = payloadOf(input.entries, input.utcOffsetMinutes)
+      return sendFile(api, payload.source, fileOptions(ctx, input, payload))
+    },
+
+    /** Continues a kept upload with the same entries (the page checked their fingerprint). */
+    async resumeFiles(
+      ctx: CallContext,
+      input: SendFilesInput,
+      state: FileUploadState,
+    ): Promise<SentFile> {
+      const payload = payloadOf(input.entries, input.utcOffsetMinutes)
+      return resumeSendFile(api, payload.source, state, fileOptions(ctx, input, payload))
     },
 
     async inspectFile(_ctx: CallContext, href: string): Promise<UploadInfoResponse> {

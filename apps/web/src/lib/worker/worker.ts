@@ -80,7 +80,11 @@ scope.onmessage = async (event: MessageEvent<ToWorker>) => {
   const controller = new AbortController()
   running.set(id, controller)
   const progress = throttledProgress(id)
-  const ctx: CallContext = { signal: controller.signal, progress: progress.report }
+  const ctx: CallContext = {
+    signal: controller.signal,
+    progress: progress.report,
+    event: progress.now,
+  }
   /** The call is over for the page: no more progress, and an abort has nothing left to stop. */
   const over = () => {
     progress.stop()
@@ -132,7 +136,8 @@ function plaintextOf(result: unknown): ReadableStream<Uint8Array> | undefined {
  * The call's progress channel, posting the first report at once, then the latest one at most
  * every PROGRESS_INTERVAL_MS; `flush` posts a report still waiting. `stop` drops it and every
  * later one: the page forgets a call once it is answered, or, for a download sent to a sink,
- * once its plaintext has ended.
+ * once its plaintext has ended. `now` posts a report that must not be replaced by a later one (an
+ * event rather than a count), after the one waiting.
  */
 function throttledProgress(id: number) {
   let last = 0
@@ -158,6 +163,11 @@ function throttledProgress(id: number) {
       else timer = setTimeout(flush, wait)
     },
     flush,
+    now(value: unknown) {
+      if (stopped) return
+      flush()
+      post({ type: 'progress', id, value })
+    },
     stop() {
       stopped = true
       clearTimeout(timer)

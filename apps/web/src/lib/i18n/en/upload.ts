@@ -23,6 +23,16 @@ export const upload = {
   'upload.uploading': 'Uploading…',
   'upload.cancelled': 'Upload cancelled.',
   'upload.failed': 'The upload failed: {message}',
+  'upload.resuming': 'Connection lost, resuming…',
+  'upload.resumedAt': 'Resumed at {size}.',
+  'upload.unfinished':
+    'An upload of {name} did not finish. Pick the same files again to continue it.',
+  'upload.resume': 'Resume upload',
+  'upload.discard': 'Start a new upload',
+  'upload.resumeMismatch':
+    'These are not the files of the unfinished upload: a name, size or modification time differs. Pick the same files, or start a new upload.',
+  'upload.resumeGone':
+    'The server no longer has the unfinished upload, so it cannot continue. Start a new upload.',
   'upload.done.title': 'Your files are ready to share',
   'upload.done.link': 'Share link',
   'upload.done.expires': 'Expires {date}',

@@ -150,6 +150,16 @@ export default {
   'upload.uploading': 'Wird hochgeladen …',
   'upload.cancelled': 'Upload abgebrochen.',
   'upload.failed': 'Der Upload ist fehlgeschlagen: {message}',
+  'upload.resuming': 'Verbindung verloren, wird fortgesetzt…',
+  'upload.resumedAt': 'Fortgesetzt bei {size}.',
+  'upload.unfinished':
+    'Ein Upload von {name} wurde nicht abgeschlossen. Wählen Sie dieselben Dateien erneut, um ihn fortzusetzen.',
+  'upload.resume': 'Upload fortsetzen',
+  'upload.discard': 'Neuen Upload beginnen',
+  'upload.resumeMismatch':
+    'Das sind nicht die Dateien des unvollständigen Uploads: Name, Größe oder Änderungszeit weichen ab. Wählen Sie dieselben Dateien oder beginnen Sie einen neuen Upload.',
+  'upload.resumeGone':
+    'Der Server hat den unvollständigen Upload nicht mehr, er kann nicht fortgesetzt werden. Beginnen Sie einen neuen Upload.',
   'upload.done.title': 'Ihre Dateien sind bereit zum Teilen',
   'upload.done.link': 'Freigabelink',
   'upload.done.expires': 'Läuft ab am {date}',

@@ -159,6 +159,16 @@ export default {
   'upload.uploading': 'Subiendo…',
   'upload.cancelled': 'Subida cancelada.',
   'upload.failed': 'La subida falló: {message}',
+  'upload.resuming': 'Conexión perdida, reanudando…',
+  'upload.resumedAt': 'Reanudado en {size}.',
+  'upload.unfinished':
+    'Una subida de {name} no terminó. Elige de nuevo los mismos archivos para continuarla.',
+  'upload.resume': 'Reanudar la subida',
+  'upload.discard': 'Empezar una subida nueva',
+  'upload.resumeMismatch':
+    'Estos no son los archivos de la subida sin terminar: un nombre, tamaño o fecha de modificación es distinto. Elige los mismos archivos o empieza una subida nueva.',
+  'upload.resumeGone':
+    'El servidor ya no tiene la subida sin terminar, así que no puede continuar. Empieza una subida nueva.',
   'upload.done.title': 'Tus archivos están listos para compartir',
   'upload.done.link': 'Enlace para compartir',
   'upload.done.expires': 'Caduca el {date}',

@@ -159,6 +159,16 @@ export default {
   'upload.uploading': 'Envoi en cours…',
   'upload.cancelled': 'Envoi annulé.',
   'upload.failed': 'L’envoi a échoué : {message}',
+  'upload.resuming': 'Connexion perdue, reprise…',
+  'upload.resumedAt': 'Repris à {size}.',
+  'upload.unfinished':
+    'Un envoi de {name} n’a pas abouti. Choisissez à nouveau les mêmes fichiers pour le poursuivre.',
+  'upload.resume': 'Reprendre l’envoi',
+  'upload.discard': 'Commencer un nouvel envoi',
+  'upload.resumeMismatch':
+    'Ce ne sont pas les fichiers de l’envoi inachevé : un nom, une taille ou une date de modification diffère. Choisissez les mêmes fichiers ou commencez un nouvel envoi.',
+  'upload.resumeGone':
+    'Le serveur n’a plus l’envoi inachevé, il ne peut donc pas reprendre. Commencez un nouvel envoi.',
   'upload.done.title': 'Vos fichiers sont prêts à être partagés',
   'upload.done.link': 'Lien de partage',
   'upload.done.expires': 'Expire le {date}',

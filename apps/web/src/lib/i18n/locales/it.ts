@@ -159,6 +159,16 @@ export default {
   'upload.uploading': 'Caricamento…',
   'upload.cancelled': 'Caricamento annullato.',
   'upload.failed': 'Caricamento non riuscito: {message}',
+  'upload.resuming': 'Connessione persa, ripresa in corso…',
+  'upload.resumedAt': 'Ripreso da {size}.',
+  'upload.unfinished':
+    'Un caricamento di {name} non è stato completato. Scegli di nuovo gli stessi file per continuarlo.',
+  'upload.resume': 'Riprendi il caricamento',
+  'upload.discard': 'Inizia un nuovo caricamento',
+  'upload.resumeMismatch':
+    'Questi non sono i file del caricamento incompleto: un nome, una dimensione o una data di modifica è diversa. Scegli gli stessi file o inizia un nuovo caricamento.',
+  'upload.resumeGone':
+    'Il server non ha più il caricamento incompleto, quindi non può continuare. Inizia un nuovo caricamento.',
   'upload.done.title': 'I tuoi file sono pronti da condividere',
   'upload.done.link': 'Link di condivisione',
   'upload.done.expires': 'Scade il {date}',

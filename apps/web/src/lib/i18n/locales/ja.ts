@@ -143,6 +143,16 @@ export default {
   'upload.uploading': 'アップロード中…',
   'upload.cancelled': 'アップロードをキャンセルしました。',
   'upload.failed': 'アップロードに失敗しました：{message}',
+  'upload.resuming': '接続が切れました。再開しています…',
+  'upload.resumedAt': '{size} から再開しました。',
+  'upload.unfinished':
+    '{name} のアップロードが完了していません。続けるには同じファイルをもう一度選択してください。',
+  'upload.resume': 'アップロードを再開',
+  'upload.discard': '新しいアップロードを開始',
+  'upload.resumeMismatch':
+    '未完了のアップロードのファイルではありません：名前、サイズ、または更新日時が異なります。同じファイルを選択するか、新しいアップロードを開始してください。',
+  'upload.resumeGone':
+    'サーバーに未完了のアップロードが残っていないため、再開できません。新しいアップロードを開始してください。',
   'upload.done.title': 'ファイルを共有する準備ができました',
   'upload.done.link': '共有リンク',
   'upload.done.expires': '有効期限：{date}',

@@ -142,6 +142,16 @@ export default {
   'upload.uploading': 'Uploaden…',
   'upload.cancelled': 'Upload geannuleerd.',
   'upload.failed': 'De upload is mislukt: {message}',
+  'upload.resuming': 'Verbinding verbroken, wordt hervat…',
+  'upload.resumedAt': 'Hervat bij {size}.',
+  'upload.unfinished':
+    'Een upload van {name} is niet afgerond. Kies dezelfde bestanden opnieuw om hem voort te zetten.',
+  'upload.resume': 'Upload hervatten',
+  'upload.discard': 'Nieuwe upload starten',
+  'upload.resumeMismatch':
+    'Dit zijn niet de bestanden van de onafgeronde upload: een naam, grootte of wijzigingstijd verschilt. Kies dezelfde bestanden of start een nieuwe upload.',
+  'upload.resumeGone':
+    'De server heeft de onafgeronde upload niet meer, dus hij kan niet verder. Start een nieuwe upload.',
   'upload.done.title': 'Je bestanden zijn klaar om te delen',
   'upload.done.link': 'Deellink',
   'upload.done.expires': 'Verloopt op {date}',

@@ -165,6 +165,16 @@ export default {
   'upload.uploading': 'Przesyłanie…',
   'upload.cancelled': 'Przesyłanie anulowane.',
   'upload.failed': 'Przesyłanie nie powiodło się: {message}',
+  'upload.resuming': 'Połączenie utracone, wznawianie…',
+  'upload.resumedAt': 'Wznowiono od {size}.',
+  'upload.unfinished':
+    'Przesyłanie {name} nie zostało ukończone. Wybierz ponownie te same pliki, aby je kontynuować.',
+  'upload.resume': 'Wznów przesyłanie',
+  'upload.discard': 'Zacznij nowe przesyłanie',
+  'upload.resumeMismatch':
+    'To nie są pliki nieukończonego przesyłania: nazwa, rozmiar lub czas modyfikacji się różni. Wybierz te same pliki albo zacznij nowe przesyłanie.',
+  'upload.resumeGone':
+    'Serwer nie ma już nieukończonego przesyłania, więc nie można go kontynuować. Zacznij nowe przesyłanie.',
   'upload.done.title': 'Twoje pliki są gotowe do udostępnienia',
   'upload.done.link': 'Link do udostępnienia',
   'upload.done.expires': 'Wygasa: {date}',

@@ -155,6 +155,16 @@ export default {
   'upload.uploading': 'Enviando…',
   'upload.cancelled': 'Envio cancelado.',
   'upload.failed': 'O envio falhou: {message}',
+  'upload.resuming': 'Conexão perdida, retomando…',
+  'upload.resumedAt': 'Retomado em {size}.',
+  'upload.unfinished':
+    'Um envio de {name} não terminou. Escolha os mesmos arquivos de novo para continuá-lo.',
+  'upload.resume': 'Retomar envio',
+  'upload.discard': 'Começar um novo envio',
+  'upload.resumeMismatch':
+    'Estes não são os arquivos do envio inacabado: um nome, tamanho ou data de modificação é diferente. Escolha os mesmos arquivos ou comece um novo envio.',
+  'upload.resumeGone':
+    'O servidor não tem mais o envio inacabado, então ele não pode continuar. Comece um novo envio.',
   'upload.done.title': 'Seus arquivos estão prontos para compartilhar',
   'upload.done.link': 'Link de compartilhamento',
   'upload.done.expires': 'Expira em {date}',
