@@ -1,4 +1,5 @@
 /** How fileshare-admin prints: one JSON document with `--json`, else lines and aligned tables. */
+import { formatBytes } from '@fileshare/protocol'
 
 /** What a command answers: the JSON document and its text for a person. */
 export interface CommandOutput {
@@ -17,16 +18,9 @@ export function isoOrNull(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : new Date(ms).toISOString()
 }
 
-const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
-
+/** A byte count in the one notation every fileshare program prints (IEC units, English digits). */
 export function bytes(n: number): string {
-  let value = n
-  let unit = 0
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024
-    unit++
-  }
-  return unit === 0 ? `${n} B` : `${value.toFixed(1)} ${UNITS[unit]}`
+  return formatBytes(n, { locale: 'en' })
 }
 
 /** Rows under a header, each column as wide as its widest cell. */
