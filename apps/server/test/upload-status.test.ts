@@ -1,8 +1,8 @@
 /**
  * The status of an unfinished upload and a chunked upload resumed from it (docs/api.md: GET
- * /api/upload/:id/status, GET /api/request/:id/upload/:uid/status). On PostgreSQL chunked
- * sessions are kept in the database and answer here; on SQLite they live in memory and answer
- * once their provider is added, so this suite checks only what no session answers there.
+ * /api/upload/:id/status, GET /api/request/:id/upload/:uid/status) for chunked sessions kept
+ * in the database (PostgreSQL). Streamed sessions answer through their own provider, which
+ * resume.suite.ts checks on both databases.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 
