@@ -5,9 +5,10 @@
  * of the drop proxy, so that uploads fall back to chunked HTTP as behind such a proxy.
  */
 import { freePort } from '@fileshare/testing'
+import { encryptedSize, type UploadStatusResponse } from '@fileshare/protocol'
 import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
-import type { Page } from 'playwright-core'
-import { afterAll } from 'vitest'
+import type { BrowserContext, Page } from 'playwright-core'
+import { afterAll, expect } from 'vitest'
 
 import { downloadFromPage } from './actions.js'
 import { sha256File } from './files.js'
@@ -37,6 +38,8 @@ export interface DroppingSuite {
   readonly url: string
   /** A page in a fresh context, at `path` of `url`. */
   open(path?: string): Promise<Page>
+  /** The same, with the upload status answers its uploads get (recordStatuses). */
+  openRecording(path?: string): Promise<{ page: Page; statuses: UploadStatusResponse[] }>
   /** Downloads `link` in another context; answers the SHA-256 of the saved file. */
   downloadedHash(link: string): Promise<string>
   /** Waits until the drop proxy takes connections again after a drop. */
@@ -50,6 +53,65 @@ export interface DroppingSuite {
 export async function waitForResume(page: Page): Promise<void> {
   await page.getByText('Connection lost, resuming…').waitFor({ timeout: 60_000 })
   await page.getByText(/^Resumed at \d/).waitFor({ timeout: 60_000 })
+}
+
+/**
+ * The upload status answers pages of `context` get (normal and request uploads), read on their
+ * way to the page; a status asked while the link is away fails for the page as it would.
+ */
+export async function recordStatuses(context: BrowserContext): Promise<UploadStatusResponse[]> {
+  const statuses: UploadStatusResponse[] = []
+  await context.route(/\/upload\/[^/]+\/status$/, async (route) => {
+    let response
+    try {
+      response = await route.fetch()
+    } catch {
+      await route.abort('connectionreset')
+      return
+    }
+    statuses.push((await response.json()) as UploadStatusResponse)
+    await route.fulfill({ response })
+  })
+  return statuses
+}
+
+/**
+ * Checks that after its drop a chunked upload of `plainSize` bytes asked the server where to go
+ * on (the last of `statuses`) and sent the chunks from that status's `nextIndex` (past 0) to its
+ * last one, as the recording proxy saw them (`requests`, `METHOD path`).
+ */
+export function expectResentFromNextIndex(
+  statuses: readonly UploadStatusResponse[],
+  requests: readonly string[],
+  plainSize: number,
+): void {
+  const lastIndex = Math.ceil(encryptedSize(plainSize) / CHUNK_SIZE) - 1
+  const resumedAt = statuses.at(-1)
+  expect(resumedAt?.transport).toBe('chunks')
+  const nextIndex = resumedAt!.nextIndex!
+  expect(nextIndex).toBeGreaterThan(0)
+  const asked = requests.findLastIndex((line) => line.endsWith('/status'))
+  const resent = requests
+    .slice(asked + 1)
+    .map((line) => /\/chunk\?index=(\d+)$/.exec(line)?.[1])
+    .filter((index) => index !== undefined)
+    .map(Number)
+  expect(Math.min(...resent)).toBe(nextIndex)
+  expect(Math.max(...resent)).toBe(lastIndex)
+}
+
+/** Chunks of the suites that fall back to chunked HTTP: many, so that a drop falls among them. */
+export const CHUNK_SIZE = 2 ** 20
+
+/**
+ * A suite refusing WebSockets, cutting once after 12 MB, and away for longer than a chunk's own
+ * retries, so that the upload asks the server where to go on.
+ */
+export const CHUNKED_DROPS: DroppingSuiteOptions = {
+  dropAt: [12_000_000],
+  downMs: 10_000,
+  blockWebSockets: true,
+  env: { FILE_CHUNK_MAX_SIZE: String(CHUNK_SIZE) },
 }
 
 export function useDroppingSuite(options: DroppingSuiteOptions): DroppingSuite {
@@ -95,6 +157,13 @@ export function useDroppingSuite(options: DroppingSuiteOptions): DroppingSuite {
       const page = await context.newPage()
       await page.goto(new URL(path, this.url).href)
       return page
+    },
+    async openRecording(path = '/') {
+      const context = await suite.context()
+      const statuses = await recordStatuses(context)
+      const page = await context.newPage()
+      await page.goto(new URL(path, this.url).href)
+      return { page, statuses }
     },
     async downloadedHash(link) {
       const context = await suite.context()

@@ -11,7 +11,6 @@ import { createHash } from 'node:crypto'
 import {
   createFileRequest,
   downloadInboxFile,
-  encryptedSize,
   openInbox,
   parseLink,
   type InboxLink,
@@ -21,7 +20,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { useDroppingSuite, waitForResume, type DroppingSuite } from './dropping-suite.js'
+import {
+  CHUNKED_DROPS,
+  expectResentFromNextIndex,
+  useDroppingSuite,
+  waitForResume,
+  type DroppingSuite,
+} from './dropping-suite.js'
 import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
 import { nodeApi } from './node-client.js'
 
@@ -145,58 +150,21 @@ describe.runIf(browserAvailable)('an upload into a request whose page closed', (
 })
 
 describe.runIf(browserAvailable)('an upload into a request that falls back to chunks', () => {
-  const run = useDroppingSuite({
-    dropAt: [12 * MB],
-    // Well past a chunk's own retries, so that the upload asks the server where to go on.
-    downMs: 10_000,
-    blockWebSockets: true,
-    env: { FILE_CHUNK_MAX_SIZE: '1MiB' },
-  })
+  const run = useDroppingSuite(CHUNKED_DROPS)
 
   it('resumes from the status’s nextIndex after a drop and reaches the inbox byte for byte', async () => {
     const request = await createRequest(run, 5)
     const source = dir.join('chunked.bin')
     const size = 30 * MB + 1
     await writePseudoRandomFile(source, size)
-    const context = await run.suite.context()
-    // The status answers the page got, read on their way to it.
-    const statuses: { nextIndex: number | null; transport: string }[] = []
-    await context.route(/\/upload\/[^/]+\/status$/, async (route) => {
-      let response
-      try {
-        response = await route.fetch()
-      } catch {
-        // The link is still away: the page sees what it would have seen.
-        await route.abort('connectionreset')
-        return
-      }
-      statuses.push((await response.json()) as (typeof statuses)[number])
-      await route.fulfill({ response })
-    })
-    const page = await context.newPage()
-    await page.goto(request.uploadLink)
+    const { page, statuses } = await run.openRecording(request.uploadLink)
     await pickFiles(page, source)
     await send(page)
     await waitForResume(page)
     await sent(page)
     expect(run.proxy.drops).toBe(1)
     expect(run.recorder.upgrades).toEqual([`/api/request/${request.id}/upload/ws`])
-
-    // After the drop the page asked where to go on, and sent the chunks from there.
-    const resumedAt = statuses.at(-1)!
-    expect(resumedAt.transport).toBe('chunks')
-    const nextIndex = resumedAt.nextIndex!
-    expect(nextIndex).toBeGreaterThan(0)
-    const lines = run.recorder.requests
-    const asked = lines.findLastIndex((line) => line.endsWith('/status'))
-    const resent = lines
-      .slice(asked + 1)
-      .map((line) => /\/chunk\?index=(\d+)$/.exec(line)?.[1])
-      .filter((index) => index !== undefined)
-      .map(Number)
-    expect(Math.min(...resent)).toBe(nextIndex)
-    // Every chunk from there on, to the last one.
-    expect(Math.max(...resent)).toBe(Math.ceil(encryptedSize(size) / 2 ** 20) - 1)
+    expectResentFromNextIndex(statuses, run.recorder.requests, size)
     expect(await storedState(page, request.id)).toBeNull()
     expect(await inboxHash(run, request.inboxLink)).toBe(await sha256File(source))
   })

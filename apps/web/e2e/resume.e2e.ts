@@ -1,6 +1,7 @@
 /**
  * Resumed uploads in the browser, through a proxy that cuts every connection at given byte
- * counts: an upload whose connection drops resumes by itself and says so; a page closed mid-upload
+ * counts: an upload whose connection drops resumes by itself and says so, over the WebSocket or,
+ * where WebSockets are refused, over chunks from the server's `nextIndex`; a page closed mid-upload
  * offers to resume after a reload and continues with the same file, refusing a different one,
  * says so when the server no longer has the upload, and a cancel while the upload waits to resume
  * ends it on the server.
@@ -11,7 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { useDroppingSuite, waitForResume } from './dropping-suite.js'
+import {
+  CHUNKED_DROPS,
+  expectResentFromNextIndex,
+  useDroppingSuite,
+  waitForResume,
+} from './dropping-suite.js'
 import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
 
 const MB = 1_000_000
@@ -57,6 +63,27 @@ describe.runIf(browserAvailable)('an upload whose connection drops', () => {
     await link.waitFor({ timeout: 120_000 })
     expect(run.proxy.drops).toBe(2)
     // Done: nothing of the upload is kept in the browser any longer.
+    expect(await storedState(page)).toBeNull()
+    expect(await run.downloadedHash(await link.inputValue())).toBe(await sha256File(source))
+  })
+})
+
+describe.runIf(browserAvailable)('an upload that falls back to chunks', () => {
+  const run = useDroppingSuite(CHUNKED_DROPS)
+
+  it('resumes from the status’s nextIndex after a drop and completes byte for byte', async () => {
+    const source = dir.join('chunked.bin')
+    const size = 30 * MB + 1
+    await writePseudoRandomFile(source, size)
+    const { page, statuses } = await run.openRecording()
+    await pickFiles(page, source)
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+    await waitForResume(page)
+    const link = page.getByRole('textbox', { name: 'Share link' })
+    await link.waitFor({ timeout: 120_000 })
+    expect(run.proxy.drops).toBe(1)
+    expect(run.recorder.upgrades).toEqual(['/api/upload/ws'])
+    expectResentFromNextIndex(statuses, run.recorder.requests, size)
     expect(await storedState(page)).toBeNull()
     expect(await run.downloadedHash(await link.inputValue())).toBe(await sha256File(source))
   })
