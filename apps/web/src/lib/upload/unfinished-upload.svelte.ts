@@ -28,8 +28,8 @@ export type UploadEnd = 'cancelled' | 'gone' | 'failed'
 export interface UnfinishedUploadOptions<S extends KeptUpload> {
   slot: ResumeSlot<S>
   /**
-   * Ends the upload's session on the server after a cancel: a cancel while the upload waits to
-   * resume has no connection whose close would end it.
+   * Ends the upload's session on the server after a cancel, or when it is given up: neither a
+   * cancel while the upload waits to resume nor a kept upload has a connection whose close would.
    */
   end: (state: S) => Promise<void>
 }
@@ -53,7 +53,7 @@ export class UnfinishedUpload<S extends KeptUpload> {
     this.kept = loadResumeState(this.#storage, options.slot)
   }
 
-  /** Drops the kept upload (done, cancelled, refused, or "Start a new upload"). */
+  /** Drops the kept upload here (done, cancelled or refused); the server's session is left. */
   forget(): void {
     clearResumeState(this.#storage, this.#options.slot)
     this.kept = null
@@ -87,7 +87,7 @@ export class UnfinishedUpload<S extends KeptUpload> {
     this.endFailure = null
   }
 
-  /** Follows the upload: keeps its state (made by `stateOf`) once named, tells of lost connections. */
+  /** Follows the upload: keeps its state (from `stateOf`) once named, tells of each resume. */
   follow<U>(event: UploadEvent<U>, stateOf: (upload: U) => S): void {
     if (event.kind === 'state') {
       const state = stateOf(event.state)

@@ -312,7 +312,7 @@ export function createMethods(api: ApiClient) {
       return resumeSendToRequest(api, opened, payload.source, state, requestOptions(ctx, payload))
     },
 
-    /** Ends an unfinished upload into a request; its session id under the request is the credential. */
+    /** Ends an unfinished upload into a request (its id under the request is the credential). */
     async cancelRequestUpload(
       _ctx: CallContext,
       requestId: string,
