@@ -1,63 +1,27 @@
 /**
  * Resumed uploads in the browser, through a proxy that cuts every connection at given byte
- * counts: an upload whose connection drops resumes by itself and says so; a page closed mid-upload
+ * counts: an upload whose connection drops resumes by itself and says so, over the WebSocket or,
+ * where WebSockets are refused, over chunks from the server's `nextIndex`; a page closed mid-upload
  * offers to resume after a reload and continues with the same file, refusing a different one,
  * says so when the server no longer has the upload, and a cancel while the upload waits to resume
  * ends it on the server.
  */
-import { freePort } from '@fileshare/testing'
-import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
+import type { DropProxy } from '@fileshare/testing/drop-proxy'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { downloadFromPage, pickFiles } from './actions.js'
+import { pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
+import {
+  CHUNKED_DROPS,
+  expectResentFromNextIndex,
+  useDroppingSuite,
+  waitForResume,
+} from './dropping-suite.js'
 import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
-import { useSuite } from './suite.js'
 
 const MB = 1_000_000
 const STORAGE_KEY = 'fileshare.unfinishedUpload'
-/** How long the proxy refuses connections after a drop. */
-const DOWN_MS = 2000
-
-/** Waits until the proxy takes connections again after a drop. */
-const linkBack = () => new Promise((resolve) => setTimeout(resolve, DOWN_MS + 500))
-
-/** A server and a browser whose pages reach the server through a drop proxy cutting at `dropAt`. */
-function useDroppingSuite(dropAt: number[]) {
-  const handle: { proxy?: DropProxy } = {}
-  // The proxy starts first: BASE_URL (links, the WebSocket's Origin check) must be its address.
-  const suite = useSuite(async () => {
-    const port = await freePort()
-    handle.proxy = await startDropProxy({ targetPort: port, dropAt, downMs: DOWN_MS })
-    return { port, env: { BASE_URL: handle.proxy.url }, allowedOrigins: [handle.proxy.url] }
-  })
-  afterAll(async () => {
-    await handle.proxy?.close()
-  })
-  return {
-    suite,
-    get proxy(): DropProxy {
-      if (!handle.proxy) throw new Error('the drop proxy has not started')
-      return handle.proxy
-    },
-    /** A page in a fresh context, at the proxy's address. */
-    async open(): Promise<Page> {
-      const context = await suite.context()
-      const page = await context.newPage()
-      await page.goto(handle.proxy!.url)
-      return page
-    },
-    /** Downloads `link` in another context; answers the SHA-256 of the saved file. */
-    async downloadedHash(link: string): Promise<string> {
-      const context = await suite.context()
-      const receiver = await context.newPage()
-      await receiver.goto(link)
-      const download = await downloadFromPage(receiver)
-      return sha256File(await download.path())
-    },
-  }
-}
 
 function storedState(page: Page): Promise<string | null> {
   return page.evaluate((key) => localStorage.getItem(key), STORAGE_KEY)
@@ -85,7 +49,7 @@ afterAll(async () => {
 
 describe.runIf(browserAvailable)('an upload whose connection drops', () => {
   // Client-to-server bytes: the page's requests are small beside the upload's.
-  const run = useDroppingSuite([8 * MB, 14 * MB])
+  const run = useDroppingSuite({ dropAt: [8 * MB, 14 * MB] })
 
   it('resumes by itself, says where, and completes byte for byte', async () => {
     const source = dir.join('dropped.bin')
@@ -94,9 +58,7 @@ describe.runIf(browserAvailable)('an upload whose connection drops', () => {
     const page = await run.open()
     await pickFiles(page, source)
     await page.getByRole('button', { name: 'Upload', exact: true }).click()
-    // Said at once, while the link is away, then where the upload went on from.
-    await page.getByText('Connection lost, resuming…').waitFor({ timeout: 60_000 })
-    await page.getByText(/^Resumed at \d/).waitFor({ timeout: 60_000 })
+    await waitForResume(page)
     const link = page.getByRole('textbox', { name: 'Share link' })
     await link.waitFor({ timeout: 120_000 })
     expect(run.proxy.drops).toBe(2)
@@ -106,8 +68,29 @@ describe.runIf(browserAvailable)('an upload whose connection drops', () => {
   })
 })
 
+describe.runIf(browserAvailable)('an upload that falls back to chunks', () => {
+  const run = useDroppingSuite(CHUNKED_DROPS)
+
+  it('resumes from the status’s nextIndex after a drop and completes byte for byte', async () => {
+    const source = dir.join('chunked.bin')
+    const size = 30 * MB + 1
+    await writePseudoRandomFile(source, size)
+    const { page, statuses } = await run.openRecording()
+    await pickFiles(page, source)
+    await page.getByRole('button', { name: 'Upload', exact: true }).click()
+    await waitForResume(page)
+    const link = page.getByRole('textbox', { name: 'Share link' })
+    await link.waitFor({ timeout: 120_000 })
+    expect(run.proxy.drops).toBe(1)
+    expect(run.recorder.upgrades).toEqual(['/api/upload/ws'])
+    expectResentFromNextIndex(statuses, run.recorder.requests, size)
+    expect(await storedState(page)).toBeNull()
+    expect(await run.downloadedHash(await link.inputValue())).toBe(await sha256File(source))
+  })
+})
+
 describe.runIf(browserAvailable)('an upload whose page closed', () => {
-  const run = useDroppingSuite([6 * MB])
+  const run = useDroppingSuite({ dropAt: [6 * MB] })
 
   it('continues after a reload with the same file and refuses another', async () => {
     const source = dir.join('reloaded.bin')
@@ -122,10 +105,10 @@ describe.runIf(browserAvailable)('an upload whose page closed', () => {
     await expect.poll(() => run.proxy.drops, { timeout: 60_000 }).toBe(1)
     const context = first.context()
     await first.close({ runBeforeUnload: false })
-    await linkBack()
+    await run.linkBack()
 
     const page = await context.newPage()
-    await page.goto(run.proxy.url)
+    await page.goto(run.url)
     await page.getByText('An upload of reloaded.bin did not finish.', { exact: false }).waitFor()
     await pickFiles(page, other)
     await page.getByRole('button', { name: 'Resume upload' }).click()
@@ -145,7 +128,7 @@ describe.runIf(browserAvailable)('an upload whose page closed', () => {
 })
 
 describe.runIf(browserAvailable)('an upload the server no longer has', () => {
-  const run = useDroppingSuite([6 * MB])
+  const run = useDroppingSuite({ dropAt: [6 * MB] })
 
   it('says so when the same file is picked, and forgets the upload', async () => {
     const source = dir.join('ended.bin')
@@ -160,10 +143,10 @@ describe.runIf(browserAvailable)('an upload the server no longer has', () => {
       headers: { 'X-Owner-Token': kept.upload.ownerToken },
     })
     expect(ended.status).toBe(200)
-    await linkBack()
+    await run.linkBack()
 
     const page = await context.newPage()
-    await page.goto(run.proxy.url)
+    await page.goto(run.url)
     await pickFiles(page, source)
     await page.getByRole('button', { name: 'Resume upload' }).click()
     await page.getByText('The server no longer has the unfinished upload').waitFor()
@@ -173,7 +156,7 @@ describe.runIf(browserAvailable)('an upload the server no longer has', () => {
 })
 
 describe.runIf(browserAvailable)('an upload cancelled while it waits to resume', () => {
-  const run = useDroppingSuite([6 * MB])
+  const run = useDroppingSuite({ dropAt: [6 * MB] })
 
   it('ends the session on the server and forgets it in the browser', async () => {
     const source = dir.join('cancelled.bin')
@@ -184,7 +167,7 @@ describe.runIf(browserAvailable)('an upload cancelled while it waits to resume',
       .context()
       .route(/\/api\/upload\/[^/]+\/status$/, (route) => route.abort('connectionrefused'))
     const kept = await uploadUntilDropped(page, run.proxy, source)
-    await linkBack()
+    await run.linkBack()
     await page.getByRole('button', { name: 'Cancel', exact: true }).click()
     await page.getByText('Upload cancelled.').waitFor()
     expect(await storedState(page)).toBeNull()

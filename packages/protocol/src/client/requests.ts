@@ -11,6 +11,7 @@ import {
   createRequest,
   deriveUploadToken,
   openBrief,
+  prepareUploadWrap,
   wrapUploadSecret,
   type RequestBrief,
 } from '../crypto/request.js'
@@ -239,6 +240,8 @@ async function transferToRequest(
 ): Promise<SentToRequest> {
   const keys = await deriveUploadKeys(secret, salt)
   const meta = await encryptMetadata(keys.metaKey, options.metadata)
+  // Loaded while the server is reachable: the finalize, which needs it, may follow a drop.
+  await prepareUploadWrap()
   const size = encryptedSize(source.size)
   const upload: UploadCiphertextOptions = {
     target: {

@@ -263,6 +263,14 @@ function wrapInfo(requestId: string): Uint8Array {
   return concatBytes(utf8(LABELS.requestWrapInfo), utf8(requestId))
 }
 
+/**
+ * Loads what `wrapUploadSecret` needs, ahead of it: a sender seals the wrap at finalize, which may
+ * come after a lost connection, and a browser does not fetch a module again once its load failed.
+ */
+export async function prepareUploadWrap(): Promise<void> {
+  await hpkeSuite()
+}
+
 /** Sender side: wraps an upload's secret to the requester's public key. */
 export async function wrapUploadSecret(
   publicKey: Uint8Array,

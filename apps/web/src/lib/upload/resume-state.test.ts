@@ -1,16 +1,19 @@
-import type { FileUploadState } from '@fileshare/protocol'
+import type { FileUploadState, RequestUploadState } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import { filesUpload, type PickedEntry } from './entries'
 import {
+  FILE_UPLOAD_SLOT,
   RESUME_STORAGE_KEY,
   clearResumeState,
   fingerprintOf,
   loadResumeState,
+  requestUploadSlot,
   resumeRefusal,
   saveResumeState,
+  type FileResumeState,
+  type RequestResumeState,
   type ResumeStorage,
-  type WebResumeState,
 } from './resume-state'
 
 function memoryStorage(): ResumeStorage & { items: Map<string, string> } {
@@ -29,7 +32,7 @@ const picked: PickedEntry[] = [
   { path: 'photos/b.jpg', size: 3400, lastModified: 1_700_000_002_000 },
 ]
 
-function stateOf(entries: PickedEntry[]): WebResumeState {
+function stateOf(entries: PickedEntry[]): FileResumeState {
   const size = filesUpload(entries).encryptedBytes
   const upload: FileUploadState = {
     session: {
@@ -56,24 +59,24 @@ describe('resume state', () => {
   it('is kept and read back as it was saved', () => {
     const storage = memoryStorage()
     const state = stateOf(picked)
-    saveResumeState(storage, state)
-    expect(loadResumeState(storage)).toEqual(state)
+    saveResumeState(storage, FILE_UPLOAD_SLOT, state)
+    expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toEqual(state)
   })
 
   it('is gone once cleared', () => {
     const storage = memoryStorage()
-    saveResumeState(storage, stateOf(picked))
-    clearResumeState(storage)
-    expect(loadResumeState(storage)).toBeNull()
+    saveResumeState(storage, FILE_UPLOAD_SLOT, stateOf(picked))
+    clearResumeState(storage, FILE_UPLOAD_SLOT)
+    expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toBeNull()
     expect(storage.items.size).toBe(0)
   })
 
   it('drops a damaged or foreign value instead of resuming from it', () => {
     const storage = memoryStorage()
     storage.setItem(RESUME_STORAGE_KEY, '{"version":1,"upload":{}')
-    expect(loadResumeState(storage)).toBeNull()
+    expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toBeNull()
     storage.setItem(RESUME_STORAGE_KEY, JSON.stringify({ ...stateOf(picked), version: 2 }))
-    expect(loadResumeState(storage)).toBeNull()
+    expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toBeNull()
     expect(storage.items.has(RESUME_STORAGE_KEY)).toBe(false)
   })
 
@@ -105,8 +108,66 @@ describe('resume state', () => {
         throw new DOMException('blocked', 'SecurityError')
       },
     }
-    expect(saveResumeState(blocked, stateOf(picked))).toBe(false)
-    expect(loadResumeState(blocked)).toBeNull()
-    expect(() => clearResumeState(blocked)).not.toThrow()
+    expect(saveResumeState(blocked, FILE_UPLOAD_SLOT, stateOf(picked))).toBe(false)
+    expect(loadResumeState(blocked, FILE_UPLOAD_SLOT)).toBeNull()
+    expect(() => clearResumeState(blocked, FILE_UPLOAD_SLOT)).not.toThrow()
+  })
+})
+
+const REQUEST_A = '0b9d4f6e-2c1a-4e8b-9f3d-5a7c6b8e1d2f'
+const REQUEST_B = '7e2a1c9d-4b3f-4a6e-8d1c-2f5b9e7a3c4d'
+
+function requestStateOf(requestId: string, uploadId: string): RequestResumeState {
+  const size = filesUpload(picked).encryptedBytes
+  const upload: RequestUploadState = {
+    session: { id: uploadId, transport: 'http', chunkSize: 10_000_000 },
+    secret: 'c2VjcmV0',
+    salt: 'c2FsdA',
+    size,
+  }
+  return {
+    version: 1,
+    upload,
+    fingerprint: fingerprintOf(picked, size, -300),
+    requestId,
+    label: 'photos',
+  }
+}
+
+describe('resume state of request uploads', () => {
+  it('keeps one state per request, apart from the normal upload', () => {
+    const storage = memoryStorage()
+    const a = requestStateOf(REQUEST_A, '3f1c2a54-8f3e-4c1b-9b0a-0d6c1e2f3a4b')
+    const b = requestStateOf(REQUEST_B, '5d2e3b65-9a4f-4d2c-8c1b-1e7d2f3a4b5c')
+    saveResumeState(storage, requestUploadSlot(REQUEST_A), a)
+    saveResumeState(storage, requestUploadSlot(REQUEST_B), b)
+    saveResumeState(storage, FILE_UPLOAD_SLOT, stateOf(picked))
+    expect(loadResumeState(storage, requestUploadSlot(REQUEST_A))).toEqual(a)
+    expect(loadResumeState(storage, requestUploadSlot(REQUEST_B))).toEqual(b)
+    clearResumeState(storage, requestUploadSlot(REQUEST_A))
+    expect(loadResumeState(storage, requestUploadSlot(REQUEST_A))).toBeNull()
+    expect(loadResumeState(storage, requestUploadSlot(REQUEST_B))).toEqual(b)
+    expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toEqual(stateOf(picked))
+  })
+
+  // A state continues only the upload it was kept for: another request's is not resumed here.
+  it('drops a state that names another request, or one without key material', () => {
+    const storage = memoryStorage()
+    const slot = requestUploadSlot(REQUEST_A)
+    storage.setItem(slot.key, JSON.stringify(requestStateOf(REQUEST_B, REQUEST_B)))
+    expect(loadResumeState(storage, slot)).toBeNull()
+    const { secret: _secret, ...keyless } = requestStateOf(REQUEST_A, REQUEST_B).upload
+    storage.setItem(
+      slot.key,
+      JSON.stringify({ ...requestStateOf(REQUEST_A, REQUEST_B), upload: keyless }),
+    )
+    expect(loadResumeState(storage, slot)).toBeNull()
+    expect(storage.items.size).toBe(0)
+  })
+
+  it('refuses other files as the normal upload does', () => {
+    const other = [picked[0]!, { ...picked[1]!, size: 1 }, picked[2]!]
+    expect(resumeRefusal(requestStateOf(REQUEST_A, REQUEST_B), picked)).toBeUndefined()
+    expect(resumeRefusal(requestStateOf(REQUEST_A, REQUEST_B), other)).toMatch(/changed since/)
   })
 })

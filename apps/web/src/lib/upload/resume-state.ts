@@ -1,12 +1,14 @@
 /**
  * What the page keeps in the origin's localStorage so that an upload cut short by a reload or a
- * closed tab can continue (docs/web.md, "Resuming uploads"): the upload's session, owner token
+ * closed tab can continue (docs/web.md, "Resuming uploads"): the upload's session, credentials
  * and key material, and the fingerprint of the files it encrypts. Kept from the moment the server
- * names the upload, cleared when it is done, cancelled or definitively refused.
+ * names the upload, cleared when it is done, cancelled or definitively refused. A normal upload
+ * has one slot; each request has its own, so that uploads into two requests do not collide.
  */
 import {
   fingerprintChange,
   type FileUploadState,
+  type RequestUploadState,
   type SourceFingerprint,
 } from '@fileshare/protocol'
 
@@ -17,16 +19,54 @@ export type ResumeStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
 
 export const RESUME_STORAGE_KEY = 'fileshare.unfinishedUpload'
 
-export interface WebResumeState {
+/** What every kept upload holds, whatever it goes into. */
+export interface KeptUpload<U = unknown> {
   version: 1
-  /** What the protocol client needs to continue: session, secret, salt, owner token, size. */
-  upload: FileUploadState
+  /** What the protocol client needs to continue: session, secret, salt, size (and credentials). */
+  upload: U
   /** The picked entries (paths, sizes, modification times, in order) the upload encrypts. */
   fingerprint: SourceFingerprint
-  expireSec: number
-  maxDownloads: number
   /** The names shown when the page offers to resume. */
   label: string
+}
+
+/** A normal upload's state: its owner token is in `upload`. */
+export interface FileResumeState extends KeptUpload<FileUploadState> {
+  expireSec: number
+  maxDownloads: number
+}
+
+/** A request upload's state: its credential is the session id under `requestId`. */
+export interface RequestResumeState extends KeptUpload<RequestUploadState> {
+  requestId: string
+}
+
+/** Where one kind of kept upload lives, and how a stored value is recognised as one. */
+export interface ResumeSlot<S extends KeptUpload> {
+  key: string
+  holds: (value: unknown) => value is S
+}
+
+export const FILE_UPLOAD_SLOT: ResumeSlot<FileResumeState> = {
+  key: RESUME_STORAGE_KEY,
+  holds: (value): value is FileResumeState => {
+    const state = value as Partial<FileResumeState>
+    return (
+      isKeptUpload(value) &&
+      typeof state.expireSec === 'number' &&
+      typeof state.maxDownloads === 'number' &&
+      typeof state.upload?.ownerToken === 'string'
+    )
+  },
+}
+
+/** The slot of uploads into the request `requestId`. */
+export function requestUploadSlot(requestId: string): ResumeSlot<RequestResumeState> {
+  return {
+    key: `${RESUME_STORAGE_KEY}.request.${requestId}`,
+    holds: (value): value is RequestResumeState =>
+      isKeptUpload(value) && (value as { requestId?: unknown }).requestId === requestId,
+  }
 }
 
 /**
@@ -50,7 +90,7 @@ export function fingerprintOf(
  * undefined when they are the files it began with.
  */
 export function resumeRefusal(
-  state: WebResumeState,
+  state: KeptUpload,
   entries: readonly PickedEntry[],
 ): string | undefined {
   const size = filesUpload(entries).encryptedBytes
@@ -59,12 +99,16 @@ export function resumeRefusal(
 }
 
 /**
- * Keeps `state`; false when the storage refuses it (blocked, or full): the upload then goes on,
- * resumable while the page stays open but not after a reload.
+ * Keeps `state` in `slot`; false when the storage refuses it (blocked, or full): the upload then
+ * goes on, resumable while the page stays open but not after a reload.
  */
-export function saveResumeState(storage: ResumeStorage, state: WebResumeState): boolean {
+export function saveResumeState<S extends KeptUpload>(
+  storage: ResumeStorage,
+  slot: ResumeSlot<S>,
+  state: S,
+): boolean {
   try {
-    storage.setItem(RESUME_STORAGE_KEY, JSON.stringify(state))
+    storage.setItem(slot.key, JSON.stringify(state))
     return true
   } catch {
     return false
@@ -72,13 +116,16 @@ export function saveResumeState(storage: ResumeStorage, state: WebResumeState): 
 }
 
 /**
- * The kept state; a value of another shape (an older version, a damaged entry) is dropped, and
- * storage the page may not read (blocked by the browser's settings) holds nothing.
+ * The state kept in `slot`; a value of another shape (an older version, a damaged entry) is
+ * dropped, and storage the page may not read (blocked by the browser's settings) holds nothing.
  */
-export function loadResumeState(storage: ResumeStorage): WebResumeState | null {
+export function loadResumeState<S extends KeptUpload>(
+  storage: ResumeStorage,
+  slot: ResumeSlot<S>,
+): S | null {
   let text: string | null
   try {
-    text = storage.getItem(RESUME_STORAGE_KEY)
+    text = storage.getItem(slot.key)
   } catch {
     return null
   }
@@ -89,14 +136,14 @@ export function loadResumeState(storage: ResumeStorage): WebResumeState | null {
   } catch {
     value = null
   }
-  if (isResumeState(value)) return value
-  clearResumeState(storage)
+  if (slot.holds(value)) return value
+  clearResumeState(storage, slot)
   return null
 }
 
-export function clearResumeState(storage: ResumeStorage): void {
+export function clearResumeState(storage: ResumeStorage, slot: ResumeSlot<KeptUpload>): void {
   try {
-    storage.removeItem(RESUME_STORAGE_KEY)
+    storage.removeItem(slot.key)
   } catch {
     // Storage the page may not write holds nothing of this upload either.
   }
@@ -116,22 +163,20 @@ const refuse = (): never => {
 }
 const REFUSING_STORAGE: ResumeStorage = { getItem: refuse, setItem: refuse, removeItem: refuse }
 
-function isResumeState(value: unknown): value is WebResumeState {
+/** The fields every kept upload has, of the types they must have. */
+function isKeptUpload(value: unknown): value is KeptUpload {
   if (typeof value !== 'object' || value === null) return false
-  const state = value as Partial<WebResumeState>
+  const state = value as Partial<KeptUpload<Partial<RequestUploadState>>>
   const upload = state.upload
   const fingerprint = state.fingerprint
   return (
     state.version === 1 &&
-    typeof state.expireSec === 'number' &&
-    typeof state.maxDownloads === 'number' &&
     typeof state.label === 'string' &&
     typeof upload === 'object' &&
     upload !== null &&
     typeof upload.session?.id === 'string' &&
     typeof upload.secret === 'string' &&
     typeof upload.salt === 'string' &&
-    typeof upload.ownerToken === 'string' &&
     typeof upload.size === 'number' &&
     typeof fingerprint === 'object' &&
     fingerprint !== null &&

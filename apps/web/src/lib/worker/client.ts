@@ -12,6 +12,7 @@ import type {
   FileUploadState,
   NoteInfoResponse,
   OpenedRequest,
+  RequestUploadState,
   SentFile,
   SentToRequest,
   UploadInfoResponse,
@@ -19,7 +20,6 @@ import type {
   ViewedNote,
 } from '@fileshare/protocol'
 
-import type { PickedEntry } from '../upload/entries'
 import { reviveError, type FromWorker, type ToWorker } from './messages'
 import type {
   CallContext,
@@ -27,6 +27,7 @@ import type {
   InboxTarget,
   OpenedInboxView,
   SendFilesInput,
+  SendToRequestInput,
   UnlockedFileView,
   UploadEvent,
   WorkerMethods,
@@ -41,7 +42,9 @@ export type {
   InboxView,
   OpenedInboxView,
   SendFilesInput,
+  SendToRequestInput,
   UnlockedFileView,
+  UploadEvent,
 } from './methods'
 
 export interface CallOptions<P = never> {
@@ -325,12 +328,28 @@ export function openRequest(href: string): Promise<OpenedRequest> {
   return call('openRequest', [href])
 }
 
+/** Encrypts and uploads the picked entries into the request, resuming lost connections. */
 export function sendToRequest(
   opened: OpenedRequest,
-  entries: PickedEntry[],
-  options?: CallOptions<UploadProgress>,
+  input: SendToRequestInput,
+  options?: CallOptions<UploadProgress | UploadEvent<RequestUploadState>>,
 ): Promise<SentToRequest> {
-  return call('sendToRequest', [opened, entries], options)
+  return call('sendToRequest', [opened, input], options)
+}
+
+/** Continues a kept request upload (`state`) with the same picked entries, then finishes it. */
+export function resumeToRequest(
+  opened: OpenedRequest,
+  input: SendToRequestInput,
+  state: RequestUploadState,
+  options?: CallOptions<UploadProgress | UploadEvent<RequestUploadState>>,
+): Promise<SentToRequest> {
+  return call('resumeToRequest', [opened, input, state], options)
+}
+
+/** Ends an unfinished upload into a request on the server. */
+export function cancelRequestUpload(requestId: string, uploadId: string): Promise<void> {
+  return call('cancelRequestUpload', [requestId, uploadId])
 }
 
 /** Sends a sender's note; `withUpload` is the id of the files upload it goes with. */

@@ -19,8 +19,10 @@ import {
   openInbox,
   openRequest,
   parseLink,
+  PATHS,
   ProtocolError,
   resumeSendFile,
+  resumeSendToRequest,
   sendFile,
   sendNoteToRequest,
   sendToRequest,
@@ -45,6 +47,7 @@ import {
   type PayloadSource,
   type ResumeEvent,
   type RequestLink,
+  type RequestUploadState,
   type SentFile,
   type SentToRequest,
   type ShareLink,
@@ -81,17 +84,19 @@ export interface SendFilesInput {
   utcOffsetMinutes: number
 }
 
+/** The picked entries a sender sends into a request, and the zone of an archive's times. */
+export type SendToRequestInput = Pick<SendFilesInput, 'entries' | 'utcOffsetMinutes'>
+
 /** How long the page keeps resuming one lost connection before the upload fails. */
 export const RESUME_RETRY_MS = 5 * 60_000
 
 /**
  * What an upload reports to the page besides its progress: the state to keep once the server
- * has named the upload, each lost connection it is about to resume, and each resume.
+ * has named the upload (a normal upload's, or a request upload's), each lost connection it is
+ * about to resume, and each resume.
  */
-export type UploadEvent =
-  | { kind: 'state'; state: FileUploadState }
-  | { kind: 'lost' }
-  | { kind: 'resumed'; event: ResumeEvent }
+export type UploadEvent<S = FileUploadState> =
+  { kind: 'state'; state: S } | { kind: 'lost' } | { kind: 'resumed'; event: ResumeEvent }
 
 export interface UnlockedFileView {
   handle: string
@@ -186,9 +191,9 @@ export function createMethods(api: ApiClient) {
     return { signal: ctx.signal, onProgress: ctx.progress, cipher }
   }
   /** Resuming lost connections, with the page told of the state to keep and of each resume. */
-  const resuming = (ctx: CallContext) => ({
+  const resuming = <S>(ctx: CallContext) => ({
     retryForMs: RESUME_RETRY_MS,
-    onState: (state: FileUploadState) => ctx.event({ kind: 'state', state } satisfies UploadEvent),
+    onState: (state: S) => ctx.event({ kind: 'state', state } satisfies UploadEvent<S>),
     onConnectionLost: () => ctx.event({ kind: 'lost' } satisfies UploadEvent),
     onResume: (event: ResumeEvent) => ctx.event({ kind: 'resumed', event } satisfies UploadEvent),
   })
@@ -198,7 +203,13 @@ export function createMethods(api: ApiClient) {
     ...(input.password ? { password: input.password } : {}),
     metadata: payload.metadata,
     fileCount: payload.fileCount,
-    resume: resuming(ctx),
+    resume: resuming<FileUploadState>(ctx),
+    ...transfer(ctx),
+  })
+  const requestOptions = (ctx: CallContext, payload: Payload) => ({
+    metadata: payload.metadata,
+    fileCount: payload.fileCount,
+    resume: resuming<RequestUploadState>(ctx),
     ...transfer(ctx),
   })
 
@@ -284,14 +295,30 @@ export function createMethods(api: ApiClient) {
     async sendToRequest(
       ctx: CallContext,
       opened: OpenedRequest,
-      entries: PickedEntry[],
+      input: SendToRequestInput,
     ): Promise<SentToRequest> {
-      const payload = payloadOf(entries)
-      return sendToRequest(api, opened, payload.source, {
-        metadata: payload.metadata,
-        fileCount: payload.fileCount,
-        ...transfer(ctx),
-      })
+      const payload = payloadOf(input.entries, input.utcOffsetMinutes)
+      return sendToRequest(api, opened, payload.source, requestOptions(ctx, payload))
+    },
+
+    /** Continues a kept request upload with the same entries (the page checked them). */
+    async resumeToRequest(
+      ctx: CallContext,
+      opened: OpenedRequest,
+      input: SendToRequestInput,
+      state: RequestUploadState,
+    ): Promise<SentToRequest> {
+      const payload = payloadOf(input.entries, input.utcOffsetMinutes)
+      return resumeSendToRequest(api, opened, payload.source, state, requestOptions(ctx, payload))
+    },
+
+    /** Ends an unfinished upload into a request (its id under the request is the credential). */
+    async cancelRequestUpload(
+      _ctx: CallContext,
+      requestId: string,
+      uploadId: string,
+    ): Promise<void> {
+      await api.json('DELETE', PATHS.requestUpload(requestId, uploadId))
     },
 
     async sendNoteToRequest(

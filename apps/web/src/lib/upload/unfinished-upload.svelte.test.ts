@@ -1,0 +1,116 @@
+// @vitest-environment jsdom
+// The page's own storage: the state is kept in the origin's localStorage.
+import { ApiError, ProtocolError, type RequestUploadState } from '@fileshare/protocol'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+
+import { filesUpload, type PickedEntry } from './entries'
+import { fingerprintOf, requestUploadSlot, type RequestResumeState } from './resume-state'
+import { UnfinishedUpload } from './unfinished-upload.svelte'
+
+const REQUEST = '0b9d4f6e-2c1a-4e8b-9f3d-5a7c6b8e1d2f'
+const SLOT = requestUploadSlot(REQUEST)
+const picked: PickedEntry[] = [{ path: 'a.bin', size: 5000, lastModified: 1_700_000_000_000 }]
+const upload: RequestUploadState = {
+  session: { id: '3f1c2a54-8f3e-4c1b-9b0a-0d6c1e2f3a4b', transport: 'websocket', chunkSize: null },
+  secret: 'c2VjcmV0',
+  salt: 'c2FsdA',
+  size: filesUpload(picked).encryptedBytes,
+}
+const stateOf = (state: RequestUploadState): RequestResumeState => ({
+  version: 1,
+  upload: state,
+  fingerprint: fingerprintOf(picked, state.size, 0),
+  requestId: REQUEST,
+  label: 'a.bin',
+})
+
+beforeEach(() => {
+  localStorage.clear()
+})
+
+/** Whether the origin's storage holds the state. */
+const stored = () => localStorage.getItem(SLOT.key) !== null
+
+/** An upload that the server has named, whose session `end` ends. */
+function started(end = vi.fn(() => Promise.resolve())) {
+  const unfinished = new UnfinishedUpload({ slot: SLOT, end })
+  unfinished.begin()
+  unfinished.follow({ kind: 'state', state: upload }, stateOf)
+  return { unfinished, end }
+}
+
+const lost = () => new ProtocolError('NETWORK', 'the upload connection closed (1006)')
+const signal = () => new AbortController().signal
+
+describe('an unfinished upload', () => {
+  it('is kept once named, offered again on the next visit, and forgotten once complete', () => {
+    const { unfinished, end } = started()
+    expect(stored()).toBe(true)
+    const again = new UnfinishedUpload({ slot: SLOT, end })
+    expect(again.kept).toEqual(stateOf(upload))
+    unfinished.follow({ kind: 'lost' }, stateOf)
+    expect(unfinished.connection).toBe('Connection lost, resuming…')
+    unfinished.follow({ kind: 'resumed', event: { offset: 2_000_000, attempt: 1 } }, stateOf)
+    expect(unfinished.connection).toBe('Resumed at 1.9 MiB.')
+    unfinished.completed()
+    expect(unfinished.kept).toBeNull()
+    expect(unfinished.connection).toBeNull()
+    expect(stored()).toBe(false)
+    expect(end).not.toHaveBeenCalled()
+  })
+
+  it('stays resumable after a connection that stayed lost', () => {
+    const { unfinished, end } = started()
+    expect(unfinished.failed(lost(), signal(), false)).toBe('failed')
+    expect(unfinished.kept).not.toBeNull()
+    expect(stored()).toBe(true)
+    expect(end).not.toHaveBeenCalled()
+  })
+
+  it('is forgotten and its session ended when cancelled', () => {
+    const { unfinished, end } = started()
+    const controller = new AbortController()
+    controller.abort(new DOMException('Cancelled', 'AbortError'))
+    expect(unfinished.failed(controller.signal.reason, controller.signal, false)).toBe('cancelled')
+    expect(stored()).toBe(false)
+    expect(end).toHaveBeenCalledWith(stateOf(upload))
+  })
+
+  it('says the server no longer has a resumed upload, and forgets it', () => {
+    const { unfinished } = started()
+    expect(unfinished.failed(new ApiError(404, 'Upload not found'), signal(), true)).toBe('gone')
+    expect(unfinished.refused).toBe(true)
+    expect(stored()).toBe(false)
+  })
+
+  it('is forgotten after a refusal', () => {
+    const { unfinished } = started()
+    const refusal = new ApiError(413, 'File too large')
+    expect(unfinished.failed(refusal, signal(), false)).toBe('failed')
+    expect(stored()).toBe(false)
+  })
+
+  it('refuses other files, and ends its session when given up', async () => {
+    const { unfinished, end } = started(
+      vi.fn(() => Promise.reject(new ApiError(403, 'This request is closed'))),
+    )
+    expect(unfinished.mismatch(picked)).toBeNull()
+    expect(unfinished.mismatch([{ ...picked[0]!, lastModified: 1 }])).toMatch(/not the files/)
+    expect(unfinished.refused).toBe(true)
+    unfinished.discard()
+    expect(stored()).toBe(false)
+    expect(end).toHaveBeenCalledWith(stateOf(upload))
+    // Said on the page: the session may still hold the request's slot.
+    await vi.waitFor(() => expect(unfinished.endFailure).not.toBeNull())
+  })
+
+  it('takes an already ended session (404) as ended', async () => {
+    const end = vi.fn(() => Promise.reject(new ApiError(404, 'Upload not found')))
+    const { unfinished } = started(end)
+    unfinished.discard()
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(end).toHaveBeenCalled()
+    expect(unfinished.endFailure).toBeNull()
+  })
+})

@@ -1,0 +1,139 @@
+/**
+ * A page's resumable upload, the same for a normal upload and one into a request: the state kept
+ * in localStorage and offered to resume after a reload, what the page says while a lost
+ * connection is resumed, and what an upload that failed leaves behind (docs/web.md, "Resuming
+ * uploads").
+ */
+import { isAbortError, isApiError, isConnectionLoss } from '@fileshare/protocol'
+
+import { errorMessage } from '../errors'
+import { formatBytes } from '../format-bytes'
+import { t } from '../i18n/t'
+import type { UploadEvent } from '../worker/methods'
+import type { PickedEntry } from './entries'
+import {
+  clearResumeState,
+  loadResumeState,
+  originStorage,
+  resumeRefusal,
+  saveResumeState,
+  type KeptUpload,
+  type ResumeSlot,
+  type ResumeStorage,
+} from './resume-state'
+
+/** How an upload that did not complete ended, for the page's own message. */
+export type UploadEnd = 'cancelled' | 'gone' | 'failed'
+
+export interface UnfinishedUploadOptions<S extends KeptUpload> {
+  slot: ResumeSlot<S>
+  /**
+   * Ends the upload's session on the server after a cancel, or when it is given up: neither a
+   * cancel while the upload waits to resume nor a kept upload has a connection whose close would.
+   */
+  end: (state: S) => Promise<void>
+}
+
+export class UnfinishedUpload<S extends KeptUpload> {
+  /** The upload this page began and did not finish, offered to resume. */
+  kept = $state.raw<S | null>(null)
+  /** After a lost connection: "resuming…", then where the upload resumed. */
+  connection = $state<string | null>(null)
+  /** The kept upload cannot continue with the picked files (or at all): offer a new one. */
+  refused = $state(false)
+  /** Why ending a cancelled upload's session failed, as the server said it. */
+  endFailure = $state<string | null>(null)
+
+  readonly #options: UnfinishedUploadOptions<S>
+  readonly #storage: ResumeStorage
+
+  constructor(options: UnfinishedUploadOptions<S>) {
+    this.#options = options
+    this.#storage = originStorage()
+    this.kept = loadResumeState(this.#storage, options.slot)
+  }
+
+  /** Drops the kept upload here (done, cancelled or refused); the server's session is left. */
+  forget(): void {
+    clearResumeState(this.#storage, this.#options.slot)
+    this.kept = null
+    this.refused = false
+  }
+
+  /**
+   * "Start a new upload": the kept upload is given up, and its session ended on the server so
+   * that its quota (and a request's slot) is not held until it idles out.
+   */
+  discard(): void {
+    const state = this.kept
+    this.forget()
+    if (state) void this.#endSession(state)
+  }
+
+  /**
+   * The message refusing `entries` as the files of the kept upload, which is then offered to be
+   * discarded; null when they are its files.
+   */
+  mismatch(entries: readonly PickedEntry[]): string | null {
+    if (!this.kept || resumeRefusal(this.kept, entries) === undefined) return null
+    this.refused = true
+    return t('upload.resumeMismatch')
+  }
+
+  /** An upload (new or resumed) starts. */
+  begin(): void {
+    this.connection = null
+    this.refused = false
+    this.endFailure = null
+  }
+
+  /** Follows the upload: keeps its state (from `stateOf`) once named, tells of each resume. */
+  follow<U>(event: UploadEvent<U>, stateOf: (upload: U) => S): void {
+    if (event.kind === 'state') {
+      const state = stateOf(event.state)
+      saveResumeState(this.#storage, this.#options.slot, state)
+      this.kept = state
+    } else if (event.kind === 'lost') {
+      this.connection = t('upload.resuming')
+    } else {
+      this.connection = t('upload.resumedAt', { size: formatBytes(event.event.offset) })
+    }
+  }
+
+  /** The upload completed: nothing is left to resume. */
+  completed(): void {
+    this.connection = null
+    this.forget()
+  }
+
+  /**
+   * The upload failed with `cause`: one whose connection stayed lost stays resumable, anything
+   * else is forgotten, and a cancelled one's session is ended on the server. `resumed`: it
+   * continued a kept upload, for which a 404 means the server no longer has it.
+   */
+  failed(cause: unknown, signal: AbortSignal, resumed: boolean): UploadEnd {
+    this.connection = null
+    const started = this.kept
+    if (!isConnectionLoss(cause, signal)) this.forget()
+    if (isAbortError(cause)) {
+      if (started) void this.#endSession(started)
+      return 'cancelled'
+    }
+    if (resumed && isApiError(cause, 404)) {
+      this.refused = true
+      return 'gone'
+    }
+    return 'failed'
+  }
+
+  async #endSession(state: S): Promise<void> {
+    try {
+      await this.#options.end(state)
+    } catch (cause) {
+      // Already ended (404) is what was wanted; unreachable, it idles out on the server
+      // (UPLOAD_SESSION_IDLE_SEC) as any lost upload does.
+      if (isApiError(cause, 404) || isConnectionLoss(cause)) return
+      this.endFailure = errorMessage(cause)
+    }
+  }
+}
