@@ -37,6 +37,7 @@ const POSTGRES_SUITES = [
   'salts',
   'shared-limits',
   'stored-sessions',
+  'takedown',
   'upload-ws',
   'upload-status',
   'uploads',

@@ -12,6 +12,7 @@ import { toBase64, toBase64Url } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Logger } from '../src/logger.js'
+import { EXPIRED_TOKEN_GRACE_MS } from '../src/services/api-tokens.js'
 import { CleanupJob, ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
 import { TOMBSTONE_RETENTION_MS } from '../src/services/tombstones.js'
 import {
@@ -27,6 +28,7 @@ import { querySql, TEST_DIALECT } from './dialects.js'
 
 const IDLE_SEC = 60
 const HOUR = 3_600_000
+const DAY = 24 * HOUR
 
 interface Uploaded {
   id: string
@@ -408,6 +410,38 @@ describe('cleanup job', () => {
       headers: { 'X-Owner-Token': activeHeaders['X-Owner-Token']! },
     })
     expect(done.status).toBe(200)
+  })
+
+  it('deletes API tokens once they have been expired for the grace, and keeps them listed until then', async () => {
+    const { apiTokens } = server.service.services
+    const token = (expiresInDays: number) => ({
+      name: `${expiresInDays} days`,
+      scopes: ['files'],
+      expiresInDays,
+    })
+    const soon = await apiTokens.create('ada', token(1))
+    const later = await apiTokens.create('ada', token(40))
+    const others = await apiTokens.create('bob', token(1))
+    const names = async (subject: string) =>
+      (await apiTokens.list(subject)).map((t) => t.name).sort()
+
+    // Expired: refused, but still listed, so its owner sees why a script stopped.
+    clock.advance(DAY)
+    await expect(apiTokens.authenticate(soon.token)).rejects.toMatchObject({ status: 401 })
+    clock.advance(EXPIRED_TOKEN_GRACE_MS - 1)
+    expect(await server.service.cleanup.runOnce()).toMatchObject({ apiTokensPurged: 0 })
+    expect(await names('ada')).toEqual(['1 days', '40 days'])
+
+    clock.advance(1)
+    expect(await server.service.cleanup.runOnce()).toMatchObject({
+      apiTokensPurged: 2,
+      failedSteps: [],
+    })
+    expect(await names('ada')).toEqual(['40 days'])
+    expect(await names('bob')).toEqual([])
+    expect(await apiTokens.authenticate(later.token)).toMatchObject({ subject: 'ada' })
+    await expect(apiTokens.authenticate(others.token)).rejects.toMatchObject({ status: 401 })
+    expect(await server.service.cleanup.runOnce()).toMatchObject({ apiTokensPurged: 0 })
   })
 
   describe('runs', () => {

@@ -1,4 +1,7 @@
-/** A real SMTP server (smtp-server) for the notification suites, keeping every mail it takes. */
+/**
+ * A real SMTP server (smtp-server) for the notification suites, keeping every mail it takes; while
+ * told it is down it refuses each recipient with a temporary error, so retries can be watched.
+ */
 import type { AddressInfo } from 'node:net'
 
 import { SMTPServer } from 'smtp-server'
@@ -11,6 +14,10 @@ export interface ReceivedMail {
 export interface MailReceiver {
   url: string
   mails: ReceivedMail[]
+  /** While true, every recipient is refused with 451. */
+  down: boolean
+  /** Recipients refused while down. */
+  refused: number
   close(): Promise<void>
 }
 
@@ -20,6 +27,11 @@ export async function startMailReceiver(): Promise<MailReceiver> {
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(_address, _session, callback) {
+      if (!receiver.down) return callback()
+      receiver.refused++
+      callback(Object.assign(new Error('Try again later'), { responseCode: 451 }))
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = []
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
@@ -32,11 +44,15 @@ export async function startMailReceiver(): Promise<MailReceiver> {
       })
     },
   })
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
-  const { port } = smtp.server.address() as AddressInfo
-  return {
-    url: `smtp://127.0.0.1:${port}`,
+  const receiver: MailReceiver = {
+    url: '',
     mails,
+    down: false,
+    refused: 0,
     close: () => new Promise<void>((resolve) => smtp.close(() => resolve())),
   }
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
+  const { port } = smtp.server.address() as AddressInfo
+  receiver.url = `smtp://127.0.0.1:${port}`
+  return receiver
 }

@@ -140,6 +140,22 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     return { id, authToken: headers['X-Auth-Token']! }
   }
 
+  /** A socket upload of 2,000 bytes cut off after `sent`: dormant, it waits for a resume. */
+  async function cutUpload(sent: number) {
+    const socket = await TestSocket.open(socketUrl(server))
+    const init = initFrame(2000)
+    const id = await socket.init({ type: 'init', headers: init.headers })
+    secrets.push(id, ...init.tokens)
+    socket.sendBytes(randomBytes(sent))
+    const { sessions, streamed } = server.service.services
+    const anySession = (_context: unknown): _context is unknown => true
+    await expect.poll(() => sessions.get(id, anySession)?.bytesAccepted).toBe(sent)
+    socket.ws.terminate()
+    await expect.poll(async () => (await streamed.find(id))?.holder).toBeNull()
+    const bytesKept = (await streamed.find(id))!.bytesWritten
+    return { id, ownerToken: init.headers.ownerToken!, bytesKept }
+  }
+
   async function download(id: string, authToken: string): Promise<number> {
     const res = await api(`/download/${id}`, { headers: { 'X-Auth-Token': authToken } })
     if (res.status === 200) await res.arrayBuffer()
@@ -192,6 +208,10 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     short.sendJson({ type: 'finalize' })
     expect((await short.waitFor('error')).status).toBe(400)
     await short.closed
+
+    // A socket that goes away mid-upload leaves its session dormant, for a resume: not failed yet.
+    const { id: cutId, bytesKept: cutBytes } = await cutUpload(700)
+    const { streamed } = server.service.services
 
     // An upload into a file request, over chunked HTTP through the client core.
     const log = loggingFetch()
@@ -263,7 +283,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     for (const [transport, started, completed, failed, bytes] of [
       ['single', 2, 2, 0, 1500],
       ['chunks', 3, 2, 1, 3000 + requestBytes],
-      ['ws', 2, 1, 1, 2100],
+      ['ws', 3, 1, 1, 2100],
     ] as const) {
       expect(delta(after, 'fileshare_uploads_started_total', { transport }), transport).toBe(
         started,
@@ -315,6 +335,12 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     const cleaned = await scrape()
     const removed = (kind: string) => delta(cleaned, 'fileshare_cleanup_removed_total', { kind })
     expect(delta(cleaned, 'fileshare_cleanup_runs_total', { leading: 'true' })).toBe(1)
+    // The dormant session idled out in that run: failed once, with the bytes its row kept.
+    expect(await streamed.find(cutId)).toBeUndefined()
+    expect(delta(cleaned, 'fileshare_uploads_failed_total', { transport: 'ws' })).toBe(2)
+    expect(delta(cleaned, 'fileshare_upload_bytes_received_total', { transport: 'ws' })).toBe(
+      2100 + cutBytes,
+    )
     expect(removed('uploads')).toBe(4)
     expect(removed('notes')).toBe(1)
     expect(removed('request_uploads')).toBe(1)
@@ -323,9 +349,45 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
       cleaned.get(seriesKey('fileshare_storage_used_bytes', { kind: 'request_uploads' })),
     ).toBe(0)
 
+    // Counted once: a later run finds nothing more to end.
+    await server.service.cleanup.runOnce()
+    const again = await scrape()
+    expect(delta(again, 'fileshare_uploads_failed_total', { transport: 'ws' })).toBe(2)
+
     // No label carries an id, a token or an address (ids and tokens as the workload sent them).
     const text = await scrapeText(server.url)
     for (const secret of secrets) expect(text, secret).not.toContain(secret)
+  })
+
+  it('counts a dormant session once when its cancel and the idle sweep race, on any instance', async () => {
+    // On PostgreSQL the sweep runs on a second instance of the same database.
+    const other =
+      TEST_DIALECT === 'postgres'
+        ? await startTestServer({
+            clock,
+            env: { DATABASE_URL: server.service.config.databaseUrl! },
+          })
+        : server
+    try {
+      const before = await scrape()
+      const cut = await cutUpload(300)
+      const idleMs = server.service.config.uploadSessionIdleSec * 1000
+      clock.advance(idleMs + 1000)
+      const [cancel] = await Promise.all([
+        api(`/upload/${cut.id}`, {
+          method: 'DELETE',
+          headers: { 'X-Owner-Token': cut.ownerToken },
+        }),
+        other.service.services.sessions.expireDormant(idleMs),
+      ])
+      expect([200, 404]).toContain(cancel.status)
+      expect(await server.service.services.streamed.find(cut.id)).toBeUndefined()
+      const after = await scrape()
+      const failed = seriesKey('fileshare_uploads_failed_total', { transport: 'ws' })
+      expect(after.get(failed)! - before.get(failed)!).toBe(1)
+    } finally {
+      if (other !== server) await other.close()
+    }
   })
 })
 

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { Db } from '../src/db/client.js'
@@ -20,13 +21,36 @@ const TARGETS = {
   notifyWebhookSecret: null,
 }
 
-function finished(time: number, index: number): FinishedUpload {
+const REQUEST_ID = '11111111-1111-4111-8111-111111111111'
+
+function finished(time: number, index: number, requestId = REQUEST_ID): FinishedUpload {
   return {
     uploadId: `00000000-0000-4000-8000-${String(index).padStart(12, '0')}`,
-    requestId: '11111111-1111-4111-8111-111111111111',
+    requestId,
     size: 1000,
     arrivedAt: time,
   }
+}
+
+/** A request row for notifications to belong to (the outbox drops those of a missing one). */
+async function insertRequest(db: Db, id: string): Promise<void> {
+  const bytes = Buffer.alloc(32)
+  await db.query.insert(db.tables.fileRequests).values({
+    id,
+    vault: bytes,
+    vaultNonce: bytes,
+    briefCiphertext: bytes,
+    briefNonce: bytes,
+    uploadTokenHash: bytes,
+    inboxTokenHash: bytes,
+    inboxOwnerTokenHash: bytes,
+    hasPassword: false,
+    maxUploads: 1,
+    maxSize: 1000,
+    downloads: 1,
+    createdAt: Date.now(),
+    closesAt: Date.now() + 3_600_000,
+  })
 }
 
 describe('the notification outbox', () => {
@@ -36,6 +60,7 @@ describe('the notification outbox', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'fileshare-outbox-'))
     db = await openTestDatabase(dataDir)
+    await insertRequest(db, REQUEST_ID)
   })
   afterAll(async () => {
     await db?.close()
@@ -61,6 +86,23 @@ describe('the notification outbox', () => {
     expect(await outboxes[2]!.claimDue(100)).toEqual([])
     for (const row of [...claims.flat(), ...rest]) await outboxes[0]!.delivered(row)
     expect(await outboxes[0]!.count()).toBe(0)
+  })
+
+  it('drops the rows of a request that no longer exists when they come due, unclaimed', async () => {
+    const clock = manualClock()
+    const outbox = new NotificationOutbox(db, clock.now)
+    const gone = '22222222-2222-4222-8222-222222222222'
+    await insertRequest(db, gone)
+    await db.transaction(async (tx) => {
+      await outbox.enqueue(tx, finished(clock.now(), 200, gone), TARGETS)
+      await outbox.enqueue(tx, finished(clock.now(), 201), TARGETS)
+    })
+    const { fileRequests } = db.tables
+    await db.query.delete(fileRequests).where(eq(fileRequests.id, gone))
+    const claimed = await outbox.claimDue(10)
+    expect(claimed.map((row) => row.requestId)).toEqual([REQUEST_ID])
+    await outbox.delivered(claimed[0]!)
+    expect(await outbox.count()).toBe(0)
   })
 
   it('retries after 1 s, 2 s, 4 s … up to 10 min, and gives up a day after the upload', async () => {

@@ -26,7 +26,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { apiFor, randomSource, singleFile, wsFactory } from './client-support.js'
-import { TEST_DIALECT } from './dialects.js'
+import { querySql, TEST_DIALECT } from './dialects.js'
 import { startTestServer, type TestServer } from './harness.js'
 import { startMailReceiver, type MailReceiver } from './mail-receiver.js'
 
@@ -182,6 +182,36 @@ describe('inbox notifications', { timeout: 60_000 }, () => {
     const [first, second, third] = hook.calls.map((call) => call.at)
     expect(second! - first!).toBeGreaterThanOrEqual(900)
     expect(third! - second!).toBeGreaterThanOrEqual(1900)
+  })
+
+  it('drops what is still queued for a request deleted meanwhile, on both channels, without a retry', async () => {
+    hook.calls.length = 0
+    mail.mails.length = 0
+    hook.down = true
+    mail.down = true
+    mail.refused = 0
+    const { created, opened } = await newRequest(server, {
+      notifyEmail: 'owner@example.test',
+      notifyWebhook: hook.url,
+    })
+    await upload(server, opened)
+    // Both tried once and refused, so both wait for a retry.
+    await waitForNotice(() => hook.calls.length >= 1 && mail.refused >= 1)
+    const deleted = await fetch(`${server.url}/api/inbox/${created.id}`, {
+      method: 'DELETE',
+      headers: { 'X-Inbox-Owner-Token': created.inboxOwnerToken },
+    })
+    expect(deleted.status).toBe(200)
+    hook.down = false
+    mail.down = false
+    const [calls, refused] = [hook.calls.length, mail.refused]
+    const queued = async () =>
+      Number((await querySql(server.service.db, 'SELECT count(*) AS n FROM notifications'))[0]!.n)
+    await expect.poll(queued, { timeout: 15_000 }).toBe(0)
+    await settle()
+    expect(hook.calls).toHaveLength(calls)
+    expect(mail.refused).toBe(refused)
+    expect(mail.mails).toEqual([])
   })
 
   it('delivers what was queued before a restart', async () => {

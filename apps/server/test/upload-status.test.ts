@@ -2,9 +2,11 @@
  * The status of an unfinished upload and a chunked upload resumed from it (docs/api.md: GET
  * /api/upload/:id/status, GET /api/request/:id/upload/:uid/status) for chunked sessions kept
  * in the database (PostgreSQL). Streamed sessions answer through their own provider, which
- * resume.suite.ts checks on both databases.
+ * resume.suite.ts checks on both databases. Both routes carry the rate limit's headers, under the
+ * spec's names, and answer 429 past it.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
+import { get, type IncomingHttpHeaders } from 'node:http'
 
 import { ERROR_MESSAGES, PATHS, type UploadStatusResponse } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -138,4 +140,74 @@ describe('upload status', () => {
       await expectAnswer(await status(PATHS.requestUploadStatus(req.id, uid)), 404, notFound)
     },
   )
+})
+
+/** A GET whose answer keeps its header names as the server spelled them. */
+function rawGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; names: string[]; headers: IncomingHttpHeaders; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (res) => {
+      const parts: Buffer[] = []
+      res.on('data', (part: Buffer) => parts.push(part))
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          names: res.rawHeaders.filter((_, index) => index % 2 === 0),
+          headers: res.headers,
+          body: JSON.parse(Buffer.concat(parts).toString()),
+        }),
+      )
+    }).once('error', reject)
+  })
+}
+
+describe('rate limit on the status routes', () => {
+  const MAX = 4
+  let limited: TestServer
+  beforeAll(async () => {
+    limited = await startTestServer({
+      env: { ...ENV, RATE_LIMIT_MAX: String(MAX), RATE_LIMIT_WINDOW: '60000' },
+    })
+  })
+  afterAll(async () => {
+    await limited?.close()
+  })
+
+  // Spec: Limits, rate limit on all endpoints, with the three headers under their exact names.
+  it('labels both with the X-RateLimit-* headers and answers 429 past the limit', async () => {
+    const up = await initChunked(limited, 1000)
+    const req = await createRequest(limited)
+    const uid = await initOk(limited, req, 1000)
+    // The status calls come from an address of their own (TRUST_PROXY), with all of its limit.
+    const from = { 'X-Forwarded-For': '203.0.113.77' }
+    const calls = [
+      () =>
+        rawGet(`${limited.url}${PATHS.uploadStatus(up.id)}`, {
+          ...from,
+          'X-Owner-Token': up.ownerToken,
+        }),
+      () => rawGet(`${limited.url}${PATHS.requestUploadStatus(req.id, uid)}`, from),
+    ]
+    const answers = []
+    for (let i = 0; i < MAX + 2; i++) answers.push(await calls[i % 2]!())
+
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 429, 429])
+    for (const answer of answers) {
+      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+        expect(answer.names).toContain(name)
+        expect(answer.headers[name.toLowerCase()]).toMatch(/^\d+$/)
+      }
+      expect(answer.headers['x-ratelimit-limit']).toBe(String(MAX))
+    }
+    expect(answers.map((a) => Number(a.headers['x-ratelimit-remaining']))).toEqual([
+      3, 2, 1, 0, 0, 0,
+    ])
+    for (const refused of answers.slice(MAX)) {
+      expect(refused.body).toEqual({ error: 'Too many requests' })
+      expect(refused.names).toContain('Retry-After')
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    }
+  })
 })

@@ -22,6 +22,7 @@ const CLEANUP_KINDS = {
   tombstones: 'tombstonesPurged',
   request_uploads: 'requestUploadsRemoved',
   requests: 'requestsRemoved',
+  api_tokens: 'apiTokensPurged',
   idle_sessions: 'sessionsExpired',
   orphan_blobs: 'orphansRemoved',
   partial_files: 'partialsRemoved',

@@ -29,6 +29,12 @@ import { invalid } from './validation.js'
 
 const DAY_MS = 86_400_000
 
+/**
+ * How long an expired token stays listed (as expired, refused) before the cleanup job deletes it,
+ * so its owner sees why a script stopped working (docs/operations.md, API tokens).
+ */
+export const EXPIRED_TOKEN_GRACE_MS = 30 * DAY_MS
+
 /** Last use is recorded at most this often per token. */
 export const LAST_USE_RESOLUTION_MS = 60_000
 
@@ -130,6 +136,16 @@ export class ApiTokens {
       .where(eq(apiTokens.id, id))
       .returning({ id: apiTokens.id })
     return gone.length > 0
+  }
+
+  /** Cleanup: deletes the tokens expired for longer than EXPIRED_TOKEN_GRACE_MS; how many went. */
+  async purgeExpired(): Promise<number> {
+    const { apiTokens } = this.deps.db.tables
+    const gone = await this.deps.db.query
+      .delete(apiTokens)
+      .where(lte(apiTokens.expiresAt, this.deps.now() - EXPIRED_TOKEN_GRACE_MS))
+      .returning({ id: apiTokens.id })
+    return gone.length
   }
 
   /**

@@ -2,10 +2,11 @@
  * The periodic cleanup job: removes expired and used-up uploads and notes (leaving tombstones
  * that answer 410 for a while: tombstones.ts), uploads in requests whose retention ended and
  * requests that can hold nothing any more, retries failed blob removals, sweeps blobs and partial
- * files nothing refers to, ends abandoned upload sessions and prunes old quota windows and daily
- * request counts (spec: What the service does 5; File upload, Note and Upload slot states;
- * Limits, FILE_REQUEST_RETENTION_SEC). Every instance ends its own idle sessions; the rest,
- * which works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
+ * files nothing refers to, ends abandoned upload sessions, deletes API tokens long expired and
+ * prunes old quota windows and daily request counts (spec: What the service does 5; File upload,
+ * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC). Every instance ends its own
+ * idle sessions; the rest, which works on what all instances share, runs on one instance at a
+ * time (db/leader-lock.ts).
  */
 import { REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
@@ -51,6 +52,7 @@ export interface CleanupDeps {
     | 'rateLimiter'
     | 'reportLimiter'
     | 'lockout'
+    | 'apiTokens'
   >
   logger: Logger
   /** Whether this instance runs the shared steps in a given run. */
@@ -66,6 +68,7 @@ export type CleanupStep =
   | 'tombstones'
   | 'requestUploads'
   | 'requests'
+  | 'apiTokens'
   | 'sessions'
   | 'streamedSessions'
   | 'chunkSessions'
@@ -93,6 +96,8 @@ export interface CleanupReport {
   requestUploadsRemoved: number
   /** Requests deleted because they ended long enough ago and hold nothing. */
   requestsRemoved: number
+  /** API tokens deleted because they expired longer than EXPIRED_TOKEN_GRACE_MS ago. */
+  apiTokensPurged: number
   /** Blob removals queued or held by earlier runs that succeeded in this one. */
   blobsRetried: number
   /** Chunked upload sessions ended for being idle too long. */
@@ -116,6 +121,7 @@ function emptyReport(): CleanupReport {
     tombstonesPurged: 0,
     requestUploadsRemoved: 0,
     requestsRemoved: 0,
+    apiTokensPurged: 0,
     blobsRetried: 0,
     sessionsExpired: 0,
     orphansRemoved: 0,
@@ -196,6 +202,9 @@ export class CleanupJob {
     if (!report.leading) return report
 
     await this.removeFinished(report, step)
+    await step('apiTokens', async () => {
+      report.apiTokensPurged = await services.apiTokens.purgeExpired()
+    })
     // Dormant streamed sessions are every instance's: idle ones end with their bytes.
     await step('streamedSessions', async () => {
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
@@ -242,7 +251,8 @@ export class CleanupJob {
         `${report.blobsHeld} held), ` +
         `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
         `${report.requestUploadsRemoved} request uploads, ` +
-        `${report.requestsRemoved} requests, ${report.blobsRetried} retried, ` +
+        `${report.requestsRemoved} requests, ${report.apiTokensPurged} API tokens, ` +
+        `${report.blobsRetried} retried, ` +
         `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
         `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows` +
         (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),

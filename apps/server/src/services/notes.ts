@@ -373,13 +373,17 @@ export class NotesService {
 
   /**
    * Deletes a note, or what the cleanup job left of it; afterwards its id answers 404 everywhere
-   * (spec: DELETE /api/note/:id).
+   * (spec: DELETE /api/note/:id). A takedown's tombstone stays, answering 410.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     if (!isUuid(id)) throw notFound()
     const [row] = await this.statements.find.execute({ id })
-    const owner = row ?? (await this.deps.tombstones.find('note', id))
+    const removed = row ? undefined : await this.deps.tombstones.find('note', id)
+    const owner = row ?? removed
     if (!owner) throw notFound()
+    // A takedown stays: its owner gets the same 410 as every other route answers.
+    const takedown = removed && takedownError(removed)
+    if (takedown) throw takedown
     if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOwnerToken)
     }

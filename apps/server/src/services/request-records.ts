@@ -25,8 +25,16 @@ export async function findRequest(db: Db, tombstones: Tombstones, id: string): P
   const { fileRequests } = db.tables
   const [row] = await db.query.select().from(fileRequests).where(eq(fileRequests.id, id))
   if (row) return row
+  throw (await requestTakedown(tombstones, id)) ?? requestNotFound()
+}
+
+/** The 410 of request `id` when the operator took it down (tombstones.ts). */
+export async function requestTakedown(
+  tombstones: Tombstones,
+  id: string,
+): Promise<HttpError | undefined> {
   const removed = await tombstones.find('request', id)
-  throw (removed && takedownError(removed)) ?? requestNotFound()
+  return removed && takedownError(removed)
 }
 
 /** Whether a request takes new uploads at `now`: not closed by its owner and not expired. */

@@ -37,7 +37,13 @@ import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
 import type { NotificationOutbox } from './notify/outbox.js'
 import type { Tombstones } from './tombstones.js'
-import { findRequest, isRequestOpen, iso, requestNotFound } from './request-records.js'
+import {
+  findRequest,
+  isRequestOpen,
+  iso,
+  requestNotFound,
+  requestTakedown,
+} from './request-records.js'
 import { releaseSlot } from './request-slots.js'
 import {
   parseCreateBody,
@@ -594,7 +600,9 @@ export class RequestsService {
     if (open) return open.abort()
     const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
     if (dormant?.kind !== 'request' || dormant.requestId !== requestId) {
-      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+      // A request the operator took down answers its 410 here too, as on its other routes.
+      const takedown = await requestTakedown(this.deps.tombstones, requestId)
+      throw takedown ?? new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
     await this.deps.sessions.endDormant(dormant)
   }

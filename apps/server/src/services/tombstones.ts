@@ -3,9 +3,10 @@
  * downloads or views. The live tables keep only what can still be read, so lookups and the job
  * cost what they did; an id found here answers 410, as the spec's states say (What the service
  * does 4; an exhausted or expired note stays at 410), until TOMBSTONE_RETENTION_MS past the
- * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good.
+ * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good,
+ * unless the operator took the item down (takedown.ts): that tombstone only its retention ends.
  */
-import { and, eq, lte, sql } from 'drizzle-orm'
+import { and, eq, isNull, lte, sql } from 'drizzle-orm'
 
 import { ERROR_MESSAGES, TAKEDOWN_REASON } from '@fileshare/protocol'
 
@@ -89,14 +90,22 @@ export class Tombstones {
     return row
   }
 
-  /** Deletes one for good (its owner deleted the item); whether there was one. */
+  /**
+   * Deletes the tombstone of an expired or used-up item for good (its owner deleted the item);
+   * whether there was one. A takedown's stays, in the same conditional delete, so one that lands
+   * meanwhile stays too: its 410 is thrown.
+   */
   async remove(kind: TombstoneKind, id: string): Promise<boolean> {
     const { tombstones } = this.db.tables
     const removed = await this.db.query
       .delete(tombstones)
-      .where(and(eq(tombstones.id, id), eq(tombstones.kind, kind)))
+      .where(and(eq(tombstones.id, id), eq(tombstones.kind, kind), isNull(tombstones.removedAt)))
       .returning({ id: tombstones.id })
-    return removed.length > 0
+    if (removed.length > 0) return true
+    const kept = await this.find(kind, id)
+    const takedown = kept && takedownError(kept)
+    if (takedown) throw takedown
+    return false
   }
 
   /** Deletes those whose retention ended by `now`; answers how many. */

@@ -17,6 +17,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
+import { recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
 import { ChunkIntake, type ChunkHost, type IntakeMode, type IntakeOutcome } from './chunk-intake.js'
 import {
@@ -812,6 +813,9 @@ export class UploadSessions {
    */
   async endDormant(row: StreamedSessionRow): Promise<boolean> {
     if (!(await this.records?.remove(row.id))) return false
+    // No live session records this end (metrics/track-session.ts): the one instance whose delete
+    // took the row counts it, with the bytes the row kept.
+    recordUploadFailed(row.transport, row.bytesWritten)
     await this.kinds.get(row.kind)?.restore(row).onEnd('aborted')
     await this.blobs.discardResumable(row.id, row.writerState)
     return true

@@ -593,6 +593,7 @@ export class UploadsService {
   /**
    * Deletes the record first, then the blob best effort (spec: DELETE /api/upload/:id). An id
    * that is still an unfinished session is cancelled the same way, with the same owner token.
+   * The tombstone of an expired upload goes too; one of a takedown stays, answering 410.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     const stored = this.deps.storedChunks
@@ -622,6 +623,9 @@ export class UploadsService {
     const removed = row ? undefined : await this.deps.tombstones.find('upload', id)
     const owner = row ?? removed
     if (!owner) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    // A takedown stays: its owner gets the same 410 as every other route answers.
+    const takedown = removed && takedownError(removed)
+    if (takedown) throw takedown
     if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }

@@ -2,11 +2,12 @@
  * The notification outbox in the database: rows are queued in the transaction that stores an
  * upload, claimed one by one with a conditional update that moves the lease forward (so of
  * several instances exactly one holds a row while it sends), deleted once delivered, and put
- * back with a doubling delay when a delivery fails, until a day has passed.
+ * back with a doubling delay when a delivery fails, until a day has passed. A row whose request
+ * no longer exists is dropped when it comes due, unsent.
  */
 import { randomUUID } from 'node:crypto'
 
-import { and, asc, eq, lte } from 'drizzle-orm'
+import { and, asc, eq, exists, inArray, lte } from 'drizzle-orm'
 
 import type { Db, Executor } from '../../db/client.js'
 import { increment } from '../../db/expressions.js'
@@ -87,26 +88,43 @@ export class NotificationOutbox {
     await tx.delete(notifications).where(eq(notifications.uploadId, uploadId))
   }
 
-  /** Claims up to `limit` rows that are due and not held by another delivery. */
+  /**
+   * Claims up to `limit` rows that are due and not held by another delivery. A due row whose
+   * request is gone (deleted by its owner, taken down, or removed by the cleanup job) is deleted
+   * instead: its notice is never sent, nor tried again.
+   */
   async claimDue(limit: number): Promise<ClaimedNotification[]> {
-    const { notifications } = this.db.tables
+    const { notifications, fileRequests } = this.db.tables
     const time = this.now()
     const due = and(lte(notifications.notBefore, time), lte(notifications.leaseUntil, time))
     const candidates = await this.db.query
-      .select({ id: notifications.id })
+      .select({ id: notifications.id, request: fileRequests.id })
       .from(notifications)
+      .leftJoin(fileRequests, eq(fileRequests.id, notifications.requestId))
       .where(due)
       .orderBy(asc(notifications.notBefore))
       .limit(limit)
+    const orphans = candidates.filter((row) => row.request === null).map((row) => row.id)
+    if (orphans.length > 0) {
+      await this.db.query.delete(notifications).where(inArray(notifications.id, orphans))
+    }
+    // Checked again in the claim itself, for a request deleted since the look.
+    const requestExists = exists(
+      this.db.query
+        .select({ id: fileRequests.id })
+        .from(fileRequests)
+        .where(eq(fileRequests.id, notifications.requestId)),
+    )
     const claimed: ClaimedNotification[] = []
-    for (const { id } of candidates) {
+    for (const { id, request } of candidates) {
+      if (request === null) continue
       const [row] = await this.db.query
         .update(notifications)
         .set({
           leaseUntil: time + this.policy.leaseMs,
           attempts: increment(notifications.attempts),
         })
-        .where(and(eq(notifications.id, id), due))
+        .where(and(eq(notifications.id, id), due, requestExists))
         .returning()
       if (row !== undefined) {
         claimed.push({ ...row, channel: row.channel as NotificationChannel })

@@ -1,0 +1,108 @@
+/**
+ * A takedown stays (docs/operations.md, Abuse reports and takedown): the owner's DELETE of an
+ * upload, note or request the operator removed answers the same 410 as every other route of the
+ * id, and the tombstone is kept, so the id goes on answering 410 rather than 404.
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+import type { TombstoneKind } from '../src/services/tombstones.js'
+import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import { call, createRequest, ENV, initOk } from './requests.suite.js'
+
+const REASON = 'Copyright complaint'
+const TAKEDOWN = { error: 'Removed by the operator', reason: 'removed', takedown: REASON }
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({ env: ENV })
+})
+afterAll(async () => {
+  await server?.close()
+})
+
+async function takeDown(id: string): Promise<void> {
+  expect(await server.service.services.takedown.remove(id, REASON)).toBeDefined()
+}
+
+async function tombstoneKept(kind: TombstoneKind, id: string): Promise<boolean> {
+  return (await server.service.services.tombstones.find(kind, id))?.removedAt != null
+}
+
+describe('deleting what the operator took down', () => {
+  // Security: the owner token cannot undo a takedown; the id keeps answering the operator's 410.
+  it('answers 410 to the owner of an upload and keeps the tombstone', async () => {
+    const headers = uploadHeaders(1000, {}, 'Content-Length')
+    const ownerToken = headers['X-Owner-Token']!
+    const uploaded = await fetch(`${server.url}/api/upload`, {
+      method: 'POST',
+      headers,
+      body: randomBytes(1000),
+    })
+    expect(uploaded.status).toBe(200)
+    const { id } = (await uploaded.json()) as { id: string }
+    await takeDown(id)
+
+    for (const token of [ownerToken, undefined]) {
+      const headers: Record<string, string> = token ? { 'X-Owner-Token': token } : {}
+      const deleted = await call(server, 'DELETE', `/upload/${id}`, { headers })
+      expect({ status: deleted.status, body: deleted.body }).toEqual({
+        status: 410,
+        body: TAKEDOWN,
+      })
+    }
+    expect(await tombstoneKept('upload', id)).toBe(true)
+    expect(await call(server, 'GET', `/info/${id}`)).toMatchObject({ status: 410, body: TAKEDOWN })
+  })
+
+  it('answers 410 to the owner of a note and keeps the tombstone', async () => {
+    const note = noteBody()
+    const created = await call(server, 'POST', '/note', { body: note })
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    await takeDown(id)
+
+    const headers = { 'X-Owner-Token': note.ownerToken as string }
+    const deleted = await call(server, 'DELETE', `/note/${id}`, { headers })
+    expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 410, body: TAKEDOWN })
+    expect(await tombstoneKept('note', id)).toBe(true)
+    expect(await call(server, 'GET', `/note/${id}`)).toMatchObject({ status: 410, body: TAKEDOWN })
+  })
+
+  it('answers 410 to the owner of a request and to a cancel in it, and keeps the tombstone', async () => {
+    const req = await createRequest(server)
+    const running = await initOk(server, req, 500)
+    await takeDown(req.id)
+
+    const headers = { 'X-Inbox-Owner-Token': req.ownerToken }
+    const deleted = await call(server, 'DELETE', `/inbox/${req.id}`, { headers })
+    expect({ status: deleted.status, body: deleted.body }).toEqual({ status: 410, body: TAKEDOWN })
+    // An upload still running into it may be cancelled, which frees what it holds; after that,
+    // and for any other id, the request's 410.
+    expect((await call(server, 'DELETE', `/request/${req.id}/upload/${running}`)).status).toBe(200)
+    for (const uid of [running, randomUUID()]) {
+      const cancel = await call(server, 'DELETE', `/request/${req.id}/upload/${uid}`)
+      expect({ status: cancel.status, body: cancel.body }).toEqual({ status: 410, body: TAKEDOWN })
+    }
+    expect(await tombstoneKept('request', req.id)).toBe(true)
+    expect(await call(server, 'GET', `/request/${req.id}`)).toMatchObject({
+      status: 410,
+      body: TAKEDOWN,
+    })
+  })
+
+  // Security: a takedown landing between the owner's look and delete stays (a conditional delete).
+  it('keeps a takedown tombstone that the owner deletion reaches after the takedown', async () => {
+    const { tombstones, takedown } = server.service.services
+    const note = noteBody()
+    const created = await call(server, 'POST', '/note', { body: note })
+    const id = created.body.id as string
+    await takedown.remove(id, REASON)
+    await expect(tombstones.remove('note', id)).rejects.toMatchObject({
+      status: 410,
+      message: 'Removed by the operator',
+    })
+    expect(await tombstoneKept('note', id)).toBe(true)
+  })
+})
