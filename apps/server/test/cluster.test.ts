@@ -2,29 +2,36 @@
  * Three server processes on one PostgreSQL database and one S3 bucket (radosgw) behind nginx,
  * configured as docs/deploy.md says (round robin): limits hold across instances, the background
  * work moves to another instance when its holder is killed, and the service rides out PostgreSQL
- * restarting and fails an upload cleanly when the storage goes away; a chunked upload whose
- * instance is killed resumes through another.
+ * restarting and fails an upload cleanly when the storage goes away; a chunked upload and a
+ * WebSocket upload (normal and into a request) whose instance is killed resume through another,
+ * the WebSocket ones once the dead instance's hold on the session lapses.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import type { SpawnedServer } from '@fileshare/testing'
+import { toBase64Url } from '@fileshare/protocol'
+import { hasExited, type SpawnedServer } from '@fileshare/testing'
 import { postgresMissing, startPostgres, type Postgres } from '@fileshare/testing/postgres'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CLEANUP_APPLICATION_NAME, CLEANUP_LOCK_KEY } from '../src/db/leader-lock.js'
+import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
+import { CHECKPOINT_BYTES, UPLOAD_IN_PROGRESS_MESSAGE } from '../src/services/upload-sessions.js'
 import { spawnFromSource } from './spawned-servers.js'
 import { startClusterNginx, nginxMissing, type ClusterProxy } from './cluster-nginx.js'
-import { noteBody, uploadHeaders } from './harness.js'
-import { call, createRequest, init } from './requests.suite.js'
+import { noteBody, socketInitHeaders, uploadHeaders } from './harness.js'
+import { PseudoRandomPayload } from './pseudo-random.js'
+import { call, createRequest, finalizeBody, init } from './requests.suite.js'
 import { s3Env } from './s3-backend.js'
+import { TestSocket, type Frame } from './test-socket.js'
 
-const MiB = 1024 * 1024
+const KiB = 1024
+const MiB = 1024 * KiB
 /** The per-client request limit of every instance; the rate-limit case spends it all. */
 const RATE_LIMIT_MAX = 1000
 
@@ -171,7 +178,7 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
   it('joins a chunked upload whose chunks reach different instances, byte-exact', async () => {
     const bytes = randomBytes(5 * MiB + 1234)
     const id = await uploadChunked(proxy.url, bytes, () => undefined)
-    expect(await downloadBytes(proxy.url, id.id, id.authToken)).toEqual(bytes)
+    expect(await storedDigest(await download(proxy.url, id.id, id.authToken))).toBe(sha256(bytes))
   }, 60_000)
 
   it('hands the background work to another instance when its holder is killed', async () => {
@@ -234,10 +241,9 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     await victim.exited
     try {
       // Through the proxy, which reaches the instances still running.
-      let status = await call(front(), 'GET', `/upload/${id}/status`, { headers: owner })
-      for (let attempt = 0; attempt < 3 && status.status === 502; attempt++) {
-        status = await call(front(), 'GET', `/upload/${id}/status`, { headers: owner })
-      }
+      const status = await retryWhileUnreachable(() =>
+        call(front(), 'GET', `/upload/${id}/status`, { headers: owner }),
+      )
       expect(status.status).toBe(200)
       expect(status.body).toEqual({
         bytesWritten: 2 * MiB,
@@ -246,29 +252,90 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
         transport: 'chunks',
       })
       for (let index = 2; index * MiB < bytes.length; index++) {
-        let sent = 0
-        for (let attempt = 0; attempt < 3 && (sent === 0 || sent === 502); attempt++) {
-          sent = (
-            await call(front(), 'POST', `/upload/${id}/chunk?index=${index}`, {
-              body: piece(index),
-            })
-          ).status
-        }
-        expect(sent).toBe(200)
+        const sent = await retryWhileUnreachable(() =>
+          call(front(), 'POST', `/upload/${id}/chunk?index=${index}`, { body: piece(index) }),
+        )
+        expect(sent.status).toBe(200)
       }
       const done = await call(front(), 'POST', `/upload/${id}/finalize`, { headers: owner })
       expect(done.status).toBe(200)
-      expect(await downloadBytes(proxy.url, id, headers['X-Auth-Token']!)).toEqual(bytes)
+      expect(await storedDigest(await download(proxy.url, id, headers['X-Auth-Token']!))).toBe(
+        sha256(bytes),
+      )
     } finally {
-      // Back on its port, so the proxy has its instances again for the cases after this one.
-      const index = servers.indexOf(victim)
-      servers[index] = await spawnFromSource({
-        ...env,
-        DATA_DIR: join(dir, 'instance-restarted'),
-        PORT: String(victim.port),
-      })
+      await restart(victim)
     }
   }, 90_000)
+
+  /** How many instances were started again in place of a killed one. */
+  let restarts = 0
+
+  /** Starts a killed instance again on its port, so the cases after this one have all three. */
+  async function restart(victim: SpawnedServer): Promise<void> {
+    if (!hasExited(victim.child)) victim.child.kill('SIGKILL')
+    await victim.exited
+    const index = servers.indexOf(victim)
+    servers[index] = await spawnFromSource({
+      ...env,
+      DATA_DIR: join(dir, `instance-restarted-${++restarts}`),
+      PORT: String(victim.port),
+    })
+  }
+
+  for (const kind of [NORMAL_SOCKET, REQUEST_SOCKET]) {
+    it(`resumes a WebSocket ${kind.name} through another instance once its killed one lapses`, async () => {
+      const payload = new PseudoRandomPayload(40 * MiB + 1234)
+      const victim = servers[0]!
+      // Opened straight on the victim, whose death then ends the connection.
+      const upload = await kind.start(victim.url, front(), payload.size)
+      const first = upload.socket
+      try {
+        const status = () => retryWhileUnreachable(upload.status)
+        const durable = await sendUntilDurable(first, payload, async () => {
+          const answer = await status()
+          expect(answer.status).toBe(200)
+          return answer.body.bytesWritten as number
+        })
+        victim.child.kill('SIGKILL')
+        await victim.exited
+        first.ws.terminate()
+        await first.closed
+
+        // Through the proxy, which reaches the instances still running.
+        const reported = await status()
+        expect(reported.status).toBe(200)
+        expect(reported.body).toEqual({
+          bytesWritten: reported.body.bytesWritten,
+          nextIndex: null,
+          declaredSize: payload.size,
+          transport: 'ws',
+        })
+        const offset = reported.body.bytesWritten as number
+        expect(offset).toBeGreaterThanOrEqual(durable)
+
+        const resumed = await resumeOnceLapsed(
+          `${wsBase(proxy.url)}${upload.socketPath}`,
+          upload.resumeFrame(offset),
+        )
+        // The dead instance still held the session: the resume waited for its hold to lapse.
+        expect(resumed.refusals).toBeGreaterThan(0)
+        // S3 continues at the start of the part holding the offset, and durable points are those.
+        expect(resumed.offset).toBe(offset)
+        const { socket } = resumed
+        try {
+          await socket.sendPaced(payload.pieces(resumed.offset, payload.size, 256 * KiB))
+          socket.sendJson(upload.finalizeFrame)
+          expect(await socket.waitFor('done')).toMatchObject({ id: upload.id })
+        } finally {
+          socket.ws.terminate()
+        }
+        expect(await storedDigest(await upload.download())).toBe(payload.digest())
+      } finally {
+        first.ws.terminate()
+        await restart(victim)
+      }
+    }, 150_000)
+  }
 
   it('finishes a chunked upload on the other instances when one dies half way', async () => {
     const bytes = randomBytes(6 * MiB)
@@ -278,7 +345,7 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
         victim.child.kill('SIGKILL')
       }
     })
-    expect(await downloadBytes(proxy.url, up.id, up.authToken)).toEqual(bytes)
+    expect(await storedDigest(await download(proxy.url, up.id, up.authToken))).toBe(sha256(bytes))
   }, 60_000)
 
   it('answers 503 while PostgreSQL restarts, overshoots no view limit and recovers', async () => {
@@ -380,6 +447,82 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
   }, 90_000)
 })
 
+type Answer = Awaited<ReturnType<typeof call>>
+
+/** An upload over a WebSocket that a test cuts and resumes on another socket. */
+interface SocketUpload {
+  id: string
+  /** The socket it was opened on. */
+  socket: TestSocket
+  /** Its status, asked through the proxy. */
+  status(): Promise<Answer>
+  /** The path of its kind of socket. */
+  socketPath: string
+  /** The `resume` frame for a new socket, asking to continue at `offset`. */
+  resumeFrame(offset: number): Frame
+  finalizeFrame: Frame
+  /** Its download's first answer, through the proxy (S3: the presigned URL). */
+  download(): Promise<Response>
+}
+
+interface SocketKind {
+  name: string
+  /** Opens an upload of `size` bytes on the socket of `instance`; `front` is the proxy. */
+  start(instance: string, front: { url: string }, size: number): Promise<SocketUpload>
+}
+
+const NORMAL_SOCKET: SocketKind = {
+  name: 'upload',
+  async start(instance, front, size) {
+    const headers = socketInitHeaders(size, { maxDownloads: '5' })
+    const authToken = headers.authToken!
+    const ownerToken = headers.ownerToken!
+    const socketPath = '/api/upload/ws'
+    const socket = await TestSocket.open(`${wsBase(instance)}${socketPath}`)
+    const id = await socket.init({ type: 'init', headers })
+    return {
+      id,
+      socket,
+      socketPath,
+      status: () =>
+        call(front, 'GET', `/upload/${id}/status`, { headers: { 'X-Owner-Token': ownerToken } }),
+      resumeFrame: (offset) => ({ type: 'resume', id, ownerToken, offset }),
+      finalizeFrame: { type: 'finalize' },
+      download: () => download(front.url, id, authToken),
+    }
+  },
+}
+
+const REQUEST_SOCKET: SocketKind = {
+  name: 'upload into a request',
+  async start(instance, front, size) {
+    const req = await createRequest(front, { maxUploads: 3, downloads: 1, maxSize: 64 * MiB })
+    const socketPath = `/api/request/${req.id}/upload/ws`
+    const socket = await TestSocket.open(`${wsBase(instance)}${socketPath}`)
+    const id = await socket.init({
+      type: 'init',
+      request: {
+        uploadToken: req.uploadToken,
+        salt: toBase64Url(randomBytes(32)),
+        contentLength: size,
+        fileCount: 1,
+      },
+    })
+    return {
+      id,
+      socket,
+      socketPath,
+      status: () => call(front, 'GET', `/request/${req.id}/upload/${id}/status`),
+      resumeFrame: (offset) => ({ type: 'resume', uploadId: id, offset }),
+      finalizeFrame: { type: 'finalize', ...finalizeBody() },
+      download: () =>
+        fetch(`${front.url}/api/inbox/${req.id}/file/${id}`, {
+          headers: { 'X-Inbox-Token': req.inboxToken },
+        }),
+    }
+  },
+}
+
 /** GET `url` from the local address `from` (another loopback address counts as another client). */
 function statusFrom(from: string, url: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -409,14 +552,10 @@ async function uploadChunked(
   for (let index = 0; index * MiB < bytes.length; index++) {
     beforeChunk(index)
     const chunk = new Uint8Array(bytes.subarray(index * MiB, (index + 1) * MiB))
-    let status = 0
-    // Sent again only when nginx found no instance to take it (the one it chose had just died).
-    for (let attempt = 0; attempt < 3 && (status === 0 || status === 502); attempt++) {
-      status = (
-        await call({ url: base }, 'POST', `/upload/${id}/chunk?index=${index}`, { body: chunk })
-      ).status
-    }
-    expect(status).toBe(200)
+    const sent = await retryWhileUnreachable(() =>
+      call({ url: base }, 'POST', `/upload/${id}/chunk?index=${index}`, { body: chunk }),
+    )
+    expect(sent.status).toBe(200)
   }
   const done = await call({ url: base }, 'POST', `/upload/${id}/finalize`, {
     headers: { 'X-Owner-Token': headers['X-Owner-Token']! },
@@ -425,10 +564,90 @@ async function uploadChunked(
   return { id, authToken: headers['X-Auth-Token']! }
 }
 
-/** The stored bytes of an upload on S3: the download answers a presigned URL. */
-async function downloadBytes(base: string, id: string, authToken: string): Promise<Buffer> {
-  const res = await fetch(`${base}/api/download/${id}`, { headers: { 'X-Auth-Token': authToken } })
-  expect(res.status).toBe(200)
-  const { url } = (await res.json()) as { url: string }
-  return Buffer.from(await (await fetch(url)).arrayBuffer())
+/** The `ws:` address of an `http:` one. */
+function wsBase(url: string): string {
+  return url.replace(/^http/, 'ws')
+}
+
+/** Answers `ask()`, asked again while nginx finds no instance to take it (one had just died). */
+async function retryWhileUnreachable(ask: () => Promise<Answer>): Promise<Answer> {
+  let answer = await ask()
+  for (let attempt = 0; attempt < 3 && answer.status === 502; attempt++) answer = await ask()
+  return answer
+}
+
+/**
+ * Sends `payload` from its start over `socket` until `durable()` reports bytes the server made
+ * durable (at least one checkpoint); answers them. A checkpoint is recorded as bytes arrive, so
+ * the bytes keep coming, paced, until it shows.
+ */
+async function sendUntilDurable(
+  socket: TestSocket,
+  payload: PseudoRandomPayload,
+  durable: () => Promise<number>,
+): Promise<number> {
+  let sent = 0
+  for (const piece of payload.pieces(0, payload.size, 256 * KiB)) {
+    await socket.sendPaced([piece])
+    sent += piece.length
+    if (sent < CHECKPOINT_BYTES || sent % MiB !== 0) continue
+    const written = await durable()
+    if (written > 0) return written
+  }
+  throw new Error('the whole payload went without a checkpoint')
+}
+
+/**
+ * Opens a socket at `url` and sends `frame` (a `resume`) until the server answers `ready`: a
+ * session its dead holder still held answers 409 until the hold lapses (HOLD_LAPSE_MS), and each
+ * refused socket is closed by the server before the next try. Answers the socket, the offset it
+ * continues from and how many tries were refused.
+ */
+async function resumeOnceLapsed(
+  url: string,
+  frame: Frame,
+): Promise<{ socket: TestSocket; offset: number; refusals: number }> {
+  const deadline = Date.now() + HOLD_LAPSE_MS + 30_000
+  for (let refusals = 0; ; refusals++) {
+    const socket = await TestSocket.open(url)
+    let ready = false
+    try {
+      socket.sendJson(frame)
+      const answer = await socket.firstFrame()
+      if (answer?.type === 'ready') {
+        expect(answer.id).toBe(frame.id ?? frame.uploadId)
+        ready = true
+        return { socket, offset: answer.offset as number, refusals }
+      }
+      expect(answer).toEqual({ type: 'error', message: UPLOAD_IN_PROGRESS_MESSAGE, status: 409 })
+      expect((await socket.closed).code).toBe(1008)
+    } finally {
+      if (!ready) socket.ws.terminate()
+    }
+    if (Date.now() > deadline) throw new Error(`still refused after ${refusals + 1} tries`)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+  }
+}
+
+/**
+ * SHA-256 (hex) of an upload's stored bytes, streamed from the presigned URL its download's first
+ * answer names (S3).
+ */
+async function storedDigest(answer: Response): Promise<string> {
+  expect(answer.status).toBe(200)
+  const { url } = (await answer.json()) as { url: string }
+  const blob = await fetch(url)
+  expect(blob.status).toBe(200)
+  const hash = createHash('sha256')
+  for await (const part of blob.body!) hash.update(part)
+  return hash.digest('hex')
+}
+
+/** The first answer of a normal upload's download through `base`. */
+function download(base: string, id: string, authToken: string): Promise<Response> {
+  return fetch(`${base}/api/download/${id}`, { headers: { 'X-Auth-Token': authToken } })
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
 }

@@ -96,6 +96,31 @@ export function uploadHeaders(
   >
 }
 
+/**
+ * The headers of an upload socket's `init` frame for `size` bytes (those of uploadHeaders under
+ * their frame names); `overrides` replace or, undefined, remove entries.
+ */
+export function socketInitHeaders(
+  size: number,
+  overrides: Record<string, string | undefined> = {},
+): Record<string, string> {
+  const headers: Record<string, string | undefined> = {
+    authToken: randomToken(),
+    ownerToken: randomToken(),
+    salt: toBase64Url(randomBytes(32)),
+    maxDownloads: '1',
+    expireSec: '86400',
+    fileCount: '1',
+    contentLength: String(size),
+    hasPassword: 'false',
+    ...overrides,
+  }
+  return Object.fromEntries(Object.entries(headers).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >
+}
+
 /** The head of a raw HTTP/1.1 request, for tests that write to a socket themselves. */
 export function requestHead(method: string, path: string, headers: Record<string, string>): string {
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)

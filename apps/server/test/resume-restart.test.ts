@@ -6,14 +6,13 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 
-import { toBase64Url } from '@fileshare/protocol'
 import type { SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { FILESYSTEM, s3Backend, type Backend } from './backends.js'
-import { randomToken } from './harness.js'
+import { socketInitHeaders } from './harness.js'
 import { spawnedServers } from './spawned-servers.js'
 import { TestSocket } from './test-socket.js'
 
@@ -87,22 +86,11 @@ describe.each([
       const server = await startProcess(dataDir, fixed)
       const url = `${server.url.replace(/^http/, 'ws')}/api/upload/ws`
       const body = randomBytes(48 * MiB + 777)
-      const ownerToken = randomToken()
-      const authToken = randomToken()
+      const headers = socketInitHeaders(body.length)
+      const authToken = headers.authToken!
+      const ownerToken = headers.ownerToken!
       const socket = await TestSocket.open(url)
-      const id = await socket.init({
-        type: 'init',
-        headers: {
-          authToken,
-          ownerToken,
-          salt: toBase64Url(randomBytes(32)),
-          maxDownloads: '1',
-          expireSec: '86400',
-          fileCount: '1',
-          contentLength: String(body.length),
-          hasPassword: 'false',
-        },
-      })
+      const id = await socket.init({ type: 'init', headers })
       socket.sendBytes(body.subarray(0, 40 * MiB), 256 * KiB)
       // Past a checkpoint or two: the row records a durable point beyond the first bytes.
       await expect

@@ -14,7 +14,13 @@ import type { StreamedSessionRow } from '../src/services/streamed-session-record
 import { streamedSessionStatus } from '../src/services/streamed-session-status.js'
 import { blobFiles, type Backend } from './backends.js'
 import { querySql, TEST_DIALECT } from './dialects.js'
-import { manualClock, randomToken, startTestServer, type TestServer } from './harness.js'
+import {
+  manualClock,
+  randomToken,
+  socketInitHeaders,
+  startTestServer,
+  type TestServer,
+} from './harness.js'
 import {
   call,
   chunk,
@@ -58,19 +64,10 @@ function wsUrl(server: TestServer, path: string): string {
 const NORMAL: Kind = {
   name: 'normal upload',
   async start(server, size) {
-    const ownerToken = randomToken()
+    const headers = socketInitHeaders(size)
+    const ownerToken = headers.ownerToken!
     const url = wsUrl(server, '/api/upload/ws')
     const socket = await TestSocket.open(url)
-    const headers = {
-      authToken: randomToken(),
-      ownerToken,
-      salt: toBase64Url(randomBytes(32)),
-      maxDownloads: '1',
-      expireSec: '86400',
-      fileCount: '1',
-      contentLength: String(size),
-      hasPassword: 'false',
-    }
     const id = await socket.init({ type: 'init', headers })
     return {
       id,

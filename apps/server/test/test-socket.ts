@@ -61,6 +61,20 @@ export class TestSocket {
     })
   }
 
+  /** The first text frame, or undefined when the socket closes without one. */
+  firstFrame(): Promise<Frame | undefined> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (this.frames.length > 0 || this.ws.readyState === WebSocket.CLOSED) {
+          this.listeners.delete(check)
+          resolve(this.frames[0])
+        }
+      }
+      this.listeners.add(check)
+      check()
+    })
+  }
+
   sendJson(frame: unknown): void {
     this.ws.send(JSON.stringify(frame))
   }
@@ -74,6 +88,21 @@ export class TestSocket {
   sendBytes(body: Uint8Array, frameSize = 64 * KiB): void {
     for (let offset = 0; offset < body.length; offset += frameSize) {
       this.ws.send(body.subarray(offset, offset + frameSize), { binary: true })
+    }
+  }
+
+  /**
+   * Sends `pieces` as binary frames, each once fewer than `maxBuffered` bytes wait to be sent, so
+   * a slow or dead peer holds back the sender instead of filling its memory; throws once the
+   * socket is no longer open.
+   */
+  async sendPaced(pieces: Iterable<Uint8Array>, maxBuffered = 4 * 1024 * KiB): Promise<void> {
+    for (const piece of pieces) {
+      while (this.ws.readyState === WebSocket.OPEN && this.ws.bufferedAmount >= maxBuffered) {
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      if (this.ws.readyState !== WebSocket.OPEN) throw new Error('the socket closed while sending')
+      this.ws.send(piece, { binary: true })
     }
   }
 

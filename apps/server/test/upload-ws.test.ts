@@ -15,7 +15,7 @@ import { createServices } from '../src/services/container.js'
 import type { UploadSessions } from '../src/services/upload-sessions.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
-import { randomToken, startTestServer, type TestServer } from './harness.js'
+import { socketInitHeaders, startTestServer, type TestServer } from './harness.js'
 import { blobFiles } from './backends.js'
 import { interceptWrites } from './intercepted-blobs.js'
 import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
@@ -26,27 +26,6 @@ const BASE_URL = 'https://files.example'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 type InitHeaders = Record<string, string>
-
-/** The `init` headers of a valid upload of `size` bytes; `overrides` replace or remove entries. */
-function initHeaders(
-  size: number,
-  overrides: Record<string, string | undefined> = {},
-): InitHeaders {
-  const headers: Record<string, string | undefined> = {
-    authToken: randomToken(),
-    ownerToken: randomToken(),
-    salt: toBase64Url(randomBytes(32)),
-    maxDownloads: '1',
-    expireSec: '86400',
-    fileCount: '1',
-    contentLength: String(size),
-    hasPassword: 'false',
-    ...overrides,
-  }
-  return Object.fromEntries(
-    Object.entries(headers).filter(([, v]) => v !== undefined),
-  ) as InitHeaders
-}
 
 /** The same declaration as `POST /api/upload/init` headers. */
 const HTTP_NAMES: Record<string, string> = {
@@ -137,7 +116,7 @@ describe('upload socket', () => {
   describe('an upload that completes', () => {
     it('answers ready, stores the binary frames in order, answers done with the share url and closes 1000', async () => {
       const body = randomBytes(3 * MiB + 1234)
-      const headers = initHeaders(body.length, { fileCount: '2', maxDownloads: '2' })
+      const headers = socketInitHeaders(body.length, { fileCount: '2', maxDownloads: '2' })
       const socket = await TestSocket.open(url)
       const id = await socket.init({ type: 'init', headers })
       expect(id).toMatch(UUID)
@@ -160,7 +139,7 @@ describe('upload socket', () => {
 
     it('records the password settings of the init headers', async () => {
       const passwordSalt = toBase64Url(randomBytes(16))
-      const headers = initHeaders(100, {
+      const headers = socketInitHeaders(100, {
         hasPassword: 'true',
         passwordSalt,
         passwordAlgo: 'argon2id-v2',
@@ -176,7 +155,7 @@ describe('upload socket', () => {
 
     it('accepts frames that split the payload anywhere, including empty ones', async () => {
       const body = randomBytes(10_000)
-      const headers = initHeaders(body.length)
+      const headers = socketInitHeaders(body.length)
       const socket = await TestSocket.open(url)
       const id = await socket.init({ type: 'init', headers })
       for (const [start, end] of [
@@ -203,12 +182,12 @@ describe('upload socket', () => {
     })
 
     it.each([
-      ['a second init', { type: 'init', headers: initHeaders(10) }],
+      ['a second init', { type: 'init', headers: socketInitHeaders(10) }],
       ['an unknown type', { type: 'resume' }],
       ['a frame without a type', { headers: {} }],
     ])('refuses %s', async (_name, frame) => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: initHeaders(10) })
+      const id = await socket.init({ type: 'init', headers: socketInitHeaders(10) })
       socket.sendJson(frame)
       expect((await socket.closed).code).toBe(1002)
       expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
@@ -225,7 +204,7 @@ describe('upload socket', () => {
     it('refuses a binary frame after finalize and stores nothing', async () => {
       const body = randomBytes(64 * KiB)
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
+      const id = await socket.init({ type: 'init', headers: socketInitHeaders(body.length) })
       socket.sendBytes(body, 16 * KiB)
       socket.sendJson({ type: 'finalize' })
       socket.ws.send(randomBytes(1), { binary: true })
@@ -259,7 +238,7 @@ describe('upload socket', () => {
     it('refuses a malformed frame with 1002 and stores nothing', async () => {
       const body = randomBytes(1000)
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
+      const id = await socket.init({ type: 'init', headers: socketInitHeaders(body.length) })
       socket.writeRaw(MALFORMED_FRAME)
       expect((await socket.closed).code).toBe(1002)
       expect(socket.frames).toEqual([{ type: 'ready', id }, PROTOCOL_VIOLATION])
@@ -269,20 +248,23 @@ describe('upload socket', () => {
 
   describe('refusals close with 1008 and carry the status of the same HTTP refusal', () => {
     it.each([
-      ['a missing auth token', initHeaders(10, { authToken: undefined })],
-      ['an owner token that is not base64url', initHeaders(10, { ownerToken: 'not base64url!' })],
-      ['a short salt', initHeaders(10, { salt: toBase64Url(randomBytes(8)) })],
-      ['a download count that is not an option', initHeaders(10, { maxDownloads: '3' })],
-      ['an expiry that is not an option', initHeaders(10, { expireSec: '42' })],
-      ['no files', initHeaders(10, { fileCount: '0' })],
+      ['a missing auth token', socketInitHeaders(10, { authToken: undefined })],
+      [
+        'an owner token that is not base64url',
+        socketInitHeaders(10, { ownerToken: 'not base64url!' }),
+      ],
+      ['a short salt', socketInitHeaders(10, { salt: toBase64Url(randomBytes(8)) })],
+      ['a download count that is not an option', socketInitHeaders(10, { maxDownloads: '3' })],
+      ['an expiry that is not an option', socketInitHeaders(10, { expireSec: '42' })],
+      ['no files', socketInitHeaders(10, { fileCount: '0' })],
       [
         'a password without its salt',
-        initHeaders(10, { hasPassword: 'true', passwordAlgo: 'argon2id-v2' }),
+        socketInitHeaders(10, { hasPassword: 'true', passwordAlgo: 'argon2id-v2' }),
       ],
-      ['hasPassword that is not true or false', initHeaders(10, { hasPassword: 'yes' })],
-      ['a size that is not a number', initHeaders(10, { contentLength: '10 bytes' })],
-      ['an empty upload', initHeaders(0)],
-      ['a size over FILE_MAX_SIZE', initHeaders(8 * MiB + 1)],
+      ['hasPassword that is not true or false', socketInitHeaders(10, { hasPassword: 'yes' })],
+      ['a size that is not a number', socketInitHeaders(10, { contentLength: '10 bytes' })],
+      ['an empty upload', socketInitHeaders(0)],
+      ['a size over FILE_MAX_SIZE', socketInitHeaders(8 * MiB + 1)],
     ])('refuses %s', async (_name, headers) => {
       const http = await fetch(`${server.url}/api/upload/init`, {
         method: 'POST',
@@ -304,7 +286,7 @@ describe('upload socket', () => {
 
     it('answers 413 for a size over FILE_MAX_SIZE, as the HTTP route does', async () => {
       const socket = await TestSocket.open(url)
-      socket.sendJson({ type: 'init', headers: initHeaders(8 * MiB + 1) })
+      socket.sendJson({ type: 'init', headers: socketInitHeaders(8 * MiB + 1) })
       expect((await socket.closed).code).toBe(1008)
       expect(socket.frames).toEqual([
         { type: 'error', message: 'File size exceeds maximum allowed size', status: 413 },
@@ -316,7 +298,7 @@ describe('upload socket', () => {
       ['headers that are not an object', { type: 'init', headers: 'x-auth-token: abc' }],
       [
         'header values that are not strings',
-        { type: 'init', headers: { ...initHeaders(10), contentLength: 10 } },
+        { type: 'init', headers: { ...socketInitHeaders(10), contentLength: 10 } },
       ],
     ])('refuses an init frame with %s as invalid headers', async (_name, frame) => {
       const socket = await TestSocket.open(url)
@@ -332,7 +314,7 @@ describe('upload socket', () => {
 
     it('refuses a finalize that arrives before every declared byte, and stores nothing', async () => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: initHeaders(1000) })
+      const id = await socket.init({ type: 'init', headers: socketInitHeaders(1000) })
       socket.sendBytes(randomBytes(999), 500)
       socket.sendJson({ type: 'finalize' })
       expect((await socket.closed).code).toBe(1008)
@@ -342,7 +324,7 @@ describe('upload socket', () => {
 
     it('refuses bytes past the declared length, and stores nothing', async () => {
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: initHeaders(1000) })
+      const id = await socket.init({ type: 'init', headers: socketInitHeaders(1000) })
       socket.sendBytes(randomBytes(600), 600)
       socket.sendBytes(randomBytes(401), 401)
       expect((await socket.closed).code).toBe(1008)
@@ -354,7 +336,7 @@ describe('upload socket', () => {
   describe('a socket that ends before done', () => {
     async function midUpload(): Promise<{ socket: TestSocket; id: string }> {
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: initHeaders(2 * MiB) })
+      const id = await socket.init({ type: 'init', headers: socketInitHeaders(2 * MiB) })
       socket.sendBytes(randomBytes(MiB + 5), 64 * KiB)
       await expect.poll(() => server.service.services.sessions.size).toBe(1)
       await new Promise((resolve) => setTimeout(resolve, 100))
@@ -436,7 +418,7 @@ describe('upload sockets bound before init', () => {
   it('keeps a socket whose init arrived in time past the init timeout', async () => {
     const body = randomBytes(1000)
     const socket = await TestSocket.open(socketUrl(server.url))
-    const id = await socket.init({ type: 'init', headers: initHeaders(body.length) })
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(body.length) })
     await new Promise((resolve) => setTimeout(resolve, 2 * INIT_TIMEOUT_MS))
     socket.sendBytes(body)
     socket.sendJson({ type: 'finalize' })
@@ -453,7 +435,7 @@ describe('upload sockets bound before init', () => {
     async (_when, ready) => {
       const socket = await TestSocket.open(socketUrl(server.url))
       let id: string | undefined
-      if (ready) id = await socket.init({ type: 'init', headers: initHeaders(1000) })
+      if (ready) id = await socket.init({ type: 'init', headers: socketInitHeaders(1000) })
       socket.sendJson({ type: 'finalize', pad: 'x'.repeat(16 * KiB) })
       expect((await socket.closed).code).toBe(1009)
       expect(socket.frames.at(-1)).toEqual({
@@ -467,7 +449,7 @@ describe('upload sockets bound before init', () => {
 
   it('accepts a control frame of 16 KiB', async () => {
     const socket = await TestSocket.open(socketUrl(server.url))
-    const frame = { type: 'init', headers: initHeaders(10) }
+    const frame = { type: 'init', headers: socketInitHeaders(10) }
     const text = JSON.stringify(frame)
     const padded = `${text.slice(0, -1)},"pad":"${'x'.repeat(16 * KiB - text.length - 9)}"}`
     expect(Buffer.byteLength(padded)).toBe(16 * KiB)
@@ -502,7 +484,7 @@ describe('upload socket with UPLOAD_SESSION_IDLE_SEC=1', () => {
   it('ends a socket that delivers nothing for the idle time, and stores nothing', async () => {
     // A socket kept open by its pings alone must not hold its partial blob and quota for ever.
     const socket = await TestSocket.open(socketUrl(server.url))
-    const id = await socket.init({ type: 'init', headers: initHeaders(100) })
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(100) })
     expect((await socket.closed).code).toBe(1008)
     expect(socket.frames).toEqual([
       { type: 'ready', id },
@@ -514,7 +496,7 @@ describe('upload socket with UPLOAD_SESSION_IDLE_SEC=1', () => {
   it('keeps a socket whose bytes keep coming for longer than the idle time', async () => {
     const body = randomBytes(30)
     const socket = await TestSocket.open(socketUrl(server.url))
-    const headers = initHeaders(body.length)
+    const headers = socketInitHeaders(body.length)
     const id = await socket.init({ type: 'init', headers })
     for (let at = 0; at < body.length; at += 10) {
       await new Promise((resolve) => setTimeout(resolve, 600))
@@ -534,7 +516,7 @@ describe('upload socket quota', () => {
   afterAll(() => server.close())
 
   it('refuses an upload over the remaining quota with 1008 and the HTTP status', async () => {
-    const headers = initHeaders(MiB + 1)
+    const headers = socketInitHeaders(MiB + 1)
     const http = await fetch(`${server.url}/api/upload/init`, {
       method: 'POST',
       headers: asHttpHeaders(headers),
@@ -560,7 +542,7 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
 
   it('closes with 1009 on a frame larger than the buffer, and stores nothing', async () => {
     const socket = await TestSocket.open(socketUrl(server.url))
-    const id = await socket.init({ type: 'init', headers: initHeaders(4 * MiB) })
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(4 * MiB) })
     socket.ws.send(randomBytes(WS_MAX_BUFFER_MIN + 1), { binary: true })
     expect((await socket.closed).code).toBe(1009)
     expect(socket.frames).toEqual([
@@ -572,7 +554,7 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
 
   it('takes a frame of exactly the buffer size', async () => {
     const body = randomBytes(WS_MAX_BUFFER_MIN)
-    const headers = initHeaders(body.length)
+    const headers = socketInitHeaders(body.length)
     const socket = await TestSocket.open(socketUrl(server.url))
     const id = await socket.init({ type: 'init', headers })
     socket.sendBytes(body, body.length)
@@ -634,7 +616,7 @@ describe('upload socket flow control', () => {
 
   it('takes 64 MiB sent as fast as possible in 1 MiB frames without passing an 8 MiB buffer', async () => {
     const body = randomBytes(64 * MiB)
-    const headers = initHeaders(body.length)
+    const headers = socketInitHeaders(body.length)
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers })
     socket.sendBytes(body, MiB)
@@ -651,13 +633,13 @@ describe('upload socket flow control', () => {
 
   it('terminates a socket that does not answer pings, storing nothing, resumable', async () => {
     const socket = await TestSocket.open(url, { autoPong: false })
-    const id = await socket.init({ type: 'init', headers: initHeaders(100) })
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(100) })
     expect((await socket.closed).code).toBe(1006)
     await expectKeptForResume(server, id, sessions)
   })
 
   it('keeps a socket that answers pings open across several keepalive ticks', async () => {
-    const headers = initHeaders(100)
+    const headers = socketInitHeaders(100)
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers })
     await new Promise((resolve) => setTimeout(resolve, 500))
@@ -668,7 +650,7 @@ describe('upload socket flow control', () => {
 
   it('refuses new upgrades after stopAccepting; close() ends open sockets, storing nothing', async () => {
     const socket = await TestSocket.open(url)
-    const id = await socket.init({ type: 'init', headers: initHeaders(100) })
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(100) })
     sockets.stopAccepting()
     expect(await upgradeAnswer(url)).toEqual({
       status: 503,
@@ -696,7 +678,7 @@ describe('upload socket with failing storage', () => {
 
   it('closes with 1011 after an internal-error frame that leaks nothing, and stores nothing', async () => {
     const socket = await TestSocket.open(side.url)
-    const id = await socket.init({ type: 'init', headers: initHeaders(2 * MiB) })
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(2 * MiB) })
     socket.sendBytes(randomBytes(2 * MiB), MiB)
     expect((await socket.closed).code).toBe(1011)
     expect(socket.frames.at(-1)).toEqual({
