@@ -5,7 +5,7 @@
  * is an object of its own, joined in. Whatever ends a session leaves neither its multipart upload
  * nor its chunk objects behind.
  */
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { UploadStatusResponse } from '@fileshare/protocol'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
@@ -176,6 +176,37 @@ describe.skipIf(missing !== null || TEST_DIALECT !== 'postgres')(
       await sendAll([b], up.id, chunks, [2, 3])
       expect((await finalize(b, up.id, up.ownerToken)).status).toBe(200)
       expect((await downloaded(a, up.id, up.authToken)).equals(body)).toBe(true)
+    })
+
+    it('sweeps by age the upload and chunks no session holds, and spares those of a live one', async () => {
+      const [a, b] = await twoInstances()
+      const chunks = chunksOf([6 * MiB, 1 * MiB, 6 * MiB])
+      const body = Buffer.concat(chunks)
+      const up = await initChunked(a, body.length)
+      await sendAll([a, b], up.id, chunks, [0, 1])
+      // What a session whose row is gone left (its instance died while ending it).
+      const store = storeOf(b)
+      const orphan = randomUUID()
+      const orphanUpload = await store.startChunks(orphan, body.length)
+      for (const [index, bytes] of chunks.slice(0, 2).entries()) {
+        await store.putChunk(orphan, index, [bytes], bytes.length, orphanUpload)
+      }
+      expect(await leftOf(a, orphan)).toEqual({
+        uploads: [orphan],
+        chunkObjects: [expect.any(String)],
+      })
+      const live = await b.service.services.liveSessionKeys()
+      await store.sweepUnfinished(0, live)
+      await store.sweepChunks(0, live)
+      expect(await leftOf(a, orphan)).toEqual({ uploads: [], chunkObjects: [] })
+      // Property: a sweep by age takes nothing of a session any instance still holds.
+      expect(await leftOf(a, up.id)).toEqual({
+        uploads: [up.id],
+        chunkObjects: [expect.any(String)],
+      })
+      await sendAll([b], up.id, chunks, [2])
+      expect((await finalize(a, up.id, up.ownerToken)).status).toBe(200)
+      expect((await downloaded(b, up.id, up.authToken)).equals(body)).toBe(true)
     })
 
     it('aborts the upload and removes the chunk objects of a cancelled session', async () => {
