@@ -154,6 +154,55 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
       expect(await harness.unfinished()).not.toContain(kept)
     })
 
+    describe('chunks of sessions kept in the database', () => {
+      const MiB = 1024 ** 2
+
+      /** Stores `sizes` as chunks of one session, the last index first; answers them in order. */
+      async function storeChunks(store: BlobStore, key: string, sizes: readonly number[]) {
+        const bytes = sizes.map((size) => randomBytes(size))
+        const upload = await store.startChunks(
+          key,
+          sizes.reduce((sum, size) => sum + size, 0),
+        )
+        const chunks = await Promise.all(
+          [...bytes.entries()]
+            .reverse()
+            .map(([index, body]) => store.putChunk(key, index, [body], body.length, upload)),
+        )
+        return { upload, bytes: Buffer.concat(bytes), chunks: chunks.reverse() }
+      }
+
+      it.each([
+        ['over the part minimum', [6 * MiB, 5 * MiB, 6 * MiB + 1]],
+        ['under it at the end', [6 * MiB, 5 * MiB, 1 * MiB + 3]],
+        ['under it in the middle', [6 * MiB, 1 * MiB, 2 * MiB + 7, 6 * MiB, 300 * 1024]],
+        ['under it all along', [1 * MiB, 2 * MiB + 7]],
+      ])('joins chunks %s, stored in any order, byte for byte', async (_, sizes) => {
+        const store = harness.store()
+        const key = randomUUID()
+        const { upload, bytes, chunks } = await storeChunks(store, key, sizes)
+        expect(await keys(store)).not.toContain(key)
+        await store.joinChunks(key, chunks, upload)
+        expect((await readAll(await store.read(key))).equals(bytes)).toBe(true)
+        await store.deleteChunks(chunks)
+        expect(await harness.unfinished()).not.toContain(key)
+        expect((await harness.unfinished()).filter((name) => name.includes(key))).toEqual([])
+      })
+
+      it('leaves nothing of an abandoned session once its chunks and upload are discarded', async () => {
+        const store = harness.store()
+        const key = randomUUID()
+        const { upload, chunks } = await storeChunks(store, key, [6 * MiB, 1 * MiB])
+        await store.deleteChunks(chunks)
+        if (upload !== null) {
+          await store.abortChunks(key, upload)
+          await store.abortChunks(key, upload)
+        }
+        expect((await harness.unfinished()).filter((name) => name.includes(key))).toEqual([])
+        expect(await keys(store)).not.toContain(key)
+      })
+    })
+
     it('answers the health check', async () => {
       await expect(harness.store().check()).resolves.toBeUndefined()
     })

@@ -34,9 +34,12 @@ afterAll(() => rm(dataDir, { recursive: true, force: true }))
 blobStoreContract('filesystem', {
   store: () => store,
   largeSize: 3 * 1024 ** 2 + 123,
-  // Partial files are named `<key>.<random>`.
+  // Partial files are named `<key>.<random>`, chunk files `<key>.<index>.<random>`.
   unfinished: async () =>
-    (await readdir(join(dataDir, 'blobs', '.partial'))).map((name) => name.split('.')[0] ?? ''),
+    [
+      ...(await readdir(join(dataDir, 'blobs', '.partial'))),
+      ...(await readdir(join(dataDir, 'blobs', '.chunks')).catch(() => [])),
+    ].map((name) => name.split('.')[0] ?? ''),
 })
 
 /** A receiver that takes `pieceDelayMs` per piece, so the sender meets its backpressure. */

@@ -1,16 +1,16 @@
 /**
- * The BlobStore contract on the S3 backend against a real radosgw, and how its writer treats a
- * part upload that fails.
+ * The BlobStore contract on the S3 backend against a real radosgw, how its writer treats a
+ * part upload that fails, and how chunks of sessions kept in the database become parts.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 
-import type { BlobWriter } from '../src/storage/blob-store.js'
+import type { BlobWriter, StoredChunk } from '../src/storage/blob-store.js'
 import type { S3BlobStore } from '../src/storage/s3.js'
 import { blobStoreContract } from './blob-store.contract.js'
-import { openMultipartKeys, openTestStore, TEST_PART_SIZE } from './s3-backend.js'
+import { countCommands, openMultipartKeys, openTestStore, TEST_PART_SIZE } from './s3-backend.js'
 
 const missing = await radosgwMissing()
 if (missing) console.warn(missing)
@@ -71,6 +71,98 @@ describe.skipIf(missing !== null)('S3 blob store', { timeout: 30_000 }, () => {
     for await (const part of await store.read(key)) parts.push(part)
     return Buffer.concat(parts)
   }
+
+  /** Chunks of `sizes` for a new session, sent in order; the session's key, upload and bytes. */
+  async function putChunks(sizes: readonly number[], indexes = sizes.map((_, i) => i)) {
+    const key = randomUUID()
+    const bytes = sizes.map((size) => randomBytes(size))
+    const total = sizes.reduce((sum, size) => sum + size, 0)
+    const upload = await store.startChunks(key, total)
+    const chunks: StoredChunk[] = []
+    for (const [i, body] of bytes.entries()) {
+      chunks.push(await store.putChunk(key, indexes[i]!, [body], body.length, upload))
+    }
+    return { key, upload, chunks, bytes: Buffer.concat(bytes) }
+  }
+
+  describe('chunks of sessions kept in the database', () => {
+    const MiB = 1024 ** 2
+
+    it('sends chunks of a part or more into the upload and completes it, copying nothing', async () => {
+      const { counts, undo } = countCommands(store)
+      try {
+        const { key, upload, chunks, bytes } = await putChunks([6 * MiB, 5 * MiB, 5 * MiB + 9])
+        expect(upload).not.toBeNull()
+        // No chunk is an object of its own: every one is a part of the blob's upload.
+        expect(await openMultipartKeys(store)).toEqual([key])
+        await store.joinChunks(key, chunks, upload)
+        expect(Object.fromEntries(counts)).toEqual({
+          CreateMultipartUploadCommand: 1,
+          UploadPartCommand: 3,
+          CompleteMultipartUploadCommand: 1,
+        })
+        undo()
+        expect((await readAll(key)).equals(bytes)).toBe(true)
+        expect(await openMultipartKeys(store)).not.toContain(key)
+      } finally {
+        undo()
+      }
+    })
+
+    it('copies a small last chunk in as the final part, and nothing else', async () => {
+      const { counts, undo } = countCommands(store)
+      try {
+        const { key, upload, chunks, bytes } = await putChunks([6 * MiB, 6 * MiB, 1 * MiB + 1])
+        await store.joinChunks(key, chunks, upload)
+        expect(counts.get('UploadPartCopyCommand')).toBe(1)
+        expect(counts.get('UploadPartCommand')).toBe(2)
+        expect(counts.get('GetObjectCommand')).toBeUndefined()
+        undo()
+        expect((await readAll(key)).equals(bytes)).toBe(true)
+        await store.deleteChunks(chunks)
+        expect((await openMultipartKeys(store)).filter((name) => name.includes(key))).toEqual([])
+      } finally {
+        undo()
+      }
+    })
+
+    it('opens no upload for a blob smaller than a part', async () => {
+      expect(await store.startChunks(randomUUID(), 5 * MiB - 1)).toBeNull()
+    })
+
+    it('stores a chunk past the 10,000th part apart and still joins byte for byte', async () => {
+      // Chunks 9,999 and 10,000 of a session: the first is part 10,000, the second cannot be one.
+      const { key, upload, chunks, bytes } = await putChunks([5 * MiB, 5 * MiB], [9_999, 10_000])
+      expect(chunks.map((chunk) => chunk.ref.startsWith('chunks/'))).toEqual([false, true])
+      await store.joinChunks(key, chunks, upload)
+      expect((await readAll(key)).equals(bytes)).toBe(true)
+      await store.deleteChunks(chunks)
+      expect((await openMultipartKeys(store)).filter((name) => name.includes(key))).toEqual([])
+    })
+
+    it('leaves no blob when a join with small chunks in the middle fails', async () => {
+      const { key, upload, chunks } = await putChunks([6 * MiB, 1 * MiB, 6 * MiB])
+      // The small chunk is gone when the join needs it.
+      await store.deleteChunks(chunks)
+      await expect(store.joinChunks(key, chunks, upload)).rejects.toThrow()
+      await expect(store.read(key)).rejects.toThrow()
+      expect((await openMultipartKeys(store)).filter((name) => name.includes(key))).toEqual([])
+    })
+
+    it('deletes chunk objects in batches of one request', async () => {
+      const { chunks } = await putChunks([1000, 2000, 3000])
+      const { counts, undo } = countCommands(store)
+      try {
+        await store.deleteChunks(chunks)
+        expect(Object.fromEntries(counts)).toEqual({ DeleteObjectsCommand: 1 })
+      } finally {
+        undo()
+      }
+      expect((await openMultipartKeys(store)).filter((name) => name.startsWith('chunks/'))).toEqual(
+        [],
+      )
+    })
+  })
 
   it('sends a part again after a server error, whole, and stores every byte once', async () => {
     const { attempts, undo } = failParts(503, (part, attempt) => part === 2 && attempt === 1)

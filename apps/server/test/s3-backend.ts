@@ -61,3 +61,21 @@ export async function openMultipartKeys(store: S3BlobStore): Promise<string[]> {
     ...(chunks.Contents ?? []).map((object) => object.Key ?? ''),
   ]
 }
+
+/**
+ * Counts the commands `store` sends, by name, until the undo; not listings (a test's own
+ * inspection of the bucket).
+ */
+export function countCommands(store: S3BlobStore) {
+  const counts = new Map<string, number>()
+  const name = `count-commands-${randomBytes(6).toString('hex')}`
+  store.client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? ''
+      if (!command.startsWith('List')) counts.set(command, (counts.get(command) ?? 0) + 1)
+      return next(args)
+    },
+    { step: 'initialize', name },
+  )
+  return { counts, undo: () => store.client.middlewareStack.remove(name) }
+}

@@ -224,6 +224,8 @@ export const chunkSessions = pgTable(
     quotaHash: text('quota_hash'),
     quotaWindow: long('quota_window'),
     quotaBytes: long('quota_bytes').notNull().default(0),
+    /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
+    partsUpload: text('parts_upload'),
     state: text('state').notNull(),
     createdAt: long('created_at').notNull(),
     lastActivity: long('last_activity').notNull(),

@@ -272,6 +272,8 @@ export const chunkSessions = sqliteTable(
     quotaHash: text('quota_hash'),
     quotaWindow: integer('quota_window'),
     quotaBytes: integer('quota_bytes').notNull().default(0),
+    /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
+    partsUpload: text('parts_upload'),
     state: text('state').notNull(),
     createdAt: integer('created_at').notNull(),
     lastActivity: integer('last_activity').notNull(),

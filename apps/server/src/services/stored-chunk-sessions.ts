@@ -1,13 +1,14 @@
 /**
  * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk, the
  * status or the finalize (PostgreSQL; SQLite runs one instance and keeps sessions in memory,
- * upload-sessions.ts), normal uploads and uploads into requests alike. Each chunk is stored as a
- * part of its own as it arrives, then recorded by one transaction of conditional statements: the
- * session must be open and keep within its declared size, and the index must be new; the same
- * transaction moves `next_index` past the chunks now recorded without a gap. A chunk cut off
- * before its record (a crash) leaves no record, only a stored part the sweep removes, so its
- * retry is accepted anywhere. Finalize claims the session atomically and joins the parts in
- * order. What a session holds (its quota and, in a request, its slot) is named on its row and
+ * upload-sessions.ts), normal uploads and uploads into requests alike. Each chunk is stored as it
+ * arrives (on S3 a large one goes straight into the multipart upload of the blob, made when the
+ * session opens), then recorded by one transaction of conditional statements: the session must be
+ * open and keep within its declared size, and the index must be new; the same transaction moves
+ * `next_index` past the chunks now recorded without a gap. A chunk cut off before its record (a
+ * crash) leaves no record, only stored bytes that its retry replaces or the join leaves out and
+ * the sweeps remove, so its retry is accepted anywhere. Finalize claims the session atomically
+ * and joins the chunks in order. What a session holds (its quota and, in a request, its slot) is named on its row and
  * given back by the transaction that deletes the row, whichever instance runs it.
  */
 import { once } from 'node:events'
@@ -82,6 +83,8 @@ export interface ChunkAdmission {
 export interface ClaimedSession {
   context: string
   declaredSize: number
+  /** What the store prepared for the session's chunks (blob-store.ts `startChunks`). */
+  partsUpload: string | null
   chunks: StoredChunk[]
 }
 
@@ -110,20 +113,32 @@ export class StoredChunkSessions {
     private readonly now: () => number,
   ) {}
 
+  /**
+   * Opens a session: what the store prepares for its chunks (S3: the multipart upload that large
+   * chunks join as parts) is made here, once, and named on the row before any chunk can arrive.
+   */
   async open(id: string, opening: SessionOpening): Promise<void> {
+    const partsUpload = await this.blobs.startChunks(id, opening.declaredSize)
     const now = this.now()
-    await this.db.query.insert(this.db.tables.chunkSessions).values({
-      id,
-      context: opening.context,
-      declaredSize: opening.declaredSize,
-      requestId: opening.requestId,
-      quotaHash: opening.quota?.clientHash ?? null,
-      quotaWindow: opening.quota?.windowStart ?? null,
-      quotaBytes: opening.quota?.bytes ?? 0,
-      state: 'open',
-      createdAt: now,
-      lastActivity: now,
-    })
+    try {
+      await this.db.query.insert(this.db.tables.chunkSessions).values({
+        id,
+        context: opening.context,
+        declaredSize: opening.declaredSize,
+        requestId: opening.requestId,
+        quotaHash: opening.quota?.clientHash ?? null,
+        quotaWindow: opening.quota?.windowStart ?? null,
+        quotaBytes: opening.quota?.bytes ?? 0,
+        partsUpload,
+        state: 'open',
+        createdAt: now,
+        lastActivity: now,
+      })
+    } catch (error) {
+      // An upload left by a failed abort has no session: the sweep by age takes it.
+      if (partsUpload !== null) await this.blobs.abortChunks(id, partsUpload).catch(() => undefined)
+      throw error
+    }
   }
 
   /** The open session `id` within `requestId` (null: a normal upload), or undefined. */
@@ -177,6 +192,7 @@ export class StoredChunkSessions {
         declaredSize: s.declaredSize,
         receivedBytes: s.receivedBytes,
         createdAt: s.createdAt,
+        partsUpload: s.partsUpload,
         due: s.nextIndex,
         early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
         taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
@@ -211,7 +227,7 @@ export class StoredChunkSessions {
     // With a Content-Length the body streams into the store as it arrives; without one it is
     // read whole first, within this instance's buffer budget.
     const feed = declared === undefined ? undefined : new PassThrough()
-    const storing = feed && this.blobs.putChunk(id, index, feed, declared!)
+    const storing = feed && this.blobs.putChunk(id, index, feed, declared!, row.partsUpload)
     // Awaited by finish; a request that ends before it only needs the failure kept quiet.
     storing?.catch(() => undefined)
     return {
@@ -234,7 +250,8 @@ export class StoredChunkSessions {
         if (length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
         if (declared !== undefined && length !== declared) throw sizeMismatch()
         feed?.end()
-        const stored = await (storing ?? this.blobs.putChunk(id, index, pieces, length))
+        const stored = await (storing ??
+          this.blobs.putChunk(id, index, pieces, length, row.partsUpload))
         const recorded = await this.record(id, index, stored)
         received = recorded.received
         return recorded.written
@@ -341,7 +358,11 @@ export class StoredChunkSessions {
       .update(s)
       .set({ state: 'committing', lastActivity: this.now() })
       .where(this.openIn(id, requestId))
-      .returning({ context: s.context, declaredSize: s.declaredSize })
+      .returning({
+        context: s.context,
+        declaredSize: s.declaredSize,
+        partsUpload: s.partsUpload,
+      })
     if (!claimed) return undefined
     const chunks = await this.db.query
       .select({ ref: p.ref, size: p.size, etag: p.etag, index: p.chunkIndex })
@@ -362,7 +383,7 @@ export class StoredChunkSessions {
   /** Joins a claimed session's chunks into the blob `id`; a join that fails ends the session. */
   async join(id: string, claimed: ClaimedSession): Promise<void> {
     try {
-      await this.blobs.joinChunks(id, claimed.chunks)
+      await this.blobs.joinChunks(id, claimed.chunks, claimed.partsUpload)
     } catch (error) {
       await this.remove([id])
       throw error
@@ -398,24 +419,31 @@ export class StoredChunkSessions {
 
   /**
    * Ends sessions as failed (cancelled, idle, a finalize that failed): one transaction removes
-   * their records and gives back their quota holds and request slots; their stored chunks go
-   * after.
+   * their records and gives back their quota holds and request slots; what the store holds of
+   * their chunks (their multipart uploads and chunk objects) goes after.
    */
   async remove(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return
     const { chunkSessions: s, chunkParts: p } = this.db.tables
-    const chunks = await this.db.transaction(async (tx) => {
+    const { rows, chunks } = await this.db.transaction(async (tx) => {
       const rows = await tx
         .delete(s)
         .where(inArray(s.id, [...ids]))
-        .returning(heldColumns(s))
+        .returning({ id: s.id, partsUpload: s.partsUpload, ...heldColumns(s) })
       for (const row of rows) await this.endHolds(tx, row, false)
-      return tx
+      const chunks = await tx
         .delete(p)
         .where(inArray(p.sessionId, [...ids]))
         .returning({ ref: p.ref, size: p.size, etag: p.etag })
+      return { rows, chunks }
     })
-    await this.blobs.deleteChunks(chunks)
+    // Each is tried; what a failure leaves, the sweeps by age remove (no live session holds it).
+    await Promise.all([
+      ...rows.map(({ id, partsUpload }) =>
+        partsUpload === null ? undefined : this.blobs.abortChunks(id, partsUpload),
+      ),
+      this.blobs.deleteChunks(chunks),
+    ])
   }
 
   /** Ends what a deleted session row held: its quota (used when `kept`) and, if failed, its slot. */

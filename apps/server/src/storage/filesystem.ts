@@ -97,6 +97,13 @@ export class FilesystemBlobStore implements BlobStore {
     return join(this.chunks, ref)
   }
 
+  /** Chunks are files of their own, joined by copying: nothing to prepare. */
+  async startChunks(): Promise<null> {
+    return null
+  }
+
+  async abortChunks(): Promise<void> {}
+
   async putChunk(
     key: string,
     index: number,

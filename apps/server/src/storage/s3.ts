@@ -4,7 +4,7 @@
  * MAX_PARTS_IN_FLIGHT part uploads running, so memory stays bounded whatever the blob's size; a
  * blob smaller than one part is sent at commit as one PutObject. An object exists only once
  * complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()` (spec: What
- * the service does, 7).
+ * the service does, 7). The chunks of chunked sessions kept in the database are s3-chunks.ts's.
  */
 import {
   AbortMultipartUploadCommand,
@@ -16,12 +16,10 @@ import {
   HeadBucketCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
-  ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
-  UploadPartCopyCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
@@ -30,11 +28,12 @@ import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { S3Settings } from '../config.js'
 import { asStorageFailure } from './unavailable.js'
+import { S3Chunks } from './s3-chunks.js'
+import { isNotFound, isTransient } from './s3-errors.js'
+import { objectPages } from './s3-listing.js'
+import { MIN_PART_SIZE } from './s3-join-plan.js'
 import {
   assertBlobKey,
-  CHUNK_NAME,
-  chunkSessionOf,
-  newChunkName,
   type BlobStore,
   type BlobWriter,
   type ChunkBody,
@@ -79,6 +78,7 @@ export class S3BlobStore implements BlobStore {
   private readonly partSize: number
   private readonly expirySec: number
   private readonly now: () => number
+  private readonly chunks: S3Chunks
 
   constructor(options: S3StoreOptions) {
     this.bucket = options.bucket
@@ -126,6 +126,7 @@ export class S3BlobStore implements BlobStore {
       },
       { step: 'initialize', name: 'fileshareStorageOutage' },
     )
+    this.chunks = new S3Chunks(this.client, this.bucket, this.now)
   }
 
   /** Creates the bucket when it does not exist yet, so a fresh S3 server needs no manual step. */
@@ -228,12 +229,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   async *list(): AsyncIterable<StoredBlob> {
-    let token: string | undefined
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, ContinuationToken: token }),
-      )
-      for (const object of page.Contents ?? []) {
+    for await (const page of objectPages(this.client, this.bucket)) {
+      for (const object of page) {
         if (!object.Key || !isBlobKey(object.Key)) continue
         yield {
           key: object.Key,
@@ -241,8 +238,7 @@ export class S3BlobStore implements BlobStore {
           modifiedAt: object.LastModified?.getTime() ?? 0,
         }
       }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined
-    } while (token)
+    }
   }
 
   async sweepUnfinished(
@@ -280,130 +276,35 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
   }
 
-  /** A chunk is an object of its own under CHUNK_PREFIX, so it may be of any size. */
-  async putChunk(
+  startChunks(key: string, size: number): Promise<string | null> {
+    return this.chunks.start(key, size)
+  }
+
+  abortChunks(key: string, upload: string): Promise<void> {
+    return this.chunks.abort(key, upload)
+  }
+
+  putChunk(
     key: string,
     index: number,
     body: ChunkBody,
     length: number,
+    upload: string | null,
   ): Promise<StoredChunk> {
-    const ref = CHUNK_PREFIX + newChunkName(key, index)
-    // A known length lets the body stream (radosgw refuses a streamed body without one).
-    const put = await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: ref,
-        Body: Readable.from(body, { objectMode: false }),
-        ContentLength: length,
-      }),
-    )
-    return { ref, size: length, etag: put.ETag ?? null }
+    return this.chunks.put(key, index, body, length, upload)
   }
 
-  /**
-   * Joins chunks into one multipart upload: a chunk of at least MIN_PART_SIZE becomes a part by
-   * UploadPartCopy, inside the S3 server; smaller ones (S3 refuses a part under 5 MiB but the
-   * last) are read and sent together, with the chunks that follow them, until they make a part.
-   */
-  async joinChunks(key: string, chunks: readonly StoredChunk[]): Promise<void> {
-    assertBlobKey(key)
-    const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
-    )
-    const uploadId = created.UploadId
-    if (!uploadId) throw new Error('CreateMultipartUpload returned no UploadId')
-    const parts: CompletedPart[] = []
-    let group: Buffer[] = []
-    let groupLength = 0
-    const target = { Bucket: this.bucket, Key: key, UploadId: uploadId }
-    const sendGroup = async () => {
-      const PartNumber = parts.length + 1
-      const body = Buffer.concat(group, groupLength)
-      const sent = await this.client.send(
-        new UploadPartCommand({ ...target, PartNumber, Body: body, ContentLength: groupLength }),
-      )
-      parts.push({ PartNumber, ETag: sent.ETag })
-      group = []
-      groupLength = 0
-    }
-    try {
-      for (const chunk of chunks) {
-        assertChunkRef(chunk.ref)
-        if (groupLength === 0 && chunk.size >= MIN_PART_SIZE) {
-          const PartNumber = parts.length + 1
-          const copied = await this.client.send(
-            new UploadPartCopyCommand({
-              ...target,
-              PartNumber,
-              CopySource: `${this.bucket}/${chunk.ref}`,
-            }),
-          )
-          parts.push({ PartNumber, ETag: copied.CopyPartResult?.ETag })
-          continue
-        }
-        const object = await this.client.send(
-          new GetObjectCommand({ Bucket: this.bucket, Key: chunk.ref }),
-        )
-        const bytes = Buffer.from((await object.Body?.transformToByteArray()) ?? [])
-        if (bytes.length !== chunk.size)
-          throw new Error(`Chunk ${chunk.ref} is not ${chunk.size} bytes`)
-        group.push(bytes)
-        groupLength += bytes.length
-        if (groupLength >= MIN_PART_SIZE) await sendGroup()
-      }
-      if (groupLength > 0) await sendGroup()
-      await this.client.send(
-        new CompleteMultipartUploadCommand({ ...target, MultipartUpload: { Parts: parts } }),
-      )
-    } catch (error) {
-      await this.client.send(new AbortMultipartUploadCommand(target)).catch(() => undefined)
-      throw error
-    }
+  joinChunks(key: string, chunks: readonly StoredChunk[], upload: string | null): Promise<void> {
+    return this.chunks.join(key, chunks, upload)
   }
 
-  async deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
-    for (const chunk of chunks) {
-      assertChunkRef(chunk.ref)
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: chunk.ref }))
-    }
+  deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
+    return this.chunks.delete(chunks)
   }
 
-  async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
-    const cutoff = this.now() - olderThanMs
-    let removed = 0
-    let token: string | undefined
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: CHUNK_PREFIX,
-          ContinuationToken: token,
-        }),
-      )
-      for (const object of page.Contents ?? []) {
-        const ref = object.Key ?? ''
-        const session = ref.startsWith(CHUNK_PREFIX)
-          ? chunkSessionOf(ref.slice(CHUNK_PREFIX.length))
-          : null
-        if (session === null || keep.has(session)) continue
-        if ((object.LastModified?.getTime() ?? 0) > cutoff) continue
-        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: ref }))
-        removed++
-      }
-      token = page.IsTruncated ? page.NextContinuationToken : undefined
-    } while (token)
-    return removed
+  sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
+    return this.chunks.sweep(olderThanMs, keep)
   }
-}
-
-/** Where chunks of sessions kept in the database are stored, apart from the blobs. */
-const CHUNK_PREFIX = 'chunks/'
-/** The smallest part S3 accepts, except the last of an upload. */
-const MIN_PART_SIZE = 5 * 1024 ** 2
-
-function assertChunkRef(ref: string): void {
-  if (!ref.startsWith(CHUNK_PREFIX) || !CHUNK_NAME.test(ref.slice(CHUNK_PREFIX.length)))
-    throw new Error(`Refusing chunk name ${JSON.stringify(ref)}`)
 }
 
 /** The chunks of one part, in order, and their total length. */
@@ -688,25 +589,4 @@ function isBlobKey(key: string): boolean {
   } catch {
     return false
   }
-}
-
-/** The HTTP status of an SDK failure; undefined when no answer came. */
-function statusOf(error: unknown): number | undefined {
-  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode
-}
-
-/** A failure worth another attempt: no answer at all, a server error, or "slow down". */
-function isTransient(error: unknown): boolean {
-  const status = statusOf(error)
-  return status === undefined || status >= 500 || status === 429 || status === 408
-}
-
-function isNotFound(error: unknown): boolean {
-  const name = (error as { name?: string } | null)?.name
-  return (
-    name === 'NotFound' ||
-    name === 'NoSuchBucket' ||
-    name === 'NoSuchUpload' ||
-    statusOf(error) === 404
-  )
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "chunk_sessions" ADD COLUMN "parts_upload" text;
