@@ -326,7 +326,10 @@ export function resumeSuite(backend: Backend): void {
       const upload = await NORMAL.start(server, body.length)
       await cut(upload.socket, body.subarray(0, MiB))
       const row = await dormant(server, upload.id)
-      const provider = streamedSessionStatus(server.service.services.streamed)
+      const provider = streamedSessionStatus(
+        server.service.services.streamed,
+        server.service.services.sessions,
+      )
       const ownerToken = upload.resumeFrame(0).ownerToken as string
       expect(await provider.status('upload', upload.id, ownerToken)).toEqual({
         bytesWritten: row.bytesWritten,
@@ -362,7 +365,10 @@ export function resumeSuite(backend: Backend): void {
         const row = await dormant(server, uid)
         // Filesystem: chunk 0 is durable; S3 keeps a part being gathered in memory only.
         if (filesystem) expect(row).toMatchObject({ nextIndex: 1, bytesWritten: 3 * MiB })
-        const provider = streamedSessionStatus(server.service.services.streamed)
+        const provider = streamedSessionStatus(
+          server.service.services.streamed,
+          server.service.services.sessions,
+        )
         expect(await provider.status('request', uid, req.id)).toEqual({
           bytesWritten: row.bytesWritten,
           nextIndex: row.nextIndex,

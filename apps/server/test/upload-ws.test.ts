@@ -7,12 +7,13 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 import { toBase64Url } from '@fileshare/protocol'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { WS_MAX_BUFFER_MIN } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
 import { createServices } from '../src/services/container.js'
-import type { UploadSessions } from '../src/services/upload-sessions.js'
+import { UPLOAD_IN_PROGRESS_MESSAGE, type UploadSessions } from '../src/services/upload-sessions.js'
+import { streamedSessionStatus } from '../src/services/streamed-session-status.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { socketInitHeaders, startTestServer, type TestServer } from './harness.js'
@@ -660,6 +661,103 @@ describe('upload socket flow control', () => {
     expect((await socket.closed).code).toBe(1006)
     await expectKeptForResume(server, id, sessions)
   })
+})
+
+const isAny = (_context: unknown): _context is unknown => true
+
+/**
+ * A resume reaching this instance while the connection it replaces is still here: one that lost
+ * its client but is paused behind a store holding its writes has not seen its close yet.
+ */
+describe('resuming over a new socket while the old one is still here', () => {
+  let server: TestServer
+  let side: Awaited<ReturnType<typeof sideSockets>>
+  /** Writes wait for this gate while it is shut. */
+  let gate: { opened: Promise<void>; open(): void }
+  const shutGate = () => {
+    let open = () => undefined as void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    gate = { opened, open }
+  }
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_WS_MAX_BUFFER: String(8 * MiB) } })
+    shutGate()
+    gate.open()
+    side = await sideSockets(
+      server,
+      interceptWrites(server.service.blobs, () => gate.opened),
+    )
+  })
+  // A failed test leaves no writes waiting for the next.
+  afterEach(() => gate.open())
+  afterAll(async () => {
+    await side.close()
+    await server.close()
+  })
+
+  it('gets ready, not 409, once the old socket drains and ends; the upload completes', async () => {
+    const body = randomBytes(12 * MiB)
+    const headers = initHeaders(body.length)
+    const old = await TestSocket.open(side.url)
+    const id = await old.init({ type: 'init', headers })
+    shutGate()
+    // The server reads past its high-water mark and pauses; the client then drops.
+    old.sendBytes(body.subarray(0, 8 * MiB), 256 * KiB)
+    await expect
+      .poll(() => side.sockets.peakPendingBytes, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(4 * MiB)
+    old.ws.terminate()
+    await old.closed
+
+    const resumed = await TestSocket.open(side.url)
+    resumed.sendJson({ type: 'resume', id, ownerToken: headers.ownerToken, offset: 0 })
+    // The old connection is still held on this instance while its writes wait.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(resumed.frames).toEqual([])
+    gate.open()
+    const ready = await resumed.waitFor('ready')
+    expect(ready).toMatchObject({ type: 'ready', id, offset: 0 })
+    resumed.sendBytes(body, 256 * KiB)
+    resumed.sendJson({ type: 'finalize' })
+    expect(await resumed.waitFor('done')).toMatchObject({ id })
+    expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+  }, 30_000)
+
+  it('answers the status with the point the ending connection records, not the checkpoint before', async () => {
+    const body = randomBytes(3 * MiB)
+    const headers = initHeaders(body.length)
+    const old = await TestSocket.open(side.url)
+    const id = await old.init({ type: 'init', headers })
+    shutGate()
+    old.sendBytes(body.subarray(0, 2 * MiB), 256 * KiB)
+    await expect.poll(() => side.sessions.get(id, isAny)?.bytesAccepted).toBe(2 * MiB)
+    old.ws.terminate()
+    await old.closed
+    // The connection's end is seen; its suspension waits for the writes before it records.
+    await expect.poll(() => side.sessions.get(id, isAny)).toBeUndefined()
+    const provider = streamedSessionStatus(server.service.services.streamed, side.sessions)
+    const status = provider.status('upload', id, headers.ownerToken)
+    setTimeout(() => gate.open(), 200)
+    expect(await status).toMatchObject({ bytesWritten: 2 * MiB, transport: 'ws' })
+  }, 30_000)
+
+  // Security: two connections never write one session; a live one keeps it.
+  it('still refuses a resume with 409 while the old socket is live, which then completes', async () => {
+    const body = randomBytes(2 * MiB)
+    const headers = initHeaders(body.length)
+    const live = await TestSocket.open(side.url)
+    const id = await live.init({ type: 'init', headers })
+    live.sendBytes(body.subarray(0, MiB), 256 * KiB)
+    const second = await TestSocket.open(side.url)
+    expect(
+      await second.refusal({ type: 'resume', id, ownerToken: headers.ownerToken, offset: 0 }),
+    ).toEqual({ type: 'error', message: UPLOAD_IN_PROGRESS_MESSAGE, status: 409 })
+    live.sendBytes(body.subarray(MiB), 256 * KiB)
+    live.sendJson({ type: 'finalize' })
+    expect(await live.waitFor('done')).toMatchObject({ id })
+    expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+  }, 30_000)
 })
 
 describe('upload socket with failing storage', () => {

@@ -3,7 +3,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net'
 
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { dropsEvery, startDropProxy, type DropProxy } from './drop-proxy.js'
+import { dropsEvery, medianDropRound, startDropProxy, type DropProxy } from './drop-proxy.js'
 
 let echo: Server | undefined
 let proxy: DropProxy | undefined
@@ -11,7 +11,7 @@ let received = 0
 
 afterEach(async () => {
   await proxy?.close()
-  await new Promise((resolve) => echo?.close(resolve))
+  if (echo) await new Promise((resolve) => echo!.close(resolve))
   echo = proxy = undefined
   received = 0
 })
@@ -97,5 +97,16 @@ describe('startDropProxy', () => {
     await pump(later, 1000)
     await new Promise((resolve) => setTimeout(resolve, 100))
     expect(received).toBe(1100)
+  })
+})
+
+describe('medianDropRound', () => {
+  it('picks the round of the median ratio, the lower middle one for an even count', () => {
+    const round = (steadyMs: number, droppedMs: number) => ({ steadyMs, droppedMs })
+    const rounds = [round(90, 100), round(50, 100), round(70, 100)]
+    expect(medianDropRound(rounds)).toBe(rounds[2])
+    expect(medianDropRound(rounds.slice(0, 2))).toBe(rounds[1])
+    expect(medianDropRound([rounds[0]!])).toBe(rounds[0])
+    expect(() => medianDropRound([])).toThrow()
   })
 })

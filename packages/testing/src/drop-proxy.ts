@@ -104,3 +104,22 @@ export async function startDropProxy(options: DropProxyOptions): Promise<DropPro
 export function dropsEvery(every: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => (i + 1) * every)
 }
+
+/** One round of a drop run: the same upload with drops and without, one after the other. */
+export interface DropRound {
+  droppedMs: number
+  steadyMs: number
+}
+
+/**
+ * The round whose ratio (without drops to with) is the median, the lower of the middle two for
+ * an even count. Each round's two uploads run back to back, so load from elsewhere weighs on
+ * both; the median, unlike a best of each, does not pick the luckiest of the random waits before
+ * a resume.
+ */
+export function medianDropRound<R extends DropRound>(rounds: readonly R[]): R {
+  if (rounds.length === 0) throw new Error('a drop run needs at least one round')
+  const ratio = (round: R) => round.steadyMs / round.droppedMs
+  const sorted = [...rounds].sort((a, b) => ratio(a) - ratio(b))
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
+}

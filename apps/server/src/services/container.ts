@@ -142,7 +142,7 @@ export async function createServices(
   // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
   // of session.
   const sessionStatus = new SessionStatusService([
-    streamedSessionStatus(streamed),
+    streamedSessionStatus(streamed, sessions),
     storedSessionStatusProvider(uploads, requests),
   ])
   // What the sweeps by age must leave alone: one source per kind of session.

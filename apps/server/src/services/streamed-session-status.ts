@@ -9,12 +9,19 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { HttpError } from '../http-error.js'
 import type { SessionStatusProvider } from './session-status.js'
 import type { StreamedSessionRecords } from './streamed-session-records.js'
+import type { UploadSessions } from './upload-sessions.js'
 import { tokenMatches } from './tokens.js'
 import { decodeSpec } from './stored-contexts.js'
 
-export function streamedSessionStatus(records: StreamedSessionRecords): SessionStatusProvider {
+export function streamedSessionStatus(
+  records: StreamedSessionRecords,
+  sessions: Pick<UploadSessions, 'settled'>,
+): SessionStatusProvider {
   return {
     async status(kind, id, credential) {
+      // A connection that ended here a moment ago records where it got to: answer that point,
+      // not the checkpoint before it, so a prompt resume sends nothing twice.
+      await sessions.settled(id)
       const row = await records.find(id)
       if (!row || row.kind !== kind) return null
       if (kind === 'request' && row.requestId !== credential) return null

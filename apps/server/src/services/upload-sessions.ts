@@ -627,6 +627,12 @@ export interface SessionKind<T> {
 const HEARTBEAT_MS = 10_000
 
 /**
+ * How long a socket's resume waits for the connection holding its session on this instance to
+ * end before it is refused with 409: long enough for an old socket to drain what it read.
+ */
+export const HOLDER_WAIT_MS = 3000
+
+/**
  * The registry of sessions under way on this instance. Durable sessions also have a row; one
  * whose connection ended is dormant (in no registry) until a resume reaches any instance.
  */
@@ -713,7 +719,7 @@ export class UploadSessions {
    * Resumes the durable session `id` on this instance, from the largest durable point at or
    * below `offset` (`recorded`: the point its row holds, for chunks). `check` sees the row first
    * and refuses what it must (owner, kind, offset) while nothing has changed yet. 404 without a
-   * row, 409 while a live connection holds it here or on another instance.
+   * row, 409 while a live connection holds it on another instance, or here for HOLDER_WAIT_MS.
    */
   async resume<T>(
     id: string,
@@ -728,9 +734,15 @@ export class UploadSessions {
     check(found)
     const wanted = offset === 'recorded' ? found.bytesWritten : offset
     if (wanted > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+    // A new socket's resume, its credentials proven, may find the old connection here still
+    // draining what it read before the drop, not yet seeing its close: it waits for that end.
+    // Chunk requests never wait: those of a session open here find it open.
+    if (offset !== 'recorded' && !(await this.leaves(id, HOLDER_WAIT_MS))) {
+      throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    }
     if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
     // Its connection ended here a moment ago: the suspension records the point to resume from.
-    await this.suspending.get(id)
+    await this.settled(id)
     if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
     const row = await records.claim(id, this.holder)
     if (!row) {
@@ -847,7 +859,38 @@ export class UploadSessions {
   }
 
   forget(session: UploadSession<unknown>): void {
+    if (this.sessions.get(session.id) !== session) return
     this.sessions.delete(session.id)
+    const waiting = this.leaving.get(session.id)
+    this.leaving.delete(session.id)
+    for (const left of waiting ?? []) left()
+  }
+
+  /** Resumes waiting for the session open here to leave (its connection to end), by id. */
+  private readonly leaving = new Map<string, Set<() => void>>()
+
+  /** Resolves true once no session `id` is open here, or false after `ms` while one still is. */
+  private leaves(id: string, ms: number): Promise<boolean> {
+    if (!this.sessions.has(id)) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const waiting = this.leaving.get(id) ?? new Set()
+      this.leaving.set(id, waiting)
+      const left = () => {
+        clearTimeout(timer)
+        resolve(true)
+      }
+      const timer = setTimeout(() => {
+        waiting.delete(left)
+        if (waiting.size === 0 && this.leaving.get(id) === waiting) this.leaving.delete(id)
+        resolve(false)
+      }, ms)
+      waiting.add(left)
+    })
+  }
+
+  /** Resolves once a suspension of session `id` under way here is recorded (at once if none). */
+  async settled(id: string): Promise<void> {
+    await this.suspending.get(id)
   }
 
   reserveBuffer(bytes: number): boolean {

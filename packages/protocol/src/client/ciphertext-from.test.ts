@@ -50,7 +50,8 @@ describe('ciphertextFrom', () => {
         streamOf(plain).pipeThrough(createEncryptStream(key, { recordSize: RECORD })),
       )
       expect(full.length).toBe(encryptedSize(size, RECORD))
-      for (const source of [bytesSource(plain), piecewise(plain)]) {
+      const blob = new Blob([plain as Uint8Array<ArrayBuffer>])
+      for (const source of [bytesSource(plain), piecewise(plain), blob]) {
         const from = ciphertextFrom(source, key, { recordSize: RECORD })
         for (let offset = 0; offset <= full.length; offset++) {
           const rest = await collect(from(offset))

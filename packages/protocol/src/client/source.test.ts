@@ -14,6 +14,22 @@ describe('payload sources', () => {
     expect(await collect(bytesSource(new Uint8Array(0)).stream())).toEqual(new Uint8Array(0))
   })
 
+  it('reads a Blob from the offset of a resume, not again from its start', async () => {
+    const bytes = pseudoRandomBytes(5000, 6)
+    let readsFromStart = 0
+    class WatchedBlob extends Blob {
+      override stream() {
+        readsFromStart++
+        return super.stream()
+      }
+    }
+    const blob = new WatchedBlob([bytes as Uint8Array<ArrayBuffer>])
+    expect(await collect(exactSize(blob, 4321))).toEqual(bytes.subarray(4321))
+    expect(readsFromStart).toBe(0)
+    expect(await collect(exactSize(blob))).toEqual(bytes)
+    expect(readsFromStart).toBe(1)
+  })
+
   it('fails with BAD_INPUT when a source yields more or fewer bytes than its size', async () => {
     const bytes = pseudoRandomBytes(100, 5)
     for (const size of [99, 101]) {

@@ -11,8 +11,9 @@ export interface PayloadSource {
   /** A fresh stream of the plaintext from its first byte. */
   stream(): ReadableStream<Uint8Array>
   /**
-   * A fresh stream of the plaintext from byte `offset` (a resumed upload); without it the
-   * stream is read from the start and the bytes before `offset` are dropped.
+   * A fresh stream of the plaintext from byte `offset` (a resumed upload). Without it a Blob is
+   * sliced there, and any other source is read from the start with the bytes before `offset`
+   * dropped.
    */
   streamFrom?(offset: number): ReadableStream<Uint8Array>
 }
@@ -38,11 +39,7 @@ export function bytesSource(bytes: Uint8Array): PayloadSource {
  */
 export function exactSize(source: PayloadSource, from = 0): ReadableStream<Uint8Array> {
   let count = from
-  const stream =
-    from === 0
-      ? source.stream()
-      : (source.streamFrom?.(from) ?? source.stream().pipeThrough(dropBytes(from)))
-  return stream.pipeThrough(
+  return streamFrom(source, from).pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         count += chunk.length
@@ -54,6 +51,17 @@ export function exactSize(source: PayloadSource, from = 0): ReadableStream<Uint8
       },
     }),
   )
+}
+
+/**
+ * The plaintext from byte `from`: a Blob (a picked File) is read from there, as a source with
+ * `streamFrom` is, so that a resume near the end of a large file does not read it all again.
+ */
+function streamFrom(source: PayloadSource, from: number): ReadableStream<Uint8Array> {
+  if (from === 0) return source.stream()
+  if (source.streamFrom) return source.streamFrom(from)
+  if (typeof Blob !== 'undefined' && source instanceof Blob) return source.slice(from).stream()
+  return source.stream().pipeThrough(dropBytes(from))
 }
 
 /** A transform that drops the first `count` bytes and passes the rest on unchanged. */

@@ -118,13 +118,13 @@ export function isConnectionLoss(error: unknown, signal?: AbortSignal): boolean 
   return error instanceof ApiError && PASSING_STATUSES.has(error.status)
 }
 
-export const RESUME_FIRST_DELAY_MS = 500
+export const RESUME_FIRST_DELAY_MS = 100
 export const RESUME_MAX_DELAY_MS = 15_000
 
 /**
  * The wait before resume attempt `n` (0-based): a random time up to a bound that doubles from
- * 0.5 s to 15 s ("full jitter"), so that clients cut off together do not come back together and
- * a single drop costs little.
+ * 0.1 s to 15 s ("full jitter"), so that clients cut off together do not come back together and
+ * a single drop costs little however fast the link: the first attempt follows at once.
  */
 export function resumeDelay(n: number, random = Math.random): number {
   const bound = Math.min(RESUME_MAX_DELAY_MS, RESUME_FIRST_DELAY_MS * 2 ** Math.min(n, 10))
