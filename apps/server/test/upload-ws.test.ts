@@ -698,7 +698,7 @@ describe('resuming over a new socket while the old one is still here', () => {
 
   it('gets ready, not 409, once the old socket drains and ends; the upload completes', async () => {
     const body = randomBytes(12 * MiB)
-    const headers = initHeaders(body.length)
+    const headers = socketInitHeaders(body.length)
     const old = await TestSocket.open(side.url)
     const id = await old.init({ type: 'init', headers })
     shutGate()
@@ -726,7 +726,7 @@ describe('resuming over a new socket while the old one is still here', () => {
 
   it('answers the status with the point the ending connection records, not the checkpoint before', async () => {
     const body = randomBytes(3 * MiB)
-    const headers = initHeaders(body.length)
+    const headers = socketInitHeaders(body.length)
     const old = await TestSocket.open(side.url)
     const id = await old.init({ type: 'init', headers })
     shutGate()
@@ -745,7 +745,7 @@ describe('resuming over a new socket while the old one is still here', () => {
   // Security: two connections never write one session; a live one keeps it.
   it('still refuses a resume with 409 while the old socket is live, which then completes', async () => {
     const body = randomBytes(2 * MiB)
-    const headers = initHeaders(body.length)
+    const headers = socketInitHeaders(body.length)
     const live = await TestSocket.open(side.url)
     const id = await live.init({ type: 'init', headers })
     live.sendBytes(body.subarray(0, MiB), 256 * KiB)
