@@ -1,6 +1,6 @@
 /**
  * `pnpm --filter @fileshare/web screenshots`: copies a chosen few of the screenshots the e2e
- * suite saved (e2e/artifacts/screenshots/) into docs/screenshots/, where the README shows them.
+ * suite saved (e2e/artifacts/screenshots/) into docs/screenshots/, which the README links.
  * Run the suite first; a missing screenshot is an error, so the README never points at nothing.
  */
 import { copyFile, mkdir, stat } from 'node:fs/promises'
@@ -10,7 +10,7 @@ import { SCREENSHOT_DIR } from './screenshots.js'
 
 const DOCS_DIR = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url))
 
-/** The README's pictures: each page family once, both schemes, both widths, two languages. */
+/** The published pictures: each page family once, both schemes, both widths, two languages. */
 export const PUBLISHED = [
   'upload-selected-light-1280.png',
   'upload-done-dark-1280.png',
