@@ -5,11 +5,12 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http'
-import { Server } from 'node:net'
-import type { AddressInfo } from 'node:net'
+import { Server, type AddressInfo, type Socket } from 'node:net'
 
 import { getRequestListener } from '@hono/node-server'
 import type { Env, Hono } from 'hono'
+
+import { lingerOnClose } from './lingering-close.js'
 
 export interface ListenOptions {
   port: number
@@ -72,6 +73,7 @@ export function listen<E extends Env>(
     // Without a 'timeout' listener, Node destroys a socket that idles this long. An upgraded
     // upload socket is taken off this timer by `ws`, and has its own keepalive.
     server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
+    server.on('connection', (socket: Socket) => lingerOnClose(socket))
     server.once('error', reject)
     server.listen(options.port, options.host, () =>
       resolve({ url: baseUrl(server.address() as AddressInfo), server, stopAccepting, close }),
