@@ -29,6 +29,14 @@ export interface ListenOptions {
  */
 export const IDLE_TIMEOUT_MS = 5 * 60_000
 
+/**
+ * How long an idle keep-alive connection stays open. A proxy or load balancer in front must
+ * drop its idle upstream connections before the server does (nginx's upstream
+ * `keepalive_timeout`, docs/deploy.md), or it may send a request on a connection the server is
+ * closing; Node's default is shorter than the usual proxies' defaults.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+
 export interface RunningServer {
   /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
   url: string
@@ -73,6 +81,7 @@ export function listen<E extends Env>(
     // Without a 'timeout' listener, Node destroys a socket that idles this long. An upgraded
     // upload socket is taken off this timer by `ws`, and has its own keepalive.
     server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
     server.on('connection', (socket: Socket) => lingerOnClose(socket))
     server.once('error', reject)
     server.listen(options.port, options.host, () =>
