@@ -30,12 +30,12 @@ export interface ListenOptions {
 export const IDLE_TIMEOUT_MS = 5 * 60_000
 
 /**
- * How long an idle keep-alive connection stays open. A proxy or load balancer in front must
- * drop its idle upstream connections before the server does (nginx's upstream
- * `keepalive_timeout`, docs/deploy.md), or it may send a request on a connection the server is
- * closing; Node's default is shorter than the usual proxies' defaults.
+ * How long an idle keep-alive connection stays open (Node's default, named here because the
+ * proxy's setting depends on it). A proxy or load balancer in front must drop its idle upstream
+ * connections sooner (nginx's upstream `keepalive_timeout`, docs/deploy.md), or it may send a
+ * request on a connection the server is closing.
  */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000
 
 export interface RunningServer {
   /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
