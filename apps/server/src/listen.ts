@@ -5,11 +5,12 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from 'node:http'
-import { Server } from 'node:net'
-import type { AddressInfo } from 'node:net'
+import { Server, type AddressInfo, type Socket } from 'node:net'
 
 import { getRequestListener } from '@hono/node-server'
 import type { Env, Hono } from 'hono'
+
+import { lingerOnClose } from './lingering-close.js'
 
 export interface ListenOptions {
   port: number
@@ -27,6 +28,14 @@ export interface ListenOptions {
  * connections that have stopped. Headers must still arrive within Node's `headersTimeout`.
  */
 export const IDLE_TIMEOUT_MS = 5 * 60_000
+
+/**
+ * How long an idle keep-alive connection stays open (Node's default, named here because the
+ * proxy's setting depends on it). A proxy or load balancer in front must drop its idle upstream
+ * connections sooner (nginx's upstream `keepalive_timeout`, docs/deploy.md), or it may send a
+ * request on a connection the server is closing.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000
 
 export interface RunningServer {
   /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
@@ -72,6 +81,8 @@ export function listen<E extends Env>(
     // Without a 'timeout' listener, Node destroys a socket that idles this long. An upgraded
     // upload socket is taken off this timer by `ws`, and has its own keepalive.
     server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+    server.on('connection', (socket: Socket) => lingerOnClose(socket))
     server.once('error', reject)
     server.listen(options.port, options.host, () =>
       resolve({ url: baseUrl(server.address() as AddressInfo), server, stopAccepting, close }),

@@ -566,6 +566,9 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
   })
 })
 
+/** The keepalive of the sockets of `sideSockets`, short enough to see several ticks. */
+const KEEPALIVE_MS = 100
+
 /**
  * Upload sockets on a second HTTP server over the test server's database and blob directory,
  * with `blobs` as its store: the tests' view into flow control and storage failures.
@@ -580,7 +583,7 @@ async function sideSockets(server: TestServer, blobs: BlobStore) {
     config,
     uploads: services.uploads,
     logger,
-    keepaliveMs: 100,
+    keepaliveMs: KEEPALIVE_MS,
     ipOf: () => '127.0.0.1',
     requireLogin: async () => undefined,
   })
@@ -644,6 +647,24 @@ describe('upload socket flow control', () => {
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers })
     await new Promise((resolve) => setTimeout(resolve, 500))
+    socket.sendBytes(randomBytes(100), 100)
+    socket.sendJson({ type: 'finalize' })
+    expect(await socket.waitFor('done')).toMatchObject({ id })
+  })
+
+  it('keeps a socket whose pong waits behind a busy event loop', async () => {
+    const headers = socketInitHeaders(100)
+    const socket = await TestSocket.open(url)
+    const id = await socket.init({ type: 'init', headers })
+    // The pong is sent, then the process is busy for a few keepalive ticks before it reads
+    // again, as a loaded machine may hold it up: the peer is not to blame for the late read.
+    await new Promise<void>((resolve) =>
+      socket.ws.once('ping', () => {
+        const until = performance.now() + 3.5 * KEEPALIVE_MS
+        while (performance.now() < until);
+        resolve()
+      }),
+    )
     socket.sendBytes(randomBytes(100), 100)
     socket.sendJson({ type: 'finalize' })
     expect(await socket.waitFor('done')).toMatchObject({ id })

@@ -123,15 +123,38 @@ class DurableLink {
     return this.recorded.bytesWritten
   }
 
-  /** Records the writer's durable point when it moved far enough; never waits for it. */
-  follow(lastActivity: number, onError: (error: unknown) => void): void {
-    if (this.recording) return
+  /**
+   * Records the writer's durable point once it moved at least `step` bytes past the point
+   * recorded; never waits for it. A call while a record is under way is taken up after it, so
+   * the last move is recorded too.
+   */
+  follow(lastActivity: number, onError: (error: unknown) => void, step = CHECKPOINT_BYTES): void {
+    if (this.ended) return
+    if (this.recording) {
+      this.followAgain = {
+        lastActivity,
+        onError,
+        step: Math.min(step, this.followAgain?.step ?? step),
+      }
+      return
+    }
     const point = this.writer.durable()
-    if (point.offset - this.recorded.bytesWritten < CHECKPOINT_BYTES) return
+    if (point.offset - this.recorded.bytesWritten < Math.max(step, 1)) return
     this.recording = this.save({ ...point, lastActivity })
       .catch(onError)
-      .finally(() => (this.recording = undefined))
+      .finally(() => {
+        this.recording = undefined
+        const again = this.followAgain
+        this.followAgain = undefined
+        if (again) this.follow(again.lastActivity, again.onError, again.step)
+      })
   }
+
+  /** A `follow` that came while a record was under way. */
+  private followAgain:
+    { lastActivity: number; onError: (error: unknown) => void; step: number } | undefined
+  /** Set once the session is suspended or removed: nothing more is recorded. */
+  private ended = false
 
   /**
    * The chunks before `nextIndex` are handed to the writer, ending at `end`: makes them durable
@@ -172,6 +195,7 @@ class DurableLink {
    * that the store can make durable; a chunked one keeps its last recorded chunk boundary.
    */
   async suspend(lastActivity: number): Promise<void> {
+    this.ended = true
     await this.recording
     await this.saving.catch(() => undefined)
     const point = await this.writer.suspend(this.transport === 'ws')
@@ -187,6 +211,7 @@ class DurableLink {
    * lost its hold): the session, its quota, slot and bytes are that instance's.
    */
   async remove(): Promise<boolean> {
+    this.ended = true
     await this.recording?.catch(() => undefined)
     return this.records.remove(this.id, this.holder)
   }
@@ -243,6 +268,13 @@ export class UploadSession<T = unknown> implements ChunkHost {
       this.nextIndex = start.nextIndex
       this.orderedBytes = start.offset
       this.startOffset = start.offset
+    }
+    // The store makes bytes durable after the write that brought them (an S3 part uploads in
+    // the background): each move is recorded as it happens, not when more bytes arrive.
+    if (link?.transport === 'ws') {
+      link.writer.onDurable(() =>
+        link.follow(this.lastActivity, (error) => this.registry.reportError(error), 1),
+      )
     }
   }
 

@@ -42,6 +42,11 @@ export interface ResumableWriter extends BlobWriter {
   /** The durable point as it stands, without waiting for anything. */
   durable(): WriterCheckpoint
   /**
+   * Calls `listener` whenever the durable point moves on by itself (S3: a part stored; the
+   * filesystem: a background flush), so that the point can be recorded without a later write.
+   */
+  onDurable(listener: () => void): void
+  /**
    * Closes the writer and keeps its bytes up to the point it answers, for `reopen()`; with
    * `sync` false nothing more is made durable (the point is the last checkpoint's or later).
    */

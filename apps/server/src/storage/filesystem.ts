@@ -333,6 +333,12 @@ class FileWriter implements ResumableWriter {
     return { offset: this.syncedUpTo, state: '' }
   }
 
+  private durableListener: (() => void) | undefined
+
+  onDurable(listener: () => void): void {
+    this.durableListener = listener
+  }
+
   readonly reopensAnywhere = true
 
   /** Waits for the batches under way now (not those started later), then flushes to disk. */
@@ -422,6 +428,7 @@ class FileWriter implements ResumableWriter {
       () => {
         this.syncedUpTo = upTo
         this.syncing = undefined
+        this.durableListener?.()
       },
       (error: unknown) => {
         this.fail(error)

@@ -371,9 +371,17 @@ class S3Writer implements ResumableWriter {
   private partStored(part: CompletedPart): void {
     this.completed.push(part)
     this.storedNumbers.add(part.PartNumber!)
+    const before = this.contiguousParts
     while (this.storedNumbers.has(this.contiguousParts + 1)) {
       this.storedNumbers.delete(++this.contiguousParts)
     }
+    if (this.contiguousParts > before) this.durableListener?.()
+  }
+
+  private durableListener: (() => void) | undefined
+
+  onDurable(listener: () => void): void {
+    this.durableListener = listener
   }
 
   readonly reopensAnywhere = false

@@ -159,11 +159,12 @@ export class UploadConnection {
   }
 
   /**
-   * One keepalive tick: drops a socket from which nothing arrived since the previous ping. A
-   * paused socket is not read, so its pong cannot arrive; it is spared until it reads again.
+   * One keepalive tick: drops a socket from which nothing arrived since the previous ping, when
+   * `judge` (the tick came on time). A paused socket is not read, so its pong cannot arrive; it
+   * is spared until it reads again.
    */
-  heartbeat(): void {
-    if (!this.alive && !this.paused) {
+  heartbeat(judge: boolean): void {
+    if (judge && !this.alive && !this.paused) {
       this.ws.terminate()
       return
     }

@@ -122,9 +122,16 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
   let accepting = true
   let peakPendingBytes = 0
 
+  const keepaliveMs = deps.keepaliveMs ?? KEEPALIVE_MS
+  let lastTick = performance.now()
   const keepalive = setInterval(() => {
-    for (const connection of connections) connection.heartbeat()
-  }, deps.keepaliveMs ?? KEEPALIVE_MS)
+    // Timers run before the reads of a loop turn: a tick that comes late, the process having
+    // been held up, may find a pong waiting unread. Such a tick pings without judging anyone.
+    const now = performance.now()
+    const onTime = now - lastTick < keepaliveMs * 1.5
+    lastTick = now
+    for (const connection of connections) connection.heartbeat(onTime)
+  }, keepaliveMs)
   keepalive.unref()
 
   function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
