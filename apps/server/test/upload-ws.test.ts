@@ -770,14 +770,67 @@ describe('resuming over a new socket while the old one is still here', () => {
     const live = await TestSocket.open(side.url)
     const id = await live.init({ type: 'init', headers })
     live.sendBytes(body.subarray(0, MiB), 256 * KiB)
-    const second = await TestSocket.open(side.url)
+    await refusedWhileHeld(side.url, live, { id, headers, body })
+  }, 30_000)
+
+  /**
+   * A resume over a new socket on `url` gets 409 while `holder` keeps the session; the holder
+   * then sends the rest from 1 MiB and its upload downloads byte-exact.
+   */
+  async function refusedWhileHeld(
+    url: string,
+    holder: TestSocket,
+    upload: { id: string; headers: InitHeaders; body: Buffer },
+  ): Promise<void> {
+    const { id, headers, body } = upload
+    const second = await TestSocket.open(url)
     expect(
       await second.refusal({ type: 'resume', id, ownerToken: headers.ownerToken, offset: 0 }),
     ).toEqual({ type: 'error', message: UPLOAD_IN_PROGRESS_MESSAGE, status: 409 })
-    live.sendBytes(body.subarray(MiB), 256 * KiB)
-    live.sendJson({ type: 'finalize' })
-    expect(await live.waitFor('done')).toMatchObject({ id })
+    holder.sendBytes(body.subarray(MiB), 256 * KiB)
+    holder.sendJson({ type: 'finalize' })
+    expect(await holder.waitFor('done')).toMatchObject({ id })
     expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+  }
+
+  /**
+   * An old socket on the test server (its keepalive far off) that received some bytes, then went
+   * quiet with its TCP connection still open, as after a client's network change; `autoPong`
+   * false makes it a peer that no longer answers pings.
+   */
+  async function quietHolder(body: Buffer, autoPong: boolean) {
+    const headers = socketInitHeaders(body.length)
+    const old = await TestSocket.open(socketUrl(server.url), { autoPong })
+    const id = await old.init({ type: 'init', headers })
+    old.sendBytes(body.subarray(0, MiB), 256 * KiB)
+    const { sessions } = server.service.services
+    await expect.poll(() => sessions.get(id, isAny)?.bytesAccepted).toBe(MiB)
+    return { old, id, headers }
+  }
+
+  it('pings a silent old socket at once and drops it: the resume gets ready, the upload completes', async () => {
+    const body = randomBytes(3 * MiB)
+    const { old, id, headers } = await quietHolder(body, false)
+    try {
+      const resumed = await TestSocket.open(socketUrl(server.url))
+      resumed.sendJson({ type: 'resume', id, ownerToken: headers.ownerToken, offset: 0 })
+      // Within the resume's own wait (else 409), long before the keepalive would end the old one.
+      expect(await resumed.firstFrame()).toEqual({ type: 'ready', id, offset: 0 })
+      expect((await old.closed).code).toBe(1006)
+      resumed.sendBytes(body, 256 * KiB)
+      resumed.sendJson({ type: 'finalize' })
+      expect(await resumed.waitFor('done')).toMatchObject({ id })
+      expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
+    } finally {
+      old.ws.terminate()
+    }
+  }, 30_000)
+
+  // Security: a quiet holder that still answers its ping keeps the session; never two writers.
+  it('keeps a quiet old socket that answers the ping: the resume gets 409, the old one completes', async () => {
+    const body = randomBytes(2 * MiB)
+    const { old, id, headers } = await quietHolder(body, true)
+    await refusedWhileHeld(socketUrl(server.url), old, { id, headers, body })
   }, 30_000)
 })
 

@@ -307,6 +307,22 @@ export class UploadSession<T = unknown> implements ChunkHost {
     return this.stateValue !== 'aborted' && performance.now() - this.lastActivityWall < windowMs
   }
 
+  /** How the connection holding this session checks that its peer still answers. */
+  private prober: ((withinMs: number) => void) | undefined
+
+  /** Set by the connection holding the session: see `probe`. */
+  onProbe(probe: (withinMs: number) => void): void {
+    this.prober = probe
+  }
+
+  /**
+   * Asks the connection holding this session to prove its peer alive within `withinMs`, or end
+   * (and so suspend the session): a resume is waiting for it.
+   */
+  probe(withinMs: number): void {
+    if (this.stateValue === 'open') this.prober?.(withinMs)
+  }
+
   /** Runs once when the session ends, whichever way; used to free quota and request slots. */
   onEnd(listener: (outcome: SessionOutcome) => void | Promise<void>): void {
     this.endListeners.push(listener)
@@ -665,6 +681,13 @@ const HEARTBEAT_MS = 10_000
 export const HOLDER_WAIT_MS = 3000
 
 /**
+ * How long, within HOLDER_WAIT_MS, the connection holding a session here has to answer the ping a
+ * resume sends it before it is taken for dead and dropped (its client's network changed and no
+ * close came), leaving the rest of the wait for its suspension to be recorded.
+ */
+export const HOLDER_PROBE_MS = 2000
+
+/**
  * The registry of sessions under way on this instance. Durable sessions also have a row; one
  * whose connection ended is dormant (in no registry) until a resume reaches any instance.
  */
@@ -751,7 +774,8 @@ export class UploadSessions {
    * Resumes the durable session `id` on this instance, from the largest durable point at or
    * below `offset` (`recorded`: the point its row holds, for chunks). `check` sees the row first
    * and refuses what it must (owner, kind, offset) while nothing has changed yet. 404 without a
-   * row, 409 while a live connection holds it on another instance, or here for HOLDER_WAIT_MS.
+   * row, 409 while a live connection holds it on another instance, or here for HOLDER_WAIT_MS
+   * (the connection here is pinged first, and dropped when silent for HOLDER_PROBE_MS).
    */
   async resume<T>(
     id: string,
@@ -769,6 +793,9 @@ export class UploadSessions {
     // A new socket's resume, its credentials proven, may find the old connection here still
     // draining what it read before the drop, not yet seeing its close: it waits for that end.
     // Chunk requests never wait: those of a session open here find it open.
+    // A holder that no longer answers is pinged at once and dropped, rather than holding the
+    // session until its keepalive ends it; one that answers keeps it.
+    if (offset !== 'recorded') this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
     if (offset !== 'recorded' && !(await this.leaves(id, HOLDER_WAIT_MS))) {
       throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
     }

@@ -120,6 +120,8 @@ export class UploadConnection {
   private pending = 0
   private paused = false
   private alive = true
+  /** Counts what arrives from the peer (frames, pongs), for `probe` to tell whether it answers. */
+  private heard = 0
   /** The handler's progress rule at work between `ready` and `finalize`. */
   private progress: ProgressWatch | undefined
   /** Resolves once the socket has closed, whichever side closed it. */
@@ -136,6 +138,7 @@ export class UploadConnection {
     ws.on('message', (data, isBinary) => this.receive(data, isBinary))
     ws.on('pong', () => {
       this.alive = true
+      this.heard++
     })
     // ws refuses some frames itself (one larger than the buffer, a malformed frame, bad UTF-8)
     // and closes the socket at once. Heard ahead of ws, such a refusal fails the upload like any
@@ -176,9 +179,26 @@ export class UploadConnection {
     this.ws.terminate()
   }
 
+  /**
+   * Pings at once, out of the keepalive schedule, and drops the socket when nothing arrives
+   * within `withinMs`: a resume waits for its session, held by a peer that may be gone without a
+   * close. The drop suspends the session as any other does. A paused socket is spared (its pong
+   * cannot be read), and so is one past `finalize`, whose commit is under way.
+   */
+  private probe(withinMs: number): void {
+    if (this.phase !== 'receiving' || this.ws.readyState !== this.ws.OPEN) return
+    const heard = this.heard
+    this.ws.ping()
+    const timer = setTimeout(() => {
+      if (this.phase === 'receiving' && this.heard === heard && !this.paused) this.ws.terminate()
+    }, withinMs)
+    timer.unref()
+  }
+
   private receive(data: RawData, isBinary: boolean): void {
     // Any frame proves the peer alive: a pong may wait behind megabytes of the client's data.
     this.alive = true
+    this.heard++
     if (this.phase === 'ended') return
     if (isBinary) {
       this.receiveBytes(toBuffer(data))
@@ -230,6 +250,7 @@ export class UploadConnection {
     }
     this.upload = upload
     this.phase = 'receiving'
+    upload.session.onProbe((withinMs) => this.probe(withinMs))
     const { id, startOffset } = upload.session
     // A resume answers where the bytes continue: the client sends from there.
     this.send(how === 'init' ? { type: 'ready', id } : { type: 'ready', id, offset: startOffset })
@@ -312,6 +333,7 @@ export class UploadConnection {
     this.paused = false
     // Pongs were not read while paused; the next tick must not hold that against the client.
     this.alive = true
+    this.heard++
     this.progress?.resume()
     this.ws.resume()
   }
