@@ -92,6 +92,13 @@ describe('deleting what the operator took down', () => {
     })
   })
 
+  it('answers 410 to the status of an upload into a taken-down request', async () => {
+    const req = await createRequest(server)
+    await takeDown(req.id)
+    const status = await call(server, 'GET', `/request/${req.id}/upload/${randomUUID()}/status`)
+    expect({ status: status.status, body: status.body }).toEqual({ status: 410, body: TAKEDOWN })
+  })
+
   // Security: a takedown landing between the owner's look and delete stays (a conditional delete).
   it('keeps a takedown tombstone that the owner deletion reaches after the takedown', async () => {
     const { tombstones, takedown } = server.service.services
