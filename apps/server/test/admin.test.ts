@@ -54,6 +54,15 @@ async function adminJson<T = Record<string, unknown>>(
   return JSON.parse(result.stdout) as T
 }
 
+/** The database of the server `env` configures, as the server opens it. */
+function openServerDatabase(env: Record<string, string>) {
+  return openDatabase({
+    dataDir: env.DATA_DIR!,
+    databaseUrl: env.DATABASE_URL ?? null,
+    databasePoolSize: 1,
+  })
+}
+
 async function serverEnv(): Promise<Record<string, string>> {
   const env: Record<string, string> = {
     HOST: '127.0.0.1',
@@ -293,11 +302,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     await server.stop()
 
     // One upload and the note expire while the server is down.
-    const db = await openDatabase({
-      dataDir: env.DATA_DIR!,
-      databaseUrl: env.DATABASE_URL ?? null,
-      databasePoolSize: 1,
-    })
+    const db = await openServerDatabase(env)
     const past = Date.now() - 60_000
     await querySql(db, 'UPDATE uploads SET expires_at = ? WHERE id = ?', [
       past,
@@ -334,11 +339,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
   it('lists and revokes API tokens through the program, never showing a token', async () => {
     const env = await serverEnv()
     await (await start(env)).stop()
-    const db = await openDatabase({
-      dataDir: env.DATA_DIR!,
-      databaseUrl: env.DATABASE_URL ?? null,
-      databasePoolSize: 1,
-    })
+    const db = await openServerDatabase(env)
     const created = await new ApiTokens({ db, now: () => Date.now() }).create('ada', {
       name: 'nightly backup',
       scopes: ['files'],
@@ -364,11 +365,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
   it('purge-expired deletes API tokens expired longer than the grace, as the cleanup job does', async () => {
     const env = await serverEnv()
     await (await start(env)).stop()
-    const db = await openDatabase({
-      dataDir: env.DATA_DIR!,
-      databaseUrl: env.DATABASE_URL ?? null,
-      databasePoolSize: 1,
-    })
+    const db = await openServerDatabase(env)
     const DAY = 86_400_000
     // Created 30 days before `daysAgo`, so each expired 30 days after its creation.
     const expiredDaysAgo = (days: number) =>
