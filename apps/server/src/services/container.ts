@@ -160,7 +160,7 @@ export async function createServices(
     tombstones,
     now,
   })
-  const takedown = new Takedown({ db, tombstones, janitor, now })
+  const takedown = new Takedown({ db, tombstones, janitor, sessions, storedChunks, now })
   const reports = new ReportsService({
     db,
     limiter: reportLimiter,
