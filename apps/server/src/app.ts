@@ -1,7 +1,7 @@
 /** Builds the HTTP application: middleware, the API routes, the web app and one error handler. */
 import { existsSync } from 'node:fs'
 
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 
@@ -17,6 +17,7 @@ import type { ServerMetrics } from './metrics/endpoint.js'
 import { clientIp } from './middleware/client-ip.js'
 import { rateLimit } from './middleware/rate-limit.js'
 import { requestLog } from './middleware/request-log.js'
+import { setAnswerHeaders } from './middleware/response-headers.js'
 import { fileRoutes } from './routes/files.js'
 import { inboxRoutes } from './routes/inbox.js'
 import { notesRoutes } from './routes/notes.js'
@@ -163,7 +164,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof HttpError) {
-      for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
+      setAnswerHeaders(c, err.headers)
       const body = err.details
         ? { error: err.message, details: err.details }
         : { error: err.message, ...err.fields }
@@ -184,7 +185,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         : undefined
     if (away) {
       logger.warn(`${away} unavailable: ${outageCause(err)}`)
-      c.header('Retry-After', String(DATABASE_RETRY_AFTER_SEC))
+      setAnswerHeaders(c, { [HEADERS.retryAfter]: String(DATABASE_RETRY_AFTER_SEC) })
       return c.json({ error: DATABASE_UNAVAILABLE_MESSAGE }, 503)
     }
     logger.error(err instanceof Error ? (err.stack ?? err.message) : String(err))

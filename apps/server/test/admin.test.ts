@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 
 import { runAdmin } from '../src/admin/program.js'
 import { openDatabase } from '../src/db/client.js'
-import { ApiTokens } from '../src/services/api-tokens.js'
+import { ApiTokens, EXPIRED_TOKEN_GRACE_MS } from '../src/services/api-tokens.js'
 import { newDatabaseEnv, querySql } from './dialects.js'
 import { noteBody, uploadHeaders } from './harness.js'
 import { call, createRequest, send } from './requests.suite.js'
@@ -52,6 +52,15 @@ async function adminJson<T = Record<string, unknown>>(
   const result = await admin(env, '--json', ...args)
   expect(result.code, result.stderr).toBe(0)
   return JSON.parse(result.stdout) as T
+}
+
+/** The database of the server `env` configures, as the server opens it. */
+function openServerDatabase(env: Record<string, string>) {
+  return openDatabase({
+    dataDir: env.DATA_DIR!,
+    databaseUrl: env.DATABASE_URL ?? null,
+    databasePoolSize: 1,
+  })
 }
 
 async function serverEnv(): Promise<Record<string, string>> {
@@ -293,11 +302,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     await server.stop()
 
     // One upload and the note expire while the server is down.
-    const db = await openDatabase({
-      dataDir: env.DATA_DIR!,
-      databaseUrl: env.DATABASE_URL ?? null,
-      databasePoolSize: 1,
-    })
+    const db = await openServerDatabase(env)
     const past = Date.now() - 60_000
     await querySql(db, 'UPDATE uploads SET expires_at = ? WHERE id = ?', [
       past,
@@ -334,11 +339,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
   it('lists and revokes API tokens through the program, never showing a token', async () => {
     const env = await serverEnv()
     await (await start(env)).stop()
-    const db = await openDatabase({
-      dataDir: env.DATA_DIR!,
-      databaseUrl: env.DATABASE_URL ?? null,
-      databasePoolSize: 1,
-    })
+    const db = await openServerDatabase(env)
     const created = await new ApiTokens({ db, now: () => Date.now() }).create('ada', {
       name: 'nightly backup',
       scopes: ['files'],
@@ -359,6 +360,36 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     expect((await admin(env, 'tokens', 'revoke', created.id)).code).toBe(0)
     expect(await adminJson(env, 'tokens')).toEqual({ tokens: [] })
     expect((await admin(env, 'tokens', 'revoke', created.id)).code).toBe(2)
+  })
+
+  it('purge-expired deletes API tokens expired longer than the grace, as the cleanup job does', async () => {
+    const env = await serverEnv()
+    await (await start(env)).stop()
+    const db = await openServerDatabase(env)
+    const DAY = 86_400_000
+    // Created 30 days before `daysAgo`, so each expired 30 days after its creation.
+    const expiredDaysAgo = (days: number) =>
+      new ApiTokens({ db, now: () => Date.now() - (days + 30) * DAY }).create('ada', {
+        name: `expired ${days} days ago`,
+        scopes: ['files'],
+        expiresInDays: 30,
+      })
+    const longAgo = await expiredDaysAgo(EXPIRED_TOKEN_GRACE_MS / DAY + 1)
+    const recent = await expiredDaysAgo(1)
+    const ids = async () =>
+      (await querySql<{ id: string }>(db, 'SELECT id FROM api_tokens')).map((row) => row.id)
+    expect((await ids()).sort()).toEqual([longAgo.id, recent.id].sort())
+
+    const text = await admin(env, 'purge-expired')
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toMatch(/^API tokens +1$/m)
+    expect(await ids()).toEqual([recent.id])
+
+    await expiredDaysAgo(EXPIRED_TOKEN_GRACE_MS / DAY + 5)
+    const purged = await adminJson(env, 'purge-expired')
+    expect(purged).toMatchObject({ apiTokensPurged: 1, failedSteps: [] })
+    expect(await ids()).toEqual([recent.id])
+    await db.close()
   })
 
   it('runs as its own program and refuses bad usage with one line', async () => {

@@ -16,6 +16,7 @@ import {
   uploadHeaders,
   type TestServer,
 } from './harness.js'
+import { RawRequest } from './raw-request.js'
 import { call, createRequest, ENV, nextIp } from './requests.suite.js'
 import { json } from './uploads.suite.js'
 
@@ -148,6 +149,25 @@ describe('password lockout on every route', () => {
       }
     },
   }
+
+  // Spec: Limits, the lockout's 429 names Retry-After as the spec spells it, on the wire.
+  it('sends Retry-After under its exact name', async () => {
+    const up = await protectedUpload()
+    const ip = nextIp()
+    for (let i = 0; i < MAX_ATTEMPTS; i++) {
+      const headers = { 'X-Forwarded-For': ip, 'X-Auth-Token': randomToken() }
+      expect((await post(`/password/${up.id}`, headers)).status).toBe(401)
+    }
+    const request = await RawRequest.open(server.url, `/api/password/${up.id}`, {
+      'X-Forwarded-For': ip,
+      'X-Auth-Token': up.right,
+      'Content-Length': '0',
+    })
+    const answer = await request.answer(5000)
+    request.destroy()
+    expect(answer?.status).toBe(429)
+    expect(answer?.headerNames).toContain('Retry-After')
+  })
 
   describe.each(Object.entries(routes))('%s', (_name, guarded) => {
     // Security: PASSWORD_MAX_ATTEMPTS well-formed wrong tokens lock the item for that IP.

@@ -10,6 +10,8 @@ import { requestHead } from './harness.js'
 export interface RawAnswer {
   status: number
   body: unknown
+  /** The names of the answer's headers, spelled as the server sent them. */
+  headerNames: string[]
 }
 
 export class RawRequest {
@@ -91,6 +93,10 @@ export class RawRequest {
     const body = this.text.slice(end + 4)
     if (body.length < Number(length[1])) return null
     const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1])
-    return { status, body: JSON.parse(body.slice(0, Number(length[1]))) as unknown }
+    const headerNames = head
+      .split('\r\n')
+      .slice(1)
+      .map((line) => line.slice(0, line.indexOf(':')))
+    return { status, body: JSON.parse(body.slice(0, Number(length[1]))) as unknown, headerNames }
   }
 }

@@ -300,6 +300,23 @@ export function resumeSuite(backend: Backend): void {
       expect(await hasPartial(server, id)).toBe(false)
     })
 
+    it('ends the dormant sessions of a request the operator takes down, with their bytes and quota', async () => {
+      const ip = nextIp()
+      const req = await createRequest(server, { maxSize: 40 * MiB })
+      const opened = await requestUpload(server, req, 8 * MiB, { 'X-Forwarded-For': ip })
+      await cut(opened.socket, randomBytes(6 * MiB))
+      await dormant(server, opened.id)
+      const quota = async () => (await call(server, 'GET', '/quota', { ip })).body.usedBytes
+      expect(await quota()).toBe(8 * MiB)
+      expect(await hasPartial(server, opened.id)).toBe(true)
+      const { takedown, streamed } = server.service.services
+      const removed = await takedown.remove(req.id, 'Copyright complaint')
+      expect(removed).toMatchObject({ kind: 'request' })
+      expect(await streamed.find(opened.id)).toBeUndefined()
+      expect(await hasPartial(server, opened.id)).toBe(false)
+      expect(await quota()).toBe(0)
+    })
+
     it('leaves a session another instance took over to that instance when it ends here', async () => {
       const upload = await NORMAL.start(server, 8 * MiB)
       // Past a part, so that S3 holds bytes too.

@@ -19,11 +19,25 @@ export function withHeaders(
   next: Next,
   headers: Readonly<Record<string, string>>,
 ): Promise<void> {
-  const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing
-  if (outgoing === undefined) return withResponseHeaders(c, next, headers)
-  for (const name in headers) outgoing.setHeader(name, headers[name]!)
+  if (nodeResponse(c) === undefined) return withResponseHeaders(c, next, headers)
+  setAnswerHeaders(c, headers)
   return next()
 }
+
+/**
+ * Sets `headers` on the answer a handler is about to build, spelled as given: under the Node
+ * server on the Node response (a Response's own headers go out in lower case, while the spec
+ * spells `Retry-After` and `X-RateLimit-*`), elsewhere on the context.
+ */
+export function setAnswerHeaders(c: Context, headers: Readonly<Record<string, string>>): void {
+  const outgoing = nodeResponse(c)
+  for (const name in headers) {
+    if (outgoing === undefined) c.header(name, headers[name]!)
+    else outgoing.setHeader(name, headers[name]!)
+  }
+}
+
+const nodeResponse = (c: Context) => (c.env as Partial<HttpBindings> | undefined)?.outgoing
 
 async function withResponseHeaders(
   c: Context,

@@ -202,9 +202,6 @@ export class CleanupJob {
     if (!report.leading) return report
 
     await this.removeFinished(report, step)
-    await step('apiTokens', async () => {
-      report.apiTokensPurged = await services.apiTokens.purgeExpired()
-    })
     // Dormant streamed sessions are every instance's: idle ones end with their bytes.
     await step('streamedSessions', async () => {
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
@@ -262,8 +259,8 @@ export class CleanupJob {
 
   /**
    * The removal steps alone, at once, whichever instance leads (`fileshare-admin purge-expired`):
-   * expired and used-up items, tombstones past their retention, finished requests and the blob
-   * removals that are due. Each is a conditional delete, safe beside a running job.
+   * expired and used-up items, tombstones past their retention, finished requests, API tokens long
+   * expired and the blob removals that are due. Each is a conditional delete, safe beside a running job.
    */
   async purgeExpired(): Promise<CleanupReport> {
     const report = emptyReport()
@@ -315,6 +312,9 @@ export class CleanupJob {
     // After the uploads: a request goes only once nothing is left in it.
     await step('requests', async () => {
       report.requestsRemoved = await services.requests.removeFinishedRequests()
+    })
+    await step('apiTokens', async () => {
+      report.apiTokensPurged = await services.apiTokens.purgeExpired()
     })
   }
 

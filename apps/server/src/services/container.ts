@@ -141,10 +141,10 @@ export async function createServices(
   })
   // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
   // of session.
-  const sessionStatus = new SessionStatusService([
-    streamedSessionStatus(streamed, sessions),
-    storedSessionStatusProvider(uploads, requests),
-  ])
+  const sessionStatus = new SessionStatusService(
+    [streamedSessionStatus(streamed, sessions), storedSessionStatusProvider(uploads, requests)],
+    tombstones,
+  )
   // What the sweeps by age must leave alone: one source per kind of session.
   const liveKeys = liveSessionKeys([
     () => sessions.resumableIds(),
@@ -160,7 +160,7 @@ export async function createServices(
     tombstones,
     now,
   })
-  const takedown = new Takedown({ db, tombstones, janitor, now })
+  const takedown = new Takedown({ db, tombstones, janitor, sessions, storedChunks, now })
   const reports = new ReportsService({
     db,
     limiter: reportLimiter,

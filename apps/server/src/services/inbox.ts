@@ -32,6 +32,7 @@ import type { Tombstones } from './tombstones.js'
 import { tokenMatches } from './tokens.js'
 import type { StoredChunkSessions } from './stored-chunk-sessions.js'
 import type { UploadSessions } from './upload-sessions.js'
+import { endWaitingRequestUploads } from './waiting-request-uploads.js'
 
 export interface InboxDeps {
   db: Db
@@ -180,8 +181,7 @@ export class InboxService {
       .map((uploadId) => sessions.get(uploadId, belongsTo(id)))
       .filter((session) => session !== undefined)
     await Promise.all(running.map((session) => session.abort()))
-    await this.deps.storedChunks?.removeOfRequest(id)
-    await sessions.endDormantOfRequest(id)
+    await endWaitingRequestUploads(this.deps, id)
     const removed = await db.transaction(async (tx) => {
       const uploads = await tx
         .delete(requestUploads)

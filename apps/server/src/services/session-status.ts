@@ -6,7 +6,9 @@
 import { ERROR_MESSAGES, type UploadStatusResponse } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
+import { requestTakedown } from './request-records.js'
 import type { OpenChunkSession } from './stored-chunk-sessions.js'
+import type { Tombstones } from './tombstones.js'
 
 export type SessionStatus = UploadStatusResponse
 
@@ -26,9 +28,15 @@ export interface SessionStatusProvider {
 }
 
 export class SessionStatusService {
-  constructor(private readonly providers: readonly SessionStatusProvider[]) {}
+  constructor(
+    private readonly providers: readonly SessionStatusProvider[],
+    private readonly tombstones: Tombstones,
+  ) {}
 
-  /** The first provider's answer; 404 `Upload not found` when none has the session. */
+  /**
+   * The first provider's answer; when none has the session, the 410 of a request the operator
+   * took down (as on its other routes), else 404 `Upload not found`.
+   */
   async status(
     kind: SessionKind,
     id: string,
@@ -38,7 +46,11 @@ export class SessionStatusService {
       const status = await provider.status(kind, id, credential)
       if (status) return status
     }
-    throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const takedown =
+      kind === 'request' && credential !== undefined
+        ? await requestTakedown(this.tombstones, credential)
+        : undefined
+    throw takedown ?? new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 }
 

@@ -2,6 +2,7 @@
  * The operator's takedown (`fileshare-admin rm`): deletes an upload, a note, or a request with
  * every upload in it, with their blobs, and leaves a tombstone so the id answers 410 "Removed by
  * the operator" rather than 404 (tombstones.ts; docs/operations.md, Abuse reports and takedown).
+ * Uploads into a taken-down request that wait for a resume end with it.
  */
 import { isUuid } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
@@ -9,8 +10,9 @@ import { eq } from 'drizzle-orm'
 import type { Db, Executor } from '../db/client.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import { tombstoneColumns, type TombstoneKind, type Tombstones } from './tombstones.js'
+import { endWaitingRequestUploads, type WaitingUploadSessions } from './waiting-request-uploads.js'
 
-export interface TakedownDeps {
+export interface TakedownDeps extends WaitingUploadSessions {
   db: Db
   tombstones: Tombstones
   janitor: BlobJanitor
@@ -57,6 +59,8 @@ export class Takedown {
       return undefined
     })
     if (!found) return undefined
+    // Uploads into a request that wait for a resume go with it, as when its owner deletes it.
+    if (found.kind === 'request') await endWaitingRequestUploads(this.deps, id)
     const blobsQueued = await this.deps.janitor.removeAll(found.blobs)
     return { kind: found.kind, id, blobs: found.blobs.length, blobsQueued }
   }
@@ -76,7 +80,10 @@ export class Takedown {
     return row && { kind: 'note', tombstone: row, blobs: [] }
   }
 
-  /** A request goes with every upload in it; a running upload into it ends at its finalize. */
+  /**
+   * A request goes with every upload in it; an upload waiting for a resume ends after the
+   * transaction (remove), one running on a server ends at its finalize.
+   */
   private async removeRequest(tx: Executor, id: string): Promise<Removed | undefined> {
     const { fileRequests, requestUploads } = this.deps.db.tables
     const uploads = await tx

@@ -11,6 +11,7 @@ export async function purgeExpiredCommand(ctx: AdminContext): Promise<CommandOut
     requestUploadsRemoved: done.requestUploadsRemoved,
     requestsRemoved: done.requestsRemoved,
     tombstonesPurged: done.tombstonesPurged,
+    apiTokensPurged: done.apiTokensPurged,
     blobsRetried: done.blobsRetried,
     blobsQueued: done.blobsQueued,
     blobsHeld: done.blobsHeld,
@@ -22,6 +23,7 @@ export async function purgeExpiredCommand(ctx: AdminContext): Promise<CommandOut
     `request uploads  ${report.requestUploadsRemoved}`,
     `requests         ${report.requestsRemoved}`,
     `tombstones       ${report.tombstonesPurged}`,
+    `API tokens       ${report.apiTokensPurged}`,
     `blobs retried    ${report.blobsRetried} (${report.blobsQueued} queued, ${report.blobsHeld} held)`,
     ...(report.failedSteps.length > 0 ? [`failed steps     ${report.failedSteps.join(', ')}`] : []),
   ].join('\n')
