@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { followDownload } from './backends.js'
 import { TEST_DIALECT } from './dialects.js'
 import { startTestServer, type TestServer } from './harness.js'
-import { RawRequest } from './raw-request.js'
+import { RawRequest, type RawAnswer } from './raw-request.js'
 import {
   ENV,
   createRequest,
@@ -22,6 +22,11 @@ import {
   initOk,
 } from './requests.suite.js'
 import { initChunked, json } from './uploads.suite.js'
+
+/** The parts of an answer these cases check, so a test of headers elsewhere changes nothing. */
+function statusAndBody(answer: RawAnswer | null) {
+  return answer && { status: answer.status, body: answer.body }
+}
 
 /** One chunked session, whichever kind of upload it belongs to. */
 interface Session {
@@ -160,7 +165,7 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
     await pause(100)
     const fifth = await stalled(session.path(4), 100)
     // Only the head was sent: the answer proves the body was not waited for.
-    expect(await fifth.answer(2000)).toEqual({
+    expect(statusAndBody(await fifth.answer(2000))).toEqual({
       status: 429,
       body: { error: ERROR_MESSAGES.tooManyChunksInFlight },
     })
@@ -183,7 +188,7 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
       const parts = [randomBytes(100), randomBytes(100)]
       const session = await target.open(server, 200)
       const early = await stalled(session.path(1), 100)
-      expect(await early.answer(2000)).toEqual({
+      expect(statusAndBody(await early.answer(2000))).toEqual({
         status: 429,
         body: { error: ERROR_MESSAGES.tooManyOutOfOrderChunks },
       })
@@ -205,7 +210,7 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
   it('refuses a declared length past the rest of the upload before reading, and keeps the session', async () => {
     const session = await target.open(server, 100)
     const over = await stalled(session.path(0), 101)
-    expect(await over.answer(2000)).toEqual({
+    expect(statusAndBody(await over.answer(2000))).toEqual({
       status: 400,
       body: { error: ERROR_MESSAGES.sizeMismatch },
     })
@@ -253,7 +258,7 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
     await head.write(Buffer.concat([piece, Buffer.from('\r\n')]))
     await head.write(Buffer.from(`${piece.length.toString(16)}\r\n`))
     await head.write(Buffer.concat([piece, Buffer.from('\r\n')]))
-    expect(await head.answer(2000)).toEqual({
+    expect(statusAndBody(await head.answer(2000))).toEqual({
       status: 429,
       body: { error: ERROR_MESSAGES.tooManyOutOfOrderChunks },
     })
