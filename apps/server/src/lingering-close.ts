@@ -12,13 +12,27 @@ export const LINGER_MS = 2_000
 
 /** Makes Node's close after a `Connection: close` answer (`destroySoon`) a lingering one. */
 export function lingerOnClose(socket: Socket, lingerMs = LINGER_MS): void {
-  socket.destroySoon = function lingeringClose(this: Socket): void {
-    if (this.destroyed) return
-    const timer = setTimeout(() => this.destroy(), lingerMs)
-    timer.unref()
-    this.once('close', () => clearTimeout(timer))
-    this.once('end', () => this.destroy())
-    this.end()
-    this.resume()
+  socket.destroySoon =
+    lingerMs === LINGER_MS ? lingeringClose : () => closeLingering(socket, lingerMs)
+}
+
+/** One function for every connection with the default linger, set as its `destroySoon`. */
+function lingeringClose(this: Socket): void {
+  closeLingering(this, LINGER_MS)
+}
+
+function closeLingering(socket: Socket, lingerMs: number): void {
+  if (socket.destroyed) return
+  // The client has closed its side already: nothing more can arrive to be discarded, so the
+  // socket closes once what is written has gone out.
+  if (socket.readableEnded) {
+    socket.end(() => socket.destroy())
+    return
   }
+  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  timer.unref()
+  socket.once('close', () => clearTimeout(timer))
+  socket.once('end', () => socket.destroy())
+  socket.end()
+  socket.resume()
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 
-import { and, asc, eq, exists, inArray, lte } from 'drizzle-orm'
+import { and, asc, count, eq, exists, inArray, lte } from 'drizzle-orm'
 
 import type { Db, Executor } from '../../db/client.js'
 import { increment } from '../../db/expressions.js'
@@ -162,7 +162,7 @@ export class NotificationOutbox {
   /** How many rows are queued. */
   async count(): Promise<number> {
     const { notifications } = this.db.tables
-    const rows = await this.db.query.select({ id: notifications.id }).from(notifications)
-    return rows.length
+    const [row] = await this.db.query.select({ n: count() }).from(notifications)
+    return row?.n ?? 0
   }
 }
