@@ -108,8 +108,8 @@ describe('an unfinished upload', () => {
     const end = vi.fn(() => Promise.reject(new ApiError(404, 'Upload not found')))
     const { unfinished } = started(end)
     unfinished.discard()
-    await Promise.resolve()
-    await Promise.resolve()
+    // A macrotask: every promise step of the end's handling has run by then.
+    await new Promise((resolve) => setTimeout(resolve, 0))
     expect(end).toHaveBeenCalled()
     expect(unfinished.endFailure).toBeNull()
   })

@@ -131,7 +131,7 @@ export interface Payload {
   fileCount: number
 }
 
-export function payloadOf(entries: readonly PickedEntry[], utcOffsetMinutes?: number): Payload {
+export function payloadOf(entries: readonly PickedEntry[], utcOffsetMinutes: number): Payload {
   if (entries.length === 0 || fileCountOf(entries) === 0) {
     throw new ProtocolError('BAD_INPUT', 'Nothing to send: pick at least one file')
   }
@@ -142,9 +142,11 @@ export function payloadOf(entries: readonly PickedEntry[], utcOffsetMinutes?: nu
     return { source: file, metadata, fileCount: 1 }
   }
   const archive = toArchiveEntries(entries)
-  const zip = utcOffsetMinutes === undefined ? {} : { utcOffsetMinutes }
   return {
-    source: { size: zipSize(archive), stream: () => createZipStream(archive, zip) },
+    source: {
+      size: zipSize(archive),
+      stream: () => createZipStream(archive, { utcOffsetMinutes }),
+    },
     metadata,
     // Every archive entry counts, so a folder holding one file still reads as an archive.
     fileCount: Math.max(2, archive.length),
