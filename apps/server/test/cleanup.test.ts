@@ -529,5 +529,37 @@ describe('cleanup job', () => {
       await new Promise((resolve) => setTimeout(resolve, 100))
       expect(logger.lines.length).toBe(runs)
     })
+
+    // A timed run that fails outside its steps is logged; it must not end the process.
+    it('logs a timed run that fails outside its steps, without an unhandled rejection', async () => {
+      const unhandled: unknown[] = []
+      const onUnhandled = (reason: unknown) => unhandled.push(reason)
+      process.on('unhandledRejection', onUnhandled)
+      const logger = recordingLogger()
+      const { config, db, blobs, services } = server.service
+      const leader = {
+        acquire: () => Promise.reject(new Error('lock unreadable')),
+        release: () => Promise.resolve(),
+      }
+      const cleanup = new CleanupJob({
+        config,
+        db,
+        blobs,
+        services,
+        logger,
+        leader,
+        now: clock.now,
+      })
+      cleanup.start(20)
+      try {
+        await expect
+          .poll(() => logger.lines.filter((line) => line.level === 'error'), { timeout: 5000 })
+          .toContainEqual({ level: 'error', message: 'cleanup run failed' })
+        expect(unhandled).toEqual([])
+      } finally {
+        await cleanup.stop()
+        process.off('unhandledRejection', onUnhandled)
+      }
+    })
   })
 })

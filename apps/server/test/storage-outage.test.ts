@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { isDatabaseUnavailable } from '../src/db/unavailable.js'
 import { createLogger } from '../src/logger.js'
 import { S3BlobStore } from '../src/storage/s3.js'
-import { isStorageUnavailable } from '../src/storage/unavailable.js'
+import { isStorageUnavailable, StorageUnavailableError } from '../src/storage/unavailable.js'
 import { startTestServer, uploadHeaders, type TestServer } from './harness.js'
 
 /** A local port nothing listens on. */
@@ -41,6 +41,17 @@ async function unreachableS3(): Promise<S3BlobStore> {
   })
 }
 
+/** Uploads 10 bytes in one request and expects the storage outage's 503. */
+async function expectUploadRefused(server: TestServer): Promise<void> {
+  const res = await fetch(`${server.url}/api/upload`, {
+    method: 'POST',
+    headers: uploadHeaders(10, {}, 'Content-Length'),
+    body: new Uint8Array(10),
+  })
+  expect(res.status).toBe(503)
+  expect(await res.json()).toEqual({ error: 'Service temporarily unavailable' })
+}
+
 describe('storage outage', () => {
   it('is what the S3 store throws when its server refuses the connection', async () => {
     const failure = await (await unreachableS3()).check().then(
@@ -58,14 +69,43 @@ describe('storage outage', () => {
     // Uploads go to an S3 server that is down; the database is up.
     const s3 = await unreachableS3()
     server.service.blobs.create = (key) => s3.create(key)
-    const res = await fetch(`${server.url}/api/upload`, {
-      method: 'POST',
-      headers: uploadHeaders(10, {}, 'Content-Length'),
-      body: new Uint8Array(10),
-    })
-    expect(res.status).toBe(503)
-    expect(await res.json()).toEqual({ error: 'Service temporarily unavailable' })
+    await expectUploadRefused(server)
     expect(lines.join('')).toMatch(/WARN storage unavailable: .*ECONNREFUSED/)
     expect(lines.join('')).not.toMatch(/database unavailable/)
+  })
+
+  // A store that fails mid-upload and then cannot discard the partial bytes either must cost
+  // that upload only, never the process (an unhandled rejection ends Node).
+  it('answers 503 and keeps running when the store can neither write nor discard', async () => {
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const lines: string[] = []
+      const sink = { write: (line: string) => lines.push(line) }
+      server = await startTestServer({
+        logger: createLogger('warn', { stdout: sink, stderr: sink }),
+      })
+      const outage = () => new StorageUnavailableError(new Error('connect ECONNREFUSED'))
+      let aborts = 0
+      server.service.blobs.create = async () => ({
+        bytesWritten: 0,
+        write: () => Promise.reject(outage()),
+        commit: () => Promise.reject(outage()),
+        abort: () => {
+          aborts++
+          return Promise.reject(outage())
+        },
+      })
+      await expectUploadRefused(server)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(aborts).toBeGreaterThan(0)
+      expect(unhandled).toEqual([])
+      // The failed discard is logged; the cleanup job's sweep removes what it left.
+      expect(lines.join('')).toMatch(/ERROR StorageUnavailableError.*at Object\.abort/)
+      expect((await fetch(`${server.url}/api/health`)).status).toBe(200)
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
   })
 })

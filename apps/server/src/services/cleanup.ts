@@ -153,7 +153,15 @@ export class CleanupJob {
   start(intervalMs: number): void {
     this.stopped = false
     if (this.timer) clearInterval(this.timer)
-    this.timer = setInterval(() => void this.runOnce(), intervalMs)
+    // Each step logs its own failure; this catches one outside the steps, so that a timed run
+    // never ends the process with an unhandled rejection.
+    this.timer = setInterval(
+      () =>
+        this.runOnce().catch((error: unknown) =>
+          this.deps.logger.error('cleanup run failed', error),
+        ),
+      intervalMs,
+    )
     // The job alone must not keep the process alive.
     this.timer.unref()
   }

@@ -574,8 +574,9 @@ export class UploadSession<T = unknown> implements ChunkHost {
   }
 
   /**
-   * Ends the session and discards its bytes; safe to call at any time, more than once. A commit
-   * under way is left to finish (its caller owns the outcome), so no blob is torn mid-rename.
+   * Ends the session and discards its bytes; safe to call at any time, more than once, and never
+   * rejects (a failure is reported). A commit under way is left to finish (its caller owns the
+   * outcome), so no blob is torn mid-rename.
    */
   async abort(): Promise<void> {
     if (this.stateValue === 'open') await this.discard()
@@ -618,9 +619,12 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.stateValue = 'aborted'
     this.dropWaiting()
     // Listeners first: a request slot or quota freed by the end must be free the moment the
-    // session is gone, not only once its partial blob has been removed.
-    if (await this.end('aborted')) await this.writer.abort()
-    else await this.link?.writer.suspend(false).catch(() => undefined)
+    // session is gone, not only once its partial blob has been removed. A store that cannot
+    // discard now (an outage) leaves the partial bytes to the cleanup job's sweep of unfinished
+    // writes: the session has ended either way, and this never throws.
+    if (await this.end('aborted')) {
+      await this.writer.abort().catch((error: unknown) => this.registry.reportError(error))
+    } else await this.link?.writer.suspend(false).catch(() => undefined)
   }
 
   /** Ends the session; false when another instance took it over, whose end it then is. */
@@ -1017,7 +1021,8 @@ export class UploadSessions {
 
   track(id: string, suspension: Promise<void>): Promise<void> {
     this.suspending.set(id, suspension)
-    void suspension.finally(() => this.suspending.delete(id))
+    const settled = () => this.suspending.delete(id)
+    suspension.then(settled, settled)
     return suspension
   }
 }
