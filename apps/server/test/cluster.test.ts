@@ -17,7 +17,7 @@ import { hasExited, type SpawnedServer } from '@fileshare/testing'
 import { postgresMissing, startPostgres, type Postgres } from '@fileshare/testing/postgres'
 import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { CLEANUP_APPLICATION_NAME, CLEANUP_LOCK_KEY } from '../src/db/leader-lock.js'
 import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
@@ -102,6 +102,14 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     await Promise.all([postgres?.stop(), gateway?.stop()])
     if (dir) await rm(dir, { recursive: true, force: true })
   }, 60_000)
+
+  // Tests that kill an instance take it out of `servers` or start it again: any other that has
+  // exited crashed (an unhandled rejection ends Node), and fails the test that crashed it.
+  afterEach(() => {
+    for (const server of servers) {
+      expect(hasExited(server.child), `an instance exited:\n${server.output()}`).toBe(false)
+    }
+  })
 
   /** How many requests of `path` each instance has logged so far. */
   const served = (pattern: RegExp) =>
@@ -431,7 +439,8 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (sent >= size) return controller.close()
-        if (sent >= 8 * MiB && stopped === undefined) stopped = gateway.stop()
+        // Several parts in: the multipart upload exists, and its abort fails with the storage.
+        if (sent >= 24 * MiB && stopped === undefined) stopped = gateway.stop()
         if (stopped) await stopped
         const piece = randomBytes(Math.min(MiB, size - sent))
         sent += piece.length
@@ -451,9 +460,14 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
     expect(answer.status, answer.body).toBe(503)
     expect(JSON.parse(answer.body)).toEqual({ error: 'Service temporarily unavailable' })
     expect(await count()).toBe(before)
-    const health = await get(`${servers[0]!.url}/api/health`, { fresh: true })
-    expect(health.status).toBe(503)
-    expect(JSON.parse(health.text)).toMatchObject({ database: 'ok', storage: 'unavailable' })
+    // The failed upload's discard fails too, after the S3 client's retries: every instance
+    // still answers once they are over.
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    for (const server of servers) {
+      const health = await get(`${server.url}/api/health`, { fresh: true })
+      expect(health.status).toBe(503)
+      expect(JSON.parse(health.text)).toMatchObject({ database: 'ok', storage: 'unavailable' })
+    }
   }, 90_000)
 })
 
