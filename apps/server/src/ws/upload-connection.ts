@@ -119,9 +119,13 @@ export class UploadConnection {
   /** Bytes received whose `append` has not resolved yet. */
   private pending = 0
   private paused = false
-  private alive = true
-  /** Counts what arrives from the peer (frames, pongs), for `probe` to tell whether it answers. */
+  /**
+   * Counts what arrives from the peer (frames, pongs), and reads taken up again after a pause:
+   * the peer answered a ping when this has moved since.
+   */
   private heard = 0
+  /** `heard` at the keepalive's latest ping; none yet at first. */
+  private heardAtPing = -1
   /** The handler's progress rule at work between `ready` and `finalize`. */
   private progress: ProgressWatch | undefined
   /** Resolves once the socket has closed, whichever side closed it. */
@@ -136,10 +140,7 @@ export class UploadConnection {
     private readonly options: UploadConnectionOptions,
   ) {
     ws.on('message', (data, isBinary) => this.receive(data, isBinary))
-    ws.on('pong', () => {
-      this.alive = true
-      this.heard++
-    })
+    ws.on('pong', () => this.heard++)
     // ws refuses some frames itself (one larger than the buffer, a malformed frame, bad UTF-8)
     // and closes the socket at once. Heard ahead of ws, such a refusal fails the upload like any
     // other: an `error` frame first, then the spec's close code (step 6, Failure).
@@ -167,11 +168,11 @@ export class UploadConnection {
    * is spared until it reads again.
    */
   heartbeat(judge: boolean): void {
-    if (judge && !this.alive && !this.paused) {
+    if (judge && this.heard === this.heardAtPing && !this.paused) {
       this.ws.terminate()
       return
     }
-    this.alive = false
+    this.heardAtPing = this.heard
     this.ws.ping()
   }
 
@@ -197,7 +198,6 @@ export class UploadConnection {
 
   private receive(data: RawData, isBinary: boolean): void {
     // Any frame proves the peer alive: a pong may wait behind megabytes of the client's data.
-    this.alive = true
     this.heard++
     if (this.phase === 'ended') return
     if (isBinary) {
@@ -332,7 +332,6 @@ export class UploadConnection {
   private resumeReading(): void {
     this.paused = false
     // Pongs were not read while paused; the next tick must not hold that against the client.
-    this.alive = true
     this.heard++
     this.progress?.resume()
     this.ws.resume()
