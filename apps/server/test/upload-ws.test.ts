@@ -566,8 +566,11 @@ describe('upload socket with the smallest FILE_UPLOAD_WS_MAX_BUFFER', () => {
   })
 })
 
-/** The keepalive of the sockets of `sideSockets`, short enough to see several ticks. */
-const KEEPALIVE_MS = 100
+/**
+ * The keepalive of the sockets of `sideSockets`: short enough to see several ticks, and long
+ * enough that a loaded machine's scheduling stall between a ping and its pong is not a silence.
+ */
+const KEEPALIVE_MS = 300
 
 /**
  * Upload sockets on a second HTTP server over the test server's database and blob directory,
@@ -646,7 +649,7 @@ describe('upload socket flow control', () => {
     const headers = socketInitHeaders(100)
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers })
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    await new Promise((resolve) => setTimeout(resolve, 5 * KEEPALIVE_MS))
     socket.sendBytes(randomBytes(100), 100)
     socket.sendJson({ type: 'finalize' })
     expect(await socket.waitFor('done')).toMatchObject({ id })
