@@ -3,10 +3,12 @@
  * counts: a sender's upload whose connection drops resumes by itself, over the WebSocket or, where
  * WebSockets are refused, over chunks from the server's `nextIndex`; a sender's page closed
  * mid-upload continues the same upload into the same request after a reload, even when that
- * upload holds the request's last slot, and refuses different files. The requester's inbox then
- * holds the one upload, byte for byte.
+ * upload holds the request's last slot, and refuses different files; new files that only that
+ * slot keeps out are told so, and starting a new upload ends the kept one and frees its slot. The
+ * requester's inbox then holds the one upload, byte for byte.
  */
 import { createHash } from 'node:crypto'
+import { basename } from 'node:path'
 
 import {
   createFileRequest,
@@ -82,6 +84,30 @@ async function sent(page: Page): Promise<void> {
   await page.getByRole('heading', { name: 'Sent', level: 1 }).waitFor({ timeout: 120_000 })
 }
 
+/**
+ * Sends `source` into the request until the proxy's first drop, closes the page while it is cut
+ * off, and opens the sender's page again, which offers to resume the upload.
+ */
+async function reloadedMidUpload(
+  run: DroppingSuite,
+  request: CreatedRequest,
+  source: string,
+): Promise<Page> {
+  const first = await run.open(request.uploadLink)
+  await pickFiles(first, source)
+  await send(first)
+  // The state is kept once the server names the upload; the page closes while it is cut off.
+  await expect.poll(() => storedState(first, request.id), { timeout: 30_000 }).not.toBeNull()
+  await expect.poll(() => run.proxy.drops, { timeout: 60_000 }).toBe(1)
+  const context = first.context()
+  await first.close({ runBeforeUnload: false })
+  await run.linkBack()
+  const page = await context.newPage()
+  await page.goto(request.uploadLink)
+  await page.getByText(`An upload of ${basename(source)} did not finish.`).waitFor()
+  return page
+}
+
 let dir: TempDir
 beforeAll(async () => {
   dir = await tempDir()
@@ -120,19 +146,7 @@ describe.runIf(browserAvailable)('an upload into a request whose page closed', (
     const other = dir.join('other.bin')
     await writePseudoRandomFile(source, 20 * MB + 3)
     await writePseudoRandomFile(other, 20 * MB + 3)
-    const first = await run.open(request.uploadLink)
-    await pickFiles(first, source)
-    await send(first)
-    // The state is kept once the server names the upload; the page closes while it is cut off.
-    await expect.poll(() => storedState(first, request.id), { timeout: 30_000 }).not.toBeNull()
-    await expect.poll(() => run.proxy.drops, { timeout: 60_000 }).toBe(1)
-    const context = first.context()
-    await first.close({ runBeforeUnload: false })
-    await run.linkBack()
-
-    const page = await context.newPage()
-    await page.goto(request.uploadLink)
-    await page.getByText('An upload of reloaded.bin did not finish.', { exact: false }).waitFor()
+    const page = await reloadedMidUpload(run, request, source)
     await pickFiles(page, other)
     await page.getByRole('button', { name: 'Resume upload' }).click()
     await page
@@ -146,6 +160,32 @@ describe.runIf(browserAvailable)('an upload into a request whose page closed', (
     await sent(page)
     expect(await storedState(page, request.id)).toBeNull()
     expect(await inboxHash(run, request.inboxLink)).toBe(await sha256File(source))
+  })
+})
+
+describe.runIf(browserAvailable)('a new upload beside one holding the only slot', () => {
+  const run = useDroppingSuite({ dropAt: [6 * MB] })
+
+  it('says the unfinished upload holds it, and a new upload ends that one and is sent', async () => {
+    const request = await createRequest(run, 1)
+    const source = dir.join('held.bin')
+    const other = dir.join('instead.bin')
+    await writePseudoRandomFile(source, 20 * MB + 9)
+    await writePseudoRandomFile(other, 1 * MB + 9)
+    const page = await reloadedMidUpload(run, request, source)
+    await pickFiles(page, other)
+    await send(page)
+    await page
+      .getByText('your unfinished upload of held.bin holds its place', { exact: false })
+      .waitFor()
+    await expect(page.getByText('files and a note cannot both be sent').count()).resolves.toBe(0)
+
+    // "Start a new upload" ends the unfinished one on the server, which frees its slot.
+    await page.getByRole('button', { name: 'Start a new upload' }).click()
+    await send(page)
+    await sent(page)
+    expect(await storedState(page, request.id)).toBeNull()
+    expect(await inboxHash(run, request.inboxLink)).toBe(await sha256File(other))
   })
 })
 

@@ -113,4 +113,16 @@ describe('an unfinished upload', () => {
     expect(end).toHaveBeenCalled()
     expect(unfinished.endFailure).toBeNull()
   })
+
+  it('is ending while its session is being ended, and not after', async () => {
+    let settle = () => {}
+    const end = vi.fn(() => new Promise<void>((resolve) => (settle = resolve)))
+    const { unfinished } = started(end)
+    expect(unfinished.ending).toBe(false)
+    unfinished.discard()
+    expect(unfinished.kept).toBeNull()
+    expect(unfinished.ending).toBe(true)
+    settle()
+    await vi.waitFor(() => expect(unfinished.ending).toBe(false))
+  })
 })

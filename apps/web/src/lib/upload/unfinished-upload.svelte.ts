@@ -43,6 +43,8 @@ export class UnfinishedUpload<S extends KeptUpload> {
   refused = $state(false)
   /** Why ending a cancelled upload's session failed, as the server said it. */
   endFailure = $state<string | null>(null)
+  /** A given-up upload's session is being ended: a request's slot it holds is not free yet. */
+  ending = $state(false)
 
   readonly #options: UnfinishedUploadOptions<S>
   readonly #storage: ResumeStorage
@@ -127,6 +129,7 @@ export class UnfinishedUpload<S extends KeptUpload> {
   }
 
   async #endSession(state: S): Promise<void> {
+    this.ending = true
     try {
       await this.#options.end(state)
     } catch (cause) {
@@ -134,6 +137,8 @@ export class UnfinishedUpload<S extends KeptUpload> {
       // (UPLOAD_SESSION_IDLE_SEC) as any lost upload does.
       if (isApiError(cause, 404) || isConnectionLoss(cause)) return
       this.endFailure = errorMessage(cause)
+    } finally {
+      this.ending = false
     }
   }
 }
