@@ -13,11 +13,10 @@ import {
 } from '@fileshare/protocol'
 
 import { filesUpload, type PickedEntry } from './entries'
+import { RESUME_STORAGE_KEY, requestResumeKey } from './resume-keys'
 
 /** The storage the state lives in: `localStorage` on the page, a stand-in in tests. */
 export type ResumeStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
-
-export const RESUME_STORAGE_KEY = 'fileshare.unfinishedUpload'
 
 /** What every kept upload holds, whatever it goes into. */
 export interface KeptUpload<U extends { size: number } = { size: number }> {
@@ -63,7 +62,7 @@ export const FILE_UPLOAD_SLOT: ResumeSlot<FileResumeState> = {
 /** The slot of uploads into the request `requestId`. */
 export function requestUploadSlot(requestId: string): ResumeSlot<RequestResumeState> {
   return {
-    key: `${RESUME_STORAGE_KEY}.request.${requestId}`,
+    key: requestResumeKey(requestId),
     holds: (value): value is RequestResumeState =>
       isKeptUpload(value) && (value as { requestId?: unknown }).requestId === requestId,
   }
