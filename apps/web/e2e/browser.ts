@@ -5,9 +5,6 @@
  * the suite instead of skipping it.
  */
 import { existsSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 
 import {
   chromium,
@@ -15,6 +12,8 @@ import {
   type BrowserContext,
   type BrowserContextOptions,
 } from 'playwright-core'
+
+import { tempDir } from './files.js'
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -47,18 +46,18 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<TestBrows
       `Chromium not found at ${CHROMIUM_PATH}: install Debian's chromium package or set CHROMIUM_PATH`,
     )
   }
-  const downloadsDir = await mkdtemp(join(tmpdir(), 'fileshare-e2e-downloads-'))
+  const downloads = await tempDir('fileshare-e2e-downloads-')
   const browser = await chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [...CHROMIUM_ARGS, ...extraArgs],
-    downloadsPath: downloadsDir,
+    downloadsPath: downloads.path,
   })
   return {
     browser,
-    downloadsDir,
+    downloadsDir: downloads.path,
     async close() {
       await browser.close()
-      await rm(downloadsDir, { recursive: true, force: true })
+      await downloads.remove()
     },
   }
 }

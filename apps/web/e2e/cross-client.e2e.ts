@@ -4,26 +4,23 @@
  * `fileshare get` and `fileshare note get`. Both clients share one client core, so any drift in
  * the link format or the crypto shows here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { runCli, runCliJson } from './cli.js'
-import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { sha256File, writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 describe.runIf(browserAvailable)('browser and command line', () => {
   const suite = useSuite()
-  let dir: TempDir
+  const dir = useTempDir()
   /** A private config folder, so the command line's history and session stay in the test. */
   let env: Record<string, string>
 
   beforeAll(async () => {
-    dir = await tempDir()
     env = { XDG_CONFIG_HOME: dir.join('config') }
-  })
-  afterAll(async () => {
-    await dir?.remove()
   })
 
   it('opens a file sent by the command line and downloads the same bytes', async () => {

@@ -9,12 +9,13 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
 
 import type { Locator, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { downloadFromPage, pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { sha256File, writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 const run = promisify(execFile)
 
@@ -37,14 +38,7 @@ function cipherWorkers(page: Page): number {
 
 describe.runIf(browserAvailable)('file shares in the browser', () => {
   const suite = useSuite({ proxy: true })
-  let dir: TempDir
-
-  beforeAll(async () => {
-    dir = await tempDir()
-  })
-  afterAll(async () => {
-    await dir?.remove()
-  })
+  const dir = useTempDir()
 
   it('uploads a file that another browser downloads byte for byte', async () => {
     const source = dir.join('report.bin')

@@ -7,12 +7,13 @@
 import { readFile } from 'node:fs/promises'
 
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 const IMPRINT = 'https://operator.example/imprint'
 const PRIVACY = 'https://operator.example/privacy'
@@ -24,14 +25,7 @@ function withKeyOf(link: string, other: string): string {
 
 describe.runIf(browserAvailable)('the app as a first-time user meets it', () => {
   const suite = useSuite({ env: { IMPRINT_URL: IMPRINT, PRIVACY_URL: PRIVACY } })
-  let dir: TempDir
-
-  beforeAll(async () => {
-    dir = await tempDir()
-  })
-  afterAll(async () => {
-    await dir?.remove()
-  })
+  const dir = useTempDir()
 
   async function createNote(
     text: string,

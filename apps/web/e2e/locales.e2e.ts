@@ -6,14 +6,15 @@
  * switches the page in place, and the choice survives a reload.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { choose, pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { writePseudoRandomFile } from './files.js'
 import { shareFromNode } from './node-client.js'
 import { captureAll } from './screenshots.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 const PHONE = { width: 360, height: 780 }
 
@@ -80,16 +81,12 @@ function fit(page: Page): Promise<Fit> {
 
 describe.runIf(browserAvailable)('the pages in German and Japanese', () => {
   const suite = useSuite()
-  let dir: TempDir
+  const dir = useTempDir()
   let inboxLink = ''
 
   beforeAll(async () => {
-    dir = await tempDir()
     await writePseudoRandomFile(dir.join('Jahresabschlussbericht-Entwurf.pdf'), 180_000)
     await writePseudoRandomFile(dir.join('holiday-photos.zip'), 1_200_000)
-  })
-  afterAll(async () => {
-    await dir?.remove()
   })
 
   /** A file request with one upload in it, made in English; answers its inbox link. */

@@ -8,16 +8,17 @@
  */
 import { freePort } from '@fileshare/testing'
 import { createTestProvider, type TestProvider } from '@fileshare/testing/oidc-provider'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 
 import type { Page } from 'playwright-core'
 
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { runCli } from './cli.js'
-import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { sha256File, writePseudoRandomFile } from './files.js'
 import { captureAll, unnamedControls } from './screenshots.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 const GATES = [
   { path: '/', text: 'This server lets only signed-in users send files.' },
@@ -27,7 +28,7 @@ const GATES = [
 
 describe.runIf(browserAvailable)('login with an OpenID provider', () => {
   let provider: TestProvider | undefined
-  let dir: TempDir
+  const dir = useTempDir()
 
   const suite = useSuite(async () => {
     const port = await freePort()
@@ -48,12 +49,8 @@ describe.runIf(browserAvailable)('login with an OpenID provider', () => {
     }
   })
 
-  beforeAll(async () => {
-    dir = await tempDir()
-  })
   afterAll(async () => {
     await provider?.stop()
-    await dir?.remove()
   })
 
   /** Signs in from the upload page's gate through the provider's own login and consent pages. */

@@ -4,12 +4,13 @@
  * the figure follows the uploads made, on the home page and on a request's sender page alike.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 /** Waits for the page's refusal of a pick larger than the `left` of the allowance. */
 function overQuota(page: Page, left: string): Promise<void> {
@@ -22,14 +23,7 @@ function overQuota(page: Page, left: string): Promise<void> {
 describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
   // 1 MiB for every client of this suite: they all come from 127.0.0.1.
   const suite = useSuite({ env: { FILE_UPLOAD_QUOTA_BYTES: '1MB' } })
-  let dir: TempDir
-
-  beforeAll(async () => {
-    dir = await tempDir()
-  })
-  afterAll(async () => {
-    await dir?.remove()
-  })
+  const dir = useTempDir()
 
   it('shows what is left, refuses a larger pick on the page and counts what was sent', async () => {
     const big = dir.join('big.bin')

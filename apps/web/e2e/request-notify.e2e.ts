@@ -6,16 +6,17 @@
 import { createHmac } from 'node:crypto'
 
 import { startWebhookReceiver, waitForNotice, type WebhookReceiver } from '@fileshare/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 
 import { pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 describe.runIf(browserAvailable)('inbox notifications in the browser', () => {
   let hook: WebhookReceiver | undefined
-  let dir: TempDir
+  const dir = useTempDir()
 
   const suite = useSuite(async () => {
     hook = await startWebhookReceiver()
@@ -29,11 +30,7 @@ describe.runIf(browserAvailable)('inbox notifications in the browser', () => {
     }
   })
 
-  beforeAll(async () => {
-    dir = await tempDir()
-  })
   afterAll(async () => {
-    await dir?.remove()
     await hook?.close()
   })
 

@@ -6,26 +6,20 @@
 import { mkdir } from 'node:fs/promises'
 
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
 import { pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { sha256File, tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { sha256File, writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 const UPLOAD_LINK = /^Upload link/
 const INBOX_LINK = /^Inbox link/
 
 describe.runIf(browserAvailable)('file requests in the browser', () => {
   const suite = useSuite()
-  let dir: TempDir
-
-  beforeAll(async () => {
-    dir = await tempDir()
-  })
-  afterAll(async () => {
-    await dir?.remove()
-  })
+  const dir = useTempDir()
 
   async function createRequest(
     message: string,

@@ -6,14 +6,15 @@
  * ignoring the OS colour scheme.
  */
 import type { Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 
 import { pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
-import { tempDir, writePseudoRandomFile, type TempDir } from './files.js'
+import { writePseudoRandomFile } from './files.js'
 import { shareFromNode } from './node-client.js'
 import { captureAll, unnamedControls } from './screenshots.js'
 import { useSuite } from './suite.js'
+import { useTempDir } from './temp-dir.js'
 
 const MARKDOWN = [
   '# Trip plan',
@@ -30,15 +31,11 @@ const MARKDOWN = [
 
 describe.runIf(browserAvailable)('screenshots of every page', () => {
   const suite = useSuite()
-  let dir: TempDir
+  const dir = useTempDir()
 
   beforeAll(async () => {
-    dir = await tempDir()
     await writePseudoRandomFile(dir.join('holiday-photos.zip'), 4_200_000)
     await writePseudoRandomFile(dir.join('itinerary.pdf'), 180_000)
-  })
-  afterAll(async () => {
-    await dir?.remove()
   })
 
   /**

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest'
 
 import { SENDER_NOTE_MAX_BYTES, submissionProblem, uploadsNeeded } from './submission'
 
-const limits = { acceptsNote: true, uploadsLeft: 4, maxUploadSize: 1000, maxFilesPerUpload: 3 }
+const limits = {
+  acceptsNote: true,
+  uploadsLeft: 4,
+  maxUploadSize: 1000,
+  maxFilesPerUpload: 3,
+  heldByUnfinished: 0,
+}
 const files = { fileCount: 2, encryptedBytes: 900, note: '' }
 
 describe('submission checks', () => {
@@ -26,6 +32,20 @@ describe('submission checks', () => {
     const long = 'x'.repeat(SENDER_NOTE_MAX_BYTES + 1)
     expect(submissionProblem({ ...files, note: long }, limits)).toBe('noteTooLong')
     expect(submissionProblem({ ...files, note: 'hi' }, { ...limits, uploadsLeft: 1 })).toBe(
+      'noRoomForNote',
+    )
+  })
+
+  it('says when only the slot of the unfinished upload keeps a new submission out', () => {
+    // A request of one upload, which the unfinished one holds while it waits to be resumed.
+    const full = { ...limits, acceptsNote: false, uploadsLeft: 0, heldByUnfinished: 1 }
+    expect(submissionProblem(files, full)).toBe('heldByUnfinished')
+    expect(submissionProblem(files, full, true)).toBeNull()
+    // Files and a note, one slot left beside the one the unfinished upload holds.
+    const withNote = { ...limits, uploadsLeft: 1, heldByUnfinished: 1 }
+    expect(submissionProblem({ ...files, note: 'hi' }, withNote)).toBe('heldByUnfinished')
+    expect(submissionProblem({ ...files, note: 'hi' }, withNote, true)).toBeNull()
+    expect(submissionProblem({ ...files, note: 'hi' }, { ...withNote, uploadsLeft: 0 })).toBe(
       'noRoomForNote',
     )
   })

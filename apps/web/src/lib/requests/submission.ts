@@ -21,10 +21,15 @@ export interface RequestLimits {
   uploadsLeft: number
   maxUploadSize: number
   maxFilesPerUpload: number
+  /**
+   * Slots this browser's own unfinished upload into the request holds while it waits to be
+   * resumed (0 or 1): reserved on the server, so not among `uploadsLeft`.
+   */
+  heldByUnfinished: number
 }
 
 export type SubmissionProblem =
-  'empty' | 'tooLarge' | 'tooMany' | 'noteTooLong' | 'noRoomForNote' | null
+  'empty' | 'tooLarge' | 'tooMany' | 'noteTooLong' | 'noRoomForNote' | 'heldByUnfinished' | null
 
 /** Whether the note part will be sent. */
 export function sendsNote(submission: Submission, limits: RequestLimits): boolean {
@@ -36,10 +41,15 @@ export function uploadsNeeded(submission: Submission, limits: RequestLimits): nu
   return (submission.fileCount > 0 ? 1 : 0) + (sendsNote(submission, limits) ? 1 : 0)
 }
 
-/** Why the submission cannot be sent, or null. */
+/**
+ * Why the submission cannot be sent, or null. `resuming`: it continues the unfinished upload,
+ * whose slot is its own; otherwise a submission that only that slot keeps out is told so
+ * ('heldByUnfinished'), since resuming it or ending it makes room.
+ */
 export function submissionProblem(
   submission: Submission,
   limits: RequestLimits,
+  resuming = false,
 ): SubmissionProblem {
   const note = sendsNote(submission, limits)
   if (submission.fileCount === 0 && !note) return 'empty'
@@ -48,6 +58,9 @@ export function submissionProblem(
   if (note && new TextEncoder().encode(submission.note).length > SENDER_NOTE_MAX_BYTES) {
     return 'noteTooLong'
   }
-  if (uploadsNeeded(submission, limits) > limits.uploadsLeft) return 'noRoomForNote'
-  return null
+  const held = limits.heldByUnfinished
+  const left = limits.uploadsLeft + (resuming ? held : 0)
+  const needed = uploadsNeeded(submission, limits)
+  if (needed <= left) return null
+  return !resuming && needed <= left + held ? 'heldByUnfinished' : 'noRoomForNote'
 }

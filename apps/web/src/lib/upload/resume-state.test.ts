@@ -2,9 +2,9 @@ import type { FileUploadState, RequestUploadState } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import { filesUpload, type PickedEntry } from './entries'
+import { RESUME_STORAGE_KEY } from './resume-keys'
 import {
   FILE_UPLOAD_SLOT,
-  RESUME_STORAGE_KEY,
   clearResumeState,
   fingerprintOf,
   loadResumeState,

@@ -13,14 +13,13 @@ import {
 } from '@fileshare/protocol'
 
 import { filesUpload, type PickedEntry } from './entries'
+import { RESUME_STORAGE_KEY, requestResumeKey } from './resume-keys'
 
 /** The storage the state lives in: `localStorage` on the page, a stand-in in tests. */
 export type ResumeStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
 
-export const RESUME_STORAGE_KEY = 'fileshare.unfinishedUpload'
-
 /** What every kept upload holds, whatever it goes into. */
-export interface KeptUpload<U = unknown> {
+export interface KeptUpload<U extends { size: number } = { size: number }> {
   version: 1
   /** What the protocol client needs to continue: session, secret, salt, size (and credentials). */
   upload: U
@@ -63,7 +62,7 @@ export const FILE_UPLOAD_SLOT: ResumeSlot<FileResumeState> = {
 /** The slot of uploads into the request `requestId`. */
 export function requestUploadSlot(requestId: string): ResumeSlot<RequestResumeState> {
   return {
-    key: `${RESUME_STORAGE_KEY}.request.${requestId}`,
+    key: requestResumeKey(requestId),
     holds: (value): value is RequestResumeState =>
       isKeptUpload(value) && (value as { requestId?: unknown }).requestId === requestId,
   }
@@ -83,6 +82,14 @@ export function fingerprintOf(
     cipherSize,
     utcOffsetMinutes,
   }
+}
+
+/**
+ * The zone (minutes east of UTC) an upload's archive times are written in: the one the kept
+ * upload `from` began in, so that a resume writes the same bytes, or this device's for a new one.
+ */
+export function archiveZoneOf(from: KeptUpload | null): number {
+  return from ? (from.fingerprint.utcOffsetMinutes ?? 0) : -new Date().getTimezoneOffset()
 }
 
 /**
@@ -166,8 +173,8 @@ const REFUSING_STORAGE: ResumeStorage = { getItem: refuse, setItem: refuse, remo
 /** The fields every kept upload has, of the types they must have. */
 function isKeptUpload(value: unknown): value is KeptUpload {
   if (typeof value !== 'object' || value === null) return false
-  const state = value as Partial<KeptUpload<Partial<RequestUploadState>>>
-  const upload = state.upload
+  const state = value as Partial<KeptUpload>
+  const upload = state.upload as Partial<RequestUploadState> | null | undefined
   const fingerprint = state.fingerprint
   return (
     state.version === 1 &&

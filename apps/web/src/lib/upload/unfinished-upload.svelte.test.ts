@@ -16,10 +16,10 @@ const upload: RequestUploadState = {
   salt: 'c2FsdA',
   size: filesUpload(picked).encryptedBytes,
 }
-const stateOf = (state: RequestUploadState): RequestResumeState => ({
+const stateOf = (state: RequestUploadState, utcOffsetMinutes = 0): RequestResumeState => ({
   version: 1,
   upload: state,
-  fingerprint: fingerprintOf(picked, state.size, 0),
+  fingerprint: fingerprintOf(picked, state.size, utcOffsetMinutes),
   requestId: REQUEST,
   label: 'a.bin',
 })
@@ -112,5 +112,64 @@ describe('an unfinished upload', () => {
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(end).toHaveBeenCalled()
     expect(unfinished.endFailure).toBeNull()
+  })
+
+  it('is ending while its session is being ended, and not after', async () => {
+    let settle = () => {}
+    const end = vi.fn(() => new Promise<void>((resolve) => (settle = resolve)))
+    const { unfinished } = started(end)
+    expect(unfinished.ending).toBe(false)
+    unfinished.discard()
+    expect(unfinished.kept).toBeNull()
+    expect(unfinished.ending).toBe(true)
+    settle()
+    await vi.waitFor(() => expect(unfinished.ending).toBe(false))
+  })
+
+  it('runs a new upload: keeps its state once named, reports progress, forgets it once sent', async () => {
+    const unfinished = new UnfinishedUpload({ slot: SLOT, end: vi.fn() })
+    const progress = vi.fn()
+    const outcome = await unfinished.run({
+      entries: picked,
+      from: null,
+      label: 'a.bin',
+      signal: signal(),
+      onProgress: progress,
+      keep: (kept) => ({ ...kept, requestId: REQUEST }),
+      send: (files, options) => {
+        options.onProgress?.({ kind: 'state', state: upload })
+        expect(unfinished.kept).toEqual(stateOf(upload, files.utcOffsetMinutes))
+        expect(stored()).toBe(true)
+        options.onProgress?.({ sentBytes: 1, totalBytes: 2, transport: 'websocket' })
+        return Promise.resolve('sent')
+      },
+      resume: () => Promise.reject(new Error('not a resume')),
+    })
+    expect(outcome).toEqual({ sent: 'sent' })
+    expect(progress).toHaveBeenCalledWith({ sentBytes: 1, totalBytes: 2, transport: 'websocket' })
+    expect(stored()).toBe(false)
+  })
+
+  it('runs a resume of the kept upload in the zone it began in, and keeps it when cut off', async () => {
+    const { unfinished } = started()
+    const from = { ...stateOf(upload), fingerprint: fingerprintOf(picked, upload.size, 120) }
+    const resume = vi.fn(() => Promise.reject(lost()))
+    const outcome = await unfinished.run({
+      entries: picked,
+      from,
+      label: 'ignored',
+      signal: signal(),
+      onProgress: vi.fn(),
+      keep: (kept) => ({ ...kept, requestId: REQUEST }),
+      send: () => Promise.reject(new Error('not a new upload')),
+      resume,
+    })
+    expect(resume).toHaveBeenCalledWith(
+      { entries: picked, utcOffsetMinutes: 120 },
+      upload,
+      expect.anything(),
+    )
+    expect(outcome).toMatchObject({ end: 'failed' })
+    expect(stored()).toBe(true)
   })
 })

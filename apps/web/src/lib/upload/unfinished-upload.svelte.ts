@@ -4,15 +4,23 @@
  * connection is resumed, and what an upload that failed leaves behind (docs/web.md, "Resuming
  * uploads").
  */
-import { isAbortError, isApiError, isConnectionLoss } from '@fileshare/protocol'
+import {
+  isAbortError,
+  isApiError,
+  isConnectionLoss,
+  type UploadProgress,
+} from '@fileshare/protocol'
 
 import { errorMessage } from '../errors'
 import { formatBytes } from '../format-bytes'
 import { t } from '../i18n/t'
-import type { UploadEvent } from '../worker/methods'
+import type { CallOptions } from '../worker/client'
+import type { SendFilesInput, UploadEvent } from '../worker/methods'
 import type { PickedEntry } from './entries'
 import {
+  archiveZoneOf,
   clearResumeState,
+  fingerprintOf,
   loadResumeState,
   originStorage,
   resumeRefusal,
@@ -24,6 +32,39 @@ import {
 
 /** How an upload that did not complete ended, for the page's own message. */
 export type UploadEnd = 'cancelled' | 'gone' | 'failed'
+
+/** The protocol client's state of the upload a kept state `S` continues. */
+type UploadOf<S extends KeptUpload> = S['upload']
+
+/** The picked entries an upload sends, and the zone an archive's times are written in. */
+export type UploadFiles = Pick<SendFilesInput, 'entries' | 'utcOffsetMinutes'>
+
+/** What the worker's upload calls report: progress, and the events `follow` takes. */
+export type UploadCallOptions<U> = CallOptions<UploadProgress | UploadEvent<U>>
+
+/** One upload of the picked entries, new or continuing a kept one, as a page starts it. */
+export interface UploadRun<S extends KeptUpload, R> {
+  entries: PickedEntry[]
+  /** The kept upload the entries continue, or null for a new upload. */
+  from: S | null
+  /** The names a new upload is offered under after a reload; a resumed one keeps its own. */
+  label: string
+  signal: AbortSignal
+  onProgress: (progress: UploadProgress) => void
+  /** The state kept once the server names the upload: every kept upload's fields, and the page's. */
+  keep: (kept: KeptUpload<UploadOf<S>>) => S
+  /** Starts the upload of `files`. */
+  send: (files: UploadFiles, options: UploadCallOptions<UploadOf<S>>) => Promise<R>
+  /** Continues the kept upload `state` with the same `files`. */
+  resume: (
+    files: UploadFiles,
+    state: UploadOf<S>,
+    options: UploadCallOptions<UploadOf<S>>,
+  ) => Promise<R>
+}
+
+/** How a run ended: what the upload answered, or how it did not complete and why. */
+export type UploadOutcome<R> = { sent: R } | { end: UploadEnd; cause: unknown }
 
 export interface UnfinishedUploadOptions<S extends KeptUpload> {
   slot: ResumeSlot<S>
@@ -43,6 +84,8 @@ export class UnfinishedUpload<S extends KeptUpload> {
   refused = $state(false)
   /** Why ending a cancelled upload's session failed, as the server said it. */
   endFailure = $state<string | null>(null)
+  /** A given-up upload's session is being ended: a request's slot it holds is not free yet. */
+  ending = $state(false)
 
   readonly #options: UnfinishedUploadOptions<S>
   readonly #storage: ResumeStorage
@@ -78,6 +121,41 @@ export class UnfinishedUpload<S extends KeptUpload> {
     if (!this.kept || resumeRefusal(this.kept, entries) === undefined) return null
     this.refused = true
     return t('upload.resumeMismatch')
+  }
+
+  /**
+   * Runs one upload: continues `run.from` with the same entries (in the zone it began in) or
+   * starts a new one, keeps its state once named, and says how it ended.
+   */
+  async run<R>(run: UploadRun<S, R>): Promise<UploadOutcome<R>> {
+    const { entries, from, signal } = run
+    this.begin()
+    const utcOffsetMinutes = archiveZoneOf(from)
+    const label = from ? from.label : run.label
+    const stateOf = (upload: UploadOf<S>): S =>
+      run.keep({
+        version: 1,
+        upload,
+        fingerprint: fingerprintOf(entries, upload.size, utcOffsetMinutes),
+        label,
+      })
+    const files = { entries, utcOffsetMinutes }
+    const options: UploadCallOptions<UploadOf<S>> = {
+      signal,
+      onProgress: (value) => {
+        if ('kind' in value) this.follow(value, stateOf)
+        else run.onProgress(value)
+      },
+    }
+    try {
+      const sent = from
+        ? await run.resume(files, from.upload, options)
+        : await run.send(files, options)
+      this.completed()
+      return { sent }
+    } catch (cause) {
+      return { end: this.failed(cause, signal, from !== null), cause }
+    }
   }
 
   /** An upload (new or resumed) starts. */
@@ -127,6 +205,7 @@ export class UnfinishedUpload<S extends KeptUpload> {
   }
 
   async #endSession(state: S): Promise<void> {
+    this.ending = true
     try {
       await this.#options.end(state)
     } catch (cause) {
@@ -134,6 +213,8 @@ export class UnfinishedUpload<S extends KeptUpload> {
       // (UPLOAD_SESSION_IDLE_SEC) as any lost upload does.
       if (isApiError(cause, 404) || isConnectionLoss(cause)) return
       this.endFailure = errorMessage(cause)
+    } finally {
+      this.ending = false
     }
   }
 }

@@ -59,6 +59,8 @@ export const requests = {
   'request.send.noteTooLong': 'The note is too long ({size} at most).',
   'request.send.noRoomForNote':
     'Only one upload is left, so files and a note cannot both be sent. Send one of them.',
+  'request.send.heldByUnfinished':
+    'This request has no room for another upload while your unfinished upload of {name} holds its place. Resume it with the same files, or start a new upload, which ends it.',
   'request.send.empty': 'Add files first.',
   'request.send.emptyOrNote': 'Add files or write a note first.',
   'request.send.tooLarge': 'Together these are larger than the {max} this request accepts.',

@@ -439,6 +439,8 @@ export default {
   'request.send.noteTooLong': 'Die Notiz ist zu lang (höchstens {size}).',
   'request.send.noRoomForNote':
     'Es ist nur noch ein Upload übrig, daher können Dateien und Notiz nicht beide gesendet werden. Senden Sie eines davon.',
+  'request.send.heldByUnfinished':
+    'Diese Anfrage hat keinen Platz für einen weiteren Upload, solange Ihr unvollständiger Upload von {name} seinen Platz belegt. Setzen Sie ihn mit denselben Dateien fort oder beginnen Sie einen neuen Upload, der ihn beendet.',
   'request.send.empty': 'Fügen Sie zuerst Dateien hinzu.',
   'request.send.emptyOrNote': 'Fügen Sie zuerst Dateien hinzu oder schreiben Sie eine Notiz.',
   'request.send.tooLarge': 'Zusammen ist das größer als die {max}, die diese Anfrage annimmt.',

@@ -473,6 +473,8 @@ export default {
   'request.send.noteTooLong': 'La nota es demasiado larga ({size} como máximo).',
   'request.send.noRoomForNote':
     'Solo queda una subida, así que no se pueden enviar archivos y una nota a la vez. Envía uno de los dos.',
+  'request.send.heldByUnfinished':
+    'Esta solicitud no tiene sitio para otra subida mientras tu subida sin terminar de {name} ocupe su lugar. Reanúdala con los mismos archivos o empieza una subida nueva, que la termina.',
   'request.send.empty': 'Añade archivos primero.',
   'request.send.emptyOrNote': 'Añade archivos o escribe una nota primero.',
   'request.send.tooLarge': 'En total superan los {max} que acepta esta solicitud.',

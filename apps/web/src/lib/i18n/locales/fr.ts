@@ -476,6 +476,8 @@ export default {
   'request.send.noteTooLong': 'La note est trop longue ({size} au maximum).',
   'request.send.noRoomForNote':
     'Il ne reste qu’un envoi : impossible d’envoyer à la fois des fichiers et une note. Envoyez l’un ou l’autre.',
+  'request.send.heldByUnfinished':
+    'Cette demande n’a plus de place pour un autre envoi tant que votre envoi inachevé de {name} occupe la sienne. Reprenez-le avec les mêmes fichiers ou commencez un nouvel envoi, qui y met fin.',
   'request.send.empty': 'Ajoutez d’abord des fichiers.',
   'request.send.emptyOrNote': 'Ajoutez d’abord des fichiers ou écrivez une note.',
   'request.send.tooLarge': 'Ensemble, ils dépassent les {max} que cette demande accepte.',

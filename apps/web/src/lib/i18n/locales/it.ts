@@ -475,6 +475,8 @@ export default {
   'request.send.noteTooLong': 'La nota è troppo lunga (al massimo {size}).',
   'request.send.noRoomForNote':
     'Resta un solo caricamento, quindi non si possono inviare sia file sia una nota. Invia uno dei due.',
+  'request.send.heldByUnfinished':
+    'Questa richiesta non ha posto per un altro caricamento finché il tuo caricamento incompleto di {name} ne occupa il posto. Riprendilo con gli stessi file o inizia un nuovo caricamento, che lo termina.',
   'request.send.empty': 'Aggiungi prima dei file.',
   'request.send.emptyOrNote': 'Aggiungi prima dei file o scrivi una nota.',
   'request.send.tooLarge': 'Insieme superano i {max} accettati da questa richiesta.',

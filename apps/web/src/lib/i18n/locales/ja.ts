@@ -410,6 +410,8 @@ export default {
   'request.send.noteTooLong': 'メモが長すぎます（上限 {size}）。',
   'request.send.noRoomForNote':
     '残りのアップロードは 1 回だけなので、ファイルとメモを両方は送れません。どちらか一方を送ってください。',
+  'request.send.heldByUnfinished':
+    '未完了の {name} のアップロードが枠を使っているため、このリクエストには別のアップロードを送れません。同じファイルで再開するか、新しいアップロードを開始してください（未完了のものは終了します）。',
   'request.send.empty': '先にファイルを追加してください。',
   'request.send.emptyOrNote': '先にファイルを追加するか、メモを書いてください。',
   'request.send.tooLarge': '合計がこのリクエストの上限 {max} を超えています。',

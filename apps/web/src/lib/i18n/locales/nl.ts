@@ -428,6 +428,8 @@ export default {
   'request.send.noteTooLong': 'De notitie is te lang (hoogstens {size}).',
   'request.send.noRoomForNote':
     'Er is nog maar één upload over, dus bestanden en een notitie kunnen niet allebei worden gestuurd. Stuur een van beide.',
+  'request.send.heldByUnfinished':
+    'Dit verzoek heeft geen plaats voor nog een upload zolang je onafgeronde upload van {name} die plaats bezet. Hervat hem met dezelfde bestanden of start een nieuwe upload, die hem beëindigt.',
   'request.send.empty': 'Voeg eerst bestanden toe.',
   'request.send.emptyOrNote': 'Voeg eerst bestanden toe of schrijf een notitie.',
   'request.send.tooLarge': 'Samen is dit groter dan de {max} die dit verzoek accepteert.',

@@ -489,6 +489,8 @@ export default {
   'request.send.noteTooLong': 'Notatka jest za długa (najwyżej {size}).',
   'request.send.noRoomForNote':
     'Zostało tylko jedno przesłanie, więc nie można wysłać jednocześnie plików i notatki. Wyślij jedno z nich.',
+  'request.send.heldByUnfinished':
+    'Ta prośba nie ma miejsca na kolejne przesyłanie, dopóki Twoje nieukończone przesyłanie {name} zajmuje jej miejsce. Wznów je z tymi samymi plikami albo zacznij nowe przesyłanie, które je zakończy.',
   'request.send.empty': 'Najpierw dodaj pliki.',
   'request.send.emptyOrNote': 'Najpierw dodaj pliki lub napisz notatkę.',
   'request.send.tooLarge': 'Razem to więcej niż {max}, które przyjmuje ta prośba.',

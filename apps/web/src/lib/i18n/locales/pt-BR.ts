@@ -466,6 +466,8 @@ export default {
   'request.send.noteTooLong': 'A nota é longa demais (no máximo {size}).',
   'request.send.noRoomForNote':
     'Só resta um envio, então não dá para enviar arquivos e uma nota juntos. Envie um dos dois.',
+  'request.send.heldByUnfinished':
+    'Esta solicitação não tem espaço para outro envio enquanto seu envio inacabado de {name} ocupa o lugar. Retome-o com os mesmos arquivos ou comece um novo envio, que o encerra.',
   'request.send.empty': 'Adicione arquivos primeiro.',
   'request.send.emptyOrNote': 'Adicione arquivos ou escreva uma nota primeiro.',
   'request.send.tooLarge': 'Juntos, eles passam dos {max} que esta solicitação aceita.',

@@ -381,6 +381,8 @@ export default {
   'request.send.noteHint': '与您的文件一起加密发送。',
   'request.send.noteTooLong': '笔记太长（最多 {size}）。',
   'request.send.noRoomForNote': '只剩一次上传，无法同时发送文件和笔记。请选择其一发送。',
+  'request.send.heldByUnfinished':
+    '你未完成的 {name} 上传占用了此请求的名额，因此无法再发送新的上传。请用相同的文件继续上传，或开始新的上传（这会结束未完成的上传）。',
   'request.send.empty': '请先添加文件。',
   'request.send.emptyOrNote': '请先添加文件或写一条笔记。',
   'request.send.tooLarge': '总大小超出了此请求接受的 {max}。',
