@@ -115,22 +115,21 @@ export class NotificationOutbox {
         .from(fileRequests)
         .where(eq(fileRequests.id, notifications.requestId)),
     )
-    const claimed: ClaimedNotification[] = []
-    for (const { id, request } of candidates) {
-      if (request === null) continue
-      const [row] = await this.db.query
-        .update(notifications)
-        .set({
-          leaseUntil: time + this.policy.leaseMs,
-          attempts: increment(notifications.attempts),
-        })
-        .where(and(eq(notifications.id, id), due, requestExists))
-        .returning()
-      if (row !== undefined) {
-        claimed.push({ ...row, channel: row.channel as NotificationChannel })
-      }
-    }
-    return claimed
+    const live = candidates.filter((row) => row.request !== null).map((row) => row.id)
+    if (live.length === 0) return []
+    // One conditional update claims them all: a row another instance claimed meanwhile is no
+    // longer due, and is left out of what returns.
+    const rows = await this.db.query
+      .update(notifications)
+      .set({
+        leaseUntil: time + this.policy.leaseMs,
+        attempts: increment(notifications.attempts),
+      })
+      .where(and(inArray(notifications.id, live), due, requestExists))
+      .returning()
+    return rows
+      .map((row) => ({ ...row, channel: row.channel as NotificationChannel }))
+      .sort((a, b) => a.notBefore - b.notBefore)
   }
 
   /** Removes a delivered row. */
