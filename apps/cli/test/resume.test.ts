@@ -242,6 +242,14 @@ describe('fileshare send --resume', () => {
     expect(refused.stderr).toContain(`${path} changed since the upload started; start a new upload`)
   }, 120_000)
 
+  it('keeps the unfinished upload when --retries is not a duration', async () => {
+    const { user, id } = await killedFileSend('bad-retries', 48 * MiB)
+    const refused = await user.run(['send', '--resume', '--retries', 'soon'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('--retries soon is not a duration')
+    expect(await unfinishedIds(user)).toEqual([id])
+  }, 120_000)
+
   it('says clearly when the server no longer has the upload, and forgets it', async () => {
     const { user, id } = await killedFileSend('forgotten', 48 * MiB)
     // The owner cancels it from elsewhere (or it idled out): the server drops the session.
