@@ -3,7 +3,6 @@
  * (with a password when it has one), download and decrypt it as a stream, delete it.
  */
 import { fromBase64, fromBase64Url, toBase64, toBase64Url } from '../encoding.js'
-import { ProtocolError } from '../errors.js'
 import {
   deriveUploadKeys,
   generateSecret,
@@ -12,7 +11,7 @@ import {
 } from '../crypto/keys.js'
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptMetadata, encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
-import { lockSecret, unlockSecret } from '../crypto/password.js'
+import { lockSecret } from '../crypto/password.js'
 import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
@@ -23,22 +22,14 @@ import type {
   UploadMetaFields,
 } from '../wire/uploads.js'
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
-import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
-import { passwordLockOf } from './password-lock.js'
+import { passwordLockOf, unlockWithServer } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import type { PayloadSource } from './source.js'
-import {
-  resumeUpload,
-  uploadCiphertext,
-  type ResumeOptions,
-  type UploadCallbacks,
-  type UploadCiphertextOptions,
-  type UploadSession,
-  type UploadTransport,
-} from './upload.js'
+import { startOrResume, withCallerOptions, type StateResumeOptions } from './caller-upload.js'
+import type { UploadCallbacks, UploadSession, UploadTransport } from './upload.js'
 
 export type { DownloadOptions, DownloadResult } from './download.js'
 
@@ -57,10 +48,7 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
   resume?: FileResumeOptions | undefined
 }
 
-export interface FileResumeOptions extends Omit<ResumeOptions, 'onSession'> {
-  /** Awaited once the server has named the upload, before its first byte. */
-  onState?: (state: FileUploadState) => void | Promise<void>
-}
+export type FileResumeOptions = StateResumeOptions<FileUploadState>
 
 /**
  * What continuing an unfinished upload in another run takes besides its source (which must be
@@ -172,31 +160,23 @@ async function transferFile(
         }
       : { hasPassword: 'false' as const }),
   }
-  const upload: UploadCiphertextOptions = {
-    target: { kind: 'file', headers },
-    size,
-    ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
-  }
-  if (options.onProgress) upload.onProgress = options.onProgress
-  if (options.signal) upload.signal = options.signal
-  if (options.resume) {
-    const { onState, ...resume } = options.resume
-    upload.resume = {
-      ...resume,
-      onSession: (named) =>
-        onState?.({
-          session: named,
-          secret: toBase64Url(secret),
-          salt: toBase64Url(salt),
-          ...(passwordLock ? { passwordLock } : {}),
-          size,
-          ownerToken: keys.ownerToken,
-        }),
-    }
-  }
-  const { id, transport } = session
-    ? await resumeUpload(api, session, upload)
-    : await uploadCiphertext(api, upload)
+  const upload = withCallerOptions(
+    {
+      target: { kind: 'file', headers },
+      size,
+      ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
+    },
+    options,
+    (named): FileUploadState => ({
+      session: named,
+      secret: toBase64Url(secret),
+      salt: toBase64Url(salt),
+      ...(passwordLock ? { passwordLock } : {}),
+      size,
+      ownerToken: keys.ownerToken,
+    }),
+  )
+  const { id, transport } = await startOrResume(api, session, upload)
 
   const owner = { [HEADERS.ownerToken]: keys.ownerToken }
   await api.json('POST', PATHS.meta(id), {
@@ -249,22 +229,17 @@ export async function unlockFile(
     keys = await deriveUploadKeys(link.secret, salt)
     if (!info.hasPassword) sealed = info
   } else {
-    if (!password) throw new ProtocolError('WRONG_PASSWORD', 'This link needs a password')
-    const unlocked = await unlockSecret(lock, password, async (secret) => {
-      const candidate = await deriveUploadKeys(secret, salt)
-      let answer: PasswordCheckResponse
-      try {
-        answer = await api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
+    const unlocked = await unlockWithServer(
+      lock,
+      password,
+      (secret) => deriveUploadKeys(secret, salt),
+      (candidate) =>
+        api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
           headers: { [HEADERS.authToken]: candidate.authToken },
-        })
-      } catch (error) {
-        if (isApiError(error, 401)) return false
-        throw error
-      }
-      return { keys: candidate, sealed: answer }
-    })
-    keys = unlocked.result.keys
-    sealed = unlocked.result.sealed
+        }),
+    )
+    keys = unlocked.keys
+    sealed = unlocked.answer
   }
   let metadata: FileMetadata | null = null
   if (typeof sealed?.encryptedMeta === 'string' && typeof sealed.nonce === 'string') {
