@@ -11,6 +11,7 @@ import {
   type RecordCipher,
   type ResumeEvent,
   type ResumeOptions,
+  type StateResumeOptions,
   type UploadProgress,
 } from '@fileshare/protocol'
 import { resolve } from 'node:path'
@@ -162,11 +163,6 @@ export class UnfinishedKeeper<S extends NamedState = NamedState> {
   }
 }
 
-/** The protocol's resume options of a file or request upload, whose state is `S`. */
-export interface KeptResumeOptions<S> extends Omit<ResumeOptions, 'onSession'> {
-  onState?: (state: S) => Promise<void>
-}
-
 /**
  * The resume options of an upload: resumed for `retryForMs` after each lost connection,
  * each resume told by `warn`; with a keeper, the state is kept in the history and an
@@ -176,9 +172,9 @@ function keptResumeOptions<S extends NamedState>(
   retryForMs: number,
   warn: (line: string) => void,
   keeper: UnfinishedKeeper<S> | undefined,
-): KeptResumeOptions<S> | undefined {
+): StateResumeOptions<S> | undefined {
   if (retryForMs <= 0) return undefined
-  const resume: KeptResumeOptions<S> = {
+  const resume: StateResumeOptions<S> = {
     retryForMs,
     onResume: (event) => warn(resumedLine(event)),
   }
@@ -245,7 +241,7 @@ export function runNewUpload<S extends NamedState, T>(
     start: { server: string; paths: readonly string[]; retryForMs: number }
     own: (state: S) => OwnFields<UnfinishedUpload>
   },
-  upload: (run: UploadRun<KeptResumeOptions<S>>) => Promise<T>,
+  upload: (run: UploadRun<StateResumeOptions<S>>) => Promise<T>,
 ): Promise<T> {
   const { start, own } = keeping
   const keeper = UnfinishedKeeper.for(ctx.history, payload, start, own)
