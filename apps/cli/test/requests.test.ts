@@ -151,14 +151,7 @@ describe.each([
     expect(human.stdout).toContain(`(note with ${photosEntry!.id.slice(0, 8)})`)
 
     const out = join(work, `inbox-all-${transport}`)
-    const all = await user.json<{ entries: Array<{ id: string; paths: string[] }> }>([
-      'inbox',
-      'get',
-      created.inboxLink,
-      '--all',
-      '-o',
-      out,
-    ])
+    const all = await user.getWholeInbox(created.inboxLink, out)
     expect(all.entries).toHaveLength(3)
     const [photos, note, contract] = listing.entries
     expect(await snapshot(join(out, photos!.id, 'photos'))).toEqual(
