@@ -1,7 +1,7 @@
 /** The caller's options reach the transports, and a named session reaches the caller as its state. */
 import { describe, expect, it } from 'vitest'
 
-import { withCallerOptions } from './caller-upload.js'
+import { uploadState, withCallerOptions } from './caller-upload.js'
 import type { UploadCiphertextOptions, UploadSession } from './upload.js'
 
 const UPLOAD: Pick<UploadCiphertextOptions, 'target' | 'size' | 'ciphertext'> = {
@@ -48,5 +48,18 @@ describe('withCallerOptions', () => {
     const options = withCallerOptions(UPLOAD, { resume: { retryForMs: 1 } }, () => ++made)
     await options.resume!.onSession!(SESSION)
     expect(made).toBe(0)
+  })
+})
+
+describe('uploadState', () => {
+  it('keeps the session, the secret and salt as canonical base64url, and the size', () => {
+    const secret = new Uint8Array(32).fill(0xfb)
+    const salt = new Uint8Array(32).fill(0x3e)
+    expect(uploadState(SESSION, secret, salt, 42)).toEqual({
+      session: SESSION,
+      secret: '-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_s',
+      salt: 'Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4',
+      size: 42,
+    })
   })
 })

@@ -3,6 +3,7 @@
  * resume options to the transports: the session the server names reaches the caller as the
  * state that resuming in another run takes.
  */
+import { toBase64Url } from '../encoding.js'
 import type { ApiClient } from './api.js'
 import {
   resumeUpload,
@@ -13,6 +14,29 @@ import {
   type UploadResult,
   type UploadSession,
 } from './upload.js'
+
+/**
+ * What continuing any upload in another run takes besides the same source and the fields of its
+ * kind. It holds the upload's secret: keep it as private as a link.
+ */
+export interface UploadState {
+  session: UploadSession
+  /** The secret and the upload salt, canonical base64url. */
+  secret: string
+  salt: string
+  /** The ciphertext size declared. */
+  size: number
+}
+
+/** The state of an upload the server has named `session`. */
+export function uploadState(
+  session: UploadSession,
+  secret: Uint8Array,
+  salt: Uint8Array,
+  size: number,
+): UploadState {
+  return { session, secret: toBase64Url(secret), salt: toBase64Url(salt), size }
+}
 
 /** Resuming after lost connections, with `onState` in place of the bare session. */
 export interface StateResumeOptions<S> extends Omit<ResumeOptions, 'onSession'> {

@@ -28,7 +28,8 @@ import { passwordLockOf, unlockWithServer } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import type { PayloadSource } from './source.js'
-import { startOrResume, withCallerOptions, type StateResumeOptions } from './caller-upload.js'
+import { startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
+import type { StateResumeOptions, UploadState } from './caller-upload.js'
 import type { UploadCallbacks, UploadSession, UploadTransport } from './upload.js'
 
 export type { DownloadOptions, DownloadResult } from './download.js'
@@ -51,18 +52,12 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
 export type FileResumeOptions = StateResumeOptions<FileUploadState>
 
 /**
- * What continuing an unfinished upload in another run takes besides its source (which must be
- * the same bytes: the caller checks). It holds the upload's secret: keep it as private as a link.
+ * What continuing an unfinished file upload in another run takes besides its source (which must
+ * be the same bytes: the caller checks).
  */
-export interface FileUploadState {
-  session: UploadSession
-  /** The secret and the upload salt, canonical base64url. */
-  secret: string
-  salt: string
+export interface FileUploadState extends UploadState {
   /** Of a password-protected link: the secret the link carries, and the password salt. */
   passwordLock?: { protectedSecret: string; passwordSalt: string }
-  /** The ciphertext size declared. */
-  size: number
   /** The owner token (derived from the secret), for a status request or a cancel. */
   ownerToken: string
 }
@@ -168,11 +163,8 @@ async function transferFile(
     },
     options,
     (named): FileUploadState => ({
-      session: named,
-      secret: toBase64Url(secret),
-      salt: toBase64Url(salt),
+      ...uploadState(named, secret, salt, size),
       ...(passwordLock ? { passwordLock } : {}),
-      size,
       ownerToken: keys.ownerToken,
     }),
   )

@@ -30,7 +30,8 @@ import type { ApiClient } from './api.js'
 import { requireServerId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import { bytesSource, type PayloadSource } from './source.js'
-import { startOrResume, withCallerOptions, type StateResumeOptions } from './caller-upload.js'
+import { startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
+import type { StateResumeOptions, UploadState } from './caller-upload.js'
 import type { UploadSession, UploadCallbacks, UploadTransport } from './upload.js'
 
 export interface CreateFileRequestOptions {
@@ -96,16 +97,9 @@ export type RequestResumeOptions = StateResumeOptions<RequestUploadState>
 
 /**
  * What continuing an unfinished upload into a request takes in another run, besides the opened
- * request and the same source. It holds the upload's secret: keep it as private as a link.
+ * request and the same source.
  */
-export interface RequestUploadState {
-  session: UploadSession
-  /** The secret and the upload salt, canonical base64url. */
-  secret: string
-  salt: string
-  /** The ciphertext size declared. */
-  size: number
-}
+export type RequestUploadState = UploadState
 
 export interface SentToRequest {
   id: string
@@ -255,12 +249,7 @@ async function transferToRequest(
       ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
     },
     options,
-    (named): RequestUploadState => ({
-      session: named,
-      secret: toBase64Url(secret),
-      salt: toBase64Url(salt),
-      size,
-    }),
+    (named) => uploadState(named, secret, salt, size),
   )
   return startOrResume(api, session, upload)
 }
