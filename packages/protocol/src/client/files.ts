@@ -24,7 +24,7 @@ import type {
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
-import { passwordLockOf, unlockWithServer } from './password-lock.js'
+import { unlockKeys } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import type { PayloadSource } from './source.js'
@@ -213,26 +213,13 @@ export async function unlockFile(
   info: UploadInfoResponse,
   password?: string,
 ): Promise<UnlockedFile> {
-  const lock = passwordLockOf(link, info)
-  const salt = fromBase64Url(info.salt)
-  let keys: UploadKeys
-  let sealed: UploadMetaFields | null = null
-  if (!lock) {
-    keys = await deriveUploadKeys(link.secret, salt)
-    if (!info.hasPassword) sealed = info
-  } else {
-    const unlocked = await unlockWithServer(
-      lock,
-      password,
-      (secret) => deriveUploadKeys(secret, salt),
-      (candidate) =>
-        api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
-          headers: { [HEADERS.authToken]: candidate.authToken },
-        }),
-    )
-    keys = unlocked.keys
-    sealed = unlocked.answer
-  }
+  const { keys, answer } = await unlockKeys(link, info, password, deriveUploadKeys, (candidate) =>
+    api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
+      headers: { [HEADERS.authToken]: candidate.authToken },
+    }),
+  )
+  // Info withholds the metadata of a protected upload: the password check answers it instead.
+  const sealed: UploadMetaFields | null = answer ?? (info.hasPassword ? null : info)
   let metadata: FileMetadata | null = null
   if (typeof sealed?.encryptedMeta === 'string' && typeof sealed.nonce === 'string') {
     metadata = await decryptMetadata(keys.metaKey, {

@@ -16,7 +16,6 @@ export type { ArchiveEntry, ZipOptions } from './zip.js'
 export { fingerprintChange, type FingerprintEntry, type SourceFingerprint } from './fingerprint.js'
 export { ciphertextFrom, type CiphertextFromOptions } from './ciphertext-from.js'
 export { uploadCiphertext, resumeUpload, WS_CLOSE_KEEP } from './upload.js'
-export type { StateResumeOptions, UploadState } from './caller-upload.js'
 export {
   fetchUploadStatus,
   isConnectionLoss,
@@ -36,6 +35,7 @@ export type {
   ResumeOptions,
   ResumeEvent,
 } from './upload.js'
+export type { StateResumeOptions, UploadState } from './caller-upload.js'
 export {
   sendFile,
   resumeSendFile,

@@ -2,7 +2,7 @@
  * Notes from end to end: create, read the public info (no view counted), unlock (with a
  * password when it has one, no view counted), view (counts one view) and delete.
  */
-import { fromBase64, fromBase64Url, toBase64, toBase64Url } from '../encoding.js'
+import { fromBase64, toBase64, toBase64Url } from '../encoding.js'
 import { deriveNoteKeys, generateNoteSalt, generateSecret, type NoteKeys } from '../crypto/keys.js'
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptNote, encryptNote } from '../crypto/note.js'
@@ -17,7 +17,7 @@ import type {
 } from '../wire/notes.js'
 import { PATHS } from '../wire/routes.js'
 import type { ApiClient } from './api.js'
-import { passwordLockOf, unlockWithServer } from './password-lock.js'
+import { unlockKeys } from './password-lock.js'
 import { requireSameId, requireServerId } from './server-id.js'
 
 export interface CreateNoteOptions {
@@ -105,15 +105,8 @@ export async function unlockNote(
   info: NoteInfoResponse,
   password?: string,
 ): Promise<UnlockedNote> {
-  const lock = passwordLockOf(link, info)
-  const salt = fromBase64Url(info.salt)
-  if (!lock) return { id: link.id, keys: await deriveNoteKeys(link.secret, salt), info }
-  const { keys } = await unlockWithServer(
-    lock,
-    password,
-    (secret) => deriveNoteKeys(secret, salt),
-    (candidate) =>
-      api.json('POST', PATHS.notePassword(link.id), { json: { authToken: candidate.authToken } }),
+  const { keys } = await unlockKeys(link, info, password, deriveNoteKeys, (candidate) =>
+    api.json('POST', PATHS.notePassword(link.id), { json: { authToken: candidate.authToken } }),
   )
   return { id: link.id, keys, info }
 }
