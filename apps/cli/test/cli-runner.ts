@@ -41,6 +41,11 @@ export async function newHome(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'fileshare-cli-home-'))
 }
 
+/** What `inbox get --all --json` answers: each upload's id and the paths it was saved to. */
+export interface InboxDownloads {
+  entries: Array<{ id: string; paths: string[] }>
+}
+
 export class CliUser {
   constructor(
     readonly home: string,
@@ -86,6 +91,11 @@ export class CliUser {
   ): Promise<T> {
     const result = await this.ok([...args, '--json'], options)
     return JSON.parse(result.stdout) as T
+  }
+
+  /** `inbox get <inbox-link> --all -o <out>`: every upload of the inbox saved under `out`. */
+  getWholeInbox(inboxLink: string, out: string): Promise<InboxDownloads> {
+    return this.json<InboxDownloads>(['inbox', 'get', inboxLink, '--all', '-o', out])
   }
 }
 

@@ -1,26 +1,14 @@
 /** `fileshare note` end to end: every content type, views, passwords, info without a view. */
 import { execFile } from 'node:child_process'
-import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { NOTE_CONTENT_TYPES } from '@fileshare/protocol'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 
-import { CLI, CliUser } from './cli-runner.js'
-import { startTestServer, type TestServer } from './server.js'
+import { CLI } from './cli-runner.js'
+import { serveUser } from './served-user.js'
 
-let server: TestServer
-let user: CliUser
-
-beforeAll(async () => {
-  server = await startTestServer()
-  user = await CliUser.create(server.url)
-})
-
-afterAll(async () => {
-  await server?.close()
-  await rm(user.home, { recursive: true, force: true })
-})
+const suite = serveUser()
 
 interface Created {
   link: string
@@ -41,19 +29,22 @@ const SAMPLES: Record<(typeof NOTE_CONTENT_TYPES)[number], string> = {
 describe('note', () => {
   for (const type of NOTE_CONTENT_TYPES) {
     it(`round-trips a ${type} note exactly, from standard input`, async () => {
-      const created = await user.json<Created>(['note', '-', '--type', type, '--views', '2'], {
-        input: SAMPLES[type],
-      })
-      expect(created.link).toMatch(new RegExp(`^${server.url}/n/${created.id}#`))
+      const created = await suite.user.json<Created>(
+        ['note', '-', '--type', type, '--views', '2'],
+        {
+          input: SAMPLES[type],
+        },
+      )
+      expect(created.link).toMatch(new RegExp(`^${suite.server.url}/n/${created.id}#`))
       expect(created).toMatchObject({ contentType: type, maxViews: 2 })
-      const viewed = await user.ok(['note', 'get', created.link])
+      const viewed = await suite.user.ok(['note', 'get', created.link])
       expect(viewed.stdout).toBe(SAMPLES[type])
       expect(viewed.stderr).toContain('1 view left.')
     })
   }
 
   it('shows views left without using one, and refuses a view past the limit', async () => {
-    const created = await user.json<Created>([
+    const created = await suite.user.json<Created>([
       'note',
       'once only',
       '--views',
@@ -61,59 +52,59 @@ describe('note', () => {
       '--expire',
       '1h',
     ])
-    const info = await user.json<{ viewsLeft: number; maxViews: number; contentType: string }>([
-      'note',
-      'info',
-      created.link,
-    ])
+    const info = await suite.user.json<{
+      viewsLeft: number
+      maxViews: number
+      contentType: string
+    }>(['note', 'info', created.link])
     expect(info).toMatchObject({ viewsLeft: 1, maxViews: 1, contentType: 'text' })
-    const again = await user.json<{ viewsLeft: number }>(['note', 'info', created.link])
+    const again = await suite.user.json<{ viewsLeft: number }>(['note', 'info', created.link])
     expect(again.viewsLeft).toBe(1)
 
-    const viewed = await user.json<{ text: string; viewsLeft: number }>([
+    const viewed = await suite.user.json<{ text: string; viewsLeft: number }>([
       'note',
       'get',
       created.link,
     ])
     expect(viewed).toMatchObject({ text: 'once only', viewsLeft: 0 })
-    const gone = await user.run(['note', 'get', created.link])
+    const gone = await suite.user.run(['note', 'get', created.link])
     expect(gone.code).toBe(2)
     expect(gone.stderr).toMatch(/fileshare: (View limit reached|Note has expired|Note not found)/)
   })
 
   it('protects a note with a password and refuses a wrong one without using a view', async () => {
-    const created = await user.json<Created & { hasPassword: boolean }>(
+    const created = await suite.user.json<Created & { hasPassword: boolean }>(
       ['note', 'behind a password', '--views', '2', '--password'],
       { env: { FILESHARE_PASSWORD: 's3cret' } },
     )
     expect(created.hasPassword).toBe(true)
-    const wrong = await user.run(['note', 'get', created.link, '--password=nope'])
+    const wrong = await suite.user.run(['note', 'get', created.link, '--password=nope'])
     expect(wrong.code).toBe(2)
     expect(wrong.stderr).toContain('Wrong password')
-    const info = await user.json<{ viewsLeft: number; hasPassword: boolean }>([
+    const info = await suite.user.json<{ viewsLeft: number; hasPassword: boolean }>([
       'note',
       'info',
       created.link,
     ])
     expect(info).toMatchObject({ viewsLeft: 2, hasPassword: true })
-    const right = await user.ok(['note', 'get', created.link, '--password=s3cret'])
+    const right = await suite.user.ok(['note', 'get', created.link, '--password=s3cret'])
     expect(right.stdout).toBe('behind a password')
   })
 
   it('says in --help that note get uses up a view', async () => {
-    const help = await user.ok(['note', 'get', '--help'])
+    const help = await suite.user.ok(['note', 'get', '--help'])
     expect(help.stdout).toMatch(/uses up one of\s+its\s+views/)
     expect(help.stdout).toContain('Examples:')
   })
 
   it('refuses an empty note, a bad type and a view count the server does not allow', async () => {
-    const empty = await user.run(['note', '-'], { input: '' })
+    const empty = await suite.user.run(['note', '-'], { input: '' })
     expect(empty.code).toBe(1)
     expect(empty.stderr).toContain('The note is empty')
-    const type = await user.run(['note', 'x', '--type', 'poem'])
+    const type = await suite.user.run(['note', 'x', '--type', 'poem'])
     expect(type.code).toBe(1)
     expect(type.stderr).toContain("argument 'poem' is invalid")
-    const views = await user.run(['note', 'x', '--views', '4'])
+    const views = await suite.user.run(['note', 'x', '--views', '4'])
     expect(views.code).toBe(1)
     expect(views.stderr).toContain(
       '--views 4 is not allowed by this server; choose one of 1, 2, 3, 5, 10, 100',
@@ -131,8 +122,8 @@ function runOnTerminal(args: readonly string[]): Promise<string> {
       {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: user.home,
-          XDG_CONFIG_HOME: join(user.home, '.config'),
+          HOME: suite.user.home,
+          XDG_CONFIG_HOME: join(suite.user.home, '.config'),
         },
       },
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
@@ -145,7 +136,9 @@ describe('note get on a terminal', () => {
   const HOSTILE = 'hello\u001b]52;c;ZXZpbA==\u0007 \u001b]0;owned\u0007\tend\rX\r\nnext\n'
 
   it('security: control characters of the sender reach a terminal escaped, unless --raw', async () => {
-    const created = await user.json<Created>(['note', '-', '--views', '3'], { input: HOSTILE })
+    const created = await suite.user.json<Created>(['note', '-', '--views', '3'], {
+      input: HOSTILE,
+    })
     const shown = await runOnTerminal(['note', 'get', created.link])
     expect(shown).toContain('hello\\x1b]52;c;ZXZpbA==\\x07 \\x1b]0;owned\\x07\tend\\x0dX')
     expect(shown).not.toContain('\u001b')
@@ -154,8 +147,8 @@ describe('note get on a terminal', () => {
   })
 
   it('keeps the bytes exact when standard output is not a terminal', async () => {
-    const created = await user.json<Created>(['note', '-'], { input: HOSTILE })
-    const piped = await user.ok(['note', 'get', created.link])
+    const created = await suite.user.json<Created>(['note', '-'], { input: HOSTILE })
+    const piped = await suite.user.ok(['note', 'get', created.link])
     expect(piped.stdout).toBe(HOSTILE)
   })
 })

@@ -151,14 +151,7 @@ describe.each([
     expect(human.stdout).toContain(`(note with ${photosEntry!.id.slice(0, 8)})`)
 
     const out = join(work, `inbox-all-${transport}`)
-    const all = await user.json<{ entries: Array<{ id: string; paths: string[] }> }>([
-      'inbox',
-      'get',
-      created.inboxLink,
-      '--all',
-      '-o',
-      out,
-    ])
+    const all = await user.getWholeInbox(created.inboxLink, out)
     expect(all.entries).toHaveLength(3)
     const [photos, note, contract] = listing.entries
     expect(await snapshot(join(out, photos!.id, 'photos'))).toEqual(
@@ -181,7 +174,8 @@ describe.each([
   })
 
   it('refuses uploads once closed and is gone once deleted', async () => {
-    await user.ok(['inbox', 'close', created.inboxLink])
+    const closed = await user.json(['inbox', 'close', created.inboxLink])
+    expect(closed).toEqual({ id: created.id, closed: true })
     const file = join(work, `late-${transport}.txt`)
     await writeFile(file, 'too late')
     const late = await sender.run(['request', 'send', created.uploadLink, file])
@@ -191,7 +185,8 @@ describe.each([
     const listing = await user.ok(['inbox', created.inboxLink])
     expect(listing.stdout).toMatch(/^Closed: +by the requester; /m)
 
-    await user.ok(['inbox', 'delete', created.inboxLink])
+    const deleted = await user.ok(['inbox', 'delete', created.inboxLink])
+    expect(deleted.stdout).toBe('Deleted the request and every upload in it.\n')
     const gone = await user.run(['inbox', created.inboxLink])
     expect(gone.code).toBe(2)
     expect(gone.stderr).toContain('fileshare: Request not found')

@@ -174,8 +174,7 @@ describe('a request send through a connection that drops', () => {
       proxy = undefined
     }
     const out = await fresh('request-drops-out')
-    const getAll = ['inbox', 'get', created.inboxLink, '--all', '-o', out]
-    const all = await owner.json<{ entries: Array<{ id: string }> }>(getAll)
+    const all = await owner.getWholeInbox(created.inboxLink, out)
     expect(all.entries).toHaveLength(2)
     for (const entry of all.entries) {
       expect(await sha256File(join(out, entry.id, 'recording.bin'))).toBe(await sha256File(path))
@@ -224,10 +223,7 @@ describe('fileshare send --resume', () => {
     expect(resumed.stdout).toContain('Sent scans.bin')
     expect(resumed.stdout).toContain('with a note')
     const out = await fresh('killed-request-out')
-    const all = await owner.json<{ entries: Array<{ id: string; paths: string[] }> }>([
-      ...['inbox', 'get', created.inboxLink],
-      ...['--all', '-o', out],
-    ])
+    const all = await owner.getWholeInbox(created.inboxLink, out)
     const files = all.entries.find((e) => e.paths.some((p) => p.endsWith('scans.bin')))!
     expect(await sha256File(join(out, files.id, 'scans.bin'))).toBe(await sha256File(path))
   }, 300_000)
@@ -240,6 +236,14 @@ describe('fileshare send --resume', () => {
     const refused = await user.run(['send', '--resume'])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain(`${path} changed since the upload started; start a new upload`)
+  }, 120_000)
+
+  it('keeps the unfinished upload when --retries is not a duration', async () => {
+    const { user, id } = await killedFileSend('bad-retries', 48 * MiB)
+    const refused = await user.run(['send', '--resume', '--retries', 'soon'])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('--retries soon is not a duration')
+    expect(await unfinishedIds(user)).toEqual([id])
   }, 120_000)
 
   it('says clearly when the server no longer has the upload, and forgets it', async () => {

@@ -70,14 +70,7 @@ describe.skipIf(missing !== null)('on S3', () => {
     await writeRandomFile(file, 7 * MiB)
     await user.ok(['request', 'send', created.uploadLink, file])
     const out = join(work, 'inbox-out')
-    const got = await user.json<{ entries: Array<{ paths: string[] }> }>([
-      'inbox',
-      'get',
-      created.inboxLink,
-      '--all',
-      '-o',
-      out,
-    ])
+    const got = await user.getWholeInbox(created.inboxLink, out)
     expect(got.entries).toHaveLength(1)
     expect(await sha256File(got.entries[0]!.paths[0]!)).toBe(await sha256File(file))
   })

@@ -24,6 +24,26 @@ export interface FixtureEntry {
 const DOS_TIME = (12 << 11) | (30 << 5)
 const DOS_DATE = ((2024 - 1980) << 9) | (5 << 5) | 17
 
+/**
+ * The fields a local header and its central directory record share, from "version needed to
+ * extract" to the file name length (APPNOTE 4.3.7 and 4.3.12), written from `at`.
+ */
+function writeSharedFields(
+  header: Buffer,
+  at: number,
+  f: { method: number; crc: number; compressed: number; size: number; name: number },
+): void {
+  header.writeUInt16LE(20, at)
+  header.writeUInt16LE(0x0800, at + 2)
+  header.writeUInt16LE(f.method, at + 4)
+  header.writeUInt16LE(DOS_TIME, at + 6)
+  header.writeUInt16LE(DOS_DATE, at + 8)
+  header.writeUInt32LE(f.crc, at + 10)
+  header.writeUInt32LE(f.compressed, at + 14)
+  header.writeUInt32LE(f.size, at + 18)
+  header.writeUInt16LE(f.name, at + 22)
+}
+
 export function buildZip(entries: readonly FixtureEntry[]): Buffer {
   const locals: Buffer[] = []
   const centrals: Buffer[] = []
@@ -40,30 +60,15 @@ export function buildZip(entries: readonly FixtureEntry[]): Buffer {
         ? deflateRawSync(data)
         : data
     const mode = entry.unixMode ?? (entry.name.endsWith('/') ? 0o040755 : 0o100644)
+    const shared = { method, crc, compressed: body.length, size: data.length, name: name.length }
     const local = Buffer.alloc(30)
     local.writeUInt32LE(0x04034b50, 0)
-    local.writeUInt16LE(20, 4)
-    local.writeUInt16LE(0x0800, 6)
-    local.writeUInt16LE(method, 8)
-    local.writeUInt16LE(DOS_TIME, 10)
-    local.writeUInt16LE(DOS_DATE, 12)
-    local.writeUInt32LE(crc, 14)
-    local.writeUInt32LE(body.length, 18)
-    local.writeUInt32LE(data.length, 22)
-    local.writeUInt16LE(name.length, 26)
+    writeSharedFields(local, 4, shared)
     local.writeUInt16LE(0, 28)
     const central = Buffer.alloc(46)
     central.writeUInt32LE(0x02014b50, 0)
     central.writeUInt16LE(((entry.host ?? 3) << 8) | 30, 4)
-    central.writeUInt16LE(20, 6)
-    central.writeUInt16LE(0x0800, 8)
-    central.writeUInt16LE(method, 10)
-    central.writeUInt16LE(DOS_TIME, 12)
-    central.writeUInt16LE(DOS_DATE, 14)
-    central.writeUInt32LE(crc, 16)
-    central.writeUInt32LE(body.length, 20)
-    central.writeUInt32LE(data.length, 24)
-    central.writeUInt16LE(name.length, 28)
+    writeSharedFields(central, 6, shared)
     central.writeUInt32LE(((mode & 0xffff) << 16) >>> 0, 38)
     central.writeUInt32LE(offset, 42)
     locals.push(local, name, body)

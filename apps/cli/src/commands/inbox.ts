@@ -219,8 +219,15 @@ export async function runInboxRemove(
   else output.print(`Deleted upload ${entry.id.slice(0, 8)} (${describeEntry(entry)}).`)
 }
 
+/** What the owner's requests name: the inbox and its owner token. */
+type InboxOwner = Pick<OpenedInbox, 'id' | 'inboxOwnerToken'>
+
 /** The inbox owner token from this machine's history, else from opening the inbox. */
-async function ownerAccess(linkText: string, options: InboxOptions, ctx: Context) {
+async function ownerAccess(
+  linkText: string,
+  options: InboxOptions,
+  ctx: Context,
+): Promise<{ api: ApiClient; inbox: InboxOwner }> {
   const { baseUrl, link } = parseInboxLink(linkText)
   const entry = await ctx.history.find(link.id)
   if (entry?.kind === 'request') {
@@ -233,105 +240,120 @@ async function ownerAccess(linkText: string, options: InboxOptions, ctx: Context
   return { api, inbox: { id: inbox.id, inboxOwnerToken: inbox.inboxOwnerToken } }
 }
 
-export async function runInboxClose(
-  linkText: string,
-  options: InboxOptions,
-  ctx: Context,
-): Promise<void> {
-  const output = ctx.output(options.json)
-  const { api, inbox } = await ownerAccess(linkText, options, ctx)
-  await closeInbox(api, inbox)
-  if (output.json) output.result({ id: inbox.id, closed: true })
-  else output.print('Closed: no new uploads; what arrived stays in the inbox.')
-}
+/** What `inbox close` and `inbox delete` do with the owner token, and how each says it is done. */
+const OWNER_ACTIONS = {
+  close: {
+    summary: 'stop taking uploads; keep what arrived',
+    act: (api: ApiClient, inbox: InboxOwner) => closeInbox(api, inbox),
+    field: 'closed',
+    line: 'Closed: no new uploads; what arrived stays in the inbox.',
+  },
+  delete: {
+    summary: 'delete the request and every upload in it',
+    act: async (api: ApiClient, inbox: InboxOwner, ctx: Context) => {
+      await deleteInbox(api, inbox)
+      await ctx.history.remove(inbox.id)
+    },
+    field: 'deleted',
+    line: 'Deleted the request and every upload in it.',
+  },
+} as const
 
-export async function runInboxDelete(
+async function runOwnerAction(
+  action: keyof typeof OWNER_ACTIONS,
   linkText: string,
   options: InboxOptions,
   ctx: Context,
 ): Promise<void> {
+  const { act, field, line } = OWNER_ACTIONS[action]
   const output = ctx.output(options.json)
   const { api, inbox } = await ownerAccess(linkText, options, ctx)
-  await deleteInbox(api, inbox)
-  await ctx.history.remove(inbox.id)
-  if (output.json) output.result({ id: inbox.id, deleted: true })
-  else output.print('Deleted the request and every upload in it.')
+  await act(api, inbox, ctx)
+  if (output.json) output.result({ id: inbox.id, [field]: true })
+  else output.print(line)
 }
 
 const LINK = "'https://share.example.org/i/…#…'"
 
+/**
+ * An inbox command on `<inbox-link>`: `setUp` adds its own arguments and options, then come the
+ * password and JSON options every inbox command takes, and its examples.
+ */
+function inboxCommandOf(
+  name: string,
+  summary: string,
+  setUp: (command: Command) => Command,
+  ...lines: string[]
+): Command {
+  const command = setUp(new Command(name).summary(summary))
+  addPasswordOption(command, 'password of a protected inbox link')
+  addJsonOption(command)
+  return command.addHelpText('after', examples(...lines))
+}
+
 export function inboxCommand(ctx: Context): Command {
-  const inbox = new Command('inbox')
-    .summary('list what arrived in a file request; inbox get/rm/close/delete')
-    .description(
-      'Lists the uploads of a file request with their decrypted names, sizes and dates. Opening ' +
-        'the list counts no download.',
-    )
-    .argument('<inbox-link>', 'the inbox link (/i/…#…) printed by `fileshare request`')
-  addPasswordOption(inbox, 'password of a protected inbox link')
-  addJsonOption(inbox)
-  inbox
-    .addHelpText(
-      'after',
-      examples(`fileshare inbox ${LINK}`, `fileshare inbox get ${LINK} --all -o received/`),
-    )
-    .action((link: string, options: InboxOptions) => runInbox(link, options, ctx))
+  const inbox = inboxCommandOf(
+    'inbox',
+    'list what arrived in a file request; inbox get/rm/close/delete',
+    (command) =>
+      command
+        .description(
+          'Lists the uploads of a file request with their decrypted names, sizes and dates. ' +
+            'Opening the list counts no download.',
+        )
+        .argument('<inbox-link>', 'the inbox link (/i/…#…) printed by `fileshare request`'),
+    `fileshare inbox ${LINK}`,
+    `fileshare inbox get ${LINK} --all -o received/`,
+  ).action((link: string, options: InboxOptions) => runInbox(link, options, ctx))
 
-  const get = new Command('get')
-    .summary('download uploads from the inbox (counts a download of each)')
-    .description(
-      'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, every ' +
-        'upload, each into a folder named by its id. Archives are extracted as by `fileshare get`.',
-    )
-    .argument('<inbox-link>', 'the inbox link')
-    .argument('[entry-id]', 'the upload to download, as listed')
-    .option('-a, --all', 'download every upload')
-    .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
-    .option('-f, --force', 'overwrite existing files; extract a hidden top-level name')
-  addPasswordOption(get, 'password of a protected inbox link')
-  addJsonOption(get)
-  get
-    .addHelpText(
-      'after',
-      examples(
-        `fileshare inbox get ${LINK} 1b4e28ba`,
-        `fileshare inbox get ${LINK} --all -o received/`,
-      ),
-    )
-    .action((link: string, entry: string | undefined, options: InboxGetOptions) =>
-      runInboxGet(link, entry, options, ctx),
-    )
-
-  const rm = new Command('rm')
-    .summary('delete one upload from the inbox')
-    .argument('<inbox-link>', 'the inbox link')
-    .argument('<entry-id>', 'the upload to delete, as listed')
-  addPasswordOption(rm, 'password of a protected inbox link')
-  addJsonOption(rm)
-  rm.addHelpText('after', examples(`fileshare inbox rm ${LINK} 1b4e28ba`)).action(
-    (link: string, entry: string, options: InboxOptions) =>
-      runInboxRemove(link, entry, options, ctx),
+  const get = inboxCommandOf(
+    'get',
+    'download uploads from the inbox (counts a download of each)',
+    (command) =>
+      command
+        .description(
+          'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, ' +
+            'every upload, each into a folder named by its id. Archives are extracted as by ' +
+            '`fileshare get`.',
+        )
+        .argument('<inbox-link>', 'the inbox link')
+        .argument('[entry-id]', 'the upload to download, as listed')
+        .option('-a, --all', 'download every upload')
+        .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
+        .option('-f, --force', 'overwrite existing files; extract a hidden top-level name'),
+    `fileshare inbox get ${LINK} 1b4e28ba`,
+    `fileshare inbox get ${LINK} --all -o received/`,
+  ).action((link: string, entry: string | undefined, options: InboxGetOptions) =>
+    runInboxGet(link, entry, options, ctx),
   )
 
-  const close = new Command('close')
-    .summary('stop taking uploads; keep what arrived')
-    .argument('<inbox-link>', 'the inbox link')
-  addPasswordOption(close, 'password of a protected inbox link')
-  addJsonOption(close)
-  close
-    .addHelpText('after', examples(`fileshare inbox close ${LINK}`))
-    .action((link: string, options: InboxOptions) => runInboxClose(link, options, ctx))
+  const rm = inboxCommandOf(
+    'rm',
+    'delete one upload from the inbox',
+    (command) =>
+      command
+        .argument('<inbox-link>', 'the inbox link')
+        .argument('<entry-id>', 'the upload to delete, as listed'),
+    `fileshare inbox rm ${LINK} 1b4e28ba`,
+  ).action((link: string, entry: string, options: InboxOptions) =>
+    runInboxRemove(link, entry, options, ctx),
+  )
 
-  const del = new Command('delete')
-    .summary('delete the request and every upload in it')
-    .argument('<inbox-link>', 'the inbox link')
-  addPasswordOption(del, 'password of a protected inbox link')
-  addJsonOption(del)
-  del
-    .addHelpText('after', examples(`fileshare inbox delete ${LINK}`))
-    .action((link: string, options: InboxOptions) => runInboxDelete(link, options, ctx))
-
-  return inbox.addCommand(get).addCommand(rm).addCommand(close).addCommand(del)
+  inbox.addCommand(get).addCommand(rm)
+  for (const action of ['close', 'delete'] as const) {
+    const command = inboxCommandOf(
+      action,
+      OWNER_ACTIONS[action].summary,
+      (command) => command.argument('<inbox-link>', 'the inbox link'),
+      `fileshare inbox ${action} ${LINK}`,
+    )
+    inbox.addCommand(
+      command.action((link: string, options: InboxOptions) =>
+        runOwnerAction(action, link, options, ctx),
+      ),
+    )
+  }
+  return inbox
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from '@fileshare/protocol'
 import { Command, Option } from 'commander'
 
-import { createApi, createSignedInApi, serverConfig } from '../lib/api.js'
+import { createApi, openSignedInServer } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { escapeControls } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
@@ -28,7 +28,6 @@ import {
   examples,
 } from '../lib/options.js'
 import { passwordForLink, passwordFromOption } from '../lib/prompts.js'
-import { resolveServer } from '../lib/server.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 
@@ -48,9 +47,7 @@ export async function runNote(
   ctx: Context,
 ): Promise<void> {
   const output = ctx.output(options.json)
-  const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx)
-  const config = await serverConfig(api)
+  const { baseUrl, api, config } = await openSignedInServer(options.server, ctx)
   const maxViews = chooseCount(
     '--views',
     options.views,
@@ -129,6 +126,15 @@ export async function runNote(
   output.print(note.link)
 }
 
+/** A note's views used, allowed and left, in the order `note get` and `note info` print them. */
+function viewsOf(note: { viewCount: number; maxViews: number }) {
+  return {
+    viewCount: note.viewCount,
+    maxViews: note.maxViews,
+    viewsLeft: note.maxViews - note.viewCount,
+  }
+}
+
 export interface NoteReadOptions {
   password?: string | boolean
   json?: boolean
@@ -150,16 +156,9 @@ export async function runNoteGet(
   }
   const unlocked = await unlockNote(api, link, info, password)
   const viewed = await viewNote(api, unlocked)
-  const viewsLeft = viewed.maxViews - viewed.viewCount
+  const views = viewsOf(viewed)
   if (output.json) {
-    output.result({
-      id: info.id,
-      text: viewed.text,
-      contentType: viewed.contentType,
-      viewCount: viewed.viewCount,
-      maxViews: viewed.maxViews,
-      viewsLeft,
-    })
+    output.result({ id: info.id, text: viewed.text, contentType: viewed.contentType, ...views })
     return
   }
   // Security: the sender's text reaches a terminal with its control characters shown, not run.
@@ -167,9 +166,9 @@ export async function runNoteGet(
   ctx.stdout.write(terminal && options.raw !== true ? escapeControls(viewed.text) : viewed.text)
   if (terminal && !viewed.text.endsWith('\n')) ctx.stdout.write('\n')
   output.info(
-    viewsLeft === 0
+    views.viewsLeft === 0
       ? 'That was the last view; the note is gone now.'
-      : `${viewsLeft} view${viewsLeft === 1 ? '' : 's'} left.`,
+      : `${views.viewsLeft} view${views.viewsLeft === 1 ? '' : 's'} left.`,
   )
 }
 
@@ -181,22 +180,20 @@ export async function runNoteInfo(
   const output = ctx.output(options.json)
   const { baseUrl, link } = parseNoteLink(linkText)
   const info = await inspectNote(createApi(baseUrl), link)
-  const viewsLeft = info.maxViews - info.viewCount
+  const views = viewsOf(info)
   if (output.json) {
     output.result({
       id: info.id,
       contentType: info.contentType,
       hasPassword: info.hasPassword,
-      viewCount: info.viewCount,
-      maxViews: info.maxViews,
-      viewsLeft,
+      ...views,
       expiresAt: info.expiresAt,
       createdAt: info.createdAt,
     })
     return
   }
   output.print(`Type:       ${info.contentType}${info.hasPassword ? ' (password-protected)' : ''}`)
-  output.print(`Views left: ${viewsLeft} of ${info.maxViews}`)
+  output.print(`Views left: ${views.viewsLeft} of ${info.maxViews}`)
   output.print(`Expires:    ${formatWhen(info.expiresAt)}`)
 }
 

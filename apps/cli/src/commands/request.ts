@@ -18,13 +18,12 @@ import {
 } from '@fileshare/protocol'
 import { Command } from 'commander'
 
-import { createApi, createSignedInApi, nodeWebSocket, serverConfig } from '../lib/api.js'
+import { createApi, nodeWebSocket, openSignedInServer } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
 import { parseRequestLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
-import { checkPayloadFits, localUtcOffsetMinutes } from '../lib/node-source.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -37,20 +36,11 @@ import {
   examples,
 } from '../lib/options.js'
 import { passwordFromOption } from '../lib/prompts.js'
-import { resolveServer } from '../lib/server.js'
-import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
+import { sendSources, STDIN_NAME, withSendInput } from '../lib/send-input.js'
 import type { UnfinishedRequestUpload } from '../lib/history.js'
 import type { Payload } from '../lib/node-source.js'
 import type { Output } from '../lib/output.js'
-import {
-  addRetriesOption,
-  chooseRetries,
-  keptResumeOptions,
-  keptUpload,
-  openResumedInput,
-  resumedRunOptions,
-  UnfinishedKeeper,
-} from '../lib/resuming.js'
+import { addRetriesOption, chooseRetries, runNewUpload, runResumedUpload } from '../lib/resuming.js'
 import { readStdin } from '../lib/stdin.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -95,9 +85,7 @@ async function readMessage(options: RequestOptions, ctx: Context): Promise<strin
 
 export async function runRequest(options: RequestOptions, ctx: Context): Promise<void> {
   const output = ctx.output(options.json)
-  const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx)
-  const config = await serverConfig(api)
+  const { baseUrl, api, config } = await openSignedInServer(options.server, ctx)
   if (!config.fileRequestsEnabled) {
     throw new CliError('File requests are disabled on this server', EXIT.REFUSED)
   }
@@ -218,7 +206,7 @@ export async function runRequestSend(
   ctx: Context,
 ): Promise<void> {
   const output = ctx.output(options.json)
-  const fromStdin = readsStdin(paths, options.name, ctx.stdin)
+  const sources = sendSources(paths, options.name, ctx.stdin)
   const retryForMs = chooseRetries(options.retries)
   const { baseUrl, link } = parseRequestLink(linkText)
   const api = createApi(baseUrl, {
@@ -242,52 +230,27 @@ export async function runRequestSend(
     )
   }
 
-  const input = await openSendInput(paths, {
-    fromStdin,
-    name: options.name,
-    stdin: ctx.stdin,
-    maxBytes: opened.maxUploadSize,
-    warn: (line) => output.warn(line),
-    utcOffsetMinutes: localUtcOffsetMinutes(),
-  })
-  try {
-    const { payload } = input
-    const cipherSize = checkPayloadFits(
-      payload,
-      { maxFiles: opened.maxFilesPerUpload, maxEncryptedBytes: opened.maxUploadSize },
-      'this request',
-    )
-
+  const fits = {
+    limits: { maxFiles: opened.maxFilesPerUpload, maxEncryptedBytes: opened.maxUploadSize },
+    taker: 'this request',
+  }
+  await withSendInput(sources, fits, output, async (payload) => {
     const start = { server: baseUrl, paths, retryForMs }
-    const keeper = UnfinishedKeeper.for(
-      ctx.history,
-      payload,
-      start,
-      (state: RequestUploadState) => ({
-        kind: 'request',
-        uploadLink: linkText,
-        requestId: opened.id,
-        state,
-        options: {
-          websocket: options.websocket !== false,
-          ...(options.note === undefined ? {} : { note: options.note }),
-        },
-      }),
-    )
-    const sent = await keptUpload(output, ctx, cipherSize, keeper, (onProgress) =>
-      sendToRequest(api, opened, payload.source, {
-        metadata: payload.metadata,
-        fileCount: payload.fileCount,
-        onProgress,
-        signal: ctx.signal,
-        cipher: nodeRecords,
-        resume: keptResumeOptions(retryForMs, (line) => output.warn(line), keeper),
-      }),
+    const own = (state: RequestUploadState) => ({
+      kind: 'request' as const,
+      uploadLink: linkText,
+      requestId: opened.id,
+      state,
+      options: {
+        websocket: options.websocket !== false,
+        ...(options.note === undefined ? {} : { note: options.note }),
+      },
+    })
+    const sent = await runNewUpload(ctx, output, payload, { start, own }, (run) =>
+      sendToRequest(api, opened, payload.source, run),
     )
     await finishRequestSend(api, opened, payload, sent, options, ctx, output)
-  } finally {
-    await input.close()
-  }
+  })
 }
 
 /** Sends the note that goes with the files, if any, and prints what was sent. */
@@ -343,24 +306,15 @@ export async function resumeRequestSend(
     webSocket: unfinished.options.websocket ? await nodeWebSocket() : undefined,
   })
   const opened = await openRequest(api, link)
-  const input = await openResumedInput(unfinished, ctx, output)
-  try {
-    const { payload } = input
-    const keeper = UnfinishedKeeper.resumed(ctx.history, unfinished)
-    const sent = await keptUpload(output, ctx, unfinished.state.size, keeper, (onProgress) =>
-      resumeSendToRequest(api, opened, payload.source, unfinished.state, {
-        metadata: payload.metadata,
-        fileCount: payload.fileCount,
-        onProgress,
-        signal: ctx.signal,
-        cipher: nodeRecords,
-        resume: resumedRunOptions(unfinished, options.retries, output),
-      }),
-    )
-    await finishRequestSend(api, opened, payload, sent, unfinished.options, ctx, output)
-  } finally {
-    await input.close()
-  }
+  await runResumedUpload(
+    ctx,
+    output,
+    unfinished,
+    options.retries,
+    (source, run) => resumeSendToRequest(api, opened, source, unfinished.state, run),
+    (payload, sent) =>
+      finishRequestSend(api, opened, payload, sent, unfinished.options, ctx, output),
+  )
 }
 
 export function requestCommand(ctx: Context): Command {

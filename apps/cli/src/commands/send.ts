@@ -8,21 +8,13 @@ import {
 } from '@fileshare/protocol'
 import { Command } from 'commander'
 
-import { createSignedInApi, serverConfig } from '../lib/api.js'
+import { createSignedInApi, openSignedInServer } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { UsageError } from '../lib/errors.js'
-import { checkPayloadFits, localUtcOffsetMinutes, type Payload } from '../lib/node-source.js'
+import type { Payload } from '../lib/node-source.js'
 import { record } from '../lib/history.js'
 import type { Output } from '../lib/output.js'
-import {
-  addRetriesOption,
-  chooseRetries,
-  keptResumeOptions,
-  keptUpload,
-  openResumedInput,
-  resumedRunOptions,
-  UnfinishedKeeper,
-} from '../lib/resuming.js'
+import { addRetriesOption, chooseRetries, runNewUpload, runResumedUpload } from '../lib/resuming.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -35,10 +27,8 @@ import {
   refusePathAsPassword,
 } from '../lib/options.js'
 import { PASSWORD_ENV, passwordFromOption } from '../lib/prompts.js'
-import { resolveServer } from '../lib/server.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
-import { nodeRecords } from '../lib/node-records.js'
-import { openSendInput, readsStdin, STDIN_NAME } from '../lib/send-input.js'
+import { sendSources, STDIN_NAME, withSendInput } from '../lib/send-input.js'
 import { resumeRequestSend } from './request.js'
 
 export interface SendOptions {
@@ -78,14 +68,12 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
   if (paths.length === 0) throw new UsageError('Name at least one file or folder to send')
   const output = ctx.output(options.json)
   const retryForMs = chooseRetries(options.retries)
-  const fromStdin = readsStdin(paths, options.name, ctx.stdin)
-  if (fromStdin) checkStdinPassword(options, ctx)
+  const sources = sendSources(paths, options.name, ctx.stdin)
+  if (sources.fromStdin) checkStdinPassword(options, ctx)
   await refusePathAsPassword(options.password)
-  const { baseUrl } = await resolveServer(options.server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx, {
+  const { baseUrl, api, config } = await openSignedInServer(options.server, ctx, {
     webSocket: options.websocket !== false,
   })
-  const config = await serverConfig(api)
   const expireSec = chooseDuration(
     '--expire',
     options.expire,
@@ -99,44 +87,28 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     config.defaultDownload,
   )
 
-  const input = await openSendInput(paths, {
-    fromStdin,
-    name: options.name,
-    stdin: ctx.stdin,
-    maxBytes: config.maxFileSize,
-    warn: (line) => output.warn(line),
-    utcOffsetMinutes: localUtcOffsetMinutes(),
-  })
-  try {
-    const { payload } = input
-    const cipherSize = checkPayloadFits(
-      payload,
-      { maxFiles: config.maxFilesPerUpload, maxEncryptedBytes: config.maxFileSize },
-      'this server',
-    )
+  const fits = {
+    limits: { maxFiles: config.maxFilesPerUpload, maxEncryptedBytes: config.maxFileSize },
+    taker: 'this server',
+  }
+  await withSendInput(sources, fits, output, async (payload) => {
     const password = await passwordFromOption(options.password, ctx.prompter, {
       creating: true,
       env: ctx.env,
     })
-
     const start = { server: baseUrl, paths, retryForMs }
-    const keeper = UnfinishedKeeper.for(ctx.history, payload, start, (state: FileUploadState) => ({
-      kind: 'file',
+    const own = (state: FileUploadState) => ({
+      kind: 'file' as const,
       ownerToken: state.ownerToken,
       state,
       options: { expireSec, maxDownloads, websocket: options.websocket !== false },
-    }))
-    const sent = await keptUpload(output, ctx, cipherSize, keeper, (onProgress) =>
+    })
+    const sent = await runNewUpload(ctx, output, payload, { start, own }, (run) =>
       sendFile(api, payload.source, {
         expireSec,
         maxDownloads,
-        metadata: payload.metadata,
-        fileCount: payload.fileCount,
         ...(password !== undefined ? { password } : {}),
-        onProgress,
-        signal: ctx.signal,
-        cipher: nodeRecords,
-        resume: keptResumeOptions(retryForMs, (line) => output.warn(line), keeper),
+        ...run,
       }),
     )
     await reportSent(ctx, output, baseUrl, payload, sent, {
@@ -144,9 +116,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
       json: options.json,
       qr: options.qr,
     })
-  } finally {
-    await input.close()
-  }
+  })
 }
 
 /**
@@ -171,29 +141,20 @@ async function runResume(
   const api = await createSignedInApi(unfinished.server, ctx, {
     webSocket: unfinished.options.websocket,
   })
-  const input = await openResumedInput(unfinished, ctx, output)
-  try {
-    const { payload } = input
-    const keeper = UnfinishedKeeper.resumed(ctx.history, unfinished)
-    const sent = await keptUpload(output, ctx, unfinished.state.size, keeper, (onProgress) =>
-      resumeSendFile(api, payload.source, unfinished.state, {
-        ...unfinished.options,
-        metadata: payload.metadata,
-        fileCount: payload.fileCount,
-        onProgress,
-        signal: ctx.signal,
-        cipher: nodeRecords,
-        resume: resumedRunOptions(unfinished, options.retries, output),
+  await runResumedUpload(
+    ctx,
+    output,
+    unfinished,
+    options.retries,
+    (source, run) =>
+      resumeSendFile(api, source, unfinished.state, { ...unfinished.options, ...run }),
+    (payload, sent) =>
+      reportSent(ctx, output, unfinished.server, payload, sent, {
+        expireSec: unfinished.options.expireSec,
+        json: options.json,
+        qr: options.qr,
       }),
-    )
-    await reportSent(ctx, output, unfinished.server, payload, sent, {
-      expireSec: unfinished.options.expireSec,
-      json: options.json,
-      qr: options.qr,
-    })
-  } finally {
-    await input.close()
-  }
+  )
 }
 
 /** Records a finished upload in the history and prints its link (or its JSON). */

@@ -14,6 +14,7 @@ import type { Credentials } from './credentials.js'
 import { fetchChunk, isChunkRequest } from './chunk-fetch.js'
 import { NotFileshareServerError } from './errors.js'
 import { releaseBuffer } from './record-buffers.js'
+import { resolveServer } from './server.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
 import { followTrustedRedirects } from './redirects.js'
 
@@ -109,6 +110,20 @@ export async function createSignedInApi(
     bearerToken: token,
     webSocket: o.webSocket === true ? await nodeWebSocket(token) : undefined,
   })
+}
+
+/**
+ * What a creating command starts from: the server (`--server`, else the defaults of
+ * `resolveServer`), a client signed in to it when this machine has a login, and its config.
+ */
+export async function openSignedInServer(
+  server: string | undefined,
+  ctx: { credentials: Credentials; env: NodeJS.ProcessEnv },
+  o: { webSocket?: boolean } = {},
+): Promise<{ baseUrl: string; api: ApiClient; config: ConfigResponse }> {
+  const { baseUrl } = await resolveServer(server, ctx.env)
+  const api = await createSignedInApi(baseUrl, ctx, o)
+  return { baseUrl, api, config: await serverConfig(api) }
 }
 
 /**

@@ -63,38 +63,43 @@ export function addWebSocketOption(command: Command): Command {
   )
 }
 
-/** A duration among the allowed ones; the default when none was given. */
-export function chooseDuration(
-  flag: string,
-  text: string | undefined,
-  allowed: readonly number[],
-  fallback: number,
-): number {
-  if (text === undefined) return fallback
-  const seconds = parseDuration(text)
-  if (seconds !== null && allowed.includes(seconds)) return seconds
-  const list = allowed.map(formatDuration).join(', ')
-  throw new UsageError(
-    seconds === null
-      ? `${flag} ${text} is not a duration; this server allows ${list}`
-      : `${flag} ${text} is not allowed by this server; choose one of ${list}`,
-  )
+/** How a chooser reads a value and lists the allowed ones; `what` names a value it cannot read. */
+interface ChoiceKind {
+  parse(text: string): number | null
+  format(value: number): string
+  what?: string
 }
 
-/** A count among the allowed ones; the default when none was given. */
-export function chooseCount(
-  flag: string,
-  text: string | undefined,
-  allowed: readonly number[],
-  fallback: number,
-): number {
-  if (text === undefined) return fallback
-  const value = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN
-  if (allowed.includes(value)) return value
-  throw new UsageError(
-    `${flag} ${text} is not allowed by this server; choose one of ${allowed.join(', ')}`,
-  )
+/**
+ * A chooser of a value among the allowed ones (the default when none was given), refusing any
+ * other with the allowed values listed.
+ */
+function chooserOf(kind: ChoiceKind) {
+  return (flag: string, text: string | undefined, allowed: readonly number[], fallback: number) => {
+    if (text === undefined) return fallback
+    const value = kind.parse(text)
+    if (value !== null && allowed.includes(value)) return value
+    const list = allowed.map(kind.format).join(', ')
+    throw new UsageError(
+      value === null && kind.what !== undefined
+        ? `${flag} ${text} is not ${kind.what}; this server allows ${list}`
+        : `${flag} ${text} is not allowed by this server; choose one of ${list}`,
+    )
+  }
 }
+
+/** A duration among the allowed ones; the default when none was given. */
+export const chooseDuration = chooserOf({
+  parse: parseDuration,
+  format: formatDuration,
+  what: 'a duration',
+})
+
+/** A count among the allowed ones; the default when none was given. */
+export const chooseCount = chooserOf({
+  parse: (text) => (/^\s*\d+\s*$/.test(text) ? Number(text) : null),
+  format: String,
+})
 
 /** A size from 1 byte up to `max`; `max` when none was given. */
 export function chooseSize(flag: string, text: string | undefined, max: number): number {

@@ -3,10 +3,15 @@
  * how `send --resume` picks up an unfinished upload from the history in another run.
  */
 import {
+  encryptedSize,
   fingerprintChange,
   isConnectionLoss,
+  type FileMetadata,
+  type PayloadSource,
+  type RecordCipher,
   type ResumeEvent,
   type ResumeOptions,
+  type StateResumeOptions,
   type UploadProgress,
 } from '@fileshare/protocol'
 import { resolve } from 'node:path'
@@ -16,6 +21,7 @@ import type { Command } from 'commander'
 import { UsageError } from './errors.js'
 import type { History, UnfinishedBase, UnfinishedUpload } from './history.js'
 import type { Context } from './context.js'
+import { nodeRecords } from './node-records.js'
 import { localUtcOffsetMinutes, type Payload } from './node-source.js'
 import type { Output } from './output.js'
 import { openSendInput, type SendInput } from './send-input.js'
@@ -58,7 +64,7 @@ export function resumedFromLine(id: string, { offset, attempt }: ResumeEvent): s
  * The sources of an unfinished upload read again, after checking that they are what they were
  * when it began (docs/crypto.md, "Resuming"): any change refuses the resume.
  */
-export async function openResumedInput(
+async function openResumedInput(
   unfinished: UnfinishedUpload,
   ctx: Context,
   output: Output,
@@ -157,23 +163,18 @@ export class UnfinishedKeeper<S extends NamedState = NamedState> {
   }
 }
 
-/** The protocol's resume options of a file or request upload, whose state is `S`. */
-export interface KeptResumeOptions<S> extends Omit<ResumeOptions, 'onSession'> {
-  onState?: (state: S) => Promise<void>
-}
-
 /**
  * The resume options of an upload: resumed for `retryForMs` after each lost connection,
  * each resume told by `warn`; with a keeper, the state is kept in the history and an
  * interruption leaves the upload resumable.
  */
-export function keptResumeOptions<S extends NamedState>(
+function keptResumeOptions<S extends NamedState>(
   retryForMs: number,
   warn: (line: string) => void,
   keeper: UnfinishedKeeper<S> | undefined,
-): KeptResumeOptions<S> | undefined {
+): StateResumeOptions<S> | undefined {
   if (retryForMs <= 0) return undefined
-  const resume: KeptResumeOptions<S> = {
+  const resume: StateResumeOptions<S> = {
     retryForMs,
     onResume: (event) => warn(resumedLine(event)),
   }
@@ -184,33 +185,102 @@ export function keptResumeOptions<S extends NamedState>(
   return resume
 }
 
+/** What every upload of the CLI hands the protocol besides the options of its kind. */
+export interface UploadRun<R> {
+  metadata: FileMetadata
+  fileCount: number
+  onProgress: (progress: UploadProgress) => void
+  signal: AbortSignal
+  cipher: RecordCipher
+  resume: R | undefined
+}
+
 /**
- * Runs an upload under a progress bar and settles its kept state: dropped once it is complete,
- * and after a failure kept or dropped as `UnfinishedKeeper.settle` says.
+ * Runs an upload of `payload` under a progress bar and settles its kept state: dropped once it is
+ * complete, and after a failure kept or dropped as `UnfinishedKeeper.settle` says.
  */
-export async function keptUpload<T>(
-  output: Output,
+async function keptUpload<R, T>(
   ctx: Context,
+  output: Output,
+  payload: Payload,
   size: number,
-  keeper: UnfinishedKeeper<never> | undefined,
-  upload: (onProgress: (progress: UploadProgress) => void) => Promise<T>,
+  kept: { keeper: UnfinishedKeeper<never> | undefined; resume: R | undefined },
+  upload: (run: UploadRun<R>) => Promise<T>,
 ): Promise<T> {
   const bar = output.progress('Uploading', size)
   let result: T
   try {
-    result = await upload(({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes))
+    result = await upload({
+      metadata: payload.metadata,
+      fileCount: payload.fileCount,
+      onProgress: ({ sentBytes, totalBytes }) => bar.update(sentBytes, totalBytes),
+      signal: ctx.signal,
+      cipher: nodeRecords,
+      resume: kept.resume,
+    })
   } catch (error) {
-    await keeper?.settle(error, ctx.signal, (line) => output.warn(line))
+    await kept.keeper?.settle(error, ctx.signal, (line) => output.warn(line))
     throw error
   } finally {
     bar.stop()
   }
-  await keeper?.done()
+  await kept.keeper?.done()
   return result
 }
 
+/**
+ * A new upload of `payload` (`send`, `request send`): resumed after lost connections for
+ * `start.retryForMs`, and kept in the history meanwhile when it can continue in another run;
+ * `own` gives the history fields of its kind from the protocol's state.
+ */
+export function runNewUpload<S extends NamedState, T>(
+  ctx: Context,
+  output: Output,
+  payload: Payload,
+  keeping: {
+    start: { server: string; paths: readonly string[]; retryForMs: number }
+    own: (state: S) => OwnFields<UnfinishedUpload>
+  },
+  upload: (run: UploadRun<StateResumeOptions<S>>) => Promise<T>,
+): Promise<T> {
+  const { start, own } = keeping
+  const keeper = UnfinishedKeeper.for(ctx.history, payload, start, own)
+  const resume = keptResumeOptions(start.retryForMs, (line) => output.warn(line), keeper)
+  const size = encryptedSize(payload.source.size)
+  return keptUpload(ctx, output, payload, size, { keeper, resume }, upload)
+}
+
+/**
+ * `send --resume` of an unfinished upload: its sources read again and checked (as
+ * `openResumedInput` does), the upload continued from its state, then `finish` with the payload
+ * and what the upload gave; the sources are closed after.
+ */
+export async function runResumedUpload<U extends UnfinishedUpload, T>(
+  ctx: Context,
+  output: Output,
+  unfinished: U,
+  retries: string | undefined,
+  upload: (source: PayloadSource, run: UploadRun<ResumeOptions>) => Promise<T>,
+  finish: (payload: Payload, sent: T) => Promise<void>,
+): Promise<void> {
+  const input = await openResumedInput(unfinished, ctx, output)
+  try {
+    const { payload } = input
+    const kept = {
+      keeper: UnfinishedKeeper.resumed(ctx.history, unfinished),
+      resume: resumedRunOptions(unfinished, retries, output),
+    }
+    const sent = await keptUpload(ctx, output, payload, unfinished.state.size, kept, (run) =>
+      upload(payload.source, run),
+    )
+    await finish(payload, sent)
+  } finally {
+    await input.close()
+  }
+}
+
 /** The resume options of `send --resume`: kept on an interruption, each resume told. */
-export function resumedRunOptions(
+function resumedRunOptions(
   unfinished: UnfinishedUpload,
   retries: string | undefined,
   output: Output,

@@ -6,7 +6,14 @@
 import { printable, unsafeEntryName } from './entry-name.js'
 import { UsageError } from './errors.js'
 import { mediaTypeOf } from './media-type.js'
-import { preparePayload, type Payload, type PayloadOptions } from './node-source.js'
+import {
+  checkPayloadFits,
+  localUtcOffsetMinutes,
+  preparePayload,
+  type Payload,
+  type PayloadOptions,
+} from './node-source.js'
+import type { Output } from './output.js'
 import { spoolInput } from './stdin-spool.js'
 
 /** The path that stands for standard input, and the file name it gets without `--name`. */
@@ -82,5 +89,49 @@ export async function openSendInput(
       skipped: [],
     },
     close: () => spool.close(),
+  }
+}
+
+/** What `send` and `request send` were told to upload: the paths, and `--name` for `-`. */
+export interface SendSources {
+  paths: readonly string[]
+  /** The paths are `-`, checked by `readsStdin`. */
+  fromStdin: boolean
+  name: string | undefined
+  stdin: NodeJS.ReadableStream
+}
+
+/** The sources of `paths` and `--name`, refused as `readsStdin` refuses them. */
+export function sendSources(
+  paths: readonly string[],
+  name: string | undefined,
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean },
+): SendSources {
+  return { paths, fromStdin: readsStdin(paths, name, stdin), name, stdin }
+}
+
+/**
+ * The payload of a new upload from `sources`, refused unless it fits the `limits` of `taker` (the
+ * server or the request), handed to `use` and closed after; `output` warns of what is skipped.
+ */
+export async function withSendInput<T>(
+  sources: SendSources,
+  fits: { limits: { maxFiles: number; maxEncryptedBytes: number }; taker: string },
+  output: Output,
+  use: (payload: Payload) => Promise<T>,
+): Promise<T> {
+  const input = await openSendInput(sources.paths, {
+    fromStdin: sources.fromStdin,
+    name: sources.name,
+    stdin: sources.stdin,
+    maxBytes: fits.limits.maxEncryptedBytes,
+    warn: (line) => output.warn(line),
+    utcOffsetMinutes: localUtcOffsetMinutes(),
+  })
+  try {
+    checkPayloadFits(input.payload, fits.limits, fits.taker)
+    return await use(input.payload)
+  } finally {
+    await input.close()
   }
 }

@@ -3,7 +3,6 @@
  * (with a password when it has one), download and decrypt it as a stream, delete it.
  */
 import { fromBase64, fromBase64Url, toBase64, toBase64Url } from '../encoding.js'
-import { ProtocolError } from '../errors.js'
 import {
   deriveUploadKeys,
   generateSecret,
@@ -12,7 +11,7 @@ import {
 } from '../crypto/keys.js'
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptMetadata, encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
-import { lockSecret, unlockSecret } from '../crypto/password.js'
+import { lockSecret } from '../crypto/password.js'
 import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
@@ -23,22 +22,15 @@ import type {
   UploadMetaFields,
 } from '../wire/uploads.js'
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
-import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
-import { passwordLockOf } from './password-lock.js'
+import { unlockKeys } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import type { PayloadSource } from './source.js'
-import {
-  resumeUpload,
-  uploadCiphertext,
-  type ResumeOptions,
-  type UploadCallbacks,
-  type UploadCiphertextOptions,
-  type UploadSession,
-  type UploadTransport,
-} from './upload.js'
+import { startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
+import type { StateResumeOptions, UploadState } from './caller-upload.js'
+import type { UploadCallbacks, UploadSession, UploadTransport } from './upload.js'
 
 export type { DownloadOptions, DownloadResult } from './download.js'
 
@@ -57,24 +49,15 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
   resume?: FileResumeOptions | undefined
 }
 
-export interface FileResumeOptions extends Omit<ResumeOptions, 'onSession'> {
-  /** Awaited once the server has named the upload, before its first byte. */
-  onState?: (state: FileUploadState) => void | Promise<void>
-}
+export type FileResumeOptions = StateResumeOptions<FileUploadState>
 
 /**
- * What continuing an unfinished upload in another run takes besides its source (which must be
- * the same bytes: the caller checks). It holds the upload's secret: keep it as private as a link.
+ * What continuing an unfinished file upload in another run takes besides its source (which must
+ * be the same bytes: the caller checks).
  */
-export interface FileUploadState {
-  session: UploadSession
-  /** The secret and the upload salt, canonical base64url. */
-  secret: string
-  salt: string
+export interface FileUploadState extends UploadState {
   /** Of a password-protected link: the secret the link carries, and the password salt. */
   passwordLock?: { protectedSecret: string; passwordSalt: string }
-  /** The ciphertext size declared. */
-  size: number
   /** The owner token (derived from the secret), for a status request or a cancel. */
   ownerToken: string
 }
@@ -172,31 +155,20 @@ async function transferFile(
         }
       : { hasPassword: 'false' as const }),
   }
-  const upload: UploadCiphertextOptions = {
-    target: { kind: 'file', headers },
-    size,
-    ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
-  }
-  if (options.onProgress) upload.onProgress = options.onProgress
-  if (options.signal) upload.signal = options.signal
-  if (options.resume) {
-    const { onState, ...resume } = options.resume
-    upload.resume = {
-      ...resume,
-      onSession: (named) =>
-        onState?.({
-          session: named,
-          secret: toBase64Url(secret),
-          salt: toBase64Url(salt),
-          ...(passwordLock ? { passwordLock } : {}),
-          size,
-          ownerToken: keys.ownerToken,
-        }),
-    }
-  }
-  const { id, transport } = session
-    ? await resumeUpload(api, session, upload)
-    : await uploadCiphertext(api, upload)
+  const upload = withCallerOptions(
+    {
+      target: { kind: 'file', headers },
+      size,
+      ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
+    },
+    options,
+    (named): FileUploadState => ({
+      ...uploadState(named, secret, salt, size),
+      ...(passwordLock ? { passwordLock } : {}),
+      ownerToken: keys.ownerToken,
+    }),
+  )
+  const { id, transport } = await startOrResume(api, session, upload)
 
   const owner = { [HEADERS.ownerToken]: keys.ownerToken }
   await api.json('POST', PATHS.meta(id), {
@@ -241,31 +213,13 @@ export async function unlockFile(
   info: UploadInfoResponse,
   password?: string,
 ): Promise<UnlockedFile> {
-  const lock = passwordLockOf(link, info)
-  const salt = fromBase64Url(info.salt)
-  let keys: UploadKeys
-  let sealed: UploadMetaFields | null = null
-  if (!lock) {
-    keys = await deriveUploadKeys(link.secret, salt)
-    if (!info.hasPassword) sealed = info
-  } else {
-    if (!password) throw new ProtocolError('WRONG_PASSWORD', 'This link needs a password')
-    const unlocked = await unlockSecret(lock, password, async (secret) => {
-      const candidate = await deriveUploadKeys(secret, salt)
-      let answer: PasswordCheckResponse
-      try {
-        answer = await api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
-          headers: { [HEADERS.authToken]: candidate.authToken },
-        })
-      } catch (error) {
-        if (isApiError(error, 401)) return false
-        throw error
-      }
-      return { keys: candidate, sealed: answer }
-    })
-    keys = unlocked.result.keys
-    sealed = unlocked.result.sealed
-  }
+  const { keys, answer } = await unlockKeys(link, info, password, deriveUploadKeys, (candidate) =>
+    api.json<PasswordCheckResponse>('POST', PATHS.password(link.id), {
+      headers: { [HEADERS.authToken]: candidate.authToken },
+    }),
+  )
+  // Info withholds the metadata of a protected upload: the password check answers it instead.
+  const sealed: UploadMetaFields | null = answer ?? (info.hasPassword ? null : info)
   let metadata: FileMetadata | null = null
   if (typeof sealed?.encryptedMeta === 'string' && typeof sealed.nonce === 'string') {
     metadata = await decryptMetadata(keys.metaKey, {

@@ -21,6 +21,7 @@ import { PATHS } from '../wire/routes.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
+import { requirePassword } from './password-lock.js'
 import { requireServerId } from './server-id.js'
 
 export interface InboxFile {
@@ -73,8 +74,8 @@ export async function openInbox(
 ): Promise<OpenedInbox> {
   let inboxSecret = link.secret
   if (link.passwordSalt) {
-    if (!password) throw new ProtocolError('WRONG_PASSWORD', 'This link needs a password')
-    inboxSecret = protectSecret(link.secret, await derivePasswordKey(password, link.passwordSalt))
+    const key = await derivePasswordKey(requirePassword(password), link.passwordSalt)
+    inboxSecret = protectSecret(link.secret, key)
   }
   const access = await deriveInboxAccess(inboxSecret)
   let answer: InboxResponse

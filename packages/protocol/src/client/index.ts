@@ -35,6 +35,7 @@ export type {
   ResumeOptions,
   ResumeEvent,
 } from './upload.js'
+export type { StateResumeOptions, UploadState } from './caller-upload.js'
 export {
   sendFile,
   resumeSendFile,

@@ -2,12 +2,11 @@
  * Notes from end to end: create, read the public info (no view counted), unlock (with a
  * password when it has one, no view counted), view (counts one view) and delete.
  */
-import { fromBase64, fromBase64Url, toBase64, toBase64Url } from '../encoding.js'
-import { ProtocolError } from '../errors.js'
+import { fromBase64, toBase64, toBase64Url } from '../encoding.js'
 import { deriveNoteKeys, generateNoteSalt, generateSecret, type NoteKeys } from '../crypto/keys.js'
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptNote, encryptNote } from '../crypto/note.js'
-import { lockSecret, unlockSecret } from '../crypto/password.js'
+import { lockSecret } from '../crypto/password.js'
 import { HEADERS } from '../wire/headers.js'
 import type {
   CreateNoteBody,
@@ -17,9 +16,8 @@ import type {
   NoteViewResponse,
 } from '../wire/notes.js'
 import { PATHS } from '../wire/routes.js'
-import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
-import { passwordLockOf } from './password-lock.js'
+import { unlockKeys } from './password-lock.js'
 import { requireSameId, requireServerId } from './server-id.js'
 
 export interface CreateNoteOptions {
@@ -107,22 +105,9 @@ export async function unlockNote(
   info: NoteInfoResponse,
   password?: string,
 ): Promise<UnlockedNote> {
-  const lock = passwordLockOf(link, info)
-  const salt = fromBase64Url(info.salt)
-  if (!lock) return { id: link.id, keys: await deriveNoteKeys(link.secret, salt), info }
-  if (!password) throw new ProtocolError('WRONG_PASSWORD', 'This link needs a password')
-  const { result: keys } = await unlockSecret(lock, password, async (secret) => {
-    const candidate = await deriveNoteKeys(secret, salt)
-    try {
-      await api.json('POST', PATHS.notePassword(link.id), {
-        json: { authToken: candidate.authToken },
-      })
-    } catch (error) {
-      if (isApiError(error, 401)) return false
-      throw error
-    }
-    return candidate
-  })
+  const { keys } = await unlockKeys(link, info, password, deriveNoteKeys, (candidate) =>
+    api.json('POST', PATHS.notePassword(link.id), { json: { authToken: candidate.authToken } }),
+  )
   return { id: link.id, keys, info }
 }
 

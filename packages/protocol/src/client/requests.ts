@@ -30,15 +30,9 @@ import type { ApiClient } from './api.js'
 import { requireServerId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import { bytesSource, type PayloadSource } from './source.js'
-import {
-  resumeUpload,
-  uploadCiphertext,
-  type ResumeOptions,
-  type UploadSession,
-  type UploadCallbacks,
-  type UploadCiphertextOptions,
-  type UploadTransport,
-} from './upload.js'
+import { startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
+import type { StateResumeOptions, UploadState } from './caller-upload.js'
+import type { UploadSession, UploadCallbacks, UploadTransport } from './upload.js'
 
 export interface CreateFileRequestOptions {
   /** Shown to senders (encrypted in the brief). */
@@ -99,23 +93,13 @@ export interface SendToRequestOptions extends UploadCallbacks, RecordCipherOptio
   resume?: RequestResumeOptions | undefined
 }
 
-export interface RequestResumeOptions extends Omit<ResumeOptions, 'onSession'> {
-  /** Awaited once the server has named the upload, before its first byte. */
-  onState?: (state: RequestUploadState) => void | Promise<void>
-}
+export type RequestResumeOptions = StateResumeOptions<RequestUploadState>
 
 /**
  * What continuing an unfinished upload into a request takes in another run, besides the opened
- * request and the same source. It holds the upload's secret: keep it as private as a link.
+ * request and the same source.
  */
-export interface RequestUploadState {
-  session: UploadSession
-  /** The secret and the upload salt, canonical base64url. */
-  secret: string
-  salt: string
-  /** The ciphertext size declared. */
-  size: number
-}
+export type RequestUploadState = UploadState
 
 export interface SentToRequest {
   id: string
@@ -243,37 +227,31 @@ async function transferToRequest(
   // Loaded while the server is reachable: the finalize, which needs it, may follow a drop.
   await prepareUploadWrap()
   const size = encryptedSize(source.size)
-  const upload: UploadCiphertextOptions = {
-    target: {
-      kind: 'request',
-      requestId: opened.id,
-      uploadToken: opened.uploadToken,
-      salt: toBase64Url(salt),
-      fileCount: options.fileCount,
-      finalizeBody: async (uploadId) => {
-        const wrap = await wrapUploadSecret(opened.publicKey, opened.id, uploadId, secret)
-        return {
-          wrapEnc: toBase64Url(wrap.wrapEnc),
-          wrapCiphertext: toBase64Url(wrap.wrapCiphertext),
-          encryptedMeta: toBase64Url(meta.ciphertext),
-          metaNonce: toBase64Url(meta.nonce),
-        }
+  const upload = withCallerOptions(
+    {
+      target: {
+        kind: 'request',
+        requestId: opened.id,
+        uploadToken: opened.uploadToken,
+        salt: toBase64Url(salt),
+        fileCount: options.fileCount,
+        finalizeBody: async (uploadId) => {
+          const wrap = await wrapUploadSecret(opened.publicKey, opened.id, uploadId, secret)
+          return {
+            wrapEnc: toBase64Url(wrap.wrapEnc),
+            wrapCiphertext: toBase64Url(wrap.wrapCiphertext),
+            encryptedMeta: toBase64Url(meta.ciphertext),
+            metaNonce: toBase64Url(meta.nonce),
+          }
+        },
       },
+      size,
+      ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
     },
-    size,
-    ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
-  }
-  if (options.onProgress) upload.onProgress = options.onProgress
-  if (options.signal) upload.signal = options.signal
-  if (options.resume) {
-    const { onState, ...resume } = options.resume
-    upload.resume = {
-      ...resume,
-      onSession: (named) =>
-        onState?.({ session: named, secret: toBase64Url(secret), salt: toBase64Url(salt), size }),
-    }
-  }
-  return session ? resumeUpload(api, session, upload) : uploadCiphertext(api, upload)
+    options,
+    (named) => uploadState(named, secret, salt, size),
+  )
+  return startOrResume(api, session, upload)
 }
 
 /**
