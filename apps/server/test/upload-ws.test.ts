@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
-import { toBase64Url } from '@fileshare/protocol'
+import { HEADERS, toBase64Url } from '@fileshare/protocol'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { WS_MAX_BUFFER_MIN } from '../src/config.js'
@@ -28,18 +28,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 type InitHeaders = Record<string, string>
 
-/** The same declaration as `POST /api/upload/init` headers. */
+/**
+ * The same declaration as `POST /api/upload/init` headers: the init frame names the declared size
+ * `contentLength`, which travels over HTTP as `X-Content-Length`.
+ */
 const HTTP_NAMES: Record<string, string> = {
-  authToken: 'X-Auth-Token',
-  ownerToken: 'X-Owner-Token',
-  salt: 'X-Salt',
-  maxDownloads: 'X-Max-Downloads',
-  expireSec: 'X-Expire-Sec',
-  fileCount: 'X-File-Count',
-  contentLength: 'X-Content-Length',
-  hasPassword: 'X-Has-Password',
-  passwordSalt: 'X-Password-Salt',
-  passwordAlgo: 'X-Password-Algo',
+  ...HEADERS,
+  contentLength: HEADERS.declaredContentLength,
 }
 
 function asHttpHeaders(headers: InitHeaders): Record<string, string> {
