@@ -8,9 +8,7 @@
  */
 import {
   AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
   CreateBucketCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -19,7 +17,6 @@ import {
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
-  UploadPartCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
@@ -32,15 +29,14 @@ import { S3Chunks } from './s3-chunks.js'
 import { isNotFound, isTransient } from './s3-errors.js'
 import { objectPages } from './s3-listing.js'
 import { MIN_PART_SIZE } from './s3-join-plan.js'
+import * as multipart from './s3-multipart.js'
 import {
   assertBlobKey,
   type BlobStore,
   type BlobWriter,
-  type ChunkBody,
   type ResumableWriter,
   type StoredBlob,
   type WriterCheckpoint,
-  type StoredChunk,
 } from './blob-store.js'
 
 /** The S3 settings of the config (docs/configuration.md, S3), plus the clock. */
@@ -191,17 +187,11 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key)
     const resumed = parseWriterState(state)
     if (resumed === null) return
-    try {
-      await this.client.send(
-        new AbortMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: resumed.uploadId,
-        }),
-      )
-    } catch (error) {
-      if (!isNotFound(error)) throw error
-    }
+    await multipart.abort(this.client, {
+      Bucket: this.bucket,
+      Key: key,
+      UploadId: resumed.uploadId,
+    })
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -276,35 +266,14 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
   }
 
-  startChunks(key: string, size: number): Promise<string | null> {
-    return this.chunks.start(key, size)
-  }
-
-  abortChunks(key: string, upload: string): Promise<void> {
-    return this.chunks.abort(key, upload)
-  }
-
-  putChunk(
-    key: string,
-    index: number,
-    body: ChunkBody,
-    length: number,
-    upload: string | null,
-  ): Promise<StoredChunk> {
-    return this.chunks.put(key, index, body, length, upload)
-  }
-
-  joinChunks(key: string, chunks: readonly StoredChunk[], upload: string | null): Promise<void> {
-    return this.chunks.join(key, chunks, upload)
-  }
-
-  deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
-    return this.chunks.delete(chunks)
-  }
-
-  sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
-    return this.chunks.sweep(olderThanMs, keep)
-  }
+  // The chunks of chunked sessions kept in the database are S3Chunks' (s3-chunks.ts).
+  readonly startChunks: BlobStore['startChunks'] = (key, size) => this.chunks.start(key, size)
+  readonly abortChunks: BlobStore['abortChunks'] = (key, upload) => this.chunks.abort(key, upload)
+  readonly putChunk: BlobStore['putChunk'] = (...chunk) => this.chunks.put(...chunk)
+  readonly joinChunks: BlobStore['joinChunks'] = (...join) => this.chunks.join(...join)
+  readonly deleteChunks: BlobStore['deleteChunks'] = (chunks) => this.chunks.delete(chunks)
+  readonly sweepChunks: BlobStore['sweepChunks'] = (olderThanMs, keep) =>
+    this.chunks.sweep(olderThanMs, keep)
 }
 
 /** The chunks of one part, in order, and their total length. */
@@ -462,14 +431,7 @@ class S3Writer implements ResumableWriter {
       while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
       const uploadId = await this.uploadId!
       this.completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0))
-      await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: this.key,
-          UploadId: uploadId,
-          MultipartUpload: { Parts: this.completed },
-        }),
-      )
+      await multipart.complete(this.client, this.target(uploadId), this.completed)
     } catch (error) {
       await this.abortUpload().catch(() => undefined)
       throw error
@@ -491,15 +453,11 @@ class S3Writer implements ResumableWriter {
     if (pending === undefined) return
     this.uploadId = undefined
     const uploadId = await pending.catch(() => undefined)
-    if (uploadId === undefined) return
-    try {
-      await this.client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }),
-      )
-    } catch (error) {
-      // Already aborted, by the cleanup job's sweep for instance: nothing is left, as asked.
-      if (!isNotFound(error)) throw error
-    }
+    if (uploadId !== undefined) await multipart.abort(this.client, this.target(uploadId))
+  }
+
+  private target(uploadId: string): multipart.Target {
+    return { Bucket: this.bucket, Key: this.key, UploadId: uploadId }
   }
 
   /** Resolves once a part in flight has settled; throws the first failure of any part. */
@@ -526,12 +484,11 @@ class S3Writer implements ResumableWriter {
     ) {
       const part = this.waiting.shift()!
       const partNumber = this.nextPartNumber++
-      this.uploadId ??= this.client
-        .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }))
-        .then((created) => {
-          if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
-          this.knownUploadId = created.UploadId
-          return created.UploadId
+      this.uploadId ??= multipart
+        .create(this.client, this.bucket, this.key)
+        .then(({ UploadId }) => {
+          this.knownUploadId = UploadId
+          return UploadId
         })
       const running = this.uploadId
         .then((uploadId) => this.uploadPart(uploadId, partNumber, part))
@@ -551,18 +508,15 @@ class S3Writer implements ResumableWriter {
   private async uploadPart(uploadId: string, partNumber: number, part: Part): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.client.send(
-          new UploadPartCommand({
-            Bucket: this.bucket,
-            Key: this.key,
-            UploadId: uploadId,
-            PartNumber: partNumber,
-            Body: Readable.from(part.pieces, { objectMode: false }),
-            ContentLength: part.length,
-          }),
+        // A new stream each attempt: the SDK does not send a stream's bytes twice.
+        const body = Readable.from(part.pieces, { objectMode: false })
+        return await multipart.sendPart(
+          this.client,
+          this.target(uploadId),
+          partNumber,
+          body,
+          part.length,
         )
-        if (!result.ETag) throw new Error('UploadPart returned no ETag')
-        return result.ETag
       } catch (error) {
         if (attempt >= PART_ATTEMPTS || this.aborted || !isTransient(error)) throw error
         await sleep(100 * 2 ** attempt)
