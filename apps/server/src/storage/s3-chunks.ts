@@ -27,6 +27,7 @@ import {
   type ChunkBody,
   type StoredChunk,
 } from './blob-store.js'
+import { inParallel } from './in-flight.js'
 import { objectPages } from './s3-listing.js'
 import {
   MAX_PART_SIZE,
@@ -312,31 +313,4 @@ function assertStoredRef(ref: string): void {
 /** An HTTP Range (RFC 9110, 14.1.2) of `length` bytes from `start`. */
 function byteRange(start: number, length: number): string {
   return `bytes=${start}-${start + length - 1}`
-}
-
-/**
- * Runs `work` over `items` with at most `limit` at once. The first failure stops new work and is
- * thrown once the work under way has settled, so nothing lands after the caller cleans up.
- */
-async function inParallel<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length)
-  let next = 0
-  let failure: { error: unknown } | undefined
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const index = next++
-      try {
-        results[index] = await work(items[index]!, index)
-      } catch (error) {
-        failure ??= { error }
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  if (failure) throw failure.error
-  return results
 }
