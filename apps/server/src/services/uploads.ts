@@ -17,11 +17,7 @@ import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
-import {
-  recordUploadCompleted,
-  recordUploadFailed,
-  recordUploadStarted,
-} from '../metrics/recorder.js'
+import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
@@ -33,6 +29,7 @@ import { deleteAsOwner } from './owner-delete.js'
 import { infoTimes, passwordFields } from './public-info.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
+import { finalizeStored } from './stored-finalize.js'
 import { decodeSpec, encodeSpec } from './stored-contexts.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import {
@@ -376,28 +373,9 @@ export class UploadsService {
     const stored = this.deps.storedChunks
     if (!stored) return this.finalize(await this.session(id), ownerToken)
     const spec = await this.storedSpec(stored, id, ownerToken)
-    const claimed = await stored.claim(id, null).catch((error: unknown) => {
-      // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
-      if (error instanceof HttpError) recordUploadFailed('chunks')
-      throw error
+    await finalizeStored({ stored, janitor: this.deps.janitor }, id, null, async (tx) => {
+      await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
     })
-    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    try {
-      await stored.join(id, claimed)
-    } catch (error) {
-      recordUploadFailed('chunks')
-      throw error
-    }
-    try {
-      await stored.complete(id, async (tx) => {
-        await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
-      })
-    } catch (error) {
-      recordUploadFailed('chunks')
-      await this.deps.janitor.remove(id)
-      throw error
-    }
-    recordUploadCompleted('chunks', spec.size)
     return id
   }
 
