@@ -359,8 +359,13 @@ class S3Writer implements ResumableWriter {
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) await this.parts.drain()
-      else await this.parts.settle()
+      if (sync) {
+        await this.parts.drain()
+      } else {
+        // A full part still waiting for a place is dropped, as the part being gathered is.
+        this.parts.stop()
+        await this.parts.settle()
+      }
       return this.durable()
     } finally {
       this.closed = true
