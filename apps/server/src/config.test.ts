@@ -3,6 +3,7 @@ import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { ConfigError, loadConfig, loginEnabled, type Config } from './config.js'
+import { parseNotifyEmail } from './services/notify/targets.js'
 
 const DAY = 86_400
 const GiB = 1024 ** 3
@@ -474,6 +475,32 @@ describe('metrics settings', () => {
     const bad = () => loadConfig({ SMTP_URL: 'http://user:s3cret@mail.example.org' })
     expect(bad).toThrow('SMTP_URL must be an smtp:// or smtps:// address')
     expect(bad).not.toThrow(/s3cret/)
+  })
+
+  // Security: ABUSE_EMAIL passes the same address check as a request's notifyEmail, so no value
+  // the mailer could read as several recipients or a broken address starts the server.
+  it('checks ABUSE_EMAIL with the address check of request notifications', () => {
+    const accepted = ['abuse@example.org', 'abuse+reports@mail.example.org']
+    const refused = [
+      'abuse@example..org',
+      'abuse@example.org,evil',
+      'abuse,evil@example.org',
+      'Abuse <abuse@example.org>',
+      'abuse@example.org\r\nBcc: evil@example.org',
+      `${'a'.repeat(64)}@${'b'.repeat(190)}.org`,
+    ]
+    const withAbuse = (value: string) =>
+      loadConfig({ SMTP_URL: 'smtp://mail.example.org', ABUSE_EMAIL: value })
+    for (const value of accepted) {
+      expect(parseNotifyEmail(value)).toBe(value)
+      expect(withAbuse(value).notify.abuseEmail).toBe(value)
+    }
+    for (const value of refused) {
+      expect(() => parseNotifyEmail(value), value).toThrow()
+      expect(() => withAbuse(value), value).toThrow(
+        new ConfigError('ABUSE_EMAIL', value, 'an email address'),
+      )
+    }
   })
 
   it('refuses a METRICS_ENABLED that is not a boolean', () => {

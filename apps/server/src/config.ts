@@ -7,6 +7,8 @@ import { resolve } from 'node:path'
 
 import { formatBytes, parseBytes, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
+import { parseNotifyEmail } from './services/notify/targets.js'
+
 /**
  * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
  * tag). Reading pauses at half the buffer, and the frame that crossed that mark still arrives,
@@ -616,8 +618,13 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
     .map((host) => host.trim().toLowerCase())
     .filter((host) => host !== '')
   const abuseEmail = read.optionalString('ABUSE_EMAIL')
-  if (abuseEmail !== null && !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(abuseEmail)) {
-    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
+  if (abuseEmail !== null) {
+    // The check a request's notifyEmail passes: one rule for every address the mailer sends to.
+    try {
+      parseNotifyEmail(abuseEmail)
+    } catch {
+      throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
+    }
   }
   if (abuseEmail !== null && smtpUrl === null) {
     throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')

@@ -361,4 +361,19 @@ describe('storage', () => {
     expect(stored.includes(token.slice(API_TOKEN_PREFIX.length))).toBe(false)
     expect(stored.includes(bytes)).toBe(false)
   })
+
+  it('indexes expires_at, which the purge of expired tokens filters on', async () => {
+    const { db } = (await startServer()).service
+    const columns =
+      TEST_DIALECT === 'sqlite'
+        ? await querySql<{ name: string }>(db, `PRAGMA index_info('api_tokens_expires_at')`)
+        : await querySql<{ name: string }>(
+            db,
+            `SELECT a.attname AS name FROM pg_indexes i
+               JOIN pg_class c ON c.relname = i.indexname
+               JOIN pg_attribute a ON a.attrelid = c.oid
+             WHERE i.tablename = 'api_tokens' AND i.indexname = 'api_tokens_expires_at'`,
+          )
+    expect(columns.map((column) => column.name)).toEqual(['expires_at'])
+  })
 })

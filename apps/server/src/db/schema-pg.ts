@@ -287,6 +287,8 @@ export const apiTokens = pgTable(
   (table) => [
     uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
     index('api_tokens_subject').on(table.subject),
+    // The cleanup job's purge of long-expired tokens filters on it.
+    index('api_tokens_expires_at').on(table.expiresAt),
   ],
 )
 

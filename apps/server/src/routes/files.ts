@@ -11,6 +11,7 @@ import type { Logger } from '../logger.js'
 import type { UploadsService } from '../services/uploads.js'
 import { readJson, requireJsonBody } from './body.js'
 import { downloadResponse, refuseHead } from './download.js'
+import { uploadId } from './route-ids.js'
 
 export interface FileRouteDeps {
   uploads: UploadsService
@@ -20,12 +21,6 @@ export interface FileRouteDeps {
 
 /** Metadata is at most 75,000 bytes of ciphertext; its base64 JSON body fits well within this. */
 const META_BODY_LIMIT = 128 * 1024
-
-function uploadId(c: Context<AppEnv>): string {
-  const id = c.req.param('id') ?? ''
-  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-  return id
-}
 
 export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   const { uploads } = deps

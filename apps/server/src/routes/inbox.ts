@@ -7,7 +7,8 @@ import { Hono, type Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import type { Logger } from '../logger.js'
 import type { InboxService } from '../services/inbox.js'
-import { requestId, requestsEnabled } from './requests.js'
+import { requestsEnabled } from './requests.js'
+import { requestId } from './route-ids.js'
 import { downloadResponse, refuseHead } from './download.js'
 
 export interface InboxRouteDeps {

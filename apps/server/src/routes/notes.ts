@@ -9,7 +9,7 @@
  * limit; malformed JSON answers 400 `Invalid request`. On note
  * creation every such 400 carries `details`, as the spec demands of that route.
  */
-import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
@@ -18,6 +18,7 @@ import { recordNoteView } from '../metrics/recorder.js'
 import type { NotesService } from '../services/notes.js'
 import { invalid } from '../services/validation.js'
 import { readJson, requireJsonBody } from './body.js'
+import { noteId } from './route-ids.js'
 
 export interface NotesRouteDeps {
   notes: NotesService
@@ -47,12 +48,6 @@ const OK_BODY = JSON.stringify({ ok: true })
 /** A JSON answer, built past `c.json()` (see JSON_HEADERS). */
 function json(body: string, status: 200 | 201): Response {
   return new Response(body, { status, headers: JSON_HEADERS })
-}
-
-function noteId(c: Context<AppEnv>): string {
-  const id = c.req.param('id') ?? ''
-  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.noteNotFound)
-  return id
 }
 
 const tooLargeNote = () => new HttpError(413, ERROR_MESSAGES.noteTooLarge)

@@ -16,6 +16,7 @@ import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../services/requests.js'
 import { readJson, refuseFormPost, requireJsonBody } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
+import { requestId } from './route-ids.js'
 
 export interface RequestRouteDeps {
   requests: RequestsService
@@ -36,13 +37,6 @@ export function requestsEnabled(enabled: boolean): MiddlewareHandler<AppEnv> {
     if (!enabled) throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
     await next()
   }
-}
-
-/** The `:id` of a route; an id that is not a UUID is an unknown request. */
-export function requestId(c: Context<AppEnv>): string {
-  const id = c.req.param('id') ?? ''
-  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.requestNotFound)
-  return id
 }
 
 /** Routes mounted at `/api/request`. */

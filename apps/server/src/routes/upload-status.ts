@@ -9,7 +9,8 @@ import { Hono } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { SessionStatusService } from '../services/session-status.js'
-import { requestId, requestsEnabled } from './requests.js'
+import { requestsEnabled } from './requests.js'
+import { requestId } from './route-ids.js'
 
 export interface UploadStatusRouteDeps {
   sessionStatus: SessionStatusService

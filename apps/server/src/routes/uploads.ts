@@ -3,7 +3,6 @@
  * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService and the
  * session layer.
  */
-import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
@@ -11,6 +10,7 @@ import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../services/uploads.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
+import { uploadId } from './route-ids.js'
 
 export interface UploadRouteDeps {
   uploads: UploadsService
@@ -28,12 +28,6 @@ function connectionGone(c: Context<AppEnv>): boolean {
 
 function headerValues(c: Context<AppEnv>): Record<string, string | undefined> {
   return c.req.header()
-}
-
-function sessionId(c: Context<AppEnv>): string {
-  const id = c.req.param('id') ?? ''
-  if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-  return id
 }
 
 export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
@@ -84,22 +78,22 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     const stored = uploads.storedChunks
     if (stored) {
       return receiveStoredChunk(c, (index, n) =>
-        stored.admit(sessionId(c), index, n, uploads.chunkScope),
+        stored.admit(uploadId(c), index, n, uploads.chunkScope),
       )
     }
-    return receiveChunk(c, await uploads.session(sessionId(c)), deps.now)
+    return receiveChunk(c, await uploads.session(uploadId(c)), deps.now)
   })
 
   app.post('/upload/:id/finalize', async (c) => {
-    const id = sessionId(c)
+    const id = uploadId(c)
     if (!uploads.storedChunks) await uploads.session(id)
     refuseFormPost(c)
-    const uploadId = await uploads.finalizeChunked(id, c.req.header('x-owner-token'))
-    return c.json({ id: uploadId, url: uploads.shareUrl(uploadId) }, 200)
+    const finalized = await uploads.finalizeChunked(id, c.req.header('x-owner-token'))
+    return c.json({ id: finalized, url: uploads.shareUrl(finalized) }, 200)
   })
 
   app.delete('/upload/:id', async (c) => {
-    await uploads.delete(sessionId(c), c.req.header('x-owner-token'))
+    await uploads.delete(uploadId(c), c.req.header('x-owner-token'))
     return c.json({ ok: true }, 200)
   })
 

@@ -40,7 +40,9 @@ import { increment } from '../db/expressions.js'
 import type { notes } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
-import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
+import { deleteAsOwner } from './owner-delete.js'
+import { infoTimes, passwordFields } from './public-info.js'
+import { hashToken, judgeToken, tokenBytes } from './tokens.js'
 import { takedownError, tombstoneColumns, type Tombstones } from './tombstones.js'
 import { canonicalSalt, decodeBase64Strict, invalid } from './validation.js'
 
@@ -308,23 +310,15 @@ export class NotesService {
   /** Public info, never the ciphertext (spec: GET /api/note/:id). */
   async info(id: string): Promise<NoteInfoResponse> {
     const row = await this.available(id, this.statements.find)
-    const common = {
+    return {
       id: row.id,
       contentType: row.contentType as NoteContentType,
       salt: row.salt,
       maxViews: row.maxViews,
       viewCount: row.viewCount,
-      expiresAt: new Date(row.expiresAt).toISOString(),
-      createdAt: new Date(row.createdAt).toISOString(),
+      ...infoTimes(row),
+      ...passwordFields(row),
     }
-    return row.hasPassword
-      ? {
-          ...common,
-          hasPassword: true,
-          passwordAlgo: PASSWORD_ALGO,
-          passwordSalt: row.passwordSalt!,
-        }
-      : { ...common, hasPassword: false }
   }
 
   /**
@@ -378,19 +372,17 @@ export class NotesService {
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     if (!isUuid(id)) throw notFound()
     const [row] = await this.statements.find.execute({ id })
-    const removed = row ? undefined : await this.deps.tombstones.find('note', id)
-    const owner = row ?? removed
-    if (!owner) throw notFound()
-    // A takedown stays: its owner gets the same 410 as every other route answers.
-    const takedown = removed && takedownError(removed)
-    if (takedown) throw takedown
-    if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOwnerToken)
+    const note = {
+      kind: 'note' as const,
+      id,
+      row,
+      deleteRow: async () => (await this.statements.delete.execute({ id })).length > 0,
+      messages: {
+        notFound: ERROR_MESSAGES.noteNotFound,
+        wrongOwner: ERROR_MESSAGES.invalidOwnerToken,
+      },
     }
-    const deleted = row
-      ? (await this.statements.delete.execute({ id })).length > 0
-      : await this.deps.tombstones.remove('note', id)
-    if (!deleted) throw notFound()
+    if (!(await deleteAsOwner(this.deps.tombstones, note, ownerToken))) throw notFound()
   }
 
   /**

@@ -126,14 +126,18 @@ export function parseRequestToken(value: string | undefined, header: string): st
   }
 }
 
-/** Checks a `POST /api/request` body against the record's rules and the server's settings. */
-export function parseCreateBody(body: unknown, config: RequestLimitsConfig): NewFileRequest {
-  let fields: Record<string, unknown>
+/** The body as an object of only the `allowed` fields; anything else is a 400 naming `body`. */
+function bodyFields(body: unknown, allowed: readonly string[]): Record<string, unknown> {
   try {
-    fields = requireObject(body, CREATE_FILE_REQUEST_FIELDS)
+    return requireObject(body, allowed)
   } catch (error) {
     throw invalid({ body: error instanceof Error ? error.message : String(error) })
   }
+}
+
+/** Checks a `POST /api/request` body against the record's rules and the server's settings. */
+export function parseCreateBody(body: unknown, config: RequestLimitsConfig): NewFileRequest {
+  const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()
   const vault = problems.check('vault', () => bytes(fields.vault, REQUEST_VAULT_BYTES, 'vault'))
   const vaultNonce = problems.check('vaultNonce', () =>
@@ -250,12 +254,7 @@ export function parseUploadInitValues(
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */
 export function parseFinalizeBody(body: unknown): RequestUploadFinalize {
-  let fields: Record<string, unknown>
-  try {
-    fields = requireObject(body, REQUEST_UPLOAD_FINALIZE_FIELDS)
-  } catch (error) {
-    throw invalid({ body: error instanceof Error ? error.message : String(error) })
-  }
+  const fields = bodyFields(body, REQUEST_UPLOAD_FINALIZE_FIELDS)
   const problems = new Problems()
   const wrapEnc = problems.check('wrapEnc', () =>
     bytes(fields.wrapEnc, REQUEST_WRAP_ENC_BYTES, 'wrapEnc'),

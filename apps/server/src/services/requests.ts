@@ -27,11 +27,7 @@ import type { Config } from '../config.js'
 import type { Db, Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
-import {
-  recordUploadCompleted,
-  recordUploadFailed,
-  recordUploadStarted,
-} from '../metrics/recorder.js'
+import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobJanitor } from './blob-janitor.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
@@ -57,6 +53,7 @@ import {
 import { tokenMatches } from './tokens.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
+import { finalizeStored } from './stored-finalize.js'
 import { decodeRequestInit, encodeRequestInit } from './stored-contexts.js'
 import {
   sessionLimits,
@@ -403,34 +400,15 @@ export class RequestsService {
       await stored.remove([uploadId])
       throw requestNotFound()
     }
-    const claimed = isUuid(uploadId)
-      ? await stored.claim(uploadId, requestId).catch((error: unknown) => {
-          // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
-          if (error instanceof HttpError) recordUploadFailed('chunks')
-          throw error
-        })
-      : undefined
-    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    try {
-      await stored.join(uploadId, claimed)
-    } catch (error) {
-      recordUploadFailed('chunks')
-      throw error
-    }
-    const init = decodeRequestInit(claimed.context)
-    let queued: number | false = false
-    try {
-      await stored.complete(uploadId, async (tx) => {
-        queued = await this.storeUpload(tx, requestId, uploadId, init, fields)
-        if (queued === false) throw requestNotFound()
-      })
-    } catch (error) {
-      recordUploadFailed('chunks')
-      await this.deps.janitor.remove(uploadId)
-      throw error
-    }
-    recordUploadCompleted('chunks', claimed.declaredSize, true)
-    if (queued !== false && queued > 0) this.deps.onNotificationsQueued?.()
+    if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const deps = { stored, janitor: this.deps.janitor }
+    const queued = await finalizeStored(deps, uploadId, requestId, async (tx, claimed) => {
+      const init = decodeRequestInit(claimed.context)
+      const count = await this.storeUpload(tx, requestId, uploadId, init, fields)
+      if (count === false) throw requestNotFound()
+      return count
+    })
+    if (queued > 0) this.deps.onNotificationsQueued?.()
     return uploadId
   }
 

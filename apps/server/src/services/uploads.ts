@@ -17,11 +17,7 @@ import { randomUUID } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
-import {
-  recordUploadCompleted,
-  recordUploadFailed,
-  recordUploadStarted,
-} from '../metrics/recorder.js'
+import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
@@ -29,8 +25,11 @@ import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { DownloadCounter } from './download-counter.js'
 import { takedownError, tombstoneColumns, type Tombstones } from './tombstones.js'
+import { deleteAsOwner } from './owner-delete.js'
+import { infoTimes, passwordFields } from './public-info.js'
 import { hashToken, judgeToken, tokenBytes, tokenMatches } from './tokens.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
+import { finalizeStored } from './stored-finalize.js'
 import { decodeSpec, encodeSpec } from './stored-contexts.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import {
@@ -374,28 +373,9 @@ export class UploadsService {
     const stored = this.deps.storedChunks
     if (!stored) return this.finalize(await this.session(id), ownerToken)
     const spec = await this.storedSpec(stored, id, ownerToken)
-    const claimed = await stored.claim(id, null).catch((error: unknown) => {
-      // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
-      if (error instanceof HttpError) recordUploadFailed('chunks')
-      throw error
+    await finalizeStored({ stored, janitor: this.deps.janitor }, id, null, async (tx) => {
+      await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
     })
-    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    try {
-      await stored.join(id, claimed)
-    } catch (error) {
-      recordUploadFailed('chunks')
-      throw error
-    }
-    try {
-      await stored.complete(id, async (tx) => {
-        await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
-      })
-    } catch (error) {
-      recordUploadFailed('chunks')
-      await this.deps.janitor.remove(id)
-      throw error
-    }
-    recordUploadCompleted('chunks', spec.size)
     return id
   }
 
@@ -477,17 +457,12 @@ export class UploadsService {
       fileCount: row.fileCount,
       maxDownloads: row.maxDownloads,
       downloadCount: row.downloadCount,
-      expiresAt: new Date(row.expiresAt).toISOString(),
-      createdAt: new Date(row.createdAt).toISOString(),
+      ...infoTimes(row),
     }
-    return row.hasPassword
-      ? {
-          ...common,
-          hasPassword: true,
-          passwordSalt: row.passwordSalt!,
-          passwordAlgo: PASSWORD_ALGO,
-        }
-      : { ...common, hasPassword: false, encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
+    const password = passwordFields(row)
+    return password.hasPassword
+      ? { ...common, ...password }
+      : { ...common, ...password, encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
 
   /** Whether an upload can still be downloaded (spec: GET /api/exists/:id). */
@@ -619,24 +594,22 @@ export class UploadsService {
       await this.deps.sessions.endDormant(dormant)
       return
     }
-    const row = await this.stored(id)
-    const removed = row ? undefined : await this.deps.tombstones.find('upload', id)
-    const owner = row ?? removed
-    if (!owner) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    // A takedown stays: its owner gets the same 410 as every other route answers.
-    const takedown = removed && takedownError(removed)
-    if (takedown) throw takedown
-    if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    const upload = {
+      kind: 'upload' as const,
+      id,
+      row: await this.stored(id),
+      deleteRow: async () => {
+        const { uploads } = this.deps.db.tables
+        await this.deps.db.query.delete(uploads).where(eq(uploads.id, id))
+        await this.deps.janitor.remove(id)
+        return true
+      },
+      messages: {
+        notFound: ERROR_MESSAGES.uploadNotFound,
+        wrongOwner: ERROR_MESSAGES.invalidOrMissingOwnerToken,
+      },
     }
-    // Removed by the cleanup job already: only its tombstone is left to delete.
-    if (!row) {
-      await this.deps.tombstones.remove('upload', id)
-      return
-    }
-    const { uploads } = this.deps.db.tables
-    await this.deps.db.query.delete(uploads).where(eq(uploads.id, id))
-    await this.deps.janitor.remove(id)
+    await deleteAsOwner(this.deps.tombstones, upload, ownerToken)
   }
 }
 

@@ -173,23 +173,15 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
-    let removed = 0
-    const cutoff = Date.now() - olderThanMs
     const names = await readdir(this.chunks).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return []
       throw error
     })
-    for (const name of names) {
+    const stale = names.filter((name) => {
       const session = chunkSessionOf(name)
-      if (session === null || keep.has(session)) continue
-      const path = join(this.chunks, name)
-      const info = await stat(path).catch(() => null)
-      if (info && info.mtimeMs <= cutoff) {
-        await rm(path, { force: true })
-        removed++
-      }
-    }
-    return removed
+      return session !== null && !keep.has(session)
+    })
+    return removeOlder(this.chunks, stale, Date.now() - olderThanMs)
   }
 
   private path(key: string): string {
@@ -273,19 +265,10 @@ export class FilesystemBlobStore implements BlobStore {
     olderThanMs: number,
     keep: ReadonlySet<string> = new Set(),
   ): Promise<number> {
-    let removed = 0
-    const cutoff = Date.now() - olderThanMs
-    for (const name of await readdir(this.partial)) {
-      // Partial files are named `<key>.<random>`.
-      if (keep.has(name.split('.')[0] ?? '')) continue
-      const path = join(this.partial, name)
-      const info = await stat(path).catch(() => null)
-      if (info && info.mtimeMs <= cutoff) {
-        await rm(path, { force: true })
-        removed++
-      }
-    }
-    return removed
+    // Partial files are named `<key>.<random>`.
+    const names = await readdir(this.partial)
+    const unkept = names.filter((name) => !keep.has(name.split('.')[0] ?? ''))
+    return removeOlder(this.partial, unkept, Date.now() - olderThanMs)
   }
 
   /**
@@ -575,4 +558,18 @@ class FileBlob implements OpenedBlob {
       { highWaterMark: 2 },
     )
   }
+}
+
+/** Removes the files `names` of `dir` last modified at or before `cutoff`; answers how many. */
+async function removeOlder(dir: string, names: readonly string[], cutoff: number): Promise<number> {
+  let removed = 0
+  for (const name of names) {
+    const path = join(dir, name)
+    const info = await stat(path).catch(() => null)
+    if (info && info.mtimeMs <= cutoff) {
+      await rm(path, { force: true })
+      removed++
+    }
+  }
+  return removed
 }

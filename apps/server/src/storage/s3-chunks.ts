@@ -9,14 +9,10 @@
  * (s3-join-plan.ts).
  */
 import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   PutObjectCommand,
-  UploadPartCommand,
   UploadPartCopyCommand,
   type CompletedPart,
   type S3Client,
@@ -31,7 +27,7 @@ import {
   type ChunkBody,
   type StoredChunk,
 } from './blob-store.js'
-import { isNotFound } from './s3-errors.js'
+import { inParallel } from './in-flight.js'
 import { objectPages } from './s3-listing.js'
 import {
   MAX_PART_SIZE,
@@ -41,6 +37,7 @@ import {
   type PlannedPart,
   type Range,
 } from './s3-join-plan.js'
+import * as multipart from './s3-multipart.js'
 
 /** Where chunks stored apart from their session's multipart upload are kept. */
 const CHUNK_PREFIX = 'chunks/'
@@ -62,22 +59,17 @@ export class S3Chunks {
   async start(key: string, size: number): Promise<string | null> {
     assertBlobKey(key)
     if (size < MIN_PART_SIZE) return null
-    const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
-    )
-    if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
-    return created.UploadId
+    return (await multipart.create(this.client, this.bucket, key)).UploadId
   }
 
   async abort(key: string, upload: string): Promise<void> {
     assertBlobKey(key)
-    try {
-      await this.client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: upload }),
-      )
-    } catch (error) {
-      if (!isNotFound(error)) throw error
-    }
+    await multipart.abort(this.client, this.target(key, upload))
+  }
+
+  /** The session's multipart upload of the blob `key`. */
+  private target(key: string, upload: string): multipart.Target {
+    return { Bucket: this.bucket, Key: key, UploadId: upload }
   }
 
   /**
@@ -94,18 +86,15 @@ export class S3Chunks {
     const partNumber = index + 1
     if (upload !== null && isPartSize(length) && partNumber <= MAX_PARTS) {
       assertBlobKey(key)
-      const sent = await this.client.send(
-        new UploadPartCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: upload,
-          PartNumber: partNumber,
-          Body: Readable.from(body, { objectMode: false }),
-          ContentLength: length,
-        }),
+      const stream = Readable.from(body, { objectMode: false })
+      const etag = await multipart.sendPart(
+        this.client,
+        this.target(key, upload),
+        partNumber,
+        stream,
+        length,
       )
-      if (!sent.ETag) throw new Error('UploadPart returned no ETag')
-      return { ref: `part:${partNumber}`, size: length, etag: sent.ETag }
+      return { ref: `part:${partNumber}`, size: length, etag }
     }
     const ref = CHUNK_PREFIX + newChunkName(key, index)
     // A known length lets the body stream (radosgw refuses a streamed body without one).
@@ -137,7 +126,7 @@ export class S3Chunks {
    * as the final part (S3 takes a last part of any size), and the upload completes.
    */
   private async completeParts(key: string, upload: string, chunks: readonly StoredChunk[]) {
-    const target = { Bucket: this.bucket, Key: key, UploadId: upload }
+    const target = this.target(key, upload)
     const parts: CompletedPart[] = chunks.map((chunk, i) => ({
       PartNumber: i + 1,
       ETag: chunk.etag ?? undefined,
@@ -154,9 +143,7 @@ export class S3Chunks {
       )
       parts[chunks.length - 1]!.ETag = copied.CopyPartResult?.ETag
     }
-    await this.client.send(
-      new CompleteMultipartUploadCommand({ ...target, MultipartUpload: { Parts: parts } }),
-    )
+    await multipart.complete(this.client, target, parts)
   }
 
   /**
@@ -168,18 +155,11 @@ export class S3Chunks {
     const direct = chunks.filter((chunk) => partNumberOf(chunk) !== null)
     let joined = false
     if (upload !== null && direct.length > 0) {
-      const Parts = direct.map((chunk) => ({
+      const parts = direct.map((chunk) => ({
         PartNumber: partNumberOf(chunk)!,
         ETag: chunk.etag ?? undefined,
       }))
-      await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: upload,
-          MultipartUpload: { Parts },
-        }),
-      )
+      await multipart.complete(this.client, this.target(key, upload), parts)
       joined = true
     } else if (upload !== null) {
       await this.abort(key, upload)
@@ -212,27 +192,21 @@ export class S3Chunks {
       )
       return
     }
-    const created = await this.client.send(
-      new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
-    )
-    if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
-    const target = { Bucket: this.bucket, Key: key, UploadId: created.UploadId }
+    const target = await multipart.create(this.client, this.bucket, key)
     try {
       const parts = await inParallel(plan, JOIN_PARTS_IN_FLIGHT, (part, i) =>
         this.writePart(target, i + 1, part),
       )
-      await this.client.send(
-        new CompleteMultipartUploadCommand({ ...target, MultipartUpload: { Parts: parts } }),
-      )
+      await multipart.complete(this.client, target, parts)
     } catch (error) {
-      await this.client.send(new AbortMultipartUploadCommand(target)).catch(() => undefined)
+      await multipart.abort(this.client, target).catch(() => undefined)
       throw error
     }
   }
 
   /** One planned part: copied by S3 from one range, or read from its ranges and sent. */
   private async writePart(
-    target: { Bucket: string; Key: string; UploadId: string },
+    target: multipart.Target,
     PartNumber: number,
     part: PlannedPart,
   ): Promise<CompletedPart> {
@@ -259,15 +233,11 @@ export class S3Chunks {
       }
       pieces.push(bytes)
     }
-    const sent = await this.client.send(
-      new UploadPartCommand({
-        ...target,
-        PartNumber,
-        Body: Buffer.concat(pieces, part.length),
-        ContentLength: part.length,
-      }),
-    )
-    return { PartNumber, ETag: sent.ETag }
+    const body = Buffer.concat(pieces, part.length)
+    return {
+      PartNumber,
+      ETag: await multipart.sendPart(this.client, target, PartNumber, body, part.length),
+    }
   }
 
   /** Removes chunks stored as objects, in batches; parts go with their upload. */
@@ -343,31 +313,4 @@ function assertStoredRef(ref: string): void {
 /** An HTTP Range (RFC 9110, 14.1.2) of `length` bytes from `start`. */
 function byteRange(start: number, length: number): string {
   return `bytes=${start}-${start + length - 1}`
-}
-
-/**
- * Runs `work` over `items` with at most `limit` at once. The first failure stops new work and is
- * thrown once the work under way has settled, so nothing lands after the caller cleans up.
- */
-async function inParallel<T, R>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array<R>(items.length)
-  let next = 0
-  let failure: { error: unknown } | undefined
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const index = next++
-      try {
-        results[index] = await work(items[index]!, index)
-      } catch (error) {
-        failure ??= { error }
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  if (failure) throw failure.error
-  return results
 }

@@ -8,9 +8,7 @@
  */
 import {
   AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
   CreateBucketCommand,
-  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
@@ -19,7 +17,6 @@ import {
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
-  UploadPartCommand,
   type CompletedPart,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
@@ -31,16 +28,16 @@ import { asStorageFailure } from './unavailable.js'
 import { S3Chunks } from './s3-chunks.js'
 import { isNotFound, isTransient } from './s3-errors.js'
 import { objectPages } from './s3-listing.js'
+import { InFlight } from './in-flight.js'
 import { MIN_PART_SIZE } from './s3-join-plan.js'
+import * as multipart from './s3-multipart.js'
 import {
   assertBlobKey,
   type BlobStore,
   type BlobWriter,
-  type ChunkBody,
   type ResumableWriter,
   type StoredBlob,
   type WriterCheckpoint,
-  type StoredChunk,
 } from './blob-store.js'
 
 /** The S3 settings of the config (docs/configuration.md, S3), plus the clock. */
@@ -54,14 +51,6 @@ export interface S3StoreOptions extends S3Settings {
  * gathers. With the part being gathered, a writer holds at most four parts of data.
  */
 const MAX_PARTS_IN_FLIGHT = 3
-
-/**
- * Full parts a writer holds while all places in flight are taken, before `write()` waits. None:
- * measured with `pnpm bench:s3`, a part kept waiting for a place added memory (one part more per
- * upload) but no speed, since the socket or request body behind the writer keeps flowing into
- * the part being gathered meanwhile.
- */
-const MAX_PARTS_WAITING = 0
 
 /**
  * Attempts per part. A part's body is a stream over the chunks it holds, which the SDK does not
@@ -191,17 +180,11 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key)
     const resumed = parseWriterState(state)
     if (resumed === null) return
-    try {
-      await this.client.send(
-        new AbortMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: resumed.uploadId,
-        }),
-      )
-    } catch (error) {
-      if (!isNotFound(error)) throw error
-    }
+    await multipart.abort(this.client, {
+      Bucket: this.bucket,
+      Key: key,
+      UploadId: resumed.uploadId,
+    })
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -276,35 +259,14 @@ export class S3BlobStore implements BlobStore {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
   }
 
-  startChunks(key: string, size: number): Promise<string | null> {
-    return this.chunks.start(key, size)
-  }
-
-  abortChunks(key: string, upload: string): Promise<void> {
-    return this.chunks.abort(key, upload)
-  }
-
-  putChunk(
-    key: string,
-    index: number,
-    body: ChunkBody,
-    length: number,
-    upload: string | null,
-  ): Promise<StoredChunk> {
-    return this.chunks.put(key, index, body, length, upload)
-  }
-
-  joinChunks(key: string, chunks: readonly StoredChunk[], upload: string | null): Promise<void> {
-    return this.chunks.join(key, chunks, upload)
-  }
-
-  deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
-    return this.chunks.delete(chunks)
-  }
-
-  sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
-    return this.chunks.sweep(olderThanMs, keep)
-  }
+  // The chunks of chunked sessions kept in the database are S3Chunks' (s3-chunks.ts).
+  readonly startChunks: BlobStore['startChunks'] = (key, size) => this.chunks.start(key, size)
+  readonly abortChunks: BlobStore['abortChunks'] = (key, upload) => this.chunks.abort(key, upload)
+  readonly putChunk: BlobStore['putChunk'] = (...chunk) => this.chunks.put(...chunk)
+  readonly joinChunks: BlobStore['joinChunks'] = (...join) => this.chunks.join(...join)
+  readonly deleteChunks: BlobStore['deleteChunks'] = (chunks) => this.chunks.delete(chunks)
+  readonly sweepChunks: BlobStore['sweepChunks'] = (olderThanMs, keep) =>
+    this.chunks.sweep(olderThanMs, keep)
 }
 
 /** The chunks of one part, in order, and their total length. */
@@ -316,17 +278,17 @@ interface Part {
 /**
  * Gathers written chunks, without copying them, into parts of exactly the part size (a chunk
  * that straddles two parts is split into two views of it). A full part starts uploading at once
- * while fewer than MAX_PARTS_IN_FLIGHT are running, or waits for a place; `write()` holds back
- * once more than MAX_PARTS_WAITING full parts wait. The writer keeps each chunk until its part is
- * stored, so a caller must not change a chunk's bytes after writing it (none does: every
- * transport hands over bytes it received and no longer uses).
+ * while fewer than MAX_PARTS_IN_FLIGHT are running; otherwise the `write()` that filled it waits
+ * for a place. No full part waits beside those: it would add memory (one part more per upload)
+ * but no speed, since the socket or request body behind the writer keeps flowing into the part
+ * being gathered meanwhile. The writer keeps each chunk until its part is stored, so a caller
+ * must not change a chunk's bytes after writing it (none does: every transport hands over bytes
+ * it received and no longer uses).
  */
 class S3Writer implements ResumableWriter {
   bytesWritten = 0
   /** Chunks of the part being gathered. */
   private gathering: Part = { pieces: [], length: 0 }
-  /** Full parts waiting for a place among those in flight, in order. */
-  private readonly waiting: Part[] = []
   private uploadId: Promise<string> | undefined
   /** The multipart upload's id once it exists, for checkpoints. */
   private knownUploadId: string | undefined
@@ -335,8 +297,7 @@ class S3Writer implements ResumableWriter {
   private readonly storedNumbers = new Set<number>()
   private contiguousParts = 0
   private nextPartNumber = 1
-  private readonly inFlight = new Set<Promise<void>>()
-  private failure: unknown
+  private readonly parts = new InFlight(MAX_PARTS_IN_FLIGHT)
   private closed = false
   /** Set by abort(), which may run while a write() waits: nothing starts after it. */
   private aborted = false
@@ -395,30 +356,29 @@ class S3Writer implements ResumableWriter {
     return this.durable()
   }
 
-  private async storeFullParts(): Promise<WriterCheckpoint> {
-    while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
-    return this.durable()
-  }
-
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) return await this.storeFullParts()
-      this.waiting.length = 0
-      await Promise.allSettled(this.inFlight)
+      if (sync) {
+        await this.parts.drain()
+      } else {
+        // A full part still waiting for a place is dropped, as the part being gathered is.
+        this.parts.stop()
+        await this.parts.settle()
+      }
       return this.durable()
     } finally {
       this.closed = true
       this.aborted = true
       this.gathering = { pieces: [], length: 0 }
-      this.waiting.length = 0
-      await Promise.allSettled(this.inFlight)
+      this.parts.stop()
+      await this.parts.settle()
     }
   }
 
   async write(chunk: Uint8Array): Promise<void> {
     if (this.closed) throw new Error('Blob writer is closed')
-    this.throwIfFailed()
+    this.parts.throwIfFailed()
     this.bytesWritten += chunk.length
     let rest = chunk
     while (rest.length > 0) {
@@ -428,12 +388,11 @@ class S3Writer implements ResumableWriter {
       this.gathering.pieces.push(piece)
       this.gathering.length += piece.length
       if (this.gathering.length === this.partSize) {
-        this.queuePart()
+        const started = await this.startPart()
         // Once the write that began it resolves, the multipart upload exists: the sweep of
         // unfinished uploads sees it from then on, as it saw every write before.
         await this.uploadId
-        while (this.waiting.length > MAX_PARTS_WAITING) await this.settled()
-        if (this.aborted) throw new Error('Blob writer is closed')
+        if (!started || this.aborted) throw new Error('Blob writer is closed')
       }
     }
   }
@@ -442,7 +401,7 @@ class S3Writer implements ResumableWriter {
     if (this.closed) throw new Error('Blob writer is closed')
     this.closed = true
     try {
-      if (this.uploadId === undefined && this.waiting.length === 0) {
+      if (this.uploadId === undefined) {
         // Smaller than one part: a single PutObject with a known length (radosgw refuses a
         // streamed body without one).
         const { pieces, length } = this.gathering
@@ -458,18 +417,11 @@ class S3Writer implements ResumableWriter {
         )
         return
       }
-      if (this.gathering.length > 0) this.queuePart()
-      while (this.waiting.length > 0 || this.inFlight.size > 0) await this.settled()
+      if (this.gathering.length > 0) await this.startPart()
+      await this.parts.drain()
       const uploadId = await this.uploadId!
       this.completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0))
-      await this.client.send(
-        new CompleteMultipartUploadCommand({
-          Bucket: this.bucket,
-          Key: this.key,
-          UploadId: uploadId,
-          MultipartUpload: { Parts: this.completed },
-        }),
-      )
+      await multipart.complete(this.client, this.target(uploadId), this.completed)
     } catch (error) {
       await this.abortUpload().catch(() => undefined)
       throw error
@@ -484,94 +436,58 @@ class S3Writer implements ResumableWriter {
   }
 
   private async abortUpload(): Promise<void> {
-    this.waiting.length = 0
+    this.parts.stop()
     // Parts still uploading would otherwise land after the abort and be stored anyway.
-    await Promise.allSettled(this.inFlight)
+    await this.parts.settle()
     const pending = this.uploadId
     if (pending === undefined) return
     this.uploadId = undefined
     const uploadId = await pending.catch(() => undefined)
-    if (uploadId === undefined) return
-    try {
-      await this.client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.key, UploadId: uploadId }),
-      )
-    } catch (error) {
-      // Already aborted, by the cleanup job's sweep for instance: nothing is left, as asked.
-      if (!isNotFound(error)) throw error
-    }
+    if (uploadId !== undefined) await multipart.abort(this.client, this.target(uploadId))
   }
 
-  /** Resolves once a part in flight has settled; throws the first failure of any part. */
-  private async settled(): Promise<void> {
-    this.throwIfFailed()
-    if (this.inFlight.size > 0) await Promise.race(this.inFlight)
-    this.throwIfFailed()
+  private target(uploadId: string): multipart.Target {
+    return { Bucket: this.bucket, Key: this.key, UploadId: uploadId }
   }
 
-  /** Moves the part being gathered to the waiting parts and starts what may start. */
-  private queuePart(): void {
-    this.waiting.push(this.gathering)
+  /**
+   * Starts uploading the part gathered so far once a place in flight is free, creating the
+   * multipart upload with the first; false when the writer stopped first.
+   */
+  private startPart(): Promise<boolean> {
+    const part = this.gathering
     this.gathering = { pieces: [], length: 0 }
-    this.startWaiting()
-  }
-
-  /** Starts waiting parts while fewer than MAX_PARTS_IN_FLIGHT are running, in order. */
-  private startWaiting(): void {
-    while (
-      this.waiting.length > 0 &&
-      this.inFlight.size < MAX_PARTS_IN_FLIGHT &&
-      this.failure === undefined &&
-      !this.aborted
-    ) {
-      const part = this.waiting.shift()!
+    return this.parts.start(async () => {
       const partNumber = this.nextPartNumber++
-      this.uploadId ??= this.client
-        .send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.key }))
-        .then((created) => {
-          if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
-          this.knownUploadId = created.UploadId
-          return created.UploadId
+      this.uploadId ??= multipart
+        .create(this.client, this.bucket, this.key)
+        .then(({ UploadId }) => {
+          this.knownUploadId = UploadId
+          return UploadId
         })
-      const running = this.uploadId
-        .then((uploadId) => this.uploadPart(uploadId, partNumber, part))
-        .then(
-          (etag) => this.partStored({ PartNumber: partNumber, ETag: etag }),
-          (error: unknown) => void (this.failure ??= error),
-        )
-        .finally(() => {
-          this.inFlight.delete(running)
-          this.startWaiting()
-        })
-      this.inFlight.add(running)
-    }
+      const etag = await this.uploadPart(await this.uploadId, partNumber, part)
+      this.partStored({ PartNumber: partNumber, ETag: etag })
+    })
   }
 
   /** Sends one part, again after a failure the server or the network may recover from. */
   private async uploadPart(uploadId: string, partNumber: number, part: Part): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const result = await this.client.send(
-          new UploadPartCommand({
-            Bucket: this.bucket,
-            Key: this.key,
-            UploadId: uploadId,
-            PartNumber: partNumber,
-            Body: Readable.from(part.pieces, { objectMode: false }),
-            ContentLength: part.length,
-          }),
+        // A new stream each attempt: the SDK does not send a stream's bytes twice.
+        const body = Readable.from(part.pieces, { objectMode: false })
+        return await multipart.sendPart(
+          this.client,
+          this.target(uploadId),
+          partNumber,
+          body,
+          part.length,
         )
-        if (!result.ETag) throw new Error('UploadPart returned no ETag')
-        return result.ETag
       } catch (error) {
         if (attempt >= PART_ATTEMPTS || this.aborted || !isTransient(error)) throw error
         await sleep(100 * 2 ** attempt)
       }
     }
-  }
-
-  private throwIfFailed(): void {
-    if (this.failure !== undefined) throw this.failure
   }
 }
 

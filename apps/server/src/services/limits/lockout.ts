@@ -11,6 +11,7 @@ import type { Db } from '../../db/client.js'
 import { HttpError } from '../../http-error.js'
 import { recordLockoutRefusal } from '../../metrics/recorder.js'
 import type { DailyIpHash } from './quota.js'
+import { RecentMap } from './recent-map.js'
 
 /**
  * In this process's memory (MemoryLockout, one instance on SQLite) or in the database (DbLockout,
@@ -89,15 +90,14 @@ export class MemoryLockout implements Lockout {
   private readonly maxAttempts: number
   private readonly lockoutMs: number
   private readonly now: () => number
-  private readonly maxEntries: number
   /** Ordered by last failure: every failure re-inserts its entry, so stale ones sit in front. */
-  private readonly entries = new Map<string, Attempts>()
+  private readonly entries: RecentMap<Attempts>
 
   constructor(options: MemoryLockoutOptions) {
     this.maxAttempts = options.maxAttempts
     this.lockoutMs = options.lockoutMs
     this.now = options.now
-    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
+    this.entries = new RecentMap(options.maxEntries ?? DEFAULT_MAX_ENTRIES)
   }
 
   assertOpen(key: string, clientIp: string): void {
@@ -112,7 +112,8 @@ export class MemoryLockout implements Lockout {
 
   fail(key: string, clientIp: string): boolean {
     const now = this.now()
-    this.dropStale(now)
+    // Entries expire in insertion order (each lives `lockoutMs` from its last failure).
+    this.entries.dropStale((entry) => entry.expiresAt <= now)
     const id = entryKey(key, clientIp)
     const previous = this.entries.get(id)
     // A failure while locked (a caller that skipped assertOpen) must not extend the lock.
@@ -125,9 +126,7 @@ export class MemoryLockout implements Lockout {
       lockedUntil: locked ? now + this.lockoutMs : 0,
       expiresAt: now + this.lockoutMs,
     }
-    this.entries.delete(id)
-    if (this.entries.size >= this.maxEntries) this.evictOldest()
-    this.entries.set(id, entry)
+    this.entries.put(id, entry)
     return true
   }
 
@@ -143,19 +142,6 @@ export class MemoryLockout implements Lockout {
   /** Number of remembered (key, IP) pairs; for tests and diagnostics. */
   get size(): number {
     return this.entries.size
-  }
-
-  /** Entries expire in insertion order (each lives `lockoutMs` from its last failure). */
-  private dropStale(now: number): void {
-    for (const [id, entry] of this.entries) {
-      if (entry.expiresAt > now) return
-      this.entries.delete(id)
-    }
-  }
-
-  private evictOldest(): void {
-    const oldest = this.entries.keys().next()
-    if (oldest.done !== true) this.entries.delete(oldest.value)
   }
 }
 

@@ -9,6 +9,7 @@
  * keeps counting for up to one slot (a tenth of the window) past the window's end; the memory is
  * SLOTS + 1 counters per IP however high the limit, where an exact log keeps a time per request.
  */
+import { RecentMap } from './recent-map.js'
 
 /** Slots per window: how finely the window slides. */
 export const SLOTS = 10
@@ -61,15 +62,14 @@ export class RateLimiter implements RateLimit {
   private readonly slotMs: number
   private readonly max: number
   private readonly now: () => number
-  private readonly maxEntries: number
   /** Ordered by last request: every hit re-inserts its IP, so idle IPs sit in front. */
-  private readonly counts = new Map<string, Counts>()
+  private readonly counts: RecentMap<Counts>
 
   constructor(options: RateLimiterOptions) {
     this.slotMs = options.windowMs / SLOTS
     this.max = options.max
     this.now = options.now
-    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES
+    this.counts = new RecentMap(options.maxEntries ?? DEFAULT_MAX_ENTRIES)
     this.enabled = options.max > 0
   }
 
@@ -78,11 +78,10 @@ export class RateLimiter implements RateLimit {
     const now = this.now()
     if (!this.enabled) return UNLIMITED
     const slot = Math.floor(now / this.slotMs)
-    this.dropIdle(slot)
+    // An IP whose newest slot has left the window no longer counts anything.
+    this.counts.dropStale((counts) => slot - counts.slot > SLOTS)
     const counts = this.advance(this.counts.get(ip), slot)
-    this.counts.delete(ip)
-    if (this.counts.size >= this.maxEntries) this.evictOldest()
-    this.counts.set(ip, counts)
+    this.counts.put(ip, counts)
 
     const allowed = counts.total < this.max
     if (allowed) {
@@ -114,19 +113,6 @@ export class RateLimiter implements RateLimit {
     }
     counts.slot = slot
     return counts
-  }
-
-  /** An IP whose newest slot has left the window no longer counts anything. */
-  private dropIdle(slot: number): void {
-    for (const [ip, counts] of this.counts) {
-      if (slot - counts.slot <= SLOTS) return
-      this.counts.delete(ip)
-    }
-  }
-
-  private evictOldest(): void {
-    const oldest = this.counts.keys().next()
-    if (oldest.done !== true) this.counts.delete(oldest.value)
   }
 }
 

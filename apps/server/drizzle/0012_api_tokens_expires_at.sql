@@ -1,0 +1,1 @@
+CREATE INDEX `api_tokens_expires_at` ON `api_tokens` (`expires_at`);

@@ -1,0 +1,24 @@
+/**
+ * The ids in route paths. One that is not a UUID names nothing, so it answers the 404 of an
+ * unknown item before any lookup.
+ */
+import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
+import type { Context } from 'hono'
+
+import type { AppEnv } from '../app-env.js'
+import { HttpError } from '../http-error.js'
+
+function uuidParam(c: Context<AppEnv>, message: string): string {
+  const id = c.req.param('id') ?? ''
+  if (!isUuid(id)) throw new HttpError(404, message)
+  return id
+}
+
+/** The `:id` of an upload or of an upload session. */
+export const uploadId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.uploadNotFound)
+
+/** The `:id` of a note. */
+export const noteId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.noteNotFound)
+
+/** The `:id` of a file request. */
+export const requestId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.requestNotFound)

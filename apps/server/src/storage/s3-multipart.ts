@@ -1,0 +1,71 @@
+/**
+ * The multipart upload steps of the S3 store, written once for the blob writer (s3.ts) and the
+ * chunks of stored sessions (s3-chunks.ts): create, send a part, complete, abort. Imported as
+ * `multipart`, so that `multipart.abort` reads apart from the callers' own abort.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+  type CompletedPart,
+  type S3Client,
+} from '@aws-sdk/client-s3'
+import type { Readable } from 'node:stream'
+
+import { isNotFound } from './s3-errors.js'
+
+/** One multipart upload: the object it writes and its UploadId. */
+export interface Target {
+  Bucket: string
+  Key: string
+  UploadId: string
+}
+
+/** Starts a multipart upload of `key` and answers its target. */
+export async function create(client: S3Client, bucket: string, key: string): Promise<Target> {
+  const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))
+  if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
+  return { Bucket: bucket, Key: key, UploadId: created.UploadId }
+}
+
+/**
+ * Sends part `partNumber` of `length` bytes and answers its ETag. A streamed body needs the
+ * known length (radosgw refuses a streamed body without one).
+ */
+export async function sendPart(
+  client: S3Client,
+  target: Target,
+  partNumber: number,
+  body: Readable | Buffer,
+  length: number,
+): Promise<string> {
+  const sent = await client.send(
+    new UploadPartCommand({ ...target, PartNumber: partNumber, Body: body, ContentLength: length }),
+  )
+  if (!sent.ETag) throw new Error('UploadPart returned no ETag')
+  return sent.ETag
+}
+
+/** Completes the upload from `parts`, which must be in order; the object exists after it. */
+export async function complete(
+  client: S3Client,
+  target: Target,
+  parts: CompletedPart[],
+): Promise<void> {
+  await client.send(
+    new CompleteMultipartUploadCommand({ ...target, MultipartUpload: { Parts: parts } }),
+  )
+}
+
+/**
+ * Aborts the upload and the parts it holds. One gone already (aborted by the cleanup job's
+ * sweep, or never there) counts as aborted: nothing is left, as asked.
+ */
+export async function abort(client: S3Client, target: Target): Promise<void> {
+  try {
+    await client.send(new AbortMultipartUploadCommand(target))
+  } catch (error) {
+    if (!isNotFound(error)) throw error
+  }
+}
