@@ -2,14 +2,13 @@
  * File requests from the sender's upload to the requester's inbox, over the WebSocket and over
  * chunked HTTP; and the fallback from a refused WebSocket to chunked HTTP.
  */
-import { createHmac } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { startWebhookReceiver, waitForNotice } from '@fileshare/testing'
+import { startWebhookReceiver, waitForNotice, webhookSignature } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CliUser } from './cli-runner.js'
@@ -319,10 +318,9 @@ describe('inbox notifications', () => {
     await waitForNotice(() => hook.calls.length > 0)
     expect(hook.calls).toHaveLength(1)
     const [call] = hook.calls
-    const mac = createHmac('sha256', Buffer.from(created.notifyWebhookSecret, 'base64url'))
-      .update(call!.body)
-      .digest('hex')
-    expect(call!.headers['x-fileshare-signature']).toBe(`sha256=${mac}`)
+    expect(call!.headers['x-fileshare-signature']).toBe(
+      webhookSignature(created.notifyWebhookSecret, call!.body),
+    )
     expect(JSON.parse(call!.body)).toMatchObject({ requestId: created.id, sizeClass: '<1 MB' })
     expect(call!.body).not.toContain('notified.log')
   })

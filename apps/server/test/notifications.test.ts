@@ -4,7 +4,7 @@
  * webhooks, retries with backoff, delivery after a restart and, on PostgreSQL, once across two
  * instances.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { randomBytes, timingSafeEqual } from 'node:crypto'
 
 import {
   createFileRequest,
@@ -20,6 +20,7 @@ import {
 import {
   startWebhookReceiver,
   waitForNotice,
+  webhookSignature,
   type WebhookCall,
   type WebhookReceiver,
 } from '@fileshare/testing'
@@ -87,9 +88,7 @@ async function cancelledUpload(server: TestServer, opened: OpenedRequest): Promi
 
 /** Whether the call's signature is the HMAC-SHA256 of its body under `secret` (base64url). */
 function signatureVerifies(call: WebhookCall, secret: string): boolean {
-  const expected = Buffer.from(
-    `sha256=${createHmac('sha256', Buffer.from(secret, 'base64url')).update(call.body).digest('hex')}`,
-  )
+  const expected = Buffer.from(webhookSignature(secret, call.body))
   const given = Buffer.from(String(call.headers['x-fileshare-signature'] ?? ''))
   return given.length === expected.length && timingSafeEqual(given, expected)
 }

@@ -1,7 +1,6 @@
 /** Webhook delivery against a local receiver: the signature, and the resolved-address guard. */
-import { createHmac } from 'node:crypto'
 
-import { startWebhookReceiver, type WebhookReceiver } from '@fileshare/testing'
+import { startWebhookReceiver, webhookSignature, type WebhookReceiver } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { postWebhook } from '../src/services/notify/webhook.js'
@@ -24,8 +23,7 @@ describe('webhook delivery', () => {
     await postWebhook(hook.url, NOTIFICATION, secret, true)
     const [call] = hook.calls
     expect(JSON.parse(call!.body)).toEqual(NOTIFICATION)
-    const mac = createHmac('sha256', secret).update(call!.body).digest('hex')
-    expect(call!.headers['x-fileshare-signature']).toBe(`sha256=${mac}`)
+    expect(call!.headers['x-fileshare-signature']).toBe(webhookSignature(secret, call!.body))
   })
 
   it('refuses a host name that resolves to a loopback address', async () => {

@@ -3,9 +3,13 @@
  * webhook given there receives one signed notice when a sender's file arrives, and the page
  * shows the signing key once.
  */
-import { createHmac } from 'node:crypto'
 
-import { startWebhookReceiver, waitForNotice, type WebhookReceiver } from '@fileshare/testing'
+import {
+  startWebhookReceiver,
+  waitForNotice,
+  webhookSignature,
+  type WebhookReceiver,
+} from '@fileshare/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 
 import { pickFiles } from './actions.js'
@@ -59,8 +63,7 @@ describe.runIf(browserAvailable)('inbox notifications in the browser', () => {
     await waitForNotice(() => hook!.calls.length > 0)
     expect(hook!.calls).toHaveLength(1)
     const [call] = hook!.calls
-    const mac = createHmac('sha256', Buffer.from(key, 'base64url')).update(call!.body).digest('hex')
-    expect(call!.headers['x-fileshare-signature']).toBe(`sha256=${mac}`)
+    expect(call!.headers['x-fileshare-signature']).toBe(webhookSignature(key, call!.body))
     expect(call!.body).not.toContain('server.log')
   })
 })

@@ -23,6 +23,7 @@ export { hasExited, stopChild } from './stop-child.js'
 export {
   startWebhookReceiver,
   waitForNotice,
+  webhookSignature,
   type WebhookCall,
   type WebhookReceiver,
 } from './webhook-receiver.js'

@@ -2,6 +2,7 @@
  * A local webhook receiver for the notification suites: it keeps every POST with its headers and
  * body, and answers 503 while told it is down, so retries can be watched.
  */
+import { createHmac } from 'node:crypto'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -22,6 +23,15 @@ export interface WebhookReceiver {
   /** While true, every POST is answered 503. */
   down: boolean
   close(): Promise<void>
+}
+
+/**
+ * The `X-Fileshare-Signature` a call's body should carry: HMAC-SHA256 under the request's
+ * notification key (raw, or base64url as the API hands it out), written out here as the check.
+ */
+export function webhookSignature(key: Uint8Array | string, body: string): string {
+  const raw = typeof key === 'string' ? Buffer.from(key, 'base64url') : key
+  return `sha256=${createHmac('sha256', raw).update(body).digest('hex')}`
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
