@@ -239,6 +239,25 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
     await expect.poll(() => page.title()).toBe('My uploads · fileshare')
   })
 
+  it('loads a page whose code did not arrive the first time, as after a dropped connection', async () => {
+    const page = await suite.open('/')
+    await page.getByRole('heading', { name: 'Send files', level: 1 }).waitFor()
+    // The About page's code fails twice on its way, as while the connection is away.
+    let refused = 0
+    await page.route(/\/assets\/About-[^/]+\.js$/, async (route) => {
+      if (refused < 2) {
+        refused++
+        await route.abort('connectionreset')
+        return
+      }
+      await route.continue()
+    })
+    await page.getByRole('link', { name: 'About this service' }).click()
+    await page.getByRole('heading', { name: 'About', level: 1 }).waitFor()
+    expect(refused).toBe(2)
+    expect(await page.getByText('This page could not be loaded').count()).toBe(0)
+  })
+
   it('fits the navigation on one line at 360 px behind a menu, with an icon for the password', async () => {
     const page = await suite.open('/', { viewport: { width: 360, height: 740 } })
     const header = page.getByRole('banner')
