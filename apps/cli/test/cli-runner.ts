@@ -11,6 +11,12 @@ import { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from '@fileshare/testin
 
 export const CLI = new URL('../dist/index.js', import.meta.url).pathname
 
+/**
+ * The Node that runs the command: this one, or FILESHARE_TEST_CLI_NODE (scripts/test-node-24.mjs
+ * runs the command on Node 24 that way, while the suite and its server stay on this one).
+ */
+export const CLI_NODE = process.env.FILESHARE_TEST_CLI_NODE || process.execPath
+
 export interface CliResult {
   code: number
   stdout: string
@@ -104,7 +110,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env }
   const measure = options.measurePeakRss === true
   const [program, ...leading] = options.command ?? [
-    process.execPath,
+    CLI_NODE,
     ...(measure ? PEAK_RSS_NODE_ARGS : []),
     CLI,
   ]

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { NOTE_CONTENT_TYPES } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
-import { CLI } from './cli-runner.js'
+import { CLI, CLI_NODE } from './cli-runner.js'
 import { serveUser } from './served-user.js'
 
 const suite = serveUser()
@@ -114,7 +114,7 @@ describe('note', () => {
 
 /** Runs the command with its standard output on a pseudo-terminal (util-linux `script`). */
 function runOnTerminal(args: readonly string[]): Promise<string> {
-  const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+  const quoted = [CLI_NODE, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
   return new Promise((resolve, reject) => {
     execFile(
       'script',

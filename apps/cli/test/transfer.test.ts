@@ -12,7 +12,7 @@ import { promisify } from 'node:util'
 import { ApiClient, bytesSource, sendFile } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { CLI, CliUser } from './cli-runner.js'
+import { CLI, CLI_NODE, CliUser } from './cli-runner.js'
 import { MiB, makeTree, sha256File, snapshot, writeRandomFile } from './files.js'
 import { decodeQr } from './qr-image.js'
 import { startTestServer, type TestServer } from './server.js'
@@ -341,7 +341,7 @@ describe('progress', () => {
     expect(piped.stderr).not.toContain('Uploading')
 
     // util-linux `script` runs the command on a pseudo-terminal, as a user's shell would.
-    const command = [process.execPath, CLI, 'send', join(dir, 'movie.mkv')].map(quote).join(' ')
+    const command = [CLI_NODE, CLI, 'send', join(dir, 'movie.mkv')].map(quote).join(' ')
     const { stdout } = await run('script', ['-qec', command, '/dev/null'], {
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
