@@ -18,22 +18,40 @@ let server: TestServer
 let user: CliUser
 let work: string
 
-beforeAll(async () => {
-  const port = await freePort()
+/** Starts the provider and the server on a port chosen beforehand, as the redirect URI needs. */
+async function startBoth(port: number): Promise<void> {
   const baseUrl = `http://127.0.0.1:${port}`
   provider = await createTestProvider({ redirectUri: `${baseUrl}/auth/callback` })
   await provider.start()
-  server = await startTestServer({
-    PORT: String(port),
-    BASE_URL: baseUrl,
-    OIDC_ISSUER: provider.issuer,
-    OIDC_CLIENT_ID: provider.clientId,
-    OIDC_CLIENT_SECRET: provider.clientSecret,
-    OIDC_SESSION_SECRET: 'a session secret of at least 32 characters',
-    OIDC_PROTECT_FILES: 'true',
-    OIDC_PROTECT_NOTES: 'true',
-    OIDC_PROTECT_REQUESTS: 'true',
-  })
+  try {
+    server = await startTestServer({
+      PORT: String(port),
+      BASE_URL: baseUrl,
+      OIDC_ISSUER: provider.issuer,
+      OIDC_CLIENT_ID: provider.clientId,
+      OIDC_CLIENT_SECRET: provider.clientSecret,
+      OIDC_SESSION_SECRET: 'a session secret of at least 32 characters',
+      OIDC_PROTECT_FILES: 'true',
+      OIDC_PROTECT_NOTES: 'true',
+      OIDC_PROTECT_REQUESTS: 'true',
+    })
+  } catch (error) {
+    await provider.stop()
+    throw error
+  }
+}
+
+beforeAll(async () => {
+  // The port is free when chosen, but another listener (the provider's own, or another suite's)
+  // may take it before the server listens: then the setup is tried again on another one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await startBoth(await freePort())
+      break
+    } catch (error) {
+      if (attempt >= 3 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error
+    }
+  }
   user = await CliUser.create(server.url)
   work = await mkdtemp(join(tmpdir(), 'fileshare-cli-login-'))
 })
@@ -41,8 +59,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close()
   await provider?.stop()
-  await rm(work, { recursive: true, force: true })
-  await rm(user.home, { recursive: true, force: true })
+  if (work) await rm(work, { recursive: true, force: true })
+  if (user) await rm(user.home, { recursive: true, force: true })
 })
 
 /** Runs `fileshare login`, and when it prints the login address, signs in as a browser would. */
