@@ -49,6 +49,7 @@ async function expectUploadRefused(server: TestServer): Promise<void> {
     body: new Uint8Array(10),
   })
   expect(res.status).toBe(503)
+  expect(res.headers.get('Retry-After')).toBe('5')
   expect(await res.json()).toEqual({ error: 'Service temporarily unavailable' })
 }
 
