@@ -4,6 +4,8 @@ import { svelte } from '@sveltejs/vite-plugin-svelte'
 import { defineConfig } from 'vite'
 
 import { budgetPlugin } from './vite-plugin-budget.ts'
+import { integrityPlugin } from './vite-plugin-integrity.ts'
+import packageJson from './package.json' with { type: 'json' }
 
 /** The upload page's first load may bring at most this much JavaScript (gzipped). */
 const UPLOAD_PAGE_BUDGET = 150 * 1024
@@ -12,6 +14,8 @@ export default defineConfig({
   plugins: [
     svelte(),
     budgetPlugin({ pageModule: 'src/routes/Upload.svelte', maxGzipBytes: UPLOAD_PAGE_BUDGET }),
+    // Where the source is published is the signer's to state (docs/deploy.md, WEBCAT).
+    integrityPlugin({ appVersion: packageJson.version, appUrl: '' }),
   ],
   // Component tests mount into jsdom, which needs Svelte's browser build.
   resolve: process.env.VITEST ? { conditions: ['browser'] } : {},
@@ -19,6 +23,9 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: true,
     target: 'es2022',
+    // One stylesheet, linked from index.html and so pinned by subresource integrity; stylesheets
+    // a page added later could not be (vite-plugin-integrity.ts).
+    cssCodeSplit: false,
   },
   worker: {
     format: 'es',

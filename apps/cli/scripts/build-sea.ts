@@ -6,6 +6,7 @@
  * architecture with no Node installed.
  */
 import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
@@ -13,12 +14,14 @@ import { promisify } from 'node:util'
 
 import { build } from 'esbuild'
 
+import { CARRIED_MANIFEST } from '../src/commands/verify-web.js'
 import { SEA_WORKER_ASSET } from '../src/lib/cipher-threads.js'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
 const outdir = `${root}dist-sea`
 const executable = `${outdir}/fileshare`
+const carriedManifest = `${root}dist/${CARRIED_MANIFEST}`
 
 /** The fuse postject flips so that Node runs the injected blob (Node's SEA documentation). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'
@@ -73,7 +76,11 @@ await writeFile(
   JSON.stringify({
     main: `${outdir}/fileshare.cjs`,
     output: `${outdir}/sea-prep.blob`,
-    assets: { [SEA_WORKER_ASSET]: `${outdir}/${SEA_WORKER_ASSET}` },
+    assets: {
+      [SEA_WORKER_ASSET]: `${outdir}/${SEA_WORKER_ASSET}`,
+      // A release puts the web app's manifest beside the package's code (verify-web carries it).
+      ...(existsSync(carriedManifest) ? { [CARRIED_MANIFEST]: carriedManifest } : {}),
+    },
     disableExperimentalSEAWarning: true,
     useCodeCache: true,
   }),

@@ -19,8 +19,10 @@ export interface ErrorReport {
   retryAfterSec?: number
   /** A 410 of an item the server's operator took down. */
   removed?: boolean
-  /** Commander printed it already. */
+  /** Commander, or the command itself, printed it already. */
   printed?: boolean
+  /** The command wrote its own `--json` result, which says what failed. */
+  reported?: boolean
 }
 
 const LOGIN_REQUIRED = 'Login required'
@@ -49,7 +51,10 @@ export function describeError(error: unknown): ErrorReport {
     const message = error.message.replace(/^error: /, '')
     return { message, exitCode: error.exitCode, code: error.code, printed: true }
   }
-  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode }
+  if (error instanceof CliError) {
+    const report: ErrorReport = { message: error.message, exitCode: error.exitCode }
+    return error.printed ? { ...report, printed: true, reported: true } : report
+  }
   if (error instanceof ApiError) {
     const report: ErrorReport = {
       message: error.message,
@@ -114,8 +119,8 @@ export function handleError(
   if (env.FILESHARE_DEBUG && error instanceof Error && error.stack) {
     streams.stderr.write(`${error.stack}\n`)
   }
-  if (json) {
-    const { printed: _printed, message, ...rest } = report
+  if (json && !report.reported) {
+    const { printed: _printed, reported: _reported, message, ...rest } = report
     streams.stdout.write(`${JSON.stringify({ error: message, ...rest })}\n`)
   }
   return report.exitCode

@@ -9,6 +9,7 @@ import { lsCommand } from './commands/ls.js'
 import { noteCommand } from './commands/note.js'
 import { requestCommand } from './commands/request.js'
 import { resumeCommand, sendCommand } from './commands/send.js'
+import { verifyWebCommand } from './commands/verify-web.js'
 import type { Context } from './lib/context.js'
 import { examples } from './lib/options.js'
 import { readPackageVersion } from './package-version.js'
@@ -74,6 +75,7 @@ export function createProgram(ctx: Context): Command {
     .addCommand(inboxCommand(ctx))
     .addCommand(deleteCommand(ctx))
     .addCommand(lsCommand(ctx))
+    .addCommand(verifyWebCommand(ctx))
   for (const command of loginCommands(ctx)) program.addCommand(command)
   program.addHelpText('after', FOOTER)
   applySettings(program, ctx)

@@ -29,6 +29,7 @@ import { uploadRoutes } from './routes/uploads.js'
 import type { Services } from './services/container.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { mountWebApp } from './web-app.js'
+import type { WebcatFiles } from './web-integrity.js'
 
 export interface AppDeps {
   config: Config
@@ -46,11 +47,16 @@ export interface AppDeps {
   tokenRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
+  /** The WEBCAT files served under /.well-known/webcat/ (WEBCAT_DIR). */
+  webcatFiles?: WebcatFiles | undefined
   /** True once shutdown has begun (`GET /api/ready` then answers 503). */
   draining?: () => boolean
   /** Counts answers, and serves `/metrics` unless METRICS_PORT does; absent while metrics are off. */
   metrics?: ServerMetrics | undefined
 }
+
+/** Where WEBCAT clients look for a domain's enrollment policy and manifest (webcat-spec). */
+export const WEBCAT_PATH = '/.well-known/webcat'
 
 /**
  * Body limit of the JSON note routes: twice the largest note's base64, with room for the other
@@ -156,6 +162,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
     if (services.rateLimiter.enabled) app.use('/auth/*', rateLimit(services.rateLimiter, ipOf))
     app.route('/auth', deps.authRoutes)
+  }
+
+  const webcat = deps.webcatFiles
+  if (webcat !== undefined) {
+    // Only the names read at start are answered; the path names no file.
+    app.get(`${WEBCAT_PATH}/:name`, (c, next) => {
+      const file = webcat.get(c.req.param('name'))
+      if (file === undefined) return next()
+      c.header('Cache-Control', 'no-cache')
+      return c.json(file)
+    })
   }
 
   if (deps.webRoot !== undefined && existsSync(deps.webRoot)) mountWebApp(app, deps.webRoot)

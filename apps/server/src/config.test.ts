@@ -16,6 +16,7 @@ const DEFAULTS: Config = {
   databaseUrl: null,
   databasePoolSize: 10,
   trustedProxies: 0,
+  webcatDir: null,
   logLevel: 'info',
   rateLimitWindowMs: 60_000,
   rateLimitMax: 600,

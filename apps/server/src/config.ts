@@ -75,6 +75,11 @@ export interface Config {
    * ignores the header; N takes the client from the N-th address counted from its end.
    */
   trustedProxies: number
+  /**
+   * WEBCAT_DIR: the folder of the WEBCAT enrollment policy (and signed manifest) served under
+   * `/.well-known/webcat/` (docs/deploy.md); null serves none.
+   */
+  webcatDir: string | null
   logLevel: LogLevel
 
   rateLimitWindowMs: number
@@ -467,6 +472,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrl(read.optionalString('DATABASE_URL')),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
+    webcatDir: optionalPath(read.optionalString('WEBCAT_DIR')),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
 
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
@@ -581,6 +587,11 @@ export function loadConfig(env: Env = process.env): Config {
 }
 
 /** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
+/** A file or folder named by a setting, resolved against the working folder; null when unset or empty. */
+function optionalPath(value: string | null): string | null {
+  return value === null || value === '' ? null : resolve(value)
+}
+
 function databaseUrl(value: string | null): string | null {
   if (value === null || value === '') return null
   const valid = (() => {

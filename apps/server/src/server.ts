@@ -20,6 +20,7 @@ import { openBlobStore } from './storage/open-blob-store.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
 import { attachUploadSockets } from './ws/upload-socket.js'
+import { readWebcatFiles, webAppScriptHashes } from './web-integrity.js'
 import { creationGuard } from './auth/creation-guard.js'
 import { loadLogin } from './auth/login.js'
 import { requestIp } from './middleware/client-ip.js'
@@ -56,6 +57,9 @@ export interface RunningService {
 export async function startServer(config: Config, options: StartOptions): Promise<RunningService> {
   const now = options.now ?? Date.now
   const logger = options.logger ?? createLogger(config.logLevel)
+  // Files that vouch for the hosted app are read first: a malformed one stops the start early.
+  const scriptHashes = webAppScriptHashes(options.webRoot)
+  const webcatFiles = config.webcatDir === null ? undefined : readWebcatFiles(config.webcatDir)
   const db = await openDatabase(config)
   // SQLite's WAL is folded back off the event loop; PostgreSQL checkpoints on its own.
   const checkpointer: Checkpointer | undefined =
@@ -102,6 +106,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     authRoutes: login?.routes,
     tokenRoutes: login?.tokenRoutes,
     webRoot: options.webRoot,
+    webcatFiles,
   })
   // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.
   const metricsUrl = await metrics?.listen().catch(async (error: unknown) => {
@@ -113,6 +118,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     host: config.host,
     responseHeaders: securityHeaderValues({
       connectOrigins: blobs.downloadOrigin ? [blobs.downloadOrigin] : [],
+      scriptHashes,
       https: new URL(config.baseUrl).protocol === 'https:',
     }),
   }).catch(async (error: unknown) => {

@@ -11,12 +11,12 @@ export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
 }
 
 /**
- * Paths the web app routes itself: no file name, outside the API, the login, the assets and
- * `/metrics` (which answers 404 wherever metrics are not served, never a page).
+ * Paths the web app routes itself: no file name, outside the API, the login, the assets,
+ * `/.well-known` and `/metrics` (which answers 404 wherever metrics are not served, never a page).
  */
 export function isPagePath(path: string): boolean {
   if (isApiPath(path) || isUnder(path, '/auth') || isUnder(path, '/assets')) return false
-  if (isUnder(path, '/metrics')) return false
+  if (isUnder(path, '/metrics') || isUnder(path, '/.well-known')) return false
   return !path.slice(path.lastIndexOf('/') + 1).includes('.')
 }
 

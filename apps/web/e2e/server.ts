@@ -27,18 +27,21 @@ export interface E2eServerOptions {
   env?: Record<string, string>
   /** A port chosen beforehand, for an OIDC client whose redirect URI must be known first. */
   port?: number
+  /** Another build of the web app to host (a tampered copy); WEB_ROOT by default. */
+  webRoot?: string
 }
 
 export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2eServer> {
-  if (!existsSync(join(WEB_ROOT, 'index.html'))) {
-    throw new Error(`no built web app at ${WEB_ROOT}: run pnpm --filter @fileshare/web build`)
+  const webRoot = options.webRoot ?? WEB_ROOT
+  if (!existsSync(join(webRoot, 'index.html'))) {
+    throw new Error(`no built web app at ${webRoot}: run pnpm --filter @fileshare/web build`)
   }
   const port = options.port ?? (await freePort())
   return startInProcessServer(
     (env) =>
       startServer(loadConfig(env), {
         version: 'e2e',
-        webRoot: WEB_ROOT,
+        webRoot,
         logger: createLogger(testLogLevel()),
       }),
     {

@@ -20,11 +20,18 @@ export type ExitCode = (typeof EXIT)[keyof typeof EXIT]
 
 export class CliError extends Error {
   readonly exitCode: ExitCode
+  /** The command has already told the user (and written its `--json` result): only exit. */
+  readonly printed: boolean
 
-  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    exitCode: ExitCode,
+    options?: { cause?: unknown; printed?: boolean },
+  ) {
     super(message, options)
     this.name = 'CliError'
     this.exitCode = exitCode
+    this.printed = options?.printed === true
   }
 }
 

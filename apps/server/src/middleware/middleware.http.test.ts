@@ -6,7 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { contentSecurityPolicy, ERROR_MESSAGES } from '@fileshare/protocol'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -17,7 +17,7 @@ import { RateLimiter, SLOTS } from '../services/limits/rate-limiter.js'
 import { clientIp } from './client-ip.js'
 import { rateLimit } from './rate-limit.js'
 import { requestLog } from './request-log.js'
-import { contentSecurityPolicy, securityHeaderValues } from './security-headers.js'
+import { securityHeaderValues } from './security-headers.js'
 
 const LIMIT = 3
 const WINDOW_MS = 60_000

@@ -1,9 +1,10 @@
 /**
  * Browser hardening headers on every answer: API, static files, 404 and 500 alike. The service's
- * HTTP server puts them on each response before the app runs (listen.ts). The policy fits the
- * Vite-built web app (scripts, styles and workers from this origin, Argon2 in WebAssembly) and
- * allows nothing from other hosts unless the caller names them.
+ * HTTP server puts them on each response before the app runs (listen.ts). The policy is the
+ * protocol package's, the one the web app's integrity manifest records, and allows nothing from
+ * other hosts unless the caller names them.
  */
+import { contentSecurityPolicy } from '@fileshare/protocol'
 
 export interface SecurityHeadersOptions {
   /**
@@ -11,6 +12,8 @@ export interface SecurityHeadersOptions {
    * as downloads fetch the blob from a presigned URL (spec: What the service does, 7).
    */
   connectOrigins?: readonly string[]
+  /** The `'sha256-…'` sources of the hosted web app's inline import map (web-integrity.ts). */
+  scriptHashes?: readonly string[]
   /** Whether the service is reached over HTTPS (`BASE_URL`); adds Strict-Transport-Security. */
   https?: boolean
 }
@@ -21,31 +24,15 @@ export interface SecurityHeadersOptions {
  */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000'
 
-export function contentSecurityPolicy(connectOrigins: readonly string[] = []): string {
-  return [
-    "default-src 'self'",
-    // Argon2 runs in WebAssembly, which needs 'wasm-unsafe-eval' but no JavaScript eval.
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "style-src 'self'",
-    // QR codes are data: URLs and previews of local files are blob: URLs.
-    "img-src 'self' data: blob:",
-    "font-src 'self'",
-    ['connect-src', "'self'", ...connectOrigins].join(' '),
-    "worker-src 'self' blob:",
-    "manifest-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ')
-}
-
 /** The headers themselves; every answer carries the same values. */
 export function securityHeaderValues(
   options: SecurityHeadersOptions = {},
 ): Readonly<Record<string, string>> {
   return {
-    'Content-Security-Policy': contentSecurityPolicy(options.connectOrigins),
+    'Content-Security-Policy': contentSecurityPolicy({
+      connectOrigins: options.connectOrigins ?? [],
+      scriptHashes: options.scriptHashes ?? [],
+    }),
     // Share links carry their key in the fragment; no Referer keeps even their path private.
     'Referrer-Policy': 'no-referrer',
     'X-Content-Type-Options': 'nosniff',
