@@ -47,6 +47,9 @@ const DEFAULTS: Config = {
   noteViewDefault: 1,
   fileUploadWs: true,
   fileUploadWsMaxBuffer: 32 * 1024 ** 2,
+  fileUploadWsBufferBudget: 128 * 1024 ** 2,
+  fileUploadWsMaxPerIp: 16,
+  fileUploadWsProgressWindowSec: 600,
   fileUploadSpeedLimit: 0,
   fileUploadConcurrentChunks: 3,
   fileUploadChunkBuffer: 256 * 1024 ** 2,
@@ -349,6 +352,11 @@ describe('loadConfig', () => {
       'a path on this server (/logo.svg), a data:image/ address or an address under BASE_URL',
     ],
     ['FILE_UPLOAD_WS', 'maybe', 'true or false'],
+    [
+      'FILE_UPLOAD_WS_BUFFER_BUDGET',
+      '16MB',
+      'a size of at least 33554432 bytes, such as 1048576, 512KB, 100MB or 2GB',
+    ],
     ['FILE_EXPIRE_OPTIONS_SEC', '60,x', 'a comma-separated list of distinct positive integers'],
     ['FILE_EXPIRE_OPTIONS_SEC', '60,60', 'a comma-separated list of distinct positive integers'],
     ['FILE_DOWNLOAD_OPTIONS', '0,1', 'a comma-separated list of distinct positive integers'],
@@ -365,6 +373,16 @@ describe('loadConfig', () => {
     const load = () => loadConfig({ [variable]: value })
     expect(load).toThrow(ConfigError)
     expect(load).toThrow(`${variable} must be ${accepts}, got ${JSON.stringify(value)}`)
+  })
+
+  it('makes room in FILE_UPLOAD_WS_BUFFER_BUDGET for one frame of FILE_UPLOAD_WS_MAX_BUFFER', () => {
+    expect(loadConfig({ FILE_UPLOAD_WS_MAX_BUFFER: '256MB' }).fileUploadWsBufferBudget).toBe(
+      256 * 1024 ** 2,
+    )
+    expect(
+      loadConfig({ FILE_UPLOAD_WS_MAX_BUFFER: '64MB', FILE_UPLOAD_WS_BUFFER_BUDGET: '64MB' })
+        .fileUploadWsBufferBudget,
+    ).toBe(64 * 1024 ** 2)
   })
 
   it('refuses a protected creation without a way to log in', () => {

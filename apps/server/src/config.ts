@@ -5,7 +5,12 @@
  */
 import { resolve } from 'node:path'
 
-import { formatBytes, parseBytes, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
+import {
+  formatBytes,
+  parseBytes,
+  REQUEST_WS_PROGRESS_WINDOW_MS,
+  WS_FRAME_MAX_BYTES,
+} from '@fileshare/protocol'
 
 import { parseNotifyEmail } from './services/notify/targets.js'
 
@@ -15,6 +20,9 @@ import { parseNotifyEmail } from './services/notify/targets.js'
  * so a smaller buffer would close ordinary uploads with 1009 after `ready`, past any fallback.
  */
 export const WS_MAX_BUFFER_MIN = 2 * WS_FRAME_MAX_BYTES
+
+/** FILE_UPLOAD_WS_BUFFER_BUDGET unless FILE_UPLOAD_WS_MAX_BUFFER is larger. */
+export const WS_BUFFER_BUDGET_DEFAULT = 128 * 1024 ** 2
 
 /** The largest NOTE_MAX_SIZE: a note's body is held in memory whole, twice over while parsed. */
 export const NOTE_MAX_SIZE_LIMIT = 64 * 1024 ** 2
@@ -125,6 +133,15 @@ export interface Config {
 
   fileUploadWs: boolean
   fileUploadWsMaxBuffer: number
+  /**
+   * Bytes all upload sockets together may hold in memory: frames being received and bytes
+   * waiting for storage. A socket that would pass it stops reading until bytes drain.
+   */
+  fileUploadWsBufferBudget: number
+  /** Upload sockets one client address may have open at once; 0 means no limit. */
+  fileUploadWsMaxPerIp: number
+  /** An upload socket delivering less than 1 MiB (or the rest) in this many seconds ends. */
+  fileUploadWsProgressWindowSec: number
   /** Bytes per second per upload; 0 means no limit. */
   fileUploadSpeedLimit: number
   fileUploadConcurrentChunks: number
@@ -463,6 +480,11 @@ export function loadConfig(env: Env = process.env): Config {
   ])
 
   const baseUrl = read.url('BASE_URL', `http://localhost:${port}`)
+  const fileUploadWsMaxBuffer = read.size(
+    'FILE_UPLOAD_WS_MAX_BUFFER',
+    32 * 1024 ** 2,
+    WS_MAX_BUFFER_MIN,
+  )
   const locales = read.localeList('LOCALES')
   const config: Config = {
     port,
@@ -508,10 +530,18 @@ export function loadConfig(env: Env = process.env): Config {
     noteViewDefault: read.defaultOf('NOTE_VIEW_DEFAULT', noteViewOptions, 1),
 
     fileUploadWs: read.boolean('FILE_UPLOAD_WS', true),
-    fileUploadWsMaxBuffer: read.size(
-      'FILE_UPLOAD_WS_MAX_BUFFER',
-      32 * 1024 ** 2,
-      WS_MAX_BUFFER_MIN,
+    fileUploadWsMaxBuffer,
+    // One frame of the largest size must fit, or a socket could wait for it for ever.
+    fileUploadWsBufferBudget: read.size(
+      'FILE_UPLOAD_WS_BUFFER_BUDGET',
+      Math.max(WS_BUFFER_BUDGET_DEFAULT, fileUploadWsMaxBuffer),
+      fileUploadWsMaxBuffer,
+    ),
+    fileUploadWsMaxPerIp: read.integer('FILE_UPLOAD_WS_MAX_PER_IP', 16),
+    fileUploadWsProgressWindowSec: read.integer(
+      'FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC',
+      REQUEST_WS_PROGRESS_WINDOW_MS / 1000,
+      1,
     ),
     fileUploadSpeedLimit: read.size('FILE_UPLOAD_SPEED_LIMIT', 0),
     fileUploadConcurrentChunks: read.integer('FILE_UPLOAD_CONCURRENT_CHUNKS', 3, 1, 64),

@@ -5,7 +5,7 @@
  * silent sockets are closed with 1008, and a normal upload completes meanwhile.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -24,6 +24,7 @@ import WebSocket from 'ws'
 
 import { startBuiltServer } from '../bench/lib.js'
 import { uploadHeaders } from './harness.js'
+import { residentMb } from './process-memory.js'
 import { RawRequest } from './raw-request.js'
 
 const MiB = 1024 * 1024
@@ -41,16 +42,10 @@ let dataDir: string
 const requests: RawRequest[] = []
 const sockets: WebSocket[] = []
 
-/** The process's peak resident set so far, in MB (Linux: VmHWM of /proc/<pid>/status). */
-async function peakRssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1])
-  return (kb * 1024) / 1e6
-}
-
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'fileshare-load-'))
-  server = await startBuiltServer(dataDir, { FILE_MAX_SIZE: '1GB' })
+  // Behind one trusted proxy, so that each silent socket comes from an address of its own.
+  server = await startBuiltServer(dataDir, { FILE_MAX_SIZE: '1GB', TRUST_PROXY: '1' })
   url = server.url
 })
 
@@ -89,8 +84,10 @@ it(
     }
     const socketUrl = `${url.replace(/^http/, 'ws')}/api/upload/ws`
     const closes = await Promise.all(
-      Array.from({ length: SILENT_SOCKETS }, async () => {
-        const socket = new WebSocket(socketUrl)
+      Array.from({ length: SILENT_SOCKETS }, async (_, i) => {
+        const socket = new WebSocket(socketUrl, {
+          headers: { 'X-Forwarded-For': `10.0.${i >> 8}.${i & 255}` },
+        })
         sockets.push(socket)
         socket.on('error', () => undefined)
         const closed = new Promise<number>((resolve) => socket.once('close', resolve))
@@ -122,7 +119,7 @@ it(
 
     // The silent sockets are closed after the 10 s init timeout.
     expect(new Set(await Promise.all(closes))).toEqual(new Set([1008]))
-    const peak = await peakRssMb(server!.child.pid!)
+    const { peak } = await residentMb(server!.child.pid!)
     console.log(`server peak RSS under load: ${peak.toFixed(0)} MB`)
     expect(peak).toBeLessThan(LOAD_RSS_LIMIT_MB)
   },

@@ -20,6 +20,7 @@ import { socketInitHeaders, startTestServer, type TestServer } from './harness.j
 import { blobFiles } from './backends.js'
 import { interceptWrites } from './intercepted-blobs.js'
 import { MALFORMED_FRAME, NOT_UTF8, TestSocket, upgradeAnswer, type Frame } from './test-socket.js'
+import { frameHeader, RawSocket, textFrame } from './raw-socket.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -329,6 +330,36 @@ describe('upload socket', () => {
     })
   })
 
+  // Security: what a socket may be sent is decided from each frame's header, before its payload.
+  describe('frames longer than a socket may be sent are refused from their header', () => {
+    const texts = (socket: RawSocket) => socket.frames.texts.map((text) => JSON.parse(text))
+
+    it('refuses the header of a 32 MiB binary frame before init with 1002', async () => {
+      const socket = await RawSocket.open(url)
+      await socket.write(frameHeader(0x2, 32 * MiB))
+      await socket.closed
+      expect(socket.frames.closeCode).toBe(1002)
+      expect(texts(socket)).toEqual([PROTOCOL_VIOLATION])
+      expect(server.service.services.sessions.size).toBe(0)
+    })
+
+    it('refuses the header of a frame longer than the upload lacks with 1008, storing nothing', async () => {
+      const socket = await RawSocket.open(url)
+      await socket.write(
+        textFrame(JSON.stringify({ type: 'init', headers: socketInitHeaders(MiB) })),
+      )
+      await socket.until(() => socket.frames.texts.length > 0)
+      const [ready] = texts(socket) as [{ id: string }]
+      await socket.write(frameHeader(0x2, 600 * KiB))
+      await socket.write(Buffer.alloc(600 * KiB))
+      await socket.write(frameHeader(0x2, 600 * KiB))
+      await socket.closed
+      expect(socket.frames.closeCode).toBe(1008)
+      expect(texts(socket)).toEqual([{ type: 'ready', id: ready.id }, SIZE_MISMATCH])
+      await expectNothingStored(server, ready.id)
+    })
+  })
+
   describe('a socket that ends before done', () => {
     async function midUpload(): Promise<{ socket: TestSocket; id: string }> {
       const socket = await TestSocket.open(url)
@@ -470,36 +501,60 @@ describe('upload socket with FILE_UPLOAD_WS=false', () => {
   })
 })
 
-describe('upload socket with UPLOAD_SESSION_IDLE_SEC=1', () => {
+describe('upload socket with FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC=1', () => {
   let server: TestServer
-  beforeAll(async () => {
-    server = await startTestServer({ env: { UPLOAD_SESSION_IDLE_SEC: '1' } })
-  })
-  afterAll(() => server.close())
+  let side: Awaited<ReturnType<typeof sideSockets>>
+  const STALLED = { type: 'error', message: 'Upload made too little progress', status: 408 }
 
-  it('ends a socket that delivers nothing for the idle time, and stores nothing', async () => {
-    // A socket kept open by its pings alone must not hold its partial blob and quota for ever.
-    const socket = await TestSocket.open(socketUrl(server.url))
+  beforeAll(async () => {
+    server = await startTestServer({ env: { FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC: '1' } })
+    // Sockets that are pinged several times a window, and answer every ping.
+    side = await sideSockets(server, server.service.blobs)
+  })
+  afterAll(async () => {
+    await side.close()
+    await server.close()
+  })
+
+  // Security: a socket kept open by its pongs alone must not hold its blob, quota and buffer.
+  it('ends a socket that delivers nothing within a window, however many pings it answers', async () => {
+    const socket = await TestSocket.open(side.url)
+    let pings = 0
+    socket.ws.on('ping', () => pings++)
     const id = await socket.init({ type: 'init', headers: socketInitHeaders(100) })
     expect((await socket.closed).code).toBe(1008)
-    expect(socket.frames).toEqual([
-      { type: 'ready', id },
-      { type: 'error', message: 'Upload made too little progress', status: 408 },
-    ])
+    expect(pings).toBeGreaterThanOrEqual(1)
+    expect(socket.frames).toEqual([{ type: 'ready', id }, STALLED])
+    await expectNothingStored(server, id, side.sessions)
+  })
+
+  // Security: a trickle of bytes is no more progress than pongs are (spec: 1 MiB per window).
+  it('ends a socket that delivers less than 1 MiB of a larger rest within a window', async () => {
+    const socket = await TestSocket.open(socketUrl(server.url))
+    const id = await socket.init({ type: 'init', headers: socketInitHeaders(4 * MiB) })
+    const trickle = setInterval(() => socket.sendBytes(randomBytes(64 * KiB)), 100)
+    try {
+      expect((await socket.closed).code).toBe(1008)
+    } finally {
+      clearInterval(trickle)
+    }
+    expect(socket.frames).toEqual([{ type: 'ready', id }, STALLED])
     await expectNothingStored(server, id)
   })
 
-  it('keeps a socket whose bytes keep coming for longer than the idle time', async () => {
-    const body = randomBytes(30)
+  it('keeps a socket that delivers 1 MiB a window for longer than a window', async () => {
+    const body = randomBytes(6 * MiB)
     const socket = await TestSocket.open(socketUrl(server.url))
     const headers = socketInitHeaders(body.length)
     const id = await socket.init({ type: 'init', headers })
-    for (let at = 0; at < body.length; at += 10) {
-      await new Promise((resolve) => setTimeout(resolve, 600))
-      socket.sendBytes(body.subarray(at, at + 10))
+    const started = performance.now()
+    for (let at = 0; at < body.length; at += MiB) {
+      socket.sendBytes(body.subarray(at, at + MiB), MiB)
+      await new Promise((resolve) => setTimeout(resolve, 250))
     }
     socket.sendJson({ type: 'finalize' })
     expect(await socket.waitFor('done')).toEqual({ type: 'done', id, url: expect.any(String) })
+    expect(performance.now() - started).toBeGreaterThan(1000)
     expect((await download(server, id, headers.authToken!)).equals(body)).toBe(true)
   })
 })
@@ -858,4 +913,102 @@ describe('upload socket with failing storage', () => {
     })
     await expectNothingStored(server, id, side.sessions)
   })
+})
+
+describe('upload sockets with FILE_UPLOAD_WS_MAX_PER_IP=2', () => {
+  let server: TestServer
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { FILE_UPLOAD_WS_MAX_PER_IP: '2', TRUST_PROXY: '1', ENABLED_SERVICES: 'file,request' },
+    })
+  })
+  afterAll(() => server.close())
+
+  // Security: one client address cannot hold more than its share of upload sockets.
+  it('refuses a third socket from one address with 429 before the upgrade, of either path', async () => {
+    const from = (ip: string) => ({ 'X-Forwarded-For': ip })
+    const requestPath = `/api/request/${crypto.randomUUID()}/upload/ws`
+    const first = await TestSocket.open(socketUrl(server.url), { headers: from('10.1.0.1') })
+    const second = await TestSocket.open(socketUrl(server.url, requestPath), {
+      headers: from('10.1.0.1'),
+    })
+    const refused = { status: 429, body: { error: 'Too many upload sockets from this address' } }
+    expect(await upgradeAnswer(socketUrl(server.url), from('10.1.0.1'))).toEqual(refused)
+    expect(await upgradeAnswer(socketUrl(server.url, requestPath), from('10.1.0.1'))).toEqual(
+      refused,
+    )
+    // Another address is counted apart.
+    expect((await upgradeAnswer(socketUrl(server.url), from('10.1.0.2'))).status).toBe(101)
+    // A socket that has closed no longer counts.
+    first.ws.close(1000)
+    await first.closed
+    await expect
+      .poll(async () => (await upgradeAnswer(socketUrl(server.url), from('10.1.0.1'))).status, POLL)
+      .toBe(101)
+    second.ws.close(1000)
+  })
+})
+
+describe('upload sockets sharing the smallest FILE_UPLOAD_WS_BUFFER_BUDGET', () => {
+  let server: TestServer
+  let side: Awaited<ReturnType<typeof sideSockets>>
+  const LIMIT = WS_MAX_BUFFER_MIN
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        FILE_UPLOAD_WS_MAX_BUFFER: String(LIMIT),
+        FILE_UPLOAD_WS_BUFFER_BUDGET: String(LIMIT),
+      },
+    })
+    side = await sideSockets(server, server.service.blobs)
+  })
+  afterAll(async () => {
+    await side.close()
+    await server.close()
+  })
+
+  // Security: past the budget a socket is paused, never buffered; it goes on once bytes drain.
+  it('pauses a socket while another holds the budget with a frame under way, then completes both', async () => {
+    const { sockets } = side
+    const frame = 2 * MiB
+    const waiting = await TestSocket.open(side.url)
+    const waitingBody = randomBytes(4 * MiB)
+    const waitingHeaders = socketInitHeaders(waitingBody.length)
+    const waitingId = await waiting.init({ type: 'init', headers: waitingHeaders })
+
+    const holder = await RawSocket.open(side.url)
+    const holderBody = randomBytes(frame)
+    const holderHeaders = socketInitHeaders(frame)
+    await holder.write(textFrame(JSON.stringify({ type: 'init', headers: holderHeaders })))
+    await holder.until(() => holder.frames.texts.length > 0)
+    const holderId = (JSON.parse(holder.frames.texts[0]!) as { id: string }).id
+    // The header and half the payload: the whole frame is taken from the budget.
+    await holder.write(frameHeader(0x2, frame))
+    await holder.write(holderBody.subarray(0, frame / 2))
+    await expect.poll(() => sockets.peakHeldBytes >= frame, POLL).toBe(true)
+
+    waiting.sendBytes(waitingBody, MiB)
+    waiting.sendJson({ type: 'finalize' })
+    await expect
+      .poll(() => sockets.waitingForBudget > 0 || waiting.frames.length > 1, POLL)
+      .toBe(true)
+    expect(waiting.frames).toEqual([{ type: 'ready', id: waitingId }])
+    // What all sockets held never passed the budget by more than a read per socket.
+    expect(sockets.peakHeldBytes).toBeLessThanOrEqual(LIMIT + 2 * 64 * KiB)
+
+    await holder.write(holderBody.subarray(frame / 2))
+    await holder.write(textFrame(JSON.stringify({ type: 'finalize' })))
+    await holder.until(() => holder.frames.texts.length > 1 || holder.ended)
+    expect(JSON.parse(holder.frames.texts[1]!)).toMatchObject({ type: 'done', id: holderId })
+    expect(await waiting.waitFor('done')).toMatchObject({ id: waitingId })
+    expect(sockets.peakHeldBytes).toBeLessThanOrEqual(LIMIT + 2 * 64 * KiB)
+    expect((await download(server, holderId, holderHeaders.authToken!)).equals(holderBody)).toBe(
+      true,
+    )
+    expect((await download(server, waitingId, waitingHeaders.authToken!)).equals(waitingBody)).toBe(
+      true,
+    )
+  }, 30_000)
 })

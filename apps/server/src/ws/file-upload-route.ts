@@ -6,7 +6,12 @@
  */
 import type { IncomingMessage } from 'node:http'
 
-import { ERROR_MESSAGES, isUuid, type UploadWsInitHeaders } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  isUuid,
+  REQUEST_WS_MIN_PROGRESS_BYTES,
+  type UploadWsInitHeaders,
+} from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../services/uploads.js'
@@ -53,11 +58,12 @@ export interface FileUploadHandlerDeps {
   /** Throws 401 when creation needs a login and the upgrade request carries none. */
   requireLogin(request: IncomingMessage): Promise<void>
   /**
-   * A socket that delivers nothing (no byte, no finalize) for this long ends, as an HTTP session
-   * idle for UPLOAD_SESSION_IDLE_SEC does: a socket kept open by its pings alone would otherwise
-   * hold its partial blob and its share of the quota for ever.
+   * A socket that delivers less than 1 MiB (or the rest) in a window this long ends, as a request
+   * upload's socket does (spec: Upload slot inside a request): a socket kept open by its pings,
+   * or by a trickle of bytes, would otherwise hold its partial blob, its share of the quota and
+   * of the receive budget for ever.
    */
-  idleMs: number
+  progressWindowMs: number
 }
 
 export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHandler {
@@ -74,7 +80,7 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
     revoke: (id) => uploads.delete(id, ownerToken),
   })
   return {
-    progress: { windowMs: deps.idleMs, minBytes: 1 },
+    progress: { windowMs: deps.progressWindowMs, minBytes: REQUEST_WS_MIN_PROGRESS_BYTES },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
       const headers = httpHeaders(frame)

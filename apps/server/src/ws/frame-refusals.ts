@@ -4,16 +4,30 @@
  * private `_receiver`, and closes the socket in the same step, before the socket's own `error`
  * event; after that no frame can be sent. A listener put ahead of ws's on the parser can still
  * send the spec's `error` frame before the close (spec: WebSocket /api/upload/ws, Failure).
- * frame-refusals.test.ts fails when ws changes this, so an upgrade cannot break it unseen.
+ * ws checks a message's length against `maxPayload` as each frame header arrives, before any of
+ * its payload is kept; this module sets that limit per socket, as what the socket may still
+ * receive changes. frame-refusals.test.ts fails when ws changes any of this, so an upgrade cannot
+ * break it unseen.
  */
 import { EventEmitter } from 'node:events'
 
 import type { WebSocket } from 'ws'
 
+/** The fields of ws's parser this module reads or writes. */
+interface FrameParser extends EventEmitter {
+  _maxPayload: number
+  _opcode: number
+}
+
+const BINARY_OPCODE = 0x2
+
 /** The frame parser of a `ws` socket, when it has the shape this module relies on. */
-export function frameParserOf(ws: WebSocket): EventEmitter | undefined {
+export function frameParserOf(ws: WebSocket): FrameParser | undefined {
   const receiver = (ws as unknown as { _receiver?: unknown })._receiver
-  return receiver instanceof EventEmitter ? receiver : undefined
+  if (!(receiver instanceof EventEmitter)) return undefined
+  const fields = receiver as Partial<FrameParser>
+  if (typeof fields._maxPayload !== 'number' || typeof fields._opcode !== 'number') return undefined
+  return receiver as FrameParser
 }
 
 /**
@@ -24,4 +38,21 @@ export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void
   const parser = frameParserOf(ws)
   parser?.prependListener('error', listener)
   return parser !== undefined
+}
+
+/**
+ * From the next frame header on, ws refuses (close 1009, `WS_ERR_UNSUPPORTED_MESSAGE_LENGTH`) a
+ * message longer than `bytes`, at least 1, from its header. Returns false when the parser is
+ * not there; the server-wide `maxPayload` then stays in force.
+ */
+export function setFrameLimit(ws: WebSocket, bytes: number): boolean {
+  const parser = frameParserOf(ws)
+  // Zero would mean no limit at all to ws.
+  if (parser) parser._maxPayload = Math.max(1, Math.floor(bytes))
+  return parser !== undefined
+}
+
+/** Whether the message ws is reading, or has just refused, is binary. */
+export function frameIsBinary(ws: WebSocket): boolean {
+  return frameParserOf(ws)?._opcode === BINARY_OPCODE
 }

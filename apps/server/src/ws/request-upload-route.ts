@@ -6,11 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 
-import {
-  ERROR_MESSAGES,
-  REQUEST_WS_MIN_PROGRESS_BYTES,
-  REQUEST_WS_PROGRESS_WINDOW_MS,
-} from '@fileshare/protocol'
+import { ERROR_MESSAGES, REQUEST_WS_MIN_PROGRESS_BYTES } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
@@ -62,7 +58,7 @@ export interface RequestUploadRouteDeps {
   >
   /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
-  /** Window of the progress rule; tests shorten it. */
+  /** Window of the progress rule; FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC unless a test says. */
   progressWindowMs?: number
   /** Bytes each window must bring; tests may change it. */
   minProgressBytes?: number
@@ -71,7 +67,7 @@ export interface RequestUploadRouteDeps {
 export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRoute {
   const { config, requests } = deps
   const progress = {
-    windowMs: deps.progressWindowMs ?? REQUEST_WS_PROGRESS_WINDOW_MS,
+    windowMs: deps.progressWindowMs ?? config.fileUploadWsProgressWindowSec * 1000,
     minBytes: deps.minProgressBytes ?? REQUEST_WS_MIN_PROGRESS_BYTES,
   }
 

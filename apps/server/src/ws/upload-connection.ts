@@ -7,6 +7,7 @@
  * request, "same frames, buffering, backpressure and keepalive").
  */
 import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
 
 import {
   ERROR_MESSAGES,
@@ -23,13 +24,15 @@ import type { RawData, WebSocket } from 'ws'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadSession } from '../services/upload-sessions.js'
-import { onFrameRefused } from './frame-refusals.js'
+import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
 import {
   ProgressWatch,
   STALLED_MESSAGE,
   STALLED_STATUS,
   type ProgressRule,
 } from './progress-watch.js'
+import { ReceiveAccount } from './receive-account.js'
+import type { ReceiveBudget } from './receive-budget.js'
 
 /** A text frame that parsed as a JSON object; its `type` picks what it is. */
 export type ControlFrame = Record<string, unknown>
@@ -88,6 +91,9 @@ export function bufferLimits(maxBuffer: number): BufferLimits {
 
 type Phase = 'awaiting-init' | 'opening' | 'receiving' | 'finalizing' | 'ended'
 
+/** Why reading is paused: storage is behind, or the receive budget cannot give the next frame. */
+type ReadHold = 'store' | 'budget'
+
 type ErrorFrame = UploadWsErrorFrame & { status: number; details?: Record<string, string> }
 
 function isControlFrame(value: unknown): value is ControlFrame {
@@ -109,6 +115,10 @@ export interface UploadConnectionOptions {
   logger: Logger
   /** Told the bytes waiting for the store after each frame; feeds the debug peak counter. */
   onPending(bytes: number): void
+  /** The server-wide budget of bytes upload sockets hold (FILE_UPLOAD_WS_BUFFER_BUDGET). */
+  budget: ReceiveBudget
+  /** The connection under the WebSocket, whose frames are counted against the budget. */
+  socket: Duplex
   /** A socket that sends no `init` within this long is closed with 1008; 10 s by default. */
   initTimeoutMs?: number
 }
@@ -118,7 +128,11 @@ export class UploadConnection {
   private upload: OpenedUpload | undefined
   /** Bytes received whose `append` has not resolved yet. */
   private pending = 0
-  private paused = false
+  /** Bytes the upload still lacks, from `ready` on. */
+  private lacking = 0
+  private readonly holds = new Set<ReadHold>()
+  /** This socket's share of the receive budget. */
+  private readonly account: ReceiveAccount
   /**
    * Counts what arrives from the peer (frames, pongs), and reads taken up again after a pause:
    * the peer answered a ping when this has moved since.
@@ -140,6 +154,13 @@ export class UploadConnection {
     private readonly options: UploadConnectionOptions,
   ) {
     ws.on('message', (data, isBinary) => this.receive(data, isBinary))
+    // Counted after ws has read each chunk (ws listens to the connection first).
+    this.account = new ReceiveAccount(options.socket, {
+      budget: options.budget,
+      maxFrame: options.limits.maxBuffer,
+      pause: () => this.holdReading('budget'),
+      resume: () => this.releaseReading('budget'),
+    })
     ws.on('pong', () => this.heard++)
     // ws refuses some frames itself (one larger than the buffer, a malformed frame, bad UTF-8)
     // and closes the socket at once. Heard ahead of ws, such a refusal fails the upload like any
@@ -160,6 +181,11 @@ export class UploadConnection {
       }
     }, options.initTimeoutMs ?? WS_INIT_TIMEOUT_MS)
     this.initTimer.unref()
+  }
+
+  /** Reading is paused, so no pong can arrive and the client cannot deliver. */
+  private get paused(): boolean {
+    return this.holds.size > 0
   }
 
   /**
@@ -250,6 +276,8 @@ export class UploadConnection {
     }
     this.upload = upload
     this.phase = 'receiving'
+    this.lacking = upload.session.declaredSize - upload.session.startOffset
+    this.limitFrames()
     upload.session.onProbe((withinMs) => this.probe(withinMs))
     const { id, startOffset } = upload.session
     // A resume answers where the bytes continue: the client sends from there.
@@ -262,7 +290,23 @@ export class UploadConnection {
         declaredSize: upload.session.declaredSize - upload.session.startOffset,
         onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, STALLED_MESSAGE, STALLED_STATUS),
       })
+      if (this.paused) this.progress.pause()
     }
+  }
+
+  /**
+   * Sets the longest message ws admits from the next frame header on. Before `ready` and after
+   * `finalize` only a control frame may come; in between a binary frame may bring what the
+   * upload still lacks, up to FILE_UPLOAD_WS_MAX_BUFFER, and a control frame still fits. A longer
+   * frame is refused from its header, before its payload is read.
+   */
+  private limitFrames(): void {
+    const { maxBuffer } = this.options.limits
+    const limit =
+      this.phase === 'receiving'
+        ? Math.max(WS_CONTROL_FRAME_MAX_BYTES, Math.min(maxBuffer, this.lacking))
+        : WS_CONTROL_FRAME_MAX_BYTES
+    setFrameLimit(this.ws, limit)
   }
 
   /**
@@ -285,28 +329,32 @@ export class UploadConnection {
       return
     }
     this.progress?.received(bytes.length)
-    const { limits } = this.options
+    this.lacking -= bytes.length
+    this.limitFrames()
+    const { limits, budget } = this.options
     this.pending += bytes.length
+    // The frame's bytes move from the parser to the store's queue: still held, still counted.
+    this.account.handOver(bytes.length)
     this.options.onPending(this.pending)
-    written.then(
-      () => {
-        this.pending -= bytes.length
-        if (this.paused && this.pending <= limits.lowWater) this.resumeReading()
-      },
-      (error: unknown) => this.failWith(error),
-    )
+    const stored = () => {
+      this.pending -= bytes.length
+      budget.give(bytes.length)
+      if (this.pending <= limits.lowWater) this.releaseReading('store')
+    }
+    written.then(stored, (error: unknown) => {
+      stored()
+      this.failWith(error)
+    })
     if (this.pending > limits.maxBuffer) {
       this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.bufferExceeded, 413)
-    } else if (!this.paused && this.pending >= limits.highWater) {
-      this.paused = true
-      this.ws.pause()
-      // The client cannot deliver while the server does not read: its window stands still.
-      this.progress?.pause()
+    } else if (this.pending >= limits.highWater) {
+      this.holdReading('store')
     }
   }
 
   private async finish(frame: ControlFrame): Promise<void> {
     this.phase = 'finalizing'
+    this.limitFrames()
     // The commit is the server's work; the finalize frame was the client's last delivery.
     this.progress?.stop()
     const upload = this.upload!
@@ -329,8 +377,18 @@ export class UploadConnection {
     this.shut(WS_CLOSE_CODES.normal, '')
   }
 
-  private resumeReading(): void {
-    this.paused = false
+  private holdReading(hold: ReadHold): void {
+    if (this.holds.has(hold)) return
+    const wasPaused = this.paused
+    this.holds.add(hold)
+    if (wasPaused) return
+    this.ws.pause()
+    // The client cannot deliver while the server does not read: its window stands still.
+    this.progress?.pause()
+  }
+
+  private releaseReading(hold: ReadHold): void {
+    if (!this.holds.delete(hold) || this.paused) return
     // Pongs were not read while paused; the next tick must not hold that against the client.
     this.heard++
     this.progress?.resume()
@@ -347,9 +405,14 @@ export class UploadConnection {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame))
   }
 
-  /** Starts the closing handshake; a paused socket reads again so the client's close arrives. */
+  /**
+   * Starts the closing handshake; a paused socket reads again so the client's close arrives,
+   * outside the budget: from here on ws admits nothing longer than a control frame.
+   */
   private shut(code: WsCloseCode, reason: string): void {
-    if (this.paused) this.resumeReading()
+    this.limitFrames()
+    this.account.close()
+    for (const hold of [...this.holds]) this.releaseReading(hold)
     // A close reason is limited to 123 bytes (RFC 6455 §5.5); the error frame carries it anyway.
     this.ws.close(code, Buffer.byteLength(reason) <= MAX_CLOSE_REASON ? reason : '')
   }
@@ -370,14 +433,27 @@ export class UploadConnection {
     this.discard()
   }
 
-  /** A frame ws refused while reading it, mapped onto the spec's close codes. */
+  /**
+   * A frame ws refused while reading it, mapped onto the spec's close codes. One over the frame
+   * limit (limitFrames) is refused from its header and answered as if it had been read: a text
+   * frame is too large, a binary one out of order, or past the declared length when the upload
+   * lacks less than the buffer, or else larger than the buffer.
+   */
   private refusedByWs(error: unknown): void {
     const code = (error as { code?: unknown }).code
     if (
       code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ||
       code === 'WS_ERR_UNSUPPORTED_DATA_PAYLOAD_LENGTH'
     ) {
-      this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.bufferExceeded, 413)
+      if (!frameIsBinary(this.ws)) {
+        this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.controlFrameTooLarge, 413)
+      } else if (this.phase !== 'receiving') {
+        this.fail(WS_CLOSE_CODES.protocolError, ERROR_MESSAGES.protocolViolation, 400)
+      } else if (this.lacking < this.options.limits.maxBuffer) {
+        this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.sizeMismatch, 400)
+      } else {
+        this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.bufferExceeded, 413)
+      }
     } else if (code === 'WS_ERR_INVALID_UTF8') {
       this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
     } else {
@@ -427,6 +503,7 @@ export class UploadConnection {
   private onClose(code: number): void {
     clearTimeout(this.initTimer)
     this.progress?.stop()
+    this.account.close()
     if (this.phase === 'ended') return
     this.phase = 'ended'
     if (code === WS_CLOSE_CODES.normal) this.discard()

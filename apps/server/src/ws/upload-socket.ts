@@ -7,7 +7,7 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 
-import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS, WS_CONTROL_FRAME_MAX_BYTES } from '@fileshare/protocol'
 import { WebSocketServer } from 'ws'
 
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../app.js'
@@ -19,6 +19,8 @@ import { rateLimitHeaders } from '../middleware/rate-limit.js'
 import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
 import type { UploadsService } from '../services/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
+import { ReceiveBudget } from './receive-budget.js'
+import { SocketsPerIp } from './sockets-per-ip.js'
 import { bufferLimits, UploadConnection, type UploadSocketHandler } from './upload-connection.js'
 
 /** One upload socket path; the request upload socket is another entry of the same table. */
@@ -55,6 +57,10 @@ export interface UploadSockets {
   close(): Promise<void>
   /** The most bytes one socket has held for the blob store since start, for tests and debugging. */
   readonly peakPendingBytes: number
+  /** The most bytes all sockets held at once (FILE_UPLOAD_WS_BUFFER_BUDGET), likewise. */
+  readonly peakHeldBytes: number
+  /** Sockets whose reading waits for the budget, likewise. */
+  readonly waitingForBudget: number
 }
 
 const KEEPALIVE_MS = 30_000
@@ -95,7 +101,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     uploads: deps.uploads,
     ipOf: deps.ipOf,
     requireLogin: deps.requireLogin,
-    idleMs: config.uploadSessionIdleSec * 1000,
+    progressWindowMs: config.fileUploadWsProgressWindowSec * 1000,
   })
   const routes: UploadSocketRoute[] = [
     { match: (pathname) => (pathname === FILE_UPLOAD_PATH ? fileHandler : undefined) },
@@ -103,11 +109,14 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
   ]
   const allowedOrigin = new URL(config.baseUrl).origin
   const limits = bufferLimits(config.fileUploadWsMaxBuffer)
-  // A single frame larger than the buffer is refused by ws itself with close 1009.
+  const budget = new ReceiveBudget(config.fileUploadWsBufferBudget)
+  const perIp = new SocketsPerIp(config.fileUploadWsMaxPerIp)
+  // ws refuses a longer message from its header, with close 1009. Until `ready` only a control
+  // frame may come; each connection then raises its own limit (UploadConnection.limitFrames).
   const wss = new WebSocketServer({
     noServer: true,
     perMessageDeflate: false,
-    maxPayload: config.fileUploadWsMaxBuffer,
+    maxPayload: WS_CONTROL_FRAME_MAX_BYTES,
     clientTracking: false,
   })
   const connections = new Set<UploadConnection>()
@@ -187,10 +196,19 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     if (origin !== undefined && origin !== allowedOrigin) {
       return refuse(socket, 403, ERROR_MESSAGES.originNotAllowed)
     }
+    // A client gone while its upgrade waited on the rate limit has nothing left to count.
+    if (socket.destroyed) return
+    // 429 before the upgrade: the client falls back to chunked HTTP, which has limits of its own.
+    const ip = deps.ipOf(request)
+    if (!perIp.admit(ip)) return refuse(socket, 429, ERROR_MESSAGES.tooManyUploadSockets)
+    // Whether ws upgrades it or refuses the handshake, the connection ends with its close.
+    socket.once('close', () => perIp.release(ip))
     wss.handleUpgrade(request, socket, head, (ws) => {
       const connection = new UploadConnection(ws, request, matched, {
         limits,
         logger,
+        budget,
+        socket,
         ...(deps.initTimeoutMs === undefined ? {} : { initTimeoutMs: deps.initTimeoutMs }),
         onPending: (bytes) => {
           if (bytes > peakPendingBytes) peakPendingBytes = bytes
@@ -224,6 +242,12 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     },
     get peakPendingBytes() {
       return peakPendingBytes
+    },
+    get peakHeldBytes() {
+      return budget.peakBytes
+    },
+    get waitingForBudget() {
+      return budget.waitingCount
     },
   }
 }

@@ -51,6 +51,7 @@ export const ERROR_MESSAGES = {
   protocolViolation: 'Protocol violation',
   unsupportedFrame: 'Unsupported frame',
   bufferExceeded: 'Receive buffer exceeded',
+  tooManyUploadSockets: 'Too many upload sockets from this address',
   invalidCliCallback: 'Invalid cli_callback',
   loginFailed: 'Login failed',
   providerUnreachable: 'Login provider unreachable',

@@ -1,0 +1,93 @@
+/**
+ * Follows the frames of a client's byte stream (RFC 6455 §5.2) as they arrive, reading headers
+ * only, to tell how many bytes the WebSocket parser holds for a message not yet complete and how
+ * many more the frame under way will bring. It decides nothing and keeps no payload.
+ */
+
+/** Opcodes from this one on are control frames (§5.5): ping, pong, close. */
+const FIRST_CONTROL_OPCODE = 0x8
+/** The longest frame header: two bytes, an 8-byte length and a 4-byte mask key. */
+const MAX_HEADER_BYTES = 14
+
+export class FrameMeter {
+  /**
+   * Bytes since the parser last held nothing: of the data message under way (its fragments so
+   * far, headers included) and of a frame not yet complete.
+   */
+  private held = 0
+  /** Payload bytes the frame under way has yet to bring. */
+  private owed = 0
+  /** Whether the frame under way is a data frame, whose payload the parser keeps until its end. */
+  private dataFrame = false
+  private fin = false
+  /** A data message has fragments before the frame under way. */
+  private fragmented = false
+  /** The header being gathered, while it is incomplete. */
+  private readonly header = Buffer.alloc(MAX_HEADER_BYTES)
+  private headerBytes = 0
+
+  /** Bytes held now for messages and frames not yet complete. */
+  get heldBytes(): number {
+    return this.held
+  }
+
+  /** Bytes held once the data frame under way is complete: what admitting its header commits. */
+  get committedBytes(): number {
+    return this.held + (this.dataFrame ? this.owed : 0)
+  }
+
+  push(chunk: Uint8Array): void {
+    let at = 0
+    while (at < chunk.length) {
+      if (this.owed > 0) {
+        const taken = Math.min(this.owed, chunk.length - at)
+        this.owed -= taken
+        this.held += taken
+        at += taken
+        if (this.owed === 0) this.frameDone()
+        continue
+      }
+      this.header[this.headerBytes++] = chunk[at++]!
+      this.held++
+      const length = this.headerLength()
+      if (length !== undefined && this.headerBytes === length) this.headerDone()
+    }
+  }
+
+  /** The full length of the header being gathered, once its first two bytes say it. */
+  private headerLength(): number | undefined {
+    if (this.headerBytes < 2) return undefined
+    const code = this.header[1]! & 0x7f
+    const extended = code === 126 ? 2 : code === 127 ? 8 : 0
+    const mask = this.header[1]! & 0x80 ? 4 : 0
+    return 2 + extended + mask
+  }
+
+  private headerDone(): void {
+    const opcode = this.header[0]! & 0x0f
+    const code = this.header[1]! & 0x7f
+    this.fin = (this.header[0]! & 0x80) !== 0
+    this.dataFrame = opcode < FIRST_CONTROL_OPCODE
+    this.owed =
+      code === 126
+        ? this.header.readUInt16BE(2)
+        : code === 127
+          ? Number(this.header.readBigUInt64BE(2))
+          : code
+    this.headerBytes = 0
+    if (this.owed === 0) this.frameDone()
+  }
+
+  private frameDone(): void {
+    if (this.dataFrame) {
+      this.fragmented = !this.fin
+      // The parser hands the message on at its last fragment and keeps nothing of it.
+      if (this.fin) this.held = 0
+    } else if (!this.fragmented) {
+      // A control frame is handled at once; inside a fragmented message its bytes are counted
+      // with the message's until that ends.
+      this.held = 0
+    }
+    this.dataFrame = false
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * One upload socket's share of the receive budget (receive-budget.ts): it follows the frames
+ * arriving on the socket's TCP connection (frame-meter.ts) and, as each frame header arrives,
+ * takes from the budget what the WebSocket parser will hold once that frame is complete. When the
+ * budget cannot give it, reading pauses until it can: the rest of the frame stays with the
+ * client, and the socket holds only what it had already read.
+ */
+import type { Duplex } from 'node:stream'
+
+import { FrameMeter } from './frame-meter.js'
+import type { ReceiveBudget } from './receive-budget.js'
+
+export interface ReceiveAccountOptions {
+  budget: ReceiveBudget
+  /** The longest message the socket may be sent; a longer frame is refused from its header. */
+  maxFrame: number
+  /** Stops reading the socket while the budget cannot give what the next frame needs. */
+  pause(): void
+  resume(): void
+}
+
+export class ReceiveAccount {
+  private readonly meter = new FrameMeter()
+  /** Bytes this socket has taken from the budget for the parser. */
+  private granted = 0
+  private cancelWait: (() => void) | undefined
+  private closed = false
+  private readonly onData = (chunk: Buffer) => this.read(chunk)
+
+  /**
+   * Listens to `socket` after the WebSocket parser does, so each chunk is counted once that
+   * parser has taken in what it holds of it and handed on what is complete.
+   */
+  constructor(
+    private readonly socket: Duplex,
+    private readonly options: ReceiveAccountOptions,
+  ) {
+    socket.on('data', this.onData)
+  }
+
+  /** Whether reading waits for the budget. */
+  get waiting(): boolean {
+    return this.cancelWait !== undefined
+  }
+
+  /**
+   * The parser handed on a complete message of `bytes` for storage: they stay counted, no longer
+   * for the parser but for the caller, who gives them back to the budget once they are stored.
+   */
+  handOver(bytes: number): void {
+    const moved = Math.min(bytes, this.granted)
+    this.granted -= moved
+    this.options.budget.force(bytes - moved)
+  }
+
+  /** Gives back everything this socket holds of the budget and stops counting. */
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    this.socket.off('data', this.onData)
+    this.stopWaiting()
+    this.options.budget.give(this.granted)
+    this.granted = 0
+  }
+
+  private read(chunk: Buffer): void {
+    if (this.closed) return
+    this.meter.push(chunk)
+    this.settle()
+  }
+
+  private settle(): void {
+    const { budget, maxFrame } = this.options
+    const held = this.meter.heldBytes
+    // A frame longer than any the socket may be sent is refused from its header; it commits none.
+    const needed = Math.min(this.meter.committedBytes, held + maxFrame)
+    const wasWaiting = this.waiting
+    this.cancelWait?.()
+    this.cancelWait = undefined
+    if (needed <= this.granted || budget.tryTake(needed - this.granted)) {
+      budget.give(this.granted - needed)
+      this.granted = needed
+      if (wasWaiting) this.options.resume()
+      return
+    }
+    if (held > this.granted) {
+      budget.force(held - this.granted)
+      this.granted = held
+    }
+    if (!wasWaiting) this.options.pause()
+    this.cancelWait = budget.wait(needed - this.granted, () => {
+      this.cancelWait = undefined
+      this.granted = needed
+      this.options.resume()
+    })
+  }
+
+  private stopWaiting(): void {
+    this.cancelWait?.()
+    this.cancelWait = undefined
+  }
+}

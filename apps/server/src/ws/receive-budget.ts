@@ -1,0 +1,84 @@
+/**
+ * The server-wide budget of bytes upload sockets hold in memory (FILE_UPLOAD_WS_BUFFER_BUDGET):
+ * frames being received and bytes waiting for storage, counted for every socket of this process.
+ * A socket takes what it is about to hold before it reads it, or waits with reading paused; bytes
+ * already in memory are counted whether or not they fit, so the count is never below the truth.
+ */
+
+/** One socket waiting for bytes to fit. */
+interface Waiter {
+  bytes: number
+  grant: () => void
+}
+
+export class ReceiveBudget {
+  private used = 0
+  private peak = 0
+  /** In arrival order; the first that fits is served first. */
+  private readonly waiters = new Set<Waiter>()
+  private wakeQueued = false
+
+  constructor(readonly limit: number) {}
+
+  /** Bytes counted now. */
+  get usedBytes(): number {
+    return this.used
+  }
+
+  /** The most bytes counted at once since start, for tests and debugging. */
+  get peakBytes(): number {
+    return this.peak
+  }
+
+  /** Sockets waiting for bytes to fit, for tests and debugging. */
+  get waitingCount(): number {
+    return this.waiters.size
+  }
+
+  /** Counts `bytes` when they fit in what is left; answers whether they did. */
+  tryTake(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false
+    this.count(bytes)
+    return true
+  }
+
+  /** Counts bytes that are held already, whether or not they fit. */
+  force(bytes: number): void {
+    this.count(bytes)
+  }
+
+  give(bytes: number): void {
+    if (bytes <= 0) return
+    this.used -= bytes
+    if (this.waiters.size > 0 && !this.wakeQueued) {
+      this.wakeQueued = true
+      // Out of the caller's step, so a grant never runs inside another socket's read.
+      queueMicrotask(() => this.wake())
+    }
+  }
+
+  /**
+   * Counts `bytes` and calls `grant` once they fit. Waiters are served in arrival order, each as
+   * soon as it fits, so a large one does not hold up small ones behind it. Answers a cancel.
+   */
+  wait(bytes: number, grant: () => void): () => void {
+    const waiter = { bytes, grant }
+    this.waiters.add(waiter)
+    return () => this.waiters.delete(waiter)
+  }
+
+  private count(bytes: number): void {
+    this.used += bytes
+    if (this.used > this.peak) this.peak = this.used
+  }
+
+  private wake(): void {
+    this.wakeQueued = false
+    for (const waiter of this.waiters) {
+      if (this.used + waiter.bytes > this.limit) continue
+      this.waiters.delete(waiter)
+      this.count(waiter.bytes)
+      waiter.grant()
+    }
+  }
+}
