@@ -41,6 +41,7 @@ import {
   requestTakedown,
 } from './request-records.js'
 import { releaseSlot } from './request-slots.js'
+import { HOLD_LAPSE_MS } from './streamed-session-records.js'
 import {
   parseCreateBody,
   parseFinalizeBody,
@@ -616,14 +617,21 @@ export class RequestsService {
    * At start: frees the reservations that no session holds any more. Sessions that were not
    * durable died with the last run; a session with a row in the database (streamed_sessions, or
    * chunk_sessions on PostgreSQL) may still resume and keeps its slot, whichever instance runs it.
+   * On PostgreSQL another instance may have reserved a slot and not yet written its session's
+   * row, so a request whose last reservation is younger than HOLD_LAPSE_MS keeps its count (one
+   * conditional update: a reservation made meanwhile moves `slotReservedAt` and is left alone).
+   * SQLite's single instance has nothing in flight at start.
    */
   async resetReservations(): Promise<number> {
-    const { fileRequests, streamedSessions, chunkSessions } = this.deps.db.tables
+    const { db } = this.deps
+    const { fileRequests, streamedSessions, chunkSessions } = db.tables
     const held = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id})`
-    const freed = await this.deps.db.query
+    const unheld = gt(fileRequests.reservedUploads, held)
+    const settled = lte(fileRequests.slotReservedAt, this.deps.now() - HOLD_LAPSE_MS)
+    const freed = await db.query
       .update(fileRequests)
       .set({ reservedUploads: held })
-      .where(gt(fileRequests.reservedUploads, held))
+      .where(db.dialect === 'sqlite' ? unheld : and(unheld, settled))
       .returning({ id: fileRequests.id })
     return freed.length
   }
@@ -684,7 +692,7 @@ export class RequestsService {
     const now = this.deps.now()
     const [reserved] = await this.deps.db.query
       .update(fileRequests)
-      .set({ reservedUploads: increment(fileRequests.reservedUploads) })
+      .set({ reservedUploads: increment(fileRequests.reservedUploads), slotReservedAt: now })
       .where(
         and(
           eq(fileRequests.id, requestId),
