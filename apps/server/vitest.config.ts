@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config'
 
 /** Integration suites whose servers run on PostgreSQL as well. */
 const POSTGRES_SUITES = [
+  'abuse-mail',
   'admin',
   'api-tokens',
   'auth',

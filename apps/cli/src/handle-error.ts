@@ -3,10 +3,15 @@
  * the exit code: 1 usage, 2 refused by the server (its message verbatim), 3 network or integrity
  * failure, 130 interrupted.
  */
-import { API_TOKEN_MESSAGES, ApiError, isAbortError, ProtocolError } from '@fileshare/protocol'
+import {
+  API_TOKEN_MESSAGES,
+  ApiError,
+  escapeControls,
+  isAbortError,
+  ProtocolError,
+} from '@fileshare/protocol'
 import { CommanderError } from 'commander'
 
-import { escapeControls } from './lib/entry-name.js'
 import { CliError, EXIT } from './lib/errors.js'
 
 export interface ErrorReport {

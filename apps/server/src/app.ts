@@ -150,6 +150,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         const user = await guard('request', (name) => c.req.header(name))
         return user?.sub ?? null
       },
+      login: async (c) => {
+        const user = await guard('request', (name) => c.req.header(name), { identify: true })
+        return user?.sub ?? null
+      },
       now: deps.now,
     }),
   )

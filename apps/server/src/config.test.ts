@@ -21,6 +21,7 @@ const DEFAULTS: Config = {
   rateLimitWindowMs: 60_000,
   rateLimitMax: 600,
   reportRateLimitMax: 3,
+  reportDailyLimit: 10,
   uploadQuotaBytes: 0,
   uploadQuotaWindowSec: DAY,
   cleanupIntervalSec: 60,
@@ -81,6 +82,9 @@ const DEFAULTS: Config = {
     allowPrivate: false,
     webhookHttpHosts: [],
     abuseEmail: null,
+    abuseDigestIntervalSec: 900,
+    emailDailyLimit: 5,
+    emailMaxPerRequest: 10,
   },
 }
 

@@ -95,6 +95,8 @@ export interface Config {
   rateLimitMax: number
   /** Abuse reports per rate-limit window and IP (`POST /api/report/:id`); 0 refuses none. */
   reportRateLimitMax: number
+  /** Abuse reports per UTC day and reporting network (an IPv4 /24, an IPv6 /48); 0 for none. */
+  reportDailyLimit: number
   /** Upload bytes per window and IP; 0 turns the quota off. */
   uploadQuotaBytes: number
   uploadQuotaWindowSec: number
@@ -190,8 +192,14 @@ export interface NotifySettings {
   allowPrivate: boolean
   /** NOTIFY_WEBHOOK_HTTP_HOSTS: host names a webhook may reach over plain http. */
   webhookHttpHosts: string[]
-  /** ABUSE_EMAIL: where a notice of each new abuse report is mailed; null for nowhere. */
+  /** ABUSE_EMAIL: where a digest of new abuse reports is mailed; null for nowhere. */
   abuseEmail: string | null
+  /** ABUSE_DIGEST_INTERVAL_SEC: the least time between two digests to ABUSE_EMAIL. */
+  abuseDigestIntervalSec: number
+  /** NOTIFY_EMAIL_DAILY_LIMIT: requests asking for email per creator and UTC day; 0 for none. */
+  emailDailyLimit: number
+  /** NOTIFY_EMAIL_MAX_PER_REQUEST: notification mails one request may cause. */
+  emailMaxPerRequest: number
 }
 
 export interface MetricsSettings {
@@ -500,6 +508,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
     rateLimitMax: read.integer('RATE_LIMIT_MAX', 600),
     reportRateLimitMax: read.integer('REPORT_RATE_LIMIT_MAX', 3),
+    reportDailyLimit: read.integer('REPORT_DAILY_LIMIT', 10),
     uploadQuotaBytes: read.size('FILE_UPLOAD_QUOTA_BYTES', 0),
     uploadQuotaWindowSec: read.integer('FILE_UPLOAD_QUOTA_WINDOW', DAY, 1),
     cleanupIntervalSec: read.integer('CLEANUP_INTERVAL', 60, 1),
@@ -673,6 +682,9 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
   return {
     smtpUrl,
     abuseEmail,
+    abuseDigestIntervalSec: read.integer('ABUSE_DIGEST_INTERVAL_SEC', 900, 1),
+    emailDailyLimit: read.integer('NOTIFY_EMAIL_DAILY_LIMIT', 5),
+    emailMaxPerRequest: read.integer('NOTIFY_EMAIL_MAX_PER_REQUEST', 10, 1),
     from,
     allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
     webhookHttpHosts: [...new Set(hosts)],

@@ -246,7 +246,7 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     const key = randomBytes(34).toString('base64url')
     const target = work.uploads[0]!.id
     const filed = await call(server, 'POST', `/report/${target}`, {
-      body: { reason: 'Malware\nsecond line\u001b[2J', key },
+      body: { reason: 'Malware\nsecond\u009b2J\u202eline\u001b[2J', key },
     })
     expect(filed).toMatchObject({ status: 201, body: { ok: true } })
     expect(
@@ -257,14 +257,15 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     expect(listed.reports).toHaveLength(2)
     expect(listed.reports[1]).toMatchObject({
       targetId: target,
-      reason: 'Malware\nsecond line\u001b[2J',
+      reason: 'Malware\nsecond\u009b2J\u202eline\u001b[2J',
       status: 'open',
       hasKey: true,
     })
     // Security: a reporter's text reaches the operator's terminal with its control characters escaped.
     const table = await admin(env, 'reports')
-    expect(table.stdout).toContain('Malware\\nsecond line\\u001b[2J')
-    expect(table.stdout).not.toContain('\u001b')
+    const escaped = 'Malware\\x0asecond\\x9b2J\\u202eline\\x1b[2J'
+    expect(table.stdout).toContain(escaped)
+    for (const c of ['\u001b', '\u009b', '\u202e']) expect(table.stdout).not.toContain(c)
     // The list never prints the key; `show` gives the link that opens the content.
     expect(JSON.stringify(listed)).not.toContain(key)
     const n = String(listed.reports[1]!.id)
@@ -276,6 +277,9 @@ describe('fileshare-admin', { timeout: 30_000 }, () => {
     )
     expect(shown.report.link).toBe(`http://files.test/d/${target}#${key}`)
     expect(shown.report.target).toEqual({ kind: 'upload', removed: false, state: 'stored' })
+    const shownText = await admin(env, 'reports', 'show', n)
+    expect(shownText.stdout).toContain(`reason  ${escaped}`)
+    for (const c of ['\u001b', '\u009b', '\u202e']) expect(shownText.stdout).not.toContain(c)
     const noKey = await admin(env, 'reports', 'show', String(listed.reports[0]!.id))
     expect(noKey.stdout).toContain('no key given')
 

@@ -193,6 +193,24 @@ describe('the guard on creation', () => {
   })
 })
 
+describe('email notifications with login on', () => {
+  // Security: an address typed by an anonymous visitor is never mailed.
+  it('takes an email address only from a signed-in creator, even where requests are open', async () => {
+    await startServer({ OIDC_PROTECT_REQUESTS: 'false', SMTP_URL: 'smtp://127.0.0.1:25' })
+    const email = { notifyEmail: 'owner@example.org' }
+    const anonymous = await createFileRequest({}, email)
+    expect(anonymous.status).toBe(400)
+    expect(await anonymous.json()).toEqual({
+      error: 'Invalid request',
+      details: { notifyEmail: 'needs a signed-in creator on this server' },
+    })
+    expect((await createFileRequest({})).status).toBe(201)
+    const ada = bearer(await browserLogin(new Browser(), 'ada'))
+    const signedIn = await createFileRequest(ada, email)
+    expect(signedIn.status, await signedIn.clone().text()).toBe(201)
+  })
+})
+
 describe('sessions', () => {
   it('refuses a session whose signature was tampered with', async () => {
     await startServer()

@@ -93,7 +93,10 @@ export function loginClient(base: () => string) {
     })
   }
 
-  async function createFileRequest(headers: Record<string, string>): Promise<Response> {
+  async function createFileRequest(
+    headers: Record<string, string>,
+    extra: Record<string, unknown> = {},
+  ): Promise<Response> {
     const { fields } = await createRequest({ message: 'Send me the files', acceptsNote: false })
     return fetch(`${base()}/api/request`, {
       method: 'POST',
@@ -105,6 +108,7 @@ export function loginClient(base: () => string) {
         maxSize: 8 * MiB,
         downloads: 3,
         hasPassword: false,
+        ...extra,
       }),
     })
   }

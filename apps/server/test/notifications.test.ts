@@ -30,6 +30,7 @@ import { apiFor, randomSource, singleFile, wsFactory } from './client-support.js
 import { querySql, TEST_DIALECT } from './dialects.js'
 import { startTestServer, type TestServer } from './harness.js'
 import { startMailReceiver, type MailReceiver } from './mail-receiver.js'
+import { requestBody } from './requests.suite.js'
 
 const FILE_NAME = 'quarterly-secret-plan.pdf'
 
@@ -165,6 +166,50 @@ describe('inbox notifications', { timeout: 60_000 }, () => {
     ] as const) {
       const refusal = newRequest(server, { [field]: value })
       await expect(refusal).rejects.toMatchObject({ status: 400 })
+    }
+  })
+
+  // Security: an address the creator typed, unverified, gets a bounded number of mails.
+  it('mails an address at most NOTIFY_EMAIL_MAX_PER_REQUEST times per request and takes NOTIFY_EMAIL_DAILY_LIMIT such requests a day', async () => {
+    const bounded = await startTestServer({
+      env: { ...notifyEnv(mail), NOTIFY_EMAIL_MAX_PER_REQUEST: '2', NOTIFY_EMAIL_DAILY_LIMIT: '2' },
+    })
+    try {
+      mail.mails.length = 0
+      hook.calls.length = 0
+      const { opened } = await newRequest(bounded, {
+        notifyEmail: 'victim@example.test',
+        notifyWebhook: hook.url,
+      })
+      for (let i = 0; i < 3; i++) await upload(bounded, opened, i === 1)
+      // The webhook hears of every upload; once the outbox is empty, every mail queued is sent.
+      await waitForNotice(() => hook.delivered().length >= 3 && mail.mails.length >= 2)
+      const queued = async () =>
+        Number(
+          (await querySql(bounded.service.db, 'SELECT count(*) AS n FROM notifications'))[0]!.n,
+        )
+      await expect.poll(queued, { timeout: 15_000 }).toBe(0)
+      expect(hook.delivered()).toHaveLength(3)
+      expect(mail.mails).toHaveLength(2)
+
+      const create = (targets: Record<string, string>) =>
+        fetch(`${bounded.url}/api/request`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(
+            requestBody({ maxUploads: 10, maxSize: 1024 * 1024, downloads: 1, ...targets }),
+          ),
+        })
+      expect((await create({ notifyEmail: 'victim@example.test' })).status).toBe(201)
+      const refused = await create({ notifyEmail: 'someone@example.test' })
+      expect(refused.status).toBe(429)
+      expect(await refused.json()).toEqual({ error: 'Daily email notification limit reached' })
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+      // A request that asks for no mail is not counted against it.
+      expect((await create({ notifyWebhook: hook.url })).status).toBe(201)
+      expect((await create({})).status).toBe(201)
+    } finally {
+      await bounded.close()
     }
   })
 

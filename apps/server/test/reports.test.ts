@@ -1,13 +1,14 @@
 /**
- * `POST /api/report/:id` on the real server: the body's limits, the per-IP report limit (shared
- * by the instances on PostgreSQL), and an answer that says nothing of whether the id exists.
+ * `POST /api/report/:id` on the real server: the body's limits, the report limits per network
+ * (an IPv4 /24, an IPv6 /48; shared by the instances on PostgreSQL) per window and per day, and
+ * an answer that says nothing of whether the id exists.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { noteBody, startTestServer, type TestServer } from './harness.js'
-import { call, nextIp } from './requests.suite.js'
+import { manualClock, noteBody, startTestServer, type TestServer } from './harness.js'
+import { call } from './requests.suite.js'
 
 let server: TestServer
 
@@ -20,8 +21,15 @@ afterAll(() => server.close())
 
 const key = () => randomBytes(34).toString('base64url')
 
-function report(id: string, body: unknown, ip = nextIp()) {
-  return call(server, 'POST', `/report/${id}`, { body, ip })
+/** An address in a /24 of its own: reporters are counted by network. */
+let networks = 0
+function nextNetwork(): string {
+  networks++
+  return `100.${64 + (networks >> 8)}.${networks & 255}.9`
+}
+
+function report(id: string, body: unknown, ip = nextNetwork(), to: TestServer = server) {
+  return call(to, 'POST', `/report/${id}`, { body, ip })
 }
 
 async function reportsStored(): Promise<number> {
@@ -90,8 +98,8 @@ describe('POST /api/report/:id', () => {
     expect(big.status).toBe(413)
   })
 
-  it('limits reports per IP and window, apart from the /api limit', async () => {
-    const ip = nextIp()
+  it('limits reports per network and window, apart from the /api limit', async () => {
+    const ip = nextNetwork()
     const id = randomUUID()
     expect((await report(id, { reason: 'one' }, ip)).status).toBe(201)
     expect((await report(id, { reason: 'two' }, ip)).status).toBe(201)
@@ -103,5 +111,48 @@ describe('POST /api/report/:id', () => {
     // Another client is not held back, and the refused one may still use the rest of the API.
     expect((await report(id, { reason: 'other' })).status).toBe(201)
     expect((await call(server, 'GET', '/config', { ip })).status).toBe(200)
+  })
+
+  // Security: one network cannot take a fresh address for each report and fill the open reports.
+  it('counts every address of an IPv4 /24 and of an IPv6 /48 as one reporter', async () => {
+    const id = randomUUID()
+    const ipv4 = nextNetwork().replace(/\.9$/, '')
+    expect((await report(id, { reason: 'a' }, `${ipv4}.1`)).status).toBe(201)
+    expect((await report(id, { reason: 'b' }, `${ipv4}.200`)).status).toBe(201)
+    expect((await report(id, { reason: 'c' }, `${ipv4}.77`)).status).toBe(429)
+    expect((await report(id, { reason: 'd' }, '2001:db8:4a:1::1')).status).toBe(201)
+    expect((await report(id, { reason: 'e' }, '2001:db8:4a:ffff:9::2')).status).toBe(201)
+    expect((await report(id, { reason: 'f' }, '2001:db8:4a:7::3')).status).toBe(429)
+    expect((await report(id, { reason: 'g' }, '2001:db8:4b::1')).status).toBe(201)
+  })
+})
+
+describe('the daily report limit', () => {
+  // Security: a network may keep at most REPORT_DAILY_LIMIT reports a day open, then ages out.
+  it('takes REPORT_DAILY_LIMIT reports per network and UTC day, and again the next day', async () => {
+    const clock = manualClock(Date.UTC(2030, 0, 15, 12))
+    const daily = await startTestServer({
+      clock,
+      env: { TRUST_PROXY: 'true', REPORT_RATE_LIMIT_MAX: '0', REPORT_DAILY_LIMIT: '3' },
+    })
+    try {
+      const id = randomUUID()
+      for (const host of [1, 2, 3]) {
+        expect((await report(id, { reason: 'junk' }, `192.0.2.${host}`, daily)).status).toBe(201)
+      }
+      const refused = await report(id, { reason: 'junk' }, '192.0.2.4', daily)
+      expect(refused.status).toBe(429)
+      expect(refused.body).toEqual({ error: 'Too many requests' })
+      expect(Number(refused.headers.get('retry-after'))).toBe(12 * 3600)
+      expect(await daily.service.services.reports.list()).toHaveLength(3)
+      // Another network is not held back.
+      expect((await report(id, { reason: 'real' }, '198.51.100.1', daily)).status).toBe(201)
+      clock.advance(12 * 3600 * 1000)
+      expect((await report(id, { reason: 'junk' }, '192.0.2.5', daily)).status).toBe(201)
+      // The counts of past days go with the cleanup job.
+      expect((await daily.service.cleanup.runOnce()).quotaPruned).toBeGreaterThanOrEqual(2)
+    } finally {
+      await daily.close()
+    }
   })
 })

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { PASSWORD_ALGO, toBase64Url } from '@fileshare/protocol'
+import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { DailyIpHash } from '../src/services/limits/quota.js'
@@ -20,7 +21,7 @@ import {
   uploadHeaders,
   type TestServer,
 } from './harness.js'
-import { ENV as REQUEST_ENV, requestBody } from './requests.suite.js'
+import { createRequest, ENV as REQUEST_ENV, init, requestBody } from './requests.suite.js'
 
 let servers: TestServer[] = []
 afterEach(async () => {
@@ -144,6 +145,42 @@ describe('limits shared by two instances on one database', () => {
       }),
     )
     expect(statusCounts(answers)).toEqual({ 201: 3, 429: 7 })
+  })
+})
+
+describe('request slots when an instance starts', () => {
+  // Security: a request never takes more than maxUploads uploads, however instances come and go.
+  it('leaves alone a slot another instance has reserved and not yet written a session for', async () => {
+    const url = await (await testPostgres()).createDatabase()
+    const env = { ...REQUEST_ENV, DATABASE_URL: url, RATE_LIMIT_MAX: '0' }
+    const first = await startTestServer({ env })
+    servers.push(first)
+    const req = await createRequest(first, { maxUploads: 1 })
+    // Holds the first instance between reserving the slot and writing its session's row.
+    const blocker = new pg.Client({ connectionString: url })
+    await blocker.connect()
+    try {
+      await blocker.query('BEGIN')
+      await blocker.query('LOCK TABLE chunk_sessions IN EXCLUSIVE MODE')
+      const pending = init(first, req, 1000)
+      for (;;) {
+        const { rows } = await blocker.query<{ reserved: number; waiting: string }>(
+          `SELECT (SELECT reserved_uploads FROM file_requests) AS reserved,
+            (SELECT count(*) FROM pg_locks WHERE NOT granted
+              AND relation = 'chunk_sessions'::regclass) AS waiting`,
+        )
+        if (rows[0]!.reserved === 1 && Number(rows[0]!.waiting) > 0) break
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      servers.push(await startTestServer({ env }))
+      await blocker.query('COMMIT')
+      expect((await pending).status).toBe(201)
+    } finally {
+      await blocker.end()
+    }
+    const second = servers[1]!
+    expect((await init(second, req, 1000)).status).toBe(409)
+    expect((await init(first, req, 1000)).status).toBe(409)
   })
 })
 

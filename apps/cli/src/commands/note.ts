@@ -5,6 +5,7 @@
 import {
   NOTE_CONTENT_TYPES,
   createNote,
+  escapeControls,
   inspectNote,
   unlockNote,
   viewNote,
@@ -14,7 +15,6 @@ import { Command, Option } from 'commander'
 
 import { createApi, openSignedInServer } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
-import { escapeControls } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
 import { parseNoteLink } from '../lib/links.js'
 import { record } from '../lib/history.js'

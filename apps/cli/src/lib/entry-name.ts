@@ -3,6 +3,7 @@
  * skipped with a warning) and when extracting (an archive holding one is refused whole): relative,
  * `/`-separated, no `.` or `..` segment, no empty segment, no backslash, no control character.
  */
+import { maskControls } from '@fileshare/protocol'
 
 // C0 controls and DEL: a name holding them could rewrite the terminal it is printed on.
 // eslint-disable-next-line no-control-regex
@@ -20,23 +21,7 @@ export function unsafeEntryName(path: string): string | null {
   return null
 }
 
-// eslint-disable-next-line no-control-regex
-const TERMINAL_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]|\r(?!\n)/g
-
-/**
- * Text from a sender made safe for a terminal: every control character (C0, DEL, C1) except
- * newline, tab and the CR of a CRLF shown as `\xNN`, so that escape sequences (OSC 52 clipboard
- * writes, title changes, cursor moves) are seen instead of obeyed.
- */
-export function escapeControls(text: string): string {
-  return text.replace(
-    TERMINAL_CONTROL,
-    (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-  )
-}
-
-/** A name safe to print: control characters replaced by `?`. */
+/** A name safe to print: control and bidirectional characters replaced by `?`. */
 export function printable(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+  return maskControls(name)
 }

@@ -1,5 +1,5 @@
 /** How fileshare-admin prints: one JSON document with `--json`, else lines and aligned tables. */
-import { formatBytes } from '@fileshare/protocol'
+import { escapeControls, formatBytes } from '@fileshare/protocol'
 
 /** What a command answers: the JSON document and its text for a person. */
 export interface CommandOutput {
@@ -34,8 +34,7 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n')
 }
 
-/** Text from a person (a reason) on one line, control characters escaped. */
+/** Text from a person (a reason) on one line, control and bidirectional characters escaped. */
 export function oneLine(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (char) => JSON.stringify(char).slice(1, -1))
+  return escapeControls(text, { oneLine: true })
 }

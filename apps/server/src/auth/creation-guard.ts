@@ -28,11 +28,13 @@ export type HeaderReader = (name: string) => string | undefined
 
 /**
  * Resolves to the logged-in creator when the service needs a login, to null when it does not
- * (the daily request limit then counts per IP); rejects with 403 or 401.
+ * (the daily request limit then counts per IP); rejects with 403 or 401. With `identify` it
+ * reads the caller's login on an unprotected service too (null without one or without login).
  */
 export type CreationGuard = (
   service: ServiceName,
   header: HeaderReader,
+  options?: { identify?: boolean },
 ) => Promise<SessionResponse | null>
 
 const DISABLED: Record<ServiceName, string> = {
@@ -102,9 +104,9 @@ export function creationGuard(
     note: config.oidcProtectNotes,
     request: config.oidcProtectRequests,
   }
-  return async (service, header) => {
+  return async (service, header, options = {}) => {
     if (!config.enabledServices.includes(service)) throw new HttpError(403, DISABLED[service])
-    if (!protect[service]) return null
+    if (!protect[service] && (options.identify !== true || keys === null)) return null
     if (keys === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
     const token = await readApiToken(tokens, header)
     if (token !== null) {
@@ -114,7 +116,7 @@ export function creationGuard(
       return token.user
     }
     const user = await readSession(keys, header)
-    if (user === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
+    if (user === null && protect[service]) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
     return user
   }
 }

@@ -112,6 +112,11 @@ export const fileRequests = sqliteTable(
     maxSize: integer('max_size').notNull(),
     downloads: integer('downloads').notNull(),
     reservedUploads: integer('reserved_uploads').notNull().default(0),
+    /**
+     * When a slot was last reserved: the reset at start leaves a request reserved more recently
+     * alone, since another instance may be between reserving and creating its session.
+     */
+    slotReservedAt: integer('slot_reserved_at').notNull().default(0),
     /** Finished uploads, deleted ones included (spec: GET /api/inbox/:id, usedUploads). */
     usedUploads: integer('used_uploads').notNull().default(0),
     usedBytes: integer('used_bytes').notNull().default(0),
@@ -120,6 +125,8 @@ export const fileRequests = sqliteTable(
     closesAt: integer('closes_at').notNull(),
     /** Where to tell the creator of an upload (services/notify); null for nobody. */
     notifyEmail: text('notify_email'),
+    /** Notification mails queued for this request, held to NOTIFY_EMAIL_MAX_PER_REQUEST. */
+    notifyEmailsQueued: integer('notify_emails_queued').notNull().default(0),
     notifyWebhook: text('notify_webhook'),
     /** The key webhook deliveries are signed with, given to the creator once. */
     notifyWebhookSecret: blob('notify_webhook_secret', { mode: 'buffer' }),
@@ -210,6 +217,10 @@ export const reports = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** When the operator resolved or dismissed it. */
     closedAt: integer('closed_at'),
+    /** When a digest to ABUSE_EMAIL that named it was sent; null until then. */
+    mailedAt: integer('mailed_at'),
+    /** Until when an instance holds it for the digest it is sending. */
+    mailLeaseUntil: integer('mail_lease_until').notNull().default(0),
   },
   (table) => [index('reports_status').on(table.status)],
 )

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 
-import { clientIp, normalizeIp } from './client-ip.js'
+import { clientIp, normalizeIp, reporterNetwork } from './client-ip.js'
 
 async function ipFor(options: {
   proxies: number
@@ -115,5 +115,16 @@ describe('normalizeIp', () => {
 
   it('keeps what is no address as it is (the unknown marker)', () => {
     expect(normalizeIp('unknown')).toBe('unknown')
+  })
+})
+
+describe('reporterNetwork', () => {
+  it('counts an IPv4 client as its /24 and an IPv6 client as its /48', () => {
+    expect(reporterNetwork(normalizeIp('203.0.113.7'))).toBe('203.0.113.0/24')
+    expect(reporterNetwork(normalizeIp('::ffff:203.0.113.250'))).toBe('203.0.113.0/24')
+    expect(reporterNetwork(normalizeIp('2001:db8:7:1::5'))).toBe('2001:db8:7::/48')
+    expect(reporterNetwork(normalizeIp('2001:db8:7:ffff:1:2:3:4'))).toBe('2001:db8:7::/48')
+    expect(reporterNetwork(normalizeIp('2001:db8::1'))).toBe('2001:db8:0::/48')
+    expect(reporterNetwork('unknown')).toBe('unknown')
   })
 })

@@ -53,6 +53,18 @@ export function normalizeIp(ip: string): string {
 }
 
 /**
+ * The network a client counts as for abuse reports: its IPv4 /24 or its IPv6 /48, from what
+ * `normalizeIp` gave. A /48 is what one IPv6 site is commonly given; for IPv4 a /24 (rather than
+ * the address) keeps a holder of a small block, a hosting subnet say, to one allowance, while
+ * reports are rare enough that unrelated reporters who share a /24 seldom meet the bound.
+ */
+export function reporterNetwork(clientIp: string): string {
+  if (isIP(clientIp) === 4) return `${clientIp.split('.').slice(0, 3).join('.')}.0/24`
+  const v6 = /^([0-9a-f]+:[0-9a-f]+:[0-9a-f]+):[0-9a-f]+::\/64$/.exec(clientIp)
+  return v6 ? `${v6[1]}::/48` : clientIp
+}
+
+/**
  * The eight 16-bit groups of a valid IPv6 address (as `isIP` accepts it), without leading zeros;
  * a zone (`%eth0`) is dropped and a trailing dotted IPv4 part counts as the last two groups.
  */

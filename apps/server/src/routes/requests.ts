@@ -28,6 +28,8 @@ export interface RequestRouteDeps {
    * to the caller's login `sub`, or null when the caller has none.
    */
   creator: (c: Context<AppEnv>) => Promise<string | null>
+  /** The caller's login `sub` whether or not requests need one (401 for an invalid one). */
+  login: (c: Context<AppEnv>) => Promise<string | null>
   now: () => number
 }
 
@@ -57,7 +59,8 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    return c.json(await requests.create(body, { ip: deps.ipOf(c), user }), 201)
+    const client = { ip: deps.ipOf(c), user, login: () => deps.login(c) }
+    return c.json(await requests.create(body, client), 201)
   })
 
   // Before `/:id`, which would otherwise take `limit` for an id.

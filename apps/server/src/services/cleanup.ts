@@ -3,10 +3,10 @@
  * that answer 410 for a while: tombstones.ts), uploads in requests whose retention ended and
  * requests that can hold nothing any more, retries failed blob removals, sweeps blobs and partial
  * files nothing refers to, ends abandoned upload sessions, deletes API tokens long expired and
- * prunes old quota windows and daily request counts (spec: What the service does 5; File upload,
- * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC). Every instance ends its own
- * idle sessions; the rest, which works on what all instances share, runs on one instance at a
- * time (db/leader-lock.ts).
+ * prunes old quota windows and daily counts (spec: What the service does 5; File upload,
+ * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC); it also mails the digest of
+ * new abuse reports when one is due. Every instance ends its own idle sessions; the rest, which
+ * works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
  */
 import { REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
@@ -51,6 +51,7 @@ export interface CleanupDeps {
     | 'tombstones'
     | 'rateLimiter'
     | 'reportLimiter'
+    | 'abuseDigest'
     | 'lockout'
     | 'apiTokens'
   >
@@ -75,6 +76,7 @@ export type CleanupStep =
   | 'orphans'
   | 'partials'
   | 'quota'
+  | 'abuseDigest'
 
 export interface CleanupReport {
   /** Whether this instance held the background work's lock and ran the shared steps. */
@@ -105,6 +107,8 @@ export interface CleanupReport {
   orphansRemoved: number
   partialsRemoved: number
   quotaPruned: number
+  /** Abuse reports named in the digest mailed to ABUSE_EMAIL in this run. */
+  abuseReportsMailed: number
   /** Steps that failed; each was logged and the others still ran. */
   failedSteps: CleanupStep[]
 }
@@ -127,6 +131,7 @@ function emptyReport(): CleanupReport {
     orphansRemoved: 0,
     partialsRemoved: 0,
     quotaPruned: 0,
+    abuseReportsMailed: 0,
     failedSteps: [],
   }
 }
@@ -250,6 +255,10 @@ export class CleanupJob {
         (await services.reportLimiter.prune()) +
         (await services.lockout.prune())
     })
+    // Shared too: the leader alone mails, so there is one digest per interval.
+    await step('abuseDigest', async () => {
+      report.abuseReportsMailed = (await services.abuseDigest?.send()) ?? 0
+    })
 
     this.deps.logger.debug(
       `cleanup (leading): ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
@@ -259,7 +268,8 @@ export class CleanupJob {
         `${report.requestsRemoved} requests, ${report.apiTokensPurged} API tokens, ` +
         `${report.blobsRetried} retried, ` +
         `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
-        `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows` +
+        `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows, ` +
+        `${report.abuseReportsMailed} abuse reports mailed` +
         (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
     )
     return report

@@ -12,6 +12,7 @@ import { RateLimiter, type RateLimit } from './limits/rate-limiter.js'
 import { SharedRateLimiter } from './limits/shared-rate-limiter.js'
 import { NotesService } from './notes.js'
 import { abuseNotifier } from './notify-abuse.js'
+import { AbuseDigest } from './notify/abuse-digest.js'
 import { smtpMailer } from './notify/email.js'
 import { NotificationOutbox } from './notify/outbox.js'
 import { NotificationWorker } from './notify/worker.js'
@@ -52,8 +53,10 @@ export interface Services {
   /** The operator's removals (fileshare-admin rm). */
   takedown: Takedown
   reports: ReportsService
-  /** The per-IP limit of abuse reports, pruned by the cleanup job with the others. */
+  /** The per-network limit of abuse reports, pruned by the cleanup job with the others. */
   reportLimiter: RateLimit
+  /** Mails new abuse reports to ABUSE_EMAIL; the cleanup job's leader runs it. Null without. */
+  abuseDigest: AbuseDigest | null
   apiTokens: ApiTokens
 }
 
@@ -164,13 +167,22 @@ export async function createServices(
   const reports = new ReportsService({
     db,
     limiter: reportLimiter,
+    dailyLimit: config.reportDailyLimit,
+    ipHash,
     now,
-    notify: abuseNotifier(
-      logger,
-      abuseEmail === null || mailer === null ? null : { mailer, to: abuseEmail, title },
-    ),
-    onError,
+    notify: abuseNotifier(logger),
   })
+  const abuseDigest =
+    abuseEmail === null || mailer === null
+      ? null
+      : new AbuseDigest({
+          db,
+          mailer,
+          to: abuseEmail,
+          title,
+          intervalMs: config.notify.abuseDigestIntervalSec * 1000,
+          now,
+        })
   return {
     sessions,
     streamed,
@@ -190,6 +202,7 @@ export async function createServices(
     takedown,
     reports,
     reportLimiter,
+    abuseDigest,
     apiTokens: new ApiTokens({ db, now }),
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Abuse reports (`POST /api/report/:id`, `fileshare-admin reports`): filed by anyone holding a
  * link, stored for the operator, never telling the reporter whether the id exists (the answer is
- * the same either way). Nothing of the reporter is kept: the per-IP limit counts in memory, or
- * under the daily HMAC of the IP on PostgreSQL (limits/).
+ * the same either way). A reporter counts as its network (an IPv4 /24, an IPv6 /48), against a
+ * rate limit and a daily limit, so that no network fills the open reports alone. Nothing of the
+ * reporter is kept with a report: the limits count in memory, or under the daily HMAC of the
+ * network in the database (limits/), and the daily counts go with their day.
  */
 import {
   ERROR_MESSAGES,
@@ -15,6 +17,9 @@ import { and, count, desc, eq } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
+import { reporterNetwork } from '../middleware/client-ip.js'
+import { countToday } from './limits/daily-counts.js'
+import type { DailyIpHash } from './limits/quota.js'
 import type { RateLimit } from './limits/rate-limiter.js'
 import { invalid } from './validation.js'
 
@@ -42,12 +47,14 @@ const KEY_BYTES = 2 + SECRET_SIZE
 
 export interface ReportsDeps {
   db: Db
-  /** Reports per IP and window (REPORT_RATE_LIMIT_MAX), on top of the `/api` rate limit. */
+  /** Reports per network and window (REPORT_RATE_LIMIT_MAX), on top of the `/api` rate limit. */
   limiter: RateLimit
+  /** Reports per network and UTC day (REPORT_DAILY_LIMIT); 0 for no limit. */
+  dailyLimit: number
+  ipHash: DailyIpHash
   now: () => number
   /** Tells the operator of a new report (notify-abuse.ts). */
-  notify: (report: Report) => Promise<void>
-  onError: (error: unknown) => void
+  notify: (report: Report) => void
 }
 
 export class ReportsService {
@@ -55,30 +62,33 @@ export class ReportsService {
 
   /**
    * Files a report on `targetId`, whatever it names: 400 for a malformed id or body, 429 past the
-   * IP's report limit or with too many reports open.
+   * network's report limits or with too many reports open. The daily count, the check of the
+   * open reports and the report are one transaction, so a refused report counts nothing.
    */
   async file(targetId: string, body: unknown, clientIp: string): Promise<Report> {
     if (!isUuid(targetId)) throw invalid({ id: 'must be a UUID' })
     const { reason, key } = parseReport(body)
-    const limit = await this.deps.limiter.hit(`report:${clientIp}`)
-    if (!limit.allowed) {
-      throw new HttpError(429, ERROR_MESSAGES.rateLimited, {
-        headers: { 'Retry-After': String(limit.retryAfterSec) },
-      })
-    }
-    const { reports } = this.deps.db.tables
-    const [open] = await this.deps.db.query
-      .select({ n: count() })
-      .from(reports)
-      .where(eq(reports.status, 'open'))
-    if ((open?.n ?? 0) >= MAX_OPEN_REPORTS) throw new HttpError(429, ERROR_MESSAGES.rateLimited)
-    const [report] = await this.deps.db.query
-      .insert(reports)
-      .values({ targetId, reason, key, status: 'open', createdAt: this.deps.now() })
-      .returning()
-    const filed = report as Report
-    // The reporter's answer does not wait for the operator's mail, nor fail with it.
-    this.deps.notify(filed).catch(this.deps.onError)
+    const network = reporterNetwork(clientIp)
+    const limit = await this.deps.limiter.hit(`report:${network}`)
+    if (!limit.allowed) throw tooManyReports(limit.retryAfterSec)
+    const { db, dailyLimit, ipHash } = this.deps
+    const { reports } = db.tables
+    const now = this.deps.now()
+    const filed = await db.transaction(async (tx) => {
+      if (dailyLimit > 0) {
+        const client = `report:${ipHash.of(network, now)}`
+        const wait = await countToday(tx, db.tables, client, dailyLimit, now)
+        if (wait !== null) throw tooManyReports(wait)
+      }
+      const [open] = await tx.select({ n: count() }).from(reports).where(eq(reports.status, 'open'))
+      if ((open?.n ?? 0) >= MAX_OPEN_REPORTS) throw new HttpError(429, ERROR_MESSAGES.rateLimited)
+      const [report] = await tx
+        .insert(reports)
+        .values({ targetId, reason, key, status: 'open', createdAt: now })
+        .returning(reportColumns(db))
+      return report as Report
+    })
+    this.deps.notify(filed)
     return filed
   }
 
@@ -86,7 +96,7 @@ export class ReportsService {
   async list(status?: ReportStatus): Promise<Report[]> {
     const { reports } = this.deps.db.tables
     const rows = await this.deps.db.query
-      .select()
+      .select(reportColumns(this.deps.db))
       .from(reports)
       .where(status === undefined ? undefined : eq(reports.status, status))
       .orderBy(desc(reports.id))
@@ -95,7 +105,10 @@ export class ReportsService {
 
   async get(id: number): Promise<Report | undefined> {
     const { reports } = this.deps.db.tables
-    const [row] = await this.deps.db.query.select().from(reports).where(eq(reports.id, id))
+    const [row] = await this.deps.db.query
+      .select(reportColumns(this.deps.db))
+      .from(reports)
+      .where(eq(reports.id, id))
     return row as Report | undefined
   }
 
@@ -109,6 +122,18 @@ export class ReportsService {
       .returning({ id: reports.id })
     return closed.length > 0
   }
+}
+
+/** The columns of a `Report`: not the digest's bookkeeping (notify/abuse-digest.ts). */
+function reportColumns(db: Db) {
+  const { id, targetId, reason, key, status, createdAt, closedAt } = db.tables.reports
+  return { id, targetId, reason, key, status, createdAt, closedAt }
+}
+
+function tooManyReports(retryAfterSec: number): HttpError {
+  return new HttpError(429, ERROR_MESSAGES.rateLimited, {
+    headers: { 'Retry-After': String(retryAfterSec) },
+  })
 }
 
 /** The body `{ reason, key? }`: a reason of 1 to 2,000 characters, a key as a link's secret. */

@@ -23,13 +23,14 @@ import {
 } from '@fileshare/protocol'
 import { and, eq, gt, gte, lt, lte, notExists, sql } from 'drizzle-orm'
 
-import type { Config } from '../config.js'
+import { loginEnabled, type Config } from '../config.js'
 import type { Db, Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { BlobJanitor } from './blob-janitor.js'
+import { countToday, DAY_MS, dayStart } from './limits/daily-counts.js'
 import type { DailyIpHash, QuotaReservation, UploadQuota } from './limits/quota.js'
 import type { NotificationOutbox } from './notify/outbox.js'
 import type { Tombstones } from './tombstones.js'
@@ -41,6 +42,7 @@ import {
   requestTakedown,
 } from './request-records.js'
 import { releaseSlot } from './request-slots.js'
+import { HOLD_LAPSE_MS } from './streamed-session-records.js'
 import {
   parseCreateBody,
   parseFinalizeBody,
@@ -51,6 +53,7 @@ import {
   type RequestUploadInitValues,
 } from './request-validation.js'
 import { tokenMatches } from './tokens.js'
+import { invalid } from './validation.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
 import { finalizeStored } from './stored-finalize.js'
@@ -70,6 +73,11 @@ export interface RequestClient {
   ip: string
   /** The OIDC `sub` of the caller's login, or null without one. */
   user: string | null
+  /**
+   * Reads the caller's login `sub` where requests need none (null without one), for what only a
+   * signed-in creator may ask for; absent where no login can be read.
+   */
+  login?: () => Promise<string | null>
 }
 
 /** The context of a session uploading into a request (normal uploads carry `kind: 'file'`). */
@@ -109,8 +117,6 @@ export interface RequestsDeps {
 
 /** Bytes of a request's webhook signing key. */
 const NOTIFY_SECRET_BYTES = 32
-
-const DAY_MS = 86_400_000
 
 export class RequestsService {
   constructor(private readonly deps: RequestsDeps) {
@@ -159,38 +165,40 @@ export class RequestsService {
   }
 
   /**
-   * Creates a request (spec: POST /api/request): 400 for an invalid body, 429 when the caller's
-   * FILE_REQUEST_DAILY_LIMIT is used up. The count and the record are written in one
-   * transaction, so a refused or failed creation counts nothing.
+   * Creates a request (spec: POST /api/request): 400 for an invalid body (or, with a login
+   * configured, an email notification asked for without one), 429 when the caller's
+   * FILE_REQUEST_DAILY_LIMIT or NOTIFY_EMAIL_DAILY_LIMIT is used up. The counts and the record
+   * are written in one transaction, so a refused or failed creation counts nothing.
    */
   async create(body: unknown, client: RequestClient): Promise<CreateFileRequestResponse> {
     const { config, db } = this.deps
-    const { fileRequests, requestDailyCounts } = db.tables
+    const { fileRequests } = db.tables
     const fields = parseCreateBody(body, config)
     const now = this.deps.now()
     const id = randomUUID()
     const closesAt = now + fields.expireSec * 1000
     // Kept in clear, since signing needs it; it is given to the creator only in this answer.
     const webhookSecret = fields.notifyWebhook === null ? null : randomBytes(NOTIFY_SECRET_BYTES)
+    const clientKey = this.clientKey(client, dayStart(now))
+    // With a login configured only a signed-in creator may name an address, counted per login.
+    let emailKey = `email:${clientKey}`
+    if (fields.notifyEmail !== null && loginEnabled(config)) {
+      const login = client.user ?? (await client.login?.()) ?? null
+      if (login === null) throw invalid({ notifyEmail: 'needs a signed-in creator on this server' })
+      emailKey = `email:user:${login}`
+    }
     const limit = config.fileRequestDailyLimit
+    const emailLimit = config.notify.emailDailyLimit
     await db.transaction(async (tx) => {
       if (limit > 0) {
-        const day = dayStart(now)
-        const [counted] = await tx
-          .insert(requestDailyCounts)
-          .values({ clientKey: this.clientKey(client, day), dayStart: day, count: 1 })
-          .onConflictDoUpdate({
-            target: [requestDailyCounts.clientKey, requestDailyCounts.dayStart],
-            set: { count: increment(requestDailyCounts.count) },
-            setWhere: lt(requestDailyCounts.count, limit),
-          })
-          .returning({ count: requestDailyCounts.count })
-        if (counted === undefined) {
-          const seconds = Math.max(1, Math.ceil((day + DAY_MS - now) / 1000))
-          throw new HttpError(429, ERROR_MESSAGES.dailyRequestLimitReached, {
-            headers: { 'Retry-After': String(seconds) },
-          })
-        }
+        const wait = await countToday(tx, db.tables, clientKey, limit, now)
+        if (wait !== null) throw dailyLimitReached(ERROR_MESSAGES.dailyRequestLimitReached, wait)
+      }
+      // Each address is typed by the creator, unverified: bounded per creator, with the count
+      // of mails per request (storeUpload), so the server cannot be used to flood an inbox.
+      if (fields.notifyEmail !== null && emailLimit > 0) {
+        const wait = await countToday(tx, db.tables, emailKey, emailLimit, now)
+        if (wait !== null) throw dailyLimitReached(ERROR_MESSAGES.notifyEmailLimitReached, wait)
       }
       await tx.insert(fileRequests).values({
         id,
@@ -563,7 +571,27 @@ export class RequestsService {
       expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
     })
     const upload = { uploadId, requestId, size: init.size, arrivedAt: now }
-    return this.deps.outbox.enqueue(tx, upload, moved)
+    const mail = moved.notifyEmail !== null && (await this.countEmail(tx, requestId))
+    return this.deps.outbox.enqueue(tx, upload, {
+      ...moved,
+      notifyEmail: mail ? moved.notifyEmail : null,
+    })
+  }
+
+  /** On `tx`: counts one notification mail of `requestId`; false once it has caused its maximum. */
+  private async countEmail(tx: Executor, requestId: string): Promise<boolean> {
+    const { fileRequests } = this.deps.db.tables
+    const [counted] = await tx
+      .update(fileRequests)
+      .set({ notifyEmailsQueued: increment(fileRequests.notifyEmailsQueued) })
+      .where(
+        and(
+          eq(fileRequests.id, requestId),
+          lt(fileRequests.notifyEmailsQueued, this.deps.config.notify.emailMaxPerRequest),
+        ),
+      )
+      .returning({ id: fileRequests.id })
+    return counted !== undefined
   }
 
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
@@ -616,14 +644,21 @@ export class RequestsService {
    * At start: frees the reservations that no session holds any more. Sessions that were not
    * durable died with the last run; a session with a row in the database (streamed_sessions, or
    * chunk_sessions on PostgreSQL) may still resume and keeps its slot, whichever instance runs it.
+   * On PostgreSQL another instance may have reserved a slot and not yet written its session's
+   * row, so a request whose last reservation is younger than HOLD_LAPSE_MS keeps its count (one
+   * conditional update: a reservation made meanwhile moves `slotReservedAt` and is left alone).
+   * SQLite's single instance has nothing in flight at start.
    */
   async resetReservations(): Promise<number> {
-    const { fileRequests, streamedSessions, chunkSessions } = this.deps.db.tables
+    const { db } = this.deps
+    const { fileRequests, streamedSessions, chunkSessions } = db.tables
     const held = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id})`
-    const freed = await this.deps.db.query
+    const unheld = gt(fileRequests.reservedUploads, held)
+    const settled = lte(fileRequests.slotReservedAt, this.deps.now() - HOLD_LAPSE_MS)
+    const freed = await db.query
       .update(fileRequests)
       .set({ reservedUploads: held })
-      .where(gt(fileRequests.reservedUploads, held))
+      .where(db.dialect === 'sqlite' ? unheld : and(unheld, settled))
       .returning({ id: fileRequests.id })
     return freed.length
   }
@@ -684,7 +719,7 @@ export class RequestsService {
     const now = this.deps.now()
     const [reserved] = await this.deps.db.query
       .update(fileRequests)
-      .set({ reservedUploads: increment(fileRequests.reservedUploads) })
+      .set({ reservedUploads: increment(fileRequests.reservedUploads), slotReservedAt: now })
       .where(
         and(
           eq(fileRequests.id, requestId),
@@ -720,7 +755,7 @@ export function belongsTo(requestId: string) {
     isRequestUploadContext(context) && context.requestId === requestId
 }
 
-/** The start of the UTC day of `ms`. */
-function dayStart(ms: number): number {
-  return Math.floor(ms / DAY_MS) * DAY_MS
+/** A 429 for a daily limit, with the seconds until the next UTC day. */
+function dailyLimitReached(message: string, retryAfterSec: number): HttpError {
+  return new HttpError(429, message, { headers: { 'Retry-After': String(retryAfterSec) } })
 }

@@ -33,6 +33,7 @@ export const ERROR_MESSAGES = {
   requestFull: 'Request is full',
   requestClosed: 'Request is closed or expired',
   dailyRequestLimitReached: 'Daily request limit reached',
+  notifyEmailLimitReached: 'Daily email notification limit reached',
   requestBodyTooLarge: 'Request body too large',
   finalizeBodyTooLarge: 'Finalize body too large',
   tooManyAttempts: 'Too many failed attempts, try again later',

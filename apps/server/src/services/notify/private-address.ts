@@ -1,11 +1,14 @@
 /**
  * Whether an IP address is one a notification must not reach unless the operator allows it:
  * loopback, private, link-local, shared, unspecified or multicast space, so a webhook cannot be
- * used to probe the server's own network (RFC 1918, RFC 6598, RFC 4193, RFC 4291).
+ * used to probe the server's own network (RFC 1918, RFC 6598, RFC 4193, RFC 4291). An IPv6
+ * address that carries an IPv4 address where the network can reach it (IPv4-mapped, NAT64's
+ * well-known prefix, 6to4) is judged by that IPv4 address; IPv4-compatible addresses and
+ * NAT64's local-use prefix are refused whole.
  */
 import { BlockList, isIP } from 'node:net'
 
-const BLOCKED = new BlockList()
+const BLOCKED_IPV4 = new BlockList()
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
@@ -18,23 +21,65 @@ for (const [network, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 3],
 ] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv4')
+  BLOCKED_IPV4.addSubnet(network, prefix, 'ipv4')
 }
+
+const BLOCKED_IPV6 = new BlockList()
 for (const [network, prefix] of [
-  ['::', 127],
-  ['64:ff9b::', 96],
+  // IPv4-compatible addresses (RFC 4291 §2.5.5.1, deprecated), with `::` and `::1`: a host that
+  // still routes them sends them to the embedded IPv4 address, whatever it is.
+  ['::', 96],
+  // NAT64 local-use (RFC 8215): translated by the operator's own network, where the IPv4
+  // address sits depends on a prefix length only that network knows.
+  ['64:ff9b:1::', 48],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
 ] as const) {
-  BLOCKED.addSubnet(network, prefix, 'ipv6')
+  BLOCKED_IPV6.addSubnet(network, prefix, 'ipv6')
 }
 
-/** True for an address in a blocked range; an IPv4-mapped IPv6 address is judged as IPv4. */
+/** The IPv4 address an IPv6 address hands its traffic to, for the prefixes that embed one. */
+function embeddedIpv4(words: number[]): string | null {
+  const quad = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+  const startsWith = (prefix: number[]) => prefix.every((word, i) => words[i] === word)
+  // IPv4-mapped (RFC 4291 §2.5.5.2) and NAT64's well-known prefix (RFC 6052 §2.1, /96 form).
+  if (startsWith([0, 0, 0, 0, 0, 0xffff]) || startsWith([0x64, 0xff9b, 0, 0, 0, 0])) {
+    return quad(words[6]!, words[7]!)
+  }
+  // 6to4 (RFC 3056 §2): 2002:V4ADDR::/48.
+  if (words[0] === 0x2002) return quad(words[1]!, words[2]!)
+  return null
+}
+
+/** The eight 16-bit words of an IPv6 address (a trailing dotted quad allowed), or null. */
+function ipv6Words(address: string): number[] | null {
+  let text = address.replace(/%.*$/, '').toLowerCase()
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number]
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const halves = text.split('::')
+  if (halves.length > 2) return null
+  const part = (half: string | undefined) => (half ? half.split(':') : [])
+  const head = part(halves[0])
+  const tail = part(halves[1])
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null
+  const words = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill('0'), ...tail]
+  if (!words.every((word) => /^[0-9a-f]{1,4}$/.test(word))) return null
+  return words.map((word) => parseInt(word, 16))
+}
+
+/** True for an address in a blocked range, or for anything that is not an IP address. */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped) return isPrivateAddress(mapped[1]!)
   const family = isIP(address)
-  if (family === 0) return true
-  return BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6')
+  if (family === 4) return BLOCKED_IPV4.check(address, 'ipv4')
+  if (family !== 6) return true
+  const words = ipv6Words(address)
+  if (words === null) return true
+  const ipv4 = embeddedIpv4(words)
+  if (ipv4 !== null) return BLOCKED_IPV4.check(ipv4, 'ipv4')
+  return BLOCKED_IPV6.check(address.replace(/%.*$/, ''), 'ipv6')
 }
