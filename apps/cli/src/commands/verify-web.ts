@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises'
 import { getAsset, isSea } from 'node:sea'
 
 import {
+  escapeControls,
   HEALTH_STATUS_OK,
   parseIntegrityManifest,
   type WebIntegrityManifest,
@@ -13,7 +14,6 @@ import {
 import { Command } from 'commander'
 
 import type { Context } from '../lib/context.js'
-import { escapeControls } from '../lib/entry-name.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
 import { addJsonOption, examples } from '../lib/options.js'
 import { verifyWebApp, type WebAppReport } from '../lib/verify-web.js'
