@@ -77,6 +77,7 @@ const DEFAULTS: Config = {
     allowPrivate: false,
     webhookHttpHosts: [],
     abuseEmail: null,
+    deliveryTimeoutMs: 10_000,
   },
 }
 
@@ -475,6 +476,13 @@ describe('metrics settings', () => {
     const bad = () => loadConfig({ SMTP_URL: 'http://user:s3cret@mail.example.org' })
     expect(bad).toThrow('SMTP_URL must be an smtp:// or smtps:// address')
     expect(bad).not.toThrow(/s3cret/)
+  })
+
+  it('bounds NOTIFY_DELIVERY_TIMEOUT_MS within the outbox claim on a row', () => {
+    expect(loadConfig({ NOTIFY_DELIVERY_TIMEOUT_MS: '2500' }).notify.deliveryTimeoutMs).toBe(2500)
+    expect(() => loadConfig({ NOTIFY_DELIVERY_TIMEOUT_MS: '60001' })).toThrow(
+      'NOTIFY_DELIVERY_TIMEOUT_MS must be an integer from 100 to 60000, got "60001"',
+    )
   })
 
   // Security: ABUSE_EMAIL passes the same address check as a request's notifyEmail, so no value

@@ -7,6 +7,7 @@ import { resolve } from 'node:path'
 
 import { formatBytes, parseBytes, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
+import { DEFAULT_RETRY_POLICY } from './services/notify/outbox.js'
 import { parseNotifyEmail } from './services/notify/targets.js'
 
 /**
@@ -168,6 +169,8 @@ export interface NotifySettings {
   allowPrivate: boolean
   /** NOTIFY_WEBHOOK_HTTP_HOSTS: host names a webhook may reach over plain http. */
   webhookHttpHosts: string[]
+  /** NOTIFY_DELIVERY_TIMEOUT_MS: the most one delivery may take, whatever the receiver sends. */
+  deliveryTimeoutMs: number
   /** ABUSE_EMAIL: where a notice of each new abuse report is mailed; null for nowhere. */
   abuseEmail: string | null
 }
@@ -635,6 +638,13 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
     from,
     allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
     webhookHttpHosts: [...new Set(hosts)],
+    // Well within the outbox's claim on a row, so no other instance takes a row still under way.
+    deliveryTimeoutMs: read.integer(
+      'NOTIFY_DELIVERY_TIMEOUT_MS',
+      10_000,
+      100,
+      DEFAULT_RETRY_POLICY.leaseMs / 2,
+    ),
   }
 }
 
