@@ -59,7 +59,7 @@ async function timed(operation: (i: number) => Promise<unknown>): Promise<number
   return round(Number(process.hrtime.bigint() - started) / 1000 / OPERATIONS, 1)
 }
 
-/** Per-call cost of a quota reservation with its settlement and of a lockout failure + check. */
+/** Per-call cost of a quota reservation with its settlement and of a lockout admission + check. */
 async function limitCalls(db: Db, lockout: Lockout) {
   const ipHash = await DailyIpHash.load(db)
   const quota = new DbUploadQuota({ db, ipHash, quotaBytes: 1e12, windowSec: 86400, now: Date.now })
@@ -67,7 +67,7 @@ async function limitCalls(db: Db, lockout: Lockout) {
   return {
     quotaReserveSettleUs: await timed(async (i) => (await quota.reserve(ip(i), 100)).settle(true)),
     lockoutFailCheckUs: await timed(async (i) => {
-      await lockout.fail(`note:${i % 50}`, ip(i))
+      await lockout.admit(`note:${i % 50}`, ip(i))
       await lockout.assertOpen(`note:${i % 50}`, ip(i + 1))
     }),
   }

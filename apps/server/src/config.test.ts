@@ -85,6 +85,7 @@ const DEFAULTS: Config = {
     abuseDigestIntervalSec: 900,
     emailDailyLimit: 5,
     emailMaxPerRequest: 10,
+    deliveryTimeoutMs: 10_000,
   },
 }
 
@@ -498,6 +499,13 @@ describe('metrics settings', () => {
     const bad = () => loadConfig({ SMTP_URL: 'http://user:s3cret@mail.example.org' })
     expect(bad).toThrow('SMTP_URL must be an smtp:// or smtps:// address')
     expect(bad).not.toThrow(/s3cret/)
+  })
+
+  it('bounds NOTIFY_DELIVERY_TIMEOUT_MS within the outbox claim on a row', () => {
+    expect(loadConfig({ NOTIFY_DELIVERY_TIMEOUT_MS: '2500' }).notify.deliveryTimeoutMs).toBe(2500)
+    expect(() => loadConfig({ NOTIFY_DELIVERY_TIMEOUT_MS: '60001' })).toThrow(
+      'NOTIFY_DELIVERY_TIMEOUT_MS must be an integer from 100 to 60000, got "60001"',
+    )
   })
 
   // Security: ABUSE_EMAIL passes the same address check as a request's notifyEmail, so no value

@@ -12,6 +12,7 @@ import {
   WS_FRAME_MAX_BYTES,
 } from '@fileshare/protocol'
 
+import { DEFAULT_RETRY_POLICY } from './services/notify/outbox.js'
 import { parseNotifyEmail } from './services/notify/targets.js'
 
 /**
@@ -192,6 +193,8 @@ export interface NotifySettings {
   allowPrivate: boolean
   /** NOTIFY_WEBHOOK_HTTP_HOSTS: host names a webhook may reach over plain http. */
   webhookHttpHosts: string[]
+  /** NOTIFY_DELIVERY_TIMEOUT_MS: the most one delivery may take, whatever the receiver sends. */
+  deliveryTimeoutMs: number
   /** ABUSE_EMAIL: where a digest of new abuse reports is mailed; null for nowhere. */
   abuseEmail: string | null
   /** ABUSE_DIGEST_INTERVAL_SEC: the least time between two digests to ABUSE_EMAIL. */
@@ -688,6 +691,13 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
     from,
     allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
     webhookHttpHosts: [...new Set(hosts)],
+    // Well within the outbox's claim on a row, so no other instance takes a row still under way.
+    deliveryTimeoutMs: read.integer(
+      'NOTIFY_DELIVERY_TIMEOUT_MS',
+      10_000,
+      100,
+      DEFAULT_RETRY_POLICY.leaseMs / 2,
+    ),
   }
 }
 

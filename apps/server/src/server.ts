@@ -164,8 +164,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
         http.stopAccepting()
         sockets.stopAccepting()
         await cleanup.stop()
-        await services.notifier.stop()
-        const left = await services.sessions.drain(config.shutdownGraceMs)
+        // Notifications and uploads under way share one grace, not one after the other.
+        const [, left] = await Promise.all([
+          services.notifier.stop(config.shutdownGraceMs),
+          services.sessions.drain(config.shutdownGraceMs),
+        ])
         if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they may resume`)
         // Sockets first: each suspends its session as its connection ends.
         await sockets.close()

@@ -50,7 +50,10 @@ export function loggingFetch(): FetchLog {
   }
 }
 
-export function apiFor(server: TestServer, options: Partial<ApiOptions> = {}): ApiClient {
+export function apiFor(
+  server: Pick<TestServer, 'url'>,
+  options: Partial<ApiOptions> = {},
+): ApiClient {
   return new ApiClient({ baseUrl: server.url, ...options })
 }
 

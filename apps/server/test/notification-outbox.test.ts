@@ -1,17 +1,21 @@
 /**
  * The notification outbox on the test dialect's database: concurrent claims never hand one row
  * to two workers, a failure puts the row back after a doubling delay, and a row is given up a
- * day after its upload.
+ * day after its upload. The worker on it delivers each row on its own under a deadline, so a
+ * receiver that never answers delays nothing else.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
+import { startStallingWebhook, startWebhookReceiver, waitForNotice } from '@fileshare/testing'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { Db } from '../src/db/client.js'
+import type { Logger } from '../src/logger.js'
 import { NotificationOutbox, type FinishedUpload } from '../src/services/notify/outbox.js'
+import { NotificationWorker } from '../src/services/notify/worker.js'
 import { openTestDatabase } from './dialects.js'
 import { manualClock } from './harness.js'
 
@@ -51,6 +55,20 @@ async function insertRequest(db: Db, id: string): Promise<void> {
     createdAt: Date.now(),
     closesAt: Date.now() + 3_600_000,
   })
+}
+
+/** A logger that keeps its warnings and errors. */
+function keptLogger(): { logger: Logger; warnings: string[]; errors: string[] } {
+  const warnings: string[] = []
+  const errors: string[] = []
+  const ignore = () => undefined
+  const logger: Logger = {
+    error: (message) => errors.push(message),
+    warn: (message) => warnings.push(message),
+    info: ignore,
+    debug: ignore,
+  }
+  return { logger, warnings, errors }
 }
 
 describe('the notification outbox', () => {
@@ -133,4 +151,66 @@ describe('the notification outbox', () => {
     expect(clock.now()).toBeLessThanOrEqual(start + 24 * 3_600_000)
     expect(await outbox.count()).toBe(0)
   })
+
+  it('delivers each row on its own under a deadline, and retries then gives up a stalled one', async () => {
+    const clock = manualClock()
+    // Given up once a retry would come more than 2.5 s after the upload: after the second try.
+    const policy = { firstDelayMs: 1000, maxDelayMs: 60_000, giveUpAfterMs: 2500, leaseMs: 120_000 }
+    const outbox = new NotificationOutbox(db, clock.now, policy)
+    const stalling = await startStallingWebhook(200)
+    const hook = await startWebhookReceiver()
+    const log = keptLogger()
+    const deadlineMs = 3000
+    const worker = new NotificationWorker({
+      outbox,
+      mailer: null,
+      allowPrivate: true,
+      title: 'fileshare',
+      logger: log.logger,
+      deadlineMs,
+      pollMs: 3_600_000,
+    })
+    const webhook = (url: string) => ({
+      notifyEmail: null,
+      notifyWebhook: url,
+      notifyWebhookSecret: Buffer.alloc(32, 1),
+    })
+    try {
+      await db.transaction(async (tx) => {
+        await outbox.enqueue(tx, finished(clock.now(), 300), webhook(stalling.url))
+        await outbox.enqueue(tx, finished(clock.now(), 301), webhook(hook.url))
+      })
+      worker.start()
+      worker.wake()
+      // The healthy row of the same batch is delivered while the stalled one is under way.
+      await waitForNotice(() => hook.delivered().length === 1)
+      await stalling.reach({ opened: 1 })
+      expect(stalling.closed).toEqual([])
+      // So is a row queued after the stalled delivery started: nothing waits for it.
+      await db.transaction((tx) =>
+        outbox.enqueue(tx, finished(clock.now(), 302), webhook(hook.url)),
+      )
+      worker.wake()
+      await waitForNotice(() => hook.delivered().length === 2)
+      expect(stalling.closed).toEqual([])
+
+      // The stalled one ends at its deadline as a failed try, put back for a second one.
+      const failure = `no answer within ${deadlineMs} ms`
+      await stalling.reach({ closed: 1 })
+      await waitForNotice(() => log.warnings.some((line) => line.endsWith(failure)))
+      clock.advance(policy.firstDelayMs)
+      worker.wake()
+      await stalling.reach({ opened: 2, closed: 2 })
+      await waitForNotice(() => log.errors.length > 0)
+      expect(log.errors).toEqual([
+        `webhook notification of request ${REQUEST_ID} given up after 2 tries: ${failure}`,
+      ])
+      expect(await outbox.count()).toBe(0)
+      expect(stalling.opened).toHaveLength(2)
+    } finally {
+      await worker.stop()
+      await stalling.close()
+      await hook.close()
+    }
+  }, 60_000)
 })

@@ -6,6 +6,8 @@
  */
 import { randomBytes } from 'node:crypto'
 
+import pg from 'pg'
+
 import { PASSWORD_ALGO, toBase64Url } from '@fileshare/protocol'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -14,6 +16,7 @@ import { DailyIpHash } from '../src/services/limits/quota.js'
 import { RateLimiter } from '../src/services/limits/rate-limiter.js'
 import { SharedRateLimiter } from '../src/services/limits/shared-rate-limiter.js'
 import { openTestDatabase, testPostgres } from './dialects.js'
+import { burstOfGuesses, guardedRoutes } from './guarded-routes.js'
 import {
   noteBody,
   randomToken,
@@ -23,18 +26,55 @@ import {
 } from './harness.js'
 import { createRequest, ENV as REQUEST_ENV, init, requestBody } from './requests.suite.js'
 
-let servers: TestServer[] = []
+const servers: TestServer[] = []
 afterEach(async () => {
-  await Promise.all(servers.map((server) => server.close()))
-  servers = []
+  await Promise.all(servers.splice(0).map((server) => server.close()))
 })
 
-/** Two instances sharing one new database, with `env` on both. */
-async function twoInstances(env: Record<string, string>): Promise<[TestServer, TestServer]> {
-  const shared = { DATABASE_URL: await (await testPostgres()).createDatabase(), TRUST_PROXY: '1' }
-  servers.push(await startTestServer({ env: { ...shared, ...env } }))
-  servers.push(await startTestServer({ env: { ...shared, ...env } }))
+/** Two instances sharing one database (a new one unless named) and DATA_DIR, with `env` on both. */
+async function twoInstances(
+  env: Record<string, string>,
+  databaseUrl?: string,
+): Promise<[TestServer, TestServer]> {
+  const database = databaseUrl ?? (await (await testPostgres()).createDatabase())
+  const shared = { DATABASE_URL: database, TRUST_PROXY: '1' }
+  const first = await startTestServer({ env: { ...shared, ...env } })
+  servers.push(first)
+  // One DATA_DIR as well, so that either instance serves the other's blobs.
+  servers.push(await startTestServer({ env: { ...shared, ...env, DATA_DIR: first.dataDir } }))
   return [servers[0]!, servers[1]!]
+}
+
+/**
+ * Runs `burst` while the lockout table is held, until `count` statements wait for it, then lets
+ * them go at once: the requests reach the lockout together, as they do when the database is slow.
+ */
+async function gatheredAtLockout<T>(
+  databaseUrl: string,
+  count: number,
+  burst: () => Promise<T>,
+): Promise<T> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query('begin')
+    await client.query('lock table lockouts in access exclusive mode')
+    const answers = burst()
+    const giveUpAt = Date.now() + 30_000
+    for (;;) {
+      const { rows } = await client.query<{ waiting: number }>(
+        `select count(*)::int as waiting from pg_locks
+         where relation = 'lockouts'::regclass and not granted`,
+      )
+      if (rows[0]!.waiting >= count) break
+      if (Date.now() > giveUpAt) throw new Error(`${rows[0]!.waiting} of ${count} gathered`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await client.query('commit')
+    return await answers
+  } finally {
+    await client.end()
+  }
 }
 
 /** `count` requests made at once, alternating between the instances. */
@@ -111,6 +151,24 @@ describe('limits shared by two instances on one database', () => {
       expect(right.status).toBe(429)
       expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0)
     }
+  })
+
+  // Security: a burst spread over both instances tests no more tokens than guesses in turn would:
+  // the right token is answered only when admitted among the first PASSWORD_MAX_ATTEMPTS.
+  describe.each(Object.entries(guardedRoutes(servers)))('%s', (_name, guarded) => {
+    it('answers at most PASSWORD_MAX_ATTEMPTS of 50 concurrent guesses, one of them right', async () => {
+      const databaseUrl = await (await testPostgres()).createDatabase()
+      const env = { ...REQUEST_ENV, PASSWORD_MAX_ATTEMPTS: '5', RATE_LIMIT_MAX: '0' }
+      // Room for every guess to wait at the lockout with a connection of its own.
+      await twoInstances({ ...env, DATABASE_POOL_SIZE: '30' }, databaseUrl)
+      const route = await guarded()
+      const statuses = await gatheredAtLockout(databaseUrl, 50, () =>
+        burstOfGuesses(route, 50, '198.51.100.78'),
+      )
+      const answered = statuses.filter((status) => status !== 429)
+      expect(answered.length, JSON.stringify(statuses)).toBeLessThanOrEqual(5)
+      for (const status of answered) expect([route.refused, 200]).toContain(status)
+    }, 60_000)
   })
 
   // Security: uploads racing over both instances never hold more than the client's quota.

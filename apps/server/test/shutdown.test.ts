@@ -1,6 +1,6 @@
 /**
  * Stopping the real server process: SIGTERM lets a running upload finish within the grace period
- * and exits 0; SIGKILL in the middle of uploads loses only what was unfinished, and the next start
+ * and exits 0, cutting off a webhook delivery that never ends once the grace is over; SIGKILL in the middle of uploads loses only what was unfinished, and the next start
  * serves every finished upload and leaves no partial file behind.
  */
 import { spawn } from 'node:child_process'
@@ -12,9 +12,17 @@ import { connect } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import type { SpawnedServer } from '@fileshare/testing'
+import {
+  createFileRequest,
+  openRequest,
+  parseLink,
+  sendToRequest,
+  type RequestLink,
+} from '@fileshare/protocol'
+import { startStallingWebhook, type SpawnedServer } from '@fileshare/testing'
 import { describe, expect, it } from 'vitest'
 
+import { apiFor, randomSource, singleFile } from './client-support.js'
 import { uploadHeaders } from './harness.js'
 import { spawnedServers } from './spawned-servers.js'
 
@@ -236,6 +244,49 @@ describe('server process', () => {
     expect(got.status).toBe(200)
     expect(got.body.equals(upload.body)).toBe(true)
   }, 90_000)
+
+  it('on SIGTERM cuts off a webhook delivery that never ends once SHUTDOWN_GRACE_MS is over, and exits 0', async () => {
+    const stalling = await startStallingWebhook()
+    try {
+      const graceMs = 2000
+      const server = await spawned.start({
+        HOST: '127.0.0.1',
+        DATA_DIR: await spawned.dataDir(),
+        LOG_LEVEL: 'info',
+        RATE_LIMIT_MAX: '0',
+        CLEANUP_INTERVAL: '86400',
+        SHUTDOWN_GRACE_MS: String(graceMs),
+        // Longer than the grace, so that the shutdown, not the deadline, ends the delivery.
+        NOTIFY_DELIVERY_TIMEOUT_MS: '60000',
+        NOTIFY_ALLOW_PRIVATE: 'true',
+        NOTIFY_WEBHOOK_HTTP_HOSTS: '127.0.0.1',
+      })
+      const api = apiFor(server)
+      const created = await createFileRequest(api, {
+        message: 'Send me the plan',
+        expireSec: 86_400,
+        maxUploads: 1,
+        maxSize: MiB,
+        downloads: 1,
+        notifyWebhook: stalling.url,
+      })
+      const opened = await openRequest(api, parseLink(created.uploadLink).link as RequestLink)
+      const file = randomSource(1000)
+      const metadata = singleFile('plan.pdf', 1000)
+      await sendToRequest(api, opened, file.source, { metadata, fileCount: 1 })
+      await stalling.reach({ opened: 1 })
+
+      const stopping = Date.now()
+      server.child.kill('SIGTERM')
+      expect(await exitOf(server, graceMs + 10_000)).toEqual({ code: 0, signal: null })
+      // The delivery had the grace, and not a moment past it held the exit up.
+      expect(Date.now() - stopping).toBeGreaterThanOrEqual(graceMs)
+      await stalling.reach({ closed: 1 })
+      expect(server.output()).toContain('failed: the server is shutting down')
+    } finally {
+      await stalling.close()
+    }
+  }, 60_000)
 
   it('after SIGKILL mid-upload serves the finished uploads and resumes the chunked unfinished ones', async () => {
     const dataDir = await spawned.dataDir()

@@ -19,6 +19,7 @@ export { portOpen } from './port-open.js'
 export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
 export { rawNodeGcmMBps } from './raw-gcm.js'
 export { spawnServer, type SpawnServerOptions, type SpawnedServer } from './spawn-server.js'
+export { startStallingWebhook, type StallingWebhook } from './stalling-webhook.js'
 export { hasExited, stopChild } from './stop-child.js'
 export {
   startWebhookReceiver,

@@ -132,7 +132,15 @@ export async function createServices(
   const { smtpUrl, from, allowPrivate, abuseEmail } = config.notify
   const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from)
   const title = config.customTitle
-  const notifier = new NotificationWorker({ outbox, mailer, allowPrivate, title, logger })
+  const deadlineMs = config.notify.deliveryTimeoutMs
+  const notifier = new NotificationWorker({
+    outbox,
+    mailer,
+    allowPrivate,
+    title,
+    logger,
+    deadlineMs,
+  })
   const requests = new RequestsService({
     ...uploadDeps,
     storedChunks,

@@ -32,14 +32,17 @@ class FakeLockout implements Lockout {
     }
   }
 
-  fail(key: string, clientIp: string): boolean {
+  admit(key: string, clientIp: string): number {
+    this.assertOpen(key, clientIp)
     const at = `${key} ${clientIp}`
-    this.failures.set(at, (this.failures.get(at) ?? 0) + 1)
-    return true
+    const failures = (this.failures.get(at) ?? 0) + 1
+    this.failures.set(at, failures)
+    return failures
   }
 
-  succeed(key: string, clientIp: string): void {
-    this.failures.delete(`${key} ${clientIp}`)
+  succeed(key: string, clientIp: string, ticket: number): void {
+    const at = `${key} ${clientIp}`
+    if (this.failures.get(at) === ticket) this.failures.delete(at)
   }
 
   prune(): Promise<number> {
@@ -361,8 +364,9 @@ describe('view', () => {
     const body = passwordBody({ maxViews: 1, expireSec: 300 })
     const { id } = await service.create(body)
     // Another process takes the last view between this request's checks and its UPDATE.
-    lockout.assertOpen = () => {
+    lockout.admit = () => {
       db.connection.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run(id)
+      return 1
     }
     const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
@@ -372,8 +376,9 @@ describe('view', () => {
   it('counts in one conditional UPDATE: a note that expires before it answers 410', async () => {
     const body = passwordBody({ expireSec: 300 })
     const { id } = await service.create(body)
-    lockout.assertOpen = () => {
+    lockout.admit = () => {
       clock = START + 300_000
+      return 1
     }
     const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])

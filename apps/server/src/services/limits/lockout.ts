@@ -5,7 +5,7 @@
  * PASSWORD_LOCKOUT_MS and every check answers 429 with `Retry-After`.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, eq, gt, lte, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'
 
 import type { Db } from '../../db/client.js'
 import { HttpError } from '../../http-error.js'
@@ -15,27 +15,41 @@ import { RecentMap } from './recent-map.js'
 
 /**
  * In this process's memory (MemoryLockout, one instance on SQLite) or in the database (DbLockout,
- * shared by the instances on PostgreSQL).
+ * shared by the instances on PostgreSQL). An attempt is admitted and counted as a failure in one
+ * atomic step, before its token is judged, so attempts in flight at once never pass the limit
+ * between them; a right token then gives its attempt back.
  */
 export interface Lockout {
-  /** Throws 429 `Too many failed attempts, try again later` with Retry-After while locked. */
+  /**
+   * Throws 429 `Too many failed attempts, try again later` with Retry-After while locked,
+   * counting nothing; for what cannot be a password guess.
+   */
   assertOpen(key: string, clientIp: string): void | Promise<void>
   /**
-   * Counts one failed attempt; answers false, counting nothing, when the pair was locked already
-   * (by a concurrent failure that reached the limit first).
+   * Admits one attempt and counts it as a failure in the same step, or throws the 429 of
+   * assertOpen while locked; the attempt that reaches the limit sets the lock. A refused attempt
+   * never extends the lock, but is counted so that a right attempt admitted before it gives
+   * nothing back. Answers the attempt's ticket for succeed.
    */
-  fail(key: string, clientIp: string): boolean | Promise<boolean>
-  /** Clears the failures of this key and IP after a success. */
-  succeed(key: string, clientIp: string): void | Promise<void>
+  admit(key: string, clientIp: string): number | Promise<number>
+  /**
+   * Gives a right attempt back: clears the failures of this key and IP, lock included, unless
+   * another attempt came after this one; then they stay, and this attempt with them.
+   */
+  succeed(key: string, clientIp: string, ticket: number): void | Promise<void>
   /** Forgets entries that no longer matter; the cleanup job calls it. */
   prune(): Promise<number>
 }
 
 /**
  * Checks a presented token under the lockout when the item has a password (spec: Authentication,
- * Lockout): a locked caller gets 429 first, a well-formed wrong token counts one failure (a
- * malformed one cannot be a password guess), a right one clears the failures. An item without a
- * password never locks. Answers whether the token matched; the caller answers a mismatch.
+ * Lockout): a well-formed token is admitted first, counted as a failure in the same step (429 when
+ * locked), and a right one gives its attempt back; a malformed one cannot be a password guess and
+ * is only refused while locked. An item without a password never locks. Answers whether the token
+ * matched; the caller answers a mismatch.
+ *
+ * A right token among a burst of concurrent guesses is thus answered only when it was admitted
+ * among the first PASSWORD_MAX_ATTEMPTS, and a burst gets no more answers than guesses in turn.
  */
 export async function tokenUnderLockout(
   lockout: Lockout,
@@ -44,23 +58,31 @@ export async function tokenUnderLockout(
 ): Promise<boolean> {
   const { key, clientIp, hasPassword } = guard
   if (!hasPassword) return token.matches
-  await assertOpen(lockout, key, clientIp)
-  if (token.matches) await lockout.succeed(key, clientIp)
-  // A guess that raced past the check after the limit was reached is answered as locked.
-  else if (token.wellFormed && !(await lockout.fail(key, clientIp))) {
-    await assertOpen(lockout, key, clientIp)
+  if (!token.wellFormed) {
+    await refusalRecorded(() => lockout.assertOpen(key, clientIp))
+    return false
   }
+  const ticket = await refusalRecorded(() => lockout.admit(key, clientIp))
+  if (token.matches) await lockout.succeed(key, clientIp, ticket)
   return token.matches
 }
 
-/** The lockout's check, with each refusal recorded for the metrics. */
-async function assertOpen(lockout: Lockout, key: string, clientIp: string): Promise<void> {
+/** A lockout step, with each refusal recorded for the metrics. */
+async function refusalRecorded<T>(step: () => T | Promise<T>): Promise<T> {
   try {
-    await lockout.assertOpen(key, clientIp)
+    return await step()
   } catch (error) {
     if (error instanceof HttpError) recordLockoutRefusal()
     throw error
   }
+}
+
+/** The 429 of a locked key and IP, with the seconds left as Retry-After. */
+function lockedError(lockedUntil: number, now: number): HttpError {
+  const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
+  return new HttpError(429, ERROR_MESSAGES.tooManyAttempts, {
+    headers: { 'Retry-After': String(seconds) },
+  })
 }
 
 export interface MemoryLockoutOptions {
@@ -72,6 +94,7 @@ export interface MemoryLockoutOptions {
 }
 
 interface Attempts {
+  /** Attempts admitted and not given back; the one that reaches the limit sets the lock. */
   failures: number
   /** Set once the pair is locked; 0 while it is not. */
   lockedUntil: number
@@ -83,8 +106,10 @@ const DEFAULT_MAX_ENTRIES = 100_000
 
 /**
  * Lockout kept in this process's memory. Failures older than the lockout duration are forgotten,
- * so a slow trickle of wrong guesses never locks; a lock lasts `lockoutMs` from the failure that
- * set it, after which the pair starts again with no failures.
+ * so a slow trickle of wrong guesses never locks; a lock lasts `lockoutMs` from the attempt that
+ * set it, after which the pair starts again with no failures. An entry's failure count only grows
+ * until the entry expires or a right token clears it, so it tells whether an attempt was admitted
+ * after a given one.
  */
 export class MemoryLockout implements Lockout {
   private readonly maxAttempts: number
@@ -103,35 +128,35 @@ export class MemoryLockout implements Lockout {
   assertOpen(key: string, clientIp: string): void {
     const now = this.now()
     const entry = this.entries.get(entryKey(key, clientIp))
-    if (entry === undefined || entry.lockedUntil <= now) return
-    const seconds = Math.max(1, Math.ceil((entry.lockedUntil - now) / 1000))
-    throw new HttpError(429, ERROR_MESSAGES.tooManyAttempts, {
-      headers: { 'Retry-After': String(seconds) },
-    })
+    if (entry !== undefined && entry.lockedUntil > now) throw lockedError(entry.lockedUntil, now)
   }
 
-  fail(key: string, clientIp: string): boolean {
+  admit(key: string, clientIp: string): number {
     const now = this.now()
     // Entries expire in insertion order (each lives `lockoutMs` from its last failure).
     this.entries.dropStale((entry) => entry.expiresAt <= now)
     const id = entryKey(key, clientIp)
     const previous = this.entries.get(id)
-    // A failure while locked (a caller that skipped assertOpen) must not extend the lock.
-    if (previous !== undefined && previous.lockedUntil > now) return false
     const failures =
       (previous !== undefined && previous.expiresAt > now ? previous.failures : 0) + 1
-    const locked = failures >= this.maxAttempts
+    if (previous !== undefined && previous.lockedUntil > now) {
+      // Refused: counted only so that a right attempt admitted before it gives nothing back,
+      // and without extending the lock.
+      previous.failures = failures
+      throw lockedError(previous.lockedUntil, now)
+    }
     const entry: Attempts = {
-      failures: locked ? 0 : failures,
-      lockedUntil: locked ? now + this.lockoutMs : 0,
+      failures,
+      lockedUntil: failures >= this.maxAttempts ? now + this.lockoutMs : 0,
       expiresAt: now + this.lockoutMs,
     }
     this.entries.put(id, entry)
-    return true
+    return failures
   }
 
-  succeed(key: string, clientIp: string): void {
-    this.entries.delete(entryKey(key, clientIp))
+  succeed(key: string, clientIp: string, ticket: number): void {
+    const id = entryKey(key, clientIp)
+    if (this.entries.get(id)?.failures === ticket) this.entries.delete(id)
   }
 
   /** Stale entries are dropped as failures come; nothing is left for the cleanup job. */
@@ -147,9 +172,10 @@ export class MemoryLockout implements Lockout {
 
 /**
  * The lockout in the database, shared by every instance on PostgreSQL, with the rules of
- * MemoryLockout. A failure is one `insert … on conflict do update` whose update reads the row it
- * has locked, so failures counted at once on several instances add up exactly and the one that
- * reaches the limit sets the lock; a locked entry is left as it is.
+ * MemoryLockout. An admission is one `insert … on conflict do update` whose update reads the row
+ * it has locked, so attempts made at once on several instances add up exactly, the one that
+ * reaches the limit sets the lock and none passes it; a right token's clearing is one `delete`
+ * conditional on the count its admission left.
  *
  * The (key, IP) pair is stored as the daily HMAC of both (quota.ts, DailyIpHash), never the IP in
  * clear; as the hashes of one day cannot be linked to the next, failures counted before midnight
@@ -171,60 +197,53 @@ export class DbLockout implements Lockout {
   }
 
   async assertOpen(key: string, clientIp: string): Promise<void> {
-    const { lockouts } = this.db.tables
     const now = this.now()
-    // A lock set late the day before is kept under that day's hash.
-    const today = this.entryHash(key, clientIp, now)
-    const yesterday = this.entryHash(key, clientIp, now - this.lockoutMs)
-    const rows = await this.db.query
-      .select({ lockedUntil: lockouts.lockedUntil })
-      .from(lockouts)
-      .where(
-        and(sql`${lockouts.entryHash} in (${today}, ${yesterday})`, gt(lockouts.lockedUntil, now)),
-      )
-    const lockedUntil = Math.max(0, ...rows.map((row) => row.lockedUntil))
-    if (lockedUntil <= now) return
-    const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
-    throw new HttpError(429, ERROR_MESSAGES.tooManyAttempts, {
-      headers: { 'Retry-After': String(seconds) },
-    })
+    await this.assertUnlocked(
+      [this.entryHash(key, clientIp, now), this.yesterday(key, clientIp, now)],
+      now,
+    )
   }
 
-  async fail(key: string, clientIp: string): Promise<boolean> {
+  async admit(key: string, clientIp: string): Promise<number> {
     const { lockouts } = this.db.tables
     const now = this.now()
-    const lockedUntil = now + this.lockoutMs
-    const startsLocked = this.maxAttempts <= 1
-    // Failures still counted, this one included: the old ones only while they have not expired.
+    const today = this.entryHash(key, clientIp, now)
+    // Nothing is counted under the day before any more; only a lock it holds still refuses.
+    const yesterday = this.yesterday(key, clientIp, now)
+    if (yesterday !== today) await this.assertUnlocked([yesterday], now)
+    const lockUntil = now + this.lockoutMs
+    const locked = sql`${lockouts.lockedUntil} > ${now}`
+    // Attempts still counted, this one included: the old ones only while they have not expired.
     const failures = sql`(case when ${lockouts.expiresAt} > ${now} then ${lockouts.failures} else 0 end) + 1`
-    const locks = sql`${failures} >= ${this.maxAttempts}`
-    const counted = await this.db.query
+    const [entry] = await this.db.query
       .insert(lockouts)
       .values({
-        entryHash: this.entryHash(key, clientIp, now),
-        failures: startsLocked ? 0 : 1,
-        lockedUntil: startsLocked ? lockedUntil : 0,
-        expiresAt: lockedUntil,
+        entryHash: today,
+        failures: 1,
+        lockedUntil: this.maxAttempts <= 1 ? lockUntil : 0,
+        expiresAt: lockUntil,
       })
       .onConflictDoUpdate({
         target: lockouts.entryHash,
         set: {
-          failures: sql`case when ${locks} then 0 else ${failures} end`,
-          lockedUntil: sql`case when ${locks} then cast(${lockedUntil} as bigint) else 0 end`,
-          expiresAt: lockedUntil,
+          failures,
+          // A refused attempt is counted too, as in MemoryLockout, but never extends the lock.
+          lockedUntil: sql`case when ${locked} then ${lockouts.lockedUntil} when ${failures} >= ${this.maxAttempts} then cast(${lockUntil} as bigint) else 0 end`,
+          expiresAt: sql`case when ${locked} then ${lockouts.expiresAt} else cast(${lockUntil} as bigint) end`,
         },
-        // A failure while locked (a caller that skipped assertOpen) must not extend the lock.
-        setWhere: lte(lockouts.lockedUntil, now),
       })
-      .returning({ failures: lockouts.failures })
-    return counted.length > 0
+      .returning({ failures: lockouts.failures, lockedUntil: lockouts.lockedUntil })
+    // The count reaches the limit only by the attempt that sets the lock; refused ones pass it.
+    if (entry!.failures > this.maxAttempts) throw lockedError(entry!.lockedUntil, now)
+    return entry!.failures
   }
 
-  async succeed(key: string, clientIp: string): Promise<void> {
+  async succeed(key: string, clientIp: string, ticket: number): Promise<void> {
     const { lockouts } = this.db.tables
+    const entryHash = this.entryHash(key, clientIp, this.now())
     await this.db.query
       .delete(lockouts)
-      .where(eq(lockouts.entryHash, this.entryHash(key, clientIp, this.now())))
+      .where(and(eq(lockouts.entryHash, entryHash), eq(lockouts.failures, ticket)))
   }
 
   /** Deletes the entries whose lock has ended and whose failures are too old to count. */
@@ -237,8 +256,24 @@ export class DbLockout implements Lockout {
     return removed.length
   }
 
+  /** Throws the 429 of the latest lock still running under any of these entries. */
+  private async assertUnlocked(entryHashes: string[], now: number): Promise<void> {
+    const { lockouts } = this.db.tables
+    const rows = await this.db.query
+      .select({ lockedUntil: lockouts.lockedUntil })
+      .from(lockouts)
+      .where(and(inArray(lockouts.entryHash, entryHashes), gt(lockouts.lockedUntil, now)))
+    const lockedUntil = Math.max(0, ...rows.map((row) => row.lockedUntil))
+    if (lockedUntil > now) throw lockedError(lockedUntil, now)
+  }
+
   private entryHash(key: string, clientIp: string, at: number): string {
     return this.ipHash.of(entryKey(key, clientIp), at)
+  }
+
+  /** The entry under which a lock set late the day before is kept. */
+  private yesterday(key: string, clientIp: string, now: number): string {
+    return this.entryHash(key, clientIp, now - this.lockoutMs)
   }
 }
 

@@ -2,7 +2,9 @@
  * Delivers one webhook notification: a JSON POST signed with HMAC-SHA256 over the exact body
  * (`X-Fileshare-Signature: sha256=<hex>`). Every address the host resolves to is checked before
  * connecting, so a name that points at the server's own network is refused as a literal address
- * would be; redirects are not followed and the answer is not read beyond its status.
+ * would be; redirects are not followed and the answer is not read beyond its status. The caller's
+ * signal bounds the whole exchange: a receiver that keeps the connection busy without a final
+ * answer (interim `102 Processing` lines, a trickle) is cut off when it aborts.
  */
 import { createHmac } from 'node:crypto'
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
@@ -14,9 +16,6 @@ import { NOTIFICATION_SIGNATURE_HEADER, type RequestNotification } from '@filesh
 
 import { isPrivateAddress } from './private-address.js'
 import { webhookHost } from './targets.js'
-
-/** How long a receiver has to answer. */
-export const WEBHOOK_TIMEOUT_MS = 10_000
 
 /** `sha256=<hex>` of the body under the request's key. */
 export function signWebhookBody(body: string, secret: Buffer): string {
@@ -39,12 +38,16 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   }
 }
 
-/** Posts the notification; resolves on a 2xx answer, rejects on anything else. */
+/**
+ * Posts the notification; resolves on a 2xx answer, rejects on anything else and, destroying the
+ * connection, as soon as `signal` aborts.
+ */
 export async function postWebhook(
   target: string,
   notification: RequestNotification,
   secret: Buffer,
   allowPrivate: boolean,
+  signal: AbortSignal,
 ): Promise<void> {
   const url = new URL(target)
   const host = webhookHost(url)
@@ -61,7 +64,7 @@ export async function postWebhook(
       [NOTIFICATION_SIGNATURE_HEADER]: signWebhookBody(body, secret),
     },
     lookup: guardedLookup(allowPrivate),
-    timeout: WEBHOOK_TIMEOUT_MS,
+    signal,
   }
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
   await new Promise<void>((resolve, reject) => {
@@ -71,8 +74,8 @@ export async function postWebhook(
       if (status >= 200 && status < 300) resolve()
       else reject(new Error(`webhook answered ${status}`))
     })
-    request.on('timeout', () => request.destroy(new Error('webhook timed out')))
-    request.on('error', reject)
+    // An abort destroys the request with an AbortError; the signal's reason says why.
+    request.on('error', (error) => reject(signal.aborted ? signal.reason : error))
     request.end(body)
   })
 }
