@@ -6,8 +6,6 @@
  */
 import { randomBytes } from 'node:crypto'
 
-import pg from 'pg'
-
 import { PASSWORD_ALGO, toBase64Url } from '@fileshare/protocol'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
