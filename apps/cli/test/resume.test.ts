@@ -326,6 +326,17 @@ describe('fileshare send --resume', () => {
     expect(again.stderr).toContain('No unfinished upload on this machine to resume')
   }, 120_000)
 
+  it('cancels a password-protected unfinished upload with its password', async () => {
+    const dir = await fresh('locked-cancel')
+    const path = join(dir, 'locked-cancel.bin')
+    await writeRandomFile(path, 48 * MiB)
+    const user = await CliUser.create(server.url)
+    const id = await killedRun(user, ['send', path, '--password=tiger lily'])
+    const cancelled = await user.ok(['delete', id], { env: { FILESHARE_PASSWORD: 'tiger lily' } })
+    expect(cancelled.stdout).toContain(`Cancelled the unfinished upload ${id}.`)
+    expect(await unfinishedIds(user)).toEqual([])
+  }, 120_000)
+
   it('cancels an unfinished upload with fileshare delete', async () => {
     const { user, id } = await killedFileSend('cancel', 48 * MiB)
     const cancelled = await user.ok(['delete', id])
