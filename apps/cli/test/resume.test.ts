@@ -1,10 +1,11 @@
 /**
  * Resumed uploads end to end: `fileshare send` through a proxy that cuts the connection, on the
- * WebSocket and on chunks; `send --resume` after the command was killed; and the refusals of a
- * resume whose sources changed or whose session the server no longer has.
+ * WebSocket and on chunks; `send --resume` after the command was killed (of a password-protected
+ * upload too, whose password it asks again); and the refusals of a resume whose sources changed,
+ * even in place with size and time kept, or whose session the server no longer has.
  */
 import type { ChildProcess } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -238,6 +239,68 @@ describe('fileshare send --resume', () => {
     expect(refused.stderr).toContain(`${path} changed since the upload started; start a new upload`)
   }, 120_000)
 
+  // Security: size and time are no proof. A source rewritten in place with both kept is never
+  // sealed again under the nonces already used: the record tags kept with the upload refuse it.
+  it('refuses a source overwritten in place with its size and time kept', async () => {
+    const { user, path, id } = await killedFileSend('overwritten', 48 * MiB)
+    expect((await stat(join(user.configDir, 'unfinished', `${id}.tags`))).mode & 0o777).toBe(0o600)
+    const { atime, mtime } = await stat(path)
+    await writeRandomFile(path, 48 * MiB)
+    await utimes(path, atime, mtime)
+    const refused = await user.run(['send', '--resume'])
+    expect(refused.code).not.toBe(0)
+    expect(refused.stderr).toContain(
+      'overwritten.bin changed while it was being sent; send it again',
+    )
+    // The upload ended: nothing of it is kept to resume.
+    expect(await unfinishedIds(user)).toEqual([])
+    await expect(stat(join(user.configDir, 'unfinished', `${id}.tags`))).rejects.toThrow()
+  }, 120_000)
+
+  it('sends afresh under a new secret when no record tags were kept', async () => {
+    const { user, path, id } = await killedFileSend('untagged', 48 * MiB)
+    await rm(join(user.configDir, 'unfinished', `${id}.tags`))
+    const resumed = await user.ok(['send', '--resume', '--json'])
+    expect(resumed.stderr).toContain('sending them again in full')
+    const { link, id: sentId } = JSON.parse(resumed.stdout) as { link: string; id: string }
+    expect(sentId).not.toBe(id)
+    const out = await fresh('untagged-out')
+    await user.ok(['get', link, '-o', out])
+    expect(await sha256File(join(out, 'untagged.bin'))).toBe(await sha256File(path))
+    expect(await unfinishedIds(user)).toEqual([])
+  }, 120_000)
+
+  it('keeps neither secret nor owner token of a password-protected upload, and asks again', async () => {
+    const dir = await fresh('locked')
+    const path = join(dir, 'locked.bin')
+    await writeRandomFile(path, 48 * MiB)
+    const user = await CliUser.create(server.url)
+    const id = await killedRun(user, ['send', path, '--password=tiger lily'])
+    const history = await readFile(join(user.configDir, 'history.json'), 'utf8')
+    const [kept] = (JSON.parse(history) as { unfinished: Record<string, unknown>[] }).unfinished
+    expect(kept).not.toHaveProperty('ownerToken')
+    expect(Object.keys(kept!.state as object).sort()).toEqual([
+      'passwordLock',
+      'salt',
+      'session',
+      'size',
+    ])
+
+    const wrong = await user.run(['send', '--resume', '--password=tiger'])
+    expect(wrong.code).not.toBe(0)
+    expect(wrong.stderr).toContain('Wrong password')
+    expect(await unfinishedIds(user)).toEqual([id])
+
+    const resumed = await user.ok(['resume', '--json'], {
+      env: { FILESHARE_PASSWORD: 'tiger lily' },
+    })
+    const { link, id: sentId } = JSON.parse(resumed.stdout) as { link: string; id: string }
+    expect(sentId).toBe(id)
+    const out = await fresh('locked-out')
+    await user.ok(['get', link, '-o', out, '--password=tiger lily'])
+    expect(await sha256File(join(out, 'locked.bin'))).toBe(await sha256File(path))
+  }, 180_000)
+
   it('keeps the unfinished upload when --retries is not a duration', async () => {
     const { user, id } = await killedFileSend('bad-retries', 48 * MiB)
     const refused = await user.run(['send', '--resume', '--retries', 'soon'])
@@ -261,6 +324,17 @@ describe('fileshare send --resume', () => {
     expect(refused.stderr).toContain('The server no longer has this unfinished upload')
     const again = await user.run(['send', '--resume'])
     expect(again.stderr).toContain('No unfinished upload on this machine to resume')
+  }, 120_000)
+
+  it('cancels a password-protected unfinished upload with its password', async () => {
+    const dir = await fresh('locked-cancel')
+    const path = join(dir, 'locked-cancel.bin')
+    await writeRandomFile(path, 48 * MiB)
+    const user = await CliUser.create(server.url)
+    const id = await killedRun(user, ['send', path, '--password=tiger lily'])
+    const cancelled = await user.ok(['delete', id], { env: { FILESHARE_PASSWORD: 'tiger lily' } })
+    expect(cancelled.stdout).toContain(`Cancelled the unfinished upload ${id}.`)
+    expect(await unfinishedIds(user)).toEqual([])
   }, 120_000)
 
   it('cancels an unfinished upload with fileshare delete', async () => {

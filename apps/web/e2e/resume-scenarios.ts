@@ -59,18 +59,20 @@ export function storedState(page: Page, key: string): Promise<string | null> {
 }
 
 /**
- * Starts the upload of `source` on a new page of `target`, closes that page once the proxy's
- * first drop cut it off, and opens the page again, which offers to resume; answers the new page
- * and the state kept.
+ * Starts the upload of `source` on a new page of `target` (after `prepare`, which may fill in its
+ * settings), closes that page once the proxy's first drop cut it off, and opens the page again,
+ * which offers to resume; answers the new page and the state kept.
  */
 export async function reloadMidUpload(
   run: DroppingSuite,
   uploads: UploadPage,
   target: UploadTarget,
   source: string,
+  prepare: (page: Page) => Promise<void> = async () => {},
 ): Promise<{ page: Page; kept: StoredUpload }> {
   const first = await run.open(target.path)
   await pickFiles(first, source)
+  await prepare(first)
   await first.getByRole('button', { name: uploads.submit, exact: true }).click()
   // The state is kept once the server names the upload; the page closes while it is cut off.
   await expect.poll(() => storedState(first, target.storageKey), { timeout: 30_000 }).not.toBeNull()

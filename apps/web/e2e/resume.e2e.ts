@@ -1,16 +1,20 @@
 /**
  * Resumed uploads on the home page: the scenarios both upload pages pass (resume-scenarios.ts),
- * and the page's own: it says so when the server no longer has the upload, and a cancel while
- * the upload waits to resume ends it on the server.
+ * and the page's own: it says so when the server no longer has the upload, a cancel while the
+ * upload waits to resume ends it on the server, a file overwritten in place while the page was
+ * away is refused by the record tags kept in IndexedDB, and a password-protected upload keeps
+ * only what its password protects and takes the password again.
  */
+import { stat, utimes } from 'node:fs/promises'
+
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
 import { RESUME_STORAGE_KEY } from '../src/lib/upload/resume-keys.js'
-import { pickFiles } from './actions.js'
+import { downloadFromPage, pickFiles } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { useDroppingSuite } from './dropping-suite.js'
-import { writePseudoRandomFile } from './files.js'
+import { sha256File, writePseudoRandomFile } from './files.js'
 import {
   describeResumeScenarios,
   reloadMidUpload,
@@ -96,5 +100,72 @@ describe.runIf(browserAvailable)('an upload cancelled while it waits to resume',
         headers: { 'X-Owner-Token': ownerTokenOf(kept) },
       }).then((answer) => answer.status)
     await expect.poll(status, { timeout: 10_000 }).toBe(404)
+  })
+})
+
+describe.runIf(browserAvailable)(
+  'an upload whose file was overwritten while the page was away',
+  () => {
+    const run = useDroppingSuite({ dropAt: [6 * MB] })
+
+    // Security: size and time are no proof. The file rewritten in place with both kept is never
+    // sealed again under the nonces it used: the record tags kept in IndexedDB refuse it.
+    it('refuses the file picked again, names it, and forgets the upload', async () => {
+      const source = dir.join('overwritten.bin')
+      // A whole second, which the file gets back exactly once it is overwritten.
+      const time = new Date('2025-03-04T05:06:07Z')
+      await writePseudoRandomFile(source, 20 * MB + 3)
+      await utimes(source, time, time)
+      const target = await HOME_PAGE.target(run, true)
+      const { page } = await reloadMidUpload(run, HOME_PAGE, target, source)
+      await writePseudoRandomFile(source, 20 * MB + 3, 'another version')
+      await utimes(source, time, time)
+      expect((await stat(source)).mtimeMs).toBe(time.getTime())
+
+      await pickFiles(page, source)
+      await page.getByRole('button', { name: 'Resume upload' }).click()
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'overwritten.bin changed while it was being sent. Send it again.' })
+        .waitFor()
+      expect(await storedState(page, RESUME_STORAGE_KEY)).toBeNull()
+    })
+  },
+)
+
+describe.runIf(browserAvailable)('a password-protected upload whose page closed', () => {
+  const run = useDroppingSuite({ dropAt: [6 * MB] })
+
+  // Security: the browser's storage keeps only what the password protects.
+  it('keeps neither its secret nor its owner token, and resumes with its password', async () => {
+    const source = dir.join('locked.bin')
+    await writePseudoRandomFile(source, 20 * MB + 5)
+    const target = await HOME_PAGE.target(run, true)
+    const { page } = await reloadMidUpload(run, HOME_PAGE, target, source, (first) =>
+      first.getByLabel('Password (optional)').fill('correct horse'),
+    )
+    const { upload } = JSON.parse((await storedState(page, RESUME_STORAGE_KEY))!) as {
+      upload: Record<string, unknown>
+    }
+    expect(Object.keys(upload).sort()).toEqual(['passwordLock', 'salt', 'session', 'size'])
+
+    await pickFiles(page, source)
+    const password = page.getByLabel('Password of the unfinished upload')
+    await password.fill('wrong horse')
+    await page.getByRole('button', { name: 'Resume upload' }).click()
+    await page.getByRole('alert').filter({ hasText: 'Wrong password' }).waitFor({ timeout: 60_000 })
+    expect(await storedState(page, RESUME_STORAGE_KEY)).not.toBeNull()
+
+    await password.fill('correct horse')
+    await page.getByRole('button', { name: 'Resume upload' }).click()
+    await target.sent(page)
+    expect(await storedState(page, RESUME_STORAGE_KEY)).toBeNull()
+
+    const receiver = await (await run.suite.context()).newPage()
+    await receiver.goto(await shareLink(page).inputValue())
+    await receiver.getByLabel('Password', { exact: true }).fill('correct horse')
+    await receiver.getByRole('button', { name: 'Unlock' }).click()
+    const download = await downloadFromPage(receiver)
+    expect(await sha256File(await download.path())).toBe(await sha256File(source))
   })
 })

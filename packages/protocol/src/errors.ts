@@ -20,16 +20,25 @@ export type ProtocolErrorCode =
   | 'BAD_INPUT'
   /** The server could not be reached, or a connection broke before its answer was complete. */
   | 'NETWORK'
+  /** A resumed upload read its source again and found other bytes than those it had sealed. */
+  | 'SOURCE_CHANGED'
 
 export const DECRYPT_FAILED_MESSAGE = 'Decryption failed: the data is corrupt or the key is wrong'
 
 export class ProtocolError extends Error {
   readonly code: ProtocolErrorCode
+  /** What the message names, for a caller that words it again (SOURCE_CHANGED: a file's name). */
+  readonly subject: string | undefined
 
-  constructor(code: ProtocolErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
+  constructor(
+    code: ProtocolErrorCode,
+    message: string,
+    options?: { cause?: unknown; subject?: string | undefined },
+  ) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined)
     this.name = 'ProtocolError'
     this.code = code
+    this.subject = options?.subject
   }
 }
 

@@ -1,5 +1,13 @@
 /** `fileshare delete <link>`: deletes an upload, note or request this machine created. */
-import { deleteFile, deleteInbox, deleteNote, isApiError, PATHS } from '@fileshare/protocol'
+import {
+  deleteFile,
+  deleteInbox,
+  deleteNote,
+  isApiError,
+  PATHS,
+  unlockFileUploadState,
+  type ApiClient,
+} from '@fileshare/protocol'
 import { Command } from 'commander'
 
 import { createApi } from '../lib/api.js'
@@ -8,6 +16,7 @@ import { UsageError } from '../lib/errors.js'
 import type { UnfinishedUpload } from '../lib/history.js'
 import type { Output } from '../lib/output.js'
 import { addJsonOption, examples } from '../lib/options.js'
+import { passwordForLink } from '../lib/prompts.js'
 
 export async function runDelete(
   query: string,
@@ -48,7 +57,7 @@ async function cancelUnfinished(upload: UnfinishedUpload, output: Output, ctx: C
   const api = createApi(upload.server)
   let deleted = true
   try {
-    if (upload.kind === 'file') await deleteFile(api, upload.id, upload.ownerToken)
+    if (upload.kind === 'file') await deleteFile(api, upload.id, await ownerToken(api, upload, ctx))
     else await api.json('DELETE', PATHS.requestUpload(upload.requestId, upload.id))
   } catch (error) {
     if (!isApiError(error, 404)) throw error
@@ -59,6 +68,20 @@ async function cancelUnfinished(upload: UnfinishedUpload, output: Output, ctx: C
   else if (deleted) output.print(`Cancelled the unfinished upload ${upload.id}.`)
   else
     output.print(`The unfinished upload ${upload.id} was already gone from the server; forgot it.`)
+}
+
+/**
+ * The owner token of an unfinished file upload: kept in the history, or for a password-protected
+ * upload derived again from its password, asked for (or read from $FILESHARE_PASSWORD).
+ */
+async function ownerToken(
+  api: ApiClient,
+  upload: Extract<UnfinishedUpload, { kind: 'file' }>,
+  ctx: Context,
+): Promise<string> {
+  if (upload.ownerToken !== undefined) return upload.ownerToken
+  const password = await passwordForLink(undefined, ctx.prompter, ctx.env)
+  return (await unlockFileUploadState(api, upload.state, password)).ownerToken
 }
 
 export function deleteCommand(ctx: Context): Command {

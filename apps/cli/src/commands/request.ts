@@ -311,7 +311,7 @@ export async function resumeRequestSend(
     output,
     unfinished,
     options.retries,
-    (source, run) => resumeSendToRequest(api, opened, source, unfinished.state, run),
+    (source, kept, run) => resumeSendToRequest(api, opened, source, kept, run),
     (payload, sent) =>
       finishRequestSend(api, opened, payload, sent, unfinished.options, ctx, output),
   )

@@ -1,6 +1,7 @@
 /** `fileshare send <paths...>`: encrypts and uploads files, prints the share link. */
 import {
   encryptedSize,
+  isLockedFileUploadState,
   resumeSendFile,
   sendFile,
   type FileUploadState,
@@ -14,7 +15,13 @@ import { UsageError } from '../lib/errors.js'
 import type { Payload } from '../lib/node-source.js'
 import { record } from '../lib/history.js'
 import type { Output } from '../lib/output.js'
-import { addRetriesOption, chooseRetries, runNewUpload, runResumedUpload } from '../lib/resuming.js'
+import {
+  addRetriesOption,
+  chooseRetries,
+  ownerTokenOf,
+  runNewUpload,
+  runResumedUpload,
+} from '../lib/resuming.js'
 import {
   addJsonOption,
   addPasswordOption,
@@ -26,7 +33,7 @@ import {
   examples,
   refusePathAsPassword,
 } from '../lib/options.js'
-import { PASSWORD_ENV, passwordFromOption } from '../lib/prompts.js'
+import { PASSWORD_ENV, passwordForLink, passwordFromOption } from '../lib/prompts.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { sendSources, STDIN_NAME, withSendInput } from '../lib/send-input.js'
 import { resumeRequestSend } from './request.js'
@@ -99,7 +106,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     const start = { server: baseUrl, paths, retryForMs }
     const own = (state: FileUploadState) => ({
       kind: 'file' as const,
-      ownerToken: state.ownerToken,
+      ...ownerTokenOf(state),
       state,
       options: { expireSec, maxDownloads, websocket: options.websocket !== false },
     })
@@ -141,13 +148,21 @@ async function runResume(
   const api = await createSignedInApi(unfinished.server, ctx, {
     webSocket: unfinished.options.websocket,
   })
+  // The history keeps only what the password protects: the password is asked again.
+  const password = isLockedFileUploadState(unfinished.state)
+    ? await passwordForLink(options.password, ctx.prompter, ctx.env)
+    : undefined
   await runResumedUpload(
     ctx,
     output,
     unfinished,
     options.retries,
-    (source, run) =>
-      resumeSendFile(api, source, unfinished.state, { ...unfinished.options, ...run }),
+    (source, kept, run) =>
+      resumeSendFile(api, source, kept, {
+        ...unfinished.options,
+        ...(password === undefined ? {} : { password }),
+        ...run,
+      }),
     (payload, sent) =>
       reportSent(ctx, output, unfinished.server, payload, sent, {
         expireSec: unfinished.options.expireSec,
@@ -265,6 +280,7 @@ export function resumeCommand(ctx: Context): Command {
         'are unchanged; prints the link as `fileshare send` does.',
     )
     .argument('[id]', 'the unfinished upload, by id or the start of it (default: the last)')
+  addPasswordOption(command, "a password-protected upload's password, which resuming needs again")
   addRetriesOption(command)
   addQrOption(command, 'the link')
   addJsonOption(command)

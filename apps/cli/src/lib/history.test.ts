@@ -1,5 +1,5 @@
 /** The history file: where it lives, who may read it, and how entries are found and removed. */
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises'
+import { appendFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -130,5 +130,26 @@ describe('unfinished uploads', () => {
     expect(await history.dropUnfinished(ID_A)).toBe(false)
     expect((await history.unfinished()).map((u) => u.id)).toEqual([ID_B])
     expect(await history.list()).toEqual([])
+  })
+
+  it('keeps record tags beside an unfinished upload, synced at their place, until dropped', async () => {
+    const history = new History(dir)
+    await history.keepUnfinished(unfinished(ID_A))
+    expect(await history.sealTags(ID_A)).toBeUndefined()
+    const keep = history.sealKeeper(ID_A)
+    await keep(0, new Uint8Array(32).fill(1))
+    await keep(2, new Uint8Array(16).fill(3))
+    const tags = await history.sealTags(ID_A)
+    expect([...tags!]).toEqual([...new Uint8Array(32).fill(1), ...new Uint8Array(16).fill(3)])
+    const file = join(dir, 'unfinished', `${ID_A}.tags`)
+    expect((await stat(file)).mode & 0o777).toBe(0o600)
+    // A write cut short within a tag: its record never left, so the partial tag is not read.
+    await appendFile(file, new Uint8Array(5))
+    expect((await history.sealTags(ID_A))!.length).toBe(48)
+    await history.dropUnfinished(ID_A)
+    expect(await history.sealTags(ID_A)).toBeUndefined()
+    await expect(history.sealKeeper('../history')(0, new Uint8Array(16))).rejects.toThrow(
+      /not an upload id/,
+    )
   })
 })

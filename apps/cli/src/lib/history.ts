@@ -2,14 +2,21 @@
  * What this machine created: uploads, notes and file requests, with their links and owner tokens,
  * in `history.json` (0600) of the config folder. `fileshare ls` lists it, `fileshare delete` takes
  * the owner token from it. The owner tokens are kept nowhere else. Uploads still under way keep
- * what resuming them takes there too (`unfinished`), until they end.
+ * what resuming them takes there too (`unfinished`), with their record tags beside it
+ * (seal-tags.ts), until they end.
  */
 import { join } from 'node:path'
 
-import type { FileUploadState, RequestUploadState, SourceFingerprint } from '@fileshare/protocol'
+import type {
+  FileUploadState,
+  RequestUploadState,
+  SealKeeper,
+  SourceFingerprint,
+} from '@fileshare/protocol'
 
 import { configDir, ensureConfigDir, readJsonFile, updateJsonFile } from './config-dir.js'
 import { UsageError } from './errors.js'
+import { dropSealTags, readSealTags, writeSealTags } from './seal-tags.js'
 
 export const HISTORY_FILE = 'history.json'
 
@@ -66,12 +73,14 @@ export interface UnfinishedBase {
 
 /**
  * An upload the server has named and that has not ended: what `fileshare send --resume` needs.
- * It holds the upload's secret, as a link does.
+ * It holds the upload's secret, as a link does; a password-protected upload holds only what the
+ * password protects, and neither its secret nor its owner token.
  */
 export interface UnfinishedFileUpload extends UnfinishedBase {
   kind: 'file'
-  ownerToken: string
-  /** Session, secret, salt, password lock, declared size. */
+  /** Absent for a password-protected upload: derived again from the password. */
+  ownerToken?: string
+  /** Session, salt, declared size; the secret and owner token, or the password lock. */
   state: FileUploadState
   /** The settings the upload was started with. */
   options: { expireSec: number; maxDownloads: number; websocket: boolean }
@@ -214,9 +223,21 @@ export class History {
     return found[0]
   }
 
-  /** Forgets an unfinished upload (it ended); answers whether it was there. */
-  dropUnfinished(id: string): Promise<boolean> {
-    return this.removeFrom('unfinished', id)
+  /** Forgets an unfinished upload (it ended) and its record tags; answers whether it was there. */
+  async dropUnfinished(id: string): Promise<boolean> {
+    const removed = await this.removeFrom('unfinished', id)
+    await dropSealTags(this.dir, id)
+    return removed
+  }
+
+  /** Keeps the record tags of the unfinished upload `id`, synced, as they are sealed. */
+  sealKeeper(id: string): SealKeeper {
+    return (index, tags) => writeSealTags(this.dir, id, index, tags)
+  }
+
+  /** The record tags kept for the unfinished upload `id`; undefined when none were. */
+  sealTags(id: string): Promise<Uint8Array | undefined> {
+    return readSealTags(this.dir, id)
   }
 }
 

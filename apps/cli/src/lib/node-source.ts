@@ -10,6 +10,7 @@ import { basename, join, resolve } from 'node:path'
 import {
   createZipStream,
   encryptedSize,
+  zipEntryAt,
   zipSize,
   type ArchiveEntry,
   type FileEntry,
@@ -79,10 +80,12 @@ export function readFileStream(
 }
 
 export function fileSource(path: string, size: number): PayloadSource {
+  const name = basename(path)
   return {
     size,
     stream: () => readFileStream(path, size, true),
     streamFrom: (offset) => readFileStream(path, size, true, offset),
+    nameAt: () => name,
   }
 }
 
@@ -198,7 +201,11 @@ export async function preparePayload(
       cipherSize: encryptedSize(size),
       utcOffsetMinutes,
     },
-    source: { size, stream: () => createZipStream(entries, { utcOffsetMinutes }) },
+    source: {
+      size,
+      stream: () => createZipStream(entries, { utcOffsetMinutes }),
+      nameAt: (start, end) => zipEntryAt(entries, start, end),
+    },
     metadata: { archive: true, files: describe(entries, roots) },
     fileCount: Math.max(2, fileEntries.length),
     files: fileEntries.length,

@@ -6,11 +6,15 @@ import {
   encryptedSize,
   fingerprintChange,
   isConnectionLoss,
+  isLockedFileUploadState,
+  isProtocolError,
   type FileMetadata,
+  type FileUploadState,
+  type KeptState,
   type PayloadSource,
   type RecordCipher,
   type ResumeEvent,
-  type ResumeOptions,
+  type SealKeeper,
   type StateResumeOptions,
   type UploadProgress,
 } from '@fileshare/protocol'
@@ -19,7 +23,12 @@ import { resolve } from 'node:path'
 import type { Command } from 'commander'
 
 import { UsageError } from './errors.js'
-import type { History, UnfinishedBase, UnfinishedUpload } from './history.js'
+import type {
+  History,
+  UnfinishedBase,
+  UnfinishedRequestUpload,
+  UnfinishedUpload,
+} from './history.js'
 import type { Context } from './context.js'
 import { nodeRecords } from './node-records.js'
 import { localUtcOffsetMinutes, type Payload } from './node-source.js'
@@ -97,15 +106,16 @@ interface NamedState {
 }
 
 /**
- * Keeps an upload's resume state in the history from the moment the server names it, and
- * settles it when the upload ends: dropped when done or refused, kept when it may continue.
+ * Keeps an upload's resume state in the history from the moment the server names it, with the
+ * tags of its records as they are sealed, and settles it when the upload ends: dropped when done
+ * or refused, kept when it may continue.
  */
 export class UnfinishedKeeper<S extends NamedState = NamedState> {
   private constructor(
     private readonly history: History,
     /** The upload kept, once the server has named it. */
     private id: string | undefined,
-    private readonly entry?: (state: S) => UnfinishedUpload,
+    private readonly entry: (state: S) => UnfinishedUpload,
   ) {}
 
   /**
@@ -133,15 +143,27 @@ export class UnfinishedKeeper<S extends NamedState = NamedState> {
     })
   }
 
-  /** Goes on keeping an upload already in the history (`send --resume`). */
-  static resumed(history: History, upload: UnfinishedUpload): UnfinishedKeeper {
-    return new UnfinishedKeeper(history, upload.id)
+  /**
+   * Goes on keeping an upload already in the history (`send --resume`); should it start afresh
+   * under a new session, that one takes its place.
+   */
+  static resumed(history: History, upload: UnfinishedUpload): UnfinishedKeeper<UnfinishedState> {
+    return new UnfinishedKeeper<UnfinishedState>(history, upload.id, (state) =>
+      restarted(upload, state),
+    )
   }
 
   async keep(state: S): Promise<void> {
-    if (!this.entry) return
+    const before = this.id
     this.id = state.session.id
     await this.history.keepUnfinished(this.entry(state))
+    if (before !== undefined && before !== this.id) await this.history.dropUnfinished(before)
+  }
+
+  /** Keeps the tags of records `index`… of the upload kept (named by then). */
+  readonly keepTags: SealKeeper = (index, tags) => {
+    if (this.id === undefined) return Promise.reject(new Error('The upload has no id yet'))
+    return this.history.sealKeeper(this.id)(index, tags)
   }
 
   /** The upload is complete: nothing is left to resume. */
@@ -150,12 +172,13 @@ export class UnfinishedKeeper<S extends NamedState = NamedState> {
   }
 
   /**
-   * After a failure: an upload left resumable (a lost connection, an interruption) keeps its
-   * state and `warn` says how to continue; any other failure ended it, so its state goes.
+   * After a failure: an upload left resumable (a lost connection, an interruption, a wrong
+   * password) keeps its state and `warn` says how to continue; any other failure ended it, so
+   * its state goes.
    */
   async settle(error: unknown, signal: AbortSignal, warn: (line: string) => void): Promise<void> {
     if (this.id === undefined) return
-    if (signal.aborted || isConnectionLoss(error)) {
+    if (signal.aborted || isConnectionLoss(error) || isProtocolError(error, 'WRONG_PASSWORD')) {
       warn(`The upload can be continued with \`fileshare send --resume ${this.id}\``)
     } else {
       await this.history.dropUnfinished(this.id)
@@ -163,10 +186,29 @@ export class UnfinishedKeeper<S extends NamedState = NamedState> {
   }
 }
 
+/** The state of either kind of unfinished upload, as the protocol hands it over. */
+type UnfinishedState = UnfinishedUpload['state']
+
+/** The entry of `upload` started afresh under the session of `state`. */
+function restarted(upload: UnfinishedUpload, state: UnfinishedState): UnfinishedUpload {
+  const renamed = { id: state.session.id, createdAt: new Date().toISOString() }
+  if (upload.kind === 'request') {
+    return { ...upload, ...renamed, state: state as UnfinishedRequestUpload['state'] }
+  }
+  const { ownerToken: _old, ...rest } = upload
+  const fileState = state as FileUploadState
+  return { ...rest, ...renamed, state: fileState, ...ownerTokenOf(fileState) }
+}
+
+/** The owner token a file upload's history entry keeps: none for a password-protected one. */
+export function ownerTokenOf(state: FileUploadState): { ownerToken?: string } {
+  return isLockedFileUploadState(state) ? {} : { ownerToken: state.ownerToken }
+}
+
 /**
  * The resume options of an upload: resumed for `retryForMs` after each lost connection,
- * each resume told by `warn`; with a keeper, the state is kept in the history and an
- * interruption leaves the upload resumable.
+ * each resume told by `warn`; with a keeper, the state and the record tags are kept in the
+ * history and an interruption leaves the upload resumable.
  */
 function keptResumeOptions<S extends NamedState>(
   retryForMs: number,
@@ -181,6 +223,7 @@ function keptResumeOptions<S extends NamedState>(
   if (keeper) {
     resume.keepOnAbort = true
     resume.onState = (state) => keeper.keep(state)
+    resume.onSealed = keeper.keepTags
   }
   return resume
 }
@@ -252,26 +295,33 @@ export function runNewUpload<S extends NamedState, T>(
 
 /**
  * `send --resume` of an unfinished upload: its sources read again and checked (as
- * `openResumedInput` does), the upload continued from its state, then `finish` with the payload
- * and what the upload gave; the sources are closed after.
+ * `openResumedInput` does), the upload continued from its state and the record tags kept with
+ * it, then `finish` with the payload and what the upload gave; the sources are closed after.
+ * Without kept tags nothing proves the sources unchanged: the upload starts afresh, and says so.
  */
 export async function runResumedUpload<U extends UnfinishedUpload, T>(
   ctx: Context,
   output: Output,
   unfinished: U,
   retries: string | undefined,
-  upload: (source: PayloadSource, run: UploadRun<ResumeOptions>) => Promise<T>,
+  upload: (
+    source: PayloadSource,
+    kept: KeptState<U['state']>,
+    run: UploadRun<StateResumeOptions<U['state']>>,
+  ) => Promise<T>,
   finish: (payload: Payload, sent: T) => Promise<void>,
 ): Promise<void> {
   const input = await openResumedInput(unfinished, ctx, output)
   try {
     const { payload } = input
-    const kept = {
-      keeper: UnfinishedKeeper.resumed(ctx.history, unfinished),
-      resume: resumedRunOptions(unfinished, retries, output),
+    const sealed = await ctx.history.sealTags(unfinished.id)
+    if (sealed === undefined) {
+      output.warn(`Nothing kept proves that the files are unchanged: sending them again in full`)
     }
+    const keeper = UnfinishedKeeper.resumed(ctx.history, unfinished)
+    const kept = { keeper, resume: resumedRunOptions(unfinished, retries, output, keeper) }
     const sent = await keptUpload(ctx, output, payload, unfinished.state.size, kept, (run) =>
-      upload(payload.source, run),
+      upload(payload.source, { state: unfinished.state, sealed }, run),
     )
     await finish(payload, sent)
   } finally {
@@ -279,15 +329,21 @@ export async function runResumedUpload<U extends UnfinishedUpload, T>(
   }
 }
 
-/** The resume options of `send --resume`: kept on an interruption, each resume told. */
+/**
+ * The resume options of `send --resume`: kept on an interruption, each resume told, the record
+ * tags kept on, and a new state kept should the upload start afresh.
+ */
 function resumedRunOptions(
   unfinished: UnfinishedUpload,
   retries: string | undefined,
   output: Output,
-): ResumeOptions {
+  keeper: UnfinishedKeeper<UnfinishedState>,
+): StateResumeOptions<UnfinishedState> {
   return {
     retryForMs: chooseRetries(retries),
     keepOnAbort: true,
     onResume: (event) => output.warn(resumedFromLine(unfinished.id, event)),
+    onState: (state) => keeper.keep(state),
+    onSealed: keeper.keepTags,
   }
 }

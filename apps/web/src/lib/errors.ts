@@ -70,6 +70,10 @@ export function errorMessage(error: unknown, context: ErrorContext = 'use'): str
       case 'BAD_LINK':
       case 'UNSUPPORTED_VERSION':
         return t('error.badLink.body')
+      case 'SOURCE_CHANGED':
+        return error.subject === undefined
+          ? t('error.sourcesChanged')
+          : t('error.sourceChanged', { name: error.subject })
       default:
         return t('error.generic', { message: error.message })
     }

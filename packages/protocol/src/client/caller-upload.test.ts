@@ -25,6 +25,7 @@ describe('withCallerOptions', () => {
           retryForMs: 5000,
           keepOnAbort: true,
           onState: (state) => void states.push(state),
+          onSealed: async () => {},
         },
       },
       (named) => ({ id: named.id, size: 42 }),
@@ -32,6 +33,7 @@ describe('withCallerOptions', () => {
     expect(options).toMatchObject({ ...UPLOAD, onProgress, signal })
     expect(options.resume).toMatchObject({ retryForMs: 5000, keepOnAbort: true })
     expect(options.resume).not.toHaveProperty('onState')
+    expect(options.resume).not.toHaveProperty('onSealed')
     await options.resume!.onSession!(SESSION)
     expect(states).toEqual([{ id: 'b6f1c2d4', size: 42 }])
   })
@@ -52,12 +54,10 @@ describe('withCallerOptions', () => {
 })
 
 describe('uploadState', () => {
-  it('keeps the session, the secret and salt as canonical base64url, and the size', () => {
-    const secret = new Uint8Array(32).fill(0xfb)
+  it('keeps the session, the salt as canonical base64url, and the size', () => {
     const salt = new Uint8Array(32).fill(0x3e)
-    expect(uploadState(SESSION, secret, salt, 42)).toEqual({
+    expect(uploadState(SESSION, salt, 42)).toEqual({
       session: SESSION,
-      secret: '-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_s',
       salt: 'Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4-Pj4',
       size: 42,
     })

@@ -72,8 +72,9 @@ describe('ciphertextFrom', () => {
         return streamOf(plain.subarray(offset))
       },
     }
-    const full = await collect(ciphertextFrom(source, key, { recordSize: RECORD })(0))
-    const rest = await collect(ciphertextFrom(source, key, { recordSize: RECORD })(2 * SEALED + 7))
+    const from = ciphertextFrom(source, key, { recordSize: RECORD })
+    const full = await collect(from(0))
+    const rest = await collect(from(2 * SEALED + 7))
     expect(asked).toEqual([2 * RECORD])
     expect(sameBytes(rest, full.subarray(2 * SEALED + 7))).toBe(true)
   })

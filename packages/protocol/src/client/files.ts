@@ -11,7 +11,8 @@ import {
 } from '../crypto/keys.js'
 import { buildLink, type FileLink } from '../crypto/link.js'
 import { decryptMetadata, encryptMetadata, type FileMetadata } from '../crypto/metadata.js'
-import { lockSecret } from '../crypto/password.js'
+import { derivePasswordKey, lockSecret, protectSecret, wrongPassword } from '../crypto/password.js'
+import { ProtocolError } from '../errors.js'
 import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
@@ -22,15 +23,18 @@ import type {
   UploadMetaFields,
 } from '../wire/uploads.js'
 import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
+import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import { unlockKeys } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import type { PayloadSource } from './source.js'
-import { startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
-import type { StateResumeOptions, UploadState } from './caller-upload.js'
+import { sealedRecords, startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
+import type { KeptState, StateResumeOptions, UploadState } from './caller-upload.js'
+import { cancelUnfinished } from './upload.js'
 import type { UploadCallbacks, UploadSession, UploadTransport } from './upload.js'
+import { fetchUploadStatus } from './upload-status.js'
 
 export type { DownloadOptions, DownloadResult } from './download.js'
 
@@ -39,7 +43,10 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
   expireSec: number
   /** One of the config's `downloadOptions`. */
   maxDownloads: number
-  /** Locks the link with `argon2id-v2` when set and non-empty. */
+  /**
+   * Locks the link with `argon2id-v2` when set and non-empty; resuming a password-protected
+   * upload takes it again.
+   */
   password?: string
   /** Names, types and sizes; encrypted and saved after the upload. */
   metadata: FileMetadata
@@ -51,15 +58,35 @@ export interface SendFileOptions extends UploadCallbacks, RecordCipherOption {
 
 export type FileResumeOptions = StateResumeOptions<FileUploadState>
 
+/** Of a password-protected link: the secret the link carries, and the password salt. */
+export interface PasswordLockState {
+  protectedSecret: string
+  passwordSalt: string
+}
+
+/** An upload without a password: the secret itself, and the owner token derived from it. */
+export interface OpenFileUploadState extends UploadState {
+  secret: string
+  /** For a status request or a cancel. */
+  ownerToken: string
+}
+
+/**
+ * A password-protected upload: only what the password protects (docs/crypto.md, "Resuming"); the
+ * secret and the owner token are derived again from the password when it is given to resume.
+ */
+export interface LockedFileUploadState extends UploadState {
+  passwordLock: PasswordLockState
+}
+
 /**
  * What continuing an unfinished file upload in another run takes besides its source (which must
- * be the same bytes: the caller checks).
+ * be the same bytes: the record tags kept with it prove that as they are sealed again).
  */
-export interface FileUploadState extends UploadState {
-  /** Of a password-protected link: the secret the link carries, and the password salt. */
-  passwordLock?: { protectedSecret: string; passwordSalt: string }
-  /** The owner token (derived from the secret), for a status request or a cancel. */
-  ownerToken: string
+export type FileUploadState = OpenFileUploadState | LockedFileUploadState
+
+export function isLockedFileUploadState(state: FileUploadState): state is LockedFileUploadState {
+  return 'passwordLock' in state && typeof state.passwordLock === 'object'
 }
 
 export interface SentFile {
@@ -101,39 +128,79 @@ export async function sendFile(
 }
 
 /**
- * Continues an upload `sendFile` began (in another run), from `state` and the same `source`,
- * then finishes it as `sendFile` does. `options.password` is not used: the state has the lock.
+ * Continues an upload `sendFile` began (in another run), from its kept state and the same
+ * `source`, then finishes it as `sendFile` does. A password-protected upload takes its password
+ * again (`options.password`); a wrong one throws WRONG_PASSWORD and leaves the upload as it was.
+ * Without kept record tags the unfinished upload is ended and `source` sent afresh under a new
+ * secret (the same password), its new state told by `onState`.
  */
 export async function resumeSendFile(
   api: ApiClient,
   source: PayloadSource,
-  state: FileUploadState,
+  kept: KeptState<FileUploadState>,
   options: SendFileOptions,
 ): Promise<SentFile> {
+  const { state, sealed } = kept
   checkResumedSize(source, state.size)
-  const secret = fromBase64Url(state.secret)
-  const salt = fromBase64Url(state.salt)
+  const { secret, ownerToken } = await unlockFileUploadState(api, state, options.password)
+  if (sealed === undefined) {
+    await cancelUnfinished(api, { kind: 'file', ownerToken }, state.session.id)
+    return sendFile(api, source, options)
+  }
   return transferFile(api, source, options, {
     secret,
-    salt,
-    passwordLock: state.passwordLock,
+    salt: fromBase64Url(state.salt),
+    passwordLock: isLockedFileUploadState(state) ? state.passwordLock : undefined,
     session: state.session,
+    sealed,
   })
+}
+
+/**
+ * The secret and the owner token of an unfinished upload's state: kept as they are, or for a
+ * password-protected upload derived again from `password` (Argon2id) and checked by asking the
+ * server how far the upload got; WRONG_PASSWORD when the server refuses the derived owner token.
+ */
+export async function unlockFileUploadState(
+  api: ApiClient,
+  state: FileUploadState,
+  password: string | undefined,
+): Promise<{ secret: Uint8Array; ownerToken: string }> {
+  if (!isLockedFileUploadState(state)) {
+    return { secret: fromBase64Url(state.secret), ownerToken: state.ownerToken }
+  }
+  if (!password) {
+    throw new ProtocolError('WRONG_PASSWORD', 'The upload is password-protected: give its password')
+  }
+  const passwordKey = await derivePasswordKey(
+    password,
+    fromBase64Url(state.passwordLock.passwordSalt),
+  )
+  const secret = protectSecret(fromBase64Url(state.passwordLock.protectedSecret), passwordKey)
+  const { ownerToken } = await deriveUploadKeys(secret, fromBase64Url(state.salt))
+  try {
+    await fetchUploadStatus(api, { kind: 'file', ownerToken }, state.session, state.size)
+  } catch (error) {
+    if (isApiError(error, 401)) throw wrongPassword()
+    throw error
+  }
+  return { secret, ownerToken }
 }
 
 interface FileSecrets {
   secret: Uint8Array
   salt: Uint8Array
-  passwordLock: FileUploadState['passwordLock'] | undefined
-  /** The session to continue; none starts a new upload. */
+  passwordLock: PasswordLockState | undefined
+  /** The session to continue, and the tags of the records sealed for it; none starts anew. */
   session?: UploadSession
+  sealed?: Uint8Array
 }
 
 async function transferFile(
   api: ApiClient,
   source: PayloadSource,
   options: SendFileOptions,
-  { secret, salt, passwordLock, session }: FileSecrets,
+  { secret, salt, passwordLock, session, sealed }: FileSecrets,
 ): Promise<SentFile> {
   const keys = await deriveUploadKeys(secret, salt)
   // Sealed before anything is sent: a file list too long to store fails without an upload.
@@ -159,14 +226,19 @@ async function transferFile(
     {
       target: { kind: 'file', headers },
       size,
-      ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
+      ciphertext: ciphertextFrom(source, keys.fileKey, {
+        cipher: options.cipher,
+        sealed: sealedRecords(source, sealed, options.resume),
+      }),
     },
     options,
-    (named): FileUploadState => ({
-      ...uploadState(named, secret, salt, size),
-      ...(passwordLock ? { passwordLock } : {}),
-      ownerToken: keys.ownerToken,
-    }),
+    (named): FileUploadState => {
+      const base = uploadState(named, salt, size)
+      // A password-protected upload keeps what the password protects, never the secret.
+      return passwordLock
+        ? { ...base, passwordLock }
+        : { ...base, secret: toBase64Url(secret), ownerToken: keys.ownerToken }
+    },
   )
   const { id, transport } = await startOrResume(api, session, upload)
 

@@ -8,14 +8,20 @@ export type {
   WebSocketMessageLike,
   WebSocketCloseLike,
 } from './web-socket.js'
-export { bytesSource, dropBytes } from './source.js'
+export { bytesSource, dropBytes, sourceNameAt } from './source.js'
 export type { PayloadSource } from './source.js'
 export { crc32 } from './crc32.js'
-export { zipSize, createZipStream } from './zip.js'
+export { zipSize, zipEntryAt, createZipStream } from './zip.js'
 export type { ArchiveEntry, ZipOptions } from './zip.js'
 export { fingerprintChange, type FingerprintEntry, type SourceFingerprint } from './fingerprint.js'
-export { ciphertextFrom, type CiphertextFromOptions } from './ciphertext-from.js'
-export { uploadCiphertext, resumeUpload, WS_CLOSE_KEEP } from './upload.js'
+export { ciphertextFrom, sourceChanged, type CiphertextFromOptions } from './ciphertext-from.js'
+export { uploadCiphertext, resumeUpload, cancelUnfinished, WS_CLOSE_KEEP } from './upload.js'
+export {
+  SealedRecords,
+  admitRecords,
+  RECORDS_AWAITING_KEEPER,
+  type SealKeeper,
+} from './sealed-records.js'
 export {
   fetchUploadStatus,
   isConnectionLoss,
@@ -35,10 +41,12 @@ export type {
   ResumeOptions,
   ResumeEvent,
 } from './upload.js'
-export type { StateResumeOptions, UploadState } from './caller-upload.js'
+export type { KeptState, StateResumeOptions, UploadState } from './caller-upload.js'
 export {
   sendFile,
   resumeSendFile,
+  unlockFileUploadState,
+  isLockedFileUploadState,
   inspectFile,
   unlockFile,
   downloadFile,
@@ -49,6 +57,9 @@ export type {
   SentFile,
   FileResumeOptions,
   FileUploadState,
+  OpenFileUploadState,
+  LockedFileUploadState,
+  PasswordLockState,
   UnlockedFile,
   DownloadOptions,
   DownloadResult,

@@ -30,8 +30,9 @@ import type { ApiClient } from './api.js'
 import { requireServerId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
 import { bytesSource, type PayloadSource } from './source.js'
-import { startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
-import type { StateResumeOptions, UploadState } from './caller-upload.js'
+import { sealedRecords, startOrResume, uploadState, withCallerOptions } from './caller-upload.js'
+import type { KeptState, StateResumeOptions, UploadState } from './caller-upload.js'
+import { cancelUnfinished } from './upload.js'
 import type { UploadSession, UploadCallbacks, UploadTransport } from './upload.js'
 
 export interface CreateFileRequestOptions {
@@ -97,9 +98,12 @@ export type RequestResumeOptions = StateResumeOptions<RequestUploadState>
 
 /**
  * What continuing an unfinished upload into a request takes in another run, besides the opened
- * request and the same source.
+ * request and the same source (proved by the record tags kept with it).
  */
-export type RequestUploadState = UploadState
+export interface RequestUploadState extends UploadState {
+  /** The upload's secret, canonical base64url: keep it as private as a link. */
+  secret: string
+}
 
 export interface SentToRequest {
   id: string
@@ -199,20 +203,38 @@ export async function sendToRequest(
   })
 }
 
-/** Continues an upload `sendToRequest` began (in another run), from `state` and the same source. */
+/**
+ * Continues an upload `sendToRequest` began (in another run), from its kept state and the same
+ * source. Without kept record tags the unfinished upload is ended and `source` sent afresh under
+ * a new secret, its new state told by `onState`.
+ */
 export async function resumeSendToRequest(
   api: ApiClient,
   opened: OpenedRequest,
   source: PayloadSource,
-  state: RequestUploadState,
+  kept: KeptState<RequestUploadState>,
   options: SendToRequestOptions,
 ): Promise<SentToRequest> {
+  const { state, sealed } = kept
   checkResumedSize(source, state.size)
+  if (sealed === undefined) {
+    await cancelUnfinished(api, { kind: 'request', requestId: opened.id }, state.session.id)
+    return sendToRequest(api, opened, source, options)
+  }
   return transferToRequest(api, opened, source, options, {
     secret: fromBase64Url(state.secret),
     salt: fromBase64Url(state.salt),
     session: state.session,
+    sealed,
   })
+}
+
+interface RequestSecrets {
+  secret: Uint8Array
+  salt: Uint8Array
+  /** The session to continue, and the tags of the records sealed for it; none starts anew. */
+  session?: UploadSession
+  sealed?: Uint8Array
 }
 
 async function transferToRequest(
@@ -220,7 +242,7 @@ async function transferToRequest(
   opened: OpenedRequest,
   source: PayloadSource,
   options: SendToRequestOptions,
-  { secret, salt, session }: { secret: Uint8Array; salt: Uint8Array; session?: UploadSession },
+  { secret, salt, session, sealed }: RequestSecrets,
 ): Promise<SentToRequest> {
   const keys = await deriveUploadKeys(secret, salt)
   const meta = await encryptMetadata(keys.metaKey, options.metadata)
@@ -246,10 +268,13 @@ async function transferToRequest(
         },
       },
       size,
-      ciphertext: ciphertextFrom(source, keys.fileKey, { cipher: options.cipher }),
+      ciphertext: ciphertextFrom(source, keys.fileKey, {
+        cipher: options.cipher,
+        sealed: sealedRecords(source, sealed, options.resume),
+      }),
     },
     options,
-    (named) => uploadState(named, secret, salt, size),
+    (named) => ({ ...uploadState(named, salt, size), secret: toBase64Url(secret) }),
   )
   return startOrResume(api, session, upload)
 }

@@ -16,6 +16,23 @@ export interface PayloadSource {
    * dropped.
    */
   streamFrom?(offset: number): ReadableStream<Uint8Array>
+  /**
+   * What holds the plaintext bytes [start, end), for an error saying it changed: the file's
+   * name, or the one archive entry there (undefined when several share them). Without it a
+   * `File`'s own name is used.
+   */
+  nameAt?(start: number, end: number): string | undefined
+}
+
+/** The name of what holds the plaintext bytes [start, end) of `source`, when one thing does. */
+export function sourceNameAt(
+  source: PayloadSource,
+  start: number,
+  end: number,
+): string | undefined {
+  if (source.nameAt) return source.nameAt(start, end)
+  const name = (source as { name?: unknown }).name
+  return typeof name === 'string' && name !== '' ? name : undefined
 }
 
 /** A source over bytes already in memory (notes sent into a request, tests). */

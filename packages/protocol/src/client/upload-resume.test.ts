@@ -5,230 +5,18 @@
  */
 import { describe, expect, it } from 'vitest'
 
+import { CHECKPOINT, CHUNK, FakeServer, uploadHeaders } from '../../test/fake-upload-server.js'
 import { pseudoRandomBytes, sameBytes, streamOf } from '../../test/streams.js'
 import { ApiClient } from './api.js'
 import { resumeUpload, uploadCiphertext, type UploadCiphertextOptions } from './upload.js'
 import type { UploadSession } from './upload-status.js'
-import type { WebSocketLike } from './web-socket.js'
-
-const CHUNK = 1000
-const CHECKPOINT = 700
-const OWNER = 'owner-token'
-const HEADERS = {
-  authToken: 'a',
-  ownerToken: OWNER,
-  salt: 's',
-  maxDownloads: '1',
-  expireSec: '3600',
-  fileCount: '1',
-  contentLength: '0',
-  hasPassword: 'false' as const,
-}
-
-interface Session {
-  size: number
-  data: Uint8Array
-  chunks: Map<number, number>
-  /** Socket sessions: bytes received, and bytes durable (at checkpoints and at a drop). */
-  received: number
-  durable: number
-  transport: 'ws' | 'chunks'
-}
-
-/** The server side of the contract, in memory, with the failures a test asks for. */
-class FakeServer {
-  readonly sessions = new Map<string, Session>()
-  readonly finished = new Map<string, Uint8Array>()
-  readonly log: string[] = []
-  /** Chunk indexes answered 502 once (a proxy whose server restarts). */
-  failChunks = new Set<number>()
-  /** Socket offsets at which the connection drops, once each. */
-  dropAt: number[] = []
-  /** Finalize completes but its answer is lost. */
-  loseFinalizeAnswer = false
-  /** Every request fails to connect until then. */
-  downUntil = 0
-  /** Forget sessions (a server that lost them): status answers 404. */
-  forget = false
-  private serial = 0
-
-  readonly fetch: typeof fetch = async (input, init) => {
-    if (Date.now() < this.downUntil) throw new TypeError('fetch failed')
-    const url = new URL(String(input))
-    const method = init?.method ?? 'GET'
-    const headers = (init?.headers ?? {}) as Record<string, string>
-    const path = url.pathname
-    this.log.push(`${method} ${path}`)
-    const json = (status: number, body: unknown) =>
-      new Response(JSON.stringify(body), {
-        status,
-        headers: { 'content-type': 'application/json' },
-      })
-    if (path === '/api/config') {
-      return json(200, {
-        webSocketUploadEnabled: true,
-        uploadChunkSize: CHUNK,
-        uploadConcurrentChunks: 2,
-        uploadSpeedLimit: 0,
-      })
-    }
-    if (path === '/api/upload/init') {
-      const id = this.create(Number(headers['X-Content-Length']), 'chunks')
-      return json(200, { id })
-    }
-    const match = /^\/api\/(upload|exists)\/([^/]+)(?:\/(chunk|finalize|status))?$/.exec(path)
-    if (!match) return json(404, { error: 'Not found' })
-    const [, kind, id, action] = match
-    if (kind === 'exists') return json(200, { exists: this.finished.has(id!) })
-    const session = this.forget ? undefined : this.sessions.get(id!)
-    if (!session) return json(404, { error: 'Upload not found' })
-    if (method === 'DELETE') {
-      this.sessions.delete(id!)
-      return json(200, { deleted: true })
-    }
-    if (action === 'status') {
-      if (headers['X-Owner-Token'] !== OWNER) return json(401, { error: 'Invalid' })
-      const next = this.nextIndex(session)
-      return json(200, {
-        bytesWritten:
-          session.transport === 'ws' ? session.durable : Math.min(next * CHUNK, session.size),
-        nextIndex: session.transport === 'ws' ? null : next,
-        declaredSize: session.size,
-        transport: session.transport,
-      })
-    }
-    if (action === 'chunk') {
-      const index = Number(url.searchParams.get('index'))
-      if (this.failChunks.delete(index)) return json(502, { error: 'Bad gateway' })
-      if (session.chunks.has(index)) return json(400, { error: 'Chunk already received' })
-      const body = init!.body as Uint8Array
-      session.data.set(body, index * CHUNK)
-      session.chunks.set(index, body.length)
-      return json(200, { bytesWritten: 0 })
-    }
-    // finalize
-    if (this.nextIndex(session) * CHUNK < session.size) return json(400, { error: 'Incomplete' })
-    this.finish(id!, session)
-    if (this.loseFinalizeAnswer) {
-      this.loseFinalizeAnswer = false
-      throw new TypeError('fetch failed')
-    }
-    return json(200, { id })
-  }
-
-  create(size: number, transport: Session['transport']): string {
-    const id = `00000000-0000-4000-8000-${String(++this.serial).padStart(12, '0')}`
-    const session = { size, data: new Uint8Array(size), chunks: new Map(), received: 0, durable: 0 }
-    this.sessions.set(id, { ...session, transport })
-    return id
-  }
-
-  finish(id: string, session: Session): void {
-    this.sessions.delete(id)
-    this.finished.set(id, session.data)
-  }
-
-  nextIndex(session: Session): number {
-    let next = 0
-    while (session.chunks.has(next)) next++
-    return next
-  }
-
-  readonly webSocket = (): WebSocketLike => new FakeSocket(this)
-}
-
-/** A socket to FakeServer: init or resume, binary frames, finalize; drops where told. */
-class FakeSocket implements WebSocketLike {
-  binaryType = 'blob'
-  bufferedAmount = 0
-  readyState = 0
-  onopen: WebSocketLike['onopen'] = null
-  onmessage: WebSocketLike['onmessage'] = null
-  onerror: WebSocketLike['onerror'] = null
-  onclose: WebSocketLike['onclose'] = null
-  private session: { id: string; state: Session } | undefined
-
-  constructor(private readonly server: FakeServer) {
-    setTimeout(() => {
-      if (Date.now() < server.downUntil) return this.end(1006)
-      this.readyState = 1
-      this.onopen?.({})
-    }, 0)
-  }
-
-  send(data: string | Uint8Array<ArrayBuffer>): void {
-    if (this.readyState !== 1) return
-    if (typeof data !== 'string') return this.receive(data)
-    const frame = JSON.parse(data) as Record<string, unknown>
-    this.server.log.push(
-      `ws ${String(frame.type)}${frame.type === 'resume' ? ` ${String(frame.offset)}` : ''}`,
-    )
-    if (frame.type === 'init') {
-      const size = Number((frame.headers as { contentLength: string }).contentLength)
-      const id = this.server.create(size, 'ws')
-      this.session = { id, state: this.server.sessions.get(id)! }
-      this.answer({ type: 'ready', id })
-    } else if (frame.type === 'resume') {
-      const state = this.server.forget ? undefined : this.server.sessions.get(String(frame.id))
-      if (!state) return this.refuse(404, 'Upload not found')
-      if (frame.ownerToken !== OWNER) return this.refuse(401, 'Invalid or missing owner token')
-      if (Number(frame.offset) > state.durable) return this.refuse(400, 'Invalid request')
-      state.received = Number(frame.offset)
-      this.session = { id: String(frame.id), state }
-      this.answer({ type: 'ready', id: frame.id, offset: frame.offset })
-    } else if (frame.type === 'finalize') {
-      const { id, state } = this.session!
-      if (state.received !== state.size) return this.refuse(400, 'Size mismatch')
-      this.server.finish(id, state)
-      this.answer({ type: 'done', id })
-    }
-  }
-
-  private receive(bytes: Uint8Array): void {
-    const state = this.session!.state
-    state.data.set(bytes, state.received)
-    const before = state.received
-    state.received += bytes.length
-    if (Math.floor(state.received / CHECKPOINT) > Math.floor(before / CHECKPOINT)) {
-      state.durable = Math.floor(state.received / CHECKPOINT) * CHECKPOINT
-    }
-    const drop = this.server.dropAt.findIndex((at) => before < at && state.received >= at)
-    if (drop >= 0) {
-      this.server.dropAt.splice(drop, 1)
-      this.end(1006)
-    }
-  }
-
-  private answer(frame: unknown): void {
-    setTimeout(() => {
-      if (this.readyState === 1) this.onmessage?.({ data: JSON.stringify(frame) })
-    }, 0)
-  }
-
-  private refuse(status: number, message: string): void {
-    this.answer({ type: 'error', status, message })
-    setTimeout(() => this.end(1008), 1)
-  }
-
-  private end(code: number): void {
-    if (this.readyState === 3) return
-    this.readyState = 3
-    setTimeout(() => this.onclose?.({ code, reason: '' }), 0)
-  }
-
-  close(code = 1000): void {
-    if (this.readyState === 3) return
-    this.server.log.push(`ws close ${code}`)
-    this.end(code)
-  }
-}
 
 function upload(
   data: Uint8Array,
   extra: Partial<UploadCiphertextOptions> = {},
 ): UploadCiphertextOptions {
   return {
-    target: { kind: 'file', headers: { ...HEADERS, contentLength: String(data.length) } },
+    target: { kind: 'file', headers: uploadHeaders(data.length) },
     size: data.length,
     ciphertext: (offset) => streamOf(data.subarray(offset), [300]),
     ...extra,
@@ -236,11 +24,7 @@ function upload(
 }
 
 function clients(server: FakeServer, webSocket: boolean): ApiClient {
-  return new ApiClient({
-    baseUrl: 'http://fake.test',
-    fetch: server.fetch,
-    ...(webSocket ? { webSocket: server.webSocket } : {}),
-  })
+  return server.client(webSocket)
 }
 
 describe('a chunked upload', () => {

@@ -730,11 +730,23 @@ async function sendOverHttp(
 }
 
 /** Ends an unfinished chunked session so its bytes, quota hold and request slot are released. */
-async function cancelSession(api: ApiClient, target: UploadTarget, id: string): Promise<void> {
+function cancelSession(api: ApiClient, target: UploadTarget, id: string): Promise<void> {
+  return cancelUnfinished(api, statusTarget(target), id)
+}
+
+/**
+ * Ends an unfinished session (of either transport) so that its bytes, quota hold and request
+ * slot are released; best effort, as the server also discards idle sessions on its own.
+ */
+export async function cancelUnfinished(
+  api: ApiClient,
+  target: StatusTarget,
+  id: string,
+): Promise<void> {
   try {
     if (target.kind === 'file') {
       await api.raw('DELETE', PATHS.uploadById(id), {
-        headers: { [HEADERS.ownerToken]: target.headers.ownerToken },
+        headers: { [HEADERS.ownerToken]: target.ownerToken },
         accept: [404],
       })
     } else {

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { collect, pseudoRandomBytes, streamOf } from '../../test/streams.js'
 import { utf8 } from '../encoding.js'
 import { ProtocolError } from '../errors.js'
-import { createZipStream, zipSize, type ArchiveEntry } from './zip.js'
+import { createZipStream, zipEntryAt, zipSize, type ArchiveEntry } from './zip.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'fileshare-zip-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -380,3 +380,24 @@ describe('Zip64', () => {
     expect(end.u64(descriptor + 16)).toBe(big)
   }, 180_000)
 })
+
+describe('zipEntryAt', () => {
+  it('names the one entry whose bytes a range covers, and none where several or none do', async () => {
+    const a = pseudoRandomBytes(1000, 1)
+    const entries = [directory('docs/'), file('docs/a.bin', a), file('docs/b.bin', a)]
+    const archive = await collect(createZipStream(entries))
+    const aData = indexOf(archive, a)
+    expect(zipEntryAt(entries, aData + 10, aData + 20)).toBe('docs/a.bin')
+    const bData = indexOf(archive, a, aData + 1)
+    expect(zipEntryAt(entries, bData, bData + 1000)).toBe('docs/b.bin')
+    // From a's data into b's header: two entries.
+    expect(zipEntryAt(entries, aData + 990, bData)).toBeUndefined()
+    // The central directory belongs to no one entry.
+    expect(zipEntryAt(entries, archive.length - 30, archive.length)).toBeUndefined()
+  })
+})
+
+/** Where `part` first occurs in `bytes` at or after `from`. */
+function indexOf(bytes: Uint8Array, part: Uint8Array, from = 0): number {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(part, from)
+}

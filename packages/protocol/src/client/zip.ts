@@ -219,6 +219,24 @@ export function zipSize(entries: readonly ArchiveEntry[]): number {
   return layoutArchive(entries).totalSize
 }
 
+/**
+ * The path of the one entry whose bytes (local header, data, descriptor) overlap the archive's
+ * bytes [start, end), for an error naming what changed there; undefined when several entries or
+ * none (the central directory) do.
+ */
+export function zipEntryAt(
+  entries: readonly ArchiveEntry[],
+  start: number,
+  end: number,
+): string | undefined {
+  const layouts = layoutArchive(entries).entries
+  const overlapping = layouts.filter((e) => {
+    const after = e.offset + localHeaderLength(e) + e.entry.size + descriptorLength(e)
+    return e.offset < end && start < after
+  })
+  return overlapping.length === 1 ? overlapping[0]!.entry.path : undefined
+}
+
 /** Little-endian writer over a fixed buffer; 64-bit values are split since they exceed 2^32. */
 class Writer {
   readonly bytes: Uint8Array

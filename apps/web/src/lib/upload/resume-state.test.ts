@@ -7,6 +7,7 @@ import {
   FILE_UPLOAD_SLOT,
   clearResumeState,
   fingerprintOf,
+  isLocked,
   loadResumeState,
   requestUploadSlot,
   resumeRefusal,
@@ -78,6 +79,38 @@ describe('resume state', () => {
     storage.setItem(RESUME_STORAGE_KEY, JSON.stringify({ ...stateOf(picked), version: 2 }))
     expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toBeNull()
     expect(storage.items.has(RESUME_STORAGE_KEY)).toBe(false)
+  })
+
+  // Security: a password-protected upload keeps only what the password protects.
+  it('keeps a password-protected upload without its secret or owner token, and no other', () => {
+    const storage = memoryStorage()
+    const open = stateOf(picked)
+    const {
+      secret: _secret,
+      ownerToken: _owner,
+      ...rest
+    } = open.upload as {
+      secret: string
+      ownerToken: string
+    }
+    const passwordLock = { protectedSecret: 'cHJvdGVjdGVk', passwordSalt: 'c2FsdA' }
+    const locked: FileResumeState = {
+      ...open,
+      upload: { ...rest, passwordLock } as FileUploadState,
+    }
+    saveResumeState(storage, FILE_UPLOAD_SLOT, locked)
+    expect(storage.items.get(RESUME_STORAGE_KEY)).not.toMatch(/c2VjcmV0|b3duZXI/)
+    expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toEqual(locked)
+    expect(isLocked(locked)).toBe(true)
+    expect(isLocked(open)).toBe(false)
+    // A lock beside the secret, or a lock without its salt, is no state this page keeps.
+    for (const upload of [
+      { ...open.upload, passwordLock },
+      { ...rest, passwordLock: { protectedSecret: 'cHJvdGVjdGVk' } },
+    ]) {
+      storage.setItem(RESUME_STORAGE_KEY, JSON.stringify({ ...open, upload }))
+      expect(loadResumeState(storage, FILE_UPLOAD_SLOT)).toBeNull()
+    }
   })
 
   it('accepts the same files picked again', () => {

@@ -1,12 +1,14 @@
 /**
  * What the page keeps in the origin's localStorage so that an upload cut short by a reload or a
  * closed tab can continue (docs/web.md, "Resuming uploads"): the upload's session, credentials
- * and key material, and the fingerprint of the files it encrypts. Kept from the moment the server
+ * and key material (of a password-protected upload only what the password protects), and the
+ * fingerprint of the files it encrypts; the record tags that prove them are in seal-tags.ts. Kept from the moment the server
  * names the upload, cleared when it is done, cancelled or definitively refused. A normal upload
  * has one slot; each request has its own, so that uploads into two requests do not collide.
  */
 import {
   fingerprintChange,
+  isLockedFileUploadState,
   type FileUploadState,
   type RequestUploadState,
   type SourceFingerprint,
@@ -19,7 +21,13 @@ import { RESUME_STORAGE_KEY, requestResumeKey } from './resume-keys'
 export type ResumeStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>
 
 /** What every kept upload holds, whatever it goes into. */
-export interface KeptUpload<U extends { size: number } = { size: number }> {
+/** What the kept state of every upload holds, whatever its kind. */
+interface UploadStateBase {
+  session: { id: string }
+  size: number
+}
+
+export interface KeptUpload<U extends UploadStateBase = UploadStateBase> {
   version: 1
   /** What the protocol client needs to continue: session, secret, salt, size (and credentials). */
   upload: U
@@ -54,7 +62,7 @@ export const FILE_UPLOAD_SLOT: ResumeSlot<FileResumeState> = {
       isKeptUpload(value) &&
       typeof state.expireSec === 'number' &&
       typeof state.maxDownloads === 'number' &&
-      typeof state.upload?.ownerToken === 'string'
+      (holdsSecret(state.upload) || holdsPasswordLock(state.upload))
     )
   },
 }
@@ -64,8 +72,42 @@ export function requestUploadSlot(requestId: string): ResumeSlot<RequestResumeSt
   return {
     key: requestResumeKey(requestId),
     holds: (value): value is RequestResumeState =>
-      isKeptUpload(value) && (value as { requestId?: unknown }).requestId === requestId,
+      isKeptUpload(value) &&
+      (value as { requestId?: unknown }).requestId === requestId &&
+      typeof (value as { upload: { secret?: unknown } }).upload.secret === 'string',
   }
+}
+
+/**
+ * Whether a kept file upload is password-protected: it holds only what the password protects,
+ * and resuming it takes the password again.
+ */
+export function isLocked(state: KeptUpload<FileUploadState>): boolean {
+  return isLockedFileUploadState(state.upload)
+}
+
+/** An upload without a password keeps its secret and its owner token. */
+function holdsSecret(upload: unknown): boolean {
+  const fields = upload as { secret?: unknown; ownerToken?: unknown; passwordLock?: unknown }
+  return (
+    typeof fields.secret === 'string' &&
+    typeof fields.ownerToken === 'string' &&
+    fields.passwordLock === undefined
+  )
+}
+
+/** A password-protected one keeps the protected secret and the password salt, and neither. */
+function holdsPasswordLock(upload: unknown): boolean {
+  const fields = upload as { secret?: unknown; ownerToken?: unknown; passwordLock?: unknown }
+  const lock = fields.passwordLock as { protectedSecret?: unknown; passwordSalt?: unknown } | null
+  return (
+    typeof lock === 'object' &&
+    lock !== null &&
+    typeof lock.protectedSecret === 'string' &&
+    typeof lock.passwordSalt === 'string' &&
+    fields.secret === undefined &&
+    fields.ownerToken === undefined
+  )
 }
 
 /**
@@ -182,7 +224,6 @@ function isKeptUpload(value: unknown): value is KeptUpload {
     typeof upload === 'object' &&
     upload !== null &&
     typeof upload.session?.id === 'string' &&
-    typeof upload.secret === 'string' &&
     typeof upload.salt === 'string' &&
     typeof upload.size === 'number' &&
     typeof fingerprint === 'object' &&

@@ -83,6 +83,15 @@ describe('an unfinished upload', () => {
     expect(stored()).toBe(false)
   })
 
+  it('stays resumable after a wrong password, to be resumed with the right one', () => {
+    const { unfinished, end } = started()
+    const wrong = new ProtocolError('WRONG_PASSWORD', 'Wrong password')
+    expect(unfinished.failed(wrong, signal(), true)).toBe('failed')
+    expect(unfinished.kept).not.toBeNull()
+    expect(stored()).toBe(true)
+    expect(end).not.toHaveBeenCalled()
+  })
+
   it('is forgotten after a refusal', () => {
     const { unfinished } = started()
     const refusal = new ApiError(413, 'File too large')

@@ -1,6 +1,6 @@
 /**
  * A page's resumable upload, the same for a normal upload and one into a request: the state kept
- * in localStorage and offered to resume after a reload, what the page says while a lost
+ * in localStorage (its record tags in IndexedDB) and offered to resume after a reload, what the page says while a lost
  * connection is resumed, and what an upload that failed leaves behind (docs/web.md, "Resuming
  * uploads").
  */
@@ -8,6 +8,7 @@ import {
   isAbortError,
   isApiError,
   isConnectionLoss,
+  isProtocolError,
   type UploadProgress,
 } from '@fileshare/protocol'
 
@@ -29,6 +30,7 @@ import {
   type ResumeSlot,
   type ResumeStorage,
 } from './resume-state'
+import { dropSealTags } from './seal-tags'
 
 /** How an upload that did not complete ended, for the page's own message. */
 export type UploadEnd = 'cancelled' | 'gone' | 'failed'
@@ -96,9 +98,14 @@ export class UnfinishedUpload<S extends KeptUpload> {
     this.kept = loadResumeState(this.#storage, options.slot)
   }
 
-  /** Drops the kept upload here (done, cancelled or refused); the server's session is left. */
+  /**
+   * Drops the kept upload here (done, cancelled or refused) with its record tags; the server's
+   * session is left.
+   */
   forget(): void {
+    const id = this.kept?.upload.session.id
     clearResumeState(this.#storage, this.#options.slot)
+    if (id !== undefined) void dropSealTags(id).catch(() => undefined)
     this.kept = null
     this.refused = false
   }
@@ -170,6 +177,11 @@ export class UnfinishedUpload<S extends KeptUpload> {
     if (event.kind === 'state') {
       const state = stateOf(event.state)
       saveResumeState(this.#storage, this.#options.slot, state)
+      // A kept upload that started afresh (nothing proved its files) leaves its tags behind.
+      const before = this.kept?.upload.session.id
+      if (before !== undefined && before !== state.upload.session.id) {
+        void dropSealTags(before).catch(() => undefined)
+      }
       this.kept = state
     } else if (event.kind === 'lost') {
       this.connection = t('upload.resuming')
@@ -192,7 +204,10 @@ export class UnfinishedUpload<S extends KeptUpload> {
   failed(cause: unknown, signal: AbortSignal, resumed: boolean): UploadEnd {
     this.connection = null
     const started = this.kept
-    if (!isConnectionLoss(cause, signal)) this.forget()
+    // A wrong password leaves the kept upload as it was, to be resumed with the right one.
+    if (!isConnectionLoss(cause, signal) && !isProtocolError(cause, 'WRONG_PASSWORD')) {
+      this.forget()
+    }
     if (isAbortError(cause)) {
       if (started) void this.#endSession(started)
       return 'cancelled'

@@ -66,6 +66,8 @@ export interface SerializedError {
   removed?: boolean
   takedown?: string | null
   code?: ProtocolErrorCode
+  /** ProtocolError.subject. */
+  subject?: string
 }
 
 export function serializeError(error: unknown): SerializedError {
@@ -91,6 +93,7 @@ export function serializeError(error: unknown): SerializedError {
       name: error.name,
       message: error.message,
       code: error.code,
+      ...(error.subject === undefined ? {} : { subject: error.subject }),
     }
   }
   const named = error as { name?: unknown; message?: unknown } | null
@@ -130,7 +133,7 @@ export function reviveError(error: SerializedError): Error {
       return new ApiError(error.status ?? 500, error.message, options)
     }
     case 'protocol':
-      return new ProtocolError(error.code ?? 'BAD_INPUT', error.message)
+      return new ProtocolError(error.code ?? 'BAD_INPUT', error.message, { subject: error.subject })
     case 'abort':
       return new DOMException(error.message, 'AbortError')
     default: {

@@ -29,6 +29,7 @@ import {
   unlockFile,
   unlockNote,
   viewNote,
+  zipEntryAt,
   zipSize,
   type ApiClient,
   type CreatedFileRequest,
@@ -41,6 +42,7 @@ import {
   type FileUploadState,
   type InboxFile,
   type InboxLink,
+  type KeptState,
   type NoteInfoResponse,
   type OpenedInbox,
   type OpenedRequest,
@@ -48,6 +50,7 @@ import {
   type ResumeEvent,
   type RequestLink,
   type RequestUploadState,
+  type SealKeeper,
   type SentFile,
   type SentToRequest,
   type ShareLink,
@@ -64,6 +67,7 @@ import {
   toArchiveEntries,
   type PickedEntry,
 } from '../upload/entries'
+import { readSealTags, sealTagsKeeper } from '../upload/seal-tags'
 import { createWebCipherPool } from './cipher-pool'
 
 /** Per call: cancellation and a progress channel back to the page. */
@@ -146,6 +150,7 @@ export function payloadOf(entries: readonly PickedEntry[], utcOffsetMinutes: num
     source: {
       size: zipSize(archive),
       stream: () => createZipStream(archive, { utcOffsetMinutes }),
+      nameAt: (start, end) => zipEntryAt(archive, start, end),
     },
     metadata,
     // Every archive entry counts, so a folder holding one file still reads as an archive.
@@ -192,26 +197,50 @@ export function createMethods(api: ApiClient) {
     cipher.start()
     return { signal: ctx.signal, onProgress: ctx.progress, cipher }
   }
-  /** Resuming lost connections, with the page told of the state to keep and of each resume. */
-  const resuming = <S>(ctx: CallContext) => ({
-    retryForMs: RESUME_RETRY_MS,
-    onState: (state: S) => ctx.event({ kind: 'state', state } satisfies UploadEvent<S>),
-    onConnectionLost: () => ctx.event({ kind: 'lost' } satisfies UploadEvent),
-    onResume: (event: ResumeEvent) => ctx.event({ kind: 'resumed', event } satisfies UploadEvent),
-  })
-  const fileOptions = (ctx: CallContext, input: SendFilesInput, payload: Payload) => ({
+  /**
+   * Resuming lost connections, with the page told of the state to keep and of each resume, and
+   * the record tags kept in IndexedDB under the upload's id as they are sealed: the id of the
+   * kept upload it `continues`, else (and should that one start afresh) the one the server names.
+   */
+  const resuming = <S extends { session: { id: string } }>(
+    ctx: CallContext,
+    continues: string | undefined,
+  ) => {
+    let keeper: SealKeeper | undefined =
+      continues === undefined ? undefined : sealTagsKeeper(continues)
+    return {
+      retryForMs: RESUME_RETRY_MS,
+      onState: (state: S) => {
+        keeper = sealTagsKeeper(state.session.id)
+        ctx.event({ kind: 'state', state } satisfies UploadEvent<S>)
+      },
+      onSealed: (index: number, tags: Uint8Array) => keeper!(index, tags),
+      onConnectionLost: () => ctx.event({ kind: 'lost' } satisfies UploadEvent),
+      onResume: (event: ResumeEvent) => ctx.event({ kind: 'resumed', event } satisfies UploadEvent),
+    }
+  }
+  /** A kept upload's state with the record tags kept for it. */
+  const keptWithTags = async <S extends { session: { id: string } }>(
+    state: S,
+  ): Promise<KeptState<S>> => ({ state, sealed: await readSealTags(state.session.id) })
+  const fileOptions = (
+    ctx: CallContext,
+    input: SendFilesInput,
+    payload: Payload,
+    continues?: string,
+  ) => ({
     expireSec: input.expireSec,
     maxDownloads: input.maxDownloads,
     ...(input.password ? { password: input.password } : {}),
     metadata: payload.metadata,
     fileCount: payload.fileCount,
-    resume: resuming<FileUploadState>(ctx),
+    resume: resuming<FileUploadState>(ctx, continues),
     ...transfer(ctx),
   })
-  const requestOptions = (ctx: CallContext, payload: Payload) => ({
+  const requestOptions = (ctx: CallContext, payload: Payload, continues?: string) => ({
     metadata: payload.metadata,
     fileCount: payload.fileCount,
-    resume: resuming<RequestUploadState>(ctx),
+    resume: resuming<RequestUploadState>(ctx, continues),
     ...transfer(ctx),
   })
 
@@ -221,14 +250,19 @@ export function createMethods(api: ApiClient) {
       return sendFile(api, payload.source, fileOptions(ctx, input, payload))
     },
 
-    /** Continues a kept upload with the same entries (the page checked their fingerprint). */
+    /**
+     * Continues a kept upload with the same entries (the page checked their fingerprint; the
+     * record tags kept prove their bytes), or sends them afresh when no tags were kept.
+     */
     async resumeFiles(
       ctx: CallContext,
       input: SendFilesInput,
       state: FileUploadState,
     ): Promise<SentFile> {
       const payload = payloadOf(input.entries, input.utcOffsetMinutes)
-      return resumeSendFile(api, payload.source, state, fileOptions(ctx, input, payload))
+      const kept = await keptWithTags(state)
+      const options = fileOptions(ctx, input, payload, state.session.id)
+      return resumeSendFile(api, payload.source, kept, options)
     },
 
     async inspectFile(_ctx: CallContext, href: string): Promise<UploadInfoResponse> {
@@ -311,7 +345,9 @@ export function createMethods(api: ApiClient) {
       state: RequestUploadState,
     ): Promise<SentToRequest> {
       const payload = payloadOf(input.entries, input.utcOffsetMinutes)
-      return resumeSendToRequest(api, opened, payload.source, state, requestOptions(ctx, payload))
+      const kept = await keptWithTags(state)
+      const options = requestOptions(ctx, payload, state.session.id)
+      return resumeSendToRequest(api, opened, payload.source, kept, options)
     },
 
     /** Ends an unfinished upload into a request (its id under the request is the credential). */

@@ -83,6 +83,8 @@ export const common = {
   'error.locked.message': 'Too many wrong passwords. Try again in {time}.',
   'error.locked.messageLater': 'Too many wrong passwords. Try again later.',
   'error.wrongPassword': 'Wrong password. Try again.',
+  'error.sourceChanged': '{name} changed while it was being sent. Send it again.',
+  'error.sourcesChanged': 'The files changed while they were being sent. Send them again.',
   'error.network': 'The server could not be reached. Check your connection and try again.',
   'error.disabled': 'This feature is turned off on this server.',
   'error.tooLarge': 'This is larger than the server accepts.',

@@ -33,6 +33,8 @@ export const upload = {
     'These are not the files of the unfinished upload: a name, size or modification time differs. Pick the same files, or start a new upload.',
   'upload.resumeGone':
     'The server no longer has the unfinished upload, so it cannot continue. Start a new upload.',
+  'upload.resumePassword': 'Password of the unfinished upload',
+  'upload.resumePasswordHint': 'It is password-protected: enter its password to continue it.',
   'upload.done.title': 'Your files are ready to share',
   'upload.done.link': 'Share link',
   'upload.done.expires': 'Expires {date}',

@@ -102,6 +102,8 @@ export default {
   'error.locked.message': 'Zu viele falsche Passwörter. Versuchen Sie es in {time} erneut.',
   'error.locked.messageLater': 'Zu viele falsche Passwörter. Versuchen Sie es später erneut.',
   'error.wrongPassword': 'Falsches Passwort. Versuchen Sie es erneut.',
+  'error.sourceChanged': '{name} wurde während des Sendens geändert. Senden Sie die Datei erneut.',
+  'error.sourcesChanged': 'Die Dateien wurden während des Sendens geändert. Senden Sie sie erneut.',
   'error.network':
     'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
   'error.disabled': 'Diese Funktion ist auf diesem Server abgeschaltet.',
@@ -160,6 +162,9 @@ export default {
     'Das sind nicht die Dateien des unvollständigen Uploads: Name, Größe oder Änderungszeit weichen ab. Wählen Sie dieselben Dateien oder beginnen Sie einen neuen Upload.',
   'upload.resumeGone':
     'Der Server hat den unvollständigen Upload nicht mehr, er kann nicht fortgesetzt werden. Beginnen Sie einen neuen Upload.',
+  'upload.resumePassword': 'Passwort des unvollständigen Uploads',
+  'upload.resumePasswordHint':
+    'Er ist passwortgeschützt: Geben Sie sein Passwort ein, um ihn fortzusetzen.',
   'upload.done.title': 'Ihre Dateien sind bereit zum Teilen',
   'upload.done.link': 'Freigabelink',
   'upload.done.expires': 'Läuft ab am {date}',

@@ -107,6 +107,8 @@ export default {
     'Demasiadas contraseñas incorrectas. Vuelve a intentarlo dentro de {time}.',
   'error.locked.messageLater': 'Demasiadas contraseñas incorrectas. Vuelve a intentarlo más tarde.',
   'error.wrongPassword': 'Contraseña incorrecta. Inténtalo de nuevo.',
+  'error.sourceChanged': '{name} cambió mientras se enviaba. Vuelve a enviarlo.',
+  'error.sourcesChanged': 'Los archivos cambiaron mientras se enviaban. Vuelve a enviarlos.',
   'error.network':
     'No se puede contactar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
   'error.disabled': 'Esta función está desactivada en este servidor.',
@@ -169,6 +171,9 @@ export default {
     'Estos no son los archivos de la subida sin terminar: un nombre, tamaño o fecha de modificación es distinto. Elige los mismos archivos o empieza una subida nueva.',
   'upload.resumeGone':
     'El servidor ya no tiene la subida sin terminar, así que no puede continuar. Empieza una subida nueva.',
+  'upload.resumePassword': 'Contraseña de la subida sin terminar',
+  'upload.resumePasswordHint':
+    'Está protegida con contraseña: introduce su contraseña para continuarla.',
   'upload.done.title': 'Tus archivos están listos para compartir',
   'upload.done.link': 'Enlace para compartir',
   'upload.done.expires': 'Caduca el {date}',

@@ -108,6 +108,9 @@ export default {
   'error.locked.message': 'Trop de mots de passe erronés. Réessayez dans {time}.',
   'error.locked.messageLater': 'Trop de mots de passe erronés. Réessayez plus tard.',
   'error.wrongPassword': 'Mot de passe incorrect. Réessayez.',
+  'error.sourceChanged': '{name} a été modifié pendant son envoi. Envoyez-le à nouveau.',
+  'error.sourcesChanged':
+    'Les fichiers ont été modifiés pendant leur envoi. Envoyez-les à nouveau.',
   'error.network': 'Le serveur est injoignable. Vérifiez votre connexion et réessayez.',
   'error.disabled': 'Cette fonction est désactivée sur ce serveur.',
   'error.tooLarge': 'C’est plus que ce que le serveur accepte.',
@@ -169,6 +172,9 @@ export default {
     'Ce ne sont pas les fichiers de l’envoi inachevé : un nom, une taille ou une date de modification diffère. Choisissez les mêmes fichiers ou commencez un nouvel envoi.',
   'upload.resumeGone':
     'Le serveur n’a plus l’envoi inachevé, il ne peut donc pas reprendre. Commencez un nouvel envoi.',
+  'upload.resumePassword': 'Mot de passe de l’envoi inachevé',
+  'upload.resumePasswordHint':
+    'Il est protégé par un mot de passe : saisissez-le pour le reprendre.',
   'upload.done.title': 'Vos fichiers sont prêts à être partagés',
   'upload.done.link': 'Lien de partage',
   'upload.done.expires': 'Expire le {date}',

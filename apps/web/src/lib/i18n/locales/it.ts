@@ -109,6 +109,8 @@ export default {
   'error.locked.message': 'Troppe password errate. Riprova tra {time}.',
   'error.locked.messageLater': 'Troppe password errate. Riprova più tardi.',
   'error.wrongPassword': 'Password errata. Riprova.',
+  'error.sourceChanged': '{name} è cambiato durante l’invio. Invialo di nuovo.',
+  'error.sourcesChanged': 'I file sono cambiati durante l’invio. Inviali di nuovo.',
   'error.network': 'Il server non è raggiungibile. Controlla la connessione e riprova.',
   'error.disabled': 'Questa funzione è disattivata su questo server.',
   'error.tooLarge': 'Supera quanto accetta il server.',
@@ -169,6 +171,8 @@ export default {
     'Questi non sono i file del caricamento incompleto: un nome, una dimensione o una data di modifica è diversa. Scegli gli stessi file o inizia un nuovo caricamento.',
   'upload.resumeGone':
     'Il server non ha più il caricamento incompleto, quindi non può continuare. Inizia un nuovo caricamento.',
+  'upload.resumePassword': 'Password del caricamento incompleto',
+  'upload.resumePasswordHint': 'È protetto da password: inserisci la sua password per riprenderlo.',
   'upload.done.title': 'I tuoi file sono pronti da condividere',
   'upload.done.link': 'Link di condivisione',
   'upload.done.expires': 'Scade il {date}',

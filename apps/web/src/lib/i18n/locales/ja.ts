@@ -96,6 +96,8 @@ export default {
   'error.locked.messageLater':
     'パスワードの誤りが多すぎます。しばらくしてからもう一度お試しください。',
   'error.wrongPassword': 'パスワードが違います。もう一度お試しください。',
+  'error.sourceChanged': '{name} は送信中に変更されました。もう一度送信してください。',
+  'error.sourcesChanged': 'ファイルが送信中に変更されました。もう一度送信してください。',
   'error.network': 'サーバーに接続できません。接続を確認してもう一度お試しください。',
   'error.disabled': 'この機能はこのサーバーでは無効になっています。',
   'error.tooLarge': 'サーバーが受け付ける大きさを超えています。',
@@ -153,6 +155,9 @@ export default {
     '未完了のアップロードのファイルではありません：名前、サイズ、または更新日時が異なります。同じファイルを選択するか、新しいアップロードを開始してください。',
   'upload.resumeGone':
     'サーバーに未完了のアップロードが残っていないため、再開できません。新しいアップロードを開始してください。',
+  'upload.resumePassword': '未完了のアップロードのパスワード',
+  'upload.resumePasswordHint':
+    'パスワードで保護されています。続行するにはパスワードを入力してください。',
   'upload.done.title': 'ファイルを共有する準備ができました',
   'upload.done.link': '共有リンク',
   'upload.done.expires': '有効期限：{date}',

@@ -97,6 +97,8 @@ export default {
   'error.locked.message': 'Te veel verkeerde wachtwoorden. Probeer het over {time} opnieuw.',
   'error.locked.messageLater': 'Te veel verkeerde wachtwoorden. Probeer het later opnieuw.',
   'error.wrongPassword': 'Verkeerd wachtwoord. Probeer het opnieuw.',
+  'error.sourceChanged': '{name} is gewijzigd tijdens het verzenden. Verstuur het opnieuw.',
+  'error.sourcesChanged': 'De bestanden zijn gewijzigd tijdens het verzenden. Verstuur ze opnieuw.',
   'error.network': 'De server is niet bereikbaar. Controleer je verbinding en probeer het opnieuw.',
   'error.disabled': 'Deze functie staat uit op deze server.',
   'error.tooLarge': 'Dit is groter dan de server accepteert.',
@@ -152,6 +154,9 @@ export default {
     'Dit zijn niet de bestanden van de onafgeronde upload: een naam, grootte of wijzigingstijd verschilt. Kies dezelfde bestanden of start een nieuwe upload.',
   'upload.resumeGone':
     'De server heeft de onafgeronde upload niet meer, dus hij kan niet verder. Start een nieuwe upload.',
+  'upload.resumePassword': 'Wachtwoord van de onafgeronde upload',
+  'upload.resumePasswordHint':
+    'Deze is met een wachtwoord beveiligd: voer het wachtwoord in om verder te gaan.',
   'upload.done.title': 'Je bestanden zijn klaar om te delen',
   'upload.done.link': 'Deellink',
   'upload.done.expires': 'Verloopt op {date}',

@@ -113,6 +113,8 @@ export default {
   'error.locked.message': 'Zbyt wiele błędnych haseł. Spróbuj ponownie za {time}.',
   'error.locked.messageLater': 'Zbyt wiele błędnych haseł. Spróbuj ponownie później.',
   'error.wrongPassword': 'Błędne hasło. Spróbuj ponownie.',
+  'error.sourceChanged': '{name} zmienił się podczas wysyłania. Wyślij go ponownie.',
+  'error.sourcesChanged': 'Pliki zmieniły się podczas wysyłania. Wyślij je ponownie.',
   'error.network': 'Nie można połączyć się z serwerem. Sprawdź połączenie i spróbuj ponownie.',
   'error.disabled': 'Ta funkcja jest wyłączona na tym serwerze.',
   'error.tooLarge': 'To więcej, niż przyjmuje serwer.',
@@ -175,6 +177,8 @@ export default {
     'To nie są pliki nieukończonego przesyłania: nazwa, rozmiar lub czas modyfikacji się różni. Wybierz te same pliki albo zacznij nowe przesyłanie.',
   'upload.resumeGone':
     'Serwer nie ma już nieukończonego przesyłania, więc nie można go kontynuować. Zacznij nowe przesyłanie.',
+  'upload.resumePassword': 'Hasło nieukończonego przesyłania',
+  'upload.resumePasswordHint': 'Jest chronione hasłem: wpisz jego hasło, aby je kontynuować.',
   'upload.done.title': 'Twoje pliki są gotowe do udostępnienia',
   'upload.done.link': 'Link do udostępnienia',
   'upload.done.expires': 'Wygasa: {date}',

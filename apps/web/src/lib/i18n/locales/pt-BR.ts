@@ -105,6 +105,8 @@ export default {
   'error.locked.message': 'Senhas erradas demais. Tente novamente em {time}.',
   'error.locked.messageLater': 'Senhas erradas demais. Tente novamente mais tarde.',
   'error.wrongPassword': 'Senha errada. Tente novamente.',
+  'error.sourceChanged': '{name} mudou enquanto era enviado. Envie-o novamente.',
+  'error.sourcesChanged': 'Os arquivos mudaram enquanto eram enviados. Envie-os novamente.',
   'error.network': 'Não foi possível acessar o servidor. Verifique sua conexão e tente novamente.',
   'error.disabled': 'Este recurso está desativado neste servidor.',
   'error.tooLarge': 'Isto é maior do que o servidor aceita.',
@@ -165,6 +167,8 @@ export default {
     'Estes não são os arquivos do envio inacabado: um nome, tamanho ou data de modificação é diferente. Escolha os mesmos arquivos ou comece um novo envio.',
   'upload.resumeGone':
     'O servidor não tem mais o envio inacabado, então ele não pode continuar. Comece um novo envio.',
+  'upload.resumePassword': 'Senha do envio inacabado',
+  'upload.resumePasswordHint': 'Ele é protegido por senha: digite a senha para continuá-lo.',
   'upload.done.title': 'Seus arquivos estão prontos para compartilhar',
   'upload.done.link': 'Link de compartilhamento',
   'upload.done.expires': 'Expira em {date}',

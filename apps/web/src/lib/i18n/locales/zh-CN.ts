@@ -92,6 +92,8 @@ export default {
   'error.locked.message': '密码错误次数过多。请在 {time}后重试。',
   'error.locked.messageLater': '密码错误次数过多。请稍后重试。',
   'error.wrongPassword': '密码错误，请重试。',
+  'error.sourceChanged': '{name} 在发送过程中被更改。请重新发送。',
+  'error.sourcesChanged': '文件在发送过程中被更改。请重新发送。',
   'error.network': '无法连接服务器。请检查网络连接后重试。',
   'error.disabled': '此服务器已关闭该功能。',
   'error.tooLarge': '超出了服务器接受的大小。',
@@ -140,6 +142,8 @@ export default {
   'upload.resumeMismatch':
     '这些不是未完成上传的文件：名称、大小或修改时间不同。请选择相同的文件，或开始新的上传。',
   'upload.resumeGone': '服务器已不再保留未完成的上传，无法继续。请开始新的上传。',
+  'upload.resumePassword': '未完成上传的密码',
+  'upload.resumePasswordHint': '该上传受密码保护：请输入其密码以继续。',
   'upload.done.title': '您的文件已可分享',
   'upload.done.link': '分享链接',
   'upload.done.expires': '过期时间：{date}',
