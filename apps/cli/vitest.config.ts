@@ -19,7 +19,7 @@ export default defineConfig(({ mode }) => ({
         ? []
         : [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'command',
                 include: ['test/**/*.test.ts'],
