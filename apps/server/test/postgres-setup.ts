@@ -6,4 +6,5 @@ import { afterAll } from 'vitest'
 
 import { dropTestDatabases } from './dialects.js'
 
-afterAll(dropTestDatabases, 30_000)
+// Bounded by the configuration's hookTimeout: dropping waits for checkpoints, slow under load.
+afterAll(dropTestDatabases)
