@@ -44,7 +44,12 @@ console.log(`Node ${version}: the protocol suite, and the CLI's round trips run 
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs')
 /** One vitest run whose JSON report joins the others in .test-results/ (test-summary.mjs). */
 function vitestRun(dir, program, files, report, env = {}) {
-  const reporters = ['--reporter=default', '--reporter=json', `--outputFile.json=${report}`]
+  const reporters = [
+    '--reporter=default',
+    '--reporter=json',
+    `--reporter=${join(root, 'scripts', 'file-durations.mjs')}`,
+    `--outputFile.json=${report}`,
+  ]
   const result = spawnSync(program, [vitest, 'run', ...reporters, ...files], {
     cwd: join(root, dir),
     stdio: 'inherit',

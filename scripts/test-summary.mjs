@@ -1,17 +1,23 @@
-// Totals the JSON reports that every package's vitest run writes to .test-results/, and prints
-// one closing line for the whole repository: "tests: N passed, N failed, N skipped".
+// Totals the JSON reports that every package's vitest run writes to .test-results/, names the
+// slowest test files from the durations file-durations.mjs writes beside them, and prints one
+// closing line for the whole repository: "tests: N passed, N failed, N skipped".
 import { readdirSync, readFileSync } from 'node:fs'
 
+const SLOWEST = 15
 const dir = new URL('../.test-results/', import.meta.url)
-let files = []
-try {
-  files = readdirSync(dir).filter((name) => name.endsWith('.json'))
-} catch {
-  // No reports at all is reported as zero tests below, which fails the run.
+
+/** The JSON files in one folder of .test-results/, none when it is missing. */
+function reports(folder) {
+  try {
+    return readdirSync(folder).filter((name) => name.endsWith('.json'))
+  } catch {
+    // No reports at all is reported as zero tests below, which fails the run.
+    return []
+  }
 }
 
 const total = { passed: 0, failed: 0, skipped: 0 }
-for (const name of files) {
+for (const name of reports(dir)) {
   const report = JSON.parse(readFileSync(new URL(name, dir), 'utf8'))
   total.passed += report.numPassedTests
   total.failed += report.numFailedTests
@@ -20,5 +26,28 @@ for (const name of files) {
     `${name.replace(/\.json$/, '').padEnd(12)} ${report.numPassedTests} passed, ${report.numFailedTests} failed`,
   )
 }
+
+const filesDir = new URL('files/', dir)
+const files = reports(filesDir).flatMap((name) => {
+  const run = name.replace(/\.json$/, '')
+  const { files } = JSON.parse(readFileSync(new URL(name, filesDir), 'utf8'))
+  return files.map((entry) => ({ ...entry, run }))
+})
+if (files.length > 0) {
+  const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`
+  const byRun = new Map()
+  for (const { run, durationMs } of files) byRun.set(run, (byRun.get(run) ?? 0) + durationMs)
+  console.log(`\nTime in test files (summed over files; files that run side by side overlap):`)
+  for (const [run, ms] of [...byRun].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${run.padEnd(14)} ${seconds(ms).padStart(9)}`)
+  }
+  console.log(`\nThe ${Math.min(SLOWEST, files.length)} slowest test files:`)
+  for (const entry of files.sort((a, b) => b.durationMs - a.durationMs).slice(0, SLOWEST)) {
+    const where = entry.project ? `${entry.run}/${entry.project}` : entry.run
+    console.log(`  ${seconds(entry.durationMs).padStart(9)}  ${where.padEnd(20)} ${entry.file}`)
+  }
+  console.log('')
+}
+
 console.log(`tests: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped`)
 process.exit(total.failed === 0 && total.passed > 0 ? 0 : 1)

@@ -40,5 +40,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', '*.test.ts'],
     environment: 'node',
+    // A bound for a test that hangs: mounting components into jsdom takes seconds on a loaded
+    // machine, and the tests wait for states, never for a time.
+    testTimeout: 30_000,
   },
 })

@@ -5,12 +5,18 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import type { BlobWriter, StoredChunk } from '../src/storage/blob-store.js'
 import type { S3BlobStore } from '../src/storage/s3.js'
 import { blobStoreContract } from './blob-store.contract.js'
-import { countCommands, openMultipartKeys, openTestStore, TEST_PART_SIZE } from './s3-backend.js'
+import {
+  countCommands,
+  openMultipartKeys,
+  openTestStore,
+  TEST_PART_SIZE,
+  testRadosgw,
+} from './s3-backend.js'
 
 const missing = await radosgwMissing()
 if (missing) console.warn(missing)
@@ -21,7 +27,7 @@ describe.skipIf(missing !== null)('S3 blob store', { timeout: 30_000 }, () => {
   let store: S3BlobStore
 
   beforeAll(async () => {
-    gateway = await startRadosgw()
+    gateway = testRadosgw()
     store = await openTestStore(gateway)
   }, 90_000)
   afterAll(() => gateway?.stop())

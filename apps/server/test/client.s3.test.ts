@@ -18,10 +18,10 @@ import {
   type RequestLink,
 } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { startTestServer, type TestServer } from './harness.js'
-import { s3Env } from './s3-backend.js'
+import { s3Env, testRadosgw } from './s3-backend.js'
 import {
   apiFor,
   drain,
@@ -53,7 +53,7 @@ describe.skipIf(missing !== null)('the client core on S3', { timeout: 60_000 }, 
   let server: TestServer
 
   beforeAll(async () => {
-    gateway = await startRadosgw()
+    gateway = testRadosgw()
     server = await startTestServer({ env: s3Env(gateway) })
   }, 90_000)
   afterAll(async () => {

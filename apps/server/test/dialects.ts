@@ -1,15 +1,17 @@
 /**
  * The database the integration suites run on: SQLite under DATA_DIR, or PostgreSQL when the
- * vitest project sets TEST_DATABASE=postgres (vitest.config.ts). On PostgreSQL one throwaway
- * cluster serves the whole test file, started when its first server starts, and every server gets
- * a database of its own, so they share nothing.
+ * vitest project sets TEST_DATABASE=postgres (vitest.config.ts). On PostgreSQL the run's one
+ * cluster (test/postgres-cluster.ts) serves every file, and every server gets a database of its
+ * own, copied from the migrated template, so they share nothing; a file drops its databases when
+ * it ends.
  */
 import { execFile } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
-import { postgresMissing, startPostgres, type Postgres } from '@fileshare/testing/postgres'
+import { sharedDatabases, type PostgresDatabases } from '@fileshare/testing/postgres'
+import { inject } from 'vitest'
 
 import { openDatabase, type Db } from '../src/db/client.js'
 import type { PostgresDb } from '../src/db/postgres.js'
@@ -22,17 +24,20 @@ export type TestDialect = 'sqlite' | 'postgres'
 export const TEST_DIALECT: TestDialect =
   process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite'
 
-let cluster: Promise<Postgres> | undefined
+let databases: PostgresDatabases | undefined
 
-/** This file's PostgreSQL cluster, started on first use. */
-export function testPostgres(): Promise<Postgres> {
-  cluster ??= (async () => {
-    // Under CI=true a missing server is installed here; the project is only run with it.
-    const missing = await postgresMissing()
-    if (missing) throw new Error(missing)
-    return startPostgres()
-  })()
-  return cluster
+/** New databases for this file in the run's cluster. */
+export interface TestDatabases {
+  /** A database with every migration applied, or with nothing in it when `empty`. */
+  createDatabase(options?: { empty?: boolean }): Promise<string>
+}
+
+/** This file's databases in the run's PostgreSQL cluster. */
+export async function testPostgres(): Promise<TestDatabases> {
+  const { template, ...address } = inject('postgres')
+  databases ??= sharedDatabases(address)
+  const made = databases
+  return { createDatabase: (options) => made.createDatabase(options?.empty ? undefined : template) }
 }
 
 /** Settings that give a new server a database of its own. */
@@ -41,11 +46,11 @@ export async function newDatabaseEnv(): Promise<Record<string, string>> {
   return { DATABASE_URL: await (await testPostgres()).createDatabase() }
 }
 
-/** Stops this file's cluster, if one was started. */
-export async function stopTestPostgres(): Promise<void> {
-  const started = cluster
-  cluster = undefined
-  if (started) await (await started).stop()
+/** Drops the databases this file made, ending what still holds them. */
+export async function dropTestDatabases(): Promise<void> {
+  const made = databases
+  databases = undefined
+  await made?.drop()
 }
 
 /** Opens the test dialect's database for a test that builds services without a server. */

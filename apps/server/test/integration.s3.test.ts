@@ -4,12 +4,13 @@
  * bucket). Downloads follow the presigned URL as the clients do.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { s3Backend } from './backends.js'
 import { requestFlowSuite } from './request-flow.suite.js'
 import { requestsSuite } from './requests.suite.js'
 import { uploadsSuite } from './uploads.suite.js'
+import { testRadosgw } from './s3-backend.js'
 
 const missing = await radosgwMissing()
 if (missing) console.warn(missing)
@@ -19,7 +20,7 @@ describe.skipIf(missing !== null)('on S3', { timeout: 30_000 }, () => {
   let gateway: Radosgw | undefined
 
   beforeAll(async () => {
-    gateway = await startRadosgw()
+    gateway = testRadosgw()
   }, 90_000)
   afterAll(() => gateway?.stop())
 

@@ -1,12 +1,10 @@
 /**
- * Setup of the `postgres` vitest project: starts each test file's PostgreSQL cluster before its
- * tests (so no test's timeout pays for initdb) and stops it after them.
+ * Setup of the `postgres` vitest project: after a test file's tests, drops the databases it made
+ * in the run's cluster (test/postgres-cluster.ts), so that the cluster does not grow with the run.
  */
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll } from 'vitest'
 
-import { stopTestPostgres, testPostgres } from './dialects.js'
+import { dropTestDatabases } from './dialects.js'
 
-beforeAll(async () => {
-  await testPostgres()
-}, 60_000)
-afterAll(stopTestPostgres, 30_000)
+// Bounded by the configuration's hookTimeout: dropping waits for checkpoints, slow under load.
+afterAll(dropTestDatabases)

@@ -3,7 +3,7 @@
  * requester creates a password-protected request, a sender uploads two files and a note, and the
  * requester opens the inbox with the inbox link and the password and decrypts everything (spec:
  * File requests; docs/crypto.md, File requests). Also what a server that swaps briefs achieves.
- * Run for each storage backend by request-flow.test.ts and integration.s3.test.ts.
+ * Run for each storage backend by request-flow.dialects.test.ts and integration.s3.test.ts.
  */
 import { randomBytes } from 'node:crypto'
 

@@ -1,8 +1,8 @@
 /**
  * Resuming streamed upload sessions (docs/api.md, resume), run against a storage backend by
- * resume.test.ts (filesystem) and resume.s3.test.ts (S3), on both databases: sockets and chunk
- * requests cut at random points and resumed byte for byte, refusals that change nothing, two
- * resumes at once, and a session that idles out with its bytes.
+ * resume.dialects.test.ts (filesystem) and resume.s3.dialects.test.ts (S3), on both databases:
+ * sockets and chunk requests cut at random points and resumed byte for byte, refusals that change
+ * nothing, two resumes at once, and a session that idles out with its bytes.
  */
 import { randomBytes, randomInt } from 'node:crypto'
 
@@ -401,7 +401,7 @@ export function resumeSuite(backend: Backend): void {
     )
 
     // On PostgreSQL chunked uploads into requests are sessions kept by chunk
-    // (stored-chunk-sessions.ts), whose resume cluster-chunks.test.ts covers.
+    // (stored-chunk-sessions.ts), whose resume cluster-chunks.s3.pg.test.ts covers.
     it.runIf(TEST_DIALECT === 'sqlite')(
       'takes up a chunked upload cut mid-chunk at the chunk its row records, byte for byte',
       async () => {

@@ -1,19 +1,30 @@
 /**
- * What the S3 suites share: a radosgw per test file, a fresh bucket per store or server, and the
- * server settings that point at it.
+ * What the S3 suites share: the run's radosgw (test/radosgw-gateway.ts), a fresh bucket per store
+ * or server, removed when the file ends, and the server settings that point at it.
  */
 import { randomBytes } from 'node:crypto'
 
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3'
-import type { Radosgw } from '@fileshare/testing/radosgw'
+import { sharedRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { inject } from 'vitest'
 
 import { S3BlobStore, type S3StoreOptions } from '../src/storage/s3.js'
 
 /** The smallest part S3 accepts, so that the tests cross part boundaries with little data. */
 export const TEST_PART_SIZE = 5 * 1024 ** 2
 
+/** The start of this file's bucket names, by which it finds its buckets to remove them. */
+const FILE_BUCKETS = `fileshare-${randomBytes(4).toString('hex')}-`
+
 export function newBucketName(): string {
-  return `fileshare-${randomBytes(6).toString('hex')}`
+  return `${FILE_BUCKETS}${randomBytes(6).toString('hex')}`
+}
+
+/** The run's radosgw as this file uses it: `stop` removes the buckets the file made. */
+export function testRadosgw(): Radosgw {
+  const address = inject('radosgw')
+  if (address === null) throw new Error('radosgw is not installed')
+  return sharedRadosgw(address, FILE_BUCKETS)
 }
 
 /** The environment of a server storing into a new bucket of `gateway`. */

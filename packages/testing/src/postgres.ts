@@ -2,7 +2,9 @@
  * A throwaway PostgreSQL server for the suites that run on PostgreSQL: a cluster made by `initdb`
  * in a temporary folder, served by `postgres` on a free loopback port (and a Unix socket in the
  * folder), stopped with the suite. Each server under test gets its own database, so they share
- * nothing. PostgreSQL refuses to run as root: as root it runs as the `postgres` system user.
+ * nothing. One cluster can serve a whole test run: its address goes to the test files, which copy
+ * their databases from a template (`sharedDatabases`). PostgreSQL refuses to run as root: as root
+ * it runs as the `postgres` system user.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -25,14 +27,27 @@ const SYSTEM_USER = 'postgres'
 /** The role the suites connect as (`initdb -U`), trusted on loopback and the socket. */
 const ROLE = 'fileshare'
 const START_TIMEOUT_MS = 30_000
+/** How many databases `drop` removes side by side. */
+const DROPS_AT_ONCE = 8
 /** PostgreSQL's fast shutdown, which ends open connections (SIGTERM waits for every client). */
 const FAST_SHUTDOWN = 'SIGINT'
 
-export interface Postgres {
+/** Where a running cluster takes connections, as a test run hands it to its test files. */
+export interface PostgresAddress {
   /** The loopback port the server listens on. */
   port: number
-  /** Creates an empty database and answers its postgres:// address. */
-  createDatabase(): Promise<string>
+  /** The folder of its Unix socket. */
+  socketDir: string
+}
+
+/** Makes databases in a cluster; `drop` removes every one it made. */
+export interface PostgresDatabases {
+  /** Creates a database, a copy of `template` when given, and answers its postgres:// address. */
+  createDatabase(template?: string): Promise<string>
+  drop(): Promise<void>
+}
+
+export interface Postgres extends PostgresAddress, PostgresDatabases {
   /** Stops the server, keeping its data; `start()` brings it back on the same port. */
   pause(): Promise<void>
   start(): Promise<void>
@@ -120,13 +135,11 @@ export async function startPostgres(): Promise<Postgres> {
       )
     }
     await launch()
+    const databases = sharedDatabases({ port, socketDir: dir })
     return {
       port,
-      async createDatabase() {
-        const name = `fileshare_${randomBytes(6).toString('hex')}`
-        await run(join(BIN, 'createdb'), ['-h', dir, '-p', String(port), '-U', ROLE, name])
-        return `postgres://${ROLE}@127.0.0.1:${port}/${name}`
-      },
+      socketDir: dir,
+      ...databases,
       async pause() {
         if (child) await stopChild(child, FAST_SHUTDOWN)
       },
@@ -141,6 +154,45 @@ export async function startPostgres(): Promise<Postgres> {
     killAll()
     process.removeListener('exit', killAll)
     throw error
+  }
+}
+
+/** The name of a database from its postgres:// address. */
+export function databaseName(url: string): string {
+  return new URL(url).pathname.slice(1)
+}
+
+/**
+ * Databases in the cluster at `address`, started elsewhere (a run's global setup). A copy of a
+ * migrated template costs a file copy where a new database would replay every migration; the
+ * template must have no open connection while it is copied.
+ */
+export function sharedDatabases(address: PostgresAddress): PostgresDatabases {
+  const made: string[] = []
+  const sql = (statements: string[]) =>
+    run(join(BIN, 'psql'), [
+      ...['-h', address.socketDir, '-p', String(address.port), '-U', ROLE, '-d', 'postgres'],
+      ...['-v', 'ON_ERROR_STOP=1', '-q'],
+      ...statements.flatMap((statement) => ['-c', statement]),
+    ])
+  return {
+    async createDatabase(template) {
+      const name = `fileshare_${randomBytes(6).toString('hex')}`
+      const copy = template === undefined ? '' : ` TEMPLATE "${databaseName(template)}"`
+      await sql([`CREATE DATABASE "${name}"${copy}`])
+      made.push(name)
+      return `postgres://${ROLE}@127.0.0.1:${address.port}/${name}`
+    },
+    async drop() {
+      // Each drop waits for a checkpoint; drops under way together share one.
+      const names = made.splice(0)
+      for (let at = 0; at < names.length; at += DROPS_AT_ONCE) {
+        const batch = names.slice(at, at + DROPS_AT_ONCE)
+        await Promise.all(
+          batch.map((name) => sql([`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`])),
+        )
+      }
+    },
   }
 }
 

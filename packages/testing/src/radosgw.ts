@@ -12,7 +12,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 
-import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3'
+import {
+  AbortMultipartUploadCommand,
+  CreateBucketCommand,
+  DeleteBucketCommand,
+  DeleteObjectsCommand,
+  ListBucketsCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3'
 
 import { installUnderCi } from './debian-packages.js'
 import { freePort } from './free-port.js'
@@ -25,11 +35,17 @@ const PACKAGES = ['radosgw', 'ceph-mon', 'ceph-osd']
 const BINARIES = ['/usr/bin/radosgw', '/usr/bin/ceph-mon', '/usr/bin/ceph-osd']
 const START_TIMEOUT_MS = 60_000
 
-export interface Radosgw {
+/** Where a running gateway takes requests, as a test run hands it to its test files. */
+export interface RadosgwAddress {
   endpoint: string
   region: string
   accessKeyId: string
   secretAccessKey: string
+  /** The cluster's ceph.conf, for radosgw-admin. */
+  conf: string
+}
+
+export interface Radosgw extends RadosgwAddress {
   /** Milliseconds from the first command to the S3 port answering with the user made. */
   startMs: number
   /**
@@ -124,6 +140,7 @@ export async function startRadosgw(): Promise<Radosgw> {
       region: 'us-east-1',
       accessKeyId,
       secretAccessKey,
+      conf,
       startMs: Date.now() - started,
       async collectGarbage() {
         await ceph('radosgw-admin', ['gc', 'process', '--include-all'])
@@ -143,16 +160,68 @@ export async function startRadosgw(): Promise<Radosgw> {
 }
 
 /**
+ * A test file's view of a gateway started elsewhere (a run's global setup): its `stop` removes
+ * the buckets whose names start with `bucketPrefix`, with their objects and unfinished multipart
+ * uploads, and frees their space, so that the in-memory OSD does not fill over a run.
+ */
+export function sharedRadosgw(address: RadosgwAddress, bucketPrefix: string): Radosgw {
+  const ceph = (command: string, args: string[]) =>
+    run(command, ['-c', address.conf, ...args], { timeout: 30_000 })
+  return {
+    ...address,
+    startMs: 0,
+    async collectGarbage() {
+      await ceph('radosgw-admin', ['gc', 'process', '--include-all'])
+    },
+    async stop() {
+      const client = s3Client(address)
+      try {
+        const { Buckets = [] } = await client.send(new ListBucketsCommand({}))
+        const own = Buckets.flatMap(({ Name }) => (Name?.startsWith(bucketPrefix) ? [Name] : []))
+        for (const bucket of own) await removeBucket(client, bucket)
+      } finally {
+        client.destroy()
+      }
+      await ceph('radosgw-admin', ['gc', 'process', '--include-all'])
+    },
+  }
+}
+
+function s3Client(address: Pick<RadosgwAddress, 'endpoint' | 'accessKeyId' | 'secretAccessKey'>) {
+  return new S3Client({
+    endpoint: address.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: address.accessKeyId, secretAccessKey: address.secretAccessKey },
+    // As the server's store: checksums only where S3 demands them (DeleteObjects, its MD5).
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  })
+}
+
+/** Empties `bucket` (objects and unfinished multipart uploads) and deletes it. */
+async function removeBucket(client: S3Client, bucket: string): Promise<void> {
+  for (;;) {
+    const { Uploads = [] } = await client.send(new ListMultipartUploadsCommand({ Bucket: bucket }))
+    for (const { Key, UploadId } of Uploads) {
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key, UploadId }))
+    }
+    const { Contents = [] } = await client.send(new ListObjectsV2Command({ Bucket: bucket }))
+    if (Uploads.length === 0 && Contents.length === 0) break
+    if (Contents.length > 0) {
+      const Objects = Contents.map(({ Key }) => ({ Key }))
+      await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects } }))
+    }
+  }
+  await client.send(new DeleteBucketCommand({ Bucket: bucket }))
+}
+
+/**
  * radosgw creates its pools on the first bucket and the first write, which takes seconds; done
  * here, that time counts as start-up rather than against the first test.
  */
 async function warmUp(endpoint: string, accessKeyId: string, secretAccessKey: string) {
-  const client = new S3Client({
-    endpoint,
-    region: 'us-east-1',
-    forcePathStyle: true,
-    credentials: { accessKeyId, secretAccessKey },
-  })
+  const client = s3Client({ endpoint, accessKeyId, secretAccessKey })
   try {
     await client.send(new CreateBucketCommand({ Bucket: 'warm-up' }))
     await client.send(

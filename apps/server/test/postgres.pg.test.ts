@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 
+import { startPostgres, type Postgres } from '@fileshare/testing/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { openDatabase } from '../src/db/client.js'
@@ -22,7 +23,7 @@ const MIGRATIONS = (
 describe('migrations', () => {
   it('instances starting together on an empty database apply them once, without a race', async () => {
     // Property: concurrent starts serialise on pg_advisory_lock; none fails and none applies twice.
-    const url = await (await testPostgres()).createDatabase()
+    const url = await (await testPostgres()).createDatabase({ empty: true })
     const open = () =>
       openDatabase({ dataDir: '/nonexistent', databaseUrl: url, databasePoolSize: 2 })
     const opened = await Promise.allSettled(Array.from({ length: 6 }, open))
@@ -67,14 +68,19 @@ describe('the upload quota on a pool of connections', () => {
 })
 
 describe('PostgreSQL going away while the server runs', () => {
+  // A cluster of its own, since the run's cluster serves the other files meanwhile.
+  let postgres: Postgres
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer()
+    postgres = await startPostgres()
+    server = await startTestServer({ env: { DATABASE_URL: await postgres.createDatabase() } })
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await postgres?.stop()
   })
-  afterAll(() => server.close())
 
   it('answers 503 with a JSON error while it is down and recovers without a restart', async () => {
-    const postgres = await testPostgres()
     const created = await fetch(`${server.url}/api/note`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 
 import type { UploadStatusResponse } from '@fileshare/protocol'
 import type { SpawnedServer } from '@fileshare/testing'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { testPostgres } from './dialects.js'
@@ -24,7 +24,7 @@ import {
   initOk,
 } from './requests.suite.js'
 import { spawnedServers } from './spawned-servers.js'
-import { s3Env } from './s3-backend.js'
+import { s3Env, testRadosgw } from './s3-backend.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -131,7 +131,7 @@ describe.each([
   { backend: 's3' as const, skip: s3Missing !== null },
 ])('two instances on one PostgreSQL database, $backend', ({ backend, skip }) => {
   beforeAll(async () => {
-    if (backend === 's3' && !skip) gateway ??= await startRadosgw()
+    if (backend === 's3' && !skip) gateway ??= testRadosgw()
   }, 90_000)
 
   it.skipIf(skip)(

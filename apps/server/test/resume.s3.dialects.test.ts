@@ -3,10 +3,11 @@
  * (resume.suite.ts): multipart uploads continued after their last complete part.
  */
 import { afterAll, beforeAll, describe } from 'vitest'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { s3Backend } from './backends.js'
 import { resumeSuite } from './resume.suite.js'
+import { testRadosgw } from './s3-backend.js'
 
 const missing = await radosgwMissing()
 if (missing) console.warn(missing)
@@ -16,7 +17,7 @@ describe.skipIf(missing !== null)('on S3', { timeout: 60_000 }, () => {
   let gateway: Radosgw | undefined
 
   beforeAll(async () => {
-    gateway = await startRadosgw()
+    gateway = testRadosgw()
   }, 90_000)
   afterAll(() => gateway?.stop())
 

@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 
 import type { UploadStatusResponse } from '@fileshare/protocol'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import type { S3BlobStore } from '../src/storage/s3.js'
@@ -23,7 +23,7 @@ import {
   finalizeBody,
   initOk,
 } from './requests.suite.js'
-import { countCommands, openMultipartKeys, s3Env } from './s3-backend.js'
+import { countCommands, openMultipartKeys, s3Env, testRadosgw } from './s3-backend.js'
 import { initChunked, MiB, sendChunk } from './uploads.suite.js'
 
 const missing = await radosgwMissing()
@@ -41,7 +41,7 @@ describe.skipIf(missing !== null || TEST_DIALECT !== 'postgres')(
     const running: TestServer[] = []
 
     beforeAll(async () => {
-      gateway = await startRadosgw()
+      gateway = testRadosgw()
     }, 90_000)
     afterAll(() => gateway?.stop())
     afterEach(async () => {

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { createLogger } from '../src/logger.js'
 import { URL_HOLD_MARGIN_MS } from '../src/services/blob-janitor.js'
@@ -32,6 +32,7 @@ import {
   openTestStore,
   s3Env,
   TEST_PART_SIZE,
+  testRadosgw,
 } from './s3-backend.js'
 import { call, createRequest, ENV, send } from './requests.suite.js'
 import { initChunked, json, MiB, sendChunk } from './uploads.suite.js'
@@ -110,8 +111,7 @@ describe.skipIf(missing !== null)('S3 backend', { timeout: 30_000 }, () => {
   const store = () => server.service.blobs as S3BlobStore
 
   beforeAll(async () => {
-    gateway = await startRadosgw()
-    console.info(`radosgw started in ${gateway.startMs} ms`)
+    gateway = testRadosgw()
     server = await startTestServer({
       clock,
       env: { ...s3Env(gateway), FILE_DOWNLOAD_OPTIONS: '1,2,5', UPLOAD_SESSION_IDLE_SEC: '600' },

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 
 import type { SpawnedServer } from '@fileshare/testing'
-import { radosgwMissing, startRadosgw, type Radosgw } from '@fileshare/testing/radosgw'
+import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -15,6 +15,7 @@ import { FILESYSTEM, s3Backend, type Backend } from './backends.js'
 import { socketInitHeaders } from './harness.js'
 import { spawnedServers } from './spawned-servers.js'
 import { TestSocket } from './test-socket.js'
+import { testRadosgw } from './s3-backend.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -66,7 +67,7 @@ describe.each([
 ])('a server killed mid-upload (%s)', { timeout: 120_000 }, (_name, onS3) => {
   let gateway: Radosgw | undefined
   beforeAll(async () => {
-    if (onS3 && missing === null) gateway = await startRadosgw()
+    if (onS3 && missing === null) gateway = testRadosgw()
   }, 90_000)
   afterAll(() => gateway?.stop())
 

@@ -27,7 +27,7 @@ import { freePort } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocketServer } from 'ws'
 
-import { startTestServer, type TestServer } from './harness.js'
+import { manualClock, startTestServer, type ManualClock, type TestServer } from './harness.js'
 import {
   apiFor,
   drain,
@@ -459,16 +459,21 @@ describe('chunked uploads answered 429', { timeout: 30_000 }, () => {
    * A fetch that counts the 429 answers to chunk requests, per index. Finalize is not repeated
    * on any answer, so it is held back until the rate limit's window has passed.
    */
-  function countingRefusals() {
+  /**
+   * Fetch that counts the chunks the rate limit refused. The server's clock stands still, so the
+   * window fills whatever the machine's speed; each refusal, and the finalize, move it past the
+   * whole window (two lengths: the window's slots overlap its length by one), so that the chunk
+   * sent again after Retry-After finds it empty.
+   */
+  function countingRefusals(clock: ManualClock, windowMs: number) {
     const refused: string[] = []
     const counted: typeof fetch = async (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input))
-      if (url.pathname.endsWith('/finalize')) {
-        await new Promise((resolve) => setTimeout(resolve, 1100))
-      }
+      if (url.pathname.endsWith('/finalize')) clock.advance(2 * windowMs)
       const res = await fetch(input, init)
       if (res.status === 429 && url.pathname.endsWith('/chunk')) {
         refused.push(url.searchParams.get('index') ?? '')
+        clock.advance(2 * windowMs)
       }
       return res
     }
@@ -483,17 +488,19 @@ describe('chunked uploads answered 429', { timeout: 30_000 }, () => {
   }
 
   it('waits out the Retry-After of the rate limit and sends the refused chunk again', async () => {
+    const clock = manualClock()
     const server = await startTestServer({
+      clock,
       env: { RATE_LIMIT_MAX: '6', RATE_LIMIT_WINDOW: '1000', FILE_CHUNK_MAX_SIZE: '256KB' },
     })
     try {
-      const counting = countingRefusals()
+      const counting = countingRefusals(clock, 1000)
       const api = apiFor(server, { fetch: counting.fetch })
       const { bytes, source } = randomSource(2 * MiB)
       const sent = await sendFile(api, source, options(2 * MiB))
       expect(sent.transport).toBe('http')
       expect(counting.refused.length).toBeGreaterThan(0)
-      await new Promise((resolve) => setTimeout(resolve, 1100))
+      clock.advance(2000)
       await expectStored(api, sent.link, bytes)
     } finally {
       await server.close()
