@@ -28,6 +28,7 @@ const POSTGRES_SUITES = [
   'notifications',
   'password-oracle',
   'postgres',
+  'read-grants',
   'reports',
   'request-flow',
   'request-upload-ws',
