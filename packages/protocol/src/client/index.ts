@@ -53,6 +53,8 @@ export type {
   DownloadOptions,
   DownloadResult,
 } from './files.js'
+export { ReadGrantLapsed } from './download-resume.js'
+export type { DownloadResumeOptions, RangeOpener } from './download-resume.js'
 export { createNote, inspectNote, unlockNote, viewNote, deleteNote } from './notes.js'
 export type { CreateNoteOptions, CreatedNote, UnlockedNote, ViewedNote } from './notes.js'
 export {
