@@ -4,6 +4,7 @@ import { relative } from 'node:path'
 import {
   downloadFile,
   inspectFile,
+  openFileRanges,
   plainSize,
   ReadGrantLapsed,
   unlockFile,
@@ -18,7 +19,10 @@ import { CliError, EXIT } from '../lib/errors.js'
 import { parseFileLink } from '../lib/links.js'
 import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
-import { checkDestination, receive } from '../lib/receive.js'
+import { checkDestination, isArchive, receive } from '../lib/receive.js'
+import { extractSelected, readEntries } from '../lib/extract.js'
+import { openRemoteZip } from '../lib/remote-zip.js'
+import { UsageError } from '../lib/errors.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
 import { addRetriesOption, chooseRetries, resumedLine } from '../lib/resuming.js'
@@ -30,6 +34,8 @@ export interface GetOptions {
   password?: string | boolean
   json?: boolean
   retries?: string
+  list?: boolean
+  only?: string[]
 }
 
 export async function runGet(linkText: string, options: GetOptions, ctx: Context): Promise<void> {
@@ -66,6 +72,40 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
     dir: options.output ?? '.',
     force: options.force === true,
     extract: options.extract !== false,
+  }
+  if (options.list === true || options.only !== undefined) {
+    if (!isArchive(metadata, info.fileCount)) {
+      throw new UsageError(
+        '--list and --only need a link to an archive (several files or a folder)',
+      )
+    }
+    // One counted download, whose read grant then fetches the parts the archive is read from.
+    const ranges = await openFileRanges(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
+    const zip = await openRemoteZip(ranges)
+    try {
+      if (options.only === undefined) {
+        const entries = (await readEntries(zip)).map((e) => ({
+          name: e.fileName,
+          size: e.uncompressedSize,
+        }))
+        if (output.json) return output.result({ id: link.id, entries })
+        for (const entry of entries) {
+          const size = entry.name.endsWith('/') ? '' : `  ${formatBytes(entry.size)}`
+          output.print(`${printable(entry.name)}${size}`)
+        }
+        return
+      }
+      const { entries } = await extractSelected(zip, destination.dir, options.only, {
+        force: destination.force,
+      })
+      const paths = entries.map((e) => e.path)
+      if (output.json) return output.result({ id: link.id, paths })
+      output.info(`Saved into ${destination.dir === '.' ? 'the current folder' : destination.dir}:`)
+      for (const path of paths) output.print(printable(relative('.', path)))
+      return
+    } finally {
+      zip.close()
+    }
   }
   // Names fall back to the link's id, never to an id the server answered.
   await checkDestination(metadata, info.fileCount, link.id, destination)
@@ -148,6 +188,9 @@ export function getCommand(ctx: Context): Command {
     .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
     .option('-f, --force', 'overwrite existing files; extract a hidden top-level name')
     .option('--no-extract', 'save an archive as a .zip file instead of extracting it')
+  command
+    .option('--list', "list an archive's entries (name, size) without fetching all of it")
+    .option('--only <paths...>', 'save only these entries of an archive (files or folders)')
   addRetriesOption(command)
   addPasswordOption(command, 'password of a protected link')
   addJsonOption(command)
