@@ -14,7 +14,7 @@ import { CliUser } from './cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from './files.js'
 import { startTestServer, type TestServer } from './server.js'
 
-const FILLER = 40 * MiB
+const FILLER = 64 * MiB
 
 let server: TestServer
 let work: string
