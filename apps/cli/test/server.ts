@@ -9,10 +9,18 @@ import { startInProcessServer, type InProcessServer } from '@fileshare/testing'
 
 export type TestServer = InProcessServer<RunningService>
 
-export function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `now` replaces the server's clock (milliseconds since the epoch). */
+export function startTestServer(
+  env: Record<string, string> = {},
+  now?: () => number,
+): Promise<TestServer> {
   return startInProcessServer(
     (serverEnv) =>
-      startServer(loadConfig(serverEnv), { version: 'test', logger: createLogger('silent') }),
+      startServer(loadConfig(serverEnv), {
+        version: 'test',
+        logger: createLogger('silent'),
+        ...(now ? { now } : {}),
+      }),
     { env, prefix: 'fileshare-cli-server-' },
   )
 }

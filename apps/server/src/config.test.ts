@@ -40,6 +40,7 @@ const DEFAULTS: Config = {
   fileExpireDefaultSec: DAY,
   fileDownloadOptions: [1, 2, 3, 5, 10, 20, 50, 100],
   fileDownloadDefault: 1,
+  downloadGrantTtlSec: 6 * 3600,
   fileChunkMaxSize: 16 * 1024 ** 2,
   noteMaxSize: 1024 ** 2,
   noteExpireOptionsSec: [300, 3600, DAY, 7 * DAY],
@@ -144,6 +145,12 @@ describe('loadConfig', () => {
       )
     }
     expect(() => loadConfig({ DATABASE_POOL_SIZE: '0' })).toThrow(ConfigError)
+  })
+
+  it('reads DOWNLOAD_GRANT_TTL_SEC between a minute and a week', () => {
+    expect(loadConfig({ DOWNLOAD_GRANT_TTL_SEC: '600' }).downloadGrantTtlSec).toBe(600)
+    expect(() => loadConfig({ DOWNLOAD_GRANT_TTL_SEC: '59' })).toThrow(ConfigError)
+    expect(() => loadConfig({ DOWNLOAD_GRANT_TTL_SEC: String(8 * 86400) })).toThrow(ConfigError)
   })
 
   it('drops trailing slashes from BASE_URL', () => {

@@ -125,6 +125,8 @@ export interface Config {
   fileExpireDefaultSec: number
   fileDownloadOptions: number[]
   fileDownloadDefault: number
+  /** How long a counted download's read grant reads further ranges (DOWNLOAD_GRANT_TTL_SEC). */
+  downloadGrantTtlSec: number
   /** Largest chunk body of a chunked upload. */
   fileChunkMaxSize: number
 
@@ -532,6 +534,7 @@ export function loadConfig(env: Env = process.env): Config {
     fileExpireDefaultSec: read.defaultOf('FILE_EXPIRE_DEFAULT_SEC', fileExpireOptionsSec, DAY),
     fileDownloadOptions,
     fileDownloadDefault: read.defaultOf('FILE_DOWNLOAD_DEFAULT', fileDownloadOptions, 1),
+    downloadGrantTtlSec: read.integer('DOWNLOAD_GRANT_TTL_SEC', 6 * 3600, 60, 7 * DAY),
     fileChunkMaxSize: read.size('FILE_CHUNK_MAX_SIZE', 16 * 1024 ** 2, 1),
 
     // A note travels as one JSON body, read whole and parsed as one string.

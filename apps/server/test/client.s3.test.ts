@@ -79,6 +79,29 @@ describe.skipIf(missing !== null)('the client core on S3', { timeout: 60_000 }, 
     expectBareS3Fetch(log, gateway!)
   })
 
+  it('hands out no read grant on S3: the presigned URL serves ranges itself', async () => {
+    const api = apiFor(server, {})
+    const { bytes, source } = randomSource(2 * MiB + 5)
+    const sent = await sendFile(api, source, {
+      expireSec: 86_400,
+      maxDownloads: 2,
+      metadata: singleFile('ranges.bin', bytes.length),
+      fileCount: 1,
+    })
+    const link = parseLink(sent.link).link as FileLink
+    const unlocked = await unlockFile(api, link, await inspectFile(api, link))
+    const res = await fetch(`${server.url}/api/download/${link.id}`, {
+      headers: { 'X-Auth-Token': unlocked.keys.authToken, 'X-Read-Grant': 'request' },
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-read-grant')).toBeNull()
+    const { url, size } = (await res.json()) as { url: string; size: number }
+    const part = await fetch(url, { headers: { Range: 'bytes=100-199' } })
+    expect(part.status).toBe(206)
+    expect(part.headers.get('content-range')).toBe(`bytes 100-199/${size}`)
+    expect((await part.arrayBuffer()).byteLength).toBe(100)
+  })
+
   it('downloads an inbox file through the presigned URL', async () => {
     const log = loggingFetch()
     const api = apiFor(server, { fetch: log.fetch })

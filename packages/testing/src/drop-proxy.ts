@@ -1,7 +1,7 @@
 /**
  * A TCP proxy that loses connections on purpose: it forwards to a target and, when the bytes
- * sent from clients to the target (counted over every connection) reach each of the given
- * counts, destroys every connection open at that moment, as a network that drops would. After
+ * sent from clients to the target, or back (counted over every connection), reach each of the
+ * given counts, destroys every connection open at that moment, as a network that drops would. After
  * a drop it may refuse new connections for a while (a link that is away). For the suites and
  * benchmarks of resumed uploads.
  */
@@ -18,6 +18,13 @@ export interface DropProxyOptions {
   dropAt: readonly number[]
   /** How long after a drop new connections are refused, in milliseconds (default 0). */
   downMs?: number
+  /**
+   * Which bytes `dropAt` counts: `up` (client to target, the default, for uploads) or `down`
+   * (target to client, for downloads).
+   */
+  direction?: 'up' | 'down'
+  /** Told of each drop as it happens, before a client can see it: its number, from 1. */
+  onDrop?: (drops: number) => void
 }
 
 export interface DropProxy {
@@ -26,7 +33,7 @@ export interface DropProxy {
   port: number
   /** Drops so far. */
   readonly drops: number
-  /** Client-to-target bytes forwarded so far. */
+  /** Bytes forwarded so far in the counted direction. */
   readonly forwarded: number
   close(): Promise<void>
 }
@@ -42,6 +49,7 @@ export async function startDropProxy(options: DropProxyOptions): Promise<DropPro
 
   const dropAll = () => {
     drops++
+    options.onDrop?.(drops)
     downUntil = Date.now() + (options.downMs ?? 0)
     for (const socket of open) socket.destroy()
     open.clear()
@@ -63,22 +71,23 @@ export async function startDropProxy(options: DropProxyOptions): Promise<DropPro
     }
     client.on('error', end).on('close', end)
     upstream.on('error', end).on('close', end)
-    upstream.pipe(client)
-    client.on('data', (chunk: Buffer) => {
+    const [from, to] = options.direction === 'down' ? [upstream, client] : [client, upstream]
+    to.pipe(from)
+    from.on('data', (chunk: Buffer) => {
       const next = pending[0]
       if (next !== undefined && forwarded + chunk.length >= next) {
         const part = next - forwarded
         pending.shift()
         forwarded = next
         // The bytes up to the count go out before the cut; the socket is destroyed once written.
-        if (part > 0) upstream.write(chunk.subarray(0, part), dropAll)
+        if (part > 0) to.write(chunk.subarray(0, part), dropAll)
         else dropAll()
         return
       }
       forwarded += chunk.length
-      if (!upstream.write(chunk)) {
-        client.pause()
-        upstream.once('drain', () => client.resume())
+      if (!to.write(chunk)) {
+        from.pause()
+        to.once('drain', () => from.resume())
       }
     })
   })

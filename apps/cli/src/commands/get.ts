@@ -4,7 +4,9 @@ import { relative } from 'node:path'
 import {
   downloadFile,
   inspectFile,
+  openFileRanges,
   plainSize,
+  ReadGrantLapsed,
   unlockFile,
   type FileMetadata,
 } from '@fileshare/protocol'
@@ -13,12 +15,17 @@ import { Command } from 'commander'
 import { createApi } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
+import { CliError, EXIT } from '../lib/errors.js'
 import { parseFileLink } from '../lib/links.js'
 import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
-import { checkDestination, receive } from '../lib/receive.js'
+import { checkDestination, isArchive, receive } from '../lib/receive.js'
+import { extractSelected, readEntries } from '../lib/extract.js'
+import { openRemoteZip } from '../lib/remote-zip.js'
+import { UsageError } from '../lib/errors.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
+import { addRetriesOption, chooseRetries, resumedLine } from '../lib/resuming.js'
 
 export interface GetOptions {
   output?: string
@@ -26,10 +33,14 @@ export interface GetOptions {
   extract?: boolean
   password?: string | boolean
   json?: boolean
+  retries?: string
+  list?: boolean
+  only?: string[]
 }
 
 export async function runGet(linkText: string, options: GetOptions, ctx: Context): Promise<void> {
   const output = ctx.output(options.json)
+  const retryForMs = chooseRetries(options.retries)
   const { baseUrl, link } = parseFileLink(linkText)
   const api = createApi(baseUrl)
   const info = await inspectFile(api, link)
@@ -62,11 +73,55 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
     force: options.force === true,
     extract: options.extract !== false,
   }
+  if (options.list === true || options.only !== undefined) {
+    if (!isArchive(metadata, info.fileCount)) {
+      throw new UsageError(
+        '--list and --only need a link to an archive (several files or a folder)',
+      )
+    }
+    // One counted download, whose read grant then fetches the parts the archive is read from.
+    const ranges = await openFileRanges(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
+    const zip = await openRemoteZip(ranges)
+    try {
+      if (options.only === undefined) {
+        const entries = (await readEntries(zip)).map((e) => ({
+          name: e.fileName,
+          size: e.uncompressedSize,
+        }))
+        if (output.json) return output.result({ id: link.id, entries })
+        for (const entry of entries) {
+          const size = entry.name.endsWith('/') ? '' : `  ${formatBytes(entry.size)}`
+          output.print(`${printable(entry.name)}${size}`)
+        }
+        return
+      }
+      const { entries } = await extractSelected(zip, destination.dir, options.only, {
+        force: destination.force,
+      })
+      const paths = entries.map((e) => e.path)
+      if (output.json) return output.result({ id: link.id, paths })
+      output.info(`Saved into ${destination.dir === '.' ? 'the current folder' : destination.dir}:`)
+      for (const path of paths) output.print(printable(relative('.', path)))
+      return
+    } finally {
+      zip.close()
+    }
+  }
   // Names fall back to the link's id, never to an id the server answered.
   await checkDestination(metadata, info.fileCount, link.id, destination)
 
-  const download = await downloadFile(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
-  const received = await receive(download, metadata, link.id, destination, output)
+  const download = await downloadFile(api, unlocked, {
+    signal: ctx.signal,
+    cipher: nodeRecords,
+    resume: { retryForMs, onResume: (event) => output.warn(resumedLine(event)) },
+  })
+  const received = await receive(download, metadata, link.id, destination, output).catch(
+    (error: unknown) => {
+      throw error instanceof ReadGrantLapsed
+        ? grantLapsedError(error, downloadsLeft - 1, info.maxDownloads)
+        : error
+    },
+  )
 
   if (output.json) {
     output.result({
@@ -90,6 +145,20 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
   for (const name of received.shown) output.print(printable(name))
 }
 
+/** What to do when a download broke off past its read grant: a new one counts. */
+function grantLapsedError(lapsed: ReadGrantLapsed, left: number, max: number): CliError {
+  const again =
+    left > 0
+      ? `getting it again counts a download (${left} of ${max} left): run \`fileshare get\` again`
+      : 'no downloads are left to get it again'
+  return new CliError(
+    `The download broke off at ${formatBytes(lapsed.receivedBytes)} and its read grant has ` +
+      `expired; ${again}`,
+    EXIT.FAILED,
+    { cause: lapsed },
+  )
+}
+
 /** Names listed before a download; the rest are counted. */
 const LISTED_NAMES = 20
 
@@ -111,12 +180,18 @@ export function getCommand(ctx: Context): Command {
         'archive is extracted: one top-level folder as it is, anything else into a new folder ' +
         'named fileshare-<id>; a hidden top-level name (.ssh) needs --force. Entries that would ' +
         'leave the folder, links and device files make it refused whole. Existing files are kept ' +
-        'unless --force. A failed or tampered download leaves no file behind.',
+        'unless --force. A failed or tampered download leaves no file behind. A download that ' +
+        'breaks off is resumed from the byte it reached without counting again, for as long as ' +
+        '--retries allows and the read grant of the counted download lasts.',
     )
     .argument('<link>', 'the share link, with its #key')
     .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
     .option('-f, --force', 'overwrite existing files; extract a hidden top-level name')
     .option('--no-extract', 'save an archive as a .zip file instead of extracting it')
+  command
+    .option('--list', "list an archive's entries (name, size) without fetching all of it")
+    .option('--only <paths...>', 'save only these entries of an archive (files or folders)')
+  addRetriesOption(command)
   addPasswordOption(command, 'password of a protected link')
   addJsonOption(command)
   return command

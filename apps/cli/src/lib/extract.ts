@@ -11,7 +11,7 @@ import { lstat, mkdir, open, rm, rmdir, utimes, chmod } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 
 import { crc32 } from '@fileshare/protocol'
-import type { Entry, ZipFile } from 'yauzl'
+import type { Entry, Options, ZipFile } from 'yauzl'
 
 import { checkHiddenTopLevel, isUnderOneFolder, makeNewFolder } from './archive-layout.js'
 import { unsafeEntryName } from './entry-name.js'
@@ -99,10 +99,41 @@ export async function extractArchive(
   }
 }
 
+/**
+ * Extracts the entries named in `only` (files, and folders with everything under them) under
+ * their own paths in `targetDir`, from an archive read in place (remote-zip.ts). The whole
+ * archive is checked as `extractArchive` checks it first; a name it does not hold is refused.
+ */
+export async function extractSelected(
+  zip: ZipFile,
+  targetDir: string,
+  only: readonly string[],
+  options: ExtractOptions,
+): Promise<Extraction> {
+  const entries = await readEntries(zip)
+  const root = resolve(targetDir)
+  plan(entries, root)
+  const wanted = only.map((path) => path.replace(/\/+$/, ''))
+  const selects = (name: string, path: string) =>
+    name.replace(/\/+$/, '') === path || name.startsWith(`${path}/`)
+  for (const path of wanted) {
+    if (!entries.some((e) => selects(e.fileName, path))) {
+      throw new CliError(`The archive holds no entry ${describeName(path)}`, EXIT.USAGE)
+    }
+  }
+  const chosen = entries.filter((e) => wanted.some((path) => selects(e.fileName, path)))
+  checkHiddenTopLevel(
+    chosen.map((e) => e.fileName),
+    options.force,
+  )
+  await mkdir(root, { recursive: true })
+  return { folder: null, entries: await extractInto(zip, null, root, plan(chosen, root), options) }
+}
+
 /** Writes the planned entries below `root`, then gives them their names, times and modes. */
 async function extractInto(
   zip: ZipFile,
-  zipPath: string,
+  zipPath: string | null,
   root: string,
   planned: PlannedEntry[],
   options: ExtractOptions,
@@ -140,7 +171,7 @@ interface WrittenFile {
  */
 async function writeAll(
   zip: ZipFile,
-  zipPath: string,
+  zipPath: string | null,
   root: string,
   planned: readonly PlannedEntry[],
   options: ExtractOptions,
@@ -148,7 +179,8 @@ async function writeAll(
   const files: WrittenFile[] = []
   const made: string[] = []
   let extracted = 0
-  const data = await open(zipPath, 'r')
+  // An archive read in place (remote-zip.ts) has no file: its entries come through yauzl.
+  const data = zipPath === null ? null : await open(zipPath, 'r')
   try {
     for (const item of planned) {
       await makeDirectories(root, item.directory ? item.target : dirname(item.target), made)
@@ -170,14 +202,24 @@ async function writeAll(
     for (const folder of made.reverse()) await rmdir(folder).catch(() => undefined)
     throw error
   } finally {
-    await data.close()
+    await data?.close()
   }
 }
 
 async function openZip(path: string): Promise<ZipFile> {
   const { default: yauzl } = await import('yauzl')
+  return openZipChecked((options) => yauzl.openPromise(path, options))
+}
+
+/**
+ * Opens an archive with the checks of every extraction (sizes, strict names), from a file or
+ * read in place (remote-zip.ts); one yauzl refuses is answered as not a valid archive.
+ */
+export async function openZipChecked(
+  opening: (options: Options) => Promise<ZipFile>,
+): Promise<ZipFile> {
   try {
-    return await yauzl.openPromise(path, {
+    return await opening({
       lazyEntries: true,
       autoClose: false,
       decodeStrings: true,
@@ -193,7 +235,7 @@ async function openZip(path: string): Promise<ZipFile> {
   }
 }
 
-async function readEntries(zip: ZipFile): Promise<Entry[]> {
+export async function readEntries(zip: ZipFile): Promise<Entry[]> {
   const entries: Entry[] = []
   try {
     for await (const entry of zip.eachEntry()) entries.push(entry)
@@ -375,7 +417,7 @@ function damaged(entry: Entry, why: string, cause?: unknown): CliError {
 /** Copies one file entry into `writer` and checks it against the archive's CRC-32. */
 async function copyEntry(
   zip: ZipFile,
-  data: Awaited<ReturnType<typeof open>>,
+  data: Awaited<ReturnType<typeof open>> | null,
   entry: Entry,
   writer: SparseWriter,
   onBytes: (bytes: number) => void,
@@ -386,7 +428,7 @@ async function copyEntry(
     await writer.write(chunk)
     onBytes(writer.written)
   }
-  if (entry.compressionMethod === 8) await copyDeflated(zip, entry, take)
+  if (entry.compressionMethod === 8 || data === null) await copyDeflated(zip, entry, take)
   else await copyStored(zip, data, entry, take)
   if (crc !== entry.crc32) throw damaged(entry, 'does not match its CRC-32')
 }

@@ -329,3 +329,19 @@ export const streamedSessions = pgTable(
     index('streamed_sessions_request_id').on(table.requestId),
   ],
 )
+
+/** Read grants, as in schema.ts. */
+export const readGrants = pgTable(
+  'read_grants',
+  {
+    tokenHash: bytea('token_hash').primaryKey(),
+    uploadId: text('upload_id')
+      .notNull()
+      .references(() => uploads.id, { onDelete: 'cascade' }),
+    expiresAt: long('expires_at').notNull(),
+  },
+  (table) => [
+    index('read_grants_upload_id').on(table.uploadId),
+    index('read_grants_expires_at').on(table.expiresAt),
+  ],
+)

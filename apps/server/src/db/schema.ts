@@ -394,3 +394,23 @@ export const streamedSessions = sqliteTable(
     index('streamed_sessions_request_id').on(table.requestId),
   ],
 )
+
+/**
+ * Read grants (services/read-grants.ts): a counted download's leave to read ranges of the same
+ * upload again without counting, until `expiresAt`; kept only as the SHA-256 hash of the grant
+ * token, and removed with its upload.
+ */
+export const readGrants = sqliteTable(
+  'read_grants',
+  {
+    tokenHash: blob('token_hash', { mode: 'buffer' }).primaryKey(),
+    uploadId: text('upload_id')
+      .notNull()
+      .references(() => uploads.id, { onDelete: 'cascade' }),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (table) => [
+    index('read_grants_upload_id').on(table.uploadId),
+    index('read_grants_expires_at').on(table.expiresAt),
+  ],
+)

@@ -6,18 +6,22 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import type { Context } from 'hono'
 
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
-import type { BlobDelivery } from '../storage/blob-store.js'
+import type { GrantedRead } from '../services/uploads.js'
+import type { IssuedGrant } from '../services/read-grants.js'
+import type { BlobDelivery, OpenedBlob } from '../storage/blob-store.js'
 
 export interface CountedDownload {
   size: number
   fileCount: number
   delivery: BlobDelivery
+  /** A read grant asked for with the download (docs/api.md): its headers join the answer. */
+  grant?: IssuedGrant
 }
 
 /**
@@ -41,29 +45,63 @@ export function downloadResponse(
   download: CountedDownload,
   logger: Pick<Logger, 'error'>,
 ): Response {
-  const { size, fileCount, delivery } = download
+  const { size, fileCount, delivery, grant } = download
   if ('url' in delivery) {
     recordDownload('url')
     return c.json({ url: delivery.url, size, fileCount }, 200)
   }
-  const headers = {
+  const headers: Record<string, string> = {
     'Content-Type': 'application/octet-stream',
     'Content-Length': String(size),
     'X-File-Count': String(fileCount),
   }
+  if (grant !== undefined) {
+    headers[HEADERS.readGrant] = grant.token
+    headers[HEADERS.readGrantExpires] = String(grant.expiresAt)
+    headers[HEADERS.acceptRanges] = 'bytes'
+  }
   recordDownload('stream')
+  return sendBlob(c, 200, headers, delivery.blob, size, logger)
+}
+
+/** The answer to a read under a grant: 206 with its `Content-Range`, or 200 for the whole blob. */
+export function grantedReadResponse(
+  c: Context<AppEnv>,
+  read: GrantedRead,
+  logger: Pick<Logger, 'error'>,
+): Response {
+  const length = read.end - read.start
+  const whole = c.req.header(HEADERS.range) === undefined
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/octet-stream',
+    'Content-Length': String(length),
+    'X-File-Count': String(read.fileCount),
+    [HEADERS.acceptRanges]: 'bytes',
+  }
+  if (!whole) headers[HEADERS.contentRange] = `bytes ${read.start}-${read.end - 1}/${read.size}`
+  return sendBlob(c, whole ? 200 : 206, headers, read.blob, length, logger)
+}
+
+function sendBlob(
+  c: Context<AppEnv>,
+  status: 200 | 206,
+  headers: Record<string, string>,
+  blob: OpenedBlob,
+  length: number,
+  logger: Pick<Logger, 'error'>,
+): Response {
   const outgoing = c.env?.outgoing
-  if (outgoing === undefined) return c.body(delivery.blob.stream(), 200, headers)
+  if (outgoing === undefined) return c.body(blob.stream(), status, headers)
   // The blob is written straight to the Node response, past the web stream that a Response body
   // would be read through: per block, that adapter cost more CPU than the disk and the socket
   // together. writeHead merges in the headers already set on the response (the server's security
   // headers, the rate limit's).
-  outgoing.writeHead(200, headers)
+  outgoing.writeHead(status, headers)
   // A failed read, or a stored blob of another length than recorded, has destroyed the
   // response, which the client sees at once as a cut-off body; there is nothing else to answer.
-  delivery.blob
-    .pipeTo(outgoing, size)
-    .then(() => recordBytesSent(size))
+  blob
+    .pipeTo(outgoing, length)
+    .then(() => recordBytesSent(length))
     .catch((error: unknown) => logger.error('a download was cut off after its answer began', error))
   return RESPONSE_ALREADY_SENT
 }

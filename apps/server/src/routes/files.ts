@@ -2,7 +2,13 @@
  * Routes on stored uploads (spec: POST /api/meta/:id, GET /api/info/:id, GET /api/exists/:id,
  * GET /api/download/:id, POST /api/password/:id): thin adapters over UploadsService.
  */
-import { ERROR_MESSAGES, isUuid, type PasswordCheckResponse } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  HEADERS,
+  READ_GRANT_REQUEST,
+  isUuid,
+  type PasswordCheckResponse,
+} from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
@@ -10,7 +16,7 @@ import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadsService } from '../services/uploads.js'
 import { readJson, requireJsonBody } from './body.js'
-import { downloadResponse, refuseHead } from './download.js'
+import { downloadResponse, grantedReadResponse, refuseHead } from './download.js'
 import { uploadId } from './route-ids.js'
 
 export interface FileRouteDeps {
@@ -46,10 +52,17 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
     return c.json({ exists: isUuid(id) && (await uploads.exists(id)) }, 200)
   })
 
+  // A read grant (docs/api.md) is asked for with X-Read-Grant: request, and used by sending it.
   app.get('/download/:id', async (c) => {
     refuseHead(c)
-    const download = await uploads.download(uploadId(c), c.req.header('x-auth-token'), deps.ipOf(c))
-    return downloadResponse(c, download, deps.logger)
+    const [id, auth, ip] = [uploadId(c), c.req.header(HEADERS.authToken), deps.ipOf(c)]
+    const grant = c.req.header(HEADERS.readGrant)
+    if (grant === undefined || grant === READ_GRANT_REQUEST) {
+      const download = await uploads.download(id, auth, ip, grant !== undefined)
+      return downloadResponse(c, download, deps.logger)
+    }
+    const read = await uploads.readGranted(id, auth, grant, c.req.header(HEADERS.range), ip)
+    return grantedReadResponse(c, read, deps.logger)
   })
 
   app.post('/password/:id', async (c) => {

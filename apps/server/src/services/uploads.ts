@@ -7,11 +7,12 @@ import {
   ERROR_MESSAGES,
   PASSWORD_ALGO,
   isOneOf,
+  parseByteRange,
   parseIntegerStrict,
   type UploadInfoResponse,
   type UploadMetaFields,
 } from '@fileshare/protocol'
-import { and, eq, gte, isNull, lte, or } from 'drizzle-orm'
+import { and, eq, gt, gte, isNull, lte, notExists, or, sql } from 'drizzle-orm'
 import { randomUUID } from 'node:crypto'
 
 import type { Config } from '../config.js'
@@ -19,11 +20,12 @@ import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
-import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
+import type { BlobDelivery, BlobStore, OpenedBlob } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from './limits/lockout.js'
 import type { QuotaReservation, UploadQuota } from './limits/quota.js'
 import { DownloadCounter } from './download-counter.js'
+import { ReadGrants, type IssuedGrant } from './read-grants.js'
 import { takedownError, tombstoneColumns, type Tombstones } from './tombstones.js'
 import { deleteAsOwner } from './owner-delete.js'
 import { infoTimes, passwordFields } from './public-info.js'
@@ -92,15 +94,32 @@ export interface DownloadResult {
   size: number
   fileCount: number
   delivery: BlobDelivery
+  /** The read grant asked for with the download; only a download the server sends has one. */
+  grant?: IssuedGrant
+}
+
+/** Bytes `start` up to `end` (exclusive) of an upload, read under a grant without counting. */
+export interface GrantedRead {
+  size: number
+  fileCount: number
+  start: number
+  end: number
+  blob: OpenedBlob
 }
 
 const META_MAX_LENGTH = 200_000
 
 export class UploadsService {
   private readonly counter: DownloadCounter
+  private readonly grants: ReadGrants
 
   constructor(private readonly deps: UploadsDeps) {
     this.counter = new DownloadCounter(deps.db, deps.db.tables.uploads, 'upload', deps.blobs)
+    this.grants = new ReadGrants({
+      db: deps.db,
+      ttlMs: deps.config.downloadGrantTtlSec * 1000,
+      now: deps.now,
+    })
     deps.sessions.registerKind<FileUploadContext>('upload', {
       restore: (row) => {
         const spec = decodeSpec(row.context)
@@ -472,24 +491,77 @@ export class UploadsService {
   }
 
   /**
+   * Admits the auth token of a download. On a password-protected upload the lockout of
+   * `upload:<id>` applies here as on the password check: a wrong token is a password guess
+   * whichever route it is sent to.
+   */
+  private async admitReader(
+    row: { id: string; hasPassword: boolean; authTokenHash: Buffer },
+    authToken: string | undefined,
+    clientIp: string,
+  ): Promise<void> {
+    const guard = { key: `upload:${row.id}`, clientIp, hasPassword: row.hasPassword }
+    const token = judgeToken(authToken, row.authTokenHash)
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
+    }
+  }
+
+  /**
    * Counts one download atomically (the increment happens only while the count is below the
-   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL. On a
-   * password-protected upload the lockout of `upload:<id>` applies here as on the password check:
-   * a wrong token is a password guess whichever route it is sent to.
+   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL. With
+   * `withGrant`, a download the server sends also issues a read grant (docs/api.md); a presigned
+   * URL reads ranges itself.
    */
   async download(
     id: string,
     authToken: string | undefined,
     clientIp: string,
+    withGrant = false,
   ): Promise<DownloadResult> {
     const row = await this.find(id)
-    const guard = { key: `upload:${id}`, clientIp, hasPassword: row.hasPassword }
-    const token = judgeToken(authToken, row.authTokenHash)
-    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
-    }
+    await this.admitReader(row, authToken, clientIp)
     const delivery = await this.counter.deliver(id, this.deps.now())
-    return { size: row.size, fileCount: row.fileCount, delivery }
+    const result = { size: row.size, fileCount: row.fileCount, delivery }
+    if (!withGrant || !('blob' in delivery)) return result
+    try {
+      return { ...result, grant: await this.grants.issue(id) }
+    } catch (error) {
+      await delivery.blob.close()
+      throw error
+    }
+  }
+
+  /**
+   * Reads a range of an upload under a read grant, without counting (docs/api.md, Read grants):
+   * 404 or 410 as the upload's other routes, 401 for the auth token, 410 once the upload expired
+   * (a download limit reached since does not end the grant), 401 or 410 for the grant, 416 for
+   * a `range` that is not one satisfiable byte range. Without `range`, the whole blob.
+   */
+  async readGranted(
+    id: string,
+    authToken: string | undefined,
+    grant: string | undefined,
+    range: string | undefined,
+    clientIp: string,
+  ): Promise<GrantedRead> {
+    const row = await this.find(id)
+    await this.admitReader(row, authToken, clientIp)
+    if (row.expiresAt <= this.deps.now()) {
+      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    }
+    await this.grants.admit(id, grant)
+    const bounds =
+      range === undefined ? { start: 0, end: row.size } : parseByteRange(range, row.size)
+    if (bounds === null || bounds.start >= bounds.end) {
+      throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
+        headers: { 'Content-Range': `bytes */${row.size}` },
+      })
+    }
+    const { openRange } = this.deps.blobs
+    if (!openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    const blob = await openRange.call(this.deps.blobs, id, bounds.start, bounds.end)
+    return { size: row.size, fileCount: row.fileCount, ...bounds, blob }
   }
 
   /**
@@ -502,10 +574,23 @@ export class UploadsService {
   async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
     const { uploads } = this.deps.db.tables
+    const { readGrants } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      await this.grants.sweep(tx, now)
+      // A used-up upload stays while a read grant for it lasts: the grant is for a download
+      // already counted. It answers 410 to everything else meanwhile.
+      const granted = tx
+        .select({ one: sql`1` })
+        .from(readGrants)
+        .where(and(eq(readGrants.uploadId, uploads.id), gt(readGrants.expiresAt, now)))
       const rows = await tx
         .delete(uploads)
-        .where(or(lte(uploads.expiresAt, now), gte(uploads.downloadCount, uploads.maxDownloads)))
+        .where(
+          or(
+            lte(uploads.expiresAt, now),
+            and(gte(uploads.downloadCount, uploads.maxDownloads), notExists(granted)),
+          ),
+        )
         .returning({ ...tombstoneColumns(uploads), lastDownloadAt: uploads.lastDownloadAt })
       await this.deps.tombstones.bury(tx, 'upload', rows)
       return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }

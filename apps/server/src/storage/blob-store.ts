@@ -81,6 +81,11 @@ export interface BlobStore {
    */
   open?(key: string): Promise<OpenedBlob>
   /**
+   * Bytes `start` up to `end` (exclusive) of the blob, opened as `open()` opens all of it, for a
+   * ranged read under a read grant (services/read-grants.ts); fails if the blob does not exist.
+   */
+  openRange?(key: string, start: number, end: number): Promise<OpenedBlob>
+  /**
    * A time-limited URL from which a client fetches the blob itself; fails if it does not exist.
    * Only stores that clients can reach directly have it (S3: spec, What the service does, 7).
    */

@@ -244,6 +244,10 @@ export class FilesystemBlobStore implements BlobStore {
     return new FileBlob(await open(this.path(key), 'r'))
   }
 
+  async openRange(key: string, start: number, end: number): Promise<OpenedBlob> {
+    return new FileBlob(await open(this.path(key), 'r'), { start, end })
+  }
+
   async delete(key: string): Promise<void> {
     await rm(this.path(key), { force: true })
   }
@@ -475,8 +479,30 @@ async function syncDirectory(path: string): Promise<void> {
 /** One open blob file, read once, through either way; the reader closes the handle at the end. */
 class FileBlob implements OpenedBlob {
   private closed = false
+  /** Where the next read starts, or null to read on from the file's own position. */
+  private position: number | null
+  private readonly end: number
 
-  constructor(private readonly handle: FileHandle) {}
+  /** `range` limits the reads to bytes `start` up to `end` (exclusive) of the file. */
+  constructor(
+    private readonly handle: FileHandle,
+    range?: { start: number; end: number },
+  ) {
+    this.position = range?.start ?? null
+    this.end = range?.end ?? Infinity
+  }
+
+  /** Reads the next piece of at most `block.length` bytes into `block`; 0 at the end. */
+  private async readInto(block: Buffer): Promise<number> {
+    if (this.position === null) {
+      return (await this.handle.read(block, 0, block.length, null)).bytesRead
+    }
+    const want = Math.min(block.length, this.end - this.position)
+    if (want <= 0) return 0
+    const { bytesRead } = await this.handle.read(block, 0, want, this.position)
+    this.position += bytesRead
+    return bytesRead
+  }
 
   async close(): Promise<void> {
     if (this.closed) return
@@ -488,8 +514,7 @@ class FileBlob implements OpenedBlob {
   private async readBlock(): Promise<{ block: Buffer; length: number }> {
     const block = takeBlock()
     try {
-      const { bytesRead } = await this.handle.read(block, 0, READ_BLOCK, null)
-      return { block, length: bytesRead }
+      return { block, length: await this.readInto(block) }
     } catch (error) {
       returnBlock(block)
       throw error
@@ -535,13 +560,12 @@ class FileBlob implements OpenedBlob {
 
   /** Reads whole blocks into fresh buffers, which the stream's consumer keeps. */
   stream(): ReadableStream<Uint8Array> {
-    const { handle } = this
     return new ReadableStream<Uint8Array>(
       {
         pull: async (controller) => {
           try {
             const block = Buffer.allocUnsafe(READ_BLOCK)
-            const { bytesRead } = await handle.read(block, 0, READ_BLOCK, null)
+            const bytesRead = await this.readInto(block)
             if (bytesRead === 0) {
               await this.close()
               controller.close()

@@ -9,11 +9,17 @@ import { plainSize } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import type { PresignedDownloadResponse } from '../wire/uploads.js'
 import { networkError, type ApiClient } from './api.js'
+import { resumingBody, type DownloadResumeOptions, type RangeOpener } from './download-resume.js'
 
 export interface DownloadOptions extends RecordCipherOption {
   signal?: AbortSignal
   /** Ciphertext bytes received so far and the total. */
   onProgress?: (progress: { receivedBytes: number; totalBytes: number }) => void
+  /**
+   * Resuming a download that breaks off, under a read grant (docs/api.md, Read grants); only
+   * `downloadFile` on a server that sends the bytes itself resumes.
+   */
+  resume?: DownloadResumeOptions
 }
 
 export interface DownloadResult {
@@ -47,8 +53,10 @@ export async function openDownload(
   response: Response,
   fileKey: CryptoKey,
   options: DownloadOptions,
+  reopen: ((size: number) => RangeOpener) | null = null,
 ): Promise<DownloadResult> {
   let body = response.body
+  let resumeFrom: RangeOpener | null = null
   let size: number
   let fileCount: number
   const type = response.headers.get(HEADERS.contentType) ?? ''
@@ -68,6 +76,7 @@ export async function openDownload(
   } else {
     size = Number(response.headers.get(HEADERS.contentLength))
     fileCount = Number(response.headers.get(HEADERS.fileCount) ?? '1')
+    resumeFrom = reopen?.(size) ?? null
   }
   if (!body || !Number.isSafeInteger(size) || !Number.isSafeInteger(fileCount)) {
     await body?.cancel().catch(() => undefined)
@@ -80,39 +89,7 @@ export async function openDownload(
     await body.cancel().catch(() => undefined)
     throw new ProtocolError('DECRYPT_FAILED', 'The download has a size no upload has', { cause })
   }
-  const stream = guardBody(body, size, options).pipeThrough(
-    createDecryptStream(fileKey, { cipher: options.cipher }),
-  )
+  const guarded = resumingBody(body, size, resumeFrom, options)
+  const stream = guarded.pipeThrough(createDecryptStream(fileKey, { cipher: options.cipher }))
   return { stream, plainSize: plain, fileCount }
-}
-
-/** Reports progress, and names a broken connection NETWORK (an abort keeps its reason). */
-function guardBody(
-  body: ReadableStream<Uint8Array>,
-  totalBytes: number,
-  options: DownloadOptions,
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
-  let receivedBytes = 0
-  options.onProgress?.({ receivedBytes, totalBytes })
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let result: ReadableStreamReadResult<Uint8Array>
-      try {
-        result = await reader.read()
-      } catch (error) {
-        throw options.signal?.aborted ? options.signal.reason : networkError(error)
-      }
-      if (result.done) {
-        controller.close()
-        return
-      }
-      receivedBytes += result.value.length
-      options.onProgress?.({ receivedBytes, totalBytes })
-      controller.enqueue(result.value)
-    },
-    cancel(reason) {
-      return reader.cancel(reason)
-    },
-  })
 }

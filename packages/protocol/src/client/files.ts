@@ -15,8 +15,10 @@ import { derivePasswordKey, lockSecret, protectSecret, wrongPassword } from '../
 import { ProtocolError } from '../errors.js'
 import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
+import { ProtocolError } from '../errors.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
+import { READ_GRANT_REQUEST } from '../wire/uploads.js'
 import type {
   PasswordCheckResponse,
   UploadInfoResponse,
@@ -26,6 +28,7 @@ import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
+import type { RangeOpener } from './download-resume.js'
 import { unlockKeys } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
@@ -304,19 +307,39 @@ export async function unlockFile(
 
 /**
  * Counts one download (`GET /api/download/:id`) and returns the decrypting stream. On S3 the
- * server answers a presigned URL, fetched without credentials or auth headers.
+ * server answers a presigned URL, fetched without credentials or auth headers. With
+ * `options.resume`, the download asks for a read grant, and a body that breaks off is read on
+ * from the byte reached with ranges under it, counting nothing more (docs/api.md, Read grants).
  */
 export async function downloadFile(
   api: ApiClient,
   unlocked: UnlockedFile,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
-  const init: { headers: Record<string, string>; signal?: AbortSignal } = {
-    headers: { [HEADERS.authToken]: unlocked.keys.authToken },
-  }
+  const auth = { [HEADERS.authToken]: unlocked.keys.authToken }
+  const resuming = (options.resume?.retryForMs ?? 0) > 0
+  const headers = resuming ? { ...auth, [HEADERS.readGrant]: READ_GRANT_REQUEST } : auth
+  const init: { headers: Record<string, string>; signal?: AbortSignal } = { headers }
   if (options.signal) init.signal = options.signal
-  const response = await api.raw('GET', PATHS.download(unlocked.id), init)
-  return openDownload(api, response, unlocked.keys.fileKey, options)
+  const path = PATHS.download(unlocked.id)
+  const response = await api.raw('GET', path, init)
+  const grant = resuming ? response.headers.get(HEADERS.readGrant) : null
+  const reopen =
+    grant === null
+      ? null
+      : (size: number): RangeOpener =>
+          async (offset) => {
+            const range = { [HEADERS.readGrant]: grant, [HEADERS.range]: `bytes=${offset}-` }
+            const rest = await api.raw('GET', path, { ...init, headers: { ...auth, ...range } })
+            const expected = `bytes ${offset}-${size - 1}/${size}`
+            if (rest.status !== 206 || rest.headers.get(HEADERS.contentRange) !== expected) {
+              await rest.body?.cancel().catch(() => undefined)
+              throw new ProtocolError('NETWORK', 'The server answered a range with other bytes')
+            }
+            if (!rest.body) throw new ProtocolError('NETWORK', 'The server answered no bytes')
+            return rest.body
+          }
+  return openDownload(api, response, unlocked.keys.fileKey, options, reopen)
 }
 
 /** `DELETE /api/upload/:id` with the owner token. */

@@ -64,6 +64,10 @@ export type {
   DownloadOptions,
   DownloadResult,
 } from './files.js'
+export { ReadGrantLapsed } from './download-resume.js'
+export { FileRanges, openFileRanges } from './download-ranges.js'
+export type { FileRangesOptions } from './download-ranges.js'
+export type { DownloadResumeOptions, RangeOpener } from './download-resume.js'
 export { createNote, inspectNote, unlockNote, viewNote, deleteNote } from './notes.js'
 export type { CreateNoteOptions, CreatedNote, UnlockedNote, ViewedNote } from './notes.js'
 export {

@@ -28,6 +28,8 @@ import {
   FINISHED,
   isConnectionLoss,
   resumeDelay,
+  sleep,
+  sleepUnlessAborted,
   type StatusTarget,
   type UploadSession,
   type UploadStatus,
@@ -321,24 +323,6 @@ async function recover(
       error = resumeError
     }
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms))
-}
-
-/** Waits `ms`, or less when `signal` aborts meanwhile; never rejects. */
-function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return sleep(ms)
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
 }
 
 function report(options: UploadCiphertextOptions, sentBytes: number, transport: UploadTransport) {

@@ -63,6 +63,9 @@ export const ERROR_MESSAGES = {
   methodNotAllowed: 'Method not allowed',
   notJson: 'Content-Type must be application/json',
   internalError: 'Internal server error',
+  invalidReadGrant: 'Invalid or missing read grant',
+  readGrantExpired: 'Read grant expired',
+  rangeNotSatisfiable: 'Range not satisfiable',
 } as const
 
 export type ErrorMessageKey = keyof typeof ERROR_MESSAGES

@@ -1,7 +1,7 @@
 /** HTTP header names of the API and the header sets that carry a single credential. */
 
 /**
- * Every header the spec names. Keys drop the `X-` prefix; `X-Content-Length` (the declared size
+ * Every header the spec names, and those of this project's extensions (docs/api.md). Keys drop the `X-` prefix; `X-Content-Length` (the declared size
  * of a chunked or WebSocket upload) is `declaredContentLength`, so it cannot be confused with the
  * standard `Content-Length` of a single-request upload.
  */
@@ -28,6 +28,11 @@ export const HEADERS = {
   cacheControl: 'Cache-Control',
   authorization: 'Authorization',
   origin: 'Origin',
+  readGrant: 'X-Read-Grant',
+  readGrantExpires: 'X-Read-Grant-Expires',
+  range: 'Range',
+  contentRange: 'Content-Range',
+  acceptRanges: 'Accept-Ranges',
 } as const
 
 export type HeaderName = (typeof HEADERS)[keyof typeof HEADERS]

@@ -69,7 +69,9 @@ export {
   CHUNK_INDEX_PARAM,
   DOWNLOAD_CONTENT_TYPE,
   DOWNLOAD_CACHE_CONTROL,
+  READ_GRANT_REQUEST,
   UPLOAD_STATUS_TRANSPORTS,
+  parseByteRange,
 } from './uploads.js'
 export type {
   UploadSettingsHeaders,
@@ -91,6 +93,10 @@ export type {
   DownloadHeaders,
   DownloadStreamHeaders,
   PresignedDownloadResponse,
+  ReadGrantRequestHeaders,
+  ReadGrantResponseHeaders,
+  GrantedReadHeaders,
+  PartialContentHeaders,
   PasswordCheckHeaders,
   PasswordCheckResponse,
   DeleteUploadHeaders,

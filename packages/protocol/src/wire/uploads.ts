@@ -168,6 +168,58 @@ export interface DownloadStreamHeaders {
   [HEADERS.fileCount]: string
 }
 
+/**
+ * The read grant, this project's extension of `GET /api/download/:id` (docs/api.md, Read grants):
+ * a client sends `X-Read-Grant: request` with the counted download, and the filesystem backend's
+ * 200 then carries a fresh grant token and its expiry (milliseconds since the epoch). The same
+ * header with that token, beside `X-Auth-Token`, reads ranges of the same upload without counting.
+ */
+export const READ_GRANT_REQUEST = 'request'
+
+/** Request headers of a counted download that asks for a read grant. */
+export type ReadGrantRequestHeaders = AuthTokenHeaders & {
+  [HEADERS.readGrant]: typeof READ_GRANT_REQUEST
+}
+
+/** Extra response headers of the counted download that was granted. */
+export interface ReadGrantResponseHeaders {
+  [HEADERS.readGrant]: string
+  [HEADERS.readGrantExpires]: string
+}
+
+/** Request headers of a ranged read under a grant; without `Range` the whole blob comes (200). */
+export type GrantedReadHeaders = AuthTokenHeaders & {
+  [HEADERS.readGrant]: string
+  [HEADERS.range]?: `bytes=${number}-${number | ''}`
+}
+
+/** Response headers of a 206 under a grant. */
+export interface PartialContentHeaders {
+  [HEADERS.contentType]: typeof DOWNLOAD_CONTENT_TYPE
+  [HEADERS.contentLength]: string
+  [HEADERS.contentRange]: `bytes ${number}-${number}/${number}`
+  [HEADERS.acceptRanges]: 'bytes'
+  [HEADERS.cacheControl]: typeof DOWNLOAD_CACHE_CONTROL
+  [HEADERS.fileCount]: string
+}
+
+/**
+ * One byte range of a blob of `size` bytes from a `Range` header (RFC 9110 §14.1.2), strictly:
+ * a single `bytes=first-last` or `bytes=first-` with canonical digits, within the blob; null for
+ * anything else (the server answers 416). `end` is exclusive.
+ */
+export function parseByteRange(
+  header: string,
+  size: number,
+): { start: number; end: number } | null {
+  const match = /^bytes=(0|[1-9][0-9]{0,15})-(0|[1-9][0-9]{0,15})?$/.exec(header)
+  if (match === null) return null
+  const start = Number(match[1])
+  const last = match[2] === undefined ? size - 1 : Math.min(Number(match[2]), size - 1)
+  if (start >= size || last < start) return null
+  return { start, end: last + 1 }
+}
+
 /** 200 of a download on the S3 backend: a presigned URL instead of the stream. */
 export interface PresignedDownloadResponse {
   url: string

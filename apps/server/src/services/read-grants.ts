@@ -1,0 +1,77 @@
+/**
+ * Read grants (docs/api.md, Read grants): a counted download of an upload that asks for one gets
+ * a random token that reads ranges of the same upload again, without counting, until it lapses.
+ * Only the SHA-256 hash of a token is stored; the grant goes with its upload (a foreign key) and
+ * the cleanup job sweeps lapsed ones. Touches only the read_grants table.
+ */
+import { ERROR_MESSAGES, toBase64Url } from '@fileshare/protocol'
+import { and, eq, lte } from 'drizzle-orm'
+import { randomBytes } from 'node:crypto'
+
+import type { Db, Executor } from '../db/client.js'
+import { HttpError } from '../http-error.js'
+import { hashMatches, hashToken, tokenBytes } from './tokens.js'
+
+/** Grant tokens carry as many random bytes as the other bearer tokens. */
+const GRANT_BYTES = 32
+
+export interface IssuedGrant {
+  token: string
+  /** Milliseconds since the epoch. */
+  expiresAt: number
+}
+
+export interface ReadGrantsDeps {
+  db: Db
+  /** DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
+  ttlMs: number
+  now: () => number
+}
+
+export class ReadGrants {
+  constructor(private readonly deps: ReadGrantsDeps) {}
+
+  /** A new grant for upload `uploadId`, whose download has just been counted. */
+  async issue(uploadId: string): Promise<IssuedGrant> {
+    const bytes = randomBytes(GRANT_BYTES)
+    const expiresAt = this.deps.now() + this.deps.ttlMs
+    const { readGrants } = this.deps.db.tables
+    await this.deps.db.query
+      .insert(readGrants)
+      .values({ tokenHash: hashToken(bytes), uploadId, expiresAt })
+    return { token: toBase64Url(bytes), expiresAt }
+  }
+
+  /**
+   * Admits a presented grant for `uploadId`: 401 when it is missing, malformed, unknown or for
+   * another upload, 410 with its own message when it has lapsed.
+   */
+  async admit(uploadId: string, presented: string | undefined): Promise<void> {
+    const bytes = tokenBytes(presented)
+    if (bytes === null || bytes.length !== GRANT_BYTES) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    }
+    const hash = hashToken(bytes)
+    const { readGrants } = this.deps.db.tables
+    const [grant] = await this.deps.db.query
+      .select()
+      .from(readGrants)
+      .where(and(eq(readGrants.tokenHash, hash), eq(readGrants.uploadId, uploadId)))
+    if (grant === undefined || !hashMatches(hash, grant.tokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    }
+    if (grant.expiresAt <= this.deps.now()) {
+      throw new HttpError(410, ERROR_MESSAGES.readGrantExpired)
+    }
+  }
+
+  /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction; answers how many. */
+  async sweep(tx: Executor, now: number): Promise<number> {
+    const { readGrants } = this.deps.db.tables
+    const removed = await tx
+      .delete(readGrants)
+      .where(lte(readGrants.expiresAt, now))
+      .returning({ uploadId: readGrants.uploadId })
+    return removed.length
+  }
+}

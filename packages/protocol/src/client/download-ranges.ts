@@ -1,0 +1,188 @@
+/**
+ * Plaintext ranges of a file read without downloading all of it: one counted download asks for
+ * a read grant and is closed at once, then each plaintext range is fetched as the ciphertext
+ * records that hold it (docs/api.md, Read grants) and opened record by record, each under the
+ * nonce of its index, so every byte handed out is authenticated. Small reads go through a few
+ * cached records (an archive's directory is read in many small pieces).
+ */
+import { recordNonce, webCryptoRecords, type RecordCipher } from '../crypto/stream.js'
+import { decryptFailed, ProtocolError } from '../errors.js'
+import { plainSize, recordCount, RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
+import { HEADERS } from '../wire/headers.js'
+import { PATHS } from '../wire/routes.js'
+import { READ_GRANT_REQUEST } from '../wire/uploads.js'
+import { networkError, type ApiClient } from './api.js'
+import type { UnlockedFile } from './files.js'
+
+const SEALED_RECORD = RECORD_SIZE + RECORD_TAG_SIZE
+/** Whole records kept for small reads. */
+const CACHED_RECORDS = 4
+
+export interface FileRangesOptions {
+  signal?: AbortSignal
+  cipher?: RecordCipher
+}
+
+export class FileRanges {
+  readonly plainSize: number
+  readonly fileCount: number
+  private readonly records: number
+  private readonly cache = new Map<number, Uint8Array>()
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly unlocked: UnlockedFile,
+    private readonly grant: string,
+    readonly cipherSize: number,
+    fileCount: number,
+    private readonly options: FileRangesOptions,
+  ) {
+    this.plainSize = plainSize(cipherSize)
+    this.fileCount = fileCount
+    this.records = recordCount(this.plainSize)
+  }
+
+  /** Plaintext bytes `start` up to `end` (exclusive) in one piece, for small reads. */
+  async read(start: number, end: number): Promise<Uint8Array> {
+    this.checkBounds(start, end)
+    const out = new Uint8Array(end - start)
+    for (let at = start; at < end;) {
+      const index = Math.floor(at / RECORD_SIZE)
+      const record = await this.cachedRecord(index)
+      const from = at - index * RECORD_SIZE
+      const part = Math.min(record.length - from, end - at)
+      out.set(record.subarray(from, from + part), at - start)
+      at += part
+    }
+    return out
+  }
+
+  /** Plaintext bytes `start` up to `end` (exclusive) as they are decrypted, record by record. */
+  stream(start: number, end: number): ReadableStream<Uint8Array> {
+    this.checkBounds(start, end)
+    const first = Math.floor(start / RECORD_SIZE)
+    const last = end === start ? first : Math.floor((end - 1) / RECORD_SIZE)
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+    let pending: Uint8Array = new Uint8Array(0)
+    let index = first
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (index > last || end === start) return controller.close()
+        reader ??= (await this.fetchRecords(first, last)).getReader()
+        const size = this.sealedLength(index)
+        while (pending.length < size) {
+          const { done, value } = await reader.read().catch((error: unknown) => {
+            throw this.options.signal?.aborted ? this.options.signal.reason : networkError(error)
+          })
+          if (done) throw new ProtocolError('NETWORK', 'The server sent a range short')
+          pending = concat(pending, value)
+        }
+        const plain = await this.open(pending.slice(0, size), index)
+        pending = pending.subarray(size)
+        const base = index * RECORD_SIZE
+        controller.enqueue(
+          plain.subarray(Math.max(start - base, 0), Math.min(end - base, plain.length)),
+        )
+        index++
+      },
+      cancel: (reason) => reader?.cancel(reason),
+    })
+  }
+
+  private checkBounds(start: number, end: number): void {
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end))) throw outOfBounds()
+    if (start < 0 || end < start || end > this.plainSize) throw outOfBounds()
+  }
+
+  private sealedLength(index: number): number {
+    return Math.min(SEALED_RECORD, this.cipherSize - index * SEALED_RECORD)
+  }
+
+  private async cachedRecord(index: number): Promise<Uint8Array> {
+    const cached = this.cache.get(index)
+    if (cached) return cached
+    const body = await this.fetchRecords(index, index)
+    const sealed = new Uint8Array(await new Response(body).arrayBuffer())
+    if (sealed.length !== this.sealedLength(index)) {
+      throw new ProtocolError('NETWORK', 'The server sent a range short')
+    }
+    const plain = await this.open(sealed, index)
+    if (this.cache.size >= CACHED_RECORDS) this.cache.delete(this.cache.keys().next().value!)
+    this.cache.set(index, plain)
+    return plain
+  }
+
+  private async open(sealed: Uint8Array, index: number): Promise<Uint8Array> {
+    const cipher = this.options.cipher ?? webCryptoRecords
+    const nonce = recordNonce(index, index === this.records - 1)
+    try {
+      return await cipher.open(this.unlocked.keys.fileKey, nonce, sealed)
+    } catch (cause) {
+      throw decryptFailed(cause)
+    }
+  }
+
+  /** The sealed records `first` to `last` (inclusive), under the grant. */
+  private async fetchRecords(first: number, last: number): Promise<ReadableStream<Uint8Array>> {
+    const from = first * SEALED_RECORD
+    const to = Math.min((last + 1) * SEALED_RECORD, this.cipherSize) - 1
+    const headers = {
+      [HEADERS.authToken]: this.unlocked.keys.authToken,
+      [HEADERS.readGrant]: this.grant,
+      [HEADERS.range]: `bytes=${from}-${to}`,
+    }
+    const init = this.options.signal ? { headers, signal: this.options.signal } : { headers }
+    const response = await this.api.raw('GET', PATHS.download(this.unlocked.id), init)
+    const expected = `bytes ${from}-${to}/${this.cipherSize}`
+    if (response.status !== 206 || response.headers.get(HEADERS.contentRange) !== expected) {
+      await response.body?.cancel().catch(() => undefined)
+      throw new ProtocolError('NETWORK', 'The server answered a range with other bytes')
+    }
+    if (!response.body) throw new ProtocolError('NETWORK', 'The server answered no bytes')
+    return response.body
+  }
+}
+
+function outOfBounds(): ProtocolError {
+  return new ProtocolError('BAD_INPUT', 'The range lies outside the file')
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}
+
+/**
+ * Counts one download of the file with a read grant and closes its body unread: from then on
+ * its ranges come under the grant. A server that hands out no grant (S3, where the presigned URL
+ * is the way to ranges) is refused before anything else is read.
+ */
+export async function openFileRanges(
+  api: ApiClient,
+  unlocked: UnlockedFile,
+  options: FileRangesOptions = {},
+): Promise<FileRanges> {
+  const headers = {
+    [HEADERS.authToken]: unlocked.keys.authToken,
+    [HEADERS.readGrant]: READ_GRANT_REQUEST,
+  }
+  const init = options.signal ? { headers, signal: options.signal } : { headers }
+  const response = await api.raw('GET', PATHS.download(unlocked.id), init)
+  await response.body?.cancel().catch(() => undefined)
+  const grant = response.headers.get(HEADERS.readGrant)
+  const size = Number(response.headers.get(HEADERS.contentLength))
+  const fileCount = Number(response.headers.get(HEADERS.fileCount) ?? '1')
+  if (grant === null) {
+    throw new ProtocolError(
+      'BAD_INPUT',
+      'This server hands out no read grant, so parts of a download cannot be fetched alone',
+    )
+  }
+  if (!Number.isSafeInteger(size) || !Number.isSafeInteger(fileCount)) {
+    throw new ProtocolError('NETWORK', 'The server answered the download with something unexpected')
+  }
+  return new FileRanges(api, unlocked, grant, size, fileCount, options)
+}
