@@ -15,7 +15,6 @@ import { derivePasswordKey, lockSecret, protectSecret, wrongPassword } from '../
 import { ProtocolError } from '../errors.js'
 import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
-import { ProtocolError } from '../errors.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
 import { READ_GRANT_REQUEST } from '../wire/uploads.js'
