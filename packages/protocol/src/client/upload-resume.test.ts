@@ -33,6 +33,8 @@ interface Session {
   received: number
   durable: number
   transport: 'ws' | 'chunks'
+  /** Whether the init asked for it to outlive its connection; otherwise a drop ends it. */
+  resumable: boolean
 }
 
 /** The server side of the contract, in memory, with the failures a test asks for. */
@@ -73,7 +75,9 @@ class FakeServer {
       })
     }
     if (path === '/api/upload/init') {
-      const id = this.create(Number(headers['X-Content-Length']), 'chunks')
+      const resumable = headers['X-Resumable'] === 'true'
+      this.log.push(`init X-Resumable ${headers['X-Resumable'] ?? 'absent'}`)
+      const id = this.create(Number(headers['X-Content-Length']), 'chunks', resumable)
       return json(200, { id })
     }
     const match = /^\/api\/(upload|exists)\/([^/]+)(?:\/(chunk|finalize|status))?$/.exec(path)
@@ -116,10 +120,10 @@ class FakeServer {
     return json(200, { id })
   }
 
-  create(size: number, transport: Session['transport']): string {
+  create(size: number, transport: Session['transport'], resumable: boolean): string {
     const id = `00000000-0000-4000-8000-${String(++this.serial).padStart(12, '0')}`
     const session = { size, data: new Uint8Array(size), chunks: new Map(), received: 0, durable: 0 }
-    this.sessions.set(id, { ...session, transport })
+    this.sessions.set(id, { ...session, transport, resumable })
     return id
   }
 
@@ -165,7 +169,8 @@ class FakeSocket implements WebSocketLike {
     )
     if (frame.type === 'init') {
       const size = Number((frame.headers as { contentLength: string }).contentLength)
-      const id = this.server.create(size, 'ws')
+      this.server.log.push(`init resumable ${String(frame.resumable)}`)
+      const id = this.server.create(size, 'ws', frame.resumable === true)
       this.session = { id, state: this.server.sessions.get(id)! }
       this.answer({ type: 'ready', id })
     } else if (frame.type === 'resume') {
@@ -213,6 +218,15 @@ class FakeSocket implements WebSocketLike {
   private end(code: number): void {
     if (this.readyState === 3) return
     this.readyState = 3
+    // As the server: a session its client did not ask to resume ends with its socket.
+    const session = this.session
+    if (
+      session &&
+      !session.state.resumable &&
+      this.server.sessions.get(session.id) === session.state
+    ) {
+      this.server.sessions.delete(session.id)
+    }
     setTimeout(() => this.onclose?.({ code, reason: '' }), 0)
   }
 
@@ -301,6 +315,17 @@ describe('a chunked upload', () => {
     expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)
   })
 
+  it('asks the server to keep the session only when it resumes', async () => {
+    const data = pseudoRandomBytes(2 * CHUNK, 15)
+    const asked = new FakeServer()
+    await uploadCiphertext(clients(asked, false), upload(data, { resume: { retryForMs: 1000 } }))
+    const plain = new FakeServer()
+    await uploadCiphertext(clients(plain, false), upload(data))
+    const inits = (server: FakeServer) => server.log.filter((line) => line.startsWith('init'))
+    expect(inits(asked)).toEqual(['init X-Resumable true'])
+    expect(inits(plain)).toEqual(['init X-Resumable absent'])
+  })
+
   it('is cancelled on a refusal and on a lost connection when resuming is off', async () => {
     const server = new FakeServer()
     server.failChunks = new Set([1])
@@ -327,7 +352,7 @@ describe('a chunked upload', () => {
   it('says clearly when the server no longer has the session', async () => {
     const server = new FakeServer()
     const data = pseudoRandomBytes(3 * CHUNK, 8)
-    const id = server.create(data.length, 'chunks')
+    const id = server.create(data.length, 'chunks', true)
     server.forget = true
     const session: UploadSession = { id, transport: 'http', chunkSize: CHUNK }
     await expect(resumeUpload(clients(server, false), session, upload(data))).rejects.toThrow(
@@ -402,6 +427,24 @@ describe('a WebSocket upload', () => {
     await expect(uploadCiphertext(clients(server, true), upload(data))).rejects.toThrow(
       /connection closed \(1006\)/,
     )
+  })
+
+  it('asks the server to keep the session only when it resumes', async () => {
+    const asked = new FakeServer()
+    const data = pseudoRandomBytes(CHECKPOINT, 14)
+    await uploadCiphertext(clients(asked, true), upload(data, { resume: { retryForMs: 1000 } }))
+    const kept = new FakeServer()
+    const keep = { retryForMs: 0, keepOnAbort: true }
+    await uploadCiphertext(clients(kept, true), upload(data, { resume: keep }))
+    const plain = new FakeServer()
+    await uploadCiphertext(clients(plain, true), upload(data))
+    const off = new FakeServer()
+    await uploadCiphertext(clients(off, true), upload(data, { resume: { retryForMs: 0 } }))
+    const inits = (server: FakeServer) => server.log.filter((line) => line.startsWith('init'))
+    expect(inits(asked)).toEqual(['init resumable true'])
+    expect(inits(kept)).toEqual(['init resumable true'])
+    expect(inits(plain)).toEqual(['init resumable undefined'])
+    expect(inits(off)).toEqual(['init resumable undefined'])
   })
 
   it('leaves the session resumable on an abort when asked to keep it', async () => {

@@ -106,6 +106,7 @@ export type {
   UploadWsPasswordHeaders,
   UploadWsInitHeaders,
   UploadWsInitFrame,
+  UploadWsResumableField,
   UploadWsFinalizeFrame,
   UploadWsReadyFrame,
   UploadWsDoneFrame,
