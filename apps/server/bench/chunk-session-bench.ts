@@ -85,7 +85,16 @@ async function databaseShare(url: string) {
   const scope = { requestId: null, maxChunkSize: CHUNK }
   const buffer = { reserveBuffer: () => true, releaseBuffer: () => undefined }
   const quota = { endHeld: async () => undefined }
-  const sessions = new StoredChunkSessions(db, keepsNothing, limits, buffer, quota, Date.now)
+  const sessions = new StoredChunkSessions(
+    db,
+    keepsNothing,
+    limits,
+    buffer,
+    quota,
+    Date.now,
+    crypto.randomUUID(),
+    (error) => console.error(error),
+  )
   const runs = UPLOADS * CHUNKS_PER_UPLOAD
   // Sessions of a 1 GiB upload in 10 MB chunks: about a hundred chunks each.
   const perSession = 100
@@ -97,6 +106,7 @@ async function databaseShare(url: string) {
       context: '{}',
       requestId: null,
       quota: null,
+      resumable: true,
     }
     await sessions.open(ids[i]!, opening)
   }

@@ -71,8 +71,15 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // On SQLite this process is the only instance: the holds of the last run are void, and every
   // unfinished blob without a session row (which may resume) is garbage. On PostgreSQL other
   // instances may be writing theirs into the same store: the cleanup job sweeps them by age.
+  const single = db.dialect === 'sqlite'
+  if (single) await services.streamed.releaseAll()
+  // Sessions whose client did not ask to resume them end with a restart (spec: Upload slot inside
+  // a request): on SQLite all of them, on PostgreSQL those of instances no longer alive.
+  const ended =
+    (await services.sessions.endUnresumable(single)) +
+    ((await services.storedChunks?.endLapsed()) ?? 0)
+  if (ended > 0) logger.info(`ended ${ended} unfinished uploads that were not to be resumed`)
   if (db.dialect === 'sqlite') {
-    await services.streamed.releaseAll()
     await blobs.sweepUnfinished(0, await services.sessions.resumableIds())
   }
   // Reserved request slots of sessions that died with the last run; resumable ones keep theirs.
@@ -175,6 +182,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await services.sessions.suspendAll()
         services.sessions.stop()
         await http.close()
+        // Once no chunk or finalize is under way here: the chunked sessions bound to this instance.
+        await services.storedChunks?.endHeld()
+        services.storedChunks?.stop()
         await metrics?.close()
         await checkpointer?.stop()
         await db.close()

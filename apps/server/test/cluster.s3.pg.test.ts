@@ -241,7 +241,8 @@ describe.skipIf(missing !== null)('three instances behind nginx', () => {
 
   it('resumes a chunked upload from its status through another instance when its own is killed', async () => {
     const bytes = randomBytes(4 * MiB + 77)
-    const headers = uploadHeaders(bytes.length, { 'X-Max-Downloads': '5' })
+    // Its client asks to resume: a session that did not would end with the instance it began on.
+    const headers = uploadHeaders(bytes.length, { 'X-Max-Downloads': '5', 'X-Resumable': 'true' })
     const owner = { 'X-Owner-Token': headers['X-Owner-Token']! }
     // The first chunks reach one instance directly, which then dies.
     const victim = servers[0]!
@@ -503,7 +504,7 @@ const NORMAL_SOCKET: SocketKind = {
     const ownerToken = headers.ownerToken!
     const socketPath = '/api/upload/ws'
     const socket = await TestSocket.open(`${wsBase(instance)}${socketPath}`)
-    const id = await socket.init({ type: 'init', headers })
+    const id = await socket.init({ type: 'init', headers, resumable: true })
     return {
       id,
       socket,
@@ -531,6 +532,7 @@ const REQUEST_SOCKET: SocketKind = {
         contentLength: size,
         fileCount: 1,
       },
+      resumable: true,
     })
     return {
       id,
@@ -581,7 +583,8 @@ async function uploadChunked(
   bytes: Buffer,
   beforeChunk: (index: number) => void,
 ): Promise<{ id: string; authToken: string }> {
-  const headers = uploadHeaders(bytes.length, { 'X-Max-Downloads': '5' })
+  // As the apps do: a session that did not ask to resume ends with the instance it began on.
+  const headers = uploadHeaders(bytes.length, { 'X-Max-Downloads': '5', 'X-Resumable': 'true' })
   const started = await call({ url: base }, 'POST', '/upload/init', { headers })
   expect(started.status).toBe(201)
   const id = started.body.id as string

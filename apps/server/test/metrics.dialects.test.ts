@@ -144,7 +144,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
   async function cutUpload(sent: number) {
     const socket = await TestSocket.open(socketUrl(server))
     const init = initFrame(2000)
-    const id = await socket.init({ type: 'init', headers: init.headers })
+    const id = await socket.init({ type: 'init', headers: init.headers, resumable: true })
     secrets.push(id, ...init.tokens)
     socket.sendBytes(randomBytes(sent))
     const { sessions, streamed } = server.service.services

@@ -347,6 +347,37 @@ describe('request upload socket', () => {
       })
     })
 
+    // Resuming is asked for with JSON `true` or the header `true` (docs/api.md); nothing else.
+    it.each([
+      ['a string', 'true', '1'],
+      ['a number', 1, 'yes'],
+      ['null', null, 'TRUE'],
+    ])(
+      'refuses a resumable field that is %s, and a non-canonical X-Resumable, as invalid',
+      async (_name, field, header) => {
+        const inbox = await createInbox(server.url, { maxUploads: 1 })
+        const frame = initFrame(inbox.uploadToken, 10)
+        const socket = await TestSocket.open(socketUrl(inbox.id))
+        expect(await socket.refusal({ ...frame, resumable: field })).toEqual({
+          type: 'error',
+          message: 'Invalid request',
+          status: 400,
+          details: { resumable: 'must be true or false' },
+        })
+        const http = await fetch(`${server.url}/api/request/${inbox.id}/upload/init`, {
+          method: 'POST',
+          headers: { ...initHeaders(frame), 'X-Resumable': header },
+        })
+        expect(http.status).toBe(400)
+        expect(await http.json()).toEqual({
+          error: 'Invalid request',
+          details: { 'x-resumable': 'must be true or false' },
+        })
+        // Neither refusal took the one slot.
+        expect(await uploadsLeft(server.url, inbox)).toBe(1)
+      },
+    )
+
     it('refuses a file count that is a JSON boolean as invalid', async () => {
       const inbox = await createInbox(server.url)
       const socket = await TestSocket.open(socketUrl(inbox.id))
@@ -399,8 +430,13 @@ describe('request upload socket', () => {
   })
 
   describe('a socket that ends before done', () => {
-    // A dropped connection keeps its slot for a resume instead (resume-ws.test.ts).
-    it.each([['closes', (socket: TestSocket) => socket.ws.close(1000)]])(
+    // Spec: "A socket closing before `done` frees its slot at once", however it ends, for a
+    // client that did not ask to resume (one that did keeps it: below, and resume.suite.ts).
+    it.each([
+      ['closes', (socket: TestSocket) => socket.ws.close(1000)],
+      ['goes away (1001)', (socket: TestSocket) => socket.ws.close(1001)],
+      ['drops the connection', (socket: TestSocket) => socket.ws.terminate()],
+    ])(
       'frees its slot at once when the client %s',
       async (_name, end) => {
         const inbox = await createInbox(server.url, { maxUploads: 1 })
@@ -430,8 +466,49 @@ describe('request upload socket', () => {
         const listed = await readInbox(server.url, inbox)
         expect(listed.uploads.map((upload) => upload.id)).toEqual([id])
         expect(id).not.toBe(firstId)
+        // The ended session is gone for good: no resume reaches it.
+        const resumed = await TestSocket.open(url)
+        expect(await resumed.refusal({ type: 'resume', uploadId: firstId, offset: 0 })).toEqual({
+          type: 'error',
+          message: 'Upload not found',
+          status: 404,
+        })
       },
+      30_000,
     )
+
+    it('keeps its slot for a resume when a client that asked to resume drops', async () => {
+      const inbox = await createInbox(server.url, { maxUploads: 1 })
+      const url = socketUrl(inbox.id)
+      const body = randomBytes(2 * MiB)
+      const first = await TestSocket.open(url)
+      const firstId = await first.init({
+        ...initFrame(inbox.uploadToken, body.length),
+        resumable: true,
+      })
+      first.sendBytes(body.subarray(0, MiB + 5))
+      const { requests, streamed } = server.service.services
+      await expect
+        .poll(async () => (await requests.uploadSession(inbox.id, firstId)).bytesAccepted, POLL)
+        .toBe(MiB + 5)
+      first.ws.terminate()
+      await first.closed
+      await expect.poll(async () => (await streamed.find(firstId))?.holder, POLL).toBeNull()
+      // The dormant session holds the one slot.
+      expect(await uploadsLeft(server.url, inbox)).toBe(0)
+      const blocked = await TestSocket.open(url)
+      expect(await blocked.refusal(initFrame(inbox.uploadToken, 10))).toMatchObject({
+        status: 409,
+      })
+      const resumed = await TestSocket.open(url)
+      resumed.sendJson({ type: 'resume', uploadId: firstId, offset: MiB + 5 })
+      const ready = await resumed.waitFor('ready')
+      expect(ready).toMatchObject({ type: 'ready', id: firstId })
+      resumed.sendBytes(body.subarray(ready.offset as number), 256 * KiB)
+      resumed.sendJson(finalizeFrame())
+      expect(await resumed.waitFor('done')).toEqual({ type: 'done', id: firstId })
+      expect((await downloadFromInbox(server.url, inbox, firstId)).equals(body)).toBe(true)
+    }, 30_000)
   })
 
   describe('frames the WebSocket layer refuses get an error frame, and give the slot back', () => {
@@ -760,6 +837,32 @@ describe('request upload socket quota', () => {
     server = await startTestServer({ env: { ...ENV, FILE_UPLOAD_QUOTA_BYTES: '1MB' } })
   })
   afterAll(() => server.close())
+
+  it('gives the quota back at once when a client that did not ask to resume drops', async () => {
+    const inbox = await createInbox(server.url)
+    const url = requestSocketUrl(server.url, inbox.id)
+    const remaining = async () => {
+      const res = await fetch(`${server.url}/api/quota`)
+      return ((await res.json()) as { remainingBytes: number }).remainingBytes
+    }
+    const full = await remaining()
+    const first = await TestSocket.open(url)
+    const firstId = await first.init(initFrame(inbox.uploadToken, full))
+    first.sendBytes(randomBytes(1000))
+    const { requests } = server.service.services
+    await expect
+      .poll(async () => (await requests.uploadSession(inbox.id, firstId)).bytesAccepted, POLL)
+      .toBe(1000)
+    expect(await remaining()).toBe(0)
+    first.ws.terminate()
+    await first.closed
+    await expect.poll(remaining, FREED).toBe(full)
+    // All of it goes to the next upload, which then ends as cleanly, leaving the quota whole.
+    const next = await TestSocket.open(url)
+    await next.init(initFrame(inbox.uploadToken, full))
+    next.ws.close(1000)
+    await expect.poll(remaining, FREED).toBe(full)
+  }, 30_000)
 
   it("refuses an upload over the sender's remaining quota with 413, then an exhausted one with 429", async () => {
     const inbox = await createInbox(server.url)

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FILESYSTEM } from './backends.js'
 import { manualClock, reopenDatabase, startTestServer, type TestServer } from './harness.js'
 import { querySql } from './dialects.js'
+import { TestSocket } from './test-socket.js'
 import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
 import {
   b64u,
@@ -92,21 +93,28 @@ describe('daily request limit', () => {
 })
 
 describe('restart', () => {
+  const RESUMABLE = { 'X-Resumable': 'true' }
+
   it('keeps the slots of uploads that may resume after a crash, and returns the others', async () => {
     let server = await startTestServer({ env: ENV })
     try {
-      const req = await createRequest(server, { maxUploads: 2 })
-      const kept = await initOk(server, req, 100)
-      const gone = await initOk(server, req, 100)
+      const req = await createRequest(server, { maxUploads: 3 })
+      const kept = await initOk(server, req, 100, RESUMABLE)
+      const gone = await initOk(server, req, 100, RESUMABLE)
+      // Its client did not ask to resume: a restart ends it (spec: Upload slot inside a request).
+      const plain = await initOk(server, req, 100)
       const first = randomBytes(50)
       expect((await chunk(server, req, kept, 0, first)).status).toBe(200)
+      expect((await chunk(server, req, plain, 0, randomBytes(50))).status).toBe(200)
       expect((await init(server, req, 100)).status).toBe(409)
       // As after a crash: the sessions are not ended, so their reservations stay in the database.
-      server.service.services.sessions.suspendAll = () => Promise.resolve()
+      const { sessions, storedChunks } = server.service.services
+      sessions.suspendAll = () => Promise.resolve()
+      if (storedChunks) storedChunks.endHeld = () => Promise.resolve()
       await server.close({ keepData: true })
       const db = await reopenDatabase(server.dataDir)
       expect(await querySql(db, 'SELECT reserved_uploads AS n FROM file_requests')).toEqual([
-        { n: 2 },
+        { n: 3 },
       ])
       // A session whose row is gone (it ended, but its slot was not returned) cannot resume.
       // (Streamed sessions on SQLite, sessions kept by chunk on PostgreSQL.)
@@ -119,17 +127,78 @@ describe('restart', () => {
       // may still hold it); SQLite's single instance drops the old holds at start.
       const later = manualClock(Date.now() + HOLD_LAPSE_MS + 1000)
       server = await startTestServer({ env: ENV, dataDir: server.dataDir, clock: later })
-      expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(2)
       expect((await chunk(server, req, gone, 0, randomBytes(50))).status).toBe(404)
+      expect((await chunk(server, req, plain, 1, randomBytes(50))).status).toBe(404)
       // The other continues at its next chunk and finishes.
       const rest = randomBytes(50)
       expect((await chunk(server, req, kept, 1, rest)).status).toBe(200)
       expect((await finalize(server, req, kept, finalizeBody())).status).toBe(200)
-      expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(2)
     } finally {
       await server.close()
     }
   })
+
+  // Spec: Upload slot inside a request, "server restart" frees a reserved slot; ours to resume.
+  it('frees at a restart the slots and quota of uploads whose clients did not ask to resume, on both transports', async () => {
+    const env = { ...ENV, FILE_UPLOAD_QUOTA_BYTES: '1MB' }
+    let server = await startTestServer({ env })
+    const ip = nextIp()
+    const remaining = async () =>
+      (await call(server, 'GET', '/quota', { ip })).body.remainingBytes as number
+    const req = await createRequest(server, { maxUploads: 5 })
+    const socketUrl = () => `${server.url.replace(/^http/, 'ws')}/api/request/${req.id}/upload/ws`
+    try {
+      const full = await remaining()
+      const keptHttp = await initOk(server, req, 100, RESUMABLE, ip)
+      const plainHttp = await initOk(server, req, 100, {}, ip)
+      expect((await chunk(server, req, keptHttp, 0, randomBytes(50))).status).toBe(200)
+      expect((await chunk(server, req, plainHttp, 0, randomBytes(50))).status).toBe(200)
+      const openSocket = async (asked: { resumable?: true }) => {
+        const socket = await TestSocket.open(socketUrl(), { headers: { 'X-Forwarded-For': ip } })
+        const request = { uploadToken: req.uploadToken, salt: b64u(32), contentLength: 100 }
+        const id = await socket.init({ type: 'init', request, ...asked })
+        socket.sendBytes(randomBytes(50))
+        return { socket, id }
+      }
+      const keptWs = await openSocket({ resumable: true })
+      const plainWs = await openSocket({})
+      const anySession = (_context: unknown): _context is unknown => true
+      const { sessions } = server.service.services
+      for (const { id } of [keptWs, plainWs]) {
+        await expect.poll(() => sessions.get(id, anySession)?.bytesAccepted).toBe(50)
+      }
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)
+      expect(await remaining()).toBe(full - 400)
+
+      await server.close({ keepData: true })
+      await keptWs.socket.closed
+      await plainWs.socket.closed
+      server = await startTestServer({ env, dataDir: server.dataDir })
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
+      expect(await remaining()).toBe(full - 200)
+      expect((await chunk(server, req, plainHttp, 1, randomBytes(50))).status).toBe(404)
+      const refused = await TestSocket.open(socketUrl())
+      expect(await refused.refusal({ type: 'resume', uploadId: plainWs.id, offset: 0 })).toEqual({
+        type: 'error',
+        message: ERROR_MESSAGES.uploadNotFound,
+        status: 404,
+      })
+
+      // Those that asked go on where they stopped.
+      expect((await chunk(server, req, keptHttp, 1, randomBytes(50))).status).toBe(200)
+      expect((await finalize(server, req, keptHttp, finalizeBody())).status).toBe(200)
+      const resumed = await TestSocket.open(socketUrl())
+      resumed.sendJson({ type: 'resume', uploadId: keptWs.id, offset: 50 })
+      const ready = await resumed.waitFor('ready')
+      resumed.sendBytes(randomBytes(100 - (ready.offset as number)))
+      resumed.sendJson({ type: 'finalize', ...finalizeBody() })
+      expect(await resumed.waitFor('done')).toEqual({ type: 'done', id: keptWs.id })
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
 })
 
 describe('ENABLED_SERVICES without request', () => {

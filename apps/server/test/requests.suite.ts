@@ -161,9 +161,10 @@ export async function initOk(
   server: Pick<TestServer, 'url'>,
   req: Created,
   size: number,
+  overrides: Record<string, string | undefined> = {},
   ip?: string,
 ): Promise<string> {
-  const res = await init(server, req, size, {}, ip)
+  const res = await init(server, req, size, overrides, ip)
   expect(res.status, JSON.stringify(res.body)).toBe(201)
   return res.body.id as string
 }

@@ -91,7 +91,12 @@ describe.each([
       const authToken = headers.authToken!
       const ownerToken = headers.ownerToken!
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers })
+      const id = await socket.init({ type: 'init', headers, resumable: true })
+      // One whose client did not ask to resume: the restart ends it (spec: server restart).
+      const plainHeaders = socketInitHeaders(MiB)
+      const plain = await TestSocket.open(url)
+      const plainId = await plain.init({ type: 'init', headers: plainHeaders })
+      plain.sendBytes(randomBytes(KiB))
       socket.sendBytes(body.subarray(0, 40 * MiB), 256 * KiB)
       // Past a checkpoint or two: the row records a durable point beyond the first bytes.
       await expect
@@ -100,9 +105,24 @@ describe.each([
       server.child.kill('SIGKILL')
       await server.exited
       await socket.closed
+      await plain.closed
       const durable = recorded(dataDir, id)!.bytesWritten
+      expect(recorded(dataDir, plainId)).toBeDefined()
 
       const restarted = await startProcess(dataDir, fixed)
+      expect(recorded(dataDir, plainId)).toBeUndefined()
+      const gone = await TestSocket.open(`${restarted.url.replace(/^http/, 'ws')}/api/upload/ws`)
+      const plainResume = {
+        type: 'resume',
+        id: plainId,
+        ownerToken: plainHeaders.ownerToken,
+        offset: 0,
+      }
+      expect(await gone.refusal(plainResume)).toEqual({
+        type: 'error',
+        message: 'Upload not found',
+        status: 404,
+      })
       const next = await TestSocket.open(`${restarted.url.replace(/^http/, 'ws')}/api/upload/ws`)
       next.sendJson({ type: 'resume', id, ownerToken, offset: durable })
       const ready = await next.waitFor('ready')

@@ -152,8 +152,13 @@ async function uploadSingle(port: number, size: number): Promise<Upload> {
   return { id: json(reply).id as string, headers, body }
 }
 
-async function initChunked(port: number, size: number, agent?: Agent): Promise<Upload> {
-  const headers = uploadHeaders(size, { 'X-Max-Downloads': '5' })
+async function initChunked(
+  port: number,
+  size: number,
+  agent?: Agent,
+  extra: Record<string, string> = {},
+): Promise<Upload> {
+  const headers = uploadHeaders(size, { 'X-Max-Downloads': '5', ...extra })
   const reply = await call(port, 'POST', '/api/upload/init', {
     headers,
     ...(agent ? { agent } : {}),
@@ -288,7 +293,7 @@ describe('server process', () => {
     }
   }, 60_000)
 
-  it('after SIGKILL mid-upload serves the finished uploads and resumes the chunked unfinished ones', async () => {
+  it('after SIGKILL mid-upload serves the finished uploads and resumes the chunked unfinished ones that asked', async () => {
     const dataDir = await spawned.dataDir()
     const partialDir = join(dataDir, 'blobs', '.partial')
     const server = await startProcess(dataDir)
@@ -303,12 +308,16 @@ describe('server process', () => {
     expect((await finalize(port, chunked)).status).toBe(200)
     const finished = [single, chunked]
 
-    // Unfinished: a chunked upload with a megabyte on disk, one with a few bytes in memory, and
-    // a single-request upload whose body is still streaming.
-    const large = await initChunked(port, 3 * MiB)
+    // Unfinished: a chunked upload with a megabyte on disk, one with a few bytes in memory (both
+    // asked to resume), one whose client did not ask, and a single-request upload whose body is
+    // still streaming.
+    const resumable = { 'X-Resumable': 'true' }
+    const large = await initChunked(port, 3 * MiB, undefined, resumable)
     expect((await sendChunk(port, large, 0, large.body.subarray(0, 1.5 * MiB))).status).toBe(200)
-    const small = await initChunked(port, 2 * KiB)
+    const small = await initChunked(port, 2 * KiB, undefined, resumable)
     expect((await sendChunk(port, small, 0, small.body.subarray(0, KiB))).status).toBe(200)
+    const plain = await initChunked(port, 2 * KiB)
+    expect((await sendChunk(port, plain, 0, plain.body.subarray(0, KiB))).status).toBe(200)
     const streamingSize = 4 * MiB
     const streaming = open(
       port,
@@ -321,7 +330,7 @@ describe('server process', () => {
     streaming.request.write(randomBytes(2 * MiB))
     const streamingPartial = async () => {
       for (const name of await readdir(partialDir)) {
-        if (name.startsWith(large.id) || name.startsWith(small.id)) continue
+        if ([large, small, plain].some((upload) => name.startsWith(upload.id))) continue
         if ((await stat(join(partialDir, name))).size > 0) return true
       }
       return false
@@ -330,11 +339,12 @@ describe('server process', () => {
 
     server.child.kill('SIGKILL')
     expect(await exitOf(server, 10_000)).toEqual({ code: null, signal: 'SIGKILL' })
-    expect(await readdir(partialDir)).toHaveLength(3)
+    expect(await readdir(partialDir)).toHaveLength(4)
 
     const restarted = await startProcess(dataDir)
     const next = restarted.port
-    // The single-request upload cannot resume: its partial file goes; the chunked ones stay.
+    // The single-request upload cannot resume: its partial file goes, and so does the chunked one
+    // whose client did not ask (spec: a server restart ends a session); the others stay.
     expect((await readdir(partialDir)).sort()).toEqual(
       [`${large.id}.resume`, `${small.id}.resume`].sort(),
     )
@@ -346,6 +356,8 @@ describe('server process', () => {
       expect(got.status).toBe(200)
       expect(got.body.equals(upload.body)).toBe(true)
     }
+    const gone = await sendChunk(next, plain, 1, plain.body.subarray(KiB))
+    expect(gone.status, gone.body.toString()).toBe(404)
     for (const upload of [large, small]) {
       expect((await call(next, 'GET', `/api/info/${upload.id}`)).status).toBe(404)
       expect((await download(next, upload)).status).toBe(404)

@@ -1,7 +1,8 @@
 /**
  * Two instances on one PostgreSQL database and one DATA_DIR, in one process: what an instance
  * does at its start and in its cleanup leaves the chunked sessions of the other alone (their
- * request slots and the chunks they stored), since those sessions live in the database.
+ * request slots and the chunks they stored), since those sessions live in the database; those
+ * whose clients did not ask to resume end with the instance that took their init.
  */
 import { randomBytes } from 'node:crypto'
 import { readdir, utimes } from 'node:fs/promises'
@@ -10,7 +11,8 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
-import { startTestServer, type TestServer } from './harness.js'
+import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
+import { manualClock, startTestServer, type TestServer } from './harness.js'
 import {
   ENV,
   HOUR,
@@ -63,6 +65,75 @@ describe('chunked sessions of one instance, seen from another', () => {
       expect((await chunk(a, req, uid, 1, data.subarray(20))).status).toBe(200)
       expect((await finalize(b, req, uid, finalizeBody())).status).toBe(200)
       expect((await downloadFile(a, req, uid)).bytes.equals(data)).toBe(true)
+    } finally {
+      await b?.close({ keepData: true })
+      await a.close()
+    }
+  })
+})
+
+// Spec: Upload slot inside a request, "server restart" frees a reserved slot. Ours: a client may
+// ask to resume (X-Resumable), and only its session outlives the instance that took its init.
+describe('chunked sessions whose clients did not ask to resume', () => {
+  const RESUMABLE = { 'X-Resumable': 'true' }
+
+  /** `plain` ended, its slot free (two of three), while `kept` takes its last chunk and finishes. */
+  async function expectOnlyKeptGoesOn(
+    server: TestServer,
+    req: Awaited<ReturnType<typeof createRequest>>,
+    plain: string,
+    kept: string,
+  ): Promise<void> {
+    expect((await readRequest(server, req)).body.uploadsLeft).toBe(2)
+    expect((await chunk(server, req, plain, 1, randomBytes(10))).status).toBe(404)
+    expect((await chunk(server, req, kept, 1, randomBytes(10))).status).toBe(200)
+    expect((await finalize(server, req, kept, finalizeBody())).status).toBe(200)
+  }
+
+  it('end when the instance that took their init stops', async () => {
+    const a = await startTestServer({ env: ENV })
+    let b: TestServer | undefined
+    try {
+      const req = await createRequest(a, { maxUploads: 3 })
+      const plain = await initOk(a, req, 30)
+      const kept = await initOk(a, req, 30, RESUMABLE)
+      b = await startTestServer({ env: ENV, dataDir: a.dataDir })
+      for (const uid of [plain, kept]) {
+        expect((await chunk(b, req, uid, 0, randomBytes(20))).status).toBe(200)
+      }
+      expect((await readRequest(b, req)).body.uploadsLeft).toBe(1)
+      await a.close({ keepData: true })
+      await expectOnlyKeptGoesOn(b, req, plain, kept)
+    } finally {
+      await b?.close({ keepData: true })
+      await a.close()
+    }
+  })
+
+  it('end once the hold of their killed instance lapses, at another instance’s cleanup', async () => {
+    const a = await startTestServer({ env: ENV })
+    const clock = manualClock()
+    let b: TestServer | undefined
+    try {
+      const req = await createRequest(a, { maxUploads: 3 })
+      const plain = await initOk(a, req, 30)
+      const kept = await initOk(a, req, 30, RESUMABLE)
+      for (const uid of [plain, kept]) {
+        expect((await chunk(a, req, uid, 0, randomBytes(20))).status).toBe(200)
+      }
+      // As after a kill: nothing of A ends its sessions, and its heartbeat stops.
+      a.service.services.storedChunks!.endHeld = () => Promise.resolve()
+      await a.close({ keepData: true })
+      b = await startTestServer({ env: ENV, dataDir: a.dataDir, clock })
+      // A's hold is fresh: it may be alive, so B takes nothing from it.
+      expect((await b.service.cleanup.runOnce()).leading).toBe(true)
+      expect((await readRequest(b, req)).body.uploadsLeft).toBe(1)
+
+      clock.advance(HOLD_LAPSE_MS + 1000)
+      const report = await b.service.cleanup.runOnce()
+      expect(report.failedSteps).toEqual([])
+      expect(report.sessionsExpired).toBe(1)
+      await expectOnlyKeptGoesOn(b, req, plain, kept)
     } finally {
       await b?.close({ keepData: true })
       await a.close()

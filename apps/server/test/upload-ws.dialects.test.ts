@@ -361,13 +361,16 @@ describe('upload socket', () => {
   })
 
   describe('a socket that ends before done', () => {
-    async function midUpload(): Promise<{ socket: TestSocket; id: string }> {
+    async function midUpload(
+      asked: { resumable?: boolean } = {},
+    ): Promise<{ socket: TestSocket; id: string; ownerToken: string }> {
       const socket = await TestSocket.open(url)
-      const id = await socket.init({ type: 'init', headers: socketInitHeaders(2 * MiB) })
+      const headers = socketInitHeaders(2 * MiB)
+      const id = await socket.init({ type: 'init', headers, ...asked })
       socket.sendBytes(randomBytes(MiB + 5), 64 * KiB)
       await expect.poll(() => server.service.services.sessions.size).toBe(1)
       await new Promise((resolve) => setTimeout(resolve, 100))
-      return { socket, id }
+      return { socket, id, ownerToken: headers.ownerToken! }
     }
 
     it('leaves no record and no blob when the client closes with 1000 mid-upload', async () => {
@@ -378,10 +381,31 @@ describe('upload socket', () => {
     })
 
     it('keeps the session for a resume, storing nothing, when the connection drops', async () => {
-      const { socket, id } = await midUpload()
+      const { socket, id } = await midUpload({ resumable: true })
       socket.ws.terminate()
       await expectKeptForResume(server, id)
     })
+
+    // Spec: a client that did not ask to resume sees its upload end with its socket.
+    it('ends the session at once when a client that did not ask to resume drops', async () => {
+      const { socket, id, ownerToken } = await midUpload()
+      socket.ws.terminate()
+      const { streamed } = server.service.services
+      await expect
+        .poll(async () => {
+          const files = await blobFiles(server)
+          const left = files.partial.some((name) => name.startsWith(id))
+          return !left && (await streamed.find(id)) === undefined
+        }, POLL)
+        .toBe(true)
+      expect((await fetch(`${server.url}/api/info/${id}`)).status).toBe(404)
+      const resumed = await TestSocket.open(url)
+      expect(await resumed.refusal({ type: 'resume', id, ownerToken, offset: 0 })).toEqual({
+        type: 'error',
+        message: 'Upload not found',
+        status: 404,
+      })
+    }, 30_000)
   })
 
   describe('the upgrade', () => {
@@ -690,7 +714,8 @@ describe('upload socket flow control', () => {
 
   it('terminates a socket that does not answer pings, storing nothing, resumable', async () => {
     const socket = await TestSocket.open(url, { autoPong: false })
-    const id = await socket.init({ type: 'init', headers: socketInitHeaders(100) })
+    const headers = socketInitHeaders(100)
+    const id = await socket.init({ type: 'init', headers, resumable: true })
     expect((await socket.closed).code).toBe(1006)
     await expectKeptForResume(server, id, sessions)
   })
@@ -724,6 +749,12 @@ describe('upload socket flow control', () => {
   })
 
   it('refuses new upgrades after stopAccepting; close() ends open sockets, storing nothing', async () => {
+    const kept = await TestSocket.open(url)
+    const keptId = await kept.init({
+      type: 'init',
+      headers: socketInitHeaders(100),
+      resumable: true,
+    })
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers: socketInitHeaders(100) })
     sockets.stopAccepting()
@@ -733,7 +764,10 @@ describe('upload socket flow control', () => {
     })
     await sockets.close()
     expect((await socket.closed).code).toBe(1006)
-    await expectKeptForResume(server, id, sessions)
+    expect((await kept.closed).code).toBe(1006)
+    // Only the session whose client asked to resume it outlives its socket.
+    await expectKeptForResume(server, keptId, sessions)
+    await expect.poll(() => server.service.services.streamed.find(id), POLL).toBeUndefined()
   })
 })
 
@@ -774,7 +808,7 @@ describe('resuming over a new socket while the old one is still here', () => {
     const body = randomBytes(12 * MiB)
     const headers = socketInitHeaders(body.length)
     const old = await TestSocket.open(side.url)
-    const id = await old.init({ type: 'init', headers })
+    const id = await old.init({ type: 'init', headers, resumable: true })
     shutGate()
     // The server reads past its high-water mark and pauses; the client then drops.
     old.sendBytes(body.subarray(0, 8 * MiB), 256 * KiB)
@@ -802,7 +836,7 @@ describe('resuming over a new socket while the old one is still here', () => {
     const body = randomBytes(3 * MiB)
     const headers = socketInitHeaders(body.length)
     const old = await TestSocket.open(side.url)
-    const id = await old.init({ type: 'init', headers })
+    const id = await old.init({ type: 'init', headers, resumable: true })
     shutGate()
     old.sendBytes(body.subarray(0, 2 * MiB), 256 * KiB)
     await expect.poll(() => side.sessions.get(id, isAny)?.bytesAccepted).toBe(2 * MiB)
@@ -821,7 +855,7 @@ describe('resuming over a new socket while the old one is still here', () => {
     const body = randomBytes(2 * MiB)
     const headers = socketInitHeaders(body.length)
     const live = await TestSocket.open(side.url)
-    const id = await live.init({ type: 'init', headers })
+    const id = await live.init({ type: 'init', headers, resumable: true })
     live.sendBytes(body.subarray(0, MiB), 256 * KiB)
     await refusedWhileHeld(side.url, live, { id, headers, body })
   }, 30_000)
@@ -854,7 +888,7 @@ describe('resuming over a new socket while the old one is still here', () => {
   async function quietHolder(body: Buffer, autoPong: boolean) {
     const headers = socketInitHeaders(body.length)
     const old = await TestSocket.open(socketUrl(server.url), { autoPong })
-    const id = await old.init({ type: 'init', headers })
+    const id = await old.init({ type: 'init', headers, resumable: true })
     old.sendBytes(body.subarray(0, MiB), 256 * KiB)
     const { sessions } = server.service.services
     await expect.poll(() => sessions.get(id, isAny)?.bytesAccepted).toBe(MiB)

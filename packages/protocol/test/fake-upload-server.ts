@@ -33,6 +33,8 @@ interface Session {
   received: number
   durable: number
   transport: 'ws' | 'chunks'
+  /** Whether the init asked for it to outlive its connection; otherwise a drop ends it. */
+  resumable: boolean
   /** The owner token the upload began with, its credential for a status, a resume or a cancel. */
   ownerToken: string
   /** Every byte ever received at each offset, and whether one was. */
@@ -81,10 +83,12 @@ export class FakeServer {
       })
     }
     if (path === '/api/upload/init') {
+      this.log.push(`init X-Resumable ${headers['X-Resumable'] ?? 'absent'}`)
       const id = this.create(
         Number(headers['X-Content-Length']),
         'chunks',
         headers['X-Owner-Token'],
+        headers['X-Resumable'] === 'true',
       )
       return json(200, { id })
     }
@@ -140,7 +144,12 @@ export class FakeServer {
     return json(200, { id })
   }
 
-  create(size: number, transport: Session['transport'], ownerToken = OWNER): string {
+  create(
+    size: number,
+    transport: Session['transport'],
+    ownerToken = OWNER,
+    resumable = true,
+  ): string {
     const id = `00000000-0000-4000-8000-${String(++this.serial).padStart(12, '0')}`
     this.sessions.set(id, {
       size,
@@ -149,6 +158,7 @@ export class FakeServer {
       received: 0,
       durable: 0,
       transport,
+      resumable,
       ownerToken,
       seen: new Uint8Array(size),
       had: new Uint8Array(size),
@@ -218,7 +228,13 @@ class FakeSocket implements WebSocketLike {
     )
     if (frame.type === 'init') {
       const headers = frame.headers as { contentLength: string; ownerToken: string }
-      const id = this.server.create(Number(headers.contentLength), 'ws', headers.ownerToken)
+      this.server.log.push(`init resumable ${String(frame.resumable)}`)
+      const id = this.server.create(
+        Number(headers.contentLength),
+        'ws',
+        headers.ownerToken,
+        frame.resumable === true,
+      )
       this.session = { id, state: this.server.sessions.get(id)! }
       this.answer({ type: 'ready', id })
     } else if (frame.type === 'resume') {
@@ -267,6 +283,15 @@ class FakeSocket implements WebSocketLike {
   private end(code: number): void {
     if (this.readyState === 3) return
     this.readyState = 3
+    // As the server: a session its client did not ask to resume ends with its socket.
+    const session = this.session
+    if (
+      session &&
+      !session.state.resumable &&
+      this.server.sessions.get(session.id) === session.state
+    ) {
+      this.server.sessions.delete(session.id)
+    }
     setTimeout(() => this.onclose?.({ code, reason: '' }), 0)
   }
 

@@ -230,6 +230,12 @@ export const chunkSessions = pgTable(
     quotaBytes: long('quota_bytes').notNull().default(0),
     /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
     partsUpload: text('parts_upload'),
+    /**
+     * The instance that opened a session whose client did not ask to resume it, or null for one
+     * that did: such a session ends with that instance (its stop, or its hold lapsing).
+     */
+    holder: text('holder'),
+    heartbeatAt: long('heartbeat_at'),
     state: text('state').notNull(),
     createdAt: long('created_at').notNull(),
     lastActivity: long('last_activity').notNull(),
@@ -319,6 +325,8 @@ export const streamedSessions = pgTable(
     writerState: text('writer_state').notNull(),
     context: text('context').notNull(),
     quota: text('quota').notNull(),
+    /** Whether its client asked to resume it; otherwise it ends with its connection or instance. */
+    resumable: boolean('resumable').notNull().default(true),
     holder: text('holder'),
     heartbeatAt: long('heartbeat_at').notNull(),
     lastActivity: long('last_activity').notNull(),

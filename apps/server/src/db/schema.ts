@@ -285,6 +285,12 @@ export const chunkSessions = sqliteTable(
     quotaBytes: integer('quota_bytes').notNull().default(0),
     /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
     partsUpload: text('parts_upload'),
+    /**
+     * The instance that opened a session whose client did not ask to resume it, or null for one
+     * that did: such a session ends with that instance (its stop, or its hold lapsing).
+     */
+    holder: text('holder'),
+    heartbeatAt: integer('heartbeat_at'),
     state: text('state').notNull(),
     createdAt: integer('created_at').notNull(),
     lastActivity: integer('last_activity').notNull(),
@@ -384,6 +390,8 @@ export const streamedSessions = sqliteTable(
     writerState: text('writer_state').notNull(),
     context: text('context').notNull(),
     quota: text('quota').notNull(),
+    /** Whether its client asked to resume it; otherwise it ends with its connection or instance. */
+    resumable: integer('resumable', { mode: 'boolean' }).notNull().default(true),
     holder: text('holder'),
     heartbeatAt: integer('heartbeat_at').notNull(),
     lastActivity: integer('last_activity').notNull(),

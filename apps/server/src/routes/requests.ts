@@ -14,6 +14,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../services/requests.js'
+import { parseResumable } from '../services/validation.js'
 import { readJson, refuseFormPost, requireJsonBody } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
 import { requestId } from './route-ids.js'
@@ -82,7 +83,8 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       contentLength: c.req.header('x-content-length'),
       fileCount: c.req.header('x-file-count'),
     })
-    return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c)) }, 201)
+    const resumable = parseResumable(c.req.header('x-resumable'), 'header')
+    return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c), resumable) }, 201)
   })
 
   app.post('/:id/upload/:uid/chunk', async (c) => {

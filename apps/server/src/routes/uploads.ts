@@ -8,6 +8,7 @@ import { Hono, type Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../services/uploads.js'
+import { parseResumable } from '../services/validation.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
 import { uploadId } from './route-ids.js'
@@ -70,7 +71,8 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     await deps.requireLogin(c)
     refuseFormPost(c)
     const spec = uploads.parseSpec(headerValues(c), 'x-content-length')
-    const id = await uploads.beginChunked(spec, deps.ipOf(c))
+    const resumable = parseResumable(c.req.header('x-resumable'), 'header')
+    const id = await uploads.beginChunked(spec, deps.ipOf(c), resumable)
     return c.json({ id }, 201)
   })
 

@@ -219,6 +219,8 @@ export class CleanupJob {
     await step('streamedSessions', async () => {
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
       report.sessionsExpired += await services.sessions.expireDormant(idleMs)
+      // Those of an instance that died, whose clients did not ask to resume them.
+      report.sessionsExpired += await services.sessions.endUnresumable()
     })
     // Sessions kept in the database are every instance's: the leader ends the idle ones and
     // removes stored chunks that no live session holds (an instance died mid-chunk), before the
@@ -227,7 +229,9 @@ export class CleanupJob {
       const stored = services.storedChunks
       if (!stored) return
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
-      const expired = await stored.expireIdle(idleMs, REQUEST_HTTP_SESSION_TIMEOUT_MS)
+      const expired =
+        (await stored.expireIdle(idleMs, REQUEST_HTTP_SESSION_TIMEOUT_MS)) +
+        (await stored.endLapsed())
       report.sessionsExpired += expired
       // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
       recordUploadFailed('chunks', 0, expired)

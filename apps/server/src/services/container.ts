@@ -101,6 +101,8 @@ export async function createServices(
           sessions,
           quota,
           now,
+          sessions.holder,
+          onError,
         )
       : undefined
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the

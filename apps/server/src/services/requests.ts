@@ -279,13 +279,15 @@ export class RequestsService {
    * closed or expired, then the slot and the size against `maxSize` in one statement (409 full,
    * 413 too large), then the sender's quota (413, 429). Whatever ends the session other than a
    * commit returns the slot and the quota. Over HTTP an idle session ends after one hour; a socket
-   * (`idleMs` null) enforces its own progress rule.
+   * (`idleMs` null) enforces its own progress rule. Only a `resumable` session (its client asked)
+   * keeps its slot past a lost connection or a restart.
    */
   async beginUpload(
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
     transport: 'http' | 'socket',
+    resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
     const { sessions, quota } = this.deps
     await this.admitUpload(requestId, init)
@@ -310,6 +312,7 @@ export class RequestsService {
         transport: transport === 'socket' ? 'ws' : 'chunks',
         context: encodeRequestInit(init),
         quota: reservation.record,
+        resumable,
       })
       session.onEnd(this.onEnd(requestId, reservation))
       trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
@@ -343,9 +346,10 @@ export class RequestsService {
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
+    resumable: boolean,
   ): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http')).id
+    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http', resumable)).id
     await this.admitUpload(requestId, init)
     let held
     try {
@@ -361,6 +365,7 @@ export class RequestsService {
         context: encodeRequestInit(init),
         requestId,
         quota: held,
+        resumable,
       })
     } catch (error) {
       await this.releaseSlot(requestId)
@@ -476,7 +481,7 @@ export class RequestsService {
   /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
   async isUploadSession(requestId: string, uploadId: string): Promise<boolean> {
     if (this.deps.sessions.get(uploadId, belongsTo(requestId)) !== undefined) return true
-    // A session suspended by a dropped connection or a restart continues with its next chunk.
+    // A dormant session (a chunk cut off, or a restart it was asked to outlive) takes its next chunk.
     const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
     if (dormant?.kind === 'request' && dormant.requestId === requestId) return true
     const stored = this.deps.storedChunks
@@ -642,8 +647,9 @@ export class RequestsService {
 
   /**
    * At start: frees the reservations that no session holds any more. Sessions that were not
-   * durable died with the last run; a session with a row in the database (streamed_sessions, or
-   * chunk_sessions on PostgreSQL) may still resume and keeps its slot, whichever instance runs it.
+   * durable died with the last run, and those whose client did not ask to resume were ended
+   * before this; a session with a row in the database (streamed_sessions, or chunk_sessions on
+   * PostgreSQL) may still resume, or runs on another instance, and keeps its slot.
    * On PostgreSQL another instance may have reserved a slot and not yet written its session's
    * row, so a request whose last reservation is younger than HOLD_LAPSE_MS keeps its count (one
    * conditional update: a reservation made meanwhile moves `slotReservedAt` and is left alone).

@@ -9,19 +9,22 @@
  * crash) leaves no record, only stored bytes that its retry replaces or the join leaves out and
  * the sweeps remove, so its retry is accepted anywhere. Finalize claims the session atomically
  * and joins the chunks in order. What a session holds (its quota and, in a request, its slot) is named on its row and
- * given back by the transaction that deletes the row, whichever instance runs it.
+ * given back by the transaction that deletes the row, whichever instance runs it. A session whose
+ * client did not ask to resume it names the instance that opened it, and ends with that instance
+ * (its stop, or its heartbeat lapsing), as the spec's sessions end with a server restart.
  */
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { HeldQuota } from './limits/quota.js'
 import { releaseSlot } from './request-slots.js'
+import { HOLD_LAPSE_MS } from './streamed-session-records.js'
 
 export interface StoredChunkLimits {
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
@@ -47,6 +50,8 @@ export interface SessionOpening {
   requestId: string | null
   /** The declared size held against the client's quota, or null while the quota is off. */
   quota: HeldQuota | null
+  /** Whether the client asked to resume it: otherwise it ends with this instance. */
+  resumable: boolean
 }
 
 /** An open session as its row says. */
@@ -100,9 +105,13 @@ export interface ChunkBuffer {
 
 const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
+/** How often this instance renews the heartbeat of the sessions bound to it. */
+const HEARTBEAT_MS = 10_000
+
 export class StoredChunkSessions {
   /** Indexes being received on this instance, per session (the limits are per instance). */
   private readonly receiving = new Map<string, Set<number>>()
+  private readonly heartbeat: NodeJS.Timeout
 
   constructor(
     private readonly db: Db,
@@ -111,7 +120,59 @@ export class StoredChunkSessions {
     private readonly buffer: ChunkBuffer,
     private readonly quota: QuotaHolds,
     private readonly now: () => number,
-  ) {}
+    /** This instance, as the holder of the sessions whose client did not ask to resume. */
+    private readonly holder: string,
+    onError: (error: unknown) => void,
+  ) {
+    this.heartbeat = setInterval(() => {
+      this.beat().catch(onError)
+    }, HEARTBEAT_MS)
+    this.heartbeat.unref()
+  }
+
+  /** Keeps the hold of this instance's bound sessions alive. */
+  private async beat(): Promise<void> {
+    const { chunkSessions: s } = this.db.tables
+    await this.db.query.update(s).set({ heartbeatAt: this.now() }).where(eq(s.holder, this.holder))
+  }
+
+  /** Stops renewing holds; at shutdown, before the database closes. */
+  stop(): void {
+    clearInterval(this.heartbeat)
+  }
+
+  /**
+   * At shutdown, once no chunk or finalize is under way here: ends the open sessions bound to this
+   * instance (spec: a server restart frees their slots).
+   */
+  async endHeld(): Promise<void> {
+    const { chunkSessions: s } = this.db.tables
+    const rows = await this.db.query
+      .select({ id: s.id })
+      .from(s)
+      .where(and(eq(s.holder, this.holder), eq(s.state, 'open')))
+    await this.remove(rows.map((row) => row.id))
+  }
+
+  /**
+   * Ends the sessions bound to an instance whose heartbeat lapsed (it stopped without ending
+   * them: killed or crashed); answers how many.
+   */
+  async endLapsed(): Promise<number> {
+    const { chunkSessions: s } = this.db.tables
+    const rows = await this.db.query
+      .select({ id: s.id })
+      .from(s)
+      .where(
+        and(
+          isNotNull(s.holder),
+          ne(s.holder, this.holder),
+          lt(s.heartbeatAt, this.now() - HOLD_LAPSE_MS),
+        ),
+      )
+    await this.remove(rows.map((row) => row.id))
+    return rows.length
+  }
 
   /**
    * Opens a session: what the store prepares for its chunks (S3: the multipart upload that large
@@ -130,6 +191,8 @@ export class StoredChunkSessions {
         quotaWindow: opening.quota?.windowStart ?? null,
         quotaBytes: opening.quota?.bytes ?? 0,
         partsUpload,
+        holder: opening.resumable ? null : this.holder,
+        heartbeatAt: now,
         state: 'open',
         createdAt: now,
         lastActivity: now,

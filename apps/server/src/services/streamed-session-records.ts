@@ -4,7 +4,7 @@
  * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
  */
-import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
+import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 
@@ -25,6 +25,8 @@ export interface StreamedSessionRow {
   writerState: string
   context: string
   quota: string
+  /** Whether the client asked to resume it (docs/api.md); otherwise no resume reaches it. */
+  resumable: boolean
   holder: string | null
   heartbeatAt: number
   lastActivity: number
@@ -125,16 +127,42 @@ export class StreamedSessionRecords {
    */
   async claimIdle(before: number, holder: string): Promise<StreamedSessionRow[]> {
     const t = this.table
+    return this.claimAll(holder, (now) =>
+      and(
+        lt(t.lastActivity, before),
+        or(isNull(t.holder), eq(t.holder, holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)),
+      ),
+    )
+  }
+
+  /**
+   * Claims, for `holder`, the sessions whose client did not ask to resume them and whose instance
+   * is gone: its hold lapsed, or with `all` (the only instance, starting) every one it does not
+   * hold itself, so that they end (spec: Upload slot inside a request, server restart). A dormant
+   * one (a chunk cut off mid-body, its retry to come) is not taken otherwise.
+   */
+  async claimUnresumable(holder: string, all: boolean): Promise<StreamedSessionRow[]> {
+    const t = this.table
+    return this.claimAll(holder, (now) =>
+      and(
+        eq(t.resumable, false),
+        all
+          ? or(isNull(t.holder), ne(t.holder, holder))
+          : and(ne(t.holder, holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)),
+      ),
+    )
+  }
+
+  /** Takes the hold of every session `which` selects (given the time now) for `holder`. */
+  private async claimAll(
+    holder: string,
+    which: (now: number) => SQL | undefined,
+  ): Promise<StreamedSessionRow[]> {
     const now = this.now()
     const rows = await this.db.query
-      .update(t)
+      .update(this.table)
       .set({ holder, heartbeatAt: now })
-      .where(
-        and(
-          lt(t.lastActivity, before),
-          or(isNull(t.holder), eq(t.holder, holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)),
-        ),
-      )
+      .where(which(now))
       .returning()
     return rows as StreamedSessionRow[]
   }

@@ -7,9 +7,10 @@
  * register cleanup work with `onEnd`.
  *
  * A durable session (every one but a single-request upload) also has a row in the database
- * (streamed-session-records.ts) and a resumable blob writer: when its connection ends otherwise
- * than by `done` or an abort it is suspended (its bytes made durable and the row released), and
- * any instance may resume it from its row until it idles out.
+ * (streamed-session-records.ts) and a resumable blob writer. One whose client asked to resume it
+ * is suspended when its connection ends otherwise than by `done` or an abort (its bytes made
+ * durable and the row released), and any instance may resume it from its row until it idles out;
+ * any other ends with its connection, as the spec has it.
  */
 import { randomUUID } from 'node:crypto'
 
@@ -82,6 +83,8 @@ export interface DurableSpec {
   context: string
   /** The quota reservation's record (limits/quota.ts). */
   quota: string
+  /** Whether the client asked to resume it after a lost connection or a restart (docs/api.md). */
+  resumable: boolean
 }
 
 /** Where a resumed session continues. */
@@ -106,6 +109,8 @@ class DurableLink {
   constructor(
     readonly id: string,
     readonly transport: StreamedTransport,
+    /** Whether its client asked to resume it: only then does a lost connection keep it. */
+    readonly resumable: boolean,
     readonly writer: ResumableWriter,
     private readonly records: StreamedSessionRecords,
     private readonly holder: string,
@@ -516,7 +521,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     if (mode === 'stream') this.streaming = false
     // Bytes already in the writer cannot be taken back: the chunk can never be sent again whole
     // to this writer. A durable session goes back to its last recorded chunk instead.
-    if (outcome === 'cut-off') void (this.link ? this.suspend() : this.abort())
+    if (outcome === 'cut-off') void (this.link ? this.rewind(this.link) : this.abort())
   }
 
   /** Moves chunks that were waiting for their turn onto the write chain, in order. */
@@ -583,14 +588,25 @@ export class UploadSession<T = unknown> implements ChunkHost {
   }
 
   /**
-   * The connection ended without `done` or an abort: a durable session keeps its bytes and its
-   * row (with its quota and request slot) for a resume, on any instance; any other is aborted.
-   * Chunks held in memory for their turn are dropped (the client sends them again).
+   * The connection ended without `done` or an abort: a session whose client asked to resume it
+   * keeps its bytes and its row (with its quota and request slot) for a resume, on any instance;
+   * any other is aborted, its slot and quota free at once (spec: Upload slot inside a request,
+   * socket closed before done).
    */
   suspend(): Promise<void> {
     if (this.stateValue !== 'open') return Promise.resolve()
-    const link = this.link
-    if (!link) return this.abort()
+    if (!this.link?.resumable) return this.abort()
+    return this.rewind(this.link)
+  }
+
+  /**
+   * Makes the session dormant at its last durable point, for its next connection or chunk to
+   * continue from. Chunks held in memory for their turn are dropped (the client sends them
+   * again). A chunk cut off mid-body takes this way whether or not the client asked to resume:
+   * its retry continues the session at once.
+   */
+  private rewind(link: DurableLink): Promise<void> {
+    if (this.stateValue !== 'open') return Promise.resolve()
     this.stateValue = 'suspended'
     this.registry.forget(this)
     this.dropWaiting()
@@ -768,7 +784,16 @@ export class UploadSessions {
       throw error
     }
     const start = { offset: 0, nextIndex: 0 }
-    const link = new DurableLink(id, durable.transport, writer, records, this.holder, start, '')
+    const link = new DurableLink(
+      id,
+      durable.transport,
+      durable.resumable,
+      writer,
+      records,
+      this.holder,
+      start,
+      '',
+    )
     const session = new UploadSession<T>(id, this, writer, spec, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
@@ -791,6 +816,11 @@ export class UploadSessions {
     if (!records || !found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const kind = this.kinds.get(found.kind)
     if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    // A session whose client did not ask to resume it belongs to its connection alone; only its
+    // own chunks continue it.
+    if (!found.resumable && offset !== 'recorded') {
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
     check(found)
     const wanted = offset === 'recorded' ? found.bytesWritten : offset
     if (wanted > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
@@ -832,6 +862,7 @@ export class UploadSessions {
       const link = new DurableLink(
         id,
         row.transport,
+        row.resumable,
         writer,
         records,
         this.holder,
@@ -871,6 +902,22 @@ export class UploadSessions {
     const rows = await records.claimIdle(this.now() - idleMs, this.holder)
     let ended = 0
     for (const row of rows) {
+      if (!this.sessions.has(row.id) && (await this.endDormant(row))) ended++
+    }
+    return ended
+  }
+
+  /**
+   * Ends the sessions whose client did not ask to resume them and whose instance is gone (with
+   * `all`, at the start of the only instance: every one it does not hold), with their quota,
+   * request slots and bytes (spec: Upload slot inside a request, server restart). Returns how
+   * many ended.
+   */
+  async endUnresumable(all = false): Promise<number> {
+    const records = this.records
+    if (!records) return 0
+    let ended = 0
+    for (const row of await records.claimUnresumable(this.holder, all)) {
       if (!this.sessions.has(row.id) && (await this.endDormant(row))) ended++
     }
     return ended
@@ -1005,7 +1052,8 @@ export class UploadSessions {
   }
 
   /**
-   * At shutdown: durable sessions are suspended for a resume after the restart, others end;
+   * At shutdown: sessions whose client asked to resume them are suspended for a resume after the
+   * restart, others end;
    * resolves once every suspension under way is recorded.
    */
   async suspendAll(): Promise<void> {

@@ -238,12 +238,14 @@ export class UploadsService {
 
   /**
    * Opens a session for a validated upload, holding its size against the client's quota. A
-   * chunked or WebSocket session is durable: it outlives its connection (docs/api.md, resume).
+   * chunked or WebSocket session has a row; when `resumable` (its client asked) it outlives its
+   * connection and a restart (docs/api.md, resume), otherwise it ends with them.
    */
   async begin(
     spec: UploadSpec,
     clientIp: string,
     transport: UploadTransport,
+    resumable = false,
   ): Promise<UploadSession<FileUploadContext>> {
     const { sessions, quota } = this.deps
     const reservation = await quota.reserve(clientIp, spec.size)
@@ -258,6 +260,7 @@ export class UploadsService {
               transport,
               context: encodeSpec(spec),
               quota: reservation.record,
+              resumable,
             }
       const session = await sessions.create(this.sessionSpec(context, transport), durable)
       session.onEnd(this.onEnd(reservation))
@@ -296,7 +299,8 @@ export class UploadsService {
 
   /**
    * The open chunked session `id`, or 404 `Upload not found`. A dormant one (its connection broke
-   * off mid-chunk, or the server restarted) continues here at the chunk its row records.
+   * off mid-chunk, or the server restarted and its client asked to resume) continues here at the
+   * chunk its row records.
    */
   async session(id: string): Promise<UploadSession<FileUploadContext>> {
     const session = this.deps.sessions.get(id, isFileUploadContext)
@@ -358,9 +362,9 @@ export class UploadsService {
    * database the declared size is held against the quota on the session's row, so that whichever
    * instance ends the session ends the hold: recorded at finalize, given back otherwise.
    */
-  async beginChunked(spec: UploadSpec, clientIp: string): Promise<string> {
+  async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return (await this.begin(spec, clientIp, 'chunks')).id
+    if (!stored) return (await this.begin(spec, clientIp, 'chunks', resumable)).id
     const held = await this.deps.quota.reserveHeld(clientIp, spec.size)
     const id = randomUUID()
     try {
@@ -369,6 +373,7 @@ export class UploadsService {
         context: encodeSpec(spec),
         requestId: null,
         quota: held,
+        resumable,
       })
     } catch (error) {
       if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)

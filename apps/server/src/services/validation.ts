@@ -15,6 +15,20 @@ export function invalid(details: Record<string, string>): HttpError {
 }
 
 /**
+ * Whether a client asks to resume its upload (docs/api.md, Resuming uploads): the `X-Resumable`
+ * header of an HTTP init (`true` or `false`) or the `resumable` field of an `init` frame (JSON
+ * `true` or `false`). Absent means no, as for a client that knows only the spec; any other value
+ * is 400 naming the field.
+ */
+export function parseResumable(value: unknown, transport: 'header' | 'frame'): boolean {
+  const [yes, no, field] =
+    transport === 'header' ? ['true', 'false', 'x-resumable'] : [true, false, 'resumable']
+  if (value === undefined || value === no) return false
+  if (value === yes) return true
+  throw invalid({ [field]: 'must be true or false' })
+}
+
+/**
  * The canonical spelling (unpadded base64url) of a salt given as base64url on the file and note
  * routes, or null when it is not base64url of one of the sizes. Padding is accepted there and
  * dropped, so every salt is stored and answered in one spelling; non-zero trailing bits and

@@ -16,6 +16,7 @@ import {
 import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../services/uploads.js'
 import type { UploadSession } from '../services/upload-sessions.js'
+import { parseResumable } from '../services/validation.js'
 import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
 
@@ -85,7 +86,8 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
       await deps.requireLogin(request)
       const headers = httpHeaders(frame)
       const spec = uploads.parseSpec(headers, HTTP_HEADER_NAMES.contentLength)
-      const session = await uploads.begin(spec, deps.ipOf(request), 'ws')
+      const resumable = parseResumable(frame.resumable, 'frame')
+      const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
       return opened(session, headers[HTTP_HEADER_NAMES.ownerToken])
     },
     /**

@@ -12,7 +12,7 @@ import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
 import type { RequestsService, RequestUploadContext } from '../services/requests.js'
 import type { UploadSession } from '../services/upload-sessions.js'
-import { invalid } from '../services/validation.js'
+import { invalid, parseResumable } from '../services/validation.js'
 import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
 import type { UploadSocketRoute } from './upload-socket.js'
@@ -83,7 +83,9 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
         enabled()
         const init = requests.parseUploadInit(initValues(frame))
-        return opened(await requests.beginUpload(requestId, init, deps.ipOf(request), 'socket'))
+        const resumable = parseResumable(frame.resumable, 'frame')
+        const ip = deps.ipOf(request)
+        return opened(await requests.beginUpload(requestId, init, ip, 'socket', resumable))
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {

@@ -485,8 +485,9 @@ export class UploadConnection {
 
   /**
    * Suspends the session of a connection lost before `done` (docs/api.md, what ends a session):
-   * it stays resumable, with its durable bytes, quota and slot. A commit under way is left to
-   * finish, as for `discard`.
+   * one whose client asked to resume stays resumable, with its durable bytes, quota and slot; any
+   * other ends at once (`UploadSession.suspend`). A commit under way is left to finish, as for
+   * `discard`.
    */
   private leave(session = this.upload?.session): void {
     if (!session || session.state === 'committing') return
@@ -498,7 +499,7 @@ export class UploadConnection {
   /**
    * A client's close with 1000 before `done` is an explicit abort: nothing stays stored. Any
    * other end of the connection (a drop, 1001, the server's shutdown) leaves the session to
-   * resume.
+   * resume, when its client asked to.
    */
   private onClose(code: number): void {
     clearTimeout(this.initTimer)

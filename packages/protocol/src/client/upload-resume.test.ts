@@ -85,6 +85,17 @@ describe('a chunked upload', () => {
     expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)
   })
 
+  it('asks the server to keep the session only when it resumes', async () => {
+    const data = pseudoRandomBytes(2 * CHUNK, 15)
+    const asked = new FakeServer()
+    await uploadCiphertext(clients(asked, false), upload(data, { resume: { retryForMs: 1000 } }))
+    const plain = new FakeServer()
+    await uploadCiphertext(clients(plain, false), upload(data))
+    const inits = (server: FakeServer) => server.log.filter((line) => line.startsWith('init'))
+    expect(inits(asked)).toEqual(['init X-Resumable true'])
+    expect(inits(plain)).toEqual(['init X-Resumable absent'])
+  })
+
   it('is cancelled on a refusal and on a lost connection when resuming is off', async () => {
     const server = new FakeServer()
     server.failChunks = new Set([1])
@@ -186,6 +197,24 @@ describe('a WebSocket upload', () => {
     await expect(uploadCiphertext(clients(server, true), upload(data))).rejects.toThrow(
       /connection closed \(1006\)/,
     )
+  })
+
+  it('asks the server to keep the session only when it resumes', async () => {
+    const asked = new FakeServer()
+    const data = pseudoRandomBytes(CHECKPOINT, 14)
+    await uploadCiphertext(clients(asked, true), upload(data, { resume: { retryForMs: 1000 } }))
+    const kept = new FakeServer()
+    const keep = { retryForMs: 0, keepOnAbort: true }
+    await uploadCiphertext(clients(kept, true), upload(data, { resume: keep }))
+    const plain = new FakeServer()
+    await uploadCiphertext(clients(plain, true), upload(data))
+    const off = new FakeServer()
+    await uploadCiphertext(clients(off, true), upload(data, { resume: { retryForMs: 0 } }))
+    const inits = (server: FakeServer) => server.log.filter((line) => line.startsWith('init'))
+    expect(inits(asked)).toEqual(['init resumable true'])
+    expect(inits(kept)).toEqual(['init resumable true'])
+    expect(inits(plain)).toEqual(['init resumable undefined'])
+    expect(inits(off)).toEqual(['init resumable undefined'])
   })
 
   it('leaves the session resumable on an abort when asked to keep it', async () => {

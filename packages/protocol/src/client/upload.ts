@@ -333,7 +333,22 @@ function sizeMismatch(): ProtocolError {
   return new ProtocolError('BAD_INPUT', 'The payload is not the size that was declared')
 }
 
-function wsInitFrame(target: UploadTarget, size: number, opening: Opening): unknown {
+/**
+ * Whether the server is asked to keep the session for a resume after a lost connection or its
+ * restart (docs/api.md, Resuming uploads): only when this client will resume it. Otherwise the
+ * session ends with its connection, as the spec has it, and frees what it holds at once.
+ */
+function asksToResume(options: UploadCiphertextOptions): boolean {
+  const resume = options.resume
+  return resume !== undefined && (resume.retryForMs > 0 || resume.keepOnAbort === true)
+}
+
+function wsInitFrame(
+  target: UploadTarget,
+  size: number,
+  opening: Opening,
+  resumable: boolean,
+): unknown {
   if (opening.kind === 'resume') {
     // Ours (docs/api.md): continues the named session from `offset`, at most what is durable.
     return target.kind === 'file'
@@ -345,7 +360,8 @@ function wsInitFrame(target: UploadTarget, size: number, opening: Opening): unkn
         }
       : { type: 'resume', uploadId: opening.id, offset: opening.offset }
   }
-  if (target.kind === 'file') return { type: 'init', headers: target.headers }
+  const asked = resumable ? { resumable: true } : {}
+  if (target.kind === 'file') return { type: 'init', headers: target.headers, ...asked }
   return {
     type: 'init',
     request: {
@@ -354,6 +370,7 @@ function wsInitFrame(target: UploadTarget, size: number, opening: Opening): unkn
       contentLength: size,
       fileCount: target.fileCount,
     },
+    ...asked,
   }
 }
 
@@ -438,7 +455,7 @@ async function sendOverWebSocket(
   ws.onopen = () => {
     if (state.phase !== 'handshake') return
     try {
-      ws.send(JSON.stringify(wsInitFrame(target, options.size, opening)))
+      ws.send(JSON.stringify(wsInitFrame(target, options.size, opening, asksToResume(options))))
     } catch {
       fallBack()
     }
@@ -610,13 +627,19 @@ function readUntil(
   }
 }
 
-function httpInitHeaders(target: UploadTarget, size: number): Record<string, string> {
+function httpInitHeaders(
+  target: UploadTarget,
+  size: number,
+  resumable: boolean,
+): Record<string, string> {
+  const asked: Record<string, string> = resumable ? { [HEADERS.resumable]: 'true' } : {}
   if (target.kind === 'request') {
     return {
       [HEADERS.uploadToken]: target.uploadToken,
       [HEADERS.salt]: target.salt,
       [HEADERS.declaredContentLength]: String(size),
       [HEADERS.fileCount]: String(target.fileCount),
+      ...asked,
     }
   }
   const h = target.headers
@@ -629,6 +652,7 @@ function httpInitHeaders(target: UploadTarget, size: number): Record<string, str
     [HEADERS.fileCount]: h.fileCount,
     [HEADERS.hasPassword]: h.hasPassword,
     [HEADERS.declaredContentLength]: String(size),
+    ...asked,
   }
   if (h.hasPassword === 'true') {
     headers[HEADERS.passwordSalt] = h.passwordSalt
@@ -672,7 +696,7 @@ async function sendOverHttp(
     const initPath =
       target.kind === 'file' ? PATHS.uploadInit() : PATHS.requestUploadInit(target.requestId)
     const init: { headers: Record<string, string>; signal?: AbortSignal } = {
-      headers: httpInitHeaders(target, size),
+      headers: httpInitHeaders(target, size, asksToResume(options)),
     }
     if (signal) init.signal = signal
     const answer = await api.json<{ id?: unknown }>('POST', initPath, init)

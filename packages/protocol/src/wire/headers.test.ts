@@ -23,6 +23,10 @@ describe('HEADERS', () => {
     expect(HEADERS.contentLength).toBe('Content-Length')
   })
 
+  it('spells our resume opt-in as docs/api.md does', () => {
+    expect(HEADERS.resumable).toBe('X-Resumable')
+  })
+
   it('maps no two keys to the same header, whatever the case', () => {
     const names = Object.values(HEADERS).map((name) => name.toLowerCase())
     expect(new Set(names).size).toBe(names.length)

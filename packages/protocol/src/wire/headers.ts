@@ -1,8 +1,9 @@
 /** HTTP header names of the API and the header sets that carry a single credential. */
 
 /**
- * Every header the spec names, and those of this project's extensions (docs/api.md). Keys drop the `X-` prefix; `X-Content-Length` (the declared size
- * of a chunked or WebSocket upload) is `declaredContentLength`, so it cannot be confused with the
+ * Every header the spec names, and those of this project's extensions (`X-Resumable`, the read
+ * grant's; docs/api.md). Keys drop the `X-` prefix; `X-Content-Length` (the declared size of a
+ * chunked or WebSocket upload) is `declaredContentLength`, so it cannot be confused with the
  * standard `Content-Length` of a single-request upload.
  */
 export const HEADERS = {
@@ -16,6 +17,8 @@ export const HEADERS = {
   passwordSalt: 'X-Password-Salt',
   passwordAlgo: 'X-Password-Algo',
   declaredContentLength: 'X-Content-Length',
+  /** Ours: `true` on a chunked init asks for an upload that survives a restart (docs/api.md). */
+  resumable: 'X-Resumable',
   uploadToken: 'X-Upload-Token',
   inboxToken: 'X-Inbox-Token',
   inboxOwnerToken: 'X-Inbox-Owner-Token',

@@ -112,6 +112,7 @@ export type {
   UploadWsPasswordHeaders,
   UploadWsInitHeaders,
   UploadWsInitFrame,
+  UploadWsResumableField,
   UploadWsFinalizeFrame,
   UploadWsReadyFrame,
   UploadWsDoneFrame,

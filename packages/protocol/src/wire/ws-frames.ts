@@ -43,8 +43,17 @@ export type UploadWsInitHeaders = {
   contentLength: string
 } & UploadWsPasswordHeaders
 
+/**
+ * Ours (docs/api.md, Resuming uploads): `true` in an `init` frame asks for a session that a lost
+ * connection or a restart keeps for a resume. Without it the session ends with its socket, as
+ * the spec says.
+ */
+export interface UploadWsResumableField {
+  resumable?: boolean
+}
+
 /** Client → server, first frame of a normal upload. */
-export interface UploadWsInitFrame {
+export interface UploadWsInitFrame extends UploadWsResumableField {
   type: 'init'
   headers: UploadWsInitHeaders
 }
@@ -91,7 +100,7 @@ export interface RequestUploadWsInit {
 }
 
 /** Client → server, first frame of an upload into a request. */
-export interface RequestUploadWsInitFrame {
+export interface RequestUploadWsInitFrame extends UploadWsResumableField {
   type: 'init'
   request: RequestUploadWsInit
 }
