@@ -30,6 +30,7 @@ const POSTGRES_SUITES = [
   'postgres',
   'reports',
   'request-flow',
+  'request-note-slots',
   'request-upload-ws',
   'requests',
   'resume',

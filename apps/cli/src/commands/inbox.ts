@@ -15,6 +15,7 @@ import {
   openInbox,
   plainSize,
   requireServerId,
+  submissionsUsed,
   type ApiClient,
   type InboxFile,
   type InboxLink,
@@ -86,6 +87,8 @@ export async function runInbox(
 ): Promise<void> {
   const output = ctx.output(options.json)
   const { inbox } = await open(linkText, options, ctx)
+  // Uploads as the requester chose them: a sender's note is part of that sender's upload.
+  const uploads = submissionsUsed({ ...inbox, acceptsNote: inbox.brief.acceptsNote })
   if (output.json) {
     output.result({
       id: inbox.id,
@@ -94,8 +97,8 @@ export async function runInbox(
       open: inbox.open,
       closesAt: inbox.closesAt,
       createdAt: inbox.createdAt,
-      usedUploads: inbox.usedUploads,
-      maxUploads: inbox.maxUploads,
+      usedUploads: uploads.used,
+      maxUploads: uploads.max,
       maxSize: inbox.maxSize,
       uploadLink: inbox.uploadLink,
       entries: inbox.entries.map((e) => ({
@@ -117,7 +120,8 @@ export async function runInbox(
   }
   output.print(`Message:     ${printable(inbox.brief.message.split('\n')[0] ?? '')}`)
   output.print(
-    `${openState(inbox.open, inbox.closesAt)}; ${inbox.usedUploads} of ${inbox.maxUploads} uploads used`,
+    `${openState(inbox.open, inbox.closesAt)}; ${uploads.used} of ${uploads.max} ` +
+      `upload${uploads.max === 1 ? '' : 's'} used`,
   )
   output.print(`Upload link: ${inbox.uploadLink}`)
   output.print('')

@@ -11,6 +11,8 @@ import {
   resumeSendToRequest,
   sendNoteToRequest,
   sendToRequest,
+  submissionFits,
+  submissionsLeft,
   type OpenedRequest,
   type RequestUploadState,
   type ApiClient,
@@ -222,10 +224,13 @@ export async function runRequestSend(
     throw new UsageError('This request does not take a note; send without --note')
   }
   if (options.note === '') throw new UsageError('--note cannot be empty')
-  const needed = options.note !== undefined ? 2 : 1
-  if (opened.uploadsLeft < needed) {
+  const room = { ...opened, acceptsNote: opened.brief.acceptsNote }
+  if (!submissionFits(room, { files: true, note: options.note !== undefined })) {
+    const left = submissionsLeft(room)
     throw new CliError(
-      `This request has ${opened.uploadsLeft} upload${opened.uploadsLeft === 1 ? '' : 's'} left; ${needed} needed`,
+      left === 0
+        ? 'This request takes no more uploads'
+        : 'This request has no room left for a note; send without --note',
       EXIT.REFUSED,
     )
   }

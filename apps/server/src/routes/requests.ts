@@ -78,6 +78,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       salt: c.req.header('x-salt'),
       contentLength: c.req.header('x-content-length'),
       fileCount: c.req.header('x-file-count'),
+      senderNote: c.req.header('x-sender-note'),
     })
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c)) }, 201)
   })

@@ -22,6 +22,7 @@ import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { HeldQuota } from './limits/quota.js'
 import { releaseSlot } from './request-slots.js'
+import { holdsNoteSlot } from './stored-contexts.js'
 
 export interface StoredChunkLimits {
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
@@ -457,7 +458,9 @@ export class StoredChunkSessions {
       await this.quota.endHeld(tx, held, kept)
     }
     // A finished upload's slot moves from reserved to used in its finalize's own statement.
-    if (!kept && row.requestId !== null) await releaseSlot(tx, this.db.tables, row.requestId)
+    if (!kept && row.requestId !== null) {
+      await releaseSlot(tx, this.db.tables, row.requestId, holdsNoteSlot(row.context))
+    }
   }
 
   /**
@@ -498,6 +501,7 @@ export class StoredChunkSessions {
 /** What a session row holds, as its deletion returns it. */
 interface HeldRow {
   requestId: string | null
+  context: string
   quotaHash: string | null
   quotaWindow: number | null
   quotaBytes: number
@@ -506,6 +510,7 @@ interface HeldRow {
 function heldColumns(s: Db['tables']['chunkSessions']) {
   return {
     requestId: s.requestId,
+    context: s.context,
     quotaHash: s.quotaHash,
     quotaWindow: s.quotaWindow,
     quotaBytes: s.quotaBytes,

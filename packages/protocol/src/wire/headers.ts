@@ -28,6 +28,8 @@ export const HEADERS = {
   cacheControl: 'Cache-Control',
   authorization: 'Authorization',
   origin: 'Origin',
+  /** Ours: an upload into a request is a sender's note going with files (docs/api.md). */
+  senderNote: 'X-Sender-Note',
 } as const
 
 export type HeaderName = (typeof HEADERS)[keyof typeof HEADERS]
