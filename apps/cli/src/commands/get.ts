@@ -3,6 +3,8 @@ import { relative } from 'node:path'
 
 import {
   downloadFile,
+  filesOf,
+  isFolderEntry,
   inspectFile,
   plainSize,
   unlockFile,
@@ -50,7 +52,7 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
   if (metadata?.archive) {
     const shown = metadata.files.slice(0, LISTED_NAMES)
     for (const file of shown) {
-      const size = file.name.endsWith('/') ? '' : `  ${formatBytes(file.size)}`
+      const size = isFolderEntry(file) ? '' : `  ${formatBytes(file.size)}`
       output.info(`  ${printable(file.name)}${size}`)
     }
     if (metadata.files.length > shown.length) {
@@ -96,7 +98,7 @@ const LISTED_NAMES = 20
 /** `report.pdf, 1.72 MiB` or `3 files, 5.25 MiB`, from the metadata when the sender saved it. */
 function describeContent(metadata: FileMetadata | null, payloadSize: number): string {
   if (!metadata) return formatBytes(payloadSize)
-  const files = metadata.files.filter((f) => !f.name.endsWith('/'))
+  const files = filesOf(metadata)
   const bytes = files.reduce((sum, f) => sum + f.size, 0)
   if (!metadata.archive) return `${printable(files[0]?.name ?? '?')}, ${formatBytes(bytes)}`
   return `${files.length} file${files.length === 1 ? '' : 's'}, ${formatBytes(bytes)}`

@@ -10,6 +10,7 @@ import {
   deleteInbox,
   deleteInboxFile,
   downloadInboxFile,
+  filesOf,
   groupEntries,
   isNoteEntry,
   openInbox,
@@ -59,7 +60,7 @@ function describeEntry(entry: InboxFile): string {
     const target = entry.metadata.with
     return target === undefined ? '(note)' : `(note with ${target.slice(0, 8)})`
   }
-  const files = entry.metadata.files.filter((f) => !f.name.endsWith('/'))
+  const files = filesOf(entry.metadata)
   if (!entry.metadata.archive) return printable(entry.metadata.files[0]?.name ?? '?')
   const top = [
     ...new Set(

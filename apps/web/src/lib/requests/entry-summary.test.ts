@@ -24,6 +24,15 @@ describe('entrySummary', () => {
     expect(entrySummary(entry(3 * 1024 ** 2, 3, true))).toBe('ZIP archive of 3 files, 3 MiB')
   })
 
+  it('counts a folder’s files, not its folder entries', () => {
+    const folder = entry(3 * 1024 ** 2, 3, true)
+    folder.metadata.files.push(
+      { name: 'photos/', size: 0, type: '' },
+      { name: 'a/b/', size: 0, type: '' },
+    )
+    expect(entrySummary(folder)).toBe('ZIP archive of 3 files, 3 MiB')
+  })
+
   it('lets each language order and punctuate it', async () => {
     await showLocale('ja')
     expect(entrySummary(entry(3 * 1024 ** 2, 3, true))).toBe('3 ファイルの ZIP アーカイブ、3 MiB')
