@@ -97,9 +97,10 @@ export const notes = {
   'note.view.consumeWarning':
     'Opening the note uses one of its views. When the last view is used, the note is gone for good.',
   'note.view.reveal': {
-    one: 'Reveal (uses the last view)',
+    one: 'Reveal (uses 1 of {count} view)',
     other: 'Reveal (uses 1 of {count} views)',
   },
+  'note.view.revealLast': 'Reveal (uses the last view)',
   'note.view.revealing': 'Opening…',
   'note.view.lastView':
     'That was the last view: the note is now deleted from the server. Copy what you need before you leave this page.',

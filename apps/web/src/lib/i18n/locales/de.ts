@@ -360,9 +360,10 @@ export default {
   'note.view.consumeWarning':
     'Das Öffnen der Notiz verbraucht einen ihrer Aufrufe. Nach dem letzten Aufruf ist die Notiz endgültig weg.',
   'note.view.reveal': {
-    one: 'Anzeigen (verbraucht den letzten Aufruf)',
+    one: 'Anzeigen (verbraucht 1 von {count} Aufrufen)',
     other: 'Anzeigen (verbraucht 1 von {count} Aufrufen)',
   },
+  'note.view.revealLast': 'Anzeigen (verbraucht den letzten Aufruf)',
   'note.view.revealing': 'Wird geöffnet …',
   'note.view.lastView':
     'Das war der letzte Aufruf: Die Notiz ist jetzt vom Server gelöscht. Kopieren Sie, was Sie brauchen, bevor Sie diese Seite verlassen.',

@@ -385,10 +385,11 @@ export default {
   'note.view.consumeWarning':
     'Abrir la nota gasta una de sus visualizaciones. Cuando se gasta la última, la nota desaparece para siempre.',
   'note.view.reveal': {
-    one: 'Mostrar (gasta la última visualización)',
+    one: 'Mostrar (gasta 1 de {count} visualizaciones)',
     many: 'Mostrar (gasta 1 de {count} de visualizaciones)',
     other: 'Mostrar (gasta 1 de {count} visualizaciones)',
   },
+  'note.view.revealLast': 'Mostrar (gasta la última visualización)',
   'note.view.revealing': 'Abriendo…',
   'note.view.lastView':
     'Era la última visualización: la nota ya se ha eliminado del servidor. Copia lo que necesites antes de salir de esta página.',

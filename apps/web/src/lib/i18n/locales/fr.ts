@@ -388,10 +388,11 @@ export default {
   'note.view.consumeWarning':
     'Ouvrir la note utilise une de ses consultations. Après la dernière, la note disparaît définitivement.',
   'note.view.reveal': {
-    one: 'Afficher (utilise la dernière consultation)',
+    one: 'Afficher (utilise 1 des {count} consultations)',
     many: 'Afficher (utilise 1 des {count} de consultations)',
     other: 'Afficher (utilise 1 des {count} consultations)',
   },
+  'note.view.revealLast': 'Afficher (utilise la dernière consultation)',
   'note.view.revealing': 'Ouverture…',
   'note.view.lastView':
     'C’était la dernière consultation : la note est maintenant supprimée du serveur. Copiez ce dont vous avez besoin avant de quitter cette page.',

@@ -388,10 +388,11 @@ export default {
   'note.view.consumeWarning':
     'Aprire la nota consuma una delle sue visualizzazioni. Dopo l’ultima, la nota sparisce per sempre.',
   'note.view.reveal': {
-    one: 'Mostra (consuma l’ultima visualizzazione)',
+    one: 'Mostra (consuma 1 di {count} visualizzazioni)',
     many: 'Mostra (consuma 1 di {count} di visualizzazioni)',
     other: 'Mostra (consuma 1 di {count} visualizzazioni)',
   },
+  'note.view.revealLast': 'Mostra (consuma l’ultima visualizzazione)',
   'note.view.revealing': 'Apertura…',
   'note.view.lastView':
     'Era l’ultima visualizzazione: la nota è stata eliminata dal server. Copia ciò che ti serve prima di lasciare questa pagina.',

@@ -335,6 +335,7 @@ export default {
   'note.view.consumeWarning':
     'メモを開くと閲覧回数を 1 回使います。最後の 1 回を使うと、メモは完全に消えます。',
   'note.view.reveal': { other: '表示する（{count} 回のうち 1 回を使います）' },
+  'note.view.revealLast': '表示する（最後の閲覧を使います）',
   'note.view.revealing': '開いています…',
   'note.view.lastView':
     '最後の閲覧でした。メモはサーバーから削除されました。このページを離れる前に、必要なものをコピーしてください。',

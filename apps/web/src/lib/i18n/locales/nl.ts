@@ -350,9 +350,10 @@ export default {
   'note.view.consumeWarning':
     'De notitie openen kost een van haar weergaven. Na de laatste weergave is de notitie voorgoed weg.',
   'note.view.reveal': {
-    one: 'Tonen (kost de laatste weergave)',
+    one: 'Tonen (kost 1 van {count} weergaven)',
     other: 'Tonen (kost 1 van {count} weergaven)',
   },
+  'note.view.revealLast': 'Tonen (kost de laatste weergave)',
   'note.view.revealing': 'Openen…',
   'note.view.lastView':
     'Dat was de laatste weergave: de notitie is nu van de server verwijderd. Kopieer wat je nodig hebt voordat je deze pagina verlaat.',

@@ -399,11 +399,12 @@ export default {
   'note.view.consumeWarning':
     'Otwarcie notatki zużywa jedno z jej wyświetleń. Po ostatnim wyświetleniu notatka znika na zawsze.',
   'note.view.reveal': {
-    one: 'Pokaż (zużywa ostatnie wyświetlenie)',
+    one: 'Pokaż (zużywa 1 z {count} wyświetlenia)',
     few: 'Pokaż (zużywa 1 z {count} wyświetleń)',
     many: 'Pokaż (zużywa 1 z {count} wyświetleń)',
     other: 'Pokaż (zużywa 1 z {count} wyświetlenia)',
   },
+  'note.view.revealLast': 'Pokaż (zużywa ostatnie wyświetlenie)',
   'note.view.revealing': 'Otwieranie…',
   'note.view.lastView':
     'To było ostatnie wyświetlenie: notatka została usunięta z serwera. Skopiuj to, czego potrzebujesz, zanim opuścisz tę stronę.',

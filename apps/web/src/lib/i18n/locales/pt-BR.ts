@@ -379,10 +379,11 @@ export default {
   'note.view.consumeWarning':
     'Abrir a nota gasta uma das visualizações. Quando a última é usada, a nota some para sempre.',
   'note.view.reveal': {
-    one: 'Mostrar (gasta a última visualização)',
+    one: 'Mostrar (gasta 1 de {count} visualizações)',
     many: 'Mostrar (gasta 1 de {count} de visualizações)',
     other: 'Mostrar (gasta 1 de {count} visualizações)',
   },
+  'note.view.revealLast': 'Mostrar (gasta a última visualização)',
   'note.view.revealing': 'Abrindo…',
   'note.view.lastView':
     'Essa foi a última visualização: a nota foi excluída do servidor. Copie o que precisar antes de sair desta página.',

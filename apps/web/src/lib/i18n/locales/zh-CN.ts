@@ -312,6 +312,7 @@ export default {
   'note.view.expires': '过期时间：{date}',
   'note.view.consumeWarning': '打开笔记会消耗一次查看次数。最后一次用完后，笔记将被永久删除。',
   'note.view.reveal': { other: '显示（消耗 {count} 次中的 1 次）' },
+  'note.view.revealLast': '显示（消耗最后一次查看）',
   'note.view.revealing': '正在打开…',
   'note.view.lastView': '这是最后一次查看：笔记已从服务器删除。离开此页面前，请复制您需要的内容。',
   'note.view.copyAll': '复制整条笔记',
