@@ -85,4 +85,20 @@ describe('NoteContent renders by type', () => {
     expect(writeText).toHaveBeenLastCalledWith(pair.privateKey)
     expect(await screen.findByText(/^Fingerprint SHA256:/)).toBeTruthy()
   })
+
+  it('heads each entry and each key one level under the page’s heading (axe heading-order)', () => {
+    const seed = new Uint8Array(32).fill(1)
+    const pair = encodeSshKeyPair(seed, new Uint8Array(32).fill(2), 'me@host', 5)
+    const notes = [
+      { text: serializePasswordList([{ label: 'Mail', username: '', password: 'x', url: '' }]) },
+      { text: formatSshKeyNote(pair), contentType: 'sshkey' as const },
+    ]
+    for (const { text, contentType = 'password' as const } of notes) {
+      const { container } = render(NoteContent, { text, contentType })
+      const levels = [...container.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => h.tagName)
+      expect(levels.length, contentType).toBeGreaterThan(0)
+      expect(new Set(levels), contentType).toEqual(new Set(['H2']))
+      cleanup()
+    }
+  })
 })
