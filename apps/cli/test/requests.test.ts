@@ -154,11 +154,14 @@ describe.each([
     const all = await user.getWholeInbox(created.inboxLink, out)
     expect(all.entries).toHaveLength(3)
     const [photos, note, contract] = listing.entries
-    expect(await snapshot(join(out, photos!.id, 'photos'))).toEqual(
+    // Each upload's folder is named by its id as the listing shows it.
+    const folder = (entry: { id: string }) => join(out, entry.id.slice(0, 8))
+    expect(human.stdout).toContain(`${photos!.id.slice(0, 8)}  `)
+    expect(await snapshot(join(folder(photos!), 'photos'))).toEqual(
       await snapshot(join(dir, 'photos')),
     )
-    expect(await readFile(join(out, note!.id, 'note.txt'), 'utf8')).toBe('Here they are')
-    expect(await sha256File(join(out, contract!.id, 'contract.pdf'))).toBe(
+    expect(await readFile(join(folder(note!), 'note.txt'), 'utf8')).toBe('Here they are')
+    expect(await sha256File(join(folder(contract!), 'contract.pdf'))).toBe(
       await sha256File(join(dir, 'contract.pdf')),
     )
 

@@ -364,7 +364,7 @@ describe('options and failures', () => {
     const expire = await user.run(['send', join(dir, 'x.txt'), '--expire', '2h'])
     expect(expire.code).toBe(1)
     expect(expire.stderr).toContain(
-      '--expire 2h is not allowed by this server; choose one of 5m, 1h, 1d, 1w',
+      '--expire 2h is not allowed by this server; choose one of 5m, 1h, 1d, 7d',
     )
     const downloads = await user.run(['send', join(dir, 'x.txt'), '--downloads', '7'])
     expect(downloads.code).toBe(1)
@@ -407,6 +407,10 @@ describe('options and failures', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 3, code: 'NETWORK' })
     // Port 9 is one fetch refuses to use: the message gives that reason, not a bare `fetch failed`.
     expect(result.stderr).toMatch(/^fileshare: Could not reach the server: bad port/)
+    // It names the address, where it came from and the way to name another.
+    expect(result.stderr).toContain(
+      '(http://127.0.0.1:9, --server); name the server with --server <url> or FILESHARE_SERVER',
+    )
   })
 
   it('exits 1 on a malformed link and points a note link to note get', async () => {

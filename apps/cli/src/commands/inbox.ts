@@ -71,6 +71,21 @@ function describeEntry(entry: InboxFile): string {
   return `${head} (${files.length} file${files.length === 1 ? '' : 's'})`
 }
 
+/** Characters of an upload id the listing shows. */
+const SHORT_ID = 8
+
+/** The id as the listing shows it (its first 8 characters), whole where another shares those. */
+function shortId(id: string, ids: readonly string[]): string {
+  const short = id.slice(0, SHORT_ID)
+  return ids.some((other) => other !== id && other.startsWith(short)) ? id : short
+}
+
+/** The folder `inbox get --all` saves an upload into: its id as the listing shows it. */
+function folderNameOf(entry: InboxFile, entries: readonly InboxFile[]): string {
+  const ids = entries.map((e) => e.id)
+  return shortId(requireServerId(entry.id, 'inbox entry'), ids)
+}
+
 function findEntry(inbox: OpenedInbox, query: string): InboxFile {
   const q = query.trim().toLowerCase()
   const found = inbox.entries.filter((e) => e.id === q || (q.length >= 4 && e.id.startsWith(q)))
@@ -133,8 +148,9 @@ export async function runInbox(
     const listed = groupEntries(inbox.entries).flatMap(({ entry, note }) =>
       note ? [entry, note] : [entry],
     )
+    const ids = inbox.entries.map((e) => e.id)
     const rows = listed.map((e) => [
-      e.id.slice(0, 8),
+      shortId(e.id, ids),
       formatDate(new Date(e.createdAt)),
       formatBytes(plainSize(e.size)),
       `${e.maxDownloads - e.downloadCount} of ${e.maxDownloads}`,
@@ -172,10 +188,12 @@ export async function runInboxGet(
   }
   const { api, inbox } = await open(linkText, options, ctx)
   const entries = entryId !== undefined ? [findEntry(inbox, entryId)] : inbox.entries
+  const ids = inbox.entries.map((e) => e.id)
   const base = options.output ?? '.'
-  // With --all, each upload gets a folder named by its id: two senders may use the same names.
+  // With --all, each upload gets a folder named by its id as the listing shows it: two senders
+  // may use the same names.
   const destinationOf = (entry: InboxFile) => ({
-    dir: options.all === true ? join(base, requireServerId(entry.id, 'inbox entry')) : base,
+    dir: options.all === true ? join(base, folderNameOf(entry, inbox.entries)) : base,
     force: options.force === true,
   })
   for (const entry of entries)
@@ -184,7 +202,7 @@ export async function runInboxGet(
   const results: Array<{ id: string } & Received> = []
   for (const entry of entries) {
     output.info(
-      `${entry.id.slice(0, 8)}  ${describeEntry(entry)}  ${formatBytes(plainSize(entry.size))}`,
+      `${shortId(entry.id, ids)}  ${describeEntry(entry)}  ${formatBytes(plainSize(entry.size))}`,
     )
     const download = await downloadInboxFile(api, inbox, entry.id, {
       signal: ctx.signal,
@@ -318,7 +336,8 @@ export function inboxCommand(ctx: Context): Command {
       command
         .description(
           'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, ' +
-            'every upload, each into a folder named by its id. Archives are extracted as by ' +
+            'every upload, each into a folder named by its id as listed (its first 8 characters). ' +
+            'Archives are extracted as by ' +
             '`fileshare get`.',
         )
         .argument('<inbox-link>', 'the inbox link')

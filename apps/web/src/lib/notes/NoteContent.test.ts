@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
 import NoteContent from './NoteContent.svelte'
-import { serializePasswordList } from './password-list'
+import { serializePasswordList } from '@fileshare/protocol'
 import { encodeSshKeyPair } from './ssh-key'
 import { formatSshKeyNote } from './ssh-note'
 

@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { errorMessage } from '../errors'
 import { t } from '../i18n/t'
-import { serializePasswordList } from '../notes/password-list'
+import { serializePasswordList } from '@fileshare/protocol'
 import { config } from './config.svelte'
 import { NoteForm } from './note-form.svelte'
 
