@@ -2,13 +2,14 @@
  * What a new sender, recipient and requester meet beyond the first steps: a request for one
  * upload with a note takes one sender's files and counts them so on every page, a folder sent by
  * the command line shows its files and not its folders, a link followed by a chat's or a mail's
- * punctuation opens, and the Japanese note page says that revealing uses the last view.
+ * punctuation opens, the Japanese note page says that revealing uses the last view, and an
+ * upload's result names what was sent.
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { pickFiles } from './actions.js'
+import { pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { runCliJson } from './cli.js'
 import { writePseudoRandomFile } from './files.js'
@@ -97,5 +98,18 @@ describe.runIf(browserAvailable)('counts and links as new users meet them', () =
     )
     const page = await suite.open(sent.link, { locale: 'ja' })
     await page.getByRole('button', { name: '表示する（最後の閲覧を使います）' }).waitFor()
+  })
+
+  it('names what was sent and counts a folder’s files, before and after the upload', async () => {
+    await mkdir(dir.join('album', 'day-1'), { recursive: true })
+    await writeFile(dir.join('album', 'day-1', 'a.jpg'), 'a'.repeat(1024))
+    await writeFile(dir.join('album', 'day-1', 'b.jpg'), 'b'.repeat(1024))
+    await writeFile(dir.join('album', 'list.txt'), 'c'.repeat(1024))
+    const page = await suite.open('/')
+    await pickFolder(page, dir.join('album'))
+    await page.getByText('3 files, 3 KiB').waitFor()
+    await uploadAndReadLink(page)
+    const result = page.getByRole('region', { name: 'Your files are ready to share' })
+    await result.getByText('album (3 files, 3 KiB)').waitFor()
   })
 })

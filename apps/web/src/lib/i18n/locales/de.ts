@@ -138,7 +138,7 @@ export default {
   'upload.listLabel': 'Ausgewählte Dateien',
   'upload.folderItem': '{name} (Ordner)',
   'upload.remove': '{name} entfernen',
-  'upload.total': { one: '{count} Element, {size}', other: '{count} Elemente, {size}' },
+  'upload.total': { one: '{count} Datei, {size}', other: '{count} Dateien, {size}' },
   'upload.zipped': 'Mehrere Dateien oder ein Ordner werden als ein ZIP-Archiv gesendet.',
   'upload.tooLarge': 'Zusammen ist das größer als die {max}, die dieser Server annimmt.',
   'upload.tooMany': 'Dieser Server nimmt höchstens {max} Dateien pro Upload an.',
@@ -162,6 +162,7 @@ export default {
     'Der Server hat den unvollständigen Upload nicht mehr, er kann nicht fortgesetzt werden. Beginnen Sie einen neuen Upload.',
   'upload.done.title': 'Ihre Dateien sind bereit zum Teilen',
   'upload.done.link': 'Freigabelink',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Läuft ab am {date}',
   'upload.done.downloads': {
     one: 'Noch {count} Download',

@@ -144,9 +144,9 @@ export default {
   'upload.folderItem': '{name} (carpeta)',
   'upload.remove': 'Quitar {name}',
   'upload.total': {
-    one: '{count} elemento, {size}',
-    many: '{count} de elementos, {size}',
-    other: '{count} elementos, {size}',
+    one: '{count} archivo, {size}',
+    many: '{count} de archivos, {size}',
+    other: '{count} archivos, {size}',
   },
   'upload.zipped': 'Varios archivos o una carpeta se envían como un único archivo ZIP.',
   'upload.tooLarge': 'En total superan los {max} que acepta este servidor.',
@@ -171,6 +171,7 @@ export default {
     'El servidor ya no tiene la subida sin terminar, así que no puede continuar. Empieza una subida nueva.',
   'upload.done.title': 'Tus archivos están listos para compartir',
   'upload.done.link': 'Enlace para compartir',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Caduca el {date}',
   'upload.done.downloads': {
     one: 'Queda {count} descarga',

@@ -144,9 +144,9 @@ export default {
   'upload.folderItem': '{name} (dossier)',
   'upload.remove': 'Retirer {name}',
   'upload.total': {
-    one: '{count} élément, {size}',
-    many: '{count} d’éléments, {size}',
-    other: '{count} éléments, {size}',
+    one: '{count} fichier, {size}',
+    many: '{count} de fichiers, {size}',
+    other: '{count} fichiers, {size}',
   },
   'upload.zipped': 'Plusieurs fichiers ou un dossier sont envoyés sous forme d’une archive ZIP.',
   'upload.tooLarge': 'Ensemble, ils dépassent les {max} que ce serveur accepte.',
@@ -171,6 +171,7 @@ export default {
     'Le serveur n’a plus l’envoi inachevé, il ne peut donc pas reprendre. Commencez un nouvel envoi.',
   'upload.done.title': 'Vos fichiers sont prêts à être partagés',
   'upload.done.link': 'Lien de partage',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Expire le {date}',
   'upload.done.downloads': {
     one: '{count} téléchargement restant',

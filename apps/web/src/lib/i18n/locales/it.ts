@@ -144,9 +144,9 @@ export default {
   'upload.folderItem': '{name} (cartella)',
   'upload.remove': 'Rimuovi {name}',
   'upload.total': {
-    one: '{count} elemento, {size}',
-    many: '{count} di elementi, {size}',
-    other: '{count} elementi, {size}',
+    one: '{count} file, {size}',
+    many: '{count} di file, {size}',
+    other: '{count} file, {size}',
   },
   'upload.zipped': 'Più file o una cartella vengono inviati come un unico archivio ZIP.',
   'upload.tooLarge': 'Insieme superano i {max} accettati da questo server.',
@@ -171,6 +171,7 @@ export default {
     'Il server non ha più il caricamento incompleto, quindi non può continuare. Inizia un nuovo caricamento.',
   'upload.done.title': 'I tuoi file sono pronti da condividere',
   'upload.done.link': 'Link di condivisione',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Scade il {date}',
   'upload.done.downloads': {
     one: '{count} download rimanente',

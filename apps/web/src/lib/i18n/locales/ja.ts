@@ -131,7 +131,7 @@ export default {
   'upload.listLabel': '選択したファイル',
   'upload.folderItem': '{name}（フォルダー）',
   'upload.remove': '{name} を取り除く',
-  'upload.total': { other: '{count} 項目、{size}' },
+  'upload.total': { other: '{count} ファイル、{size}' },
   'upload.zipped': '複数のファイルやフォルダーは、1 つの ZIP アーカイブとして送られます。',
   'upload.tooLarge': '合計がこのサーバーの上限 {max} を超えています。',
   'upload.tooMany': 'このサーバーが 1 回のアップロードで受け付けるのは {max} ファイルまでです。',
@@ -155,6 +155,7 @@ export default {
     'サーバーに未完了のアップロードが残っていないため、再開できません。新しいアップロードを開始してください。',
   'upload.done.title': 'ファイルを共有する準備ができました',
   'upload.done.link': '共有リンク',
+  'upload.done.what': '{names}（{total}）',
   'upload.done.expires': '有効期限：{date}',
   'upload.done.downloads': { other: '残り {count} 回ダウンロード可能' },
   'upload.done.keepSafe':

@@ -130,7 +130,7 @@ export default {
   'upload.listLabel': 'Gekozen bestanden',
   'upload.folderItem': '{name} (map)',
   'upload.remove': '{name} verwijderen',
-  'upload.total': { one: '{count} item, {size}', other: '{count} items, {size}' },
+  'upload.total': { one: '{count} bestand, {size}', other: '{count} bestanden, {size}' },
   'upload.zipped': 'Meerdere bestanden of een map worden als één ZIP-archief verstuurd.',
   'upload.tooLarge': 'Samen is dit groter dan de {max} die deze server accepteert.',
   'upload.tooMany': 'Deze server accepteert hoogstens {max} bestanden per upload.',
@@ -154,6 +154,7 @@ export default {
     'De server heeft de onafgeronde upload niet meer, dus hij kan niet verder. Start een nieuwe upload.',
   'upload.done.title': 'Je bestanden zijn klaar om te delen',
   'upload.done.link': 'Deellink',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Verloopt op {date}',
   'upload.done.downloads': {
     one: 'Nog {count} download',

@@ -149,10 +149,10 @@ export default {
   'upload.folderItem': '{name} (folder)',
   'upload.remove': 'Usuń {name}',
   'upload.total': {
-    one: '{count} element, {size}',
-    few: '{count} elementy, {size}',
-    many: '{count} elementów, {size}',
-    other: '{count} elementu, {size}',
+    one: '{count} plik, {size}',
+    few: '{count} pliki, {size}',
+    many: '{count} plików, {size}',
+    other: '{count} pliku, {size}',
   },
   'upload.zipped': 'Kilka plików lub folder są wysyłane jako jedno archiwum ZIP.',
   'upload.tooLarge': 'Razem to więcej niż {max}, które przyjmuje ten serwer.',
@@ -177,6 +177,7 @@ export default {
     'Serwer nie ma już nieukończonego przesyłania, więc nie można go kontynuować. Zacznij nowe przesyłanie.',
   'upload.done.title': 'Twoje pliki są gotowe do udostępnienia',
   'upload.done.link': 'Link do udostępnienia',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Wygasa: {date}',
   'upload.done.downloads': {
     one: 'Pozostało {count} pobranie',

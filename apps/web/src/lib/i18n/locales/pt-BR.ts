@@ -140,9 +140,9 @@ export default {
   'upload.folderItem': '{name} (pasta)',
   'upload.remove': 'Remover {name}',
   'upload.total': {
-    one: '{count} item, {size}',
-    many: '{count} de itens, {size}',
-    other: '{count} itens, {size}',
+    one: '{count} arquivo, {size}',
+    many: '{count} de arquivos, {size}',
+    other: '{count} arquivos, {size}',
   },
   'upload.zipped': 'Vários arquivos ou uma pasta são enviados como um único arquivo ZIP.',
   'upload.tooLarge': 'Juntos, eles passam dos {max} que este servidor aceita.',
@@ -167,6 +167,7 @@ export default {
     'O servidor não tem mais o envio inacabado, então ele não pode continuar. Comece um novo envio.',
   'upload.done.title': 'Seus arquivos estão prontos para compartilhar',
   'upload.done.link': 'Link de compartilhamento',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Expira em {date}',
   'upload.done.downloads': {
     one: 'Resta {count} download',
