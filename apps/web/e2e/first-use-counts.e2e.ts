@@ -112,4 +112,40 @@ describe.runIf(browserAvailable)('counts and links as new users meet them', () =
     const result = page.getByRole('region', { name: 'Your files are ready to share' })
     await result.getByText('album (3 files, 3 KiB)').waitFor()
   })
+
+  it('keeps each SSH key line and a size with its unit on one line at 360 px', async () => {
+    const key = `ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${'A'.repeat(43)} ada@laptop`
+    const sent = await runCliJson<{ link: string }>(
+      ['note', key, '--type', 'sshkey', '--json', '--server', suite.url],
+      { env },
+    )
+    const page = await suite.open(sent.link, { viewport: { width: 360, height: 740 } })
+    await page.getByRole('button', { name: /^Reveal/ }).click()
+    const block = page.getByRole('region', { name: 'Public key' })
+    const lines = await block.locator('pre').evaluate((pre) => {
+      const range = document.createRange()
+      range.selectNodeContents(pre)
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
+    })
+    expect(lines).toBe(1)
+
+    const file = dir.join('small.bin')
+    await writePseudoRandomFile(file, 38 * 1024)
+    const shared = await runCliJson<{ link: string }>(
+      ['send', file, '--json', '--server', suite.url],
+      {
+        env,
+      },
+    )
+    const ja = await suite.open(shared.link, {
+      locale: 'ja',
+      viewport: { width: 360, height: 740 },
+    })
+    const size = ja
+      .getByRole('region', { name: 'ファイル' })
+      .getByText(/38\sKiB/)
+      .first()
+    await size.waitFor()
+    expect(await size.textContent()).toContain('38\u00a0KiB')
+  })
 })

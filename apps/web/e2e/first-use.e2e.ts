@@ -33,7 +33,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
   ): Promise<{ page: Page; link: string }> {
     const page = await suite.open('/note')
     await page.getByRole('textbox', { name: 'Note' }).fill(text)
-    if (password) await page.getByLabel('Password (optional)').fill(password)
+    if (password) await page.getByLabel('Password to open the note (optional)').fill(password)
     await page.getByRole('button', { name: 'Create note' }).click()
     await page.getByRole('heading', { name: 'Your note is ready to share' }).waitFor()
     return { page, link: await page.getByRole('textbox', { name: 'Note link' }).inputValue() }

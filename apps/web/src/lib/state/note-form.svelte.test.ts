@@ -89,7 +89,7 @@ describe('the note form', () => {
     form.drafts.prose = 'x'.repeat(21)
     expect(form.overLimit).toBe(true)
     await form.submit()
-    expect(form.problem).toContain('20 B')
+    expect(form.problem).toContain('20\u00a0B')
     expect(worker.createNote).not.toHaveBeenCalled()
   })
 
