@@ -16,7 +16,7 @@ import { createApi } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { parseFileLink } from '../lib/links.js'
-import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
+import { addJsonOption, addPasswordOption, addQuietOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, receive } from '../lib/receive.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
@@ -28,10 +28,11 @@ export interface GetOptions {
   extract?: boolean
   password?: string | boolean
   json?: boolean
+  quiet?: boolean
 }
 
 export async function runGet(linkText: string, options: GetOptions, ctx: Context): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const { baseUrl, link } = parseFileLink(linkText)
   const api = createApi(baseUrl)
   const info = await inspectFile(api, link)
@@ -120,6 +121,7 @@ export function getCommand(ctx: Context): Command {
     .option('-f, --force', 'overwrite existing files; extract a hidden top-level name')
     .option('--no-extract', 'save an archive as a .zip file instead of extracting it')
   addPasswordOption(command, 'password of a protected link')
+  addQuietOption(command)
   addJsonOption(command)
   return command
     .addHelpText(

@@ -29,7 +29,7 @@ import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
 import { parseInboxLink } from '../lib/links.js'
-import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
+import { addJsonOption, addPasswordOption, addQuietOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, receive, type Received } from '../lib/receive.js'
 import { formatBytes, formatDate, formatWhen } from '../lib/units.js'
@@ -171,6 +171,7 @@ export async function runInbox(
 }
 
 interface InboxGetOptions extends InboxOptions {
+  quiet?: boolean
   all?: boolean
   output?: string
   force?: boolean
@@ -182,7 +183,7 @@ export async function runInboxGet(
   options: InboxGetOptions,
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   if ((entryId === undefined) === (options.all !== true)) {
     throw new UsageError('Name one upload id, or --all for every upload')
   }
@@ -333,18 +334,20 @@ export function inboxCommand(ctx: Context): Command {
     'get',
     'download uploads from the inbox (counts a download of each)',
     (command) =>
-      command
-        .description(
-          'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, ' +
-            'every upload, each into a folder named by its id as listed (its first 8 characters). ' +
-            'Archives are extracted as by ' +
-            '`fileshare get`.',
-        )
-        .argument('<inbox-link>', 'the inbox link')
-        .argument('[entry-id]', 'the upload to download, as listed')
-        .option('-a, --all', 'download every upload')
-        .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
-        .option('-f, --force', 'overwrite existing files; extract a hidden top-level name'),
+      addQuietOption(
+        command
+          .description(
+            'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, ' +
+              'every upload, each into a folder named by its id as listed (its first 8 characters). ' +
+              'Archives are extracted as by ' +
+              '`fileshare get`.',
+          )
+          .argument('<inbox-link>', 'the inbox link')
+          .argument('[entry-id]', 'the upload to download, as listed')
+          .option('-a, --all', 'download every upload')
+          .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
+          .option('-f, --force', 'overwrite existing files; extract a hidden top-level name'),
+      ),
     `fileshare inbox get ${LINK} 1b4e28ba`,
     `fileshare inbox get ${LINK} --all -o received/`,
   ).action((link: string, entry: string | undefined, options: InboxGetOptions) =>

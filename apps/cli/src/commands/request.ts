@@ -28,6 +28,7 @@ import { parseRequestLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
 import {
   addJsonOption,
+  addQuietOption,
   addPasswordOption,
   addQrOption,
   addServerOption,
@@ -192,6 +193,7 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
 }
 
 export interface RequestSendOptions {
+  quiet?: boolean
   note?: string
   /** The file name of what `-` reads from standard input. */
   name?: string
@@ -207,7 +209,7 @@ export async function runRequestSend(
   options: RequestSendOptions,
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const sources = sendSources(paths, options.name, ctx.stdin)
   const retryForMs = chooseRetries(options.retries)
   const { baseUrl, link } = parseRequestLink(linkText)
@@ -302,10 +304,14 @@ async function finishRequestSend(
  */
 export async function resumeRequestSend(
   unfinished: UnfinishedRequestUpload,
-  options: { retries?: string | undefined; json?: boolean | undefined },
+  options: {
+    retries?: string | undefined
+    json?: boolean | undefined
+    quiet?: boolean | undefined
+  },
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const { baseUrl, link } = parseRequestLink(unfinished.uploadLink)
   const api = createApi(baseUrl, {
     webSocket: unfinished.options.websocket ? await nodeWebSocket() : undefined,
@@ -379,6 +385,7 @@ export function requestCommand(ctx: Context): Command {
     )
   addWebSocketOption(send)
   addRetriesOption(send)
+  addQuietOption(send)
   addJsonOption(send)
   send
     .addHelpText(

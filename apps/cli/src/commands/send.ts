@@ -17,6 +17,7 @@ import type { Output } from '../lib/output.js'
 import { addRetriesOption, chooseRetries, runNewUpload, runResumedUpload } from '../lib/resuming.js'
 import {
   addJsonOption,
+  addQuietOption,
   addPasswordOption,
   addQrOption,
   addServerOption,
@@ -32,6 +33,7 @@ import { sendSources, STDIN_NAME, withSendInput } from '../lib/send-input.js'
 import { resumeRequestSend } from './request.js'
 
 export interface SendOptions {
+  quiet?: boolean
   expire?: string
   downloads?: string
   password?: string | boolean
@@ -66,7 +68,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     return runResume(query, options, ctx)
   }
   if (paths.length === 0) throw new UsageError('Name at least one file or folder to send')
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const retryForMs = chooseRetries(options.retries)
   const sources = sendSources(paths, options.name, ctx.stdin)
   if (sources.fromStdin) checkStdinPassword(options, ctx)
@@ -128,7 +130,7 @@ async function runResume(
   options: SendOptions,
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const unfinished = await ctx.history.findUnfinished(query)
   if (!unfinished) {
     throw new UsageError(
@@ -238,6 +240,7 @@ export function sendCommand(ctx: Context): Command {
     "continue this machine's last unfinished upload (or the one named) where it stopped",
   )
   addQrOption(command, 'the link')
+  addQuietOption(command)
   addJsonOption(command)
   return command
     .addHelpText(
@@ -267,6 +270,7 @@ export function resumeCommand(ctx: Context): Command {
     .argument('[id]', 'the unfinished upload, by id or the start of it (default: the last)')
   addRetriesOption(command)
   addQrOption(command, 'the link')
+  addQuietOption(command)
   addJsonOption(command)
   return command.action((id: string | undefined, options: SendOptions) =>
     runSend([], { ...options, resume: id ?? true }, ctx),
