@@ -25,7 +25,7 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
     if (options.views)
       await page.getByRole('combobox', { name: 'View limit' }).selectOption(options.views)
     if (options.password) {
-      await page.getByLabel('Password to open the note (optional)').fill(options.password)
+      await page.getByLabel('Link password (optional)').fill(options.password)
     }
     await page.getByRole('button', { name: 'Create note' }).click()
     // Creating takes a while with a password (Argon2id); the poll below has only a second.

@@ -30,7 +30,7 @@ export const notes = {
   'note.pw.label': 'Label',
   'note.pw.username': 'Username',
   'note.pw.password': 'Password',
-  'note.lockPassword': 'Password to open the note (optional)',
+  'note.lockPassword': 'Link password (optional)',
   'note.pw.url': 'Address',
   'note.pw.add': 'Add entry',
   'note.pw.remove': 'Remove entry {n}',

@@ -287,7 +287,7 @@ export default {
   'note.pw.label': 'Bezeichnung',
   'note.pw.username': 'Benutzername',
   'note.pw.password': 'Passwort',
-  'note.lockPassword': 'Passwort zum Öffnen der Notiz (optional)',
+  'note.lockPassword': 'Link-Passwort (optional)',
   'note.pw.url': 'Adresse',
   'note.pw.add': 'Eintrag hinzufügen',
   'note.pw.remove': 'Eintrag {n} entfernen',

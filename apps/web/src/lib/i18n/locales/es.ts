@@ -309,7 +309,7 @@ export default {
   'note.pw.label': 'Etiqueta',
   'note.pw.username': 'Nombre de usuario',
   'note.pw.password': 'Contraseña',
-  'note.lockPassword': 'Contraseña para abrir la nota (opcional)',
+  'note.lockPassword': 'Contraseña del enlace (opcional)',
   'note.pw.url': 'Dirección',
   'note.pw.add': 'Añadir entrada',
   'note.pw.remove': 'Quitar la entrada {n}',

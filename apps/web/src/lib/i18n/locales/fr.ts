@@ -310,7 +310,7 @@ export default {
   'note.pw.label': 'Libellé',
   'note.pw.username': 'Nom d’utilisateur',
   'note.pw.password': 'Mot de passe',
-  'note.lockPassword': 'Mot de passe pour ouvrir la note (facultatif)',
+  'note.lockPassword': 'Mot de passe du lien (facultatif)',
   'note.pw.url': 'Adresse',
   'note.pw.add': 'Ajouter une entrée',
   'note.pw.remove': 'Retirer l’entrée {n}',

@@ -311,7 +311,7 @@ export default {
   'note.pw.label': 'Etichetta',
   'note.pw.username': 'Nome utente',
   'note.pw.password': 'Password',
-  'note.lockPassword': 'Password per aprire la nota (facoltativa)',
+  'note.lockPassword': 'Password del link (facoltativa)',
   'note.pw.url': 'Indirizzo',
   'note.pw.add': 'Aggiungi voce',
   'note.pw.remove': 'Rimuovi la voce {n}',

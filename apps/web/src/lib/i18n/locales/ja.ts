@@ -266,7 +266,7 @@ export default {
   'note.pw.label': 'ラベル',
   'note.pw.username': 'ユーザー名',
   'note.pw.password': 'パスワード',
-  'note.lockPassword': 'メモを開くためのパスワード（任意）',
+  'note.lockPassword': 'リンクのパスワード（任意）',
   'note.pw.url': 'アドレス',
   'note.pw.add': '項目を追加',
   'note.pw.remove': '項目 {n} を削除',

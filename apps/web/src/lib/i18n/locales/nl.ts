@@ -278,7 +278,7 @@ export default {
   'note.pw.label': 'Label',
   'note.pw.username': 'Gebruikersnaam',
   'note.pw.password': 'Wachtwoord',
-  'note.lockPassword': 'Wachtwoord om de notitie te openen (optioneel)',
+  'note.lockPassword': 'Wachtwoord voor de link (optioneel)',
   'note.pw.url': 'Adres',
   'note.pw.add': 'Regel toevoegen',
   'note.pw.remove': 'Regel {n} verwijderen',

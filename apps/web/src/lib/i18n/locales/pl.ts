@@ -321,7 +321,7 @@ export default {
   'note.pw.label': 'Etykieta',
   'note.pw.username': 'Nazwa użytkownika',
   'note.pw.password': 'Hasło',
-  'note.lockPassword': 'Hasło do otwarcia notatki (opcjonalne)',
+  'note.lockPassword': 'Hasło do linku (opcjonalne)',
   'note.pw.url': 'Adres',
   'note.pw.add': 'Dodaj wpis',
   'note.pw.remove': 'Usuń wpis {n}',

@@ -303,7 +303,7 @@ export default {
   'note.pw.label': 'Rótulo',
   'note.pw.username': 'Nome de usuário',
   'note.pw.password': 'Senha',
-  'note.lockPassword': 'Senha para abrir a nota (opcional)',
+  'note.lockPassword': 'Senha do link (opcional)',
   'note.pw.url': 'Endereço',
   'note.pw.add': 'Adicionar entrada',
   'note.pw.remove': 'Remover a entrada {n}',

@@ -247,7 +247,7 @@ export default {
   'note.pw.label': '标签',
   'note.pw.username': '用户名',
   'note.pw.password': '密码',
-  'note.lockPassword': '打开笔记所需的密码（可选）',
+  'note.lockPassword': '链接密码（可选）',
   'note.pw.url': '地址',
   'note.pw.add': '添加条目',
   'note.pw.remove': '移除条目 {n}',
