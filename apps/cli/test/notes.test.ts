@@ -112,13 +112,16 @@ describe('note', () => {
   })
 })
 
-/** Runs the command with its standard output on a pseudo-terminal (util-linux `script`). */
-function runOnTerminal(args: readonly string[]): Promise<string> {
+/**
+ * Runs the command with its standard output on a pseudo-terminal (util-linux `script`); with
+ * `merged`, standard output and error go to one pipe (`2>&1`) instead.
+ */
+function runOnTerminal(args: readonly string[], merged = false): Promise<string> {
   const quoted = [CLI_NODE, CLI, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
   return new Promise((resolve, reject) => {
     execFile(
       'script',
-      ['-qec', quoted.join(' '), '/dev/null'],
+      ['-qec', quoted.join(' ') + (merged ? ' 2>&1 | cat -v' : ''), '/dev/null'],
       {
         env: {
           PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -144,6 +147,26 @@ describe('note get on a terminal', () => {
     expect(shown).not.toContain('\u001b')
     const raw = await runOnTerminal(['note', 'get', created.link, '--raw'])
     expect(raw).toContain('\u001b]52;c;ZXZpbA==\u0007')
+  })
+
+  it('shows a password list as its entries, and keeps the view line apart on a shared pipe', async () => {
+    const list = JSON.stringify({
+      format: 'fileshare-passwords',
+      version: 1,
+      entries: [{ label: 'Mail', username: 'ana', password: 's3 cret', url: 'https://m.example' }],
+    })
+    const created = await suite.user.json<Created>(
+      ['note', '-', '--type', 'password', '--views', '2'],
+      { input: list },
+    )
+    const shown = await runOnTerminal(['note', 'get', created.link])
+    expect(shown).toContain(
+      'Mail\r\n  Username: ana\r\n  Password: s3 cret\r\n  URL:      https://m.example',
+    )
+    expect(shown).not.toContain('"format"')
+    // Its output and errors to one pipe: the bytes stay exact, the view line starts a line.
+    const merged = await runOnTerminal(['note', 'get', created.link], true)
+    expect(merged).toContain(`${list}\r\nThat was the last view`)
   })
 
   it('keeps the bytes exact when standard output is not a terminal', async () => {

@@ -130,7 +130,8 @@ describe.each([
 
     const listing = await user.json<InboxListing>(['inbox', created.inboxLink])
     expect(listing.message).toBe('Please send the signed contract and the photos')
-    expect(listing.usedUploads).toBe(3)
+    // Two senders' uploads: the note is part of the first.
+    expect(listing.usedUploads).toBe(2)
     const names = listing.entries.map((e) =>
       e.kind === 'note' ? 'note' : e.files.map((f) => f.name).join(','),
     )
@@ -153,11 +154,14 @@ describe.each([
     const all = await user.getWholeInbox(created.inboxLink, out)
     expect(all.entries).toHaveLength(3)
     const [photos, note, contract] = listing.entries
-    expect(await snapshot(join(out, photos!.id, 'photos'))).toEqual(
+    // Each upload's folder is named by its id as the listing shows it.
+    const folder = (entry: { id: string }) => join(out, entry.id.slice(0, 8))
+    expect(human.stdout).toContain(`${photos!.id.slice(0, 8)}  `)
+    expect(await snapshot(join(folder(photos!), 'photos'))).toEqual(
       await snapshot(join(dir, 'photos')),
     )
-    expect(await readFile(join(out, note!.id, 'note.txt'), 'utf8')).toBe('Here they are')
-    expect(await sha256File(join(out, contract!.id, 'contract.pdf'))).toBe(
+    expect(await readFile(join(folder(note!), 'note.txt'), 'utf8')).toBe('Here they are')
+    expect(await sha256File(join(folder(contract!), 'contract.pdf'))).toBe(
       await sha256File(join(dir, 'contract.pdf')),
     )
 
@@ -189,6 +193,49 @@ describe.each([
     const gone = await user.run(['inbox', created.inboxLink])
     expect(gone.code).toBe(2)
     expect(gone.stderr).toContain('fileshare: Request not found')
+  })
+})
+
+describe('a request for one upload that takes a note', () => {
+  it('takes one files-only submission, counted as the requester chose it everywhere', async () => {
+    const { user } = await serverWith()
+    const sender = await CliUser.create(user.server)
+    const other = await CliUser.create(user.server)
+    cleanups.push(
+      () => rm(sender.home, { recursive: true, force: true }),
+      () => rm(other.home, { recursive: true, force: true }),
+    )
+    const created = await user.json<CreatedRequest>([
+      'request',
+      '--message',
+      'one file, a note if you like',
+      '--uploads',
+      '1',
+      '--accept-note',
+    ])
+    expect((await user.ok(['ls'])).stdout).toMatch(/request +\S+ +\S+ +1 upload /)
+    const file = join(work, 'one-upload.txt')
+    await writeFile(file, 'the only one')
+    await sender.ok(['request', 'send', created.uploadLink, file])
+
+    // The note's slot takes no files, whoever sends them.
+    const second = await other.run(['request', 'send', created.uploadLink, file])
+    expect(second.code).toBe(2)
+    expect(second.stderr).toContain('takes no more uploads')
+    const listing = await user.json<InboxListing & { maxUploads: number }>([
+      'inbox',
+      created.inboxLink,
+    ])
+    expect(listing).toMatchObject({ usedUploads: 1, maxUploads: 1 })
+    expect(listing.entries).toHaveLength(1)
+    expect((await user.ok(['inbox', created.inboxLink])).stdout).toContain('1 of 1 upload used')
+    expect((await user.ok(['ls'])).stdout).toMatch(/request +\S+ +\S+ +0 uploads /)
+
+    // Closed, the request still holds what arrived: it is not gone.
+    await user.ok(['inbox', 'close', created.inboxLink])
+    const closed = await user.json<{ entries: Array<{ id: string; state: string }> }>(['ls'])
+    expect(closed.entries.find((e) => e.id === created.id)?.state).toBe('closed')
+    expect((await user.ok(['ls'])).stdout).toMatch(/request +\S+ +\S+ +closed /)
   })
 })
 

@@ -334,11 +334,24 @@ describe('standard input', () => {
 describe('progress', () => {
   const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`
 
-  it('draws bars with bytes, rate and ETA on a terminal, and nothing on a pipe', async () => {
+  it('draws bars on a terminal, plain lines elsewhere, and nothing with --quiet', async () => {
     const dir = await fresh('progress')
     await writeRandomFile(join(dir, 'movie.mkv'), 48 * MiB)
     const piped = await user.ok(['send', join(dir, 'movie.mkv')])
-    expect(piped.stderr).not.toContain('Uploading')
+    // No bar where stderr is a pipe: at most a plain line now and then (its timing is the unit
+    // test's), with no control characters.
+    for (const line of piped.stderr.split('\n').filter((l) => l.startsWith('Uploading'))) {
+      expect(line).toMatch(/^Uploading: [\d.]+ [KMG]?i?B of 48 MiB \(\d+%\), .* left$/)
+    }
+    // eslint-disable-next-line no-control-regex
+    expect(piped.stderr).not.toMatch(/[\x00-\x09\x0b-\x1f]/)
+    const quiet = await user.ok(['send', join(dir, 'movie.mkv'), '--quiet'])
+    expect(quiet.stderr).toBe('')
+    expect(quiet.stdout).toMatch(new RegExp(`^${server.url}/d/`))
+    const out = await fresh('progress-out')
+    const got = await user.ok(['get', quiet.stdout.trim(), '-o', out, '--quiet'])
+    expect(got.stderr).toBe('')
+    expect(got.stdout.trim()).toBe('movie.mkv')
 
     // util-linux `script` runs the command on a pseudo-terminal, as a user's shell would.
     const command = [CLI_NODE, CLI, 'send', join(dir, 'movie.mkv')].map(quote).join(' ')
@@ -364,7 +377,7 @@ describe('options and failures', () => {
     const expire = await user.run(['send', join(dir, 'x.txt'), '--expire', '2h'])
     expect(expire.code).toBe(1)
     expect(expire.stderr).toContain(
-      '--expire 2h is not allowed by this server; choose one of 5m, 1h, 1d, 1w',
+      '--expire 2h is not allowed by this server; choose one of 5m, 1h, 1d, 7d',
     )
     const downloads = await user.run(['send', join(dir, 'x.txt'), '--downloads', '7'])
     expect(downloads.code).toBe(1)
@@ -407,6 +420,10 @@ describe('options and failures', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ exitCode: 3, code: 'NETWORK' })
     // Port 9 is one fetch refuses to use: the message gives that reason, not a bare `fetch failed`.
     expect(result.stderr).toMatch(/^fileshare: Could not reach the server: bad port/)
+    // It names the address, where it came from and the way to name another.
+    expect(result.stderr).toContain(
+      '(http://127.0.0.1:9, --server); name the server with --server <url> or FILESHARE_SERVER',
+    )
   })
 
   it('exits 1 on a malformed link and points a note link to note get', async () => {

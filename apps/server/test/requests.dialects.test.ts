@@ -21,6 +21,7 @@ import {
   ENV,
   finalize,
   finalizeBody,
+  forgetSessionRows,
   HOUR,
   init,
   initOk,
@@ -117,10 +118,7 @@ describe('restart', () => {
         { n: 3 },
       ])
       // A session whose row is gone (it ended, but its slot was not returned) cannot resume.
-      // (Streamed sessions on SQLite, sessions kept by chunk on PostgreSQL.)
-      await querySql(db, `DELETE FROM streamed_sessions WHERE id = '${gone}'`)
-      await querySql(db, `DELETE FROM chunk_parts WHERE session_id = '${gone}'`)
-      await querySql(db, `DELETE FROM chunk_sessions WHERE id = '${gone}'`)
+      await forgetSessionRows(db, gone)
       await db.close()
 
       // Past the lapse of the dead instance's hold, which PostgreSQL waits for (another instance

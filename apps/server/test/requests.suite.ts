@@ -15,6 +15,7 @@ import { URL_HOLD_MARGIN_MS } from '../src/services/blob-janitor.js'
 import { ORPHAN_GRACE_MS } from '../src/services/cleanup.js'
 import { MemoryLockout } from '../src/services/limits/lockout.js'
 import { blobFiles, followDownload, type Backend } from './backends.js'
+import type { Db } from '../src/db/client.js'
 import { querySql } from './dialects.js'
 import { manualClock, startTestServer, type ManualClock, type TestServer } from './harness.js'
 
@@ -233,6 +234,16 @@ export async function send(
   expect(done.status, JSON.stringify(done.body)).toBe(200)
   expect(done.body).toEqual({ id })
   return { id, data, finalized }
+}
+
+/**
+ * Deletes the rows that keep session `id` resumable (streamed sessions on SQLite, sessions kept
+ * by chunk on PostgreSQL), as for a session that ended without returning its slot.
+ */
+export async function forgetSessionRows(db: Db, id: string): Promise<void> {
+  await querySql(db, `DELETE FROM streamed_sessions WHERE id = '${id}'`)
+  await querySql(db, `DELETE FROM chunk_parts WHERE session_id = '${id}'`)
+  await querySql(db, `DELETE FROM chunk_sessions WHERE id = '${id}'`)
 }
 
 export function readRequest(

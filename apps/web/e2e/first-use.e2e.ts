@@ -33,7 +33,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
   ): Promise<{ page: Page; link: string }> {
     const page = await suite.open('/note')
     await page.getByRole('textbox', { name: 'Note' }).fill(text)
-    if (password) await page.getByLabel('Password (optional)').fill(password)
+    if (password) await page.getByLabel('Link password (optional)').fill(password)
     await page.getByRole('button', { name: 'Create note' }).click()
     await page.getByRole('heading', { name: 'Your note is ready to share' }).waitFor()
     return { page, link: await page.getByRole('textbox', { name: 'Note link' }).inputValue() }
@@ -124,7 +124,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
     expect(await page.getByRole('textbox', { name: 'Note' }).inputValue()).toBe('# Plan\nship it')
     // An empty password list claims no size.
     await page.getByRole('radio', { name: 'Passwords', exact: true }).check()
-    await page.getByText(/^Up to 1 MiB$/).waitFor()
+    await page.getByText(/^Up to 1\sMiB$/).waitFor()
   })
 
   it('saves a generated SSH private key as a file', async () => {

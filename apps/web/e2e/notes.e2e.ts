@@ -24,7 +24,9 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
     await fill(page)
     if (options.views)
       await page.getByRole('combobox', { name: 'View limit' }).selectOption(options.views)
-    if (options.password) await page.getByLabel('Password (optional)').fill(options.password)
+    if (options.password) {
+      await page.getByLabel('Link password (optional)').fill(options.password)
+    }
     await page.getByRole('button', { name: 'Create note' }).click()
     // Creating takes a while with a password (Argon2id); the poll below has only a second.
     await page.getByRole('heading', { name: 'Your note is ready to share' }).waitFor()
@@ -168,7 +170,10 @@ describe.runIf(browserAvailable)('notes in the browser', () => {
       await entry.getByRole('textbox', { name: 'Label' }).fill('Mail')
       await entry.getByRole('textbox', { name: 'Username' }).fill('ada@example.org')
       await entry.getByRole('button', { name: 'Generate password for entry 1' }).click()
-      generated = await entry.getByRole('textbox', { name: 'Password' }).inputValue()
+      // Hidden as it is typed or generated, like the reader shows it.
+      const password = entry.getByLabel('Password', { exact: true })
+      expect(await password.getAttribute('type')).toBe('password')
+      generated = await password.inputValue()
       await entry.getByRole('textbox', { name: 'Address' }).fill('https://mail.example.org')
     })
     expect(generated).toHaveLength(20)

@@ -34,7 +34,7 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
     const page = await suite.open('/')
     await page
       .getByText(
-        /upload allowance on this server: 1 MiB of 1 MiB left\. It renews in \d+ (hour|minute)/,
+        /upload allowance on this server: 1\sMiB of 1\sMiB left\. It renews in \d+ (hour|minute)/,
       )
       .waitFor()
     await pickFiles(page, big)
@@ -48,7 +48,7 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
 
     // 600,000 bytes travel as 600,016 (one record's tag): 448,560 of 1,048,576 are left.
     await page.getByRole('button', { name: 'Send another' }).click()
-    await page.getByText(/: 438 KiB of 1 MiB left/).waitFor()
+    await page.getByText(/: 438\sKiB of 1\sMiB left/).waitFor()
     await pickFiles(page, small)
     await overQuota(page, '438 KiB')
 
@@ -58,7 +58,7 @@ describe.runIf(browserAvailable)('the upload allowance in the browser', () => {
     await creator.getByRole('button', { name: 'Create request' }).click()
     const uploadLink = await creator.getByRole('textbox', { name: /^Upload link/ }).inputValue()
     const sender = await suite.open(uploadLink)
-    await sender.getByText(/: 438 KiB of 1 MiB left/).waitFor()
+    await sender.getByText(/: 438\sKiB of 1\sMiB left/).waitFor()
     await pickFiles(sender, small)
     await overQuota(sender, '438 KiB')
     // Send refuses it too, without sending anything and without saying it twice: the server

@@ -3,6 +3,8 @@ import { relative } from 'node:path'
 
 import {
   downloadFile,
+  filesOf,
+  isFolderEntry,
   inspectFile,
   openFileRanges,
   plainSize,
@@ -17,7 +19,7 @@ import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { CliError, EXIT } from '../lib/errors.js'
 import { parseFileLink } from '../lib/links.js'
-import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
+import { addJsonOption, addPasswordOption, addQuietOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, isArchive, receive } from '../lib/receive.js'
 import { extractSelected, readEntries } from '../lib/extract.js'
@@ -36,10 +38,11 @@ export interface GetOptions {
   retries?: string
   list?: boolean
   only?: string[]
+  quiet?: boolean
 }
 
 export async function runGet(linkText: string, options: GetOptions, ctx: Context): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const retryForMs = chooseRetries(options.retries)
   const { baseUrl, link } = parseFileLink(linkText)
   const api = createApi(baseUrl)
@@ -61,7 +64,7 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
   if (metadata?.archive) {
     const shown = metadata.files.slice(0, LISTED_NAMES)
     for (const file of shown) {
-      const size = file.name.endsWith('/') ? '' : `  ${formatBytes(file.size)}`
+      const size = isFolderEntry(file) ? '' : `  ${formatBytes(file.size)}`
       output.info(`  ${printable(file.name)}${size}`)
     }
     if (metadata.files.length > shown.length) {
@@ -165,7 +168,7 @@ const LISTED_NAMES = 20
 /** `report.pdf, 1.72 MiB` or `3 files, 5.25 MiB`, from the metadata when the sender saved it. */
 function describeContent(metadata: FileMetadata | null, payloadSize: number): string {
   if (!metadata) return formatBytes(payloadSize)
-  const files = metadata.files.filter((f) => !f.name.endsWith('/'))
+  const files = filesOf(metadata)
   const bytes = files.reduce((sum, f) => sum + f.size, 0)
   if (!metadata.archive) return `${printable(files[0]?.name ?? '?')}, ${formatBytes(bytes)}`
   return `${files.length} file${files.length === 1 ? '' : 's'}, ${formatBytes(bytes)}`
@@ -193,6 +196,7 @@ export function getCommand(ctx: Context): Command {
     .option('--only <paths...>', 'save only these entries of an archive (files or folders)')
   addRetriesOption(command)
   addPasswordOption(command, 'password of a protected link')
+  addQuietOption(command)
   addJsonOption(command)
   return command
     .addHelpText(

@@ -10,11 +10,13 @@ import {
   deleteInbox,
   deleteInboxFile,
   downloadInboxFile,
+  filesOf,
   groupEntries,
   isNoteEntry,
   openInbox,
   plainSize,
   requireServerId,
+  submissionsUsed,
   type ApiClient,
   type InboxFile,
   type InboxLink,
@@ -27,7 +29,7 @@ import type { Context } from '../lib/context.js'
 import { printable } from '../lib/entry-name.js'
 import { UsageError } from '../lib/errors.js'
 import { parseInboxLink } from '../lib/links.js'
-import { addJsonOption, addPasswordOption, examples } from '../lib/options.js'
+import { addJsonOption, addPasswordOption, addQuietOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, receive, type Received } from '../lib/receive.js'
 import { formatBytes, formatDate, formatWhen } from '../lib/units.js'
@@ -58,7 +60,7 @@ function describeEntry(entry: InboxFile): string {
     const target = entry.metadata.with
     return target === undefined ? '(note)' : `(note with ${target.slice(0, 8)})`
   }
-  const files = entry.metadata.files.filter((f) => !f.name.endsWith('/'))
+  const files = filesOf(entry.metadata)
   if (!entry.metadata.archive) return printable(entry.metadata.files[0]?.name ?? '?')
   const top = [
     ...new Set(
@@ -67,6 +69,21 @@ function describeEntry(entry: InboxFile): string {
   ]
   const head = top.slice(0, 2).map(printable).join(', ') + (top.length > 2 ? ', …' : '')
   return `${head} (${files.length} file${files.length === 1 ? '' : 's'})`
+}
+
+/** Characters of an upload id the listing shows. */
+const SHORT_ID = 8
+
+/** The id as the listing shows it (its first 8 characters), whole where another shares those. */
+function shortId(id: string, ids: readonly string[]): string {
+  const short = id.slice(0, SHORT_ID)
+  return ids.some((other) => other !== id && other.startsWith(short)) ? id : short
+}
+
+/** The folder `inbox get --all` saves an upload into: its id as the listing shows it. */
+function folderNameOf(entry: InboxFile, entries: readonly InboxFile[]): string {
+  const ids = entries.map((e) => e.id)
+  return shortId(requireServerId(entry.id, 'inbox entry'), ids)
 }
 
 function findEntry(inbox: OpenedInbox, query: string): InboxFile {
@@ -86,6 +103,8 @@ export async function runInbox(
 ): Promise<void> {
   const output = ctx.output(options.json)
   const { inbox } = await open(linkText, options, ctx)
+  // Uploads as the requester chose them: a sender's note is part of that sender's upload.
+  const uploads = submissionsUsed({ ...inbox, acceptsNote: inbox.brief.acceptsNote })
   if (output.json) {
     output.result({
       id: inbox.id,
@@ -94,8 +113,8 @@ export async function runInbox(
       open: inbox.open,
       closesAt: inbox.closesAt,
       createdAt: inbox.createdAt,
-      usedUploads: inbox.usedUploads,
-      maxUploads: inbox.maxUploads,
+      usedUploads: uploads.used,
+      maxUploads: uploads.max,
       maxSize: inbox.maxSize,
       uploadLink: inbox.uploadLink,
       entries: inbox.entries.map((e) => ({
@@ -117,7 +136,8 @@ export async function runInbox(
   }
   output.print(`Message:     ${printable(inbox.brief.message.split('\n')[0] ?? '')}`)
   output.print(
-    `${openState(inbox.open, inbox.closesAt)}; ${inbox.usedUploads} of ${inbox.maxUploads} uploads used`,
+    `${openState(inbox.open, inbox.closesAt)}; ${uploads.used} of ${uploads.max} ` +
+      `upload${uploads.max === 1 ? '' : 's'} used`,
   )
   output.print(`Upload link: ${inbox.uploadLink}`)
   output.print('')
@@ -128,8 +148,9 @@ export async function runInbox(
     const listed = groupEntries(inbox.entries).flatMap(({ entry, note }) =>
       note ? [entry, note] : [entry],
     )
+    const ids = inbox.entries.map((e) => e.id)
     const rows = listed.map((e) => [
-      e.id.slice(0, 8),
+      shortId(e.id, ids),
       formatDate(new Date(e.createdAt)),
       formatBytes(plainSize(e.size)),
       `${e.maxDownloads - e.downloadCount} of ${e.maxDownloads}`,
@@ -150,6 +171,7 @@ export async function runInbox(
 }
 
 interface InboxGetOptions extends InboxOptions {
+  quiet?: boolean
   all?: boolean
   output?: string
   force?: boolean
@@ -161,16 +183,18 @@ export async function runInboxGet(
   options: InboxGetOptions,
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   if ((entryId === undefined) === (options.all !== true)) {
     throw new UsageError('Name one upload id, or --all for every upload')
   }
   const { api, inbox } = await open(linkText, options, ctx)
   const entries = entryId !== undefined ? [findEntry(inbox, entryId)] : inbox.entries
+  const ids = inbox.entries.map((e) => e.id)
   const base = options.output ?? '.'
-  // With --all, each upload gets a folder named by its id: two senders may use the same names.
+  // With --all, each upload gets a folder named by its id as the listing shows it: two senders
+  // may use the same names.
   const destinationOf = (entry: InboxFile) => ({
-    dir: options.all === true ? join(base, requireServerId(entry.id, 'inbox entry')) : base,
+    dir: options.all === true ? join(base, folderNameOf(entry, inbox.entries)) : base,
     force: options.force === true,
   })
   for (const entry of entries)
@@ -179,7 +203,7 @@ export async function runInboxGet(
   const results: Array<{ id: string } & Received> = []
   for (const entry of entries) {
     output.info(
-      `${entry.id.slice(0, 8)}  ${describeEntry(entry)}  ${formatBytes(plainSize(entry.size))}`,
+      `${shortId(entry.id, ids)}  ${describeEntry(entry)}  ${formatBytes(plainSize(entry.size))}`,
     )
     const download = await downloadInboxFile(api, inbox, entry.id, {
       signal: ctx.signal,
@@ -310,17 +334,20 @@ export function inboxCommand(ctx: Context): Command {
     'get',
     'download uploads from the inbox (counts a download of each)',
     (command) =>
-      command
-        .description(
-          'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, ' +
-            'every upload, each into a folder named by its id. Archives are extracted as by ' +
-            '`fileshare get`.',
-        )
-        .argument('<inbox-link>', 'the inbox link')
-        .argument('[entry-id]', 'the upload to download, as listed')
-        .option('-a, --all', 'download every upload')
-        .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
-        .option('-f, --force', 'overwrite existing files; extract a hidden top-level name'),
+      addQuietOption(
+        command
+          .description(
+            'Downloads and decrypts one upload (by its id, or the start of it) or, with --all, ' +
+              'every upload, each into a folder named by its id as listed (its first 8 characters). ' +
+              'Archives are extracted as by ' +
+              '`fileshare get`.',
+          )
+          .argument('<inbox-link>', 'the inbox link')
+          .argument('[entry-id]', 'the upload to download, as listed')
+          .option('-a, --all', 'download every upload')
+          .option('-o, --output <dir>', 'folder to save into (default: the current folder)')
+          .option('-f, --force', 'overwrite existing files; extract a hidden top-level name'),
+      ),
     `fileshare inbox get ${LINK} 1b4e28ba`,
     `fileshare inbox get ${LINK} --all -o received/`,
   ).action((link: string, entry: string | undefined, options: InboxGetOptions) =>

@@ -5,6 +5,7 @@ import {
   inspectNote,
   openRequest,
   parseLink,
+  submissionsLeft,
   type FileLink,
   type RequestLink,
 } from '@fileshare/protocol'
@@ -25,8 +26,11 @@ interface LsOptions {
 }
 
 interface Status {
-  /** `available`, `gone` (expired, used up or deleted) or `unknown` (server unreachable). */
-  state: 'available' | 'gone' | 'unknown'
+  /**
+   * `available`, `closed` (a request that takes no more uploads but still holds what arrived),
+   * `gone` (expired, used up or deleted) or `unknown` (server unreachable).
+   */
+  state: 'available' | 'closed' | 'gone' | 'unknown'
   /** Downloads, views or uploads left. */
   left: number | null
   expiresAt: string
@@ -51,8 +55,8 @@ async function statusOf(entry: HistoryEntry): Promise<Status> {
     }
     const request = await openRequest(api, parseLink(entry.uploadLink).link as RequestLink)
     return {
-      state: request.open ? 'available' : 'gone',
-      left: request.uploadsLeft,
+      state: request.open ? 'available' : 'closed',
+      left: submissionsLeft({ ...request, acceptsNote: request.brief.acceptsNote }),
       expiresAt: request.closesAt,
     }
   } catch (error) {
@@ -154,7 +158,12 @@ export async function runLs(options: LsOptions, ctx: Context): Promise<void> {
   }
   const rows = entries.map((e, i) => {
     const s = statuses[i]!
-    const left = s.state === 'gone' ? 'gone' : s.left === null ? '?' : leftOf(e, s.left)
+    const left =
+      s.state === 'gone' || s.state === 'closed'
+        ? s.state
+        : s.left === null
+          ? '?'
+          : leftOf(e, s.left)
     return [
       e.id.slice(0, 8),
       e.kind,

@@ -2,11 +2,14 @@
  * `fileshare note [text | -]` creates an encrypted note; `note get <link>` prints one (and uses
  * up a view); `note info <link>` shows views left and expiry without using one.
  */
+import { fstatSync } from 'node:fs'
+
 import {
   NOTE_CONTENT_TYPES,
   createNote,
   escapeControls,
   inspectNote,
+  parsePasswordList,
   unlockNote,
   viewNote,
   type NoteContentType,
@@ -15,6 +18,7 @@ import { Command, Option } from 'commander'
 
 import { createApi, openSignedInServer } from '../lib/api.js'
 import type { Context } from '../lib/context.js'
+import { formatPasswordList } from '../lib/password-list-text.js'
 import { UsageError } from '../lib/errors.js'
 import { parseNoteLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
@@ -162,14 +166,35 @@ export async function runNoteGet(
     return
   }
   // Security: the sender's text reaches a terminal with its control characters shown, not run.
-  const terminal = ctx.stdout.isTTY === true
-  ctx.stdout.write(terminal && options.raw !== true ? escapeControls(viewed.text) : viewed.text)
-  if (terminal && !viewed.text.endsWith('\n')) ctx.stdout.write('\n')
+  // A person reads a password list as its entries; a pipe, or --raw, gets the exact bytes.
+  const terminal = ctx.stdout.isTTY === true && options.raw !== true
+  const text =
+    terminal && viewed.contentType === 'password'
+      ? formatPasswordList(parsePasswordList(viewed.text))
+      : viewed.text
+  ctx.stdout.write(terminal ? escapeControls(text) : text)
+  if (ctx.stdout.isTTY === true && !text.endsWith('\n')) ctx.stdout.write('\n')
+  // Text without a last newline would run into this line where both streams go to one place.
+  const apart = ctx.stdout.isTTY !== true && !text.endsWith('\n') && sameDestination(ctx)
   output.info(
-    views.viewsLeft === 0
-      ? 'That was the last view; the note is gone now.'
-      : `${views.viewsLeft} view${views.viewsLeft === 1 ? '' : 's'} left.`,
+    (apart ? '\n' : '') +
+      (views.viewsLeft === 0
+        ? 'That was the last view; the note is gone now.'
+        : `${views.viewsLeft} view${views.viewsLeft === 1 ? '' : 's'} left.`),
   )
+}
+
+/** Whether standard output and error are one file or pipe (`2>&1`), by their device and inode. */
+function sameDestination(ctx: Pick<Context, 'stdout' | 'stderr'>): boolean {
+  const out = (ctx.stdout as { fd?: unknown }).fd
+  const err = (ctx.stderr as { fd?: unknown }).fd
+  if (typeof out !== 'number' || typeof err !== 'number') return false
+  try {
+    const [a, b] = [fstatSync(out), fstatSync(err)]
+    return a.dev === b.dev && a.ino === b.ino
+  } catch {
+    return false
+  }
 }
 
 export async function runNoteInfo(

@@ -11,6 +11,8 @@ import {
   resumeSendToRequest,
   sendNoteToRequest,
   sendToRequest,
+  submissionFits,
+  submissionsLeft,
   type OpenedRequest,
   type RequestUploadState,
   type ApiClient,
@@ -26,6 +28,7 @@ import { parseRequestLink } from '../lib/links.js'
 import { record } from '../lib/history.js'
 import {
   addJsonOption,
+  addQuietOption,
   addPasswordOption,
   addQrOption,
   addServerOption,
@@ -190,6 +193,7 @@ export async function runRequest(options: RequestOptions, ctx: Context): Promise
 }
 
 export interface RequestSendOptions {
+  quiet?: boolean
   note?: string
   /** The file name of what `-` reads from standard input. */
   name?: string
@@ -205,7 +209,7 @@ export async function runRequestSend(
   options: RequestSendOptions,
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const sources = sendSources(paths, options.name, ctx.stdin)
   const retryForMs = chooseRetries(options.retries)
   const { baseUrl, link } = parseRequestLink(linkText)
@@ -222,10 +226,13 @@ export async function runRequestSend(
     throw new UsageError('This request does not take a note; send without --note')
   }
   if (options.note === '') throw new UsageError('--note cannot be empty')
-  const needed = options.note !== undefined ? 2 : 1
-  if (opened.uploadsLeft < needed) {
+  const room = { ...opened, acceptsNote: opened.brief.acceptsNote }
+  if (!submissionFits(room, { files: true, note: options.note !== undefined })) {
+    const left = submissionsLeft(room)
     throw new CliError(
-      `This request has ${opened.uploadsLeft} upload${opened.uploadsLeft === 1 ? '' : 's'} left; ${needed} needed`,
+      left === 0
+        ? 'This request takes no more uploads'
+        : 'This request has no room left for a note; send without --note',
       EXIT.REFUSED,
     )
   }
@@ -297,10 +304,14 @@ async function finishRequestSend(
  */
 export async function resumeRequestSend(
   unfinished: UnfinishedRequestUpload,
-  options: { retries?: string | undefined; json?: boolean | undefined },
+  options: {
+    retries?: string | undefined
+    json?: boolean | undefined
+    quiet?: boolean | undefined
+  },
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const { baseUrl, link } = parseRequestLink(unfinished.uploadLink)
   const api = createApi(baseUrl, {
     webSocket: unfinished.options.websocket ? await nodeWebSocket() : undefined,
@@ -374,6 +385,7 @@ export function requestCommand(ctx: Context): Command {
     )
   addWebSocketOption(send)
   addRetriesOption(send)
+  addQuietOption(send)
   addJsonOption(send)
   send
     .addHelpText(

@@ -24,6 +24,7 @@ import {
 } from '../lib/resuming.js'
 import {
   addJsonOption,
+  addQuietOption,
   addPasswordOption,
   addQrOption,
   addServerOption,
@@ -39,6 +40,7 @@ import { sendSources, STDIN_NAME, withSendInput } from '../lib/send-input.js'
 import { resumeRequestSend } from './request.js'
 
 export interface SendOptions {
+  quiet?: boolean
   expire?: string
   downloads?: string
   password?: string | boolean
@@ -73,7 +75,7 @@ export async function runSend(paths: string[], options: SendOptions, ctx: Contex
     return runResume(query, options, ctx)
   }
   if (paths.length === 0) throw new UsageError('Name at least one file or folder to send')
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const retryForMs = chooseRetries(options.retries)
   const sources = sendSources(paths, options.name, ctx.stdin)
   if (sources.fromStdin) checkStdinPassword(options, ctx)
@@ -135,7 +137,7 @@ async function runResume(
   options: SendOptions,
   ctx: Context,
 ): Promise<void> {
-  const output = ctx.output(options.json)
+  const output = ctx.output(options.json, options.quiet)
   const unfinished = await ctx.history.findUnfinished(query)
   if (!unfinished) {
     throw new UsageError(
@@ -253,6 +255,7 @@ export function sendCommand(ctx: Context): Command {
     "continue this machine's last unfinished upload (or the one named) where it stopped",
   )
   addQrOption(command, 'the link')
+  addQuietOption(command)
   addJsonOption(command)
   return command
     .addHelpText(
@@ -283,6 +286,7 @@ export function resumeCommand(ctx: Context): Command {
   addPasswordOption(command, "a password-protected upload's password, which resuming needs again")
   addRetriesOption(command)
   addQrOption(command, 'the link')
+  addQuietOption(command)
   addJsonOption(command)
   return command.action((id: string | undefined, options: SendOptions) =>
     runSend([], { ...options, resume: id ?? true }, ctx),

@@ -6,6 +6,7 @@ import {
   ApiClient,
   ApiError,
   isProtocolError,
+  ProtocolError,
   type ConfigResponse,
   type WebSocketFactory,
 } from '@fileshare/protocol'
@@ -14,7 +15,7 @@ import type { Credentials } from './credentials.js'
 import { fetchChunk, isChunkRequest } from './chunk-fetch.js'
 import { NotFileshareServerError } from './errors.js'
 import { releaseBuffer } from './record-buffers.js'
-import { resolveServer } from './server.js'
+import { resolveServer, SERVER_ENV, type ServerChoice } from './server.js'
 import { fetchRecords, isDownloadRequest } from './record-fetch.js'
 import { followTrustedRedirects } from './redirects.js'
 
@@ -121,9 +122,30 @@ export async function openSignedInServer(
   ctx: { credentials: Credentials; env: NodeJS.ProcessEnv },
   o: { webSocket?: boolean } = {},
 ): Promise<{ baseUrl: string; api: ApiClient; config: ConfigResponse }> {
-  const { baseUrl } = await resolveServer(server, ctx.env)
-  const api = await createSignedInApi(baseUrl, ctx, o)
-  return { baseUrl, api, config: await serverConfig(api) }
+  const choice = await resolveServer(server, ctx.env)
+  const api = await createSignedInApi(choice.baseUrl, ctx, o)
+  try {
+    return { baseUrl: choice.baseUrl, api, config: await serverConfig(api) }
+  } catch (error) {
+    throw isProtocolError(error, 'NETWORK') ? unreachable(error, choice) : error
+  }
+}
+
+const SOURCE_NAMES: Readonly<Record<ServerChoice['source'], string>> = {
+  option: '--server',
+  environment: SERVER_ENV,
+  'config file': '"server" in config.json',
+  default: 'the default',
+}
+
+/** A server that did not answer, with where its address came from and how to name another. */
+function unreachable(error: ProtocolError, choice: ServerChoice): ProtocolError {
+  return new ProtocolError(
+    'NETWORK',
+    `${error.message} (${choice.baseUrl}, ${SOURCE_NAMES[choice.source]}); ` +
+      `name the server with --server <url> or ${SERVER_ENV}`,
+    { cause: error },
+  )
 }
 
 /**

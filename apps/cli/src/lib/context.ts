@@ -18,7 +18,8 @@ export interface Context {
   credentials: Credentials
   history: History
   prompter: Prompter
-  output(json: boolean | undefined): Output
+  /** `quiet`: no progress and no status lines (`--quiet`). */
+  output(json: boolean | undefined, quiet?: boolean): Output
 }
 
 export function createContext(signal: AbortSignal, env: NodeJS.ProcessEnv = process.env): Context {
@@ -31,6 +32,6 @@ export function createContext(signal: AbortSignal, env: NodeJS.ProcessEnv = proc
     credentials: new Credentials(dir),
     history: new History(dir),
     prompter: createPrompter(streams, signal),
-    output: (json) => createOutput(json === true, streams, env),
+    output: (json, quiet) => createOutput(json === true, streams, env, { quiet }),
   }
 }

@@ -24,6 +24,14 @@ export function addJsonOption(command: Command): Command {
   return command.option('--json', 'print one JSON object for scripts instead of text')
 }
 
+/** `-q, --quiet` of the commands that transfer: no progress and no status lines. */
+export function addQuietOption(command: Command): Command {
+  return command.option(
+    '-q, --quiet',
+    'print no progress or status lines on stderr (results, warnings and errors still show)',
+  )
+}
+
 /** `--password [password]`: a value, or asked without echo (or read from FILESHARE_PASSWORD). */
 export function addPasswordOption(command: Command, description: string): Command {
   return command.addOption(

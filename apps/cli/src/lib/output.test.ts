@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream'
 
 import { describe, expect, it } from 'vitest'
 
-import { createOutput } from './output.js'
+import { createOutput, PROGRESS_LINE_MS } from './output.js'
 
 const LINK = 'https://share.example.org/d/9ec7af88-27b8-4fba-a4be-27c65bdc631e#key'
 const COLOUR = '\x1b[30;107m'
@@ -33,5 +33,56 @@ describe('the QR code on stderr', () => {
 
   it('has no colours on a pipe', async () => {
     expect(await qrOutput(false, {})).not.toContain('\x1b[')
+  })
+})
+
+/** The output's stderr as text, not a terminal, with a clock the test moves. */
+function plainStderr(options: { quiet?: boolean } = {}) {
+  const stderr = Object.assign(new PassThrough(), { isTTY: false })
+  const chunks: Buffer[] = []
+  stderr.on('data', (chunk: Buffer) => chunks.push(chunk))
+  const clock = { ms: 0 }
+  const output = createOutput(
+    false,
+    { stdout: new PassThrough(), stderr },
+    {},
+    {
+      ...options,
+      now: () => clock.ms,
+    },
+  )
+  return { output, clock, text: () => Buffer.concat(chunks).toString() }
+}
+
+describe('progress where stderr is no terminal', () => {
+  it('writes a plain line now and then, as curl and rsync do', () => {
+    const { output, clock, text } = plainStderr()
+    const progress = output.progress('Uploading', 100 * 1024 ** 2)
+    clock.ms = 1000
+    progress.update(1024 ** 2)
+    expect(text()).toBe('')
+    clock.ms = PROGRESS_LINE_MS
+    progress.update(10 * 1024 ** 2)
+    expect(text()).toBe('Uploading: 10 MiB of 100 MiB (10%), 1 MiB/s, 1m 30s left\n')
+    clock.ms = PROGRESS_LINE_MS + 1000
+    progress.update(11 * 1024 ** 2)
+    expect(text().split('\n')).toHaveLength(2)
+    clock.ms = 2 * PROGRESS_LINE_MS + 1000
+    progress.update(20 * 1024 ** 2)
+    expect(text().split('\n')).toHaveLength(3)
+    progress.stop()
+    clock.ms = 4 * PROGRESS_LINE_MS
+    progress.update(30 * 1024 ** 2)
+    expect(text().split('\n')).toHaveLength(3)
+  })
+
+  it('writes no progress and no status lines with --quiet, but still warnings', () => {
+    const { output, clock, text } = plainStderr({ quiet: true })
+    const progress = output.progress('Downloading', 100)
+    clock.ms = 2 * PROGRESS_LINE_MS
+    progress.update(50)
+    output.info('Saved into the current folder:')
+    output.warn('1 upload could not be decrypted')
+    expect(text()).toBe('1 upload could not be decrypted\n')
   })
 })

@@ -25,14 +25,15 @@ describe('units', () => {
     expect([Number.NaN, Infinity, -1].map(formatRemaining)).toEqual(['–', '–', '–'])
   })
 
-  it('prints durations in the largest exact unit', () => {
-    expect([300, 3600, 86_400, 604_800, 5400, 61].map(formatDuration)).toEqual([
+  it('prints durations in the largest exact unit, a week in days as the help writes it', () => {
+    expect([300, 3600, 86_400, 604_800, 5400, 61, 2_592_000].map(formatDuration)).toEqual([
       '5m',
       '1h',
       '1d',
-      '1w',
+      '7d',
       '90m',
       '61s',
+      '30d',
     ])
   })
 

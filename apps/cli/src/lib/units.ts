@@ -14,9 +14,12 @@ export function parseDuration(text: string): number | null {
   }
 }
 
-/** Seconds in the largest unit that divides them exactly: 3600 → `1h`, 5400 → `90m`. */
+/**
+ * Seconds in the largest unit up to days that divides them exactly: 3600 → `1h`, 5400 → `90m`,
+ * a week `7d`, as the help and the docs write it (`2w` is still read).
+ */
 export function formatDuration(seconds: number): string {
-  return formatDurationIn(seconds)
+  return formatDurationIn(seconds, { units: ['day', 'hour', 'minute', 'second'] })
 }
 
 /** Time left for a progress bar: `42s`, `3m 05s`, `2h 07m`; `–` when unknown (no rate yet). */

@@ -120,6 +120,13 @@ export const fileRequests = sqliteTable(
     /** Finished uploads, deleted ones included (spec: GET /api/inbox/:id, usedUploads). */
     usedUploads: integer('used_uploads').notNull().default(0),
     usedBytes: integer('used_bytes').notNull().default(0),
+    /**
+     * Slots of `maxUploads` kept for senders' notes that go with files (`senderNotes`, half of
+     * them; 0 otherwise), and how many of the reserved and used slots are such notes.
+     */
+    noteSlots: integer('note_slots').notNull().default(0),
+    reservedNotes: integer('reserved_notes').notNull().default(0),
+    usedNotes: integer('used_notes').notNull().default(0),
     closed: integer('closed', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     closesAt: integer('closes_at').notNull(),

@@ -82,6 +82,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       salt: c.req.header('x-salt'),
       contentLength: c.req.header('x-content-length'),
       fileCount: c.req.header('x-file-count'),
+      senderNote: c.req.header('x-sender-note'),
     })
     const resumable = parseResumable(c.req.header('x-resumable'), 'header')
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c), resumable) }, 201)

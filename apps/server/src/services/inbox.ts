@@ -99,6 +99,8 @@ export class InboxService {
       maxSize: row.maxSize,
       usedUploads: row.usedUploads,
       usedBytes: row.usedBytes,
+      // Ours, only where slots are kept for notes: how many of `usedUploads` were such notes.
+      ...(row.noteSlots > 0 ? { usedNotes: row.usedNotes } : {}),
       uploads: entries.map((entry): InboxEntry => ({
         id: entry.id,
         size: entry.size,

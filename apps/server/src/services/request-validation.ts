@@ -58,6 +58,8 @@ export interface NewFileRequest {
   inboxOwnerTokenHash: Buffer
   expireSec: number
   maxUploads: number
+  /** Slots of `maxUploads` kept for senders' notes that go with files (ours: `senderNotes`). */
+  noteSlots: number
   maxSize: number
   downloads: number
   hasPassword: boolean
@@ -73,6 +75,11 @@ export interface RequestUploadInit {
   salt: Buffer
   size: number
   fileCount: number
+  /**
+   * Ours (`X-Sender-Note`): a sender's note that goes with files. After the slot is reserved it
+   * says whether the upload holds one of the request's note slots.
+   */
+  senderNote: boolean
 }
 
 /** A checked finalize body (HTTP) or `finalize` frame (WebSocket). */
@@ -176,6 +183,16 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
     }
     return value
   })
+  const senderNotes = problems.check('senderNotes', () =>
+    fields.senderNotes === undefined ? false : requireBoolean(fields.senderNotes, 'senderNotes'),
+  )
+  if (
+    senderNotes === true &&
+    maxUploads !== undefined &&
+    !(maxUploads % 2 === 0 && isOneOf(maxUploads / 2, config.fileRequestUploadOptions))
+  ) {
+    problems.add('maxUploads', 'must be twice one of the options with senderNotes')
+  }
   const maxSize = problems.check('maxSize', () =>
     requireInteger(fields.maxSize, { min: 1, max: config.fileRequestMaxSize }, 'maxSize'),
   )
@@ -207,6 +224,7 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
     inboxOwnerTokenHash: inboxOwnerTokenHash!,
     expireSec: expireSec!,
     maxUploads: maxUploads!,
+    noteSlots: senderNotes === true ? maxUploads! / 2 : 0,
     maxSize: maxSize!,
     downloads: downloads!,
     hasPassword: hasPassword!,
@@ -220,6 +238,7 @@ export interface RequestUploadInitValues {
   salt?: string | undefined
   contentLength?: string | undefined
   fileCount?: string | undefined
+  senderNote?: string | undefined
 }
 
 /**
@@ -242,6 +261,11 @@ export function parseUploadInitValues(
       ? 1
       : parseIntegerStrict(values.fileCount, { min: 1 }, 'x-file-count'),
   )
+  const senderNote = problems.check('x-sender-note', () => {
+    if (values.senderNote === undefined || values.senderNote === 'false') return false
+    if (values.senderNote === 'true') return true
+    throw new Error('x-sender-note must be true or false')
+  })
   problems.throwIfAny()
   if (fileCount! > config.fileMaxFilesPerUpload) {
     throw new HttpError(400, ERROR_MESSAGES.tooManyFiles, {
@@ -249,7 +273,13 @@ export function parseUploadInitValues(
     })
   }
   if (size! > config.fileMaxSize) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
-  return { uploadToken: uploadToken ?? null, salt: salt!, size: size!, fileCount: fileCount! }
+  return {
+    uploadToken: uploadToken ?? null,
+    salt: salt!,
+    size: size!,
+    fileCount: fileCount!,
+    senderNote: senderNote!,
+  }
 }
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */

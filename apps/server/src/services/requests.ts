@@ -7,7 +7,9 @@
  * A slot is one of `maxUploads`; it is free, reserved (a session runs) or used (an upload
  * finished; deleting the file keeps it used). Reserved and used slots are counters on the
  * request row, so reserving a slot and checking the size is one conditional UPDATE and no number
- * of concurrent inits can take more slots than there are.
+ * of concurrent inits can take more slots than there are. A request created with `senderNotes`
+ * (ours) keeps `noteSlots` of them for senders' notes that go with files: such a note takes only
+ * those, any other upload only the rest, so files alone never take a note's place.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 
@@ -21,7 +23,7 @@ import {
   type FileRequestLimitResponse,
   type FileRequestResponse,
 } from '@fileshare/protocol'
-import { and, eq, gt, gte, lt, lte, notExists, sql } from 'drizzle-orm'
+import { and, eq, gt, gte, lt, lte, notExists, or, sql } from 'drizzle-orm'
 
 import { loginEnabled, type Config } from '../config.js'
 import type { Db, Executor } from '../db/client.js'
@@ -57,7 +59,7 @@ import { invalid } from './validation.js'
 import { storedSessionStatus, type SessionStatus } from './session-status.js'
 import type { SessionScope, StoredChunkSessions } from './stored-chunk-sessions.js'
 import { finalizeStored } from './stored-finalize.js'
-import { decodeRequestInit, encodeRequestInit } from './stored-contexts.js'
+import { NOTE_SLOT_CONTEXT, decodeRequestInit, encodeRequestInit } from './stored-contexts.js'
 import {
   sessionLimits,
   type NewSession,
@@ -135,7 +137,7 @@ export class RequestsService {
         const transport = row.transport === 'ws' ? 'socket' : 'http'
         return {
           spec: this.sessionSpec(context, transport),
-          onEnd: this.onEnd(requestId, reservation),
+          onEnd: this.onEnd(requestId, reservation, init.senderNote),
         }
       },
     })
@@ -156,10 +158,10 @@ export class RequestsService {
   }
 
   /** What ends with a session that did not commit: its slot and its hold on the quota. */
-  private onEnd(requestId: string, reservation: QuotaReservation) {
+  private onEnd(requestId: string, reservation: QuotaReservation, note: boolean) {
     return async (outcome: SessionOutcome) => {
       if (outcome !== 'aborted') return
-      await this.releaseSlot(requestId)
+      await this.releaseSlot(requestId, note)
       await reservation.settle(false)
     }
   }
@@ -211,6 +213,7 @@ export class RequestsService {
         inboxOwnerTokenHash: fields.inboxOwnerTokenHash,
         hasPassword: fields.hasPassword,
         maxUploads: fields.maxUploads,
+        noteSlots: fields.noteSlots,
         maxSize: fields.maxSize,
         downloads: fields.downloads,
         createdAt: now,
@@ -252,20 +255,26 @@ export class RequestsService {
   /**
    * The sender's view (spec: GET /api/request/:id). A closed or expired request reads `open`
    * false with `uploadsLeft` and `maxUploadSize` 0; `uploadsLeft` leaves out slots that running
-   * uploads hold.
+   * uploads hold. With note slots, `uploadsLeft` counts the others and `notesLeft` those.
    */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken, 'x-upload-token')
     const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())
+    const left = (max: number, used: number) => (open ? Math.max(0, max - used) : 0)
+    const notesTaken = row.usedNotes + row.reservedNotes
     return {
       brief: { ciphertext: toBase64Url(row.briefCiphertext), nonce: toBase64Url(row.briefNonce) },
       open,
       closesAt: iso(row.closesAt),
-      uploadsLeft: open ? Math.max(0, row.maxUploads - row.usedUploads - row.reservedUploads) : 0,
+      uploadsLeft: left(
+        row.maxUploads - row.noteSlots,
+        row.usedUploads + row.reservedUploads - notesTaken,
+      ),
       maxUploadSize: open ? Math.min(this.deps.config.fileMaxSize, row.maxSize) : 0,
       maxFilesPerUpload: this.deps.config.fileMaxFilesPerUpload,
+      ...(row.noteSlots > 0 ? { notesLeft: left(row.noteSlots, notesTaken) } : {}),
     }
   }
 
@@ -290,12 +299,12 @@ export class RequestsService {
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
     const { sessions, quota } = this.deps
-    await this.admitUpload(requestId, init)
+    init = await this.admitUpload(requestId, init)
     let reservation: QuotaReservation
     try {
       reservation = await quota.reserve(clientIp, init.size)
     } catch (error) {
-      await this.releaseSlot(requestId)
+      await this.releaseSlot(requestId, init.senderNote)
       throw error
     }
     try {
@@ -314,11 +323,11 @@ export class RequestsService {
         quota: reservation.record,
         resumable,
       })
-      session.onEnd(this.onEnd(requestId, reservation))
+      session.onEnd(this.onEnd(requestId, reservation, init.senderNote))
       trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
       return session
     } catch (error) {
-      await this.releaseSlot(requestId)
+      await this.releaseSlot(requestId, init.senderNote)
       await reservation.settle(false)
       throw error
     }
@@ -326,15 +335,20 @@ export class RequestsService {
 
   /**
    * The checks of an upload's init: 404 for an unknown request or a wrong token, 410 when it is
-   * closed or expired, then the slot and the size against `maxSize` in one statement.
+   * closed or expired, then the slot and the size against `maxSize` in one statement. Answers the
+   * init with `senderNote` saying whether the slot taken is a note's.
    */
-  private async admitUpload(requestId: string, init: RequestUploadInit): Promise<void> {
+  private async admitUpload(
+    requestId: string,
+    init: RequestUploadInit,
+  ): Promise<RequestUploadInit> {
     const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
     }
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
-    await this.reserveSlot(requestId, init.size)
+    const senderNote = await this.reserveSlot(requestId, init.size, init.senderNote)
+    return { ...init, senderNote }
   }
 
   /**
@@ -350,12 +364,12 @@ export class RequestsService {
   ): Promise<string> {
     const stored = this.deps.storedChunks
     if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http', resumable)).id
-    await this.admitUpload(requestId, init)
+    init = await this.admitUpload(requestId, init)
     let held
     try {
       held = await this.deps.quota.reserveHeld(clientIp, init.size)
     } catch (error) {
-      await this.releaseSlot(requestId)
+      await this.releaseSlot(requestId, init.senderNote)
       throw error
     }
     const id = randomUUID()
@@ -368,7 +382,7 @@ export class RequestsService {
         resumable,
       })
     } catch (error) {
-      await this.releaseSlot(requestId)
+      await this.releaseSlot(requestId, init.senderNote)
       if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
       throw error
     }
@@ -518,7 +532,7 @@ export class RequestsService {
         this.storeUpload(tx, requestId, session.id, init, fields),
       )
     } catch (error) {
-      await this.releaseSlot(requestId).catch(this.deps.onError)
+      await this.releaseSlot(requestId, init.senderNote).catch(this.deps.onError)
       await reservation.settle(false)
       await janitor.remove(session.id)
       throw error
@@ -552,6 +566,12 @@ export class RequestsService {
         reservedUploads: decrementToZero(fileRequests.reservedUploads),
         usedUploads: increment(fileRequests.usedUploads),
         usedBytes: increment(fileRequests.usedBytes, init.size),
+        ...(init.senderNote
+          ? {
+              reservedNotes: decrementToZero(fileRequests.reservedNotes),
+              usedNotes: increment(fileRequests.usedNotes),
+            }
+          : {}),
       })
       .where(eq(fileRequests.id, requestId))
       .returning({
@@ -622,9 +642,9 @@ export class RequestsService {
    * Undoes an upload `finalize` stored whose sender never learned it (its socket died during the
    * commit): the entry and its blob are removed and its slot is free again, as for any socket
    * that closes before `done` (spec: Uploading into a request). The quota keeps the bytes, which
-   * did arrive. Nothing happens when the upload is already gone.
+   * did arrive. Nothing happens when the upload is already gone. `note`: it held a note's slot.
    */
-  async revoke(requestId: string, uploadId: string): Promise<void> {
+  async revoke(requestId: string, uploadId: string, note: boolean): Promise<void> {
     const { fileRequests, requestUploads } = this.deps.db.tables
     const removed = await this.deps.db.transaction(async (tx) => {
       const [row] = await tx
@@ -638,6 +658,7 @@ export class RequestsService {
         .set({
           usedUploads: decrementToZero(fileRequests.usedUploads),
           usedBytes: decrementToZero(fileRequests.usedBytes, row.size),
+          ...(note ? { usedNotes: decrementToZero(fileRequests.usedNotes) } : {}),
         })
         .where(eq(fileRequests.id, requestId))
       return true
@@ -661,10 +682,13 @@ export class RequestsService {
     const held = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id})`
     const unheld = gt(fileRequests.reservedUploads, held)
     const settled = lte(fileRequests.slotReservedAt, this.deps.now() - HOLD_LAPSE_MS)
+    const note = `%${NOTE_SLOT_CONTEXT}%`
+    const heldNotes = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id} and ${streamedSessions.context} like ${note}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id} and ${chunkSessions.context} like ${note})`
+    const surplus = or(unheld, gt(fileRequests.reservedNotes, heldNotes))
     const freed = await db.query
       .update(fileRequests)
-      .set({ reservedUploads: held })
-      .where(db.dialect === 'sqlite' ? unheld : and(unheld, settled))
+      .set({ reservedUploads: held, reservedNotes: heldNotes })
+      .where(db.dialect === 'sqlite' ? surplus : and(surplus, settled))
       .returning({ id: fileRequests.id })
     return freed.length
   }
@@ -718,33 +742,48 @@ export class RequestsService {
 
   /**
    * Takes a free slot for an upload of `size` bytes in one conditional UPDATE (spec: Upload slot,
-   * "slot and size check pass in one step"). When nothing changed, the row says why.
+   * "slot and size check pass in one step"): a note's slot for a sender's note where the request
+   * keeps some, otherwise one of the rest. Answers whether it took a note's slot. When nothing
+   * changed, the row says why.
    */
-  private async reserveSlot(requestId: string, size: number): Promise<void> {
-    const { fileRequests } = this.deps.db.tables
+  private async reserveSlot(requestId: string, size: number, note: boolean): Promise<boolean> {
+    const { fileRequests: r } = this.deps.db.tables
     const now = this.deps.now()
+    const notesTaken = sql`(${r.usedNotes} + ${r.reservedNotes})`
+    const othersFree = sql`${r.usedUploads} + ${r.reservedUploads} - ${notesTaken} < ${r.maxUploads} - ${r.noteSlots}`
+    const free = note
+      ? sql`((${r.noteSlots} > 0 and ${notesTaken} < ${r.noteSlots}) or (${r.noteSlots} = 0 and ${othersFree}))`
+      : othersFree
     const [reserved] = await this.deps.db.query
-      .update(fileRequests)
-      .set({ reservedUploads: increment(fileRequests.reservedUploads), slotReservedAt: now })
+      .update(r)
+      .set({
+        reservedUploads: increment(r.reservedUploads),
+        slotReservedAt: now,
+        ...(note
+          ? {
+              reservedNotes: sql`${r.reservedNotes} + case when ${r.noteSlots} > 0 then 1 else 0 end`,
+            }
+          : {}),
+      })
       .where(
         and(
-          eq(fileRequests.id, requestId),
-          eq(fileRequests.closed, false),
-          gt(fileRequests.closesAt, now),
-          gte(fileRequests.maxSize, size),
-          sql`${fileRequests.usedUploads} + ${fileRequests.reservedUploads} < ${fileRequests.maxUploads}`,
+          eq(r.id, requestId),
+          eq(r.closed, false),
+          gt(r.closesAt, now),
+          gte(r.maxSize, size),
+          free,
         ),
       )
-      .returning({ id: fileRequests.id })
-    if (reserved !== undefined) return
+      .returning({ noteSlots: r.noteSlots })
+    if (reserved !== undefined) return note && reserved.noteSlots > 0
     const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
     if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
     throw new HttpError(409, ERROR_MESSAGES.requestFull)
   }
 
-  private async releaseSlot(requestId: string): Promise<void> {
-    await releaseSlot(this.deps.db.query, this.deps.db.tables, requestId)
+  private async releaseSlot(requestId: string, note: boolean): Promise<void> {
+    await releaseSlot(this.deps.db.query, this.deps.db.tables, requestId, note)
   }
 
   /** `user:<sub>` with a login, otherwise `ip:` and the IP's HMAC under the day's key. */

@@ -25,6 +25,7 @@ import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { HeldQuota } from './limits/quota.js'
 import { releaseSlot } from './request-slots.js'
 import { HOLD_LAPSE_MS } from './streamed-session-records.js'
+import { holdsNoteSlot } from './stored-contexts.js'
 
 export interface StoredChunkLimits {
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
@@ -520,7 +521,9 @@ export class StoredChunkSessions {
       await this.quota.endHeld(tx, held, kept)
     }
     // A finished upload's slot moves from reserved to used in its finalize's own statement.
-    if (!kept && row.requestId !== null) await releaseSlot(tx, this.db.tables, row.requestId)
+    if (!kept && row.requestId !== null) {
+      await releaseSlot(tx, this.db.tables, row.requestId, holdsNoteSlot(row.context))
+    }
   }
 
   /**
@@ -561,6 +564,7 @@ export class StoredChunkSessions {
 /** What a session row holds, as its deletion returns it. */
 interface HeldRow {
   requestId: string | null
+  context: string
   quotaHash: string | null
   quotaWindow: number | null
   quotaBytes: number
@@ -569,6 +573,7 @@ interface HeldRow {
 function heldColumns(s: Db['tables']['chunkSessions']) {
   return {
     requestId: s.requestId,
+    context: s.context,
     quotaHash: s.quotaHash,
     quotaWindow: s.quotaWindow,
     quotaBytes: s.quotaBytes,

@@ -32,15 +32,33 @@ export function encodeRequestInit(init: RequestUploadInit): string {
     salt: init.salt.toString('base64'),
     size: init.size,
     fileCount: init.fileCount,
+    ...(init.senderNote ? { senderNote: true } : {}),
   })
 }
 
+/**
+ * What the context of a session holding one of its request's note slots contains, so that SQL
+ * can count those sessions; contexts written before note slots existed hold none.
+ */
+export const NOTE_SLOT_CONTEXT = '"senderNote":true'
+
 export function decodeRequestInit(context: string): RequestUploadInit {
-  const init = JSON.parse(context) as { salt: string; size: number; fileCount: number }
+  const init = JSON.parse(context) as {
+    salt: string
+    size: number
+    fileCount: number
+    senderNote?: boolean
+  }
   return {
     uploadToken: null,
     salt: Buffer.from(init.salt, 'base64'),
     size: init.size,
     fileCount: init.fileCount,
+    senderNote: init.senderNote === true,
   }
+}
+
+/** Whether a request upload session's stored context holds one of the request's note slots. */
+export function holdsNoteSlot(context: string): boolean {
+  return context.includes(NOTE_SLOT_CONTEXT)
 }

@@ -21,15 +21,16 @@ import type { UploadSocketRoute } from './upload-socket.js'
 const REQUEST_UPLOAD_PATH =
   /^\/api\/request\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/upload\/ws$/
 
-const INIT_FIELDS = ['uploadToken', 'salt', 'contentLength', 'fileCount'] as const
+const INIT_FIELDS = ['uploadToken', 'salt', 'contentLength', 'fileCount', 'senderNote'] as const
 
 type InitValues = Parameters<RequestsService['parseUploadInit']>[0]
 
 /**
  * A field of the `init` frame as the text its HTTP header would carry: strings as they are and
  * integers in decimal (the spec's frame has integers where the route has header text). Any other
- * JSON value becomes its JSON text, which no field accepts, so the service refuses it exactly as
- * it refuses that header; an absent field stays absent (`fileCount` then defaults to 1).
+ * JSON value becomes its JSON text (`true` for our `senderNote`, as its header spells it), so
+ * the service refuses what it refuses in that header; an absent field stays absent (`fileCount`
+ * then defaults to 1).
  */
 function headerText(value: unknown): string | undefined {
   if (value === undefined || typeof value === 'string') return value
@@ -112,7 +113,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
           const id = await requests.finalize(session, requests.parseFinalize(body))
           return { id }
         },
-        revoke: (id) => requests.revoke(requestId, id),
+        revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
       }
     }
   }

@@ -52,6 +52,8 @@ export interface OpenedInbox {
   maxSize: number
   usedUploads: number
   usedBytes: number
+  /** Notes that went with files among `usedUploads`, when the request keeps slots for them. */
+  usedNotes?: number
   /** Downloadable uploads, oldest first. */
   entries: InboxFile[]
   /** Ids of uploads whose key or metadata did not decrypt (a sender sent garbage). */
@@ -127,6 +129,7 @@ export async function openInbox(
     maxSize: answer.maxSize,
     usedUploads: answer.usedUploads,
     usedBytes: answer.usedBytes,
+    ...(typeof answer.usedNotes === 'number' ? { usedNotes: answer.usedNotes } : {}),
     entries,
     unreadable,
     inboxToken: access.inboxToken,

@@ -89,6 +89,18 @@ export type {
 export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
 export type { OpenedInbox, InboxFile } from './inbox.js'
 export { groupEntries, isNoteEntry, type EntryGroup } from './inbox-groups.js'
+export {
+  PASSWORD_LIST_FORMAT,
+  PASSWORD_LIST_VERSION,
+  emptyEntry,
+  isBlankEntry,
+  parsePasswordList,
+  safeEntryUrl,
+  serializePasswordList,
+  type PasswordEntry,
+} from './password-list.js'
+export { submissionFits, submissionsLeft, submissionsUsed } from './submissions.js'
+export type { RequestRoom, RequestUsage, SubmissionParts } from './submissions.js'
 export { REQUEST_NOTE_FILE } from './requests.js'
 export {
   CHUNK_BUSY_DELAYS_MS,

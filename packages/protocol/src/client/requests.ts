@@ -40,7 +40,7 @@ export interface CreateFileRequestOptions {
   message: string
   /**
    * Whether senders may add a note. A note is a second upload, so with `acceptsNote` the
-   * request reserves twice `maxUploads` slots on the server.
+   * request reserves twice `maxUploads` slots on the server, half of them kept for notes.
    */
   acceptsNote?: boolean
   /** One of the config's `fileRequestExpireOptions`. */
@@ -81,7 +81,10 @@ export interface OpenedRequest {
   uploadToken: string
   open: boolean
   closesAt: string
+  /** Slots left; count submissions with `submissionsLeft` (submissions.ts). */
   uploadsLeft: number
+  /** Note slots left, when the request keeps slots for notes that go with files. */
+  notesLeft?: number
   /** Largest encrypted size of one upload. */
   maxUploadSize: number
   maxFilesPerUpload: number
@@ -90,6 +93,8 @@ export interface OpenedRequest {
 export interface SendToRequestOptions extends UploadCallbacks, RecordCipherOption {
   metadata: FileMetadata
   fileCount: number
+  /** A sender's note going with files (its metadata names them): takes a note's slot. */
+  senderNote?: boolean
   /** Resuming after lost connections; `onState` receives what resuming in another run takes. */
   resume?: RequestResumeOptions | undefined
 }
@@ -127,6 +132,7 @@ export async function createFileRequest(
     ...created.fields,
     expireSec: options.expireSec,
     maxUploads: acceptsNote ? options.maxUploads * 2 : options.maxUploads,
+    ...(acceptsNote ? { senderNotes: true } : {}),
     maxSize: options.maxSize,
     downloads: options.downloads,
     hasPassword: lock !== undefined,
@@ -184,6 +190,7 @@ export async function openRequest(api: ApiClient, link: RequestLink): Promise<Op
     uploadsLeft: answer.uploadsLeft,
     maxUploadSize: answer.maxUploadSize,
     maxFilesPerUpload: answer.maxFilesPerUpload,
+    ...(typeof answer.notesLeft === 'number' ? { notesLeft: answer.notesLeft } : {}),
   }
 }
 
@@ -257,6 +264,7 @@ async function transferToRequest(
         uploadToken: opened.uploadToken,
         salt: toBase64Url(salt),
         fileCount: options.fileCount,
+        ...(options.senderNote === true ? { senderNote: true } : {}),
         finalizeBody: async (uploadId) => {
           const wrap = await wrapUploadSecret(opened.publicKey, opened.id, uploadId, secret)
           return {
@@ -301,5 +309,6 @@ export async function sendNoteToRequest(
       ...(withUpload === undefined ? {} : { with: withUpload }),
     },
     fileCount: 1,
+    senderNote: withUpload !== undefined,
   })
 }

@@ -70,6 +70,8 @@ export type UploadTarget =
       /** 32-byte salt, canonical base64url. */
       salt: string
       fileCount: number
+      /** A sender's note going with files: it takes a note's slot where the request keeps some. */
+      senderNote?: boolean
       /** The finalize body, once the server has named the upload (the wrap binds its id). */
       finalizeBody: (uploadId: string) => Promise<RequestUploadFinalizeBody>
     }
@@ -369,6 +371,7 @@ function wsInitFrame(
       salt: target.salt,
       contentLength: size,
       fileCount: target.fileCount,
+      ...(target.senderNote === true ? { senderNote: true } : {}),
     },
     ...asked,
   }
@@ -640,6 +643,7 @@ function httpInitHeaders(
       [HEADERS.declaredContentLength]: String(size),
       [HEADERS.fileCount]: String(target.fileCount),
       ...asked,
+      ...(target.senderNote === true ? { [HEADERS.senderNote]: 'true' } : {}),
     }
   }
   const h = target.headers

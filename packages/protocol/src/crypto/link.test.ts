@@ -65,6 +65,28 @@ describe('links', () => {
     }
   })
 
+  it('takes a link out of the punctuation a chat or a mail puts around it', () => {
+    const link = { kind: 'inbox', id: ID, secret, passwordSalt: salt } as const
+    const text = buildLink('https://share.example', link)
+    const around = [
+      `${text}.`,
+      `${text})`,
+      `${text}>`,
+      `${text}%20`,
+      `${text}).`,
+      `${text}%3E`,
+      `${text}",`,
+      `${text}…`,
+      `<${text}>`,
+      `(${text}).`,
+      ` ${text} \n`,
+    ]
+    for (const variant of around) expect(parseLink(variant).link, variant).toEqual(link)
+    // What is left must still be a whole key.
+    expect(() => parseLink(`${text.slice(0, -1)}.`)).toThrow(/damaged/)
+    expect(() => parseLink(`${text}x.`)).toThrow(/damaged/)
+  })
+
   it('refuses a newer format version', () => {
     const text = `http://host/d/${ID}#${toBase64Url(new Uint8Array([2, 0, ...secret]))}`
     expect(() => parseLink(text)).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_VERSION' }))

@@ -85,11 +85,28 @@ export function buildLink(baseUrl: string, link: ShareLink): string {
   return `${base}/${LINK_PATH_SEGMENTS[link.kind]}/${link.id}#${toBase64Url(fragmentOf(link))}`
 }
 
-/** Parses a share link; a malformed one fails with `BAD_LINK` and a message saying what is wrong. */
+/**
+ * What a chat or a mail puts before a link (`<`, `(`, quotes) and after it (`.`, `)`, `>`,
+ * quotes, or their percent-escapes, as `%20` for a space a browser kept). None of it can be
+ * part of a key, whose characters are base64url, so it is dropped before parsing; `=` stays, so
+ * that a padded key is still refused as any other spelling of it.
+ */
+const LEADING_PUNCTUATION = /^[\s<([{"'«“‘]+/u
+const TRAILING_PUNCTUATION = /(?:%[0-9A-Fa-f]{2}|[\s.,;:!?)\]}>"'»”’…])+$/u
+
+/** `text` without the punctuation around a link that chats and mails add. */
+export function trimLinkText(text: string): string {
+  return text.replace(LEADING_PUNCTUATION, '').replace(TRAILING_PUNCTUATION, '')
+}
+
+/**
+ * Parses a share link, taking it out of the punctuation around it (`trimLinkText`); a malformed
+ * one fails with `BAD_LINK` and a message saying what is wrong.
+ */
 export function parseLink(text: string): ParsedLink {
   let url: URL
   try {
-    url = new URL(text.trim())
+    url = new URL(trimLinkText(text))
   } catch {
     throw badLink('not a URL')
   }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { deriveUploadKeys, generateSecret, generateUploadSalt } from './keys.js'
-import { decryptMetadata, encryptMetadata, type FileMetadata } from './metadata.js'
+import {
+  decryptMetadata,
+  encryptMetadata,
+  filesOf,
+  isFolderEntry,
+  type FileMetadata,
+} from './metadata.js'
 
 const keys = () => deriveUploadKeys(generateSecret(), generateUploadSalt())
 
@@ -64,5 +70,22 @@ describe('metadata', () => {
     await expect(encryptMetadata(metaKey, { ...note, kind: 'files' })).rejects.toMatchObject({
       code: 'BAD_INPUT',
     })
+  })
+
+  it('counts the files of an archive without its folder entries', () => {
+    const metadata = {
+      archive: true,
+      files: [
+        { name: 'photos/', type: '', size: 0 },
+        { name: 'photos/trip/', type: '', size: 0 },
+        { name: 'photos/trip/beach.jpg', type: 'image/jpeg', size: 5 },
+        { name: 'photos/empty.txt', type: 'text/plain', size: 0 },
+      ],
+    }
+    expect(filesOf(metadata).map((f) => f.name)).toEqual([
+      'photos/trip/beach.jpg',
+      'photos/empty.txt',
+    ])
+    expect(isFolderEntry({ name: 'photos/' })).toBe(true)
   })
 })

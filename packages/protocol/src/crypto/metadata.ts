@@ -32,6 +32,16 @@ export interface FileMetadata {
   with?: string
 }
 
+/** Whether an archive entry is a folder (its name ends in `/`): it keeps an empty folder, no file. */
+export function isFolderEntry(entry: Pick<FileEntry, 'name'>): boolean {
+  return entry.name.endsWith('/')
+}
+
+/** The files an upload holds, without the entries that only name folders. */
+export function filesOf(metadata: Pick<FileMetadata, 'files'>): FileEntry[] {
+  return metadata.files.filter((entry) => !isFolderEntry(entry))
+}
+
 export async function encryptMetadata(metaKey: CryptoKey, metadata: FileMetadata): Promise<Sealed> {
   checkMetadata(metadata, 'BAD_INPUT')
   const padded = pad(utf8(JSON.stringify(metadata)), METADATA_BLOCK)

@@ -36,6 +36,8 @@ export const HEADERS = {
   range: 'Range',
   contentRange: 'Content-Range',
   acceptRanges: 'Accept-Ranges',
+  /** Ours: an upload into a request is a sender's note going with files (docs/api.md). */
+  senderNote: 'X-Sender-Note',
 } as const
 
 export type HeaderName = (typeof HEADERS)[keyof typeof HEADERS]

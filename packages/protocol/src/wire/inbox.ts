@@ -47,6 +47,11 @@ export interface InboxResponse {
   usedUploads: number
   /** Bytes of finished uploads, deleted ones included. */
   usedBytes: number
+  /**
+   * Ours, only for a request created with `senderNotes`: the finished uploads among `usedUploads`
+   * that were notes going with files.
+   */
+  usedNotes?: number
   /** Only the uploads still downloadable. */
   uploads: readonly InboxEntry[]
 }

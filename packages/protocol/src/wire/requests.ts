@@ -4,7 +4,7 @@
  * Every binary field here is canonical unpadded base64url of an exact length.
  */
 import type { CanonicalBase64Url, IdResponse, IsoTimestamp, OkResponse, Uuid } from './common.js'
-import { HEADERS, type UploadTokenHeaders } from './headers.js'
+import { HEADERS, type BooleanHeader, type UploadTokenHeaders } from './headers.js'
 import type { ChunkResponse } from './uploads.js'
 
 /** The encrypted brief: `ciphertext` 1040 to 8208 bytes (1024·n + 16), `nonce` 12 bytes. */
@@ -40,6 +40,11 @@ export interface CreateFileRequestBody {
   notifyEmail?: string
   /** Ours, optional: an https URL sent a signed JSON POST once per finished upload. */
   notifyWebhook?: string
+  /**
+   * Ours, optional: with true, `maxUploads` is twice an option and half of the slots are kept
+   * for senders' notes that go with files (`X-Sender-Note`), so files cannot take them.
+   */
+  senderNotes?: boolean
 }
 
 const CREATE_FILE_REQUEST_KEYS = {
@@ -56,6 +61,7 @@ const CREATE_FILE_REQUEST_KEYS = {
   hasPassword: true,
   notifyEmail: true,
   notifyWebhook: true,
+  senderNotes: true,
 } satisfies Record<keyof CreateFileRequestBody, true>
 
 const FILE_REQUEST_BRIEF_KEYS = {
@@ -131,6 +137,11 @@ export interface FileRequestResponse {
   /** The smaller of `FILE_MAX_SIZE` and the request's `maxSize`. */
   maxUploadSize: number
   maxFilesPerUpload: number
+  /**
+   * Ours, only for a request created with `senderNotes`: its note slots left; `uploadsLeft` then
+   * counts the other slots, one per submission.
+   */
+  notesLeft?: number
 }
 
 /** Headers of `POST /api/request/:id/upload/init` (empty body). */
@@ -143,6 +154,8 @@ export interface RequestUploadInitHeaders {
   [HEADERS.declaredContentLength]: string
   /** At most `FILE_MAX_FILES_PER_UPLOAD`; 1 when absent. */
   [HEADERS.fileCount]?: string
+  /** Ours: `true` for a sender's note that goes with files (a note's slot when there are some). */
+  [HEADERS.senderNote]?: BooleanHeader
 }
 
 /** 201 of `POST /api/request/:id/upload/init`: the upload id, its slot reserved. */

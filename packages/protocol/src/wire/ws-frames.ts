@@ -97,6 +97,8 @@ export interface RequestUploadWsInit {
   /** Exact size of the whole encrypted payload. */
   contentLength: number
   fileCount: number
+  /** Ours: as the `X-Sender-Note` header, a sender's note that goes with files. */
+  senderNote?: boolean
 }
 
 /** Client → server, first frame of an upload into a request. */

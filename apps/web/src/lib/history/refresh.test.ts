@@ -39,6 +39,15 @@ function source(overrides: Partial<StatusSource>): StatusSource {
   }
 }
 
+type Inbox = Awaited<ReturnType<StatusSource['openInbox']>>['inbox']
+
+/** A source whose inbox reads as `inbox`, open and closing at `C` unless it says otherwise. */
+function inboxOf(inbox: Omit<Inbox, 'closesAt' | 'open'> & Partial<Inbox>): Partial<StatusSource> {
+  return {
+    openInbox: async () => ({ handle: 'h', inbox: { closesAt: 'C', open: true, ...inbox } }),
+  }
+}
+
 describe('fetchStatus', () => {
   it('reports downloads left and the expiry of a file', async () => {
     const status = await fetchStatus(
@@ -70,16 +79,25 @@ describe('fetchStatus', () => {
     const status = await fetchStatus(
       item('request', { inboxLink }),
       source({
-        openInbox: async () => ({
-          handle: 'h',
-          inbox: { maxUploads: 10, usedUploads: 4, closesAt: 'C', open: false },
-        }),
+        ...inboxOf({ maxUploads: 10, usedUploads: 4, brief: { acceptsNote: false }, open: false }),
         release: async (h) => void released.push(h),
       }),
       NOW,
     )
     expect(status).toMatchObject({ state: 'available', left: 6, expiresAt: 'C', open: false })
     expect(released).toEqual(['h'])
+  })
+
+  it('counts uploads left as the requester chose them when senders may add a note', async () => {
+    // One upload with a note, taken by files alone: none left, though a slot is.
+    const status = await fetchStatus(
+      item('request', { inboxLink }),
+      source(
+        inboxOf({ maxUploads: 2, usedUploads: 1, usedNotes: 0, brief: { acceptsNote: true } }),
+      ),
+      NOW,
+    )
+    expect(status).toMatchObject({ state: 'available', left: 0 })
   })
 
   it.each([404, 410])('shows an item answering %d as gone', async (code) => {

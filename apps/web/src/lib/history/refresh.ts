@@ -3,7 +3,7 @@
  * expiry, or that it is gone (404, 410). Reading counts nothing: the file and note info routes
  * and the inbox listing never consume a download or a view.
  */
-import { isApiError, parseLink } from '@fileshare/protocol'
+import { isApiError, parseLink, submissionsUsed } from '@fileshare/protocol'
 
 import type { HistoryItem, HistoryStatus } from '../state/history-store'
 
@@ -15,7 +15,14 @@ export interface StatusSource {
   inspectNote(href: string): Promise<{ maxViews: number; viewCount: number; expiresAt: string }>
   openInbox(href: string): Promise<{
     handle: string
-    inbox: { maxUploads: number; usedUploads: number; closesAt: string; open: boolean }
+    inbox: {
+      maxUploads: number
+      usedUploads: number
+      usedNotes?: number | undefined
+      brief: { acceptsNote: boolean }
+      closesAt: string
+      open: boolean
+    }
   }>
   release(handle: string): Promise<void>
 }
@@ -55,8 +62,10 @@ export async function fetchStatus(
     }
     const { handle, inbox } = await source.openInbox(item.inboxLink)
     await source.release(handle).catch(() => undefined)
+    // Uploads as the requester counts them: a sender's note is part of the sender's upload.
+    const uploads = submissionsUsed({ ...inbox, acceptsNote: inbox.brief.acceptsNote })
     return {
-      ...available(inbox.maxUploads, inbox.usedUploads, inbox.closesAt, checkedAt),
+      ...available(uploads.max, uploads.used, inbox.closesAt, checkedAt),
       open: inbox.open,
     }
   } catch (error) {

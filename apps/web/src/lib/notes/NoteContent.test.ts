@@ -3,7 +3,7 @@ import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-li
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 
 import NoteContent from './NoteContent.svelte'
-import { serializePasswordList } from './password-list'
+import { serializePasswordList } from '@fileshare/protocol'
 import { encodeSshKeyPair } from './ssh-key'
 import { formatSshKeyNote } from './ssh-note'
 
@@ -84,5 +84,21 @@ describe('NoteContent renders by type', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Copy private key 1' }))
     expect(writeText).toHaveBeenLastCalledWith(pair.privateKey)
     expect(await screen.findByText(/^Fingerprint SHA256:/)).toBeTruthy()
+  })
+
+  it('heads each entry and each key one level under the page’s heading (axe heading-order)', () => {
+    const seed = new Uint8Array(32).fill(1)
+    const pair = encodeSshKeyPair(seed, new Uint8Array(32).fill(2), 'me@host', 5)
+    const notes = [
+      { text: serializePasswordList([{ label: 'Mail', username: '', password: 'x', url: '' }]) },
+      { text: formatSshKeyNote(pair), contentType: 'sshkey' as const },
+    ]
+    for (const { text, contentType = 'password' as const } of notes) {
+      const { container } = render(NoteContent, { text, contentType })
+      const levels = [...container.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => h.tagName)
+      expect(levels.length, contentType).toBeGreaterThan(0)
+      expect(new Set(levels), contentType).toEqual(new Set(['H2']))
+      cleanup()
+    }
   })
 })

@@ -21,6 +21,18 @@ describe('renderMarkdown', () => {
     expect(html).toContain('<h2>Title</h2>')
   })
 
+  it('shows a task list as disabled checkboxes labelled by their text, still escaped', async () => {
+    const html = await renderMarkdown('- [x] done\n- [ ] to do <b>now</b>\n- plain [ ] item')
+    expect(html).toContain(
+      '<li class="md-task-item"><label class="md-task"><input type="checkbox" disabled checked> done</label></li>',
+    )
+    expect(html).toContain(
+      '<label class="md-task"><input type="checkbox" disabled> to do &lt;b&gt;now&lt;/b&gt;</label>',
+    )
+    expect(html).toContain('<li>plain [ ] item</li>')
+    expect(html).not.toContain('[x]')
+  })
+
   it('shows raw HTML as text: no element of the note reaches the page', async () => {
     const html = await renderMarkdown('<script>alert(1)</script>\n\n<img src=x onerror=alert(1)>')
     expect(html).not.toMatch(/<script|<img/i)

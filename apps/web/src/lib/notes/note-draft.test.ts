@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { draftProblem, noteText, utf8Length, type NoteDrafts } from './note-draft'
-import { emptyEntry, parsePasswordList } from './password-list'
+import { emptyEntry, parsePasswordList } from '@fileshare/protocol'
 
 function drafts(over: Partial<NoteDrafts> = {}): NoteDrafts {
   return { prose: '', password: [emptyEntry()], sshkey: '', ...over }

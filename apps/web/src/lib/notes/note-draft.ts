@@ -5,7 +5,7 @@
  */
 import type { NoteContentType } from '@fileshare/protocol'
 
-import { isBlankEntry, serializePasswordList, type PasswordEntry } from './password-list'
+import { isBlankEntry, serializePasswordList, type PasswordEntry } from '@fileshare/protocol'
 
 export interface NoteDrafts {
   /** The draft of the text, markdown and code kinds. */

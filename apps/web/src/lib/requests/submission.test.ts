@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { SENDER_NOTE_MAX_BYTES, submissionProblem, uploadsNeeded } from './submission'
+import { SENDER_NOTE_MAX_BYTES, submissionProblem } from './submission'
 
 const limits = {
   acceptsNote: true,
@@ -15,12 +15,19 @@ describe('submission checks', () => {
   it('accepts files, a note, or both within the limits', () => {
     expect(submissionProblem(files, limits)).toBeNull()
     expect(submissionProblem({ fileCount: 0, encryptedBytes: 0, note: 'hi' }, limits)).toBeNull()
-    expect(uploadsNeeded({ ...files, note: 'hi' }, limits)).toBe(2)
+    expect(submissionProblem({ ...files, note: 'hi' }, { ...limits, uploadsLeft: 2 })).toBeNull()
+  })
+
+  it('sends files and a note into one upload and its note slot, not two uploads', () => {
+    const kept = { ...limits, uploadsLeft: 1, notesLeft: 1 }
+    expect(submissionProblem({ ...files, note: 'hi' }, kept)).toBeNull()
+    // Another sender's files used the one upload: its note slot takes no files.
+    expect(submissionProblem(files, { ...kept, uploadsLeft: 0 })).toBe('noRoomForNote')
   })
 
   it('ignores a note the request does not accept', () => {
-    const noNotes = { ...limits, acceptsNote: false }
-    expect(uploadsNeeded({ ...files, note: 'hi' }, noNotes)).toBe(1)
+    const noNotes = { ...limits, acceptsNote: false, uploadsLeft: 1 }
+    expect(submissionProblem({ ...files, note: 'hi' }, noNotes)).toBeNull()
     expect(submissionProblem({ fileCount: 0, encryptedBytes: 0, note: 'hi' }, noNotes)).toBe(
       'empty',
     )

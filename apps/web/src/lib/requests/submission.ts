@@ -3,6 +3,7 @@
  * upload: a single file, or a ZIP of several) and, when the request accepts one, a note (a
  * second upload). The server checks the same limits again; this only spares a doomed upload.
  */
+import { submissionFits } from '@fileshare/protocol'
 
 /** Longest note a sender may add, in UTF-8 bytes; it is read whole into the requester's page. */
 export const SENDER_NOTE_MAX_BYTES = 64 * 1024
@@ -19,6 +20,8 @@ export interface Submission {
 export interface RequestLimits {
   acceptsNote: boolean
   uploadsLeft: number
+  /** Note slots left, where the request keeps some for notes that go with files. */
+  notesLeft?: number | undefined
   maxUploadSize: number
   maxFilesPerUpload: number
   /**
@@ -34,11 +37,6 @@ export type SubmissionProblem =
 /** Whether the note part will be sent. */
 export function sendsNote(submission: Submission, limits: RequestLimits): boolean {
   return limits.acceptsNote && submission.note.trim() !== ''
-}
-
-/** Uploads the submission takes: one for the files, one for the note. */
-export function uploadsNeeded(submission: Submission, limits: RequestLimits): number {
-  return (submission.fileCount > 0 ? 1 : 0) + (sendsNote(submission, limits) ? 1 : 0)
 }
 
 /**
@@ -59,8 +57,7 @@ export function submissionProblem(
     return 'noteTooLong'
   }
   const held = limits.heldByUnfinished
-  const left = limits.uploadsLeft + (resuming ? held : 0)
-  const needed = uploadsNeeded(submission, limits)
-  if (needed <= left) return null
-  return !resuming && needed <= left + held ? 'heldByUnfinished' : 'noRoomForNote'
+  const parts = { files: submission.fileCount > 0, note }
+  if (submissionFits(limits, parts, resuming ? held : 0)) return null
+  return !resuming && submissionFits(limits, parts, held) ? 'heldByUnfinished' : 'noRoomForNote'
 }

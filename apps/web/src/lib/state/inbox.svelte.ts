@@ -10,6 +10,7 @@ import {
   isNoteEntry,
   isProtocolError,
   parseLink,
+  submissionsUsed,
   type EntryGroup,
 } from '@fileshare/protocol'
 
@@ -17,7 +18,6 @@ import { errorKindOf, errorMessage, lockoutMessage, type ErrorKind } from '../er
 import { formatBytes } from '../format-bytes'
 import { t } from '../i18n/t'
 import { dayOf, downloadsLeft, entryName, entryPlainSize, entryType } from '../requests/inbox-entry'
-import { sendersUploads } from '../requests/senders-uploads'
 import { sanitizeFileName } from '../save/file-name'
 import { pickSaveFolder, type SaveFolder } from '../save/folder'
 import {
@@ -92,10 +92,7 @@ export class InboxPage {
   )
   readonly used = $derived(
     this.inbox
-      ? sendersUploads(
-          { used: this.inbox.usedUploads, max: this.inbox.maxUploads },
-          this.inbox.brief.acceptsNote,
-        )
+      ? submissionsUsed({ ...this.inbox, acceptsNote: this.inbox.brief.acceptsNote })
       : { used: 0, max: 0 },
   )
   readonly expired = $derived(this.inbox !== null && Date.parse(this.inbox.closesAt) <= Date.now())

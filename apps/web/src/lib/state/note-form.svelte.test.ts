@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 
 import { errorMessage } from '../errors'
 import { t } from '../i18n/t'
-import { serializePasswordList } from '../notes/password-list'
+import { serializePasswordList } from '@fileshare/protocol'
 import { config } from './config.svelte'
 import { NoteForm } from './note-form.svelte'
 
@@ -89,7 +89,7 @@ describe('the note form', () => {
     form.drafts.prose = 'x'.repeat(21)
     expect(form.overLimit).toBe(true)
     await form.submit()
-    expect(form.problem).toContain('20 B')
+    expect(form.problem).toContain('20\u00a0B')
     expect(worker.createNote).not.toHaveBeenCalled()
   })
 

@@ -16,7 +16,7 @@ import {
   utf8Length,
   type NoteDrafts,
 } from '../notes/note-draft'
-import { emptyEntry } from '../notes/password-list'
+import { emptyEntry } from '@fileshare/protocol'
 import { createNote, deleteNote } from '../worker/client'
 import { config } from './config.svelte'
 import { Deletion } from './deletion.svelte'

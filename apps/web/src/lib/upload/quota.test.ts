@@ -50,7 +50,7 @@ describe('quotaMessage', () => {
     const allowance = allowanceOf(enabled(400), NOW)
     expect(quotaMessage(allowance, 400)).toBeNull()
     expect(quotaMessage(allowance, 401)).toBe(
-      'This is larger than the 400 B left of your upload allowance on this server. It renews in 1 hour 30 minutes.',
+      'This is larger than the 400\u00a0B left of your upload allowance on this server. It renews in 1 hour 30 minutes.',
     )
     expect(quotaMessage(allowanceOf(enabled(0), NOW), 5)).toBe(
       'Your upload allowance on this server is used up. It renews in 1 hour 30 minutes.',

@@ -51,7 +51,7 @@ describe('an unfinished upload', () => {
     unfinished.follow({ kind: 'lost' }, stateOf)
     expect(unfinished.connection).toBe('Connection lost, resuming…')
     unfinished.follow({ kind: 'resumed', event: { offset: 2_000_000, attempt: 1 } }, stateOf)
-    expect(unfinished.connection).toBe('Resumed at 1.9 MiB.')
+    expect(unfinished.connection).toBe('Resumed at 1.9\u00a0MiB.')
     unfinished.completed()
     expect(unfinished.kept).toBeNull()
     expect(unfinished.connection).toBeNull()

@@ -30,6 +30,7 @@ export const notes = {
   'note.pw.label': 'Label',
   'note.pw.username': 'Username',
   'note.pw.password': 'Password',
+  'note.lockPassword': 'Link password (optional)',
   'note.pw.url': 'Address',
   'note.pw.add': 'Add entry',
   'note.pw.remove': 'Remove entry {n}',
@@ -97,9 +98,10 @@ export const notes = {
   'note.view.consumeWarning':
     'Opening the note uses one of its views. When the last view is used, the note is gone for good.',
   'note.view.reveal': {
-    one: 'Reveal (uses the last view)',
+    one: 'Reveal (uses 1 of {count} view)',
     other: 'Reveal (uses 1 of {count} views)',
   },
+  'note.view.revealLast': 'Reveal (uses the last view)',
   'note.view.revealing': 'Opening…',
   'note.view.lastView':
     'That was the last view: the note is now deleted from the server. Copy what you need before you leave this page.',

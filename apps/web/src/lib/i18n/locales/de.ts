@@ -140,7 +140,7 @@ export default {
   'upload.listLabel': 'Ausgewählte Dateien',
   'upload.folderItem': '{name} (Ordner)',
   'upload.remove': '{name} entfernen',
-  'upload.total': { one: '{count} Element, {size}', other: '{count} Elemente, {size}' },
+  'upload.total': { one: '{count} Datei, {size}', other: '{count} Dateien, {size}' },
   'upload.zipped': 'Mehrere Dateien oder ein Ordner werden als ein ZIP-Archiv gesendet.',
   'upload.tooLarge': 'Zusammen ist das größer als die {max}, die dieser Server annimmt.',
   'upload.tooMany': 'Dieser Server nimmt höchstens {max} Dateien pro Upload an.',
@@ -167,6 +167,7 @@ export default {
     'Er ist passwortgeschützt: Geben Sie sein Passwort ein, um ihn fortzusetzen.',
   'upload.done.title': 'Ihre Dateien sind bereit zum Teilen',
   'upload.done.link': 'Freigabelink',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Läuft ab am {date}',
   'upload.done.downloads': {
     one: 'Noch {count} Download',
@@ -291,6 +292,7 @@ export default {
   'note.pw.label': 'Bezeichnung',
   'note.pw.username': 'Benutzername',
   'note.pw.password': 'Passwort',
+  'note.lockPassword': 'Link-Passwort (optional)',
   'note.pw.url': 'Adresse',
   'note.pw.add': 'Eintrag hinzufügen',
   'note.pw.remove': 'Eintrag {n} entfernen',
@@ -365,9 +367,10 @@ export default {
   'note.view.consumeWarning':
     'Das Öffnen der Notiz verbraucht einen ihrer Aufrufe. Nach dem letzten Aufruf ist die Notiz endgültig weg.',
   'note.view.reveal': {
-    one: 'Anzeigen (verbraucht den letzten Aufruf)',
+    one: 'Anzeigen (verbraucht 1 von {count} Aufrufen)',
     other: 'Anzeigen (verbraucht 1 von {count} Aufrufen)',
   },
+  'note.view.revealLast': 'Anzeigen (verbraucht den letzten Aufruf)',
   'note.view.revealing': 'Wird geöffnet …',
   'note.view.lastView':
     'Das war der letzte Aufruf: Die Notiz ist jetzt vom Server gelöscht. Kopieren Sie, was Sie brauchen, bevor Sie diese Seite verlassen.',

@@ -146,9 +146,9 @@ export default {
   'upload.folderItem': '{name} (carpeta)',
   'upload.remove': 'Quitar {name}',
   'upload.total': {
-    one: '{count} elemento, {size}',
-    many: '{count} de elementos, {size}',
-    other: '{count} elementos, {size}',
+    one: '{count} archivo, {size}',
+    many: '{count} de archivos, {size}',
+    other: '{count} archivos, {size}',
   },
   'upload.zipped': 'Varios archivos o una carpeta se envían como un único archivo ZIP.',
   'upload.tooLarge': 'En total superan los {max} que acepta este servidor.',
@@ -176,6 +176,7 @@ export default {
     'Está protegida con contraseña: introduce su contraseña para continuarla.',
   'upload.done.title': 'Tus archivos están listos para compartir',
   'upload.done.link': 'Enlace para compartir',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Caduca el {date}',
   'upload.done.downloads': {
     one: 'Queda {count} descarga',
@@ -313,6 +314,7 @@ export default {
   'note.pw.label': 'Etiqueta',
   'note.pw.username': 'Nombre de usuario',
   'note.pw.password': 'Contraseña',
+  'note.lockPassword': 'Contraseña del enlace (opcional)',
   'note.pw.url': 'Dirección',
   'note.pw.add': 'Añadir entrada',
   'note.pw.remove': 'Quitar la entrada {n}',
@@ -390,10 +392,11 @@ export default {
   'note.view.consumeWarning':
     'Abrir la nota gasta una de sus visualizaciones. Cuando se gasta la última, la nota desaparece para siempre.',
   'note.view.reveal': {
-    one: 'Mostrar (gasta la última visualización)',
+    one: 'Mostrar (gasta 1 de {count} visualizaciones)',
     many: 'Mostrar (gasta 1 de {count} de visualizaciones)',
     other: 'Mostrar (gasta 1 de {count} visualizaciones)',
   },
+  'note.view.revealLast': 'Mostrar (gasta la última visualización)',
   'note.view.revealing': 'Abriendo…',
   'note.view.lastView':
     'Era la última visualización: la nota ya se ha eliminado del servidor. Copia lo que necesites antes de salir de esta página.',

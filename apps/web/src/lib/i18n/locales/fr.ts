@@ -147,9 +147,9 @@ export default {
   'upload.folderItem': '{name} (dossier)',
   'upload.remove': 'Retirer {name}',
   'upload.total': {
-    one: '{count} élément, {size}',
-    many: '{count} d’éléments, {size}',
-    other: '{count} éléments, {size}',
+    one: '{count} fichier, {size}',
+    many: '{count} de fichiers, {size}',
+    other: '{count} fichiers, {size}',
   },
   'upload.zipped': 'Plusieurs fichiers ou un dossier sont envoyés sous forme d’une archive ZIP.',
   'upload.tooLarge': 'Ensemble, ils dépassent les {max} que ce serveur accepte.',
@@ -177,6 +177,7 @@ export default {
     'Il est protégé par un mot de passe : saisissez-le pour le reprendre.',
   'upload.done.title': 'Vos fichiers sont prêts à être partagés',
   'upload.done.link': 'Lien de partage',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Expire le {date}',
   'upload.done.downloads': {
     one: '{count} téléchargement restant',
@@ -315,6 +316,7 @@ export default {
   'note.pw.label': 'Libellé',
   'note.pw.username': 'Nom d’utilisateur',
   'note.pw.password': 'Mot de passe',
+  'note.lockPassword': 'Mot de passe du lien (facultatif)',
   'note.pw.url': 'Adresse',
   'note.pw.add': 'Ajouter une entrée',
   'note.pw.remove': 'Retirer l’entrée {n}',
@@ -394,10 +396,11 @@ export default {
   'note.view.consumeWarning':
     'Ouvrir la note utilise une de ses consultations. Après la dernière, la note disparaît définitivement.',
   'note.view.reveal': {
-    one: 'Afficher (utilise la dernière consultation)',
+    one: 'Afficher (utilise 1 des {count} consultations)',
     many: 'Afficher (utilise 1 des {count} de consultations)',
     other: 'Afficher (utilise 1 des {count} consultations)',
   },
+  'note.view.revealLast': 'Afficher (utilise la dernière consultation)',
   'note.view.revealing': 'Ouverture…',
   'note.view.lastView':
     'C’était la dernière consultation : la note est maintenant supprimée du serveur. Copiez ce dont vous avez besoin avant de quitter cette page.',

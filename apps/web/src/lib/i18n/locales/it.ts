@@ -146,9 +146,9 @@ export default {
   'upload.folderItem': '{name} (cartella)',
   'upload.remove': 'Rimuovi {name}',
   'upload.total': {
-    one: '{count} elemento, {size}',
-    many: '{count} di elementi, {size}',
-    other: '{count} elementi, {size}',
+    one: '{count} file, {size}',
+    many: '{count} di file, {size}',
+    other: '{count} file, {size}',
   },
   'upload.zipped': 'Più file o una cartella vengono inviati come un unico archivio ZIP.',
   'upload.tooLarge': 'Insieme superano i {max} accettati da questo server.',
@@ -175,6 +175,7 @@ export default {
   'upload.resumePasswordHint': 'È protetto da password: inserisci la sua password per riprenderlo.',
   'upload.done.title': 'I tuoi file sono pronti da condividere',
   'upload.done.link': 'Link di condivisione',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Scade il {date}',
   'upload.done.downloads': {
     one: '{count} download rimanente',
@@ -314,6 +315,7 @@ export default {
   'note.pw.label': 'Etichetta',
   'note.pw.username': 'Nome utente',
   'note.pw.password': 'Password',
+  'note.lockPassword': 'Password del link (facoltativa)',
   'note.pw.url': 'Indirizzo',
   'note.pw.add': 'Aggiungi voce',
   'note.pw.remove': 'Rimuovi la voce {n}',
@@ -392,10 +394,11 @@ export default {
   'note.view.consumeWarning':
     'Aprire la nota consuma una delle sue visualizzazioni. Dopo l’ultima, la nota sparisce per sempre.',
   'note.view.reveal': {
-    one: 'Mostra (consuma l’ultima visualizzazione)',
+    one: 'Mostra (consuma 1 di {count} visualizzazioni)',
     many: 'Mostra (consuma 1 di {count} di visualizzazioni)',
     other: 'Mostra (consuma 1 di {count} visualizzazioni)',
   },
+  'note.view.revealLast': 'Mostra (consuma l’ultima visualizzazione)',
   'note.view.revealing': 'Apertura…',
   'note.view.lastView':
     'Era l’ultima visualizzazione: la nota è stata eliminata dal server. Copia ciò che ti serve prima di lasciare questa pagina.',

@@ -133,7 +133,7 @@ export default {
   'upload.listLabel': '選択したファイル',
   'upload.folderItem': '{name}（フォルダー）',
   'upload.remove': '{name} を取り除く',
-  'upload.total': { other: '{count} 項目、{size}' },
+  'upload.total': { other: '{count} ファイル、{size}' },
   'upload.zipped': '複数のファイルやフォルダーは、1 つの ZIP アーカイブとして送られます。',
   'upload.tooLarge': '合計がこのサーバーの上限 {max} を超えています。',
   'upload.tooMany': 'このサーバーが 1 回のアップロードで受け付けるのは {max} ファイルまでです。',
@@ -160,6 +160,7 @@ export default {
     'パスワードで保護されています。続行するにはパスワードを入力してください。',
   'upload.done.title': 'ファイルを共有する準備ができました',
   'upload.done.link': '共有リンク',
+  'upload.done.what': '{names}（{total}）',
   'upload.done.expires': '有効期限：{date}',
   'upload.done.downloads': { other: '残り {count} 回ダウンロード可能' },
   'upload.done.keepSafe':
@@ -270,6 +271,7 @@ export default {
   'note.pw.label': 'ラベル',
   'note.pw.username': 'ユーザー名',
   'note.pw.password': 'パスワード',
+  'note.lockPassword': 'リンクのパスワード（任意）',
   'note.pw.url': 'アドレス',
   'note.pw.add': '項目を追加',
   'note.pw.remove': '項目 {n} を削除',
@@ -340,6 +342,7 @@ export default {
   'note.view.consumeWarning':
     'メモを開くと閲覧回数を 1 回使います。最後の 1 回を使うと、メモは完全に消えます。',
   'note.view.reveal': { other: '表示する（{count} 回のうち 1 回を使います）' },
+  'note.view.revealLast': '表示する（最後の閲覧を使います）',
   'note.view.revealing': '開いています…',
   'note.view.lastView':
     '最後の閲覧でした。メモはサーバーから削除されました。このページを離れる前に、必要なものをコピーしてください。',

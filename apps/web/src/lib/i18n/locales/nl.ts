@@ -132,7 +132,7 @@ export default {
   'upload.listLabel': 'Gekozen bestanden',
   'upload.folderItem': '{name} (map)',
   'upload.remove': '{name} verwijderen',
-  'upload.total': { one: '{count} item, {size}', other: '{count} items, {size}' },
+  'upload.total': { one: '{count} bestand, {size}', other: '{count} bestanden, {size}' },
   'upload.zipped': 'Meerdere bestanden of een map worden als één ZIP-archief verstuurd.',
   'upload.tooLarge': 'Samen is dit groter dan de {max} die deze server accepteert.',
   'upload.tooMany': 'Deze server accepteert hoogstens {max} bestanden per upload.',
@@ -159,6 +159,7 @@ export default {
     'Deze is met een wachtwoord beveiligd: voer het wachtwoord in om verder te gaan.',
   'upload.done.title': 'Je bestanden zijn klaar om te delen',
   'upload.done.link': 'Deellink',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Verloopt op {date}',
   'upload.done.downloads': {
     one: 'Nog {count} download',
@@ -282,6 +283,7 @@ export default {
   'note.pw.label': 'Label',
   'note.pw.username': 'Gebruikersnaam',
   'note.pw.password': 'Wachtwoord',
+  'note.lockPassword': 'Wachtwoord voor de link (optioneel)',
   'note.pw.url': 'Adres',
   'note.pw.add': 'Regel toevoegen',
   'note.pw.remove': 'Regel {n} verwijderen',
@@ -355,9 +357,10 @@ export default {
   'note.view.consumeWarning':
     'De notitie openen kost een van haar weergaven. Na de laatste weergave is de notitie voorgoed weg.',
   'note.view.reveal': {
-    one: 'Tonen (kost de laatste weergave)',
+    one: 'Tonen (kost 1 van {count} weergaven)',
     other: 'Tonen (kost 1 van {count} weergaven)',
   },
+  'note.view.revealLast': 'Tonen (kost de laatste weergave)',
   'note.view.revealing': 'Openen…',
   'note.view.lastView':
     'Dat was de laatste weergave: de notitie is nu van de server verwijderd. Kopieer wat je nodig hebt voordat je deze pagina verlaat.',

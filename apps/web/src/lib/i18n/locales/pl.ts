@@ -151,10 +151,10 @@ export default {
   'upload.folderItem': '{name} (folder)',
   'upload.remove': 'Usuń {name}',
   'upload.total': {
-    one: '{count} element, {size}',
-    few: '{count} elementy, {size}',
-    many: '{count} elementów, {size}',
-    other: '{count} elementu, {size}',
+    one: '{count} plik, {size}',
+    few: '{count} pliki, {size}',
+    many: '{count} plików, {size}',
+    other: '{count} pliku, {size}',
   },
   'upload.zipped': 'Kilka plików lub folder są wysyłane jako jedno archiwum ZIP.',
   'upload.tooLarge': 'Razem to więcej niż {max}, które przyjmuje ten serwer.',
@@ -181,6 +181,7 @@ export default {
   'upload.resumePasswordHint': 'Jest chronione hasłem: wpisz jego hasło, aby je kontynuować.',
   'upload.done.title': 'Twoje pliki są gotowe do udostępnienia',
   'upload.done.link': 'Link do udostępnienia',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Wygasa: {date}',
   'upload.done.downloads': {
     one: 'Pozostało {count} pobranie',
@@ -324,6 +325,7 @@ export default {
   'note.pw.label': 'Etykieta',
   'note.pw.username': 'Nazwa użytkownika',
   'note.pw.password': 'Hasło',
+  'note.lockPassword': 'Hasło do linku (opcjonalne)',
   'note.pw.url': 'Adres',
   'note.pw.add': 'Dodaj wpis',
   'note.pw.remove': 'Usuń wpis {n}',
@@ -403,11 +405,12 @@ export default {
   'note.view.consumeWarning':
     'Otwarcie notatki zużywa jedno z jej wyświetleń. Po ostatnim wyświetleniu notatka znika na zawsze.',
   'note.view.reveal': {
-    one: 'Pokaż (zużywa ostatnie wyświetlenie)',
+    one: 'Pokaż (zużywa 1 z {count} wyświetlenia)',
     few: 'Pokaż (zużywa 1 z {count} wyświetleń)',
     many: 'Pokaż (zużywa 1 z {count} wyświetleń)',
     other: 'Pokaż (zużywa 1 z {count} wyświetlenia)',
   },
+  'note.view.revealLast': 'Pokaż (zużywa ostatnie wyświetlenie)',
   'note.view.revealing': 'Otwieranie…',
   'note.view.lastView':
     'To było ostatnie wyświetlenie: notatka została usunięta z serwera. Skopiuj to, czego potrzebujesz, zanim opuścisz tę stronę.',

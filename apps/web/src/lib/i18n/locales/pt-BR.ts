@@ -142,9 +142,9 @@ export default {
   'upload.folderItem': '{name} (pasta)',
   'upload.remove': 'Remover {name}',
   'upload.total': {
-    one: '{count} item, {size}',
-    many: '{count} de itens, {size}',
-    other: '{count} itens, {size}',
+    one: '{count} arquivo, {size}',
+    many: '{count} de arquivos, {size}',
+    other: '{count} arquivos, {size}',
   },
   'upload.zipped': 'Vários arquivos ou uma pasta são enviados como um único arquivo ZIP.',
   'upload.tooLarge': 'Juntos, eles passam dos {max} que este servidor aceita.',
@@ -171,6 +171,7 @@ export default {
   'upload.resumePasswordHint': 'Ele é protegido por senha: digite a senha para continuá-lo.',
   'upload.done.title': 'Seus arquivos estão prontos para compartilhar',
   'upload.done.link': 'Link de compartilhamento',
+  'upload.done.what': '{names} ({total})',
   'upload.done.expires': 'Expira em {date}',
   'upload.done.downloads': {
     one: 'Resta {count} download',
@@ -306,6 +307,7 @@ export default {
   'note.pw.label': 'Rótulo',
   'note.pw.username': 'Nome de usuário',
   'note.pw.password': 'Senha',
+  'note.lockPassword': 'Senha do link (opcional)',
   'note.pw.url': 'Endereço',
   'note.pw.add': 'Adicionar entrada',
   'note.pw.remove': 'Remover a entrada {n}',
@@ -383,10 +385,11 @@ export default {
   'note.view.consumeWarning':
     'Abrir a nota gasta uma das visualizações. Quando a última é usada, a nota some para sempre.',
   'note.view.reveal': {
-    one: 'Mostrar (gasta a última visualização)',
+    one: 'Mostrar (gasta 1 de {count} visualizações)',
     many: 'Mostrar (gasta 1 de {count} de visualizações)',
     other: 'Mostrar (gasta 1 de {count} visualizações)',
   },
+  'note.view.revealLast': 'Mostrar (gasta a última visualização)',
   'note.view.revealing': 'Abrindo…',
   'note.view.lastView':
     'Essa foi a última visualização: a nota foi excluída do servidor. Copie o que precisar antes de sair desta página.',

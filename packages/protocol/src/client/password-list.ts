@@ -1,5 +1,5 @@
 /**
- * The text of a `password` note: a list of entries serialised as one JSON object,
+ * The text of a `password` note, for the web app and the command line alike: a list of entries serialised as one JSON object,
  * `{ "format": "fileshare-passwords", "version": 1, "entries": [{ label, username, password, url }] }`.
  * A `password` note whose text is not that object (one written by hand or by another client) reads
  * back as a single entry holding the whole text as its password, so nothing is ever hidden.

@@ -6,7 +6,7 @@ import {
   safeEntryUrl,
   serializePasswordList,
   type PasswordEntry,
-} from './password-list'
+} from './password-list.js'
 
 const entries: PasswordEntry[] = [
   {
