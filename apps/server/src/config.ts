@@ -8,6 +8,7 @@ import { resolve } from 'node:path'
 import { formatBytes, parseBytes, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
 import { parseNotifyEmail } from './services/notify/targets.js'
+import { SQLITE_DRIVER_SETTINGS, type SqliteDriverSetting } from './db/sqlite-connection.js'
 
 /**
  * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
@@ -70,6 +71,8 @@ export interface Config {
   databaseUrl: string | null
   /** DATABASE_POOL_SIZE: connections the PostgreSQL pool opens at most. */
   databasePoolSize: number
+  /** SQLITE_DRIVER: the SQLite driver, or auto for node:sqlite where Node has it. */
+  sqliteDriver: SqliteDriverSetting
   /**
    * Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY): 0
    * ignores the header; N takes the client from the N-th address counted from its end.
@@ -466,6 +469,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(read.string('DATA_DIR', './data')),
     databaseUrl: databaseUrl(read.optionalString('DATABASE_URL')),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    sqliteDriver: read.oneOf('SQLITE_DRIVER', 'auto', SQLITE_DRIVER_SETTINGS),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
 

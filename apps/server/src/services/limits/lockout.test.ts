@@ -118,9 +118,9 @@ describe('MemoryLockout', () => {
 describe('DbLockout', () => {
   let dir: string
   let db: SqliteDb
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fileshare-lockout-'))
-    db = openSqlite(dir)
+    db = await openSqlite(dir)
   })
   afterEach(async () => {
     await db.close()
