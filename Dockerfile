@@ -1,15 +1,23 @@
 # The fileshare service: the HTTP and WebSocket server with the built web app, in one image.
 # Build: docker build -t fileshare .  (podman build needs --format docker to keep the
 # HEALTHCHECK); docs/container.md has the details.
-# BASE is any Debian-based image with Node.js 20.19 or newer, npm and Node's C++ headers under
-# /usr/local/include/node; the official slim image is the default.
-ARG BASE=node:22-bookworm-slim
+# BASE is any Debian-based image with Node.js 20.19 or newer and npm; the official slim image of
+# the active LTS line is the default.
+ARG BASE=node:24-bookworm-slim
 
 FROM ${BASE} AS build
-# Without a prebuilt module to fetch, better-sqlite3 is compiled against the base's Node headers.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
+# From Node 22.16 on the server runs on Node's own node:sqlite and the image holds no compiled
+# module. On an older Node it needs better-sqlite3, compiled against the base's Node headers (under
+# /usr/local/include/node) when no prebuilt module can be fetched: only then is a compiler
+# installed. The test is apps/server/src/db/sqlite-node.ts's.
+RUN if node -e "process.exit(typeof process.getBuiltinModule?.('node:sqlite')?.StatementSync \
+      .prototype.setReturnArrays === 'function' ? 0 : 1)" 2>/dev/null; then \
+    touch /usr/local/share/node-sqlite; \
+  else \
+    apt-get update \
+    && apt-get install -y --no-install-recommends python3 make g++ \
+    && rm -rf /var/lib/apt/lists/*; \
+  fi
 ENV CI=true npm_config_nodedir=/usr/local
 WORKDIR /src
 # Manifests first: the dependency layer is rebuilt only when one of them or the lockfile changes.
@@ -25,11 +33,12 @@ RUN npm install -g "$(node -p "require('./package.json').packageManager")" \
     --filter @fileshare/server --filter @fileshare/web
 COPY . .
 # The runtime gets the server's and the protocol's production dependencies, installed again
-# from the store without the rest, and the built web app; types, source maps and the C sources
-# of better-sqlite3 are left behind.
+# from the store without the rest (and without better-sqlite3 where node:sqlite serves), and the
+# built web app; types, source maps and the C sources of better-sqlite3 are left behind.
 RUN pnpm --filter @fileshare/protocol --filter @fileshare/server --filter @fileshare/web build \
   && rm -rf node_modules apps/*/node_modules packages/*/node_modules tests/*/node_modules \
-  && pnpm install --frozen-lockfile --offline --prod --filter @fileshare/server \
+  && optional=$(test -e /usr/local/share/node-sqlite && echo --no-optional) \
+  && pnpm install --frozen-lockfile --offline --prod $optional --filter @fileshare/server \
     --filter @fileshare/protocol \
   && mkdir -p /out/apps/server /out/apps/web /out/packages/protocol \
   && cp -a node_modules /out/ \
@@ -41,10 +50,12 @@ RUN pnpm --filter @fileshare/protocol --filter @fileshare/server --filter @files
   && cp -a apps/web/dist /out/apps/web/ \
   && cd /out \
   && find . \( -name '*.d.ts' -o -name '*.d.cts' -o -name '*.d.mts' -o -name '*.map' \) -delete \
-  && sqlite=$(echo node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3) \
-  && mv "$sqlite/build/Release/better_sqlite3.node" /tmp/ \
-  && rm -rf "$sqlite/build" "$sqlite/deps" "$sqlite/src" \
-  && mkdir -p "$sqlite/build/Release" && mv /tmp/better_sqlite3.node "$sqlite/build/Release/"
+  && for sqlite in node_modules/.pnpm/better-sqlite3@*/node_modules/better-sqlite3; do \
+    test -d "$sqlite" || continue; \
+    mv "$sqlite/build/Release/better_sqlite3.node" /tmp/ \
+    && rm -rf "$sqlite/build" "$sqlite/deps" "$sqlite/src" \
+    && mkdir -p "$sqlite/build/Release" && mv /tmp/better_sqlite3.node "$sqlite/build/Release/"; \
+  done
 
 FROM ${BASE}
 # A fixed id, so that a volume or bind mount can be prepared for it: chown 10001:10001.

@@ -1,6 +1,6 @@
 /**
  * The command runs on CLI_NODE: this Node, or the one FILESHARE_TEST_CLI_NODE names, on which
- * scripts/test-node-24.mjs runs the CLI's round trips.
+ * scripts/test-node-lts.mjs runs the CLI's round trips.
  */
 import { execFileSync } from 'node:child_process'
 

@@ -12,8 +12,8 @@ import { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from '@fileshare/testin
 export const CLI = new URL('../dist/index.js', import.meta.url).pathname
 
 /**
- * The Node that runs the command: this one, or FILESHARE_TEST_CLI_NODE (scripts/test-node-24.mjs
- * runs the command on Node 24 that way, while the suite and its server stay on this one).
+ * The Node that runs the command: this one, or FILESHARE_TEST_CLI_NODE (scripts/test-node-lts.mjs
+ * runs the command on Node 24 and 26 that way, while the suite and its server stay on this one).
  */
 export const CLI_NODE = process.env.FILESHARE_TEST_CLI_NODE || process.execPath
 

@@ -6,7 +6,8 @@
  * a freshly started server compiles its note routes under the first seconds of load, which a
  * running service has long done. Prints a
  * table; the last line is one JSON object of every figure. BENCH_SERVER_MIB sets a smaller
- * transfer size for a quick try; BENCH_SERVER_METRICS=true runs the server with its metrics on.
+ * transfer size for a quick try; BENCH_SERVER_METRICS=true runs the server with its metrics on;
+ * SQLITE_DRIVER is handed to the server, which runs on the Node running the benchmark.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -196,6 +197,8 @@ async function startServer(dataDir: string): Promise<SpawnedServer> {
     ...(process.env.BENCH_SERVER_METRICS === 'true'
       ? { METRICS_ENABLED: 'true', METRICS_TOKEN: randomBytes(32).toString('hex') }
       : {}),
+    // The SQLite drivers compared on the same Node (docs/benchmarks.md).
+    ...(process.env.SQLITE_DRIVER ? { SQLITE_DRIVER: process.env.SQLITE_DRIVER } : {}),
   })
   track(server.child)
   return server
@@ -401,6 +404,9 @@ async function run(dataDir: string) {
     return {
       sizeMiB: SIZE / MiB,
       serverNodeArgs: SERVER_NODE_ARGS,
+      node: process.version,
+      // The start-up line's "(SQLite on <driver>, data in …)".
+      database: /\((SQLite on [^,]+|PostgreSQL),/.exec(server.output())?.[1] ?? 'unknown',
       loopbackMBps: round(loopbackMBps),
       diskFsyncMBps: round(diskMBps),
       ceilingMBps: round(ceilingMBps),
@@ -443,6 +449,7 @@ function print(result: Awaited<ReturnType<typeof run>>): void {
   const { targets, notes } = result
   console.log(`fileshare server, ${result.sizeMiB} MiB transfers, built server on loopback`)
   console.log(`server started as: node ${[...result.serverNodeArgs, 'dist/index.js'].join(' ')}`)
+  console.log(`on Node ${result.node}, ${result.database}`)
   row('loopback TCP ceiling (MB/s)', String(result.loopbackMBps))
   row('disk write + fsync ceiling (MB/s)', String(result.diskFsyncMBps))
   row('WebSocket upload (MB/s)', String(result.wsUploadMBps))

@@ -15,6 +15,7 @@ const DEFAULTS: Config = {
   dataDir: resolve('./data'),
   databaseUrl: null,
   databasePoolSize: 10,
+  sqliteDriver: 'auto',
   trustedProxies: 0,
   webcatDir: null,
   logLevel: 'info',

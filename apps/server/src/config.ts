@@ -14,6 +14,7 @@ import {
 
 import { DEFAULT_RETRY_POLICY } from './services/notify/outbox.js'
 import { parseNotifyEmail } from './services/notify/targets.js'
+import { SQLITE_DRIVER_SETTINGS, type SqliteDriverSetting } from './db/sqlite-connection.js'
 
 /**
  * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
@@ -79,6 +80,8 @@ export interface Config {
   databaseUrl: string | null
   /** DATABASE_POOL_SIZE: connections the PostgreSQL pool opens at most. */
   databasePoolSize: number
+  /** SQLITE_DRIVER: the SQLite driver, or auto for node:sqlite where Node has it. */
+  sqliteDriver: SqliteDriverSetting
   /**
    * Reverse proxies in front of the service that append to X-Forwarded-For (TRUST_PROXY): 0
    * ignores the header; N takes the client from the N-th address counted from its end.
@@ -506,6 +509,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: resolve(read.string('DATA_DIR', './data')),
     databaseUrl: databaseUrl(read.optionalString('DATABASE_URL')),
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    sqliteDriver: read.oneOf('SQLITE_DRIVER', 'auto', SQLITE_DRIVER_SETTINGS),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
     webcatDir: optionalPath(read.optionalString('WEBCAT_DIR')),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),

@@ -20,7 +20,8 @@ export async function main(): Promise<void> {
     throw line === undefined ? error : new StartupFailure(line, { cause: error })
   })
   console.log(describeNodeFlags(process.execArgv))
-  console.log(`fileshare listening on ${service.url} (data in ${config.dataDir})`)
+  const database = service.db.dialect === 'sqlite' ? `SQLite on ${service.db.driver}` : 'PostgreSQL'
+  console.log(`fileshare listening on ${service.url} (${database}, data in ${config.dataDir})`)
 
   const stop = (signal: NodeJS.Signals): void => {
     console.log(`fileshare stopping on ${signal}`)

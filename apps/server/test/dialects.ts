@@ -70,9 +70,14 @@ export async function querySql<T = Record<string, unknown>>(
 ): Promise<T[]> {
   if (db.dialect === 'sqlite') {
     const statement = (db as SqliteDb).connection.prepare(text)
-    if (statement.reader) return statement.all(...params) as T[]
-    statement.run(...params)
-    return []
+    if (!statement.reader) {
+      statement.run(params)
+      return []
+    }
+    const columns = statement.columns()
+    return statement
+      .all(params)
+      .map((row) => Object.fromEntries(columns.map((name, i) => [name, row[i]])) as T)
   }
   let index = 0
   const numbered = text.replace(/\?/g, () => `$${++index}`)
@@ -83,7 +88,7 @@ export async function querySql<T = Record<string, unknown>>(
 /** Everything the database holds, as bytes, for tests that look for what must not be stored. */
 export async function databaseBytes(db: Db, dataDir: string): Promise<Buffer> {
   if (db.dialect === 'sqlite') {
-    ;(db as SqliteDb).connection.pragma('wal_checkpoint(TRUNCATE)')
+    ;(db as SqliteDb).connection.exec('PRAGMA wal_checkpoint(TRUNCATE)')
     return readFile(join(dataDir, 'fileshare.db'))
   }
   const url = (db as PostgresDb).pool.options.connectionString!

@@ -8,9 +8,9 @@ import { join } from 'node:path'
 
 import type { SpawnedServer } from '@fileshare/testing'
 import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
-import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { openSqliteConnection } from '../src/db/sqlite-driver.js'
 import { FILESYSTEM, s3Backend, type Backend } from './backends.js'
 import { socketInitHeaders } from './harness.js'
 import { spawnedServers } from './spawned-servers.js'
@@ -35,13 +35,12 @@ async function startProcess(dataDir: string, backend: Backend): Promise<SpawnedS
   return spawned.start(env)
 }
 
-/** What the session's row records, read from the database file of the (running) server. */
-function recorded(dataDir: string, id: string): { bytesWritten: number } | undefined {
-  const db = new Database(join(dataDir, 'fileshare.db'), { readonly: true })
+/** The durable point the session's row records, read from the (running) server's database file. */
+async function recorded(dataDir: string, id: string): Promise<number | undefined> {
+  const db = await openSqliteConnection(join(dataDir, 'fileshare.db'), 'auto')
   try {
-    return db
-      .prepare('SELECT bytes_written AS bytesWritten FROM streamed_sessions WHERE id = ?')
-      .get(id) as { bytesWritten: number } | undefined
+    const row = db.prepare('SELECT bytes_written FROM streamed_sessions WHERE id = ?').get([id])
+    return row?.[0] as number | undefined
   } finally {
     db.close()
   }
@@ -100,17 +99,17 @@ describe.each([
       socket.sendBytes(body.subarray(0, 40 * MiB), 256 * KiB)
       // Past a checkpoint or two: the row records a durable point beyond the first bytes.
       await expect
-        .poll(() => recorded(dataDir, id)?.bytesWritten ?? 0, { timeout: 60_000, interval: 100 })
+        .poll(async () => (await recorded(dataDir, id)) ?? 0, { timeout: 60_000, interval: 100 })
         .toBeGreaterThanOrEqual(16 * MiB)
       server.child.kill('SIGKILL')
       await server.exited
       await socket.closed
       await plain.closed
-      const durable = recorded(dataDir, id)!.bytesWritten
-      expect(recorded(dataDir, plainId)).toBeDefined()
+      const durable = (await recorded(dataDir, id))!
+      expect(await recorded(dataDir, plainId)).toBeDefined()
 
       const restarted = await startProcess(dataDir, fixed)
-      expect(recorded(dataDir, plainId)).toBeUndefined()
+      expect(await recorded(dataDir, plainId)).toBeUndefined()
       const gone = await TestSocket.open(`${restarted.url.replace(/^http/, 'ws')}/api/upload/ws`)
       const plainResume = {
         type: 'resume',

@@ -1,7 +1,8 @@
 /**
  * Test support for the fileshare suites and benchmarks; never part of a shipped package. The
  * radosgw, PostgreSQL and OIDC provider fixtures are the subpaths
- * `@fileshare/testing/radosgw`, `@fileshare/testing/postgres` and `@fileshare/testing/oidc-provider`.
+ * `@fileshare/testing/radosgw`, `@fileshare/testing/postgres` and `@fileshare/testing/oidc-provider`;
+ * a Node release of another line is `@fileshare/testing/node-release`.
  */
 export { deployBlock, substitute } from './deploy-doc.js'
 export { freePort } from './free-port.js'

@@ -111,6 +111,15 @@ describe.runIf(runs)('fileshare in a container', () => {
       expect(stdout).not.toContain('was started without')
     })
 
+    it("keeps its database with Node's node:sqlite, and the image holds no compiled SQLite", async () => {
+      const { stdout } = await podman(['logs', name])
+      expect(stdout).toContain('(SQLite on node:sqlite, data in /data)')
+      // Neither the package nor its compiled module; drizzle-orm's adapter for it is plain JS.
+      const find = ['exec', name, 'find', '/app', '-path', '*/node_modules/better-sqlite3']
+      const compiled = ['exec', name, 'find', '/app', '-name', 'better_sqlite3.node']
+      expect((await podman(find)).stdout + (await podman(compiled)).stdout).toBe('')
+    })
+
     it('answers its HEALTHCHECK while it runs', async () => {
       const { stdout } = await podman(['inspect', '--format', '{{json .Config.Healthcheck}}', name])
       expect(stdout).toContain('health-probe')

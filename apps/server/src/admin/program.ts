@@ -7,6 +7,7 @@
 import { Command, CommanderError } from 'commander'
 
 import { ConfigError, loadConfig } from '../config.js'
+import { StartupFailure } from '../startup-failure.js'
 import { readPackageVersion } from '../package-version.js'
 import { AdminError, ADMIN_EXIT } from './admin-error.js'
 import { lsCommand } from './commands/ls.js'
@@ -119,6 +120,11 @@ function describeFailure(error: unknown, io: AdminIo): number {
   if (error instanceof AdminError || error instanceof ConfigError) {
     io.stderr.write(`fileshare-admin: ${error.message}\n`)
     return error instanceof AdminError ? error.exitCode : ADMIN_EXIT.usage
+  }
+  // A database driver that cannot be had says so in one line, as the server does.
+  if (error instanceof StartupFailure) {
+    io.stderr.write(`fileshare-admin: ${error.message}\n`)
+    return ADMIN_EXIT.failure
   }
   io.stderr.write(
     `fileshare-admin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -5,29 +5,29 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { startCheckpointer } from './checkpointer.js'
-import { openSqlite } from './sqlite.js'
+import { openSqlite, type SqliteDb } from './sqlite.js'
 
 const dirs: string[] = []
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-function insertRows(db: ReturnType<typeof openSqlite>, count: number): void {
+function insertRows(db: SqliteDb, count: number): void {
   const insert = db.connection.prepare('INSERT INTO settings (key, value) VALUES (?, ?)')
-  for (let i = 0; i < count; i++) insert.run(`row-${i}`, Buffer.alloc(1024, i))
+  for (let i = 0; i < count; i++) insert.run([`row-${i}`, Buffer.alloc(1024, i)])
 }
 
 describe('WAL checkpointer', () => {
   it('moves committed pages from the WAL into the database file off the main thread', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fileshare-ckpt-'))
     dirs.push(dir)
-    const db = openSqlite(dir)
+    const db = await openSqlite(dir)
     const file = join(dir, 'fileshare.db')
     const checkpointer = startCheckpointer(db.connection, (message) => {
       throw new Error(message)
     })
     // Automatic checkpoints are off on this connection, so only the worker can grow the file.
-    expect(db.connection.pragma('wal_autocheckpoint', { simple: true })).toBe(0)
+    expect(db.connection.value('PRAGMA wal_autocheckpoint')).toBe(0)
     const before = statSync(file).size
     insertRows(db, 2000)
     const deadline = Date.now() + 5000

@@ -6,20 +6,22 @@
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 
-import type Database from 'better-sqlite3'
+import type { SqliteConnection } from './sqlite-connection.js'
 
 /** How often the worker folds the WAL back into the database. */
 const CHECKPOINT_INTERVAL_MS = 250
 
-// Plain JavaScript evaluated in the worker, so it runs the same from src/ (tests) and dist/.
+// Plain JavaScript evaluated in the worker, so it runs the same from src/ (tests) and dist/. It
+// opens the file with the driver of the main connection; both have exec() and close().
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads')
-const Database = require(workerData.driver)
-const db = new Database(workerData.file, { fileMustExist: true })
-db.pragma('busy_timeout = 5000')
+const db = workerData.module === null
+  ? new (require('node:sqlite').DatabaseSync)(workerData.file)
+  : new (require(workerData.module))(workerData.file, { fileMustExist: true })
+db.exec('PRAGMA busy_timeout = 5000')
 const timer = setInterval(() => {
   try {
-    db.pragma('wal_checkpoint(PASSIVE)')
+    db.exec('PRAGMA wal_checkpoint(PASSIVE)')
   } catch (error) {
     parentPort.postMessage({ error: String(error) })
   }
@@ -27,7 +29,7 @@ const timer = setInterval(() => {
 parentPort.on('message', () => {
   clearInterval(timer)
   try {
-    db.pragma('wal_checkpoint(TRUNCATE)')
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
   } finally {
     db.close()
     parentPort.close()
@@ -42,15 +44,18 @@ export interface Checkpointer {
 
 /** Takes over the checkpoints of `sqlite` (a connection to a WAL-mode database file). */
 export function startCheckpointer(
-  sqlite: Database.Database,
+  sqlite: SqliteConnection,
   onError: (message: string) => void,
 ): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+  const module =
+    sqlite.driver === 'node:sqlite'
+      ? null
+      : createRequire(import.meta.url).resolve('better-sqlite3')
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file: sqlite.name, driver, intervalMs: CHECKPOINT_INTERVAL_MS },
+    workerData: { file: sqlite.file, module, intervalMs: CHECKPOINT_INTERVAL_MS },
   })
-  sqlite.pragma('wal_autocheckpoint = 0')
+  sqlite.exec('PRAGMA wal_autocheckpoint = 0')
   worker.unref()
   worker.on('message', (message: { error?: string }) => {
     if (message.error) onError(`WAL checkpoint failed: ${message.error}`)

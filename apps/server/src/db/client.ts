@@ -10,6 +10,7 @@ import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import type { PgDatabase } from 'drizzle-orm/pg-core'
 
 import type * as schema from './schema-pg.js'
+import type { SqliteDriverSetting } from './sqlite-connection.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -24,6 +25,8 @@ export type Executor = PgDatabase<NodePgQueryResultHKT>
 
 export interface Db {
   readonly dialect: Dialect
+  /** The driver it runs on, for the start-up line: node:sqlite, better-sqlite3 or pg. */
+  readonly driver: string
   readonly tables: Tables
   /** Statements outside a transaction. */
   readonly query: Executor
@@ -42,13 +45,15 @@ export interface DatabaseSettings {
   /** A postgres:// address selects PostgreSQL; null keeps SQLite under dataDir. */
   databaseUrl: string | null
   databasePoolSize: number
+  /** The SQLite driver (sqlite-driver.ts), auto when not given; PostgreSQL ignores it. */
+  sqliteDriver?: SqliteDriverSetting
 }
 
 /** Opens the configured database and applies its migrations. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
   if (settings.databaseUrl === null) {
     const { openSqlite } = await import('./sqlite.js')
-    return openSqlite(settings.dataDir)
+    return openSqlite(settings.dataDir, settings.sqliteDriver)
   }
   const { openPostgres } = await import('./postgres.js')
   return openPostgres(settings.databaseUrl, settings.databasePoolSize)

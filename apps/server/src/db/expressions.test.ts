@@ -9,7 +9,7 @@ import { decrement, decrementToZero, increment } from './expressions.js'
 import { openSqlite } from './sqlite.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'fileshare-expressions-'))
-const db = openSqlite(dir)
+const db = await openSqlite(dir)
 const { blobDeletions } = db.tables
 afterAll(async () => {
   await db.close()

@@ -53,6 +53,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
   let closing: Promise<void> | undefined
   return {
     dialect: 'postgres',
+    driver: 'pg',
     tables: schema,
     query,
     pool,

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { openSqlite } from './sqlite.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'fileshare-sqlite-'))
-const db = openSqlite(dir)
+const db = await openSqlite(dir)
 const { settings } = db.tables
 afterAll(async () => {
   await db.close()

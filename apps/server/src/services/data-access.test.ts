@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 const SERVICES = fileURLToPath(new URL('.', import.meta.url))
 
 const FORBIDDEN: Record<string, RegExp> = {
-  'the driver module': /from '(better-sqlite3|pg)'/,
+  'the driver module': /from '(better-sqlite3|node:sqlite|pg)'/,
   "one dialect's tables (they come from db.tables)": /^import \{[^}]*\} from '[./]+db\/schema/m,
   "a synchronous driver's query": /(?<!\bthis)\.(get|all|run)\(\)/,
   'the driver handle': /\$client/,

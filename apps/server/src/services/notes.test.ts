@@ -96,7 +96,7 @@ let service: NotesService
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fileshare-notes-'))
-  db = openSqlite(dir)
+  db = await openSqlite(dir)
   notes = db.tables.notes
   clock = START
   lockout = new FakeLockout()
@@ -365,7 +365,7 @@ describe('view', () => {
     const { id } = await service.create(body)
     // Another process takes the last view between this request's checks and its UPDATE.
     lockout.admit = () => {
-      db.connection.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run(id)
+      db.connection.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run([id])
       return 1
     }
     const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))

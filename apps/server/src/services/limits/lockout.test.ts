@@ -21,9 +21,9 @@ interface Setup {
 
 let dir: string
 let db: SqliteDb
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fileshare-lockout-'))
-  db = openSqlite(dir)
+  db = await openSqlite(dir)
 })
 afterEach(async () => {
   await db.close()

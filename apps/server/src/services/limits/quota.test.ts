@@ -21,9 +21,9 @@ let dir: string
 let db: SqliteDb
 const clock = { now: NOON }
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fileshare-quota-'))
-  db = openSqlite(dir)
+  db = await openSqlite(dir)
   clock.now = NOON
 })
 
@@ -150,7 +150,7 @@ describe('DbUploadQuota', () => {
     await (await quota()).reserve(IP, 700).then((r) => r.settle(true))
     const secret = await settingRows()
     await db.close()
-    db = openSqlite(dir)
+    db = await openSqlite(dir)
     expect(await settingRows()).toEqual(secret)
     expect(await (await quota()).status(IP)).toMatchObject({ usedBytes: 700, remainingBytes: 300 })
   })
@@ -167,7 +167,7 @@ describe('DbUploadQuota', () => {
       expect(row.clientHash).not.toContain(IP)
     }
     expect(rows[0]?.clientHash).not.toBe(rows[1]?.clientHash)
-    const stored = db.connection.prepare('SELECT * FROM upload_quota').all()
+    const stored = db.connection.prepare('SELECT * FROM upload_quota').all([])
     expect(JSON.stringify(stored)).not.toContain(IP)
   })
 

@@ -1,0 +1,63 @@
+/**
+ * Which driver the SQLite database runs on: node:sqlite where Node has it (22.16 and newer), else
+ * better-sqlite3, an optional dependency; SQLITE_DRIVER names one outright. A driver that cannot
+ * be had stops the start with one line saying why and what to do.
+ */
+import { StartupFailure } from '../startup-failure.js'
+import { loadBetterSqlite3, openBetterSqlite3 } from './sqlite-better.js'
+import type {
+  SqliteConnection,
+  SqliteDriverName,
+  SqliteDriverSetting,
+} from './sqlite-connection.js'
+import { nodeSqlite, openNodeSqlite } from './sqlite-node.js'
+
+/** The driver `setting` selects on a Node that has a usable node:sqlite or not. */
+export function chooseSqliteDriver(
+  setting: SqliteDriverSetting,
+  hasNodeSqlite: boolean,
+): SqliteDriverName {
+  if (setting === 'node') return 'node:sqlite'
+  if (setting === 'better-sqlite3') return 'better-sqlite3'
+  return hasNodeSqlite ? 'node:sqlite' : 'better-sqlite3'
+}
+
+/** Opens `file` with the driver `setting` selects on this Node. */
+export async function openSqliteConnection(
+  file: string,
+  setting: SqliteDriverSetting,
+): Promise<SqliteConnection> {
+  const sqlite = nodeSqlite()
+  if (chooseSqliteDriver(setting, sqlite !== undefined) === 'node:sqlite') {
+    if (sqlite === undefined) {
+      throw new StartupFailure(
+        `SQLITE_DRIVER=node needs node:sqlite, which Node ${process.version} lacks (Node 22.16 ` +
+          'and newer have it): set SQLITE_DRIVER=auto or better-sqlite3',
+      )
+    }
+    return openNodeSqlite(sqlite, file)
+  }
+  const Database = await loadBetterSqlite3().catch((error: unknown) => {
+    throw new StartupFailure(betterSqlite3Missing(setting, error), { cause: error })
+  })
+  return openBetterSqlite3(Database, file)
+}
+
+/** The line for better-sqlite3 failing to load: not installed, or built for another Node. */
+function betterSqlite3Missing(setting: SqliteDriverSetting, error: unknown): string {
+  const code = (error as { code?: unknown }).code
+  const message = error instanceof Error ? error.message.replace(/\s+/g, ' ').trim() : String(error)
+  const why = `better-sqlite3 cannot be loaded on Node ${process.version}: ${message}${
+    typeof code === 'string' ? ` (${code})` : ''
+  }`
+  if (setting === 'better-sqlite3') {
+    return (
+      `SQLITE_DRIVER=better-sqlite3, but ${why}; install it for this Node (pnpm install, or ` +
+      'pnpm rebuild better-sqlite3) or set SQLITE_DRIVER=auto'
+    )
+  }
+  return (
+    `no SQLite driver: Node ${process.version} has no node:sqlite (Node 22.16 and newer have ` +
+    `it), and ${why}; run Node 22.16 or newer, or install better-sqlite3 for this Node`
+  )
+}
