@@ -183,7 +183,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
         services.sessions.stop()
         await http.close()
         // Once no chunk or finalize is under way here: the chunked sessions bound to this instance.
-        await services.storedChunks?.endHeld()
+        // A database already gone cannot end them; another instance does once their hold lapses.
+        await services.storedChunks?.endHeld().catch((error: unknown) => {
+          logger.error(`could not end this instance's chunked sessions: ${String(error)}`)
+        })
         services.storedChunks?.stop()
         await metrics?.close()
         await checkpointer?.stop()

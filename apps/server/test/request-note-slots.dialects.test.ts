@@ -125,8 +125,10 @@ describe('restart', () => {
     let own = await startTestServer({ env: ENV })
     try {
       const req = await createRequest(own, { maxUploads: 6, senderNotes: true })
-      const kept = await init(own, req, 100, NOTE).then((a) => a.body.id as string)
-      const gone = await init(own, req, 100, NOTE).then((a) => a.body.id as string)
+      // Sessions that asked to resume: a restart keeps them (one loses its row below).
+      const resumable = { ...NOTE, 'X-Resumable': 'true' }
+      const kept = await init(own, req, 100, resumable).then((a) => a.body.id as string)
+      const gone = await init(own, req, 100, resumable).then((a) => a.body.id as string)
       await initOk(own, req, 100)
       expect((await chunk(own, req, kept, 0, randomBytes(50))).status).toBe(200)
       expect((await readRequest(own, req)).body).toMatchObject({ uploadsLeft: 2, notesLeft: 1 })
@@ -139,7 +141,8 @@ describe('restart', () => {
 
       const later = manualClock(Date.now() + HOLD_LAPSE_MS + 1000)
       own = await startTestServer({ env: ENV, dataDir: own.dataDir, clock: later })
-      expect((await readRequest(own, req)).body).toMatchObject({ uploadsLeft: 2, notesLeft: 2 })
+      // The files-only session did not ask to resume, so the restart ended it as well.
+      expect((await readRequest(own, req)).body).toMatchObject({ uploadsLeft: 3, notesLeft: 2 })
       expect((await chunk(own, req, kept, 1, randomBytes(50))).status).toBe(200)
       expect((await finalize(own, req, kept, finalizeBody())).status).toBe(200)
       expect((await inbox(own, req)).body).toMatchObject({ usedUploads: 1, usedNotes: 1 })

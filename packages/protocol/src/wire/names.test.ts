@@ -27,7 +27,7 @@ describe('names the spec fixes', () => {
     expect(CHUNK_INDEX_PARAM).toBe('index')
   })
 
-  it('the fields of POST /api/request, the only ones it accepts (the notify ones are ours)', () => {
+  it('the fields of POST /api/request, the only ones it accepts (notify and senderNotes are ours)', () => {
     expect([...CREATE_FILE_REQUEST_FIELDS].sort()).toEqual(
       [
         'vault',
@@ -43,6 +43,7 @@ describe('names the spec fixes', () => {
         'hasPassword',
         'notifyEmail',
         'notifyWebhook',
+        'senderNotes',
       ].sort(),
     )
     expect([...FILE_REQUEST_BRIEF_FIELDS].sort()).toEqual(['ciphertext', 'nonce'])
