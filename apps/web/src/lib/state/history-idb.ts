@@ -1,9 +1,6 @@
 /** The history kept in IndexedDB: one object store keyed by `kind:id`. */
+import { HISTORY_STORE as STORE, openAppDatabase } from '../app-database'
 import { historyKey, type HistoryBackend, type HistoryItem } from './history-store'
-
-const DB_NAME = 'fileshare'
-const DB_VERSION = 1
-const STORE = 'history'
 
 interface StoredItem {
   key: string
@@ -18,11 +15,7 @@ function promised<T>(request: IDBRequest<T>): Promise<T> {
 }
 
 function openDb(factory: IDBFactory): Promise<IDBDatabase> {
-  const request = factory.open(DB_NAME, DB_VERSION)
-  request.onupgradeneeded = () => {
-    request.result.createObjectStore(STORE, { keyPath: 'key' })
-  }
-  return promised(request)
+  return promised(openAppDatabase(factory))
 }
 
 export function indexedDbBackend(factory: IDBFactory = indexedDB): HistoryBackend {

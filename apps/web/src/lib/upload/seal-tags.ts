@@ -8,9 +8,7 @@
  */
 import { RECORD_TAG_SIZE, type SealKeeper } from '@fileshare/protocol'
 
-const DATABASE = 'fileshare'
-const STORE = 'sealTags'
-const VERSION = 1
+import { openAppDatabase, SEAL_TAGS_STORE as STORE } from '../app-database'
 
 let opened: Promise<IDBDatabase | null> | undefined
 
@@ -20,11 +18,10 @@ function database(): Promise<IDBDatabase | null> {
     let request: IDBOpenDBRequest
     try {
       if (typeof indexedDB === 'undefined') return resolve(null)
-      request = indexedDB.open(DATABASE, VERSION)
+      request = openAppDatabase(indexedDB)
     } catch {
       return resolve(null)
     }
-    request.onupgradeneeded = () => request.result.createObjectStore(STORE)
     request.onsuccess = () => resolve(request.result)
     request.onerror = () => resolve(null)
     request.onblocked = () => resolve(null)
