@@ -40,10 +40,25 @@ const keyObjects = new WeakMap<CryptoKey, KeyObject>()
 function keyObject(key: CryptoKey): KeyObject {
   let object = keyObjects.get(key)
   if (object === undefined) {
-    object = KeyObject.from(key)
+    object = fromNonExtractable(key)
     keyObjects.set(key, object)
   }
   return object
+}
+
+/**
+ * `KeyObject.from` of the protocol's non-extractable file key. Node 24 and later deprecate
+ * taking a non-extractable key this way (DEP0204) and print a warning on every command's stderr;
+ * it is silenced for this one call only, where the key never leaves this process.
+ */
+function fromNonExtractable(key: CryptoKey): KeyObject {
+  const silenced = process.noDeprecation === true
+  process.noDeprecation = true
+  try {
+    return KeyObject.from(key)
+  } finally {
+    process.noDeprecation = silenced
+  }
 }
 
 /** This thread's cipher: the pool's fallback, and where short and last records run. */
