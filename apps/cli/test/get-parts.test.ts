@@ -3,61 +3,48 @@
  * counted, and only the archive's directory (and the chosen entries) cross the network, not the
  * large filler entry, as the bytes a proxy forwards show.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+import { afterEach, expect, it } from 'vitest'
 
-import { CliUser } from './cli-runner.js'
+import type { CliUser } from './cli-runner.js'
 import { MiB, sha256File, writeRandomFile } from './files.js'
-import { startTestServer, type TestServer } from './server.js'
+import { serveUser } from './served-user.js'
 
 const FILLER = 64 * MiB
 
-let server: TestServer
-let work: string
+const served = serveUser({ workPrefix: 'fileshare-cli-get-parts-' })
 let proxy: DropProxy | undefined
-
-beforeAll(async () => {
-  server = await startTestServer()
-  work = await mkdtemp(join(tmpdir(), 'fileshare-cli-get-parts-'))
-})
 
 afterEach(async () => {
   await proxy?.close()
   proxy = undefined
 })
 
-afterAll(async () => {
-  await server?.close()
-  await rm(work, { recursive: true, force: true })
-})
-
 /** Sends a folder with a small file, a nested one and a large filler; answers its link. */
 async function sendFolder(user: CliUser, name: string) {
-  const folder = join(work, name)
+  const folder = join(served.work, name)
   await mkdir(join(folder, 'sub'), { recursive: true })
   await writeFile(join(folder, 'note.txt'), 'hello from the folder\n')
   await writeRandomFile(join(folder, 'sub', 'data.bin'), 300 * 1024)
   await writeRandomFile(join(folder, 'filler.bin'), FILLER)
   const sent = await user.ok(['send', folder, '--downloads', '3', '--json'])
   const { link, id } = JSON.parse(sent.stdout) as { link: string; id: string }
-  const port = Number(new URL(server.url).port)
+  const port = Number(new URL(served.server.url).port)
   proxy = await startDropProxy({ targetPort: port, dropAt: [], direction: 'down' })
-  return { folder, id, link: link.replace(server.url, proxy.url) }
+  return { folder, id, link: link.replace(served.server.url, proxy.url) }
 }
 
 async function downloadCount(id: string): Promise<number> {
-  const res = await fetch(`${server.url}/api/info/${id}`)
+  const res = await fetch(`${served.server.url}/api/info/${id}`)
   return ((await res.json()) as { downloadCount: number }).downloadCount
 }
 
 it('lists an archive from its directory alone, counting one download', async () => {
-  const user = await CliUser.create(server.url)
-  const sent = await sendFolder(user, 'listed')
-  const listed = await user.json<{ entries: Array<{ name: string; size: number }> }>([
+  const sent = await sendFolder(served.user, 'listed')
+  const listed = await served.user.json<{ entries: Array<{ name: string; size: number }> }>([
     'get',
     sent.link,
     '--list',
@@ -73,10 +60,9 @@ it('lists an archive from its directory alone, counting one download', async () 
 })
 
 it('saves only the chosen entries, checked, without fetching the rest', async () => {
-  const user = await CliUser.create(server.url)
-  const sent = await sendFolder(user, 'chosen')
-  const out = await mkdtemp(join(work, 'out-'))
-  await user.ok(['get', sent.link, '-o', out, '--only', 'chosen/note.txt', 'chosen/sub'])
+  const sent = await sendFolder(served.user, 'chosen')
+  const out = await mkdtemp(join(served.work, 'out-'))
+  await served.user.ok(['get', sent.link, '-o', out, '--only', 'chosen/note.txt', 'chosen/sub'])
   expect(await readFile(join(out, 'chosen', 'note.txt'), 'utf8')).toBe('hello from the folder\n')
   expect(await sha256File(join(out, 'chosen', 'sub', 'data.bin'))).toBe(
     await sha256File(join(sent.folder, 'sub', 'data.bin')),
