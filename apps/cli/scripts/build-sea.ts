@@ -14,7 +14,7 @@ import { promisify } from 'node:util'
 
 import { build } from 'esbuild'
 
-import { CARRIED_MANIFEST } from '../src/commands/verify-web.js'
+import { CARRIED_MANIFEST } from '../src/lib/verify-web.js'
 import { SEA_WORKER_ASSET } from '../src/lib/cipher-threads.js'
 
 const run = promisify(execFile)

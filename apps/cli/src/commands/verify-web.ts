@@ -16,13 +16,7 @@ import { Command } from 'commander'
 import type { Context } from '../lib/context.js'
 import { CliError, EXIT, UsageError } from '../lib/errors.js'
 import { addJsonOption, examples } from '../lib/options.js'
-import { verifyWebApp, type WebAppReport } from '../lib/verify-web.js'
-
-/**
- * The manifest a release carries (docs/cli.md, "verify-web"): beside the package's code, or an
- * asset of the single executable.
- */
-export const CARRIED_MANIFEST = 'web-integrity.json'
+import { CARRIED_MANIFEST, verifyWebApp, type WebAppReport } from '../lib/verify-web.js'
 
 const NOT_CARRIED =
   'This fileshare carries no manifest of the web app (it was built from source, not released): ' +

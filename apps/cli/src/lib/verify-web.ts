@@ -8,6 +8,12 @@ import { createHash } from 'node:crypto'
 
 import { cspDirectives, scriptHashesOf, type WebIntegrityManifest } from '@fileshare/protocol'
 
+/**
+ * The manifest a release carries (docs/cli.md, "verify-web"): beside the package's code, or an
+ * asset of the single executable.
+ */
+export const CARRIED_MANIFEST = 'web-integrity.json'
+
 export interface WebAppFault {
   /** The path the fault concerns, or 'Content-Security-Policy'. */
   what: string
