@@ -63,10 +63,7 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
   output.info(`${describeContent(metadata, plainSize(info.size))}, ${terms}`)
   if (metadata?.archive) {
     const shown = metadata.files.slice(0, LISTED_NAMES)
-    for (const file of shown) {
-      const size = isFolderEntry(file) ? '' : `  ${formatBytes(file.size)}`
-      output.info(`  ${printable(file.name)}${size}`)
-    }
+    for (const file of shown) output.info(`  ${entryLine(file)}`)
     if (metadata.files.length > shown.length) {
       output.info(`  … and ${metadata.files.length - shown.length} more`)
     }
@@ -92,10 +89,7 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
           size: e.uncompressedSize,
         }))
         if (output.json) return output.result({ id: link.id, entries })
-        for (const entry of entries) {
-          const size = entry.name.endsWith('/') ? '' : `  ${formatBytes(entry.size)}`
-          output.print(`${printable(entry.name)}${size}`)
-        }
+        for (const entry of entries) output.print(entryLine(entry))
         return
       }
       const { entries } = await extractSelected(zip, destination.dir, options.only, {
@@ -207,4 +201,9 @@ export function getCommand(ctx: Context): Command {
       ),
     )
     .action((link: string, options: GetOptions) => runGet(link, options, ctx))
+}
+
+/** An archive entry as a listing shows it: its name, and its size unless it names a folder. */
+function entryLine(entry: { name: string; size: number }): string {
+  return `${printable(entry.name)}${isFolderEntry(entry) ? '' : `  ${formatBytes(entry.size)}`}`
 }

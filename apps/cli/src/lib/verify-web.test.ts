@@ -1,3 +1,4 @@
+import { cspDirectives } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import { pageReferences, policyDifferences } from './verify-web.js'
@@ -26,13 +27,13 @@ describe('policyDifferences', () => {
     expect(
       policyDifferences(
         "default-src 'self'; connect-src 'self' https://x.example; img-src *",
-        "default-src 'self'; connect-src 'self'; worker-src 'self'",
+        cspDirectives("default-src 'self'; connect-src 'self'; worker-src 'self'"),
       ),
     ).toEqual([
       'connect-src adds https://x.example',
       'worker-src is missing',
       'img-src is added: *',
     ])
-    expect(policyDifferences("A 'self';b  x", "a 'self'; b x")).toEqual([])
+    expect(policyDifferences("A 'self';b  x", cspDirectives("a 'self'; b x"))).toEqual([])
   })
 })

@@ -85,9 +85,8 @@ function parseImportMap(text: string): string[] {
 }
 
 /** How a served policy departs from the expected one, one line a directive; none when equal. */
-export function policyDifferences(served: string, expected: string): string[] {
+export function policyDifferences(served: string, want: ReadonlyMap<string, string[]>): string[] {
   const have = cspDirectives(served)
-  const want = cspDirectives(expected)
   const lines: string[] = []
   for (const name of new Set([...want.keys(), ...have.keys()])) {
     const a = have.get(name)
@@ -104,20 +103,19 @@ export function policyDifferences(served: string, expected: string): string[] {
   return lines
 }
 
-/** The policy the manifest names, with connect-src widened by the origins the user allowed. */
-function expectedPolicy(manifest: WebIntegrityManifest, allowConnect: readonly string[]): string {
-  if (allowConnect.length === 0) return manifest.manifest.default_csp
-  return manifest.manifest.default_csp
-    .split(';')
-    .map((part) =>
-      part.trim().toLowerCase().startsWith('connect-src')
-        ? [part.trim(), ...allowConnect].join(' ')
-        : part.trim(),
-    )
-    .join('; ')
+/** The manifest's policy, with connect-src widened by the origins the user allowed. */
+function expectedDirectives(
+  manifest: WebIntegrityManifest,
+  allowConnect: readonly string[],
+): Map<string, string[]> {
+  const directives = cspDirectives(manifest.manifest.default_csp)
+  const connect = directives.get('connect-src')
+  if (connect !== undefined) directives.set('connect-src', [...connect, ...allowConnect])
+  return directives
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex')
+const sha256 = (bytes: Uint8Array | string, encoding: 'hex' | 'base64' = 'hex') =>
+  createHash('sha256').update(bytes).digest(encoding)
 
 export async function verifyWebApp(
   base: URL,
@@ -128,7 +126,7 @@ export async function verifyWebApp(
   const origin = base.origin
   const files = manifest.manifest.files
   const faults: WebAppFault[] = []
-  const policy = expectedPolicy(manifest, options.allowConnect ?? [])
+  const policy = expectedDirectives(manifest, options.allowConnect ?? [])
   const policyFaults = new Set<string>()
   const paths = Object.keys(files)
   const pageHash = files['/index.html'] ?? files['/']
@@ -184,9 +182,9 @@ export async function verifyWebApp(
     }
     // A browser ignores an import map its policy does not allow, and the modules it pins then
     // load unchecked.
-    const allowed = scriptHashesOf(policy)
+    const allowed = scriptHashesOf(manifest.manifest.default_csp)
     for (const map of refs.importMaps) {
-      const hash = `sha256-${createHash('sha256').update(map).digest('base64')}`
+      const hash = `sha256-${sha256(map, 'base64')}`
       if (!allowed.includes(hash)) {
         faults.push({ what: '/', detail: 'has an import map that its policy does not allow' })
       }
