@@ -635,12 +635,12 @@ export function loadConfig(env: Env = process.env): Config {
   return config
 }
 
-/** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
 /** A file or folder named by a setting, resolved against the working folder; null when unset or empty. */
 function optionalPath(value: string | null): string | null {
   return value === null || value === '' ? null : resolve(value)
 }
 
+/** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
 function databaseUrl(value: string | null): string | null {
   if (value === null || value === '') return null
   const valid = (() => {

@@ -79,9 +79,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     (await services.sessions.endUnresumable(single)) +
     ((await services.storedChunks?.endLapsed()) ?? 0)
   if (ended > 0) logger.info(`ended ${ended} unfinished uploads that were not to be resumed`)
-  if (db.dialect === 'sqlite') {
-    await blobs.sweepUnfinished(0, await services.sessions.resumableIds())
-  }
+  if (single) await blobs.sweepUnfinished(0, await services.sessions.resumableIds())
   // Reserved request slots of sessions that died with the last run; resumable ones keep theirs.
   const freed = await services.requests.resetReservations()
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)

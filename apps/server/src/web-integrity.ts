@@ -17,9 +17,14 @@ export const INTEGRITY_MANIFEST_FILE = 'integrity.json'
  */
 export function webAppScriptHashes(webRoot: string | undefined): string[] {
   if (webRoot === undefined) return []
-  const file = join(webRoot, INTEGRITY_MANIFEST_FILE)
-  if (!existsSync(file)) return []
-  const manifest = parseIntegrityManifest(JSON.parse(readFileSync(file, 'utf8')) as unknown)
+  let text: string
+  try {
+    text = readFileSync(join(webRoot, INTEGRITY_MANIFEST_FILE), 'utf8')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw error
+  }
+  const manifest = parseIntegrityManifest(JSON.parse(text) as unknown)
   return scriptHashesOf(manifest.manifest.default_csp)
 }
 
