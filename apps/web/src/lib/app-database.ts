@@ -27,3 +27,11 @@ export function openAppDatabase(factory: IDBFactory): IDBOpenDBRequest {
   })
   return request
 }
+
+/** The result of one IndexedDB request, or its error. */
+export function requestResult<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result)
+    request.onerror = () => reject(request.error ?? new Error('IndexedDB failed'))
+  })
+}

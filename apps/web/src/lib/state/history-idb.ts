@@ -1,5 +1,5 @@
 /** The history kept in IndexedDB: one object store keyed by `kind:id`. */
-import { HISTORY_STORE as STORE, openAppDatabase } from '../app-database'
+import { HISTORY_STORE as STORE, openAppDatabase, requestResult } from '../app-database'
 import { historyKey, type HistoryBackend, type HistoryItem } from './history-store'
 
 interface StoredItem {
@@ -7,15 +7,8 @@ interface StoredItem {
   item: HistoryItem
 }
 
-function promised<T>(request: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    request.onsuccess = () => resolve(request.result)
-    request.onerror = () => reject(request.error)
-  })
-}
-
 function openDb(factory: IDBFactory): Promise<IDBDatabase> {
-  return promised(openAppDatabase(factory))
+  return requestResult(openAppDatabase(factory))
 }
 
 export function indexedDbBackend(factory: IDBFactory = indexedDB): HistoryBackend {
@@ -26,15 +19,15 @@ export function indexedDbBackend(factory: IDBFactory = indexedDB): HistoryBacken
   }
   return {
     async all() {
-      const rows = (await promised((await store('readonly')).getAll())) as StoredItem[]
+      const rows = (await requestResult((await store('readonly')).getAll())) as StoredItem[]
       return rows.map((row) => row.item)
     },
     async put(item) {
       const row: StoredItem = { key: historyKey(item), item }
-      await promised((await store('readwrite')).put(row))
+      await requestResult((await store('readwrite')).put(row))
     },
     async delete(key) {
-      await promised((await store('readwrite')).delete(key))
+      await requestResult((await store('readwrite')).delete(key))
     },
   }
 }

@@ -8,7 +8,7 @@
  */
 import { RECORD_TAG_SIZE, type SealKeeper } from '@fileshare/protocol'
 
-import { openAppDatabase, SEAL_TAGS_STORE as STORE } from '../app-database'
+import { openAppDatabase, requestResult, SEAL_TAGS_STORE as STORE } from '../app-database'
 
 let opened: Promise<IDBDatabase | null> | undefined
 
@@ -37,13 +37,6 @@ function settled(transaction: IDBTransaction): Promise<void> {
   })
 }
 
-function answer<T>(request: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    request.onsuccess = () => resolve(request.result)
-    request.onerror = () => reject(request.error ?? new Error('IndexedDB failed'))
-  })
-}
-
 /** Every key of upload `id`: [id, index of its first record]. */
 function rangeOf(id: string): IDBKeyRange {
   return IDBKeyRange.bound([id, 0], [id, Number.MAX_SAFE_INTEGER])
@@ -69,8 +62,8 @@ export async function readSealTags(id: string): Promise<Uint8Array | undefined> 
   if (!db) return undefined
   const store = db.transaction(STORE, 'readonly').objectStore(STORE)
   const [keys, values] = await Promise.all([
-    answer(store.getAllKeys(rangeOf(id))),
-    answer(store.getAll(rangeOf(id)) as IDBRequest<Uint8Array[]>),
+    requestResult(store.getAllKeys(rangeOf(id))),
+    requestResult(store.getAll(rangeOf(id)) as IDBRequest<Uint8Array[]>),
   ])
   if (keys.length === 0) return undefined
   const length = values.reduce((sum, tags) => sum + tags.length, 0)
