@@ -14,6 +14,8 @@ import { isIP } from 'node:net'
 import type { HttpBindings } from '@hono/node-server'
 import type { Context } from 'hono'
 
+import { ipv6Hextets } from '../services/ip-address.js'
+
 /** What stands in for the address when none is known (for example under `app.request()`). */
 export const UNKNOWN_IP = 'unknown'
 
@@ -62,27 +64,4 @@ export function reporterNetwork(clientIp: string): string {
   if (isIP(clientIp) === 4) return `${clientIp.split('.').slice(0, 3).join('.')}.0/24`
   const v6 = /^([0-9a-f]+:[0-9a-f]+:[0-9a-f]+):[0-9a-f]+::\/64$/.exec(clientIp)
   return v6 ? `${v6[1]}::/48` : clientIp
-}
-
-/**
- * The eight 16-bit groups of a valid IPv6 address (as `isIP` accepts it), without leading zeros;
- * a zone (`%eth0`) is dropped and a trailing dotted IPv4 part counts as the last two groups.
- */
-function ipv6Hextets(address: string): string[] {
-  const bare = address.split('%', 1)[0]!
-  const [head = '', tail] = bare.split('::')
-  const groups = (part: string | undefined) =>
-    part === undefined || part === '' ? [] : part.split(':').flatMap(dottedToHextets)
-  const left = groups(head)
-  const right = groups(tail)
-  const zeros =
-    tail === undefined ? [] : new Array<string>(8 - left.length - right.length).fill('0')
-  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16))
-}
-
-/** `1.2.3.4` as the two hextets it stands for; any other group as it is. */
-function dottedToHextets(group: string): string[] {
-  if (!group.includes('.')) return [group]
-  const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number]
-  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)]
 }

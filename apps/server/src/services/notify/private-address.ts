@@ -8,6 +8,8 @@
  */
 import { BlockList, isIP } from 'node:net'
 
+import { ipv6Hextets } from '../ip-address.js'
+
 const BLOCKED_IPV4 = new BlockList()
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
@@ -52,33 +54,12 @@ function embeddedIpv4(words: number[]): string | null {
   return null
 }
 
-/** The eight 16-bit words of an IPv6 address (a trailing dotted quad allowed), or null. */
-function ipv6Words(address: string): number[] | null {
-  let text = address.replace(/%.*$/, '').toLowerCase()
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number]
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
-  }
-  const halves = text.split('::')
-  if (halves.length > 2) return null
-  const part = (half: string | undefined) => (half ? half.split(':') : [])
-  const head = part(halves[0])
-  const tail = part(halves[1])
-  const missing = 8 - head.length - tail.length
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return null
-  const words = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill('0'), ...tail]
-  if (!words.every((word) => /^[0-9a-f]{1,4}$/.test(word))) return null
-  return words.map((word) => parseInt(word, 16))
-}
-
 /** True for an address in a blocked range, or for anything that is not an IP address. */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address)
   if (family === 4) return BLOCKED_IPV4.check(address, 'ipv4')
   if (family !== 6) return true
-  const words = ipv6Words(address)
-  if (words === null) return true
+  const words = ipv6Hextets(address).map((group) => parseInt(group, 16))
   const ipv4 = embeddedIpv4(words)
   if (ipv4 !== null) return BLOCKED_IPV4.check(ipv4, 'ipv4')
   return BLOCKED_IPV6.check(address.replace(/%.*$/, ''), 'ipv6')
