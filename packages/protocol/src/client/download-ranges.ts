@@ -13,6 +13,7 @@ import { PATHS } from '../wire/routes.js'
 import { READ_GRANT_REQUEST } from '../wire/uploads.js'
 import { networkError, type ApiClient } from './api.js'
 import type { UnlockedFile } from './files.js'
+import { fetchGrantedRange } from './granted-range.js'
 
 const SEALED_RECORD = RECORD_SIZE + RECORD_TAG_SIZE
 /** Whole records kept for small reads. */
@@ -123,23 +124,16 @@ export class FileRanges {
   }
 
   /** The sealed records `first` to `last` (inclusive), under the grant. */
-  private async fetchRecords(first: number, last: number): Promise<ReadableStream<Uint8Array>> {
-    const from = first * SEALED_RECORD
-    const to = Math.min((last + 1) * SEALED_RECORD, this.cipherSize) - 1
-    const headers = {
-      [HEADERS.authToken]: this.unlocked.keys.authToken,
-      [HEADERS.readGrant]: this.grant,
-      [HEADERS.range]: `bytes=${from}-${to}`,
-    }
-    const init = this.options.signal ? { headers, signal: this.options.signal } : { headers }
-    const response = await this.api.raw('GET', PATHS.download(this.unlocked.id), init)
-    const expected = `bytes ${from}-${to}/${this.cipherSize}`
-    if (response.status !== 206 || response.headers.get(HEADERS.contentRange) !== expected) {
-      await response.body?.cancel().catch(() => undefined)
-      throw new ProtocolError('NETWORK', 'The server answered a range with other bytes')
-    }
-    if (!response.body) throw new ProtocolError('NETWORK', 'The server answered no bytes')
-    return response.body
+  private fetchRecords(first: number, last: number): Promise<ReadableStream<Uint8Array>> {
+    return fetchGrantedRange(this.api, {
+      id: this.unlocked.id,
+      authToken: this.unlocked.keys.authToken,
+      grant: this.grant,
+      from: first * SEALED_RECORD,
+      to: Math.min((last + 1) * SEALED_RECORD, this.cipherSize) - 1,
+      size: this.cipherSize,
+      signal: this.options.signal,
+    })
   }
 }
 

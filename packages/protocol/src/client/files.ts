@@ -28,6 +28,7 @@ import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import type { RangeOpener } from './download-resume.js'
+import { fetchGrantedRange } from './granted-range.js'
 import { unlockKeys } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
@@ -327,17 +328,16 @@ export async function downloadFile(
     grant === null
       ? null
       : (size: number): RangeOpener =>
-          async (offset) => {
-            const range = { [HEADERS.readGrant]: grant, [HEADERS.range]: `bytes=${offset}-` }
-            const rest = await api.raw('GET', path, { ...init, headers: { ...auth, ...range } })
-            const expected = `bytes ${offset}-${size - 1}/${size}`
-            if (rest.status !== 206 || rest.headers.get(HEADERS.contentRange) !== expected) {
-              await rest.body?.cancel().catch(() => undefined)
-              throw new ProtocolError('NETWORK', 'The server answered a range with other bytes')
-            }
-            if (!rest.body) throw new ProtocolError('NETWORK', 'The server answered no bytes')
-            return rest.body
-          }
+          (offset) =>
+            fetchGrantedRange(api, {
+              id: unlocked.id,
+              authToken: unlocked.keys.authToken,
+              grant,
+              from: offset,
+              to: size - 1,
+              size,
+              signal: options.signal,
+            })
   return openDownload(api, response, unlocked.keys.fileKey, options, reopen)
 }
 
