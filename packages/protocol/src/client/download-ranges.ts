@@ -36,6 +36,8 @@ export class FileRanges {
     private readonly grant: string,
     readonly cipherSize: number,
     fileCount: number,
+    /** When the grant lapses (milliseconds since the epoch), or null when the server did not say. */
+    readonly grantExpiresAt: number | null,
     private readonly options: FileRangesOptions,
   ) {
     this.plainSize = plainSize(cipherSize)
@@ -169,6 +171,7 @@ export async function openFileRanges(
   const grant = response.headers.get(HEADERS.readGrant)
   const size = Number(response.headers.get(HEADERS.contentLength))
   const fileCount = Number(response.headers.get(HEADERS.fileCount) ?? '1')
+  const expires = Number(response.headers.get(HEADERS.readGrantExpires))
   if (grant === null) {
     throw new ProtocolError(
       'BAD_INPUT',
@@ -178,5 +181,6 @@ export async function openFileRanges(
   if (!Number.isSafeInteger(size) || !Number.isSafeInteger(fileCount)) {
     throw new ProtocolError('NETWORK', 'The server answered the download with something unexpected')
   }
-  return new FileRanges(api, unlocked, grant, size, fileCount, options)
+  const grantExpiresAt = Number.isSafeInteger(expires) && expires > 0 ? expires : null
+  return new FileRanges(api, unlocked, grant, size, fileCount, grantExpiresAt, options)
 }
