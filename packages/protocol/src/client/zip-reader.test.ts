@@ -112,6 +112,26 @@ describe('readZipDirectory and openZipEntry', () => {
     })
   })
 
+  it('stops inflating an entry at the size its directory gives', async () => {
+    // Security: a deflated entry that expands past its declared size is cut off with an error.
+    const folder = join(dir, 'bomb')
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(join(folder, 'zeros.txt'), new Uint8Array(1024 * 1024))
+    execFileSync('zip', ['-q', '-9', join(dir, 'bomb.zip'), 'zeros.txt'], { cwd: folder })
+    const archive = new Uint8Array(readFileSync(join(dir, 'bomb.zip')))
+    const source = bytesOf(archive)
+    const { directoryOffset } = await readZipDirectory(source)
+    // The central header's uncompressed size (§4.3.12, offset 24) says 1000 bytes.
+    new DataView(archive.buffer).setUint32(directoryOffset + 24, 1000, true)
+    const directory = await readZipDirectory(source)
+    const stream = await openZipEntry(source, directory, directory.entries[0]!)
+    const error = await collect(stream).catch((e: unknown) => e)
+    expect(error).toMatchObject({
+      code: 'BAD_INPUT',
+      message: 'The archive is damaged: entry zeros.txt holds more bytes than its size',
+    })
+  })
+
   it('refuses what is not an archive, and a directory pointing outside it', async () => {
     await expect(readZipDirectory(bytesOf(pseudoRandomBytes(5000, 9)))).rejects.toThrow(
       'Not a valid ZIP archive: no end of central directory record',
