@@ -40,6 +40,7 @@ export function webcatPolicyFaults(policy: string): string[] {
     for (const name of ['script-src', 'style-src', 'object-src', 'worker-src']) {
       if (!d.has(name)) faults.push(`no ${name}`)
     }
+    if (!d.has('frame-src') && !d.has('child-src')) faults.push('no frame-src or child-src')
     if (d.get('object-src')?.join(' ') !== "'none'") faults.push("object-src is not 'none'")
   }
   only('default-src', (v) => v === "'self'" || v === "'none'")
@@ -47,6 +48,9 @@ export function webcatPolicyFaults(policy: string): string[] {
   only('script-src-elem', (v) => ["'self'", "'none'", "'wasm-unsafe-eval'"].includes(v))
   only('style-src', (v) => ["'self'", "'none'", "'unsafe-inline'", "'unsafe-hashes'"].includes(v))
   only('worker-src', (v) => v === "'self'" || v === "'none'")
+  for (const name of ['frame-src', 'child-src']) {
+    only(name, (v) => ["'self'", "'none'", 'blob:', 'data:'].includes(v))
+  }
   return faults
 }
 
@@ -123,7 +127,12 @@ describe('webcatPolicyFaults', () => {
       webcatPolicyFaults(
         "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; worker-src 'self' blob:",
       ),
-    ).toEqual(['worker-src blob:'])
+    ).toEqual(['no frame-src or child-src', 'worker-src blob:'])
+    expect(
+      webcatPolicyFaults(
+        "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; worker-src 'self'; frame-src 'self' blob: https://x.example",
+      ),
+    ).toEqual(['frame-src https://x.example'])
     expect(webcatPolicyFaults("default-src 'none'")).toEqual([])
   })
 })

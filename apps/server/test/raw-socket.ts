@@ -1,10 +1,13 @@
 /**
  * A WebSocket client written by hand over TCP, for tests that must send what no WebSocket library
  * sends: the header of a large frame and only part of its payload. It reads the server's frames
- * (unmasked, RFC 6455 §5.2), answers pings, and ends the connection when the server closes it.
+ * (unmasked, RFC 6455 §5.2), answers pings between its own frames, never inside one, and ends
+ * the connection when the server closes it.
  */
 import { randomBytes } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
+
+import { FrameMeter } from '../src/ws/frame-meter.js'
 
 export interface ServerFrames {
   texts: string[]
@@ -39,6 +42,9 @@ export class RawSocket {
   private received = Buffer.alloc(0)
   private upgraded = false
   private readonly listeners = new Set<() => void>()
+  /** Follows what the test writes, so a pong never lands inside one of its frames. */
+  private readonly sent = new FrameMeter()
+  private pongs: Buffer[] = []
 
   private constructor(private readonly socket: Socket) {
     // The server may close the connection while bytes are still being written to it.
@@ -71,7 +77,17 @@ export class RawSocket {
   /** Writes `bytes`; resolves once they are handed to the system, or the connection is gone. */
   write(bytes: Uint8Array): Promise<void> {
     if (this.socket.destroyed) return Promise.resolve()
-    return new Promise((resolve) => this.socket.write(bytes, () => resolve()))
+    this.sent.push(bytes)
+    const written = new Promise<void>((resolve) => this.socket.write(bytes, () => resolve()))
+    this.sendPongs()
+    return written
+  }
+
+  /** Sends the pongs held back while one of the test's frames was partly written. */
+  private sendPongs(): void {
+    if (this.sent.midFrame || this.socket.destroyed) return
+    for (const pong of this.pongs) this.socket.write(pong)
+    this.pongs = []
   }
 
   /** Resolves once `done()` holds, checked after every frame the server sends and at the close. */
@@ -134,7 +150,10 @@ export class RawSocket {
       this.received = this.received.subarray(start + length)
       if (opcode === 0x1) this.frames.texts.push(payload.toString('utf8'))
       // A ping is answered, as every client must (RFC 6455 §5.5.2), so keepalive keeps it.
-      if (opcode === 0x9) this.socket.write(Buffer.concat([frameHeader(0xa, length), payload]))
+      if (opcode === 0x9) {
+        this.pongs.push(Buffer.concat([frameHeader(0xa, length), payload]))
+        this.sendPongs()
+      }
       if (opcode === 0x8) {
         this.frames.closeCode = payload.length >= 2 ? payload.readUInt16BE(0) : 1005
         // The closing handshake's answer: the client's close, then the end of the connection.

@@ -9,6 +9,9 @@ import { randomBytes } from 'node:crypto'
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
+import type { Db } from '../src/db/client.js'
+import { querySql } from './dialects.js'
+
 import {
   manualClock,
   randomToken,
@@ -60,6 +63,28 @@ async function downloadCount(server: TestServer, file: Uploaded): Promise<number
   return ((await res.json()) as { downloadCount: number }).downloadCount
 }
 
+/** Makes every insert into `table` fail, as a full disk or a lost connection would. */
+async function refuseInserts(db: Db, table: string): Promise<void> {
+  if (db.dialect === 'postgres') {
+    await querySql(
+      db,
+      `create function refuse_insert() returns trigger language plpgsql as ` +
+        `$$ begin raise exception 'inserts refused'; end $$`,
+    )
+    await querySql(
+      db,
+      `create trigger refuse_insert before insert on ${table} ` +
+        `for each row execute function refuse_insert()`,
+    )
+  } else {
+    await querySql(
+      db,
+      `create trigger refuse_insert before insert on ${table} ` +
+        `begin select raise(abort, 'inserts refused'); end`,
+    )
+  }
+}
+
 async function errorOf(res: Response): Promise<{ status: number; error: string }> {
   return { status: res.status, error: ((await res.json()) as { error: string }).error }
 }
@@ -85,6 +110,20 @@ describe('read grants', () => {
     expect(res.headers.get('x-read-grant')).toMatch(/^[A-Za-z0-9_-]{43}$/)
     expect(res.headers.get('accept-ranges')).toBe('bytes')
     expect(Number(res.headers.get('x-read-grant-expires'))).toBe(before + 6 * HOUR)
+    expect(await downloadCount(server, file)).toBe(1)
+  })
+
+  it('gives the download back when its grant cannot be stored', async () => {
+    const file = await upload(server, 2)
+    await refuseInserts(server.service.db, 'read_grants')
+    const res = await get(server, file, { 'X-Read-Grant': 'request' })
+    expect(res.status).toBe(500)
+    await res.arrayBuffer()
+    expect(await downloadCount(server, file)).toBe(0)
+
+    const plain = await get(server, file)
+    expect(plain.status).toBe(200)
+    expect(Buffer.from(await plain.arrayBuffer()).equals(file.body)).toBe(true)
     expect(await downloadCount(server, file)).toBe(1)
   })
 

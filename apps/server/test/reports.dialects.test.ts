@@ -7,6 +7,8 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { MAX_OPEN_REPORTS } from '../src/services/reports.js'
+import { querySql } from './dialects.js'
 import { manualClock, noteBody, startTestServer, type TestServer } from './harness.js'
 import { call } from './requests.suite.js'
 
@@ -153,6 +155,36 @@ describe('the daily report limit', () => {
       expect((await daily.service.cleanup.runOnce()).quotaPruned).toBeGreaterThanOrEqual(2)
     } finally {
       await daily.close()
+    }
+  })
+})
+
+describe('the cap on open reports', () => {
+  // Security: the table stays bounded however many reporters file at once.
+  it('keeps at most MAX_OPEN_REPORTS open when reports arrive together', async () => {
+    const capped = await startTestServer({
+      env: { TRUST_PROXY: 'true', REPORT_RATE_LIMIT_MAX: '0', REPORT_DAILY_LIMIT: '0' },
+    })
+    try {
+      const room = 5
+      await querySql(
+        capped.service.db,
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${MAX_OPEN_REPORTS - room}) ` +
+          `INSERT INTO reports (target_id, reason, status, created_at) SELECT 'old', 'old', 'open', 0 FROM n`,
+      )
+      const id = randomUUID()
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, () => report(id, { reason: 'at once' }, nextNetwork(), capped)),
+      )
+      const statuses = answers.map((answer) => answer.status)
+      expect(statuses.filter((status) => status === 201)).toHaveLength(room)
+      const refused = answers.filter((answer) => answer.status === 429)
+      expect(refused).toHaveLength(30 - room)
+      expect(refused[0]!.body).toEqual({ error: 'Too many requests' })
+      expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(await capped.service.services.reports.list('open')).toHaveLength(MAX_OPEN_REPORTS)
+    } finally {
+      await capped.close()
     }
   })
 })

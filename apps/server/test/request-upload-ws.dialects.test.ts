@@ -409,6 +409,43 @@ describe('request upload socket', () => {
       expect(listed.uploads.map((upload) => upload.id)).not.toContain(id)
     })
 
+    // Spec: a request's finalize frame carries metadata of up to 75,000 bytes, so it is longer
+    // than any other control frame; it is taken once every declared byte is in, and not before.
+    it('takes a finalize frame with the largest metadata the spec allows', async () => {
+      const inbox = await createInbox(server.url, { maxUploads: 1 })
+      const body = randomBytes(1000)
+      const socket = await TestSocket.open(socketUrl(inbox.id))
+      const id = await socket.init(initFrame(inbox.uploadToken, body.length))
+      socket.sendBytes(body)
+      socket.sendJson(finalizeFrame({ encryptedMeta: canonical(75_000) }))
+      expect((await socket.closed).code).toBe(1000)
+      expect(socket.frames).toEqual([
+        { type: 'ready', id },
+        expect.objectContaining({ type: 'done', id }),
+      ])
+      const listed = await readInbox(server.url, inbox)
+      expect(listed.uploads.map((upload) => upload.id)).toEqual([id])
+    })
+
+    it('refuses a long control frame before every byte is in, and one past 128 KB after', async () => {
+      for (const [sent, frame] of [
+        [999, finalizeFrame({ encryptedMeta: canonical(75_000) })],
+        [1000, finalizeFrame({ encryptedMeta: canonical(100_000) })],
+      ] as const) {
+        const inbox = await createInbox(server.url, { maxUploads: 1 })
+        const socket = await TestSocket.open(socketUrl(inbox.id))
+        const id = await socket.init(initFrame(inbox.uploadToken, 1000))
+        socket.sendBytes(randomBytes(sent))
+        socket.sendJson(frame)
+        expect((await socket.closed).code).toBe(1009)
+        expect(socket.frames).toEqual([
+          { type: 'ready', id },
+          { type: 'error', message: 'Control frame too large', status: 413 },
+        ])
+        await expect.poll(() => uploadsLeft(server.url, inbox), FREED).toBe(1)
+      }
+    })
+
     it('answers a finalize before every declared byte with 400 and frees the slot', async () => {
       const inbox = await createInbox(server.url, { maxUploads: 1 })
       const socket = await TestSocket.open(socketUrl(inbox.id))

@@ -5,6 +5,9 @@
  */
 import type { Download, Page } from 'playwright-core'
 
+/** The download page's Download button, which says so when it uses the last download. */
+export const DOWNLOAD_BUTTON = /^Download( \(uses the last download\))?$/
+
 /** Clicks the button named `button` that opens the file chooser and answers it with `paths`. */
 export async function choose(page: Page, button: string, paths: string | string[]): Promise<void> {
   // Listening is what turns on the browser's file chooser interception; the wait for the button
@@ -25,6 +28,18 @@ export function pickFolder(page: Page, dir: string): Promise<void> {
   return choose(page, 'Choose folder', dir)
 }
 
+/** Clicks "Create request" on the request form and answers the two links it shows. */
+export async function createRequestAndReadLinks(
+  page: Page,
+): Promise<{ uploadLink: string; inboxLink: string }> {
+  await page.getByRole('button', { name: 'Create request' }).click()
+  await page.getByRole('heading', { name: 'Your file request is ready' }).waitFor()
+  return {
+    uploadLink: await page.getByRole('textbox', { name: 'Upload link (for senders)' }).inputValue(),
+    inboxLink: await page.getByRole('textbox', { name: 'Inbox link (yours)' }).inputValue(),
+  }
+}
+
 /** Clicks Upload and waits for the share link; answers it. */
 export async function uploadAndReadLink(page: Page, timeoutMs = 60_000): Promise<string> {
   await page.getByRole('button', { name: 'Upload', exact: true }).click()
@@ -40,7 +55,7 @@ export async function uploadAndReadLink(page: Page, timeoutMs = 60_000): Promise
 export async function downloadFromPage(page: Page, timeoutMs = 60_000): Promise<Download> {
   const [download] = await Promise.all([
     page.waitForEvent('download', { timeout: timeoutMs }),
-    page.getByRole('button', { name: 'Download', exact: true }).click(),
+    page.getByRole('button', { name: DOWNLOAD_BUTTON }).click(),
   ])
   await download.path()
   await page

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import type { Download, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
+import { DOWNLOAD_BUTTON } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { shareFromNode } from './node-client.js'
 import { useSuite } from './suite.js'
@@ -38,7 +39,7 @@ describe.runIf(browserAvailable)('downloads that fail or are cancelled', () => {
     const downloads: Download[] = []
     page.on('download', (download) => downloads.push(download))
     const began = page.waitForEvent('download')
-    await page.getByRole('button', { name: 'Download', exact: true }).click()
+    await page.getByRole('button', { name: DOWNLOAD_BUTTON }).click()
     return { page, downloads, began }
   }
 
@@ -95,6 +96,6 @@ describe.runIf(browserAvailable)('downloads that fail or are cancelled', () => {
     expect(await download.failure()).not.toBeNull()
     await expectNoCompleteFile(began, downloads)
     // The page is ready for another try, and the worker took the cancel: the button is back.
-    await page.getByRole('button', { name: 'Download', exact: true }).waitFor()
+    await page.getByRole('button', { name: DOWNLOAD_BUTTON }).waitFor()
   })
 })

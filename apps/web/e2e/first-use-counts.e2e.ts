@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
+import { createRequestAndReadLinks, pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { runCliJson } from './cli.js'
 import { writePseudoRandomFile } from './files.js'
@@ -30,12 +30,7 @@ describe.runIf(browserAvailable)('counts and links as new users meet them', () =
     const page = await suite.open('/request')
     await page.getByRole('checkbox', { name: 'Senders may add a note' }).check()
     await page.getByRole('combobox', { name: 'Number of uploads' }).selectOption('1')
-    await page.getByRole('button', { name: 'Create request' }).click()
-    await page.getByRole('heading', { name: 'Your file request is ready' }).waitFor()
-    const uploadLink = await page
-      .getByRole('textbox', { name: 'Upload link (for senders)' })
-      .inputValue()
-    const inboxLink = await page.getByRole('textbox', { name: 'Inbox link (yours)' }).inputValue()
+    const { uploadLink, inboxLink } = await createRequestAndReadLinks(page)
 
     const source = dir.join('only.pdf')
     await writePseudoRandomFile(source, 40_000)

@@ -9,7 +9,13 @@ import { readFile } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
-import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
+import {
+  createRequestAndReadLinks,
+  DOWNLOAD_BUTTON,
+  downloadFromPage,
+  pickFiles,
+  uploadAndReadLink,
+} from './actions.js'
 import { browserAvailable } from './browser.js'
 import { writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
@@ -52,14 +58,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
     const page = await suite.open('/request')
     await page.getByRole('checkbox', { name: 'Senders may add a note' }).check()
     await page.getByRole('combobox', { name: 'Number of uploads' }).selectOption('5')
-    await page.getByRole('button', { name: 'Create request' }).click()
-    await page.getByRole('heading', { name: 'Your file request is ready' }).waitFor()
-    return {
-      uploadLink: await page
-        .getByRole('textbox', { name: 'Upload link (for senders)' })
-        .inputValue(),
-      inboxLink: await page.getByRole('textbox', { name: 'Inbox link (yours)' }).inputValue(),
-    }
+    return createRequestAndReadLinks(page)
   }
 
   it('says a link’s key does not fit on every page, never asking to sign in', async () => {
@@ -107,7 +106,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
       .getByRole('status')
       .filter({ hasText: 'That was the last download; this link no longer works.' })
       .waitFor()
-    expect(await reader.getByRole('button', { name: 'Download', exact: true }).count()).toBe(0)
+    expect(await reader.getByRole('button', { name: DOWNLOAD_BUTTON }).count()).toBe(0)
     await reader.getByRole('link', { name: 'Send something new' }).waitFor()
   })
 

@@ -15,6 +15,7 @@
  */
 import { describe, expect, it } from 'vitest'
 
+import { DOWNLOAD_BUTTON } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { sha256File, sha256PseudoRandom } from './files.js'
 import { collectGarbage, EXPOSE_GC_ARG, sampleMemory } from './memory.js'
@@ -44,7 +45,7 @@ describe.runIf(browserAvailable)('a 1 GiB download in the browser', () => {
 
       const page = await suite.open(sent.link)
       await page.getByRole('listitem').filter({ hasText: 'big.bin' }).waitFor()
-      const download = page.getByRole('button', { name: 'Download', exact: true })
+      const download = page.getByRole('button', { name: DOWNLOAD_BUTTON })
       await download.waitFor()
 
       const memory = await sampleMemory(suite.browser.browser, {

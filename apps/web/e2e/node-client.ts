@@ -52,18 +52,52 @@ export interface NodeShare {
 }
 
 /** Uploads one file of pseudo-random bytes from Node, expiring after the server's default. */
-export async function shareFromNode(baseUrl: string, share: NodeShare): Promise<SentFile> {
+export function shareFromNode(baseUrl: string, share: NodeShare): Promise<SentFile> {
+  return sendFromNode(baseUrl, pseudoRandomSource(share.size, share.seed), share)
+}
+
+/** A share of the given bytes rather than pseudo-random ones. */
+export type NodeBytesShare = Omit<NodeShare, 'size' | 'seed'> & {
+  bytes: Uint8Array
+  /** Sent as an archive of this many files (the bytes stand for its ZIP). */
+  archiveOf?: number
+}
+
+/** Uploads `share.bytes` as one file (or as an archive) from Node. */
+export function shareBytesFromNode(baseUrl: string, share: NodeBytesShare): Promise<SentFile> {
+  const { bytes } = share
+  const source: PayloadSource = {
+    size: bytes.length,
+    stream: () => new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(),
+  }
+  return sendFromNode(baseUrl, source, { ...share, size: bytes.length })
+}
+
+async function sendFromNode(
+  baseUrl: string,
+  source: PayloadSource,
+  share: Omit<NodeShare, 'seed'> & { archiveOf?: number },
+): Promise<SentFile> {
   const api = nodeApi(baseUrl)
   const config = await api.config()
   const { size, name } = share
-  return sendFile(api, pseudoRandomSource(size, share.seed), {
+  const archiveOf = share.archiveOf ?? 0
+  const type = share.type ?? 'application/octet-stream'
+  return sendFile(api, source, {
     expireSec: config.defaultExpire,
     maxDownloads: share.maxDownloads ?? 5,
-    metadata: {
-      archive: false,
-      files: [{ name, type: share.type ?? 'application/octet-stream', size }],
-    },
-    fileCount: 1,
+    metadata:
+      archiveOf > 1
+        ? {
+            archive: true,
+            files: Array.from({ length: archiveOf }, (_, i) => ({
+              name: `${i}-${name}`,
+              type,
+              size,
+            })),
+          }
+        : { archive: false, files: [{ name, type, size }] },
+    fileCount: Math.max(1, archiveOf),
     ...(share.password ? { password: share.password } : {}),
   })
 }

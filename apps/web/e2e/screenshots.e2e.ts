@@ -8,7 +8,7 @@
 import type { Page } from 'playwright-core'
 import { beforeAll, describe, expect, it } from 'vitest'
 
-import { pickFiles, uploadAndReadLink } from './actions.js'
+import { DOWNLOAD_BUTTON, pickFiles, uploadAndReadLink } from './actions.js'
 import { browserAvailable } from './browser.js'
 import { writePseudoRandomFile } from './files.js'
 import { shareFromNode } from './node-client.js'
@@ -75,7 +75,7 @@ describe.runIf(browserAvailable)('screenshots of every page', () => {
         ...(password ? { password } : {}),
       })
     const plain = await suite.open((await send()).link)
-    await plain.getByRole('button', { name: 'Download', exact: true }).waitFor()
+    await plain.getByRole('button', { name: DOWNLOAD_BUTTON }).waitFor()
     await shoot(plain, 'download')
 
     const locked = await suite.open((await send('hunter2')).link)

@@ -52,7 +52,8 @@ export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) =
   const watch = (context: BrowserContext) => {
     context.on('request', (request) => {
       const url = new URL(request.url())
-      if (url.protocol === 'data:' || url.protocol === 'blob:') return
+      // The browser's own parts (its PDF viewer) are no other host.
+      if (['data:', 'blob:', 'chrome-extension:'].includes(url.protocol)) return
       if (allowed.includes(url.origin)) return
       // Only our pages are held to it; the OIDC provider's login page may load what it likes.
       let from = own

@@ -20,9 +20,10 @@ import {
   type ApiTokenScope,
   type CreateApiTokenResponse,
 } from '@fileshare/protocol'
-import { and, count, desc, eq, isNull, lte, or, sql } from 'drizzle-orm'
+import { and, count, desc, eq, isNull, lte, or } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
+import { lockCount } from '../db/count-lock.js'
 import { HttpError } from '../http-error.js'
 import { hashMatches, hashToken } from './tokens.js'
 import { invalid } from './validation.js'
@@ -79,12 +80,8 @@ export class ApiTokens {
       lastUsedAt: null,
     }
     await db.transaction(async (tx) => {
-      // Two creations of one user at once on PostgreSQL would both count the same rows.
-      if (db.dialect === 'postgres') {
-        await tx.execute(
-          sql`SELECT pg_advisory_xact_lock(${CREATE_LOCK_CLASS}, hashtext(${subject}))`,
-        )
-      }
+      // Two creations of one user at once would both count the same rows.
+      await lockCount(db, tx, CREATE_LOCK_CLASS, subject)
       const [held] = await tx
         .select({ n: count() })
         .from(apiTokens)

@@ -65,8 +65,13 @@ export class DownloadCounter {
     try {
       return await deliverBlob(this.blobs, id)
     } catch (error) {
-      await this.statements.giveBack.execute({ id })
+      await this.giveBack(id)
       throw error
     }
+  }
+
+  /** Gives back a download counted for a handout that then failed (the blob or its grant). */
+  async giveBack(id: string): Promise<void> {
+    await this.statements.giveBack.execute({ id })
   }
 }

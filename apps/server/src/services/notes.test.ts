@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Tables } from '../db/client.js'
 import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
-import type { Lockout } from './limits/lockout.js'
+import type { Lockout, LockoutTicket } from './limits/lockout.js'
 import { NotesService } from './notes.js'
 import { Tombstones } from './tombstones.js'
 import { hashToken } from './tokens.js'
@@ -32,17 +32,17 @@ class FakeLockout implements Lockout {
     }
   }
 
-  admit(key: string, clientIp: string): number {
+  admit(key: string, clientIp: string): LockoutTicket {
     this.assertOpen(key, clientIp)
     const at = `${key} ${clientIp}`
     const failures = (this.failures.get(at) ?? 0) + 1
     this.failures.set(at, failures)
-    return failures
+    return { failures, at: 0 }
   }
 
-  succeed(key: string, clientIp: string, ticket: number): void {
+  succeed(key: string, clientIp: string, ticket: LockoutTicket): void {
     const at = `${key} ${clientIp}`
-    if (this.failures.get(at) === ticket) this.failures.delete(at)
+    if (this.failures.get(at) === ticket.failures) this.failures.delete(at)
   }
 
   prune(): Promise<number> {
@@ -366,7 +366,7 @@ describe('view', () => {
     // Another process takes the last view between this request's checks and its UPDATE.
     lockout.admit = () => {
       db.connection.prepare('UPDATE notes SET view_count = max_views WHERE id = ?').run([id])
-      return 1
+      return { failures: 1, at: 0 }
     }
     const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.viewLimitReached])
@@ -378,7 +378,7 @@ describe('view', () => {
     const { id } = await service.create(body)
     lockout.admit = () => {
       clock = START + 300_000
-      return 1
+      return { failures: 1, at: 0 }
     }
     const error = await httpErrorOfAsync(() => service.view(id, { authToken: body.authToken }, IP))
     expect([error.status, error.message]).toEqual([410, ERROR_MESSAGES.noteExpired])

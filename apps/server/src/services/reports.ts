@@ -16,6 +16,7 @@ import {
 import { and, count, desc, eq } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
+import { lockCount } from '../db/count-lock.js'
 import { HttpError } from '../http-error.js'
 import { reporterNetwork } from '../middleware/client-ip.js'
 import { countToday } from './limits/daily-counts.js'
@@ -41,6 +42,12 @@ export interface Report {
 
 /** Reports waiting for the operator beyond which new ones are refused, so the table stays bounded. */
 export const MAX_OPEN_REPORTS = 10_000
+
+/** The wait a reporter is told while that many are open: the operator works through them. */
+const OPEN_REPORTS_RETRY_SEC = 3600
+
+/** First key of the PostgreSQL advisory lock that serialises counting the open reports. */
+const OPEN_REPORTS_LOCK_CLASS = 0x72_65_70
 
 /** A link's fragment: a version byte, a flags byte and the secret (protocol's crypto/link.ts). */
 const KEY_BYTES = 2 + SECRET_SIZE
@@ -80,8 +87,10 @@ export class ReportsService {
         const wait = await countToday(tx, db.tables, client, dailyLimit, now)
         if (wait !== null) throw tooManyReports(wait)
       }
+      // Reports filed at once would otherwise all count the same open ones.
+      await lockCount(db, tx, OPEN_REPORTS_LOCK_CLASS, 'open')
       const [open] = await tx.select({ n: count() }).from(reports).where(eq(reports.status, 'open'))
-      if ((open?.n ?? 0) >= MAX_OPEN_REPORTS) throw new HttpError(429, ERROR_MESSAGES.rateLimited)
+      if ((open?.n ?? 0) >= MAX_OPEN_REPORTS) throw tooManyReports(OPEN_REPORTS_RETRY_SEC)
       const [report] = await tx
         .insert(reports)
         .values({ targetId, reason, key, status: 'open', createdAt: now })

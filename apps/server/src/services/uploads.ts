@@ -532,7 +532,9 @@ export class UploadsService {
     try {
       return { ...result, grant: await this.grants.issue(id) }
     } catch (error) {
+      // The client gets an error, not the download: the count goes back with the blob.
       await delivery.blob.close()
+      await this.counter.giveBack(id)
       throw error
     }
   }

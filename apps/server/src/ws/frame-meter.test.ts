@@ -27,6 +27,16 @@ function metered(...chunks: Buffer[]): FrameMeter {
 }
 
 describe('FrameMeter', () => {
+  it('tells whether a frame has begun and not ended, fragments apart', () => {
+    const text = frame(0x1, 300, true)
+    expect(metered().midFrame).toBe(false)
+    expect(metered(text.subarray(0, 1)).midFrame).toBe(true)
+    expect(metered(text.subarray(0, 100)).midFrame).toBe(true)
+    // Between the fragments of a message a control frame may come (RFC 6455 §5.4).
+    expect(metered(text).midFrame).toBe(false)
+    expect(metered(text, frame(0x0, 0)).midFrame).toBe(false)
+  })
+
   it('holds nothing once whole frames have arrived, however the bytes were cut', () => {
     const bytes = Buffer.concat([
       frame(0x1, 20),

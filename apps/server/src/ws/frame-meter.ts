@@ -31,6 +31,11 @@ export class FrameMeter {
     return this.held
   }
 
+  /** Whether a frame has begun and not ended: its header or its payload is still coming. */
+  get midFrame(): boolean {
+    return this.owed > 0 || this.headerBytes > 0
+  }
+
   /** Bytes held once the data frame under way is complete: what admitting its header commits. */
   get committedBytes(): number {
     return this.held + (this.dataFrame ? this.owed : 0)

@@ -6,7 +6,11 @@
  */
 import type { IncomingMessage } from 'node:http'
 
-import { ERROR_MESSAGES, REQUEST_WS_MIN_PROGRESS_BYTES } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  REQUEST_FINALIZE_BODY_MAX_BYTES,
+  REQUEST_WS_MIN_PROGRESS_BYTES,
+} from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
@@ -81,6 +85,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
     }
     return {
       progress,
+      finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
         enabled()
         const init = requests.parseUploadInit(initValues(frame))

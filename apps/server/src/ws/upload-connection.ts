@@ -63,6 +63,11 @@ export interface UploadSocketHandler {
    * close 1008 and its session aborted (spec: Upload slot inside a request).
    */
   readonly progress?: ProgressRule
+  /**
+   * The longest `finalize` frame the route takes once every declared byte is in, when it is
+   * longer than a control frame (a request's finalize carries the upload's metadata).
+   */
+  readonly finalizeFrameMaxBytes?: number
 }
 
 /** Bytes a socket may hold that the blob store has not taken yet. */
@@ -231,7 +236,7 @@ export class UploadConnection {
       return
     }
     // Control frames are small JSON objects; a large one is refused before it is parsed.
-    if (byteLength(data) > WS_CONTROL_FRAME_MAX_BYTES) {
+    if (byteLength(data) > this.controlFrameLimit()) {
       this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.controlFrameTooLarge, 413)
       return
     }
@@ -297,16 +302,25 @@ export class UploadConnection {
   /**
    * Sets the longest message ws admits from the next frame header on. Before `ready` and after
    * `finalize` only a control frame may come; in between a binary frame may bring what the
-   * upload still lacks, up to FILE_UPLOAD_WS_MAX_BUFFER, and a control frame still fits. A longer
-   * frame is refused from its header, before its payload is read.
+   * upload still lacks, up to FILE_UPLOAD_WS_MAX_BUFFER, and a control frame still fits (once
+   * nothing is lacking, the route's longest `finalize`). A longer frame is refused from its
+   * header, before its payload is read.
    */
   private limitFrames(): void {
     const { maxBuffer } = this.options.limits
+    const control = this.controlFrameLimit()
     const limit =
-      this.phase === 'receiving'
-        ? Math.max(WS_CONTROL_FRAME_MAX_BYTES, Math.min(maxBuffer, this.lacking))
-        : WS_CONTROL_FRAME_MAX_BYTES
+      this.phase === 'receiving' ? Math.max(control, Math.min(maxBuffer, this.lacking)) : control
     setFrameLimit(this.ws, limit)
+  }
+
+  /** The longest text frame taken now: the route's `finalize` once every byte is in. */
+  private controlFrameLimit(): number {
+    const finalizeMax = this.handler.finalizeFrameMaxBytes ?? 0
+    const finalizing = this.phase === 'receiving' && this.lacking === 0
+    return finalizing
+      ? Math.max(WS_CONTROL_FRAME_MAX_BYTES, finalizeMax)
+      : WS_CONTROL_FRAME_MAX_BYTES
   }
 
   /**

@@ -6,7 +6,7 @@ describe('contentSecurityPolicy', () => {
   it('allows only this origin and WebAssembly by default', () => {
     expect(contentSecurityPolicy()).toBe(
       "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
-        "img-src 'self' data: blob:; font-src 'self'; connect-src 'self'; " +
+        "img-src 'self' data: blob:; font-src 'self'; frame-src 'self' blob:; connect-src 'self'; " +
         "worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; " +
         "form-action 'self'; frame-ancestors 'none'",
     )

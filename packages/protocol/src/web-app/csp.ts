@@ -22,6 +22,9 @@ export function contentSecurityPolicy(options: ContentSecurityPolicyOptions = {}
     // QR codes are data: URLs and previews of local files are blob: URLs.
     "img-src 'self' data: blob:",
     "font-src 'self'",
+    // The service worker's saves go through a frame of this origin; a PDF preview is a blob: URL
+    // the browser's own viewer shows (docs/web.md, Previews).
+    "frame-src 'self' blob:",
     ['connect-src', "'self'", ...(options.connectOrigins ?? [])].join(' '),
     "worker-src 'self'",
     "manifest-src 'self'",

@@ -170,7 +170,7 @@ describe.each([
       Array.from({ length: 20 }, async () => lockout.admit('note:a', IP)),
     )
     const admitted = attempts.filter((attempt) => attempt.status === 'fulfilled')
-    expect(admitted.map((attempt) => attempt.value).sort()).toEqual([1, 2, 3])
+    expect(admitted.map((attempt) => attempt.value.failures).sort()).toEqual([1, 2, 3])
   })
 })
 
@@ -203,6 +203,20 @@ describe('DbLockout', () => {
     expect((await httpErrorOfAsync(async () => lockout.admit('note:a', IP))).status).toBe(429)
     clock.now = Date.UTC(2024, 2, 11, 0, 0, 30)
     expect(await isOpen(lockout)).toBe(true)
+  })
+
+  // A right token admitted just before midnight UTC is confirmed just after: it still gives back
+  // the attempt counted under the day it was admitted, and the lock that attempt set.
+  it('gives a right attempt back when the day changes between admitting and confirming it', async () => {
+    const { clock, lockout } = await dbSetup()
+    clock.now = Date.UTC(2024, 2, 10, 23, 59, 59)
+    await failTimes(lockout, 2)
+    const ticket = await lockout.admit('note:a', IP)
+    clock.now = Date.UTC(2024, 2, 11, 0, 0, 1)
+    expect(await isOpen(lockout)).toBe(false)
+    await lockout.succeed('note:a', IP, ticket)
+    expect(await isOpen(lockout)).toBe(true)
+    expect(await db.query.select().from(db.tables.lockouts)).toHaveLength(0)
   })
 
   // Privacy: the table holds no IP in clear, only a keyed hash of the key and the IP.

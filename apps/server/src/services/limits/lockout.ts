@@ -19,6 +19,12 @@ import { RecentMap } from './recent-map.js'
  * atomic step, before its token is judged, so attempts in flight at once never pass the limit
  * between them; a right token then gives its attempt back.
  */
+/** What `admit` hands back for `succeed`: the attempt's place in the count, and its time. */
+export interface LockoutTicket {
+  failures: number
+  at: number
+}
+
 export interface Lockout {
   /**
    * Throws 429 `Too many failed attempts, try again later` with Retry-After while locked,
@@ -31,12 +37,12 @@ export interface Lockout {
    * never extends the lock, but is counted so that a right attempt admitted before it gives
    * nothing back. Answers the attempt's ticket for succeed.
    */
-  admit(key: string, clientIp: string): number | Promise<number>
+  admit(key: string, clientIp: string): LockoutTicket | Promise<LockoutTicket>
   /**
    * Gives a right attempt back: clears the failures of this key and IP, lock included, unless
    * another attempt came after this one; then they stay, and this attempt with them.
    */
-  succeed(key: string, clientIp: string, ticket: number): void | Promise<void>
+  succeed(key: string, clientIp: string, ticket: LockoutTicket): void | Promise<void>
   /** Forgets entries that no longer matter; the cleanup job calls it. */
   prune(): Promise<number>
 }
@@ -131,7 +137,7 @@ export class MemoryLockout implements Lockout {
     if (entry !== undefined && entry.lockedUntil > now) throw lockedError(entry.lockedUntil, now)
   }
 
-  admit(key: string, clientIp: string): number {
+  admit(key: string, clientIp: string): LockoutTicket {
     const now = this.now()
     // Entries expire in insertion order (each lives `lockoutMs` from its last failure).
     this.entries.dropStale((entry) => entry.expiresAt <= now)
@@ -151,12 +157,12 @@ export class MemoryLockout implements Lockout {
       expiresAt: now + this.lockoutMs,
     }
     this.entries.put(id, entry)
-    return failures
+    return { failures, at: now }
   }
 
-  succeed(key: string, clientIp: string, ticket: number): void {
+  succeed(key: string, clientIp: string, ticket: LockoutTicket): void {
     const id = entryKey(key, clientIp)
-    if (this.entries.get(id)?.failures === ticket) this.entries.delete(id)
+    if (this.entries.get(id)?.failures === ticket.failures) this.entries.delete(id)
   }
 
   /** Stale entries are dropped as failures come; nothing is left for the cleanup job. */
@@ -204,7 +210,7 @@ export class DbLockout implements Lockout {
     )
   }
 
-  async admit(key: string, clientIp: string): Promise<number> {
+  async admit(key: string, clientIp: string): Promise<LockoutTicket> {
     const { lockouts } = this.db.tables
     const now = this.now()
     const today = this.entryHash(key, clientIp, now)
@@ -235,15 +241,16 @@ export class DbLockout implements Lockout {
       .returning({ failures: lockouts.failures, lockedUntil: lockouts.lockedUntil })
     // The count reaches the limit only by the attempt that sets the lock; refused ones pass it.
     if (entry!.failures > this.maxAttempts) throw lockedError(entry!.lockedUntil, now)
-    return entry!.failures
+    return { failures: entry!.failures, at: now }
   }
 
-  async succeed(key: string, clientIp: string, ticket: number): Promise<void> {
+  async succeed(key: string, clientIp: string, ticket: LockoutTicket): Promise<void> {
     const { lockouts } = this.db.tables
-    const entryHash = this.entryHash(key, clientIp, this.now())
+    // The entry the attempt was counted under, even when the day's key has changed since.
+    const entryHash = this.entryHash(key, clientIp, ticket.at)
     await this.db.query
       .delete(lockouts)
-      .where(and(eq(lockouts.entryHash, entryHash), eq(lockouts.failures, ticket)))
+      .where(and(eq(lockouts.entryHash, entryHash), eq(lockouts.failures, ticket.failures)))
   }
 
   /** Deletes the entries whose lock has ended and whose failures are too old to count. */

@@ -11,6 +11,7 @@ import { history } from './en/history'
 import { inbox } from './en/inbox'
 import { login } from './en/login'
 import { notes } from './en/notes'
+import { preview } from './en/preview'
 import { report } from './en/report'
 import { requests } from './en/requests'
 import { tokens } from './en/tokens'
@@ -31,6 +32,7 @@ export const catalogue = {
   ...common,
   ...upload,
   ...download,
+  ...preview,
   ...history,
   ...login,
   ...notes,

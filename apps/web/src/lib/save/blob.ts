@@ -7,11 +7,8 @@
 /** 256 MiB: what a phone or an older laptop can hold twice (chunks, then the Blob) safely. */
 export const BLOB_SAVE_LIMIT = 256 * 1024 * 1024
 
-export async function saveAsBlob(
-  stream: ReadableStream<Uint8Array>,
-  name: string,
-  type: string,
-): Promise<void> {
+/** The whole of `stream` as one Blob of media type `type`. */
+export async function collectBlob(stream: ReadableStream<Uint8Array>, type: string): Promise<Blob> {
   const chunks: BlobPart[] = []
   const reader = stream.getReader()
   for (;;) {
@@ -19,7 +16,12 @@ export async function saveAsBlob(
     if (done) break
     chunks.push(value as Uint8Array<ArrayBuffer>)
   }
-  const url = URL.createObjectURL(new Blob(chunks, { type }))
+  return new Blob(chunks, { type })
+}
+
+/** Hands `blob` to the browser's own download under `name`. */
+export function saveBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob)
   const link = document.createElement('a')
   link.href = url
   link.download = name
@@ -29,4 +31,12 @@ export async function saveAsBlob(
   link.remove()
   // The browser has copied the Blob into its download by the next task; a minute is ample.
   setTimeout(() => URL.revokeObjectURL(url), 60_000)
+}
+
+export async function saveAsBlob(
+  stream: ReadableStream<Uint8Array>,
+  name: string,
+  type: string,
+): Promise<void> {
+  saveBlob(await collectBlob(stream, type), name)
 }

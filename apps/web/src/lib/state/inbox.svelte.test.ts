@@ -221,7 +221,7 @@ describe('an entry', () => {
     expect(page.entry('n').status).toBe('downloading')
     expect(page.downloading).toBe(true)
     await reading
-    expect(worker.downloadInboxFile).toHaveBeenCalledWith('h1', 'n')
+    expect(worker.downloadInboxFile).toHaveBeenCalledWith('h1', 'n', expect.anything())
     expect(page.entry('n')).toMatchObject({ status: 'idle', text: 'Hello', message: null })
     expect(page.inbox?.entries[0]?.downloadCount).toBe(1)
     expect(page.downloading).toBe(false)

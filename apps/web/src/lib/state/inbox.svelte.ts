@@ -19,6 +19,7 @@ import { formatBytes } from '../format-bytes'
 import { t } from '../i18n/t'
 import { dayOf, downloadsLeft, entryName, entryPlainSize, entryType } from '../requests/inbox-entry'
 import { sanitizeFileName } from '../save/file-name'
+import { collectBlob, saveBlob } from '../save/blob'
 import { pickSaveFolder, type SaveFolder } from '../save/folder'
 import {
   blobTooLarge,
@@ -38,6 +39,7 @@ import {
   type InboxView,
 } from '../worker/client'
 import type { DownloadProgress } from '../worker/methods'
+import type { PreviewPlan } from '../preview/preview-kind'
 import { historyTime, type HistoryStatus } from './history-store'
 import { historyKey, setHistoryStatus } from './history.svelte'
 
@@ -57,6 +59,8 @@ export interface EntryState {
   error: boolean
   /** A sender's note, once read. */
   text: string | null
+  /** A file opened on the page (lib/preview); saving takes this copy, counting nothing. */
+  opened: Blob | null
 }
 
 /** Closing or deleting the whole request, each asked first. */
@@ -235,21 +239,54 @@ export class InboxPage {
 
   /** Reads a sender's note onto the page. */
   async readNote(entry: InboxEntryView): Promise<void> {
-    if (!this.#handle) return
+    const text = await this.#readWhole(entry, t('inbox.note.title'), (stream) =>
+      new Response(stream).text(),
+    )
+    if (text !== null) this.entry(entry.id).text = text
+  }
+
+  /** Counts one download of a file and keeps it on the page to show it as `plan` says. */
+  async open(entry: InboxEntryView, plan: PreviewPlan): Promise<void> {
+    const content = await this.#readWhole(entry, this.nameOf(entry), (stream) =>
+      collectBlob(stream, plan.type),
+    )
+    if (content !== null) this.entry(entry.id).opened = content
+  }
+
+  /** Saves the copy opened on the page: no second download. */
+  saveOpened(entry: InboxEntryView): void {
     const state = this.entry(entry.id)
-    state.status = 'downloading'
+    if (!state.opened) return
+    const name = sanitizeFileName(this.nameOf(entry), t('download.unnamed'))
+    saveBlob(state.opened, name)
+    state.message = t('inbox.entry.downloaded', { name })
+    state.error = false
+  }
+
+  /**
+   * Counts one download of `entry` and reads all of it onto the page with `read`; answers null
+   * when that failed, which the entry then says under `name`.
+   */
+  async #readWhole<T>(
+    entry: InboxEntryView,
+    name: string,
+    read: (stream: ReadableStream<Uint8Array>) => Promise<T>,
+  ): Promise<T | null> {
+    if (!this.#handle) return null
+    const state = this.entry(entry.id)
     state.message = null
     state.error = false
+    const onProgress = this.#startProgress(state, entryPlainSize(entry))
     try {
-      const result = await downloadInboxFile(this.#handle, entry.id)
+      const result = await downloadInboxFile(this.#handle, entry.id, { onProgress })
       this.#countDownload(entry)
-      const text = await new Response(result.stream).text()
+      const value = await read(result.stream)
       await result.finished
-      state.text = text
+      return value
     } catch (error) {
-      const name = t('inbox.note.title')
       state.message = t('inbox.entry.downloadFailed', { name, message: errorMessage(error) })
       state.error = true
+      return null
     } finally {
       state.status = 'idle'
     }
@@ -403,5 +440,13 @@ export class InboxPage {
 }
 
 function idleEntry(): EntryState {
-  return { status: 'idle', received: 0, total: 0, message: null, error: false, text: null }
+  return {
+    status: 'idle',
+    received: 0,
+    total: 0,
+    message: null,
+    error: false,
+    text: null,
+    opened: null,
+  }
 }

@@ -22,6 +22,5 @@ export const archive = {
   'archive.saved': '{name} saved.',
   'archive.saveCancelled': 'Saving {name} was cancelled.',
   'archive.entryFailed': '{name} could not be read. {message}',
-  'archive.notText': '{name} is not text that can be shown here; save it instead.',
   'archive.unsupported': 'Cannot be read here',
 } as const

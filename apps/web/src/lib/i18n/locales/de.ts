@@ -210,6 +210,26 @@ export default {
     'Dieser Browser kann nicht direkt auf die Festplatte speichern, daher wird die Datei zuerst im Arbeitsspeicher zusammengesetzt. Dateien über {limit} lassen sich hier nicht herunterladen; verwenden Sie ein aktuelles Chrome, Edge oder Firefox.',
   'download.blobTooLarge':
     'Diese Datei ist zu groß für einen Download in diesem Browser ({size}, Limit {limit}). Verwenden Sie ein aktuelles Chrome, Edge oder Firefox.',
+  'preview.open': 'Öffnen',
+  'preview.openLast': 'Öffnen (verbraucht den letzten Download)',
+  'preview.opening': 'Wird geöffnet …',
+  'preview.countsOnce':
+    'Öffnen zeigt die Datei hier an; wenn Sie sie danach speichern, zählt das keinen weiteren Download.',
+  'preview.save': 'Speichern',
+  'preview.lastOpened':
+    'Das war der letzte Download: Dieser Link funktioniert nicht mehr. Speichern Sie die Datei, bevor Sie diese Seite verlassen.',
+  'preview.region': 'Vorschau von {name}',
+  'preview.copyText': 'Text kopieren',
+  'preview.failed': 'Die Datei konnte nicht geöffnet werden: {message}',
+  'preview.imageBroken':
+    'Dieser Browser kann dieses Bild nicht anzeigen. Speichern Sie es, um es anderswo zu öffnen.',
+  'preview.notPdf':
+    'Diese Datei ist kein PDF, das dieser Browser anzeigen kann. Speichern Sie sie, um sie anderswo zu öffnen.',
+  'download.buttonLast': 'Herunterladen (verbraucht den letzten Download)',
+  'inbox.entry.open': '{name} öffnen',
+  'inbox.entry.openLast': '{name} öffnen (verbraucht den letzten Download)',
+  'inbox.entry.downloadLast': '{name} herunterladen (verbraucht den letzten Download)',
+  'inbox.entry.save': '{name} speichern',
 
   'history.title': 'Meine Uploads',
   'history.intro':
@@ -631,7 +651,5 @@ export default {
   'archive.saved': '{name} gespeichert.',
   'archive.saveCancelled': 'Das Speichern von {name} wurde abgebrochen.',
   'archive.entryFailed': '{name} konnte nicht gelesen werden. {message}',
-  'archive.notText':
-    '{name} ist kein Text, der hier angezeigt werden kann; speichern Sie die Datei stattdessen.',
   'archive.unsupported': 'Hier nicht lesbar',
 } satisfies Translation<'one' | 'other'>

@@ -228,6 +228,25 @@ export default {
     'Este navegador no puede guardar directamente en el disco, así que el archivo se monta primero en memoria. Los archivos de más de {limit} no se pueden descargar aquí; usa una versión actual de Chrome, Edge o Firefox.',
   'download.blobTooLarge':
     'Este archivo es demasiado grande para descargarlo en este navegador ({size}, límite {limit}). Usa una versión actual de Chrome, Edge o Firefox.',
+  'preview.open': 'Abrir',
+  'preview.openLast': 'Abrir (gasta la última descarga)',
+  'preview.opening': 'Abriendo…',
+  'preview.countsOnce': 'Abrir muestra el archivo aquí; guardarlo después no gasta otra descarga.',
+  'preview.save': 'Guardar',
+  'preview.lastOpened':
+    'Esa fue la última descarga: este enlace ya no funciona. Guarda el archivo antes de salir de esta página.',
+  'preview.region': 'Vista previa de {name}',
+  'preview.copyText': 'Copiar texto',
+  'preview.failed': 'No se pudo abrir el archivo: {message}',
+  'preview.imageBroken':
+    'Este navegador no puede mostrar esta imagen. Guárdala para abrirla en otro lugar.',
+  'preview.notPdf':
+    'Este archivo no es un PDF que este navegador pueda mostrar. Guárdalo para abrirlo en otro lugar.',
+  'download.buttonLast': 'Descargar (gasta la última descarga)',
+  'inbox.entry.open': 'Abrir {name}',
+  'inbox.entry.openLast': 'Abrir {name} (gasta la última descarga)',
+  'inbox.entry.downloadLast': 'Descargar {name} (gasta la última descarga)',
+  'inbox.entry.save': 'Guardar {name}',
 
   'history.title': 'Mis subidas',
   'history.intro':
@@ -679,6 +698,5 @@ export default {
   'archive.saved': '{name} guardado.',
   'archive.saveCancelled': 'Se canceló el guardado de {name}.',
   'archive.entryFailed': 'No se pudo leer {name}. {message}',
-  'archive.notText': '{name} no es texto que se pueda mostrar aquí; guárdalo en su lugar.',
   'archive.unsupported': 'No se puede leer aquí',
 } satisfies Translation<'one' | 'many' | 'other'>

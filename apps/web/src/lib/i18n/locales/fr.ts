@@ -229,6 +229,26 @@ export default {
     'Ce navigateur ne peut pas enregistrer directement sur le disque ; le fichier est donc d’abord assemblé en mémoire. Les fichiers de plus de {limit} ne peuvent pas être téléchargés ici ; utilisez une version récente de Chrome, Edge ou Firefox.',
   'download.blobTooLarge':
     'Ce fichier est trop volumineux pour être téléchargé dans ce navigateur ({size}, limite {limit}). Utilisez une version récente de Chrome, Edge ou Firefox.',
+  'preview.open': 'Ouvrir',
+  'preview.openLast': 'Ouvrir (utilise le dernier téléchargement)',
+  'preview.opening': 'Ouverture…',
+  'preview.countsOnce':
+    'Ouvrir affiche le fichier ici ; l’enregistrer ensuite ne compte aucun autre téléchargement.',
+  'preview.save': 'Enregistrer',
+  'preview.lastOpened':
+    'C’était le dernier téléchargement : ce lien ne fonctionne plus. Enregistrez le fichier avant de quitter cette page.',
+  'preview.region': 'Aperçu de {name}',
+  'preview.copyText': 'Copier le texte',
+  'preview.failed': 'Le fichier n’a pas pu être ouvert : {message}',
+  'preview.imageBroken':
+    'Ce navigateur ne peut pas afficher cette image. Enregistrez-la pour l’ouvrir ailleurs.',
+  'preview.notPdf':
+    'Ce fichier n’est pas un PDF que ce navigateur peut afficher. Enregistrez-le pour l’ouvrir ailleurs.',
+  'download.buttonLast': 'Télécharger (utilise le dernier téléchargement)',
+  'inbox.entry.open': 'Ouvrir {name}',
+  'inbox.entry.openLast': 'Ouvrir {name} (utilise le dernier téléchargement)',
+  'inbox.entry.downloadLast': 'Télécharger {name} (utilise le dernier téléchargement)',
+  'inbox.entry.save': 'Enregistrer {name}',
 
   'history.title': 'Mes envois',
   'history.intro':
@@ -682,6 +702,5 @@ export default {
   'archive.saved': '{name} enregistré.',
   'archive.saveCancelled': 'L’enregistrement de {name} a été annulé.',
   'archive.entryFailed': '{name} n’a pas pu être lu. {message}',
-  'archive.notText': '{name} n’est pas un texte affichable ici ; enregistrez-le plutôt.',
   'archive.unsupported': 'Illisible ici',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -227,6 +227,25 @@ export default {
     'Questo browser non può salvare direttamente su disco, quindi il file viene prima assemblato in memoria. I file oltre {limit} non si possono scaricare qui; usa una versione recente di Chrome, Edge o Firefox.',
   'download.blobTooLarge':
     'Questo file è troppo grande per essere scaricato in questo browser ({size}, limite {limit}). Usa una versione recente di Chrome, Edge o Firefox.',
+  'preview.open': 'Apri',
+  'preview.openLast': 'Apri (consuma l’ultimo download)',
+  'preview.opening': 'Apertura…',
+  'preview.countsOnce': 'Apri mostra il file qui; salvarlo dopo non consuma un altro download.',
+  'preview.save': 'Salva',
+  'preview.lastOpened':
+    'Quello era l’ultimo download: questo link non funziona più. Salva il file prima di lasciare questa pagina.',
+  'preview.region': 'Anteprima di {name}',
+  'preview.copyText': 'Copia testo',
+  'preview.failed': 'Impossibile aprire il file: {message}',
+  'preview.imageBroken':
+    'Questo browser non può mostrare questa immagine. Salvala per aprirla altrove.',
+  'preview.notPdf':
+    'Questo file non è un PDF che questo browser può mostrare. Salvalo per aprirlo altrove.',
+  'download.buttonLast': 'Scarica (consuma l’ultimo download)',
+  'inbox.entry.open': 'Apri {name}',
+  'inbox.entry.openLast': 'Apri {name} (consuma l’ultimo download)',
+  'inbox.entry.downloadLast': 'Scarica {name} (consuma l’ultimo download)',
+  'inbox.entry.save': 'Salva {name}',
 
   'history.title': 'I miei caricamenti',
   'history.intro':
@@ -675,6 +694,5 @@ export default {
   'archive.saved': '{name} salvato.',
   'archive.saveCancelled': 'Il salvataggio di {name} è stato annullato.',
   'archive.entryFailed': 'Impossibile leggere {name}. {message}',
-  'archive.notText': '{name} non è un testo che si possa mostrare qui; salvalo invece.',
   'archive.unsupported': 'Non leggibile qui',
 } satisfies Translation<'one' | 'many' | 'other'>

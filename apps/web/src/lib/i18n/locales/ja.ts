@@ -200,6 +200,26 @@ export default {
     'このブラウザーはディスクに直接保存できないため、ファイルはまずメモリ上で組み立てられます。{limit} を超えるファイルはここではダウンロードできません。最新の Chrome、Edge、Firefox をお使いください。',
   'download.blobTooLarge':
     'このファイルは大きすぎて、このブラウザーではダウンロードできません（{size}、上限 {limit}）。最新の Chrome、Edge、Firefox をお使いください。',
+  'preview.open': '開く',
+  'preview.openLast': '開く（最後のダウンロードを使います）',
+  'preview.opening': '開いています…',
+  'preview.countsOnce':
+    '開くとファイルをここに表示します。その後の保存では、ダウンロード回数は増えません。',
+  'preview.save': '保存',
+  'preview.lastOpened':
+    '最後のダウンロードでした。このリンクはもう使えません。このページを離れる前にファイルを保存してください。',
+  'preview.region': '{name} のプレビュー',
+  'preview.copyText': 'テキストをコピー',
+  'preview.failed': 'ファイルを開けませんでした: {message}',
+  'preview.imageBroken':
+    'このブラウザーではこの画像を表示できません。保存して別のアプリで開いてください。',
+  'preview.notPdf':
+    'このファイルは、このブラウザーで表示できる PDF ではありません。保存して別のアプリで開いてください。',
+  'download.buttonLast': 'ダウンロード（最後のダウンロードを使います）',
+  'inbox.entry.open': '{name} を開く',
+  'inbox.entry.openLast': '{name} を開く（最後のダウンロードを使います）',
+  'inbox.entry.downloadLast': '{name} をダウンロード（最後のダウンロードを使います）',
+  'inbox.entry.save': '{name} を保存',
 
   'history.title': '送信履歴',
   'history.intro':
@@ -594,6 +614,5 @@ export default {
   'archive.saved': '{name} を保存しました。',
   'archive.saveCancelled': '{name} の保存をキャンセルしました。',
   'archive.entryFailed': '{name} を読み込めませんでした。{message}',
-  'archive.notText': '{name} はここで表示できるテキストではありません。保存してください。',
   'archive.unsupported': 'ここでは読み込めません',
 } satisfies Translation<'other'>

@@ -201,6 +201,26 @@ export default {
     'Deze browser kan niet rechtstreeks op schijf opslaan, dus het bestand wordt eerst in het geheugen samengesteld. Bestanden groter dan {limit} kunnen hier niet worden gedownload; gebruik een recente Chrome, Edge of Firefox.',
   'download.blobTooLarge':
     'Dit bestand is te groot om in deze browser te downloaden ({size}, limiet {limit}). Gebruik een recente Chrome, Edge of Firefox.',
+  'preview.open': 'Openen',
+  'preview.openLast': 'Openen (kost de laatste download)',
+  'preview.opening': 'Openen…',
+  'preview.countsOnce':
+    'Openen toont het bestand hier; het daarna opslaan kost geen extra download.',
+  'preview.save': 'Opslaan',
+  'preview.lastOpened':
+    'Dat was de laatste download: deze link werkt niet meer. Sla het bestand op voordat je deze pagina verlaat.',
+  'preview.region': 'Voorbeeld van {name}',
+  'preview.copyText': 'Tekst kopiëren',
+  'preview.failed': 'Het bestand kon niet worden geopend: {message}',
+  'preview.imageBroken':
+    'Deze browser kan deze afbeelding niet tonen. Sla haar op om haar elders te openen.',
+  'preview.notPdf':
+    'Dit bestand is geen pdf die deze browser kan tonen. Sla het op om het elders te openen.',
+  'download.buttonLast': 'Downloaden (kost de laatste download)',
+  'inbox.entry.open': '{name} openen',
+  'inbox.entry.openLast': '{name} openen (kost de laatste download)',
+  'inbox.entry.downloadLast': '{name} downloaden (kost de laatste download)',
+  'inbox.entry.save': '{name} opslaan',
 
   'history.title': 'Mijn uploads',
   'history.intro':
@@ -621,7 +641,5 @@ export default {
   'archive.saved': '{name} bewaard.',
   'archive.saveCancelled': 'Het bewaren van {name} is geannuleerd.',
   'archive.entryFailed': '{name} kon niet worden gelezen. {message}',
-  'archive.notText':
-    '{name} is geen tekst die hier getoond kan worden; bewaar het bestand in plaats daarvan.',
   'archive.unsupported': 'Hier niet leesbaar',
 } satisfies Translation<'one' | 'other'>

@@ -235,6 +235,26 @@ export default {
     'Ta przeglądarka nie potrafi zapisywać bezpośrednio na dysk, więc plik jest najpierw składany w pamięci. Plików większych niż {limit} nie da się tu pobrać; użyj aktualnej wersji Chrome, Edge lub Firefox.',
   'download.blobTooLarge':
     'Ten plik jest za duży, by pobrać go w tej przeglądarce ({size}, limit {limit}). Użyj aktualnej wersji Chrome, Edge lub Firefox.',
+  'preview.open': 'Otwórz',
+  'preview.openLast': 'Otwórz (zużywa ostatnie pobranie)',
+  'preview.opening': 'Otwieranie…',
+  'preview.countsOnce':
+    'Otwarcie pokazuje plik tutaj; zapisanie go potem nie zużywa kolejnego pobrania.',
+  'preview.save': 'Zapisz',
+  'preview.lastOpened':
+    'To było ostatnie pobranie: ten link już nie działa. Zapisz plik, zanim opuścisz tę stronę.',
+  'preview.region': 'Podgląd {name}',
+  'preview.copyText': 'Kopiuj tekst',
+  'preview.failed': 'Nie udało się otworzyć pliku: {message}',
+  'preview.imageBroken':
+    'Ta przeglądarka nie może pokazać tego obrazu. Zapisz go, aby otworzyć go gdzie indziej.',
+  'preview.notPdf':
+    'Ten plik nie jest plikiem PDF, który ta przeglądarka może pokazać. Zapisz go, aby otworzyć go gdzie indziej.',
+  'download.buttonLast': 'Pobierz (zużywa ostatnie pobranie)',
+  'inbox.entry.open': 'Otwórz {name}',
+  'inbox.entry.openLast': 'Otwórz {name} (zużywa ostatnie pobranie)',
+  'inbox.entry.downloadLast': 'Pobierz {name} (zużywa ostatnie pobranie)',
+  'inbox.entry.save': 'Zapisz {name}',
 
   'history.title': 'Moje przesłania',
   'history.intro':
@@ -697,6 +717,5 @@ export default {
   'archive.saved': 'Zapisano {name}.',
   'archive.saveCancelled': 'Anulowano zapisywanie {name}.',
   'archive.entryFailed': 'Nie udało się odczytać {name}. {message}',
-  'archive.notText': '{name} nie jest tekstem, który można tu wyświetlić; zapisz go zamiast tego.',
   'archive.unsupported': 'Nie można odczytać tutaj',
 } satisfies Translation<'one' | 'few' | 'many' | 'other'>

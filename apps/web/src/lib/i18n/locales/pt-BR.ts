@@ -222,6 +222,25 @@ export default {
     'Este navegador não consegue salvar direto no disco, então o arquivo é montado primeiro na memória. Arquivos acima de {limit} não podem ser baixados aqui; use uma versão atual do Chrome, Edge ou Firefox.',
   'download.blobTooLarge':
     'Este arquivo é grande demais para baixar neste navegador ({size}, limite {limit}). Use uma versão atual do Chrome, Edge ou Firefox.',
+  'preview.open': 'Abrir',
+  'preview.openLast': 'Abrir (gasta o último download)',
+  'preview.opening': 'Abrindo…',
+  'preview.countsOnce': 'Abrir mostra o arquivo aqui; salvá-lo depois não gasta outro download.',
+  'preview.save': 'Salvar',
+  'preview.lastOpened':
+    'Esse foi o último download: este link não funciona mais. Salve o arquivo antes de sair desta página.',
+  'preview.region': 'Prévia de {name}',
+  'preview.copyText': 'Copiar texto',
+  'preview.failed': 'Não foi possível abrir o arquivo: {message}',
+  'preview.imageBroken':
+    'Este navegador não consegue mostrar esta imagem. Salve-a para abri-la em outro lugar.',
+  'preview.notPdf':
+    'Este arquivo não é um PDF que este navegador consiga mostrar. Salve-o para abri-lo em outro lugar.',
+  'download.buttonLast': 'Baixar (gasta o último download)',
+  'inbox.entry.open': 'Abrir {name}',
+  'inbox.entry.openLast': 'Abrir {name} (gasta o último download)',
+  'inbox.entry.downloadLast': 'Baixar {name} (gasta o último download)',
+  'inbox.entry.save': 'Salvar {name}',
 
   'history.title': 'Meus envios',
   'history.intro':
@@ -670,6 +689,5 @@ export default {
   'archive.saved': '{name} salvo.',
   'archive.saveCancelled': 'O salvamento de {name} foi cancelado.',
   'archive.entryFailed': 'Não foi possível ler {name}. {message}',
-  'archive.notText': '{name} não é um texto que possa ser mostrado aqui; salve-o em vez disso.',
   'archive.unsupported': 'Não pode ser lido aqui',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -184,6 +184,22 @@ export default {
     '此浏览器无法直接保存到磁盘，因此文件会先在内存中组装。超过 {limit} 的文件无法在此下载；请使用最新版的 Chrome、Edge 或 Firefox。',
   'download.blobTooLarge':
     '此文件过大，无法在此浏览器中下载（{size}，上限 {limit}）。请使用最新版的 Chrome、Edge 或 Firefox。',
+  'preview.open': '打开',
+  'preview.openLast': '打开（消耗最后一次下载）',
+  'preview.opening': '正在打开…',
+  'preview.countsOnce': '打开会在此处显示文件；之后保存不会再消耗下载次数。',
+  'preview.save': '保存',
+  'preview.lastOpened': '这是最后一次下载：此链接已失效。离开此页面前，请保存文件。',
+  'preview.region': '{name} 的预览',
+  'preview.copyText': '复制文本',
+  'preview.failed': '无法打开文件：{message}',
+  'preview.imageBroken': '此浏览器无法显示此图片。请保存后在别处打开。',
+  'preview.notPdf': '此文件不是此浏览器能显示的 PDF。请保存后在别处打开。',
+  'download.buttonLast': '下载（消耗最后一次下载）',
+  'inbox.entry.open': '打开 {name}',
+  'inbox.entry.openLast': '打开 {name}（消耗最后一次下载）',
+  'inbox.entry.downloadLast': '下载 {name}（消耗最后一次下载）',
+  'inbox.entry.save': '保存 {name}',
 
   'history.title': '我的上传',
   'history.intro':
@@ -547,6 +563,5 @@ export default {
   'archive.saved': '已保存 {name}。',
   'archive.saveCancelled': '已取消保存 {name}。',
   'archive.entryFailed': '无法读取 {name}。{message}',
-  'archive.notText': '{name} 不是可在此显示的文本；请改为保存。',
   'archive.unsupported': '无法在此读取',
 } satisfies Translation<'other'>
