@@ -4,15 +4,21 @@
  */
 import {
   createFileRequest,
+  createZipStream,
   downloadFile,
   downloadInboxFile,
   inspectFile,
+  openFileRanges,
   openInbox,
   openRequest,
+  openZipEntry,
   parseLink,
+  readZipDirectory,
   sendFile,
   sendToRequest,
   unlockFile,
+  zipSize,
+  type ArchiveEntry,
   type FileLink,
   type InboxLink,
   type RequestLink,
@@ -100,6 +106,53 @@ describe.skipIf(missing !== null)('the client core on S3', { timeout: 60_000 }, 
     expect(part.status).toBe(206)
     expect(part.headers.get('content-range')).toBe(`bytes 100-199/${size}`)
     expect((await part.arrayBuffer()).byteLength).toBe(100)
+  })
+
+  it('reads one entry of an archive by range from the presigned URL, counting one download', async () => {
+    // Property: on S3 the parts of an archive come from the presigned URL, not all of it.
+    const big = randomSource(6 * MiB).source
+    const note = new TextEncoder().encode('inside the archive\n')
+    const mtime = new Date(2024, 0, 1)
+    const entries: ArchiveEntry[] = [
+      { path: 'big.bin', size: big.size, mtime, open: () => big.stream() },
+      { path: 'note.txt', size: note.length, mtime, open: () => new Blob([note]).stream() },
+    ]
+    const api = apiFor(server, { webSocket: wsFactory() })
+    const sent = await sendFile(
+      api,
+      { size: zipSize(entries), stream: () => createZipStream(entries) },
+      {
+        expireSec: 86_400,
+        maxDownloads: 3,
+        metadata: {
+          archive: true,
+          files: entries.map((e) => ({ name: e.path, type: '', size: e.size })),
+        },
+        fileCount: 2,
+      },
+    )
+    const link = parseLink(sent.link).link as FileLink
+    const log = loggingFetch()
+    const reader = apiFor(server, { fetch: log.fetch })
+    const unlocked = await unlockFile(reader, link, await inspectFile(reader, link))
+    const ranges = await openFileRanges(reader, unlocked)
+    const directory = await readZipDirectory(ranges)
+    expect(directory.entries.map((e) => [e.path, e.size])).toEqual([
+      ['big.bin', big.size],
+      ['note.txt', note.length],
+    ])
+    const entry = directory.entries[1]!
+    expect(Buffer.from(await drain(await openZipEntry(ranges, directory, entry)))).toEqual(
+      Buffer.from(note),
+    )
+    const s3Calls = log.calls.filter((c) => c.url.startsWith(gateway!.endpoint))
+    const fetched = s3Calls.reduce((sum, c) => {
+      const [from, to] = (c.headers.get('range') ?? '').slice('bytes='.length).split('-')
+      return sum + Number(to) - Number(from) + 1
+    }, 0)
+    expect(s3Calls.length).toBeGreaterThan(0)
+    expect(fetched).toBeLessThan(ranges.cipherSize / 2)
+    expect((await inspectFile(reader, link)).downloadCount).toBe(1)
   })
 
   it('downloads an inbox file through the presigned URL', async () => {

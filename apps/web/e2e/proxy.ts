@@ -5,6 +5,7 @@
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
+import { Transform } from 'node:stream'
 
 export interface RecordingProxy {
   url: string
@@ -12,6 +13,8 @@ export interface RecordingProxy {
   readonly upgrades: string[]
   /** `METHOD path` of every HTTP request passed on. */
   readonly requests: string[]
+  /** Every answer passed on: its request, status and the body bytes passed to the client. */
+  readonly answers: ProxiedAnswer[]
   /** When true, every WebSocket upgrade is answered 403 and the socket closed. */
   blockWebSockets: boolean
   /**
@@ -24,11 +27,22 @@ export interface RecordingProxy {
   close(): Promise<void>
 }
 
+export interface ProxiedAnswer {
+  request: string
+  status: number
+  bytes: number
+}
+
 export async function startProxy(target: string, port = 0): Promise<RecordingProxy> {
   const upstream = new URL(target)
   const agent = new Agent({ keepAlive: true })
   const sockets = new Set<Socket>()
-  const state = { upgrades: [] as string[], requests: [] as string[], blockWebSockets: false }
+  const state = {
+    upgrades: [] as string[],
+    requests: [] as string[],
+    answers: [] as ProxiedAnswer[],
+    blockWebSockets: false,
+  }
   let hold: RegExp | undefined
   let held: (() => void)[] = []
 
@@ -46,8 +60,21 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
       },
       (answer) => {
         const passOn = () => {
-          res.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
-          answer.pipe(res)
+          const record: ProxiedAnswer = {
+            request: line,
+            status: answer.statusCode ?? 502,
+            bytes: 0,
+          }
+          state.answers.push(record)
+          // Counted as the client takes them: a client that stops reading stops the count.
+          const counter = new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              record.bytes += chunk.length
+              done(null, chunk)
+            },
+          })
+          res.writeHead(record.status, answer.rawHeaders)
+          answer.pipe(counter).pipe(res)
         }
         if (hold?.test(line)) held.push(passOn)
         else passOn()
@@ -93,6 +120,9 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
     },
     get requests() {
       return state.requests
+    },
+    get answers() {
+      return state.answers
     },
     get blockWebSockets() {
       return state.blockWebSockets

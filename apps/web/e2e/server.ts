@@ -29,6 +29,8 @@ export interface E2eServerOptions {
   port?: number
   /** Another build of the web app to host (a tampered copy); WEB_ROOT by default. */
   webRoot?: string
+  /** The server's clock, for a test that moves it on (a read grant that lapses). */
+  now?: () => number
 }
 
 export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2eServer> {
@@ -43,6 +45,7 @@ export async function startE2eServer(options: E2eServerOptions = {}): Promise<E2
         version: 'e2e',
         webRoot,
         logger: createLogger(testLogLevel()),
+        ...(options.now ? { now: options.now } : {}),
       }),
     {
       env: {

@@ -206,9 +206,14 @@ export class ApiClient {
   }
 
   /** Fetches a URL outside the API (a presigned S3 URL): no credentials, no auth headers. */
-  async external(url: string, signal?: AbortSignal): Promise<Response> {
+  async external(
+    url: string,
+    signal?: AbortSignal,
+    headers?: Record<string, string>,
+  ): Promise<Response> {
     const request: RequestInit = { method: 'GET', credentials: 'omit' }
     if (signal) request.signal = signal
+    if (headers) request.headers = headers
     let response: Response
     try {
       response = await this.fetchImpl(url, request)

@@ -1,23 +1,30 @@
 /**
  * Plaintext ranges of a file read without downloading all of it: one counted download asks for
  * a read grant and is closed at once, then each plaintext range is fetched as the ciphertext
- * records that hold it (docs/api.md, Read grants) and opened record by record, each under the
- * nonce of its index, so every byte handed out is authenticated. Small reads go through a few
- * cached records (an archive's directory is read in many small pieces).
+ * records that hold it (docs/api.md, Read grants), or on S3 from the presigned URL the download
+ * answered, and opened record by record, each under the nonce of its index, so every byte handed
+ * out is authenticated. Small reads go through a few cached records (an archive's directory is
+ * read in many small pieces).
  */
 import { recordNonce, webCryptoRecords, type RecordCipher } from '../crypto/stream.js'
 import { decryptFailed, ProtocolError } from '../errors.js'
 import { plainSize, recordCount, RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
+import { ERROR_MESSAGES } from '../wire/errors.js'
 import { READ_GRANT_REQUEST } from '../wire/uploads.js'
+import { ApiError, isApiError } from './api-error.js'
 import { networkError, type ApiClient } from './api.js'
+import { badAnswer, isPresigned } from './download.js'
 import type { UnlockedFile } from './files.js'
 import { fetchGrantedRange } from './granted-range.js'
 
 const SEALED_RECORD = RECORD_SIZE + RECORD_TAG_SIZE
 /** Whole records kept for small reads. */
 const CACHED_RECORDS = 4
+
+/** The sealed bytes `from` to `to` (inclusive) of the ciphertext, as the server sends them. */
+type CipherRange = (from: number, to: number) => Promise<ReadableStream<Uint8Array>>
 
 export interface FileRangesOptions {
   signal?: AbortSignal
@@ -31,11 +38,12 @@ export class FileRanges {
   private readonly cache = new Map<number, Uint8Array>()
 
   constructor(
-    private readonly api: ApiClient,
     private readonly unlocked: UnlockedFile,
-    private readonly grant: string,
+    private readonly fetchRange: CipherRange,
     readonly cipherSize: number,
     fileCount: number,
+    /** When the grant lapses (milliseconds since the epoch), or null when the server did not say. */
+    readonly grantExpiresAt: number | null,
     private readonly options: FileRangesOptions,
   ) {
     this.plainSize = plainSize(cipherSize)
@@ -123,17 +131,10 @@ export class FileRanges {
     }
   }
 
-  /** The sealed records `first` to `last` (inclusive), under the grant. */
+  /** The sealed records `first` to `last` (inclusive). */
   private fetchRecords(first: number, last: number): Promise<ReadableStream<Uint8Array>> {
-    return fetchGrantedRange(this.api, {
-      id: this.unlocked.id,
-      authToken: this.unlocked.keys.authToken,
-      grant: this.grant,
-      from: first * SEALED_RECORD,
-      to: Math.min((last + 1) * SEALED_RECORD, this.cipherSize) - 1,
-      size: this.cipherSize,
-      signal: this.options.signal,
-    })
+    const to = Math.min((last + 1) * SEALED_RECORD, this.cipherSize) - 1
+    return this.fetchRange(first * SEALED_RECORD, to)
   }
 }
 
@@ -150,9 +151,31 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 }
 
 /**
+ * Ranges from the presigned URL of a download on S3, which serves `Range` itself. A URL that has
+ * expired (403) is reported as a lapsed grant, 410 `Read grant expired`, so callers handle one
+ * lapse; a status other than 206 is refused, and the records check every byte.
+ */
+function presignedRanges(api: ApiClient, url: string, signal?: AbortSignal): CipherRange {
+  return async (from, to) => {
+    let response: Response
+    try {
+      response = await api.external(url, signal, { [HEADERS.range]: `bytes=${from}-${to}` })
+    } catch (error) {
+      if (!isApiError(error, 403)) throw error
+      throw new ApiError(410, ERROR_MESSAGES.readGrantExpired, { cause: error })
+    }
+    if (response.status !== 206 || !response.body) {
+      await response.body?.cancel().catch(() => undefined)
+      throw new ProtocolError('NETWORK', 'The server answered a range with other bytes')
+    }
+    return response.body
+  }
+}
+
+/**
  * Counts one download of the file with a read grant and closes its body unread: from then on
- * its ranges come under the grant. A server that hands out no grant (S3, where the presigned URL
- * is the way to ranges) is refused before anything else is read.
+ * its ranges come under the grant. On S3 the download answers a presigned URL instead, whose
+ * ranges are fetched until it expires.
  */
 export async function openFileRanges(
   api: ApiClient,
@@ -163,20 +186,37 @@ export async function openFileRanges(
     [HEADERS.authToken]: unlocked.keys.authToken,
     [HEADERS.readGrant]: READ_GRANT_REQUEST,
   }
-  const init = options.signal ? { headers, signal: options.signal } : { headers }
+  const { signal } = options
+  const init = signal ? { headers, signal } : { headers }
   const response = await api.raw('GET', PATHS.download(unlocked.id), init)
+  if ((response.headers.get(HEADERS.contentType) ?? '').startsWith('application/json')) {
+    const answer: unknown = await response.json().catch(() => null)
+    if (!isPresigned(answer)) throw badAnswer()
+    const ranges = presignedRanges(api, answer.url, signal)
+    return new FileRanges(unlocked, ranges, answer.size, answer.fileCount, null, options)
+  }
   await response.body?.cancel().catch(() => undefined)
   const grant = response.headers.get(HEADERS.readGrant)
   const size = Number(response.headers.get(HEADERS.contentLength))
   const fileCount = Number(response.headers.get(HEADERS.fileCount) ?? '1')
+  const expires = Number(response.headers.get(HEADERS.readGrantExpires))
   if (grant === null) {
     throw new ProtocolError(
       'BAD_INPUT',
       'This server hands out no read grant, so parts of a download cannot be fetched alone',
     )
   }
-  if (!Number.isSafeInteger(size) || !Number.isSafeInteger(fileCount)) {
-    throw new ProtocolError('NETWORK', 'The server answered the download with something unexpected')
-  }
-  return new FileRanges(api, unlocked, grant, size, fileCount, options)
+  if (!Number.isSafeInteger(size) || !Number.isSafeInteger(fileCount)) throw badAnswer()
+  const ranges: CipherRange = (from, to) =>
+    fetchGrantedRange(api, {
+      id: unlocked.id,
+      authToken: unlocked.keys.authToken,
+      grant,
+      from,
+      to,
+      size,
+      signal,
+    })
+  const grantExpiresAt = Number.isSafeInteger(expires) && expires > 0 ? expires : null
+  return new FileRanges(unlocked, ranges, size, fileCount, grantExpiresAt, options)
 }

@@ -29,7 +29,8 @@ export interface DownloadResult {
   fileCount: number
 }
 
-function isPresigned(value: unknown): value is PresignedDownloadResponse {
+/** Whether a counted download's JSON answer is the presigned URL of a download on S3. */
+export function isPresigned(value: unknown): value is PresignedDownloadResponse {
   const v = value as Partial<PresignedDownloadResponse> | null
   return (
     typeof v === 'object' &&
@@ -40,7 +41,7 @@ function isPresigned(value: unknown): value is PresignedDownloadResponse {
   )
 }
 
-function badAnswer(): ProtocolError {
+export function badAnswer(): ProtocolError {
   return new ProtocolError('NETWORK', 'The server answered the download with something unexpected')
 }
 

@@ -13,6 +13,13 @@ export type { PayloadSource } from './source.js'
 export { crc32 } from './crc32.js'
 export { zipSize, zipEntryAt, createZipStream } from './zip.js'
 export type { ArchiveEntry, ZipOptions } from './zip.js'
+export {
+  readZipDirectory,
+  openZipEntry,
+  canOpenZipEntry,
+  MAX_DIRECTORY_SIZE,
+} from './zip-reader.js'
+export type { ArchiveBytes, ZipDirectory, ZipEntryInfo } from './zip-reader.js'
 export { fingerprintChange, type FingerprintEntry, type SourceFingerprint } from './fingerprint.js'
 export { ciphertextFrom, sourceChanged, type CiphertextFromOptions } from './ciphertext-from.js'
 export { uploadCiphertext, resumeUpload, cancelUnfinished, WS_CLOSE_KEEP } from './upload.js'

@@ -8,6 +8,22 @@
 import { utf8 } from '../encoding.js'
 import { ProtocolError } from '../errors.js'
 import { crc32 } from './crc32.js'
+import {
+  CENTRAL_HEADER,
+  CENTRAL_HEADER_SIZE,
+  DATA_DESCRIPTOR,
+  END,
+  END_SIZE,
+  FLAG_UTF8,
+  LOCAL_HEADER,
+  LOCAL_HEADER_SIZE,
+  U16_MAX,
+  U32_MAX,
+  ZIP64_END,
+  ZIP64_END_SIZE,
+  ZIP64_LOCATOR,
+  ZIP64_LOCATOR_SIZE,
+} from './zip-format.js'
 
 export interface ArchiveEntry {
   /** `/`-separated path inside the archive; a directory ends with `/`. */
@@ -22,18 +38,6 @@ export interface ArchiveEntry {
   open?(): ReadableStream<Uint8Array>
 }
 
-const LOCAL_HEADER = 0x04034b50
-const DATA_DESCRIPTOR = 0x08074b50
-const CENTRAL_HEADER = 0x02014b50
-const ZIP64_END = 0x06064b50
-const ZIP64_LOCATOR = 0x07064b50
-const END = 0x06054b50
-
-const LOCAL_HEADER_SIZE = 30
-const CENTRAL_HEADER_SIZE = 46
-const END_SIZE = 22
-const ZIP64_END_SIZE = 56
-const ZIP64_LOCATOR_SIZE = 20
 /** 0x5455 extended timestamp with the modification time only: tag, size, flags, time. */
 const TIMESTAMP_EXTRA_SIZE = 9
 
@@ -42,12 +46,9 @@ const VERSION_ZIP64 = 45
 const VERSION_DEFAULT = 20
 /** §4.4.2: upper byte 3 = UNIX, so the external attributes carry st_mode. */
 const VERSION_MADE_BY = (3 << 8) | VERSION_ZIP64
-/** §4.4.4: bit 3 = sizes and CRC follow in a data descriptor; bit 11 = UTF-8 names. */
+/** §4.4.4: bit 3 = sizes and CRC follow in a data descriptor. */
 const FLAG_DESCRIPTOR = 0x0008
-const FLAG_UTF8 = 0x0800
 
-const U16_MAX = 0xffff
-const U32_MAX = 0xffffffff
 const S_IFMT = 0o170000
 const S_IFREG = 0o100000
 const S_IFDIR = 0o040000

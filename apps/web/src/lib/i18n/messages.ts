@@ -4,6 +4,7 @@
  * translation (locales/<tag>.ts) provides the same keys, typed by `Translation`.
  */
 import { about } from './en/about'
+import { archive } from './en/archive'
 import { common } from './en/common'
 import { download } from './en/download'
 import { history } from './en/history'
@@ -40,6 +41,7 @@ export const catalogue = {
   ...tokens,
   ...about,
   ...report,
+  ...archive,
 } satisfies Record<string, Message>
 
 export type MessageKey = keyof typeof catalogue

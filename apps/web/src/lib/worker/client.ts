@@ -25,6 +25,7 @@ import type {
   CallContext,
   DownloadProgress,
   InboxTarget,
+  OpenedArchiveView,
   OpenedInboxView,
   SendFilesInput,
   SendToRequestInput,
@@ -40,6 +41,7 @@ export type {
   InboxEntryView,
   InboxTarget,
   InboxView,
+  OpenedArchiveView,
   OpenedInboxView,
   SendFilesInput,
   SendToRequestInput,
@@ -228,7 +230,7 @@ async function delivered(
 }
 
 /** A download call: its plaintext to the page, or with `sink` straight into that port. */
-function download<K extends 'downloadFile' | 'downloadInboxFile'>(
+function download<K extends 'downloadFile' | 'downloadInboxFile' | 'openArchiveEntry'>(
   method: K,
   args: Args<K>,
   options: DownloadOptions,
@@ -286,6 +288,26 @@ export function downloadFile(
   options: DownloadOptions = {},
 ): Promise<Download | DeliveredDownload> {
   return download('downloadFile', [handle], options)
+}
+
+/**
+ * Counts one download of an archive and lists its entries, read by range; `handle` of the answer
+ * then reads single entries without counting again while the read grant lasts.
+ */
+export function openArchive(fileHandle: string): Promise<OpenedArchiveView> {
+  return call('openArchive', [fileHandle])
+}
+
+/**
+ * One entry of an opened archive, fetched and checked alone: to the page, or with `sink`
+ * straight into that port. An ApiError 410 `Read grant expired` once the grant has lapsed.
+ */
+export function openArchiveEntry(
+  archiveHandle: string,
+  index: number,
+  options?: DownloadOptions,
+): Promise<Download | DeliveredDownload> {
+  return download('openArchiveEntry', [archiveHandle, index], options ?? {})
 }
 
 export function deleteFile(id: string, ownerToken: string): Promise<void> {

@@ -16,11 +16,14 @@ import {
   downloadInboxFile,
   inspectFile,
   inspectNote,
+  openFileRanges,
   openInbox,
   openRequest,
+  openZipEntry,
   parseLink,
   PATHS,
   ProtocolError,
+  readZipDirectory,
   resumeSendFile,
   resumeSendToRequest,
   sendFile,
@@ -38,6 +41,7 @@ import {
   type CreateNoteOptions,
   type DownloadResult,
   type FileLink,
+  type FileRanges,
   type FileMetadata,
   type FileUploadState,
   type InboxFile,
@@ -58,6 +62,8 @@ import {
   type UnlockedNote,
   type UploadInfoResponse,
   type ViewedNote,
+  type ZipDirectory,
+  type ZipEntryInfo,
 } from '@fileshare/protocol'
 
 import {
@@ -126,6 +132,20 @@ export type InboxTarget = Pick<OpenedInbox, 'id' | 'inboxOwnerToken'>
 export interface DownloadProgress {
   receivedBytes: number
   totalBytes: number
+}
+
+/** An archive opened in place: its entries, and until when they can be read without counting. */
+export interface OpenedArchiveView {
+  handle: string
+  entries: ZipEntryInfo[]
+  /** When the read grant lapses (milliseconds since the epoch), or null when unknown. */
+  grantExpiresAt: number | null
+}
+
+/** An archive read in place: the ranges under its read grant, and its directory. */
+interface OpenedArchive {
+  ranges: FileRanges
+  directory: ZipDirectory
 }
 
 /** The payload, metadata and file count of what the user picked. */
@@ -285,6 +305,34 @@ export function createMethods(api: ApiClient) {
       return downloadFile(api, take<UnlockedFile>(handle), {
         ...transfer(ctx),
       })
+    },
+
+    /**
+     * Counts one download of an archive and reads its directory by range under the download's
+     * read grant; its entries are then read by `openArchiveEntry` without counting again.
+     */
+    async openArchive(_ctx: CallContext, handle: string): Promise<OpenedArchiveView> {
+      cipher.start()
+      const ranges = await openFileRanges(api, take<UnlockedFile>(handle), { cipher })
+      const directory = await readZipDirectory(ranges)
+      return {
+        handle: keep({ ranges, directory } satisfies OpenedArchive),
+        entries: directory.entries,
+        grantExpiresAt: ranges.grantExpiresAt,
+      }
+    },
+
+    /** One entry's bytes, fetched alone under the archive's read grant. */
+    async openArchiveEntry(
+      _ctx: CallContext,
+      handle: string,
+      index: number,
+    ): Promise<DownloadResult> {
+      const { ranges, directory } = take<OpenedArchive>(handle)
+      const entry = directory.entries[index]
+      if (!entry) throw new ProtocolError('BAD_INPUT', 'The archive holds no such entry')
+      const stream = await openZipEntry(ranges, directory, entry)
+      return { stream, plainSize: entry.size, fileCount: 1 }
     },
 
     async deleteFile(_ctx: CallContext, id: string, ownerToken: string): Promise<void> {

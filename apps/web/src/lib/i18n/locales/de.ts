@@ -628,4 +628,28 @@ export default {
   'report.sending': 'Meldung wird gesendet …',
   'report.sent': 'Vielen Dank. Ihre Meldung wurde an den Betreiber gesendet.',
   'report.failed': 'Die Meldung konnte nicht gesendet werden. {message}',
+
+  'archive.title': 'Im Archiv',
+  'archive.intro':
+    'Sehen Sie, welche Dateien dieses Archiv enthält, und zeigen Sie einzelne Dateien an oder speichern Sie sie, ohne alles herunterzuladen.',
+  'archive.counts':
+    'Das Öffnen des Archivs zählt als ein Download; das Anzeigen und Speichern seiner Dateien danach zählt einige Stunden lang nicht erneut.',
+  'archive.open': 'Archiv öffnen',
+  'archive.openAgain': 'Archiv erneut öffnen',
+  'archive.opening': 'Die Dateiliste wird gelesen …',
+  'archive.failed': 'Das Archiv konnte nicht gelesen werden. {message}',
+  'archive.until':
+    'Bis {date} können Sie Dateien daraus anzeigen und speichern, ohne dass ein weiterer Download gezählt wird.',
+  'archive.lapsed':
+    'Die Zeit zum Anzeigen und Speichern einzelner Dateien aus diesem Archiv ist abgelaufen. Erneutes Öffnen zählt einen weiteren Download.',
+  'archive.listLabel': 'Dateien im Archiv',
+  'archive.view': 'Anzeigen',
+  'archive.viewNamed': '{name} anzeigen',
+  'archive.save': 'Speichern',
+  'archive.saveNamed': '{name} speichern',
+  'archive.fetching': 'Die Datei wird geladen …',
+  'archive.saved': '{name} gespeichert.',
+  'archive.saveCancelled': 'Das Speichern von {name} wurde abgebrochen.',
+  'archive.entryFailed': '{name} konnte nicht gelesen werden. {message}',
+  'archive.unsupported': 'Hier nicht lesbar',
 } satisfies Translation<'one' | 'other'>

@@ -675,4 +675,28 @@ export default {
   'report.sending': 'Enviando la denuncia …',
   'report.sent': 'Gracias. Su denuncia se envió al operador.',
   'report.failed': 'No se pudo enviar la denuncia. {message}',
+
+  'archive.title': 'Dentro del archivo',
+  'archive.intro':
+    'Mira qué archivos contiene este ZIP y luego abre o guarda archivos sueltos sin descargarlo todo.',
+  'archive.counts':
+    'Abrir el archivo cuenta como una descarga; ver y guardar sus archivos después no vuelve a contar durante algunas horas.',
+  'archive.open': 'Abrir el archivo',
+  'archive.openAgain': 'Abrir el archivo de nuevo',
+  'archive.opening': 'Leyendo la lista de archivos…',
+  'archive.failed': 'No se pudo leer el archivo. {message}',
+  'archive.until':
+    'Puedes ver y guardar archivos de él sin que cuente otra descarga hasta el {date}.',
+  'archive.lapsed':
+    'Se acabó el tiempo para ver y guardar archivos sueltos de este ZIP. Abrirlo de nuevo cuenta otra descarga.',
+  'archive.listLabel': 'Archivos del ZIP',
+  'archive.view': 'Ver',
+  'archive.viewNamed': 'Ver {name}',
+  'archive.save': 'Guardar',
+  'archive.saveNamed': 'Guardar {name}',
+  'archive.fetching': 'Obteniendo el archivo…',
+  'archive.saved': '{name} guardado.',
+  'archive.saveCancelled': 'Se canceló el guardado de {name}.',
+  'archive.entryFailed': 'No se pudo leer {name}. {message}',
+  'archive.unsupported': 'No se puede leer aquí',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -679,4 +679,28 @@ export default {
   'report.sending': 'Envoi du signalement …',
   'report.sent': 'Merci. Votre signalement a été envoyé à l’exploitant.',
   'report.failed': 'Le signalement n’a pas pu être envoyé. {message}',
+
+  'archive.title': 'Contenu de l’archive',
+  'archive.intro':
+    'Voyez les fichiers que contient cette archive, puis affichez ou enregistrez des fichiers un par un sans tout télécharger.',
+  'archive.counts':
+    'Ouvrir l’archive compte comme un téléchargement ; afficher et enregistrer ses fichiers ensuite ne compte plus pendant quelques heures.',
+  'archive.open': 'Ouvrir l’archive',
+  'archive.openAgain': 'Ouvrir l’archive à nouveau',
+  'archive.opening': 'Lecture de la liste des fichiers…',
+  'archive.failed': 'L’archive n’a pas pu être lue. {message}',
+  'archive.until':
+    'Vous pouvez afficher et enregistrer ses fichiers sans compter d’autre téléchargement jusqu’au {date}.',
+  'archive.lapsed':
+    'Le délai pour afficher et enregistrer des fichiers de cette archive est écoulé. L’ouvrir à nouveau compte un autre téléchargement.',
+  'archive.listLabel': 'Fichiers de l’archive',
+  'archive.view': 'Afficher',
+  'archive.viewNamed': 'Afficher {name}',
+  'archive.save': 'Enregistrer',
+  'archive.saveNamed': 'Enregistrer {name}',
+  'archive.fetching': 'Récupération du fichier…',
+  'archive.saved': '{name} enregistré.',
+  'archive.saveCancelled': 'L’enregistrement de {name} a été annulé.',
+  'archive.entryFailed': '{name} n’a pas pu être lu. {message}',
+  'archive.unsupported': 'Illisible ici',
 } satisfies Translation<'one' | 'many' | 'other'>

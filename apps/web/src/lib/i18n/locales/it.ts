@@ -671,4 +671,28 @@ export default {
   'report.sending': 'Invio della segnalazione …',
   'report.sent': 'Grazie. La tua segnalazione è stata inviata al gestore.',
   'report.failed': 'Impossibile inviare la segnalazione. {message}',
+
+  'archive.title': 'Dentro l’archivio',
+  'archive.intro':
+    'Guarda quali file contiene questo archivio, poi visualizza o salva singoli file senza scaricarlo tutto.',
+  'archive.counts':
+    'Aprire l’archivio conta come un download; visualizzare e salvare i suoi file dopo non conta di nuovo per alcune ore.',
+  'archive.open': 'Apri l’archivio',
+  'archive.openAgain': 'Apri di nuovo l’archivio',
+  'archive.opening': 'Lettura dell’elenco dei file…',
+  'archive.failed': 'Impossibile leggere l’archivio. {message}',
+  'archive.until':
+    'Puoi visualizzare e salvare i suoi file senza contare un altro download fino al {date}.',
+  'archive.lapsed':
+    'Il tempo per visualizzare e salvare singoli file da questo archivio è scaduto. Aprirlo di nuovo conta un altro download.',
+  'archive.listLabel': 'File nell’archivio',
+  'archive.view': 'Visualizza',
+  'archive.viewNamed': 'Visualizza {name}',
+  'archive.save': 'Salva',
+  'archive.saveNamed': 'Salva {name}',
+  'archive.fetching': 'Recupero del file…',
+  'archive.saved': '{name} salvato.',
+  'archive.saveCancelled': 'Il salvataggio di {name} è stato annullato.',
+  'archive.entryFailed': 'Impossibile leggere {name}. {message}',
+  'archive.unsupported': 'Non leggibile qui',
 } satisfies Translation<'one' | 'many' | 'other'>

@@ -592,4 +592,27 @@ export default {
   'report.sending': '報告を送信しています…',
   'report.sent': 'ありがとうございます。報告は運営者に送信されました。',
   'report.failed': '報告を送信できませんでした。{message}',
+
+  'archive.title': 'アーカイブの中身',
+  'archive.intro':
+    'このアーカイブに含まれるファイルを確認し、全体をダウンロードせずに個別のファイルを表示・保存できます。',
+  'archive.counts':
+    'アーカイブを開くとダウンロード 1 回として数えられます。その後、数時間はファイルを表示・保存しても再び数えられません。',
+  'archive.open': 'アーカイブを開く',
+  'archive.openAgain': 'アーカイブをもう一度開く',
+  'archive.opening': 'ファイルの一覧を読み込み中…',
+  'archive.failed': 'アーカイブを読み込めませんでした。{message}',
+  'archive.until': '{date} まで、ダウンロード回数を増やさずにファイルを表示・保存できます。',
+  'archive.lapsed':
+    'このアーカイブから個別のファイルを表示・保存できる時間が過ぎました。もう一度開くと、ダウンロードがもう 1 回数えられます。',
+  'archive.listLabel': 'アーカイブ内のファイル',
+  'archive.view': '表示',
+  'archive.viewNamed': '{name} を表示',
+  'archive.save': '保存',
+  'archive.saveNamed': '{name} を保存',
+  'archive.fetching': 'ファイルを取得中…',
+  'archive.saved': '{name} を保存しました。',
+  'archive.saveCancelled': '{name} の保存をキャンセルしました。',
+  'archive.entryFailed': '{name} を読み込めませんでした。{message}',
+  'archive.unsupported': 'ここでは読み込めません',
 } satisfies Translation<'other'>

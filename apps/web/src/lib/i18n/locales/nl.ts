@@ -618,4 +618,28 @@ export default {
   'report.sending': 'Melding wordt verstuurd …',
   'report.sent': 'Bedankt. Uw melding is naar de beheerder verstuurd.',
   'report.failed': 'De melding kon niet worden verstuurd. {message}',
+
+  'archive.title': 'In het archief',
+  'archive.intro':
+    'Bekijk welke bestanden dit archief bevat en open of bewaar losse bestanden zonder alles te downloaden.',
+  'archive.counts':
+    'Het archief openen telt als één download; daarna tellen bekijken en bewaren van de bestanden enkele uren niet opnieuw.',
+  'archive.open': 'Archief openen',
+  'archive.openAgain': 'Archief opnieuw openen',
+  'archive.opening': 'De lijst met bestanden wordt gelezen…',
+  'archive.failed': 'Het archief kon niet worden gelezen. {message}',
+  'archive.until':
+    'Tot {date} kun je bestanden eruit bekijken en bewaren zonder dat er nog een download telt.',
+  'archive.lapsed':
+    'De tijd om losse bestanden uit dit archief te bekijken en te bewaren is verlopen. Opnieuw openen telt nog een download.',
+  'archive.listLabel': 'Bestanden in het archief',
+  'archive.view': 'Bekijken',
+  'archive.viewNamed': '{name} bekijken',
+  'archive.save': 'Bewaren',
+  'archive.saveNamed': '{name} bewaren',
+  'archive.fetching': 'Het bestand wordt opgehaald…',
+  'archive.saved': '{name} bewaard.',
+  'archive.saveCancelled': 'Het bewaren van {name} is geannuleerd.',
+  'archive.entryFailed': '{name} kon niet worden gelezen. {message}',
+  'archive.unsupported': 'Hier niet leesbaar',
 } satisfies Translation<'one' | 'other'>

@@ -694,4 +694,28 @@ export default {
   'report.sending': 'Wysyłanie zgłoszenia …',
   'report.sent': 'Dziękujemy. Zgłoszenie zostało wysłane do operatora.',
   'report.failed': 'Nie udało się wysłać zgłoszenia. {message}',
+
+  'archive.title': 'Zawartość archiwum',
+  'archive.intro':
+    'Zobacz, jakie pliki zawiera to archiwum, a potem wyświetl lub zapisz pojedyncze pliki bez pobierania całości.',
+  'archive.counts':
+    'Otwarcie archiwum liczy się jako jedno pobranie; wyświetlanie i zapisywanie jego plików potem nie liczy się ponownie przez kilka godzin.',
+  'archive.open': 'Otwórz archiwum',
+  'archive.openAgain': 'Otwórz archiwum ponownie',
+  'archive.opening': 'Odczytywanie listy plików…',
+  'archive.failed': 'Nie udało się odczytać archiwum. {message}',
+  'archive.until':
+    'Do {date} możesz wyświetlać i zapisywać jego pliki bez liczenia kolejnego pobrania.',
+  'archive.lapsed':
+    'Czas na wyświetlanie i zapisywanie pojedynczych plików z tego archiwum minął. Ponowne otwarcie liczy kolejne pobranie.',
+  'archive.listLabel': 'Pliki w archiwum',
+  'archive.view': 'Wyświetl',
+  'archive.viewNamed': 'Wyświetl {name}',
+  'archive.save': 'Zapisz',
+  'archive.saveNamed': 'Zapisz {name}',
+  'archive.fetching': 'Pobieranie pliku…',
+  'archive.saved': 'Zapisano {name}.',
+  'archive.saveCancelled': 'Anulowano zapisywanie {name}.',
+  'archive.entryFailed': 'Nie udało się odczytać {name}. {message}',
+  'archive.unsupported': 'Nie można odczytać tutaj',
 } satisfies Translation<'one' | 'few' | 'many' | 'other'>

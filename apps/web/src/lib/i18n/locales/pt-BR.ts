@@ -666,4 +666,28 @@ export default {
   'report.sending': 'Enviando a denúncia …',
   'report.sent': 'Obrigado. Sua denúncia foi enviada ao operador.',
   'report.failed': 'Não foi possível enviar a denúncia. {message}',
+
+  'archive.title': 'Dentro do arquivo',
+  'archive.intro':
+    'Veja quais arquivos este ZIP contém e depois visualize ou salve arquivos individuais sem baixar tudo.',
+  'archive.counts':
+    'Abrir o ZIP conta como um download; visualizar e salvar os arquivos dele depois não conta de novo por algumas horas.',
+  'archive.open': 'Abrir o ZIP',
+  'archive.openAgain': 'Abrir o ZIP de novo',
+  'archive.opening': 'Lendo a lista de arquivos…',
+  'archive.failed': 'Não foi possível ler o ZIP. {message}',
+  'archive.until':
+    'Você pode visualizar e salvar arquivos dele sem contar outro download até {date}.',
+  'archive.lapsed':
+    'O tempo para visualizar e salvar arquivos individuais deste ZIP acabou. Abri-lo de novo conta outro download.',
+  'archive.listLabel': 'Arquivos no ZIP',
+  'archive.view': 'Visualizar',
+  'archive.viewNamed': 'Visualizar {name}',
+  'archive.save': 'Salvar',
+  'archive.saveNamed': 'Salvar {name}',
+  'archive.fetching': 'Obtendo o arquivo…',
+  'archive.saved': '{name} salvo.',
+  'archive.saveCancelled': 'O salvamento de {name} foi cancelado.',
+  'archive.entryFailed': 'Não foi possível ler {name}. {message}',
+  'archive.unsupported': 'Não pode ser lido aqui',
 } satisfies Translation<'one' | 'many' | 'other'>
