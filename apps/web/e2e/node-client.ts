@@ -2,6 +2,8 @@
  * The shared client core run from Node, for preparing large shares quickly (a 1 GiB upload would
  * spend most of a test in the page's file input otherwise) and for checking what a page sent.
  */
+import { openAsBlob } from 'node:fs'
+
 import {
   ApiClient,
   sendFile,
@@ -52,11 +54,29 @@ export interface NodeShare {
 }
 
 /** Uploads one file of pseudo-random bytes from Node, expiring after the server's default. */
-export async function shareFromNode(baseUrl: string, share: NodeShare): Promise<SentFile> {
+export function shareFromNode(baseUrl: string, share: NodeShare): Promise<SentFile> {
+  return sendFromNode(baseUrl, pseudoRandomSource(share.size, share.seed), share)
+}
+
+/** Uploads the file at `path` from Node, as `shareFromNode` does. */
+export async function shareFileFromNode(
+  baseUrl: string,
+  path: string,
+  share: Omit<NodeShare, 'size' | 'seed'>,
+): Promise<SentFile> {
+  const blob = await openAsBlob(path)
+  return sendFromNode(baseUrl, blob, { ...share, size: blob.size, seed: '' })
+}
+
+async function sendFromNode(
+  baseUrl: string,
+  source: PayloadSource,
+  share: NodeShare,
+): Promise<SentFile> {
   const api = nodeApi(baseUrl)
   const config = await api.config()
   const { size, name } = share
-  return sendFile(api, pseudoRandomSource(size, share.seed), {
+  return sendFile(api, source, {
     expireSec: config.defaultExpire,
     maxDownloads: share.maxDownloads ?? 5,
     metadata: {

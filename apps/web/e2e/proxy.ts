@@ -5,6 +5,7 @@
  */
 import { createServer, request as httpRequest, Agent, type IncomingMessage } from 'node:http'
 import { connect, type AddressInfo, type Socket } from 'node:net'
+import { Transform } from 'node:stream'
 
 export interface RecordingProxy {
   url: string
@@ -12,6 +13,8 @@ export interface RecordingProxy {
   readonly upgrades: string[]
   /** `METHOD path` of every HTTP request passed on. */
   readonly requests: string[]
+  /** Body bytes of the server's answers passed on to the browser so far. */
+  readonly answerBytes: number
   /** When true, every WebSocket upgrade is answered 403 and the socket closed. */
   blockWebSockets: boolean
   /**
@@ -24,11 +27,26 @@ export interface RecordingProxy {
   close(): Promise<void>
 }
 
+/** Passes bytes on, adding their count to `state.answerBytes`. */
+function counting(state: { answerBytes: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      state.answerBytes += chunk.length
+      done(null, chunk)
+    },
+  })
+}
+
 export async function startProxy(target: string, port = 0): Promise<RecordingProxy> {
   const upstream = new URL(target)
   const agent = new Agent({ keepAlive: true })
   const sockets = new Set<Socket>()
-  const state = { upgrades: [] as string[], requests: [] as string[], blockWebSockets: false }
+  const state = {
+    upgrades: [] as string[],
+    requests: [] as string[],
+    answerBytes: 0,
+    blockWebSockets: false,
+  }
   let hold: RegExp | undefined
   let held: (() => void)[] = []
 
@@ -47,7 +65,8 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
       (answer) => {
         const passOn = () => {
           res.writeHead(answer.statusCode ?? 502, answer.rawHeaders)
-          answer.pipe(res)
+          // Counted as the browser takes them: a body it drops stops here, not at the server.
+          answer.pipe(counting(state)).pipe(res)
         }
         if (hold?.test(line)) held.push(passOn)
         else passOn()
@@ -93,6 +112,9 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
     },
     get requests() {
       return state.requests
+    },
+    get answerBytes() {
+      return state.answerBytes
     },
     get blockWebSockets() {
       return state.blockWebSockets

@@ -185,6 +185,12 @@ export default {
   'upload.done.deleteFailed': 'Löschen fehlgeschlagen: {message}',
   'upload.done.another': 'Weitere senden',
 
+  'media.play': 'Hier abspielen',
+  'media.counts':
+    'Das Abspielen zählt wie das Herunterladen als ein Download; Spulen und erneutes Abspielen zählen nicht weiter.',
+  'media.opening': 'Wird geöffnet …',
+  'media.failed': 'Diese Datei kann hier nicht abgespielt werden: {message}',
+  'media.label': '{name}, beim Abspielen entschlüsselt',
   'download.title': 'Herunterladen',
   'download.titleLocked': 'Passwort erforderlich',
   'download.checking': 'Link wird geprüft …',

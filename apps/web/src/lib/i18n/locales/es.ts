@@ -195,6 +195,12 @@ export default {
   'upload.done.deleteFailed': 'No se pudo eliminar: {message}',
   'upload.done.another': 'Enviar otra cosa',
 
+  'media.play': 'Reproducir aquí',
+  'media.counts':
+    'Reproducir cuenta como una descarga, igual que descargar; avanzar o volver a reproducir no cuenta más.',
+  'media.opening': 'Abriendo…',
+  'media.failed': 'Este archivo no se puede reproducir aquí: {message}',
+  'media.label': '{name}, descifrado mientras se reproduce',
   'download.title': 'Descarga',
   'download.titleLocked': 'Se necesita contraseña',
   'download.checking': 'Comprobando el enlace…',

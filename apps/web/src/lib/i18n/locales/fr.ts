@@ -196,6 +196,12 @@ export default {
   'upload.done.deleteFailed': 'La suppression a échoué : {message}',
   'upload.done.another': 'Envoyer autre chose',
 
+  'media.play': 'Lire ici',
+  'media.counts':
+    'La lecture compte comme un téléchargement, comme le téléchargement lui-même ; avancer ou relire ne compte rien de plus.',
+  'media.opening': 'Ouverture…',
+  'media.failed': 'Ce fichier ne peut pas être lu ici : {message}',
+  'media.label': '{name}, déchiffré pendant la lecture',
   'download.title': 'Téléchargement',
   'download.titleLocked': 'Mot de passe requis',
   'download.checking': 'Vérification du lien…',

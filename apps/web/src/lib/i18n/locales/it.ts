@@ -194,6 +194,12 @@ export default {
   'upload.done.deleteFailed': 'Eliminazione non riuscita: {message}',
   'upload.done.another': 'Invia altro',
 
+  'media.play': 'Riproduci qui',
+  'media.counts':
+    'La riproduzione conta come un download, come il download stesso; spostarsi o riprodurre di nuovo non conta altro.',
+  'media.opening': 'Apertura…',
+  'media.failed': 'Questo file non può essere riprodotto qui: {message}',
+  'media.label': '{name}, decifrato durante la riproduzione',
   'download.title': 'Download',
   'download.titleLocked': 'Password richiesta',
   'download.checking': 'Verifica del link…',

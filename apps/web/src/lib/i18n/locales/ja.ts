@@ -175,6 +175,12 @@ export default {
   'upload.done.deleteFailed': '削除に失敗しました：{message}',
   'upload.done.another': '別のファイルを送る',
 
+  'media.play': 'ここで再生',
+  'media.counts':
+    '再生はダウンロードと同じく 1 回のダウンロードとして数えられます。シークや再再生は追加で数えられません。',
+  'media.opening': '開いています…',
+  'media.failed': 'このファイルはここでは再生できません：{message}',
+  'media.label': '{name}（再生しながら復号）',
   'download.title': 'ダウンロード',
   'download.titleLocked': 'パスワードが必要です',
   'download.checking': 'リンクを確認中…',

@@ -176,6 +176,12 @@ export default {
   'upload.done.deleteFailed': 'Verwijderen mislukt: {message}',
   'upload.done.another': 'Nog iets sturen',
 
+  'media.play': 'Hier afspelen',
+  'media.counts':
+    'Afspelen telt als één download, net als downloaden; spoelen en opnieuw afspelen tellen niet meer mee.',
+  'media.opening': 'Openen…',
+  'media.failed': 'Dit bestand kan hier niet worden afgespeeld: {message}',
+  'media.label': '{name}, ontsleuteld tijdens het afspelen',
   'download.title': 'Downloaden',
   'download.titleLocked': 'Wachtwoord vereist',
   'download.checking': 'Link wordt gecontroleerd…',

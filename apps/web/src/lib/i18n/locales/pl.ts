@@ -200,6 +200,12 @@ export default {
   'upload.done.deleteFailed': 'Usuwanie nie powiodło się: {message}',
   'upload.done.another': 'Wyślij coś jeszcze',
 
+  'media.play': 'Odtwórz tutaj',
+  'media.counts':
+    'Odtworzenie liczy się jako jedno pobranie, tak jak pobieranie; przewijanie i ponowne odtwarzanie nie liczą się więcej.',
+  'media.opening': 'Otwieranie…',
+  'media.failed': 'Tego pliku nie można tu odtworzyć: {message}',
+  'media.label': '{name}, odszyfrowywany podczas odtwarzania',
   'download.title': 'Pobieranie',
   'download.titleLocked': 'Wymagane hasło',
   'download.checking': 'Sprawdzanie linku…',

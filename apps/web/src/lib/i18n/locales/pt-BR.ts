@@ -189,6 +189,12 @@ export default {
   'upload.done.deleteFailed': 'Não foi possível excluir: {message}',
   'upload.done.another': 'Enviar outros',
 
+  'media.play': 'Reproduzir aqui',
+  'media.counts':
+    'Reproduzir conta como um download, assim como baixar; avançar ou reproduzir de novo não conta mais nada.',
+  'media.opening': 'Abrindo…',
+  'media.failed': 'Este arquivo não pode ser reproduzido aqui: {message}',
+  'media.label': '{name}, descriptografado durante a reprodução',
   'download.title': 'Download',
   'download.titleLocked': 'Senha necessária',
   'download.checking': 'Verificando o link…',

@@ -159,6 +159,11 @@ export default {
   'upload.done.deleteFailed': '删除失败：{message}',
   'upload.done.another': '再发送一次',
 
+  'media.play': '在此播放',
+  'media.counts': '播放与下载一样计为一次下载；拖动进度或重新播放不再计数。',
+  'media.opening': '正在打开…',
+  'media.failed': '此文件无法在此播放：{message}',
+  'media.label': '{name}，边播放边解密',
   'download.title': '下载',
   'download.titleLocked': '需要密码',
   'download.checking': '正在检查链接…',
