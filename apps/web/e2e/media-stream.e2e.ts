@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
 import { browserAvailable } from './browser.js'
-import { makeWebm, repeatWebm, seekVideo, waitForPlayback, watchFirstFrame } from './media.js'
+import { atFirstFrame, makeWebm, repeatWebm, seekVideo, waitForPlayback } from './media.js'
 import { shareFileFromNode } from './node-client.js'
 import { useSuite } from './suite.js'
 import { useTempDir } from './temp-dir.js'
@@ -53,10 +53,10 @@ describe.runIf(browserAvailable)('streamed audio and video', () => {
     expect(await downloadCount(id)).toBe(0)
 
     const before = suite.proxy.answerBytes
-    const firstFrame = await watchFirstFrame(page, () => suite.proxy.answerBytes)
+    const firstFrame = atFirstFrame(page, () => suite.proxy.answerBytes)
     await play.click()
     await waitForPlayback(page)
-    const fetched = firstFrame.value() - before
+    const fetched = (await firstFrame) - before
     console.log(
       `first frame after ${(fetched / 1e6).toFixed(1)} MB of a ${(size / 1e6).toFixed(1)} MB file`,
     )

@@ -53,45 +53,27 @@ export async function repeatWebm(part: string, times: number, path: string): Pro
   }
 }
 
-export interface FirstFrame<T> {
-  /** What `snapshot` returned when the first frame was presented; throws before that. */
-  value(): T
-}
+/** A page expression: a promise that resolves when the page's video (once there) presents a frame. */
+export const FIRST_FRAME = `new Promise((resolve) => {
+  const watch = (video) => video.requestVideoFrameCallback(() => resolve(true))
+  const found = document.querySelector('video')
+  if (found) return watch(found)
+  const observer = new MutationObserver(() => {
+    const video = document.querySelector('video')
+    if (!video) return
+    observer.disconnect()
+    watch(video)
+  })
+  observer.observe(document.body, { childList: true, subtree: true })
+})`
 
 /**
- * Calls `snapshot` in Node the moment the page's video (once it appears) presents its first
- * frame: the state of the world at the first frame, not at some later poll.
+ * Calls `snapshot` in Node as soon as the page's video (once it appears) presents its first
+ * frame: the state of the world at the first frame, not at some later poll. Call it before the
+ * video starts.
  */
-export async function watchFirstFrame<T>(page: Page, snapshot: () => T): Promise<FirstFrame<T>> {
-  let taken: { value: T } | undefined
-  const name = `fileshareFirstFrame${Math.random().toString(36).slice(2)}`
-  await page.exposeFunction(name, () => {
-    taken ??= { value: snapshot() }
-  })
-  await page.evaluate((callback) => {
-    const notify = (window as unknown as Record<string, () => void>)[callback]!
-    const watch = (video: HTMLVideoElement) => {
-      video.requestVideoFrameCallback(() => notify())
-    }
-    const found = document.querySelector('video')
-    if (found) {
-      watch(found)
-      return
-    }
-    const observer = new MutationObserver(() => {
-      const video = document.querySelector('video')
-      if (!video) return
-      observer.disconnect()
-      watch(video)
-    })
-    observer.observe(document.body, { childList: true, subtree: true })
-  }, name)
-  return {
-    value() {
-      if (!taken) throw new Error('no frame was presented yet')
-      return taken.value
-    },
-  }
+export function atFirstFrame<T>(page: Page, snapshot: () => T): Promise<T> {
+  return page.evaluate(FIRST_FRAME).then(snapshot)
 }
 
 /** Waits until the page's video has a decoded frame and plays past `from` seconds. */
