@@ -95,6 +95,7 @@ describe('GET /config', () => {
       privacyUrl: null,
       fileRequestsEnabled: false,
       uploadSpeedLimit: 1024 ** 2,
+      readGrantsEnabled: true,
       webSocketUploadEnabled: false,
       uploadConcurrentChunks: 4,
       uploadChunkSize: UPLOAD_CHUNK_BYTES,
@@ -128,6 +129,21 @@ describe('GET /config', () => {
       locales: [],
       defaultLocale: 'en',
     })
+  })
+
+  it('offers read grants on the filesystem backend, not on S3', async () => {
+    const s3 = loadConfig({
+      STORAGE_BACKEND: 's3',
+      S3_ENDPOINT: 'http://127.0.0.1:9',
+      S3_BUCKET: 'b',
+      S3_ACCESS_KEY_ID: 'k',
+      S3_SECRET_ACCESS_KEY: 's',
+    })
+    const body = (await (await app({ config: s3 }).request('/config')).json()) as Record<
+      string,
+      unknown
+    >
+    expect(body.readGrantsEnabled).toBe(false)
   })
 
   it('never advertises chunks larger than the server accepts', async () => {

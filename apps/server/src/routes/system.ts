@@ -98,6 +98,7 @@ export function configResponse(config: Config): ConfigResponse {
     fileRequestsEnabled: config.enabledServices.includes('request'),
 
     uploadSpeedLimit: config.fileUploadSpeedLimit,
+    readGrantsEnabled: config.storageBackend !== 's3',
     webSocketUploadEnabled: config.fileUploadWs,
     uploadConcurrentChunks: config.fileUploadConcurrentChunks,
     // Clients send 10 MB chunks unless the server accepts less per chunk.

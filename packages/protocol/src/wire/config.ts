@@ -34,6 +34,11 @@ export interface ConfigResponse {
 
   /** This project's choice: `FILE_UPLOAD_SPEED_LIMIT` in bytes per second; 0 means none. */
   uploadSpeedLimit: number
+  /**
+   * This project's choice: whether a counted download may ask for a read grant (docs/api.md, Read
+   * grants); false on the S3 backend, whose downloads answer a presigned URL instead.
+   */
+  readGrantsEnabled: boolean
   /** This project's choice: `FILE_UPLOAD_WS`; when false clients use chunked HTTP at once. */
   webSocketUploadEnabled: boolean
   /** This project's choice: `FILE_UPLOAD_CONCURRENT_CHUNKS`, chunks in flight. */
