@@ -14,7 +14,11 @@
  * the browser and the server (bench/threads.ts). Then a 1 GiB upload (BENCH_WEB_DROP_MIB) through
  * a proxy that cuts the connection every 256 MiB, resumed by the page, against the same upload
  * through the proxy without drops (bench/drop-run.ts; target at least 0.8), in
- * `BENCH_WEB_DROP_ROUNDS` (3) rounds of which the one of the median ratio counts.
+ * `BENCH_WEB_DROP_ROUNDS` (3) rounds of which the one of the median ratio counts. Last, a
+ * 1 GiB WebM (BENCH_WEB_MEDIA_MIB) played on the download page (bench/media-run.ts: first frame
+ * under 1 s, a seek to two thirds under 0.5 s, under 5 % of the file fetched before the first
+ * frame, one download counted) and a 20 MB image fetched, decrypted and decoded in the page
+ * (bench/image-run.ts, under 1 s).
  *
  * The server runs in this process, so this process runs with the Node flags the server is
  * started with (`pnpm start`, apps/server/src/node-flags.ts): started without them, it starts
@@ -38,6 +42,8 @@ import { sha256File, tempDir, writePseudoRandomFile } from '../e2e/files.js'
 import { startE2eServer } from '../e2e/server.js'
 import { evaluate, findByRole, launchRawBrowser, waitForField, type Cdp } from './cdp.js'
 import { DROPS, measureDropRun, type DropRun } from './drop-run.js'
+import { benchImage, measureImageRun } from './image-run.js'
+import { benchVideo, measureMediaRun } from './media-run.js'
 import { click, pickFile, readLink } from './page-upload.js'
 import {
   PLAIN_CHUNKED_UPLOAD,
@@ -67,6 +73,11 @@ const DROP_SIZE = Number(process.env.BENCH_WEB_DROP_MIB ?? 1024) * MiB
 const DROP_RATIO_TARGET = 0.8
 const DROP_ROUNDS = Number(process.env.BENCH_WEB_DROP_ROUNDS ?? 3)
 const TIMEOUT_MS = 3 * 60_000
+const MEDIA_SIZE = Number(process.env.BENCH_WEB_MEDIA_MIB ?? 1024) * MiB
+const FIRST_FRAME_TARGET_MS = 1000
+const SEEK_TARGET_MS = 500
+const FETCHED_BEFORE_FRAME_TARGET = 0.05
+const IMAGE_TARGET_MS = 1000
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000)
 const round = (n: number, digits = 1) => Number(n.toFixed(digits))
@@ -266,6 +277,9 @@ try {
     measureDropRun(browser, dropSource, DROP_SIZE, TIMEOUT_MS),
   )
 
+  const media = await measureMediaRun(browser, server.url, await benchVideo(MEDIA_SIZE), TIMEOUT_MS)
+  const image = await measureImageRun(browser, server.url, await benchImage())
+
   const rawEncrypt = mbps(SIZE, raw.encryptMs)
   const rawDecrypt = mbps(SIZE, raw.decryptMs)
   const plainWsUpload = mbps(SIZE, plainUpload.ms)
@@ -300,6 +314,22 @@ try {
     dropRatio: round(dropRun.steadyMs / dropRun.droppedMs, 3),
     dropRatioTarget: DROP_RATIO_TARGET,
     dropRounds: DROP_ROUNDS,
+    mediaFileMiB: round(media.fileBytes / MiB),
+    mediaPageReadyMs: Math.round(media.pageReadyMs),
+    mediaFirstFrameMs: Math.round(media.firstFrameMs),
+    mediaFirstFrameTargetMs: FIRST_FRAME_TARGET_MS,
+    mediaSeekMs: Math.round(media.seekMs),
+    mediaSeekTargetMs: SEEK_TARGET_MS,
+    mediaBytesBeforeFirstFrame: media.bytesBeforeFirstFrame,
+    mediaFractionBeforeFirstFrame: round(media.bytesBeforeFirstFrame / media.fileBytes, 4),
+    mediaFractionTarget: FETCHED_BEFORE_FRAME_TARGET,
+    mediaDownloadCount: media.downloadCount,
+    imageMB: round(image.fileBytes / 1e6),
+    imageShownMs: Math.round(image.shownMs),
+    imageFetchMs: Math.round(image.fetchMs),
+    imageDecryptMs: Math.round(image.decryptMs),
+    imageDecodeMs: Math.round(image.decodeMs),
+    imageTargetMs: IMAGE_TARGET_MS,
   }
 
   console.log(`fileshare web app, ${result.sizeMiB} MiB through the pages, ${result.browser}`)
@@ -344,8 +374,21 @@ try {
       .padStart(8)}${result.dropRatio.toFixed(2).padStart(8)}  >= ${DROP_RATIO_TARGET}`,
   )
   console.log(`downloaded file identical to the upload: ${identical ? 'yes' : 'NO'}`)
+  console.log(
+    `${result.mediaFileMiB} MiB WebM played on the download page: page ready in ` +
+      `${result.mediaPageReadyMs} ms; first frame ${result.mediaFirstFrameMs} ms after Play ` +
+      `(< ${FIRST_FRAME_TARGET_MS}), ${round(media.bytesBeforeFirstFrame / 1e6)} MB fetched ` +
+      `before it (${round(result.mediaFractionBeforeFirstFrame * 100, 2)} %, ` +
+      `< ${FETCHED_BEFORE_FRAME_TARGET * 100} %); seek to 2/3 in ${result.mediaSeekMs} ms ` +
+      `(< ${SEEK_TARGET_MS}); downloads counted: ${media.downloadCount}`,
+  )
+  console.log(
+    `${result.imageMB} MB JPEG fetched, decrypted and decoded in the page: ` +
+      `${result.imageShownMs} ms (< ${IMAGE_TARGET_MS}; fetch ${result.imageFetchMs}, ` +
+      `decrypt ${result.imageDecryptMs}, decode ${result.imageDecodeMs})`,
+  )
   console.log(JSON.stringify(result))
-  if (!identical) process.exitCode = 1
+  if (!identical || media.downloadCount !== 1) process.exitCode = 1
 } finally {
   await browser.close()
   await server.close()

@@ -2,6 +2,8 @@
  * The shared client core run from Node, for preparing large shares quickly (a 1 GiB upload would
  * spend most of a test in the page's file input otherwise) and for checking what a page sent.
  */
+import { openAsBlob } from 'node:fs'
+
 import {
   ApiClient,
   sendFile,
@@ -71,6 +73,16 @@ export function shareBytesFromNode(baseUrl: string, share: NodeBytesShare): Prom
     stream: () => new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(),
   }
   return sendFromNode(baseUrl, source, { ...share, size: bytes.length })
+}
+
+/** Uploads the file at `path` from Node, as `shareFromNode` does. */
+export async function shareFileFromNode(
+  baseUrl: string,
+  path: string,
+  share: Omit<NodeShare, 'size' | 'seed'>,
+): Promise<SentFile> {
+  const blob = await openAsBlob(path)
+  return sendFromNode(baseUrl, blob, { ...share, size: blob.size })
 }
 
 async function sendFromNode(

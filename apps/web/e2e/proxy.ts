@@ -15,6 +15,8 @@ export interface RecordingProxy {
   readonly requests: string[]
   /** Every answer passed on: its request, status and the body bytes passed to the client. */
   readonly answers: ProxiedAnswer[]
+  /** Body bytes of all the answers passed on to the client so far. */
+  readonly answerBytes: number
   /** When true, every WebSocket upgrade is answered 403 and the socket closed. */
   blockWebSockets: boolean
   /**
@@ -123,6 +125,9 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
     },
     get answers() {
       return state.answers
+    },
+    get answerBytes() {
+      return state.answers.reduce((sum, answer) => sum + answer.bytes, 0)
     },
     get blockWebSockets() {
       return state.blockWebSockets

@@ -1,11 +1,19 @@
 /**
  * Download service worker: turns a download's plaintext, arriving from the transfer worker on a
  * port the page hands over, into an ordinary browser download, so files of any size go straight
- * to disk. It answers only its own one-time addresses (/__fileshare/download/<id>) and lets every
- * other request pass untouched.
+ * to disk; and answers a media element's range requests for a stream the page opened, by asking
+ * that page for the range (it decrypts only the records the range touches) and relaying the
+ * plaintext. It holds no key and keeps no state about a stream. It answers only its own addresses
+ * (/__fileshare/download/<id>, /__fileshare/stream/<id>) and lets every other request pass
+ * untouched.
  */
 
 const PREFIX = '/__fileshare/download/'
+const STREAM_PREFIX = '/__fileshare/stream/'
+/** How long the page may take to answer a range request before it counts as gone. */
+const RANGE_ANSWER_MS = 10_000
+/** The only types a stream is served as; anything else is bytes, never a document. */
+const MEDIA_TYPE = /^(audio|video)\/[\w.+-]+$/
 /** Streams handed over but not yet fetched are dropped after this long. */
 const UNCLAIMED_MS = 60_000
 
@@ -72,6 +80,11 @@ self.addEventListener('message', (event) => {
   const data = event.data
   if (!data || typeof data !== 'object') return
   if (data.type === 'fileshare-ping') return
+  if (data.type === 'fileshare-claim') {
+    // A page loaded past this worker (a forced reload) asks to be controlled for its streams.
+    event.waitUntil(self.clients.claim())
+    return
+  }
   if (data.type !== 'fileshare-download' || typeof data.id !== 'string') return
   // The plaintext arrives on the port the page handed over (save/service-worker.ts). A page
   // loaded before this version, still open when this worker took over, hands the stream itself.
@@ -102,9 +115,51 @@ function contentDisposition(name) {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`
 }
 
+/**
+ * The page that made the request answers a range of its stream `id`: first a head (status and
+ * headers, from answerRange in the protocol package) on one port, then the plaintext on the other,
+ * pumped by its transfer worker. The page going away ends every stream of it.
+ */
+async function streamRange(event, id) {
+  const client = event.clientId ? await self.clients.get(event.clientId) : undefined
+  if (!client) return new Response('Stream not found', { status: 404 })
+  const reply = new MessageChannel()
+  const body = new MessageChannel()
+  const head = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), RANGE_ANSWER_MS)
+    reply.port1.onmessage = (message) => {
+      clearTimeout(timer)
+      resolve(message.data)
+    }
+    const range = event.request.headers.get('Range')
+    client.postMessage({ type: 'fileshare-range', id, range }, [reply.port2, body.port2])
+  })
+  reply.port1.close()
+  if (!head || head.type !== 'fileshare-head' || typeof head.status !== 'number') {
+    body.port1.close()
+    return new Response('Stream not found', { status: 404 })
+  }
+  const headers = new Headers(head.headers)
+  if (!MEDIA_TYPE.test(headers.get('Content-Type') ?? '')) {
+    headers.set('Content-Type', 'application/octet-stream')
+  }
+  headers.set('Cache-Control', 'no-store')
+  headers.set('X-Content-Type-Options', 'nosniff')
+  if (!head.body) {
+    body.port1.close()
+    return new Response(null, { status: head.status, headers })
+  }
+  return new Response(portToStream(body.port1), { status: head.status, headers })
+}
+
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url)
-  if (url.origin !== self.location.origin || !url.pathname.startsWith(PREFIX)) return
+  if (url.origin !== self.location.origin) return
+  if (url.pathname.startsWith(STREAM_PREFIX)) {
+    event.respondWith(streamRange(event, url.pathname.slice(STREAM_PREFIX.length)))
+    return
+  }
+  if (!url.pathname.startsWith(PREFIX)) return
   const id = url.pathname.slice(PREFIX.length)
   const download = downloads.get(id)
   downloads.delete(id)

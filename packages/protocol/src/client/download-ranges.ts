@@ -8,7 +8,7 @@
  */
 import { recordNonce, webCryptoRecords, type RecordCipher } from '../crypto/stream.js'
 import { decryptFailed, ProtocolError } from '../errors.js'
-import { plainSize, recordCount, RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
+import { plainSize, recordCount, RECORD_SIZE } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
 import { ERROR_MESSAGES } from '../wire/errors.js'
@@ -18,8 +18,7 @@ import { networkError, type ApiClient } from './api.js'
 import { badAnswer, isPresigned } from './download.js'
 import type { UnlockedFile } from './files.js'
 import { fetchGrantedRange } from './granted-range.js'
-
-const SEALED_RECORD = RECORD_SIZE + RECORD_TAG_SIZE
+import { recordSpan, sealedRecordLength } from './plain-range.js'
 /** Whole records kept for small reads. */
 const CACHED_RECORDS = 4
 
@@ -29,6 +28,13 @@ type CipherRange = (from: number, to: number) => Promise<ReadableStream<Uint8Arr
 export interface FileRangesOptions {
   signal?: AbortSignal
   cipher?: RecordCipher
+  /**
+   * Records one request of `stream` asks for at most; the next request goes out when the reader
+   * has taken them. Unbounded by default (one request per stream). A reader that may stop early
+   * (a media element, which drops a response when it seeks) sets a bound: its requests then
+   * start at one record and double up to it, so a response dropped early fetched little ahead.
+   */
+  windowRecords?: number
 }
 
 export class FileRanges {
@@ -69,18 +75,26 @@ export class FileRanges {
   /** Plaintext bytes `start` up to `end` (exclusive) as they are decrypted, record by record. */
   stream(start: number, end: number): ReadableStream<Uint8Array> {
     this.checkBounds(start, end)
-    const first = Math.floor(start / RECORD_SIZE)
-    const last = end === start ? first : Math.floor((end - 1) / RECORD_SIZE)
+    if (end === start) return new ReadableStream({ start: (controller) => controller.close() })
+    const span = recordSpan(start, end, this.plainSize)
+    const most = this.options.windowRecords ?? Infinity
+    let ahead = most === Infinity ? Infinity : 1
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+    /** The last record the current request asks for. */
+    let fetchedTo = span.first - 1
     let pending: Uint8Array = new Uint8Array(0)
-    let index = first
+    let index = span.first
     return new ReadableStream<Uint8Array>({
       pull: async (controller) => {
-        if (index > last || end === start) return controller.close()
-        reader ??= (await this.fetchRecords(first, last)).getReader()
+        if (index > span.last) return controller.close()
+        if (index > fetchedTo) {
+          fetchedTo = Math.min(span.last, index + ahead - 1)
+          ahead = Math.min(ahead * 2, most)
+          reader = (await this.fetchRecords(index, fetchedTo)).getReader()
+        }
         const size = this.sealedLength(index)
         while (pending.length < size) {
-          const { done, value } = await reader.read().catch((error: unknown) => {
+          const { done, value } = await reader!.read().catch((error: unknown) => {
             throw this.options.signal?.aborted ? this.options.signal.reason : networkError(error)
           })
           if (done) throw new ProtocolError('NETWORK', 'The server sent a range short')
@@ -104,7 +118,7 @@ export class FileRanges {
   }
 
   private sealedLength(index: number): number {
-    return Math.min(SEALED_RECORD, this.cipherSize - index * SEALED_RECORD)
+    return sealedRecordLength(index, this.cipherSize)
   }
 
   private async cachedRecord(index: number): Promise<Uint8Array> {
@@ -133,8 +147,12 @@ export class FileRanges {
 
   /** The sealed records `first` to `last` (inclusive). */
   private fetchRecords(first: number, last: number): Promise<ReadableStream<Uint8Array>> {
-    const to = Math.min((last + 1) * SEALED_RECORD, this.cipherSize) - 1
-    return this.fetchRange(first * SEALED_RECORD, to)
+    const span = recordSpan(
+      first * RECORD_SIZE,
+      Math.min((last + 1) * RECORD_SIZE, this.plainSize),
+      this.plainSize,
+    )
+    return this.fetchRange(span.cipherFrom, span.cipherTo)
   }
 }
 

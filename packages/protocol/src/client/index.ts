@@ -74,6 +74,8 @@ export type {
 export { ReadGrantLapsed } from './download-resume.js'
 export { FileRanges, openFileRanges } from './download-ranges.js'
 export type { FileRangesOptions } from './download-ranges.js'
+export { answerRange, recordSpan, sealedRecordLength } from './plain-range.js'
+export type { RangeAnswer, RecordSpan } from './plain-range.js'
 export type { DownloadResumeOptions, RangeOpener } from './download-resume.js'
 export { createNote, inspectNote, unlockNote, viewNote, deleteNote } from './notes.js'
 export type { CreateNoteOptions, CreatedNote, UnlockedNote, ViewedNote } from './notes.js'

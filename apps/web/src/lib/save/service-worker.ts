@@ -8,7 +8,7 @@
 export const SERVICE_WORKER_URL = '/sw.js'
 const DOWNLOAD_PREFIX = '/__fileshare/download/'
 /** Chromium stops an idle service worker after 30 s; a message every 10 s keeps it running. */
-const KEEPALIVE_MS = 10_000
+export const KEEPALIVE_MS = 10_000
 const READY_TIMEOUT_MS = 5_000
 /** How long the browser may take to fetch the download address before the save counts as failed. */
 const START_TIMEOUT_MS = 15_000

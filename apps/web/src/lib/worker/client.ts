@@ -27,6 +27,7 @@ import type {
   InboxTarget,
   OpenedArchiveView,
   OpenedInboxView,
+  OpenedRanges,
   SendFilesInput,
   SendToRequestInput,
   UnlockedFileView,
@@ -43,6 +44,7 @@ export type {
   InboxView,
   OpenedArchiveView,
   OpenedInboxView,
+  OpenedRanges,
   SendFilesInput,
   SendToRequestInput,
   UnlockedFileView,
@@ -308,6 +310,32 @@ export function openArchiveEntry(
   options?: DownloadOptions,
 ): Promise<Download | DeliveredDownload> {
   return download('openArchiveEntry', [archiveHandle, index], options ?? {})
+}
+
+/**
+ * Counts one download of an unlocked file and opens it for reading in ranges under its read
+ * grant; `release` the answered handle when done.
+ */
+export function openRanges(handle: string): Promise<OpenedRanges> {
+  return call('openRanges', [handle])
+}
+
+/**
+ * Sends plaintext bytes `start` up to `end` (exclusive) of opened ranges into `sink` as they are
+ * decrypted. Resolves once the last byte went in; rejects with the error that ended them, or an
+ * AbortError when the reader cancelled.
+ */
+export async function readRange(
+  handle: string,
+  start: number,
+  end: number,
+  sink: MessagePort,
+): Promise<void> {
+  const finished = deferred<void>()
+  const settle = (error?: unknown) =>
+    error === undefined ? finished.resolve() : finished.reject(error)
+  await call('readRange', [handle, start, end], {}, { port: sink, end: settle })
+  return finished.promise
 }
 
 export function deleteFile(id: string, ownerToken: string): Promise<void> {

@@ -41,8 +41,8 @@ import {
   type CreateNoteOptions,
   type DownloadResult,
   type FileLink,
-  type FileRanges,
   type FileMetadata,
+  type FileRanges,
   type FileUploadState,
   type InboxFile,
   type InboxLink,
@@ -147,6 +147,18 @@ interface OpenedArchive {
   ranges: FileRanges
   directory: ZipDirectory
 }
+
+/** An unlocked file opened for reading in ranges: the handle of its ranges and its size. */
+export interface OpenedRanges {
+  handle: string
+  plainSize: number
+}
+
+/**
+ * Records one range request asks the server for at most: a media element reads ahead only so
+ * far and drops a response when it seeks, so ranges are fetched in pieces as they are read.
+ */
+const MEDIA_WINDOW_RECORDS = 16
 
 /** The payload, metadata and file count of what the user picked. */
 export interface Payload {
@@ -333,6 +345,29 @@ export function createMethods(api: ApiClient) {
       if (!entry) throw new ProtocolError('BAD_INPUT', 'The archive holds no such entry')
       const stream = await openZipEntry(ranges, directory, entry)
       return { stream, plainSize: entry.size, fileCount: 1 }
+    },
+
+    /**
+     * Counts one download of the unlocked file and keeps its read grant: from then on its
+     * plaintext is read in ranges (`readRange`) without counting again.
+     */
+    async openRanges(_ctx: CallContext, handle: string): Promise<OpenedRanges> {
+      cipher.start()
+      const ranges = await openFileRanges(api, take<UnlockedFile>(handle), {
+        cipher,
+        windowRecords: MEDIA_WINDOW_RECORDS,
+      })
+      return { handle: keep(ranges), plainSize: ranges.plainSize }
+    },
+
+    /** Plaintext bytes `start` up to `end` (exclusive) of opened ranges, decrypted as read. */
+    async readRange(
+      _ctx: CallContext,
+      handle: string,
+      start: number,
+      end: number,
+    ): Promise<{ stream: ReadableStream<Uint8Array> }> {
+      return { stream: take<FileRanges>(handle).stream(start, end) }
     },
 
     async deleteFile(_ctx: CallContext, id: string, ownerToken: string): Promise<void> {

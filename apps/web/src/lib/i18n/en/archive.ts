@@ -6,6 +6,7 @@ export const archive = {
   'archive.counts':
     'Opening the archive counts as one download; viewing and saving its files afterwards does not count again for some hours.',
   'archive.open': 'Open the archive',
+  'archive.openLast': 'Open the archive (uses the last download)',
   'archive.openAgain': 'Open the archive again',
   'archive.opening': 'Reading the list of files…',
   'archive.failed': 'The archive could not be read. {message}',

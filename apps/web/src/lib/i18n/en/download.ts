@@ -1,5 +1,12 @@
 /** Text of the download page (`/d/:id`). */
 export const download = {
+  'media.play': 'Play here',
+  'media.playLast': 'Play here (uses the last download)',
+  'media.counts':
+    'Playing counts as one download, as downloading does; seeking and replaying count nothing more.',
+  'media.opening': 'Opening…',
+  'media.failed': 'This file cannot be played here: {message}',
+  'media.label': '{name}, decrypted as it plays',
   'download.title': 'Download',
   'download.titleLocked': 'Password required',
   'download.checking': 'Checking the link…',

@@ -185,6 +185,13 @@ export default {
   'upload.done.deleteFailed': 'Löschen fehlgeschlagen: {message}',
   'upload.done.another': 'Weitere senden',
 
+  'media.play': 'Hier abspielen',
+  'media.playLast': 'Hier abspielen (verbraucht den letzten Download)',
+  'media.counts':
+    'Das Abspielen zählt wie das Herunterladen als ein Download; Spulen und erneutes Abspielen zählen nicht weiter.',
+  'media.opening': 'Wird geöffnet …',
+  'media.failed': 'Diese Datei kann hier nicht abgespielt werden: {message}',
+  'media.label': '{name}, beim Abspielen entschlüsselt',
   'download.title': 'Herunterladen',
   'download.titleLocked': 'Passwort erforderlich',
   'download.checking': 'Link wird geprüft …',
@@ -635,6 +642,7 @@ export default {
   'archive.counts':
     'Das Öffnen des Archivs zählt als ein Download; das Anzeigen und Speichern seiner Dateien danach zählt einige Stunden lang nicht erneut.',
   'archive.open': 'Archiv öffnen',
+  'archive.openLast': 'Archiv öffnen (verbraucht den letzten Download)',
   'archive.openAgain': 'Archiv erneut öffnen',
   'archive.opening': 'Die Dateiliste wird gelesen …',
   'archive.failed': 'Das Archiv konnte nicht gelesen werden. {message}',

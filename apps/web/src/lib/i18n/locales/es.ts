@@ -195,6 +195,13 @@ export default {
   'upload.done.deleteFailed': 'No se pudo eliminar: {message}',
   'upload.done.another': 'Enviar otra cosa',
 
+  'media.play': 'Reproducir aquí',
+  'media.playLast': 'Reproducir aquí (gasta la última descarga)',
+  'media.counts':
+    'Reproducir cuenta como una descarga, igual que descargar; avanzar o volver a reproducir no cuenta más.',
+  'media.opening': 'Abriendo…',
+  'media.failed': 'Este archivo no se puede reproducir aquí: {message}',
+  'media.label': '{name}, descifrado mientras se reproduce',
   'download.title': 'Descarga',
   'download.titleLocked': 'Se necesita contraseña',
   'download.checking': 'Comprobando el enlace…',
@@ -682,6 +689,7 @@ export default {
   'archive.counts':
     'Abrir el archivo cuenta como una descarga; ver y guardar sus archivos después no vuelve a contar durante algunas horas.',
   'archive.open': 'Abrir el archivo',
+  'archive.openLast': 'Abrir el archivo (gasta la última descarga)',
   'archive.openAgain': 'Abrir el archivo de nuevo',
   'archive.opening': 'Leyendo la lista de archivos…',
   'archive.failed': 'No se pudo leer el archivo. {message}',

@@ -196,6 +196,13 @@ export default {
   'upload.done.deleteFailed': 'La suppression a échoué : {message}',
   'upload.done.another': 'Envoyer autre chose',
 
+  'media.play': 'Lire ici',
+  'media.playLast': 'Lire ici (utilise le dernier téléchargement)',
+  'media.counts':
+    'La lecture compte comme un téléchargement, comme le téléchargement lui-même ; avancer ou relire ne compte rien de plus.',
+  'media.opening': 'Ouverture…',
+  'media.failed': 'Ce fichier ne peut pas être lu ici : {message}',
+  'media.label': '{name}, déchiffré pendant la lecture',
   'download.title': 'Téléchargement',
   'download.titleLocked': 'Mot de passe requis',
   'download.checking': 'Vérification du lien…',
@@ -686,6 +693,7 @@ export default {
   'archive.counts':
     'Ouvrir l’archive compte comme un téléchargement ; afficher et enregistrer ses fichiers ensuite ne compte plus pendant quelques heures.',
   'archive.open': 'Ouvrir l’archive',
+  'archive.openLast': 'Ouvrir l’archive (utilise le dernier téléchargement)',
   'archive.openAgain': 'Ouvrir l’archive à nouveau',
   'archive.opening': 'Lecture de la liste des fichiers…',
   'archive.failed': 'L’archive n’a pas pu être lue. {message}',

@@ -194,6 +194,13 @@ export default {
   'upload.done.deleteFailed': 'Eliminazione non riuscita: {message}',
   'upload.done.another': 'Invia altro',
 
+  'media.play': 'Riproduci qui',
+  'media.playLast': 'Riproduci qui (consuma l’ultimo download)',
+  'media.counts':
+    'La riproduzione conta come un download, come il download stesso; spostarsi o riprodurre di nuovo non conta altro.',
+  'media.opening': 'Apertura…',
+  'media.failed': 'Questo file non può essere riprodotto qui: {message}',
+  'media.label': '{name}, decifrato durante la riproduzione',
   'download.title': 'Download',
   'download.titleLocked': 'Password richiesta',
   'download.checking': 'Verifica del link…',
@@ -678,6 +685,7 @@ export default {
   'archive.counts':
     'Aprire l’archivio conta come un download; visualizzare e salvare i suoi file dopo non conta di nuovo per alcune ore.',
   'archive.open': 'Apri l’archivio',
+  'archive.openLast': 'Apri l’archivio (consuma l’ultimo download)',
   'archive.openAgain': 'Apri di nuovo l’archivio',
   'archive.opening': 'Lettura dell’elenco dei file…',
   'archive.failed': 'Impossibile leggere l’archivio. {message}',

@@ -175,6 +175,13 @@ export default {
   'upload.done.deleteFailed': '削除に失敗しました：{message}',
   'upload.done.another': '別のファイルを送る',
 
+  'media.play': 'ここで再生',
+  'media.playLast': 'ここで再生（最後のダウンロードを使います）',
+  'media.counts':
+    '再生はダウンロードと同じく 1 回のダウンロードとして数えられます。シークや再再生は追加で数えられません。',
+  'media.opening': '開いています…',
+  'media.failed': 'このファイルはここでは再生できません：{message}',
+  'media.label': '{name}（再生しながら復号）',
   'download.title': 'ダウンロード',
   'download.titleLocked': 'パスワードが必要です',
   'download.checking': 'リンクを確認中…',
@@ -599,6 +606,7 @@ export default {
   'archive.counts':
     'アーカイブを開くとダウンロード 1 回として数えられます。その後、数時間はファイルを表示・保存しても再び数えられません。',
   'archive.open': 'アーカイブを開く',
+  'archive.openLast': 'アーカイブを開く（最後のダウンロードを使います）',
   'archive.openAgain': 'アーカイブをもう一度開く',
   'archive.opening': 'ファイルの一覧を読み込み中…',
   'archive.failed': 'アーカイブを読み込めませんでした。{message}',

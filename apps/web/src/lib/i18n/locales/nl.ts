@@ -176,6 +176,13 @@ export default {
   'upload.done.deleteFailed': 'Verwijderen mislukt: {message}',
   'upload.done.another': 'Nog iets sturen',
 
+  'media.play': 'Hier afspelen',
+  'media.playLast': 'Hier afspelen (kost de laatste download)',
+  'media.counts':
+    'Afspelen telt als één download, net als downloaden; spoelen en opnieuw afspelen tellen niet meer mee.',
+  'media.opening': 'Openen…',
+  'media.failed': 'Dit bestand kan hier niet worden afgespeeld: {message}',
+  'media.label': '{name}, ontsleuteld tijdens het afspelen',
   'download.title': 'Downloaden',
   'download.titleLocked': 'Wachtwoord vereist',
   'download.checking': 'Link wordt gecontroleerd…',
@@ -625,6 +632,7 @@ export default {
   'archive.counts':
     'Het archief openen telt als één download; daarna tellen bekijken en bewaren van de bestanden enkele uren niet opnieuw.',
   'archive.open': 'Archief openen',
+  'archive.openLast': 'Archief openen (kost de laatste download)',
   'archive.openAgain': 'Archief opnieuw openen',
   'archive.opening': 'De lijst met bestanden wordt gelezen…',
   'archive.failed': 'Het archief kon niet worden gelezen. {message}',

@@ -200,6 +200,13 @@ export default {
   'upload.done.deleteFailed': 'Usuwanie nie powiodło się: {message}',
   'upload.done.another': 'Wyślij coś jeszcze',
 
+  'media.play': 'Odtwórz tutaj',
+  'media.playLast': 'Odtwórz tutaj (zużywa ostatnie pobranie)',
+  'media.counts':
+    'Odtworzenie liczy się jako jedno pobranie, tak jak pobieranie; przewijanie i ponowne odtwarzanie nie liczą się więcej.',
+  'media.opening': 'Otwieranie…',
+  'media.failed': 'Tego pliku nie można tu odtworzyć: {message}',
+  'media.label': '{name}, odszyfrowywany podczas odtwarzania',
   'download.title': 'Pobieranie',
   'download.titleLocked': 'Wymagane hasło',
   'download.checking': 'Sprawdzanie linku…',
@@ -701,6 +708,7 @@ export default {
   'archive.counts':
     'Otwarcie archiwum liczy się jako jedno pobranie; wyświetlanie i zapisywanie jego plików potem nie liczy się ponownie przez kilka godzin.',
   'archive.open': 'Otwórz archiwum',
+  'archive.openLast': 'Otwórz archiwum (zużywa ostatnie pobranie)',
   'archive.openAgain': 'Otwórz archiwum ponownie',
   'archive.opening': 'Odczytywanie listy plików…',
   'archive.failed': 'Nie udało się odczytać archiwum. {message}',

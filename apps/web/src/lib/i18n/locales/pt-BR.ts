@@ -189,6 +189,13 @@ export default {
   'upload.done.deleteFailed': 'Não foi possível excluir: {message}',
   'upload.done.another': 'Enviar outros',
 
+  'media.play': 'Reproduzir aqui',
+  'media.playLast': 'Reproduzir aqui (gasta o último download)',
+  'media.counts':
+    'Reproduzir conta como um download, assim como baixar; avançar ou reproduzir de novo não conta mais nada.',
+  'media.opening': 'Abrindo…',
+  'media.failed': 'Este arquivo não pode ser reproduzido aqui: {message}',
+  'media.label': '{name}, descriptografado durante a reprodução',
   'download.title': 'Download',
   'download.titleLocked': 'Senha necessária',
   'download.checking': 'Verificando o link…',
@@ -673,6 +680,7 @@ export default {
   'archive.counts':
     'Abrir o ZIP conta como um download; visualizar e salvar os arquivos dele depois não conta de novo por algumas horas.',
   'archive.open': 'Abrir o ZIP',
+  'archive.openLast': 'Abrir o ZIP (gasta o último download)',
   'archive.openAgain': 'Abrir o ZIP de novo',
   'archive.opening': 'Lendo a lista de arquivos…',
   'archive.failed': 'Não foi possível ler o ZIP. {message}',
