@@ -239,12 +239,13 @@ describe.runIf(browserAvailable)('previews of downloads', () => {
     expect(info.status).toBe(410)
   })
 
-  it('offers no preview for several files, which still download as one archive', async () => {
+  it('offers no whole-file preview for several files, only a look inside their archive', async () => {
     const { link } = await share('part.png', PNG, { archiveOf: 2 })
     const page = await suite.open(link)
     await page.getByRole('button', { name: DOWNLOAD_BUTTON }).waitFor()
     await page.getByText('These files arrive as one ZIP archive.').waitFor()
-    expect(await page.getByRole('button', { name: /^Open/ }).count()).toBe(0)
+    await page.getByRole('button', { name: 'Open the archive' }).waitFor()
+    expect(await page.getByRole('button', { name: /^Open( \(|$)/ }).count()).toBe(0)
   })
 
   it('previews a request’s upload in the inbox, counting one download for open and save', async () => {
