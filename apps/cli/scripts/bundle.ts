@@ -19,7 +19,7 @@ const outdir = `${root}dist`
  * Loaded only by the commands that use them (`import()` or `require` where called), so bundling
  * them would not shorten any start.
  */
-const EXTERNAL = ['ws', 'yauzl', 'open', '@inquirer/prompts', 'cli-progress']
+const EXTERNAL = ['ws', 'open', '@inquirer/prompts', 'cli-progress']
 
 await rm(outdir, { recursive: true, force: true })
 await build({

@@ -1,11 +1,12 @@
 /**
  * The single executable (scripts/build-sea.ts), copied alone into an empty folder and run with
  * that folder as the whole PATH, so no Node can be found: it reports its version, then sends a
- * file over the WebSocket and another over chunked HTTP, and gets both back, and draws its
- * progress bar (a module it carries inside) on a terminal.
+ * file over the WebSocket and another over chunked HTTP, and gets both back, extracts a folder,
+ * lists and picks entries of an archive in place, and draws its progress bar (a module it
+ * carries inside) on a terminal.
  */
 import { execFile } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -13,7 +14,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { CliUser } from './cli-runner.js'
-import { MiB, writeRandomFile } from './files.js'
+import { MiB, sha256File, writeRandomFile } from './files.js'
 import { roundTripsBothWays } from './round-trip.js'
 import { startTestServer, type TestServer } from './server.js'
 
@@ -63,6 +64,31 @@ describe.skipIf(!supported && process.env.CI !== 'true')('the single executable'
     })
     // Nothing it lacks is looked for on disk (Node warns on such a require).
     expect(stderr).not.toMatch(/warning/i)
+  })
+
+  it('extracts a folder, and lists and picks entries of an archive in place', async () => {
+    const folder = join(work, 'tree')
+    await mkdir(join(folder, 'sub'), { recursive: true })
+    await writeFile(join(folder, 'note.txt'), 'a note\n')
+    await writeRandomFile(join(folder, 'sub', 'data.bin'), 2 * MiB)
+    const { link } = await user.json<{ link: string }>(
+      ['send', folder, '--downloads', '3'],
+      options(),
+    )
+    const whole = join(work, 'whole')
+    await user.ok(['get', link, '-o', whole], options())
+    expect(await sha256File(join(whole, 'tree', 'sub', 'data.bin'))).toBe(
+      await sha256File(join(folder, 'sub', 'data.bin')),
+    )
+    const listed = await user.json<{ entries: Array<{ name: string }> }>(
+      ['get', link, '--list'],
+      options(),
+    )
+    expect(listed.entries.map((e) => e.name)).toContain('tree/sub/data.bin')
+    const picked = join(work, 'picked')
+    await user.ok(['get', link, '-o', picked, '--only', 'tree/note.txt'], options())
+    expect(await readFile(join(picked, 'tree', 'note.txt'), 'utf8')).toBe('a note\n')
+    expect(await readdir(join(picked, 'tree'))).toEqual(['note.txt'])
   })
 
   it('draws its progress bar on a terminal', async () => {

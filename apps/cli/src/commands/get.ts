@@ -22,8 +22,7 @@ import { parseFileLink } from '../lib/links.js'
 import { addJsonOption, addPasswordOption, addQuietOption, examples } from '../lib/options.js'
 import { passwordForLink } from '../lib/prompts.js'
 import { checkDestination, isArchive, receive } from '../lib/receive.js'
-import { extractSelected, readEntries } from '../lib/extract.js'
-import { openRemoteZip } from '../lib/remote-zip.js'
+import { extractSelected, readZip } from '../lib/extract.js'
 import { UsageError } from '../lib/errors.js'
 import { formatBytes, formatWhen } from '../lib/units.js'
 import { nodeRecords } from '../lib/node-records.js'
@@ -79,30 +78,24 @@ export async function runGet(linkText: string, options: GetOptions, ctx: Context
         '--list and --only need a link to an archive (several files or a folder)',
       )
     }
-    // One counted download, whose read grant then fetches the parts the archive is read from.
+    // One counted download, whose read grant then fetches the parts the archive is read from:
+    // listing reads the end records and the directory, extracting the chosen entries' own data.
     const ranges = await openFileRanges(api, unlocked, { signal: ctx.signal, cipher: nodeRecords })
-    const zip = await openRemoteZip(ranges)
-    try {
-      if (options.only === undefined) {
-        const entries = (await readEntries(zip)).map((e) => ({
-          name: e.fileName,
-          size: e.uncompressedSize,
-        }))
-        if (output.json) return output.result({ id: link.id, entries })
-        for (const entry of entries) output.print(entryLine(entry))
-        return
-      }
-      const { entries } = await extractSelected(zip, destination.dir, options.only, {
-        force: destination.force,
-      })
-      const paths = entries.map((e) => e.path)
-      if (output.json) return output.result({ id: link.id, paths })
-      output.info(`Saved into ${destination.dir === '.' ? 'the current folder' : destination.dir}:`)
-      for (const path of paths) output.print(printable(relative('.', path)))
+    const zip = await readZip(ranges)
+    if (options.only === undefined) {
+      const entries = zip.directory.entries.map((e) => ({ name: e.path, size: e.size }))
+      if (output.json) return output.result({ id: link.id, entries })
+      for (const entry of entries) output.print(entryLine(entry))
       return
-    } finally {
-      zip.close()
     }
+    const { entries } = await extractSelected(zip, destination.dir, options.only, {
+      force: destination.force,
+    })
+    const paths = entries.map((e) => e.path)
+    if (output.json) return output.result({ id: link.id, paths })
+    output.info(`Saved into ${destination.dir === '.' ? 'the current folder' : destination.dir}:`)
+    for (const path of paths) output.print(printable(relative('.', path)))
+    return
   }
   // Names fall back to the link's id, never to an id the server answered.
   await checkDestination(metadata, info.fileCount, link.id, destination)

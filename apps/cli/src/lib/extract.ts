@@ -5,20 +5,26 @@
  * names. Existing files are kept unless `force`; nothing is ever written through an existing
  * symbolic link. Every file is first written under a temporary name, and checked against the
  * archive's CRC-32; only when all of them are complete are they renamed into place, so an
- * archive that turns out damaged halfway leaves nothing behind and replaces nothing.
+ * archive that turns out damaged halfway leaves nothing behind and replaces nothing. The archive
+ * is read by the protocol's ZIP reader, from a file or in place on the server (FileRanges).
  */
-import { lstat, mkdir, open, rm, rmdir, utimes, chmod } from 'node:fs/promises'
+import { lstat, mkdir, rm, rmdir, utimes, chmod } from 'node:fs/promises'
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 
-import { crc32 } from '@fileshare/protocol'
-import type { Entry, Options, ZipFile } from 'yauzl'
+import {
+  openZipEntry,
+  ProtocolError,
+  readZipDirectory,
+  type ArchiveBytes,
+  type ZipDirectory,
+  type ZipEntryInfo,
+} from '@fileshare/protocol'
 
 import { checkHiddenTopLevel, isUnderOneFolder, makeNewFolder } from './archive-layout.js'
 import { unsafeEntryName } from './entry-name.js'
 import { CliError, EXIT, UnsafeArchiveError } from './errors.js'
+import { openFileBytes } from './file-bytes.js'
 import { existsError, placeFile, temporaryPath, writeTemporary, type SparseWriter } from './save.js'
-
-const READ_SIZE = 1024 * 1024
 
 const S_IFMT = 0o170000
 const FILE_TYPES: Readonly<Record<number, string>> = {
@@ -34,8 +40,14 @@ const S_IFREG = 0o100000
 const HOST_UNIX = 3
 const DOS_DIRECTORY = 0x10
 
+/** An archive's bytes and its directory, read once. */
+export interface OpenedZip {
+  source: ArchiveBytes
+  directory: ZipDirectory
+}
+
 interface PlannedEntry {
-  entry: Entry
+  entry: ZipEntryInfo
   name: string
   target: string
   directory: boolean
@@ -75,71 +87,71 @@ export async function extractArchive(
   targetDir: string,
   options: ExtractOptions,
 ): Promise<Extraction> {
-  const zip = await openZip(zipPath)
+  const file = await openFileBytes(zipPath)
   let folder: string | null = null
   try {
-    const entries = await readEntries(zip)
+    const zip = await readZip(file)
+    const entries = zip.directory.entries
     // Checked before the layout: a hostile name is refused as such, whatever else it is.
     plan(entries, resolve(targetDir))
-    const names = entries.map((e) => e.fileName)
+    const names = entries.map((e) => e.path)
     checkHiddenTopLevel(names, options.force)
     if (options.folderName !== undefined && !isUnderOneFolder(names)) {
       await mkdir(targetDir, { recursive: true })
       folder = await makeNewFolder(resolve(targetDir), options.folderName)
     }
     const root = folder ?? resolve(targetDir)
-    const written = await extractInto(zip, zipPath, root, plan(entries, root), options)
+    const written = await extractInto(zip, root, plan(entries, root), options)
     return { folder, entries: written }
   } catch (error) {
     // Empty once extraction has cleaned up after itself; anything else in it stays.
     if (folder !== null) await rmdir(folder).catch(() => undefined)
     throw error
   } finally {
-    zip.close()
+    await file.close()
   }
 }
 
 /**
  * Extracts the entries named in `only` (files, and folders with everything under them) under
- * their own paths in `targetDir`, from an archive read in place (remote-zip.ts). The whole
+ * their own paths in `targetDir`, from an archive read in place (`FileRanges`). The whole
  * archive is checked as `extractArchive` checks it first; a name it does not hold is refused.
  */
 export async function extractSelected(
-  zip: ZipFile,
+  zip: OpenedZip,
   targetDir: string,
   only: readonly string[],
   options: ExtractOptions,
 ): Promise<Extraction> {
-  const entries = await readEntries(zip)
+  const entries = zip.directory.entries
   const root = resolve(targetDir)
   plan(entries, root)
   const wanted = only.map((path) => path.replace(/\/+$/, ''))
   const selects = (name: string, path: string) =>
     name.replace(/\/+$/, '') === path || name.startsWith(`${path}/`)
   for (const path of wanted) {
-    if (!entries.some((e) => selects(e.fileName, path))) {
+    if (!entries.some((e) => selects(e.path, path))) {
       throw new CliError(`The archive holds no entry ${describeName(path)}`, EXIT.USAGE)
     }
   }
-  const chosen = entries.filter((e) => wanted.some((path) => selects(e.fileName, path)))
+  const chosen = entries.filter((e) => wanted.some((path) => selects(e.path, path)))
   checkHiddenTopLevel(
-    chosen.map((e) => e.fileName),
+    chosen.map((e) => e.path),
     options.force,
   )
   await mkdir(root, { recursive: true })
-  return { folder: null, entries: await extractInto(zip, null, root, plan(chosen, root), options) }
+  return { folder: null, entries: await extractInto(zip, root, plan(chosen, root), options) }
 }
 
 /** Writes the planned entries below `root`, then gives them their names, times and modes. */
 async function extractInto(
-  zip: ZipFile,
-  zipPath: string | null,
+  zip: OpenedZip,
   root: string,
   planned: PlannedEntry[],
   options: ExtractOptions,
 ): Promise<ExtractedEntry[]> {
   await checkTargets(planned, root, options.force)
-  const files = await writeAll(zip, zipPath, root, planned, options)
+  const files = await writeAll(zip, root, planned, options)
   // Every file is complete and checked: only now does anything take its final name.
   for (const [index, { item, temporary }] of files.entries()) {
     try {
@@ -170,8 +182,7 @@ interface WrittenFile {
  * way. On any failure the temporary files and the folders made here are removed again.
  */
 async function writeAll(
-  zip: ZipFile,
-  zipPath: string | null,
+  zip: OpenedZip,
   root: string,
   planned: readonly PlannedEntry[],
   options: ExtractOptions,
@@ -179,8 +190,6 @@ async function writeAll(
   const files: WrittenFile[] = []
   const made: string[] = []
   let extracted = 0
-  // An archive read in place (remote-zip.ts) has no file: its entries come through yauzl.
-  const data = zipPath === null ? null : await open(zipPath, 'r')
   try {
     for (const item of planned) {
       await makeDirectories(root, item.directory ? item.target : dirname(item.target), made)
@@ -188,12 +197,10 @@ async function writeAll(
       const temporary = temporaryPath(item.target)
       const before = extracted
       await writeTemporary(temporary, async (writer) => {
-        await copyEntry(zip, data, item.entry, writer, (n) =>
-          options.onBytes?.((extracted = before + n)),
-        )
+        await copyEntry(zip, item.entry, writer, (n) => options.onBytes?.((extracted = before + n)))
       })
       files.push({ item, temporary })
-      extracted = before + item.entry.uncompressedSize
+      extracted = before + item.entry.size
     }
     return files
   } catch (error) {
@@ -201,55 +208,25 @@ async function writeAll(
     // Deepest first; a folder that something else has put a file into stays.
     for (const folder of made.reverse()) await rmdir(folder).catch(() => undefined)
     throw error
-  } finally {
-    await data?.close()
   }
 }
 
-async function openZip(path: string): Promise<ZipFile> {
-  const { default: yauzl } = await import('yauzl')
-  return openZipChecked((options) => yauzl.openPromise(path, options))
-}
-
-/**
- * Opens an archive with the checks of every extraction (sizes, strict names), from a file or
- * read in place (remote-zip.ts); one yauzl refuses is answered as not a valid archive.
- */
-export async function openZipChecked(
-  opening: (options: Options) => Promise<ZipFile>,
-): Promise<ZipFile> {
+/** The archive's directory, from a file or read in place (`FileRanges`). */
+export async function readZip(source: ArchiveBytes): Promise<OpenedZip> {
   try {
-    return await opening({
-      lazyEntries: true,
-      autoClose: false,
-      decodeStrings: true,
-      validateEntrySizes: true,
-      strictFileNames: true,
-    })
-  } catch (cause) {
-    throw new CliError(
-      `The download is not a valid ZIP archive: ${(cause as Error).message}`,
-      EXIT.FAILED,
-      { cause },
-    )
+    return { source, directory: await readZipDirectory(source) }
+  } catch (error) {
+    throw archiveError(error)
   }
 }
 
-export async function readEntries(zip: ZipFile): Promise<Entry[]> {
-  const entries: Entry[] = []
-  try {
-    for await (const entry of zip.eachEntry()) entries.push(entry)
-  } catch (cause) {
-    // yauzl refuses absolute paths, `..` and backslashes itself; its message names the entry.
-    const message = (cause as Error).message
-    if (/absolute path|invalid relative path|invalid characters/.test(message)) {
-      throw new UnsafeArchiveError(message)
-    }
-    throw new CliError(`The download is not a valid ZIP archive: ${message}`, EXIT.FAILED, {
-      cause,
-    })
-  }
-  return entries
+/** The reader's BAD_INPUT (an invalid or damaged archive) exits as a failed check; else as is. */
+function archiveError(error: unknown): unknown {
+  if (!(error instanceof ProtocolError) || error.code !== 'BAD_INPUT') return error
+  const message = error.message.startsWith('Not a valid ZIP archive: ')
+    ? `The download is not a valid ZIP archive: ${error.message.slice(25)}`
+    : error.message
+  return new CliError(message, EXIT.FAILED, { cause: error })
 }
 
 function describeName(name: string): string {
@@ -257,20 +234,18 @@ function describeName(name: string): string {
 }
 
 /** Checks every entry and where it would go; throws before anything is written. */
-export function plan(entries: readonly Entry[], root: string): PlannedEntry[] {
+export function plan(entries: readonly ZipEntryInfo[], root: string): PlannedEntry[] {
   const planned: PlannedEntry[] = []
   const kinds = new Map<string, 'file' | 'directory'>()
   for (const entry of entries) {
-    const name = entry.fileName
+    const name = entry.path
     const unsafe = unsafeEntryName(name)
     if (unsafe !== null) throw new UnsafeArchiveError(`entry ${describeName(name)} has ${unsafe}`)
-    if (entry.isEncrypted())
-      throw new UnsafeArchiveError(`entry ${describeName(name)} is encrypted`)
-    if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+    if (entry.encrypted) throw new UnsafeArchiveError(`entry ${describeName(name)} is encrypted`)
+    if (entry.method !== 0 && entry.method !== 8) {
       throw new UnsafeArchiveError(`entry ${describeName(name)} uses an unknown compression method`)
     }
-    const unixMode =
-      entry.versionMadeBy >>> 8 === HOST_UNIX ? entry.externalFileAttributes >>> 16 : 0
+    const unixMode = entry.versionMadeBy >>> 8 === HOST_UNIX ? entry.externalAttributes >>> 16 : 0
     const type = unixMode & S_IFMT
     const special = FILE_TYPES[type]
     if (special !== undefined)
@@ -280,11 +255,11 @@ export function plan(entries: readonly Entry[], root: string): PlannedEntry[] {
     }
     const directory =
       type === S_IFDIR ||
-      (type === 0 && (name.endsWith('/') || (entry.externalFileAttributes & DOS_DIRECTORY) !== 0))
+      (type === 0 && (name.endsWith('/') || (entry.externalAttributes & DOS_DIRECTORY) !== 0))
     if (directory !== name.endsWith('/')) {
       throw new UnsafeArchiveError(`entry ${describeName(name)} is a folder and a file at once`)
     }
-    if (directory && entry.uncompressedSize !== 0) {
+    if (directory && entry.size !== 0) {
       throw new UnsafeArchiveError(`folder entry ${describeName(name)} holds data`)
     }
     const clean = directory ? name.slice(0, -1) : name
@@ -305,7 +280,7 @@ export function plan(entries: readonly Entry[], root: string): PlannedEntry[] {
       target,
       directory,
       mode: type === 0 ? null : unixMode & 0o7777,
-      mtime: entry.getLastModDate(),
+      mtime: entry.modified,
     })
   }
   // A file may not also be a parent folder of another entry (`a` and `a/b`).
@@ -405,77 +380,27 @@ function createdFolders(first: string, root: string): string[] {
   return folders
 }
 
-/** The archive's own bytes are wrong: exit 3, as for a download that fails its check. */
-function damaged(entry: Entry, why: string, cause?: unknown): CliError {
-  return new CliError(
-    `The archive is damaged: entry ${describeName(entry.fileName)} ${why}`,
-    EXIT.FAILED,
-    { cause },
-  )
-}
-
-/** Copies one file entry into `writer` and checks it against the archive's CRC-32. */
+/**
+ * Copies one file entry into `writer`; the reader checks its size and CRC-32 as it passes. Only
+ * that entry's local header and data are read.
+ */
 async function copyEntry(
-  zip: ZipFile,
-  data: Awaited<ReturnType<typeof open>> | null,
-  entry: Entry,
+  zip: OpenedZip,
+  entry: ZipEntryInfo,
   writer: SparseWriter,
   onBytes: (bytes: number) => void,
 ): Promise<void> {
-  let crc = 0
-  const take = async (chunk: Buffer) => {
-    crc = crc32(chunk, crc)
-    await writer.write(chunk)
-    onBytes(writer.written)
-  }
-  if (entry.compressionMethod === 8 || data === null) await copyDeflated(zip, entry, take)
-  else await copyStored(zip, data, entry, take)
-  if (crc !== entry.crc32) throw damaged(entry, 'does not match its CRC-32')
-}
-
-async function copyDeflated(
-  zip: ZipFile,
-  entry: Entry,
-  take: (chunk: Buffer) => Promise<void>,
-): Promise<void> {
-  const chunks = (await zip.openReadStreamPromise(entry))[Symbol.asyncIterator]()
-  for (;;) {
-    let next: IteratorResult<unknown>
-    try {
-      next = await chunks.next()
-    } catch (cause) {
-      // A broken deflate stream, or sizes that do not match the headers.
-      throw damaged(entry, `cannot be read: ${(cause as Error).message}`, cause)
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  try {
+    reader = (await openZipEntry(zip.source, zip.directory, entry)).getReader()
+    for (;;) {
+      const next = await reader.read()
+      if (next.done) return
+      await writer.write(next.value)
+      onBytes(writer.written)
     }
-    if (next.done) return
-    await take(next.value as Buffer)
-  }
-}
-
-/** Stored entries (all that fileshare writes) are copied by position in large reads. */
-async function copyStored(
-  zip: ZipFile,
-  data: Awaited<ReturnType<typeof open>>,
-  entry: Entry,
-  take: (chunk: Buffer) => Promise<void>,
-): Promise<void> {
-  if (entry.compressedSize !== entry.uncompressedSize) {
-    throw new CliError(`Entry ${describeName(entry.fileName)} has inconsistent sizes`, EXIT.FAILED)
-  }
-  const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true })
-  const end = fileDataStart + entry.compressedSize
-  if (end > zip.fileSize) {
-    throw new CliError(
-      `Entry ${describeName(entry.fileName)} runs past the end of the archive`,
-      EXIT.FAILED,
-    )
-  }
-  for (let position = fileDataStart; position < end;) {
-    // Not zero-filled: only the bytes the read fills are written.
-    const chunk = Buffer.allocUnsafeSlow(Math.min(READ_SIZE, end - position))
-    const { bytesRead } = await data.read(chunk, 0, chunk.length, position)
-    if (bytesRead === 0) throw new CliError('The archive ended early', EXIT.FAILED)
-    await take(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead))
-    position += bytesRead
+  } catch (error) {
+    await reader?.cancel(error).catch(() => undefined)
+    throw archiveError(error)
   }
 }

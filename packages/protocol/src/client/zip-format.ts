@@ -18,6 +18,8 @@ export const ZIP64_LOCATOR_SIZE = 20
 
 /** §4.5.3: the extra field holding the 64-bit sizes and offset. */
 export const ZIP64_EXTRA = 0x0001
+/** Info-ZIP's extended timestamp: flags, then Unix seconds (modification time first). */
+export const UNIX_TIME_EXTRA = 0x5455
 /** §4.4.4: bit 0 = encrypted; bit 11 = UTF-8 names. */
 export const FLAG_ENCRYPTED = 0x0001
 export const FLAG_UTF8 = 0x0800

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -108,7 +108,7 @@ describe('readZipDirectory and openZipEntry', () => {
     expect(error).toBeInstanceOf(ProtocolError)
     expect(error).toMatchObject({
       code: 'BAD_INPUT',
-      message: 'The archive is damaged: entry a.txt does not match its CRC-32',
+      message: 'The archive is damaged: entry "a.txt" does not match its CRC-32',
     })
   })
 
@@ -128,8 +128,84 @@ describe('readZipDirectory and openZipEntry', () => {
     const error = await collect(stream).catch((e: unknown) => e)
     expect(error).toMatchObject({
       code: 'BAD_INPUT',
-      message: 'The archive is damaged: entry zeros.txt holds more bytes than its size',
+      message: 'The archive is damaged: entry "zeros.txt" holds more bytes than its size',
     })
+  })
+
+  it('names a deflate stream that cannot be inflated as damaged, and passes a source error on', async () => {
+    const folder = join(dir, 'broken')
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(join(folder, 'text.txt'), utf8('words that deflate\n'.repeat(500)))
+    execFileSync('zip', ['-q', '-9', join(dir, 'broken.zip'), 'text.txt'], { cwd: folder })
+    const archive = new Uint8Array(readFileSync(join(dir, 'broken.zip')))
+    const local = new DataView(archive.buffer)
+    const dataStart = 30 + local.getUint16(26, true) + local.getUint16(28, true)
+    // A first block of type 3, which §3.2.3 of RFC 1951 reserves as an error.
+    archive[dataStart] = 0xff
+    const source = bytesOf(archive)
+    const directory = await readZipDirectory(source)
+    const entry = entryNamed(directory.entries, 'text.txt')
+    expect(entry.method).toBe(8)
+    const error = await collect(await openZipEntry(source, directory, entry)).catch((e) => e)
+    expect(error).toBeInstanceOf(ProtocolError)
+    expect(error).toMatchObject({
+      code: 'BAD_INPUT',
+      message:
+        'The archive is damaged: entry "text.txt" cannot be read: its deflate data is broken',
+    })
+
+    const lost = new Error('the connection was lost')
+    const failing: ArchiveBytes = {
+      ...source,
+      stream: () => new ReadableStream({ pull: (c) => c.error(lost) }),
+    }
+    await expect(collect(await openZipEntry(failing, directory, entry))).rejects.toBe(lost)
+  })
+
+  it('gives each entry its host, attributes and modification time', async () => {
+    const written = new Date('2021-03-04T05:06:08Z')
+    const archive = await collect(
+      createZipStream([
+        {
+          path: 'run.sh',
+          size: 1,
+          mode: 0o100755,
+          mtime: written,
+          open: () => streamOf(utf8('x')),
+        },
+        { path: 'dir/', size: 0, mode: 0o040700, mtime: written },
+      ]),
+    )
+    const { entries } = await readZipDirectory(bytesOf(archive))
+    const [run, folder] = entries
+    expect(run!.versionMadeBy >>> 8).toBe(3)
+    expect(run!.externalAttributes >>> 16).toBe(0o100755)
+    expect(folder!.externalAttributes >>> 16).toBe(0o040700)
+    // From the 0x5455 extended timestamp, to the second.
+    expect(run!.modified.getTime()).toBe(written.getTime())
+
+    // Without extra fields (zip -X) the DOS date and time count, read as local time.
+    const folderX = join(dir, 'dos-time')
+    mkdirSync(folderX, { recursive: true })
+    const local = new Date(2019, 10, 12, 13, 14, 16)
+    writeFileSync(join(folderX, 'a.txt'), 'a')
+    utimesSync(join(folderX, 'a.txt'), local, local)
+    execFileSync('zip', ['-q', '-X', join(dir, 'dos-time.zip'), 'a.txt'], { cwd: folderX })
+    const dos = await readZipDirectory(
+      bytesOf(new Uint8Array(readFileSync(join(dir, 'dos-time.zip')))),
+    )
+    expect(dos.entries[0]!.modified.getTime()).toBe(local.getTime())
+  })
+
+  it('decodes a name without the UTF-8 flag as code page 437', async () => {
+    const archive = await collect(createZipStream([file('cafe.txt', utf8('x'))]))
+    const { directoryOffset } = await readZipDirectory(bytesOf(archive))
+    const view = new DataView(archive.buffer)
+    // §4.3.12: general purpose flags at offset 8; the name from offset 46.
+    view.setUint16(directoryOffset + 8, view.getUint16(directoryOffset + 8, true) & ~0x0800, true)
+    archive[directoryOffset + 46 + 3] = 0x82
+    const { entries } = await readZipDirectory(bytesOf(archive))
+    expect(entries[0]!.path).toBe('caf\u00e9.txt')
   })
 
   it('refuses what is not an archive, and a directory pointing outside it', async () => {

@@ -2,7 +2,8 @@
  * Reads a ZIP archive in place through random access to its bytes (an upload's plaintext ranges,
  * `FileRanges`): the end records and the central directory to list its entries, then one entry's
  * local header and data to open it, inflating deflated entries with DecompressionStream and
- * checking every entry against its size and CRC-32 (PKWARE APPNOTE 6.3.10). Reads nothing else.
+ * checking every entry against its size and CRC-32 (PKWARE APPNOTE 6.3.10). Reads nothing else,
+ * and streams an entry's data in the source's own pieces, however large the entry.
  */
 import { ProtocolError } from '../errors.js'
 import { crc32 } from './crc32.js'
@@ -12,6 +13,7 @@ import {
   END,
   END_SIZE,
   FLAG_ENCRYPTED,
+  FLAG_UTF8,
   LOCAL_HEADER,
   LOCAL_HEADER_SIZE,
   U16_MAX,
@@ -21,6 +23,7 @@ import {
   ZIP64_EXTRA,
   ZIP64_LOCATOR,
   ZIP64_LOCATOR_SIZE,
+  UNIX_TIME_EXTRA,
 } from './zip-format.js'
 
 /** Random access to an archive's bytes; `end` is exclusive. `FileRanges` is one. */
@@ -44,6 +47,12 @@ export interface ZipEntryInfo {
   encrypted: boolean
   crc32: number
   localHeaderOffset: number
+  /** §4.4.2: the host system in the high byte (3 is Unix), the format version in the low one. */
+  versionMadeBy: number
+  /** §4.4.15: on a Unix host, st_mode in the high 16 bits; MS-DOS attributes in the low byte. */
+  externalAttributes: number
+  /** The 0x5455 extended timestamp when present, else the DOS date and time read as local time. */
+  modified: Date
 }
 
 export interface ZipDirectory {
@@ -63,8 +72,10 @@ function invalid(why: string): ProtocolError {
   return new ProtocolError('BAD_INPUT', `Not a valid ZIP archive: ${why}`)
 }
 
+/** The name is quoted: it may hold spaces, and JSON escapes the control characters it may hold. */
 function damaged(entry: ZipEntryInfo, why: string): ProtocolError {
-  return new ProtocolError('BAD_INPUT', `The archive is damaged: entry ${entry.path} ${why}`, {
+  const name = JSON.stringify(entry.path)
+  return new ProtocolError('BAD_INPUT', `The archive is damaged: entry ${name} ${why}`, {
     subject: entry.path,
   })
 }
@@ -147,38 +158,77 @@ async function placeDirectory(source: ArchiveBytes): Promise<DirectoryPlace> {
   return place
 }
 
-/** §4.5.3: the Zip64 extra holds, in order, only the values whose field reads all ones. */
-function applyZip64(
-  extra: Uint8Array,
-  values: { size: number; compressedSize: number; localHeaderOffset: number },
-): void {
+/** §4.5.1: the extra field's blocks by tag, each checked to lie within the field. */
+function extraBlocks(extra: Uint8Array): Map<number, Uint8Array> {
   const fields = new Fields(extra)
+  const blocks = new Map<number, Uint8Array>()
   for (let at = 0; at + 4 <= extra.length;) {
     const tag = fields.u16(at)
     const length = fields.u16(at + 2)
     if (at + 4 + length > extra.length) throw invalid('a truncated extra field')
-    if (tag === ZIP64_EXTRA) {
-      let next = at + 4
-      const take = (): number => {
-        if (next + 8 > at + 4 + length) throw invalid('a short Zip64 extra field')
-        const value = fields.u64(next)
-        next += 8
-        return value
-      }
-      if (values.size === U32_MAX) values.size = take()
-      if (values.compressedSize === U32_MAX) values.compressedSize = take()
-      if (values.localHeaderOffset === U32_MAX) values.localHeaderOffset = take()
-      return
-    }
+    if (!blocks.has(tag)) blocks.set(tag, extra.subarray(at + 4, at + 4 + length))
     at += 4 + length
   }
+  return blocks
+}
+
+/** §4.5.3: the Zip64 extra holds, in order, only the values whose field reads all ones. */
+function applyZip64(
+  block: Uint8Array | undefined,
+  values: { size: number; compressedSize: number; localHeaderOffset: number },
+): void {
+  if (block === undefined) return
+  const fields = new Fields(block)
+  let next = 0
+  const take = (): number => {
+    if (next + 8 > block.length) throw invalid('a short Zip64 extra field')
+    const value = fields.u64(next)
+    next += 8
+    return value
+  }
+  if (values.size === U32_MAX) values.size = take()
+  if (values.compressedSize === U32_MAX) values.compressedSize = take()
+  if (values.localHeaderOffset === U32_MAX) values.localHeaderOffset = take()
+}
+
+/**
+ * The 0x5455 block's modification time (flags bit 0, then signed Unix seconds), or else
+ * §4.4.6's DOS date and time, which carry no zone and are read as local time.
+ */
+function modifiedTime(block: Uint8Array | undefined, dosTime: number, dosDate: number): Date {
+  if (block !== undefined && block.length >= 5 && (block[0]! & 1) !== 0) {
+    return new Date(new DataView(block.buffer, block.byteOffset + 1, 4).getInt32(0, true) * 1000)
+  }
+  return new Date(
+    (dosDate >>> 9) + 1980,
+    ((dosDate >>> 5) & 0x0f) - 1,
+    dosDate & 0x1f,
+    dosTime >>> 11,
+    (dosTime >>> 5) & 0x3f,
+    (dosTime & 0x1f) * 2,
+  )
+}
+
+/**
+ * IBM code page 437 from 0x80 on: the encoding of a name without the UTF-8 flag (§4.4.4, Appendix
+ * D). The ASCII half stays ASCII, so control characters remain what they are.
+ */
+const CP437_HIGH =
+  'ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜ¢£¥₧ƒáíóúñÑªº¿⌐¬½¼¡«»░▒▓│┤╡╢╖╕╣║╗╝╜╛┐└┴┬├─┼╞╟╚╔╩╦╠═╬╧╨╤╥╙╘╒╓╫╪┘┌█▄▌▐▀αßΓπΣσµτΦΘΩδ∞φε∩≡±≥≤⌠⌡÷≈°∙·√ⁿ²■\u00a0'
+
+const UTF8_NAMES = new TextDecoder('utf-8')
+
+function decodeName(bytes: Uint8Array, utf8: boolean): string {
+  if (utf8 || bytes.every((b) => b < 0x80)) return UTF8_NAMES.decode(bytes)
+  let name = ''
+  for (const b of bytes) name += b < 0x80 ? String.fromCharCode(b) : CP437_HIGH[b - 0x80]
+  return name
 }
 
 /** §4.3.12: every central header, checked to point inside the archive before its directory. */
 function parseDirectory(bytes: Uint8Array, place: DirectoryPlace): ZipEntryInfo[] {
   const fields = new Fields(bytes)
   const entries: ZipEntryInfo[] = []
-  const names = new TextDecoder('utf-8')
   let at = 0
   while (at < bytes.length) {
     if (at + CENTRAL_HEADER_SIZE > bytes.length || fields.u32(at) !== CENTRAL_HEADER) {
@@ -196,16 +246,21 @@ function parseDirectory(bytes: Uint8Array, place: DirectoryPlace): ZipEntryInfo[
       localHeaderOffset: fields.u32(at + 42),
     }
     const extraStart = nameStart + nameLength
-    applyZip64(bytes.subarray(extraStart, extraStart + extraLength), values)
-    const path = names.decode(bytes.subarray(nameStart, extraStart))
+    const extra = extraBlocks(bytes.subarray(extraStart, extraStart + extraLength))
+    applyZip64(extra.get(ZIP64_EXTRA), values)
+    const flags = fields.u16(at + 8)
+    const path = decodeName(bytes.subarray(nameStart, extraStart), (flags & FLAG_UTF8) !== 0)
     const entry: ZipEntryInfo = {
       index: entries.length,
       path,
       directory: path.endsWith('/'),
       method: fields.u16(at + 10),
-      encrypted: (fields.u16(at + 8) & FLAG_ENCRYPTED) !== 0,
+      encrypted: (flags & FLAG_ENCRYPTED) !== 0,
       crc32: fields.u32(at + 16),
       ...values,
+      versionMadeBy: fields.u16(at + 4),
+      externalAttributes: fields.u32(at + 38),
+      modified: modifiedTime(extra.get(UNIX_TIME_EXTRA), fields.u16(at + 12), fields.u16(at + 14)),
     }
     const dataEnd = entry.localHeaderOffset + LOCAL_HEADER_SIZE + entry.compressedSize
     if (dataEnd > place.offset) throw invalid(`entry ${path} lies outside the archive`)
@@ -236,12 +291,14 @@ export function canOpenZipEntry(entry: ZipEntryInfo): boolean {
 }
 
 /**
- * `plain` counted and checksummed as it passes, erroring when it is not the stored bytes; a
- * deflate stream that cannot be inflated (a TypeError of DecompressionStream) is named as such.
+ * `plain` counted and checksummed as it passes, erroring when it is not the stored bytes. An error
+ * of the inflater (whatever the runtime's DecompressionStream throws) names the entry as damaged;
+ * one of the source itself (`sourceFailure`) passes unchanged.
  */
 function checked(
   entry: ZipEntryInfo,
   plain: ReadableStream<Uint8Array>,
+  sourceFailure: () => unknown,
 ): ReadableStream<Uint8Array> {
   const reader = plain.getReader()
   let count = 0
@@ -252,8 +309,8 @@ function checked(
       try {
         next = await reader.read()
       } catch (error) {
-        if (error instanceof TypeError) throw damaged(entry, 'cannot be inflated')
-        throw error
+        if (entry.method !== METHOD_DEFLATED || error === sourceFailure()) throw error
+        throw damaged(entry, 'cannot be read: its deflate data is broken')
       }
       if (next.done) {
         if (count !== entry.size) throw damaged(entry, 'holds fewer bytes than its size')
@@ -268,6 +325,30 @@ function checked(
     },
     cancel: (reason) => reader.cancel(reason),
   })
+}
+
+/** `data` as it is, remembering the error it fails with, if any. */
+function watched(data: ReadableStream<Uint8Array>): {
+  stream: ReadableStream<Uint8Array>
+  failure: () => unknown
+} {
+  const reader = data.getReader()
+  let failure: unknown = undefined
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let next: ReadableStreamReadResult<Uint8Array>
+      try {
+        next = await reader.read()
+      } catch (error) {
+        failure = error
+        throw error
+      }
+      if (next.done) controller.close()
+      else controller.enqueue(next.value)
+    },
+    cancel: (reason) => reader.cancel(reason),
+  })
+  return { stream, failure: () => failure }
 }
 
 /**
@@ -290,15 +371,15 @@ export async function openZipEntry(
   const start = offset + LOCAL_HEADER_SIZE + header.u16(26) + header.u16(28)
   const end = start + entry.compressedSize
   if (end > directory.directoryOffset) throw damaged(entry, 'runs past the end of its data')
-  const data = source.stream(start, end)
+  const data = watched(source.stream(start, end))
   const plain =
     entry.method === METHOD_DEFLATED
-      ? data.pipeThrough(
+      ? data.stream.pipeThrough(
           new DecompressionStream('deflate-raw') as unknown as TransformStream<
             Uint8Array,
             Uint8Array
           >,
         )
-      : data
-  return checked(entry, plain)
+      : data.stream
+  return checked(entry, plain, data.failure)
 }

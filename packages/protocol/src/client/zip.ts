@@ -18,6 +18,7 @@ import {
   LOCAL_HEADER,
   LOCAL_HEADER_SIZE,
   U16_MAX,
+  UNIX_TIME_EXTRA,
   U32_MAX,
   ZIP64_END,
   ZIP64_END_SIZE,
@@ -282,7 +283,7 @@ class Writer {
 
   timestamp(unixTime: number): this {
     // 0x5455 "UT": flags bit 0 = modification time present.
-    return this.u16(0x5455).u16(5).u8(1).u32(unixTime)
+    return this.u16(UNIX_TIME_EXTRA).u16(5).u8(1).u32(unixTime)
   }
 
   private u8(value: number): this {

@@ -14,6 +14,9 @@ function entry(index: number, path: string, size = 0): ZipEntryInfo {
     encrypted: false,
     crc32: 0,
     localHeaderOffset: 0,
+    versionMadeBy: 0,
+    externalAttributes: 0,
+    modified: new Date(0),
   }
 }
 
