@@ -3,7 +3,7 @@ import { resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 import { ConfigError, loadConfig, loginEnabled, type Config } from './config.js'
-import { parseNotifyEmail } from './services/notify/targets.js'
+import { parseNotifyEmail } from './notify/targets.js'
 
 const DAY = 86_400
 const GiB = 1024 ** 3

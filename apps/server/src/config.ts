@@ -12,8 +12,8 @@ import {
   WS_FRAME_MAX_BYTES,
 } from '@fileshare/protocol'
 
-import { DEFAULT_RETRY_POLICY } from './services/notify/outbox.js'
-import { parseNotifyEmail } from './services/notify/targets.js'
+import { DEFAULT_RETRY_POLICY } from './notify/outbox.js'
+import { parseNotifyEmail } from './notify/targets.js'
 import { SQLITE_DRIVER_SETTINGS, type SqliteDriverSetting } from './db/sqlite-connection.js'
 
 /**

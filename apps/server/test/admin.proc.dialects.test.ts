@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest'
 
 import { runAdmin } from '../src/admin/program.js'
 import { openDatabase } from '../src/db/client.js'
-import { ApiTokens, EXPIRED_TOKEN_GRACE_MS } from '../src/services/api-tokens.js'
+import { ApiTokens, EXPIRED_TOKEN_GRACE_MS } from '../src/access/api-tokens.js'
 import { newDatabaseEnv, querySql } from './dialects.js'
 import { noteBody, uploadHeaders } from './harness.js'
 import { call, createRequest, send } from './requests.suite.js'

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { openDatabase } from '../src/db/client.js'
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
-import { DailyIpHash, DbUploadQuota } from '../src/services/limits/quota.js'
+import { DailyIpHash, DbUploadQuota } from '../src/limits/quota.js'
 import { querySql, testPostgres } from './dialects.js'
 import { noteBody, startTestServer, type TestServer } from './harness.js'
 

@@ -5,7 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 
-import type { CleanupReport } from '../services/cleanup.js'
+import type { CleanupReport } from '../ops/cleanup.js'
 
 /** How an upload's bytes arrive: the upload socket, chunked HTTP, or one HTTP request. */
 export type UploadTransport = 'ws' | 'chunks' | 'single'

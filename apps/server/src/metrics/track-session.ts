@@ -2,7 +2,7 @@
  * Records an upload session of this process from its start to its end through the session's own
  * end listener, so the upload services need no metrics code of their own.
  */
-import type { UploadSession } from '../services/upload-sessions.js'
+import type { UploadSession } from '../sessions/upload-sessions.js'
 import {
   recordUploadCompleted,
   recordUploadFailed,

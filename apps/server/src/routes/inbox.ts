@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import type { Logger } from '../logger.js'
-import type { InboxService } from '../services/inbox.js'
+import type { InboxService } from '../requests/inbox.js'
 import { requestsEnabled } from './requests.js'
 import { requestId } from './route-ids.js'
 import { downloadResponse, refuseHead } from './download.js'

@@ -14,9 +14,9 @@ import {
 } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
-import type { FileUploadContext, UploadsService } from '../services/uploads.js'
-import type { UploadSession } from '../services/upload-sessions.js'
-import { parseResumable } from '../services/validation.js'
+import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
+import type { UploadSession } from '../sessions/upload-sessions.js'
+import { parseResumable } from '../validation.js'
 import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
 

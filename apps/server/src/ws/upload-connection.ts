@@ -23,7 +23,7 @@ import type { RawData, WebSocket } from 'ws'
 
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
-import type { UploadSession } from '../services/upload-sessions.js'
+import type { UploadSession } from '../sessions/upload-sessions.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
 import {
   ProgressWatch,
