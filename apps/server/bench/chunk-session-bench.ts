@@ -13,7 +13,7 @@ import { join } from 'node:path'
 
 import { startPostgres } from '@fileshare/testing/postgres'
 
-import { openDatabase } from '../src/db/client.js'
+import { openDatabase } from '../src/db/open-database.js'
 import { StoredChunkSessions } from '../src/sessions/stored-chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'

@@ -15,7 +15,7 @@ import type { SpawnedServer } from '@fileshare/testing'
 import { describe, expect, it } from 'vitest'
 
 import { runAdmin } from '../src/admin/program.js'
-import { openDatabase } from '../src/db/client.js'
+import { openDatabase } from '../src/db/open-database.js'
 import { ApiTokens, EXPIRED_TOKEN_GRACE_MS } from '../src/access/api-tokens.js'
 import { newDatabaseEnv, querySql } from './dialects.js'
 import { noteBody, uploadHeaders } from './harness.js'

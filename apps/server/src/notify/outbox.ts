@@ -11,6 +11,7 @@ import { and, asc, count, eq, exists, inArray, lte } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { increment } from '../db/expressions.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
 
 export type NotificationChannel = 'email' | 'webhook'
 
@@ -36,23 +37,6 @@ export interface ClaimedNotification extends FinishedUpload {
   secret: Buffer | null
   /** Deliveries tried so far, this one included. */
   attempts: number
-}
-
-export interface RetryPolicy {
-  /** The wait after the first failure; it doubles with each further one. */
-  firstDelayMs: number
-  maxDelayMs: number
-  /** How long after the upload a notification is still tried. */
-  giveUpAfterMs: number
-  /** How long a claim holds a row; longer than any one delivery may take. */
-  leaseMs: number
-}
-
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  firstDelayMs: 1000,
-  maxDelayMs: 10 * 60_000,
-  giveUpAfterMs: 24 * 3_600_000,
-  leaseMs: 2 * 60_000,
 }
 
 export class NotificationOutbox {

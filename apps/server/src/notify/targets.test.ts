@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 
 import { isPrivateAddress } from './private-address.js'
-import { parseNotifyEmail, parseNotifyWebhook } from './targets.js'
+import { parseNotifyEmail } from './email-address.js'
+import { parseNotifyWebhook } from './targets.js'
 
 const STRICT = { allowPrivate: false, webhookHttpHosts: [] }
 

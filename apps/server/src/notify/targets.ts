@@ -1,6 +1,6 @@
 /**
- * Checks the notification fields of `POST /api/request`: an email address of sane syntax and
- * length, and a webhook URL over https (plain http only to hosts the operator lists) whose host
+ * Checks the notification fields of `POST /api/request`: an email address (email-address.ts),
+ * and a webhook URL over https (plain http only to hosts the operator lists) whose host
  * is not a private or loopback address unless NOTIFY_ALLOW_PRIVATE is on. The delivery checks
  * resolved addresses again (webhook.ts); this check refuses what is wrong on its face.
  */
@@ -9,24 +9,7 @@ import { isIP } from 'node:net'
 import type { NotifySettings } from '../config.js'
 import { isPrivateAddress } from './private-address.js'
 
-/** RFC 5321 §4.5.3.1.3: a path is at most 256 octets, so an address at most 254. */
-export const NOTIFY_EMAIL_MAX_LENGTH = 254
 export const NOTIFY_WEBHOOK_MAX_LENGTH = 2048
-
-const EMAIL =
-  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
-
-/** A notification address, or an Error whose message says what is wrong. */
-export function parseNotifyEmail(value: unknown): string {
-  if (typeof value !== 'string') throw new Error('must be a string')
-  if (value.length > NOTIFY_EMAIL_MAX_LENGTH) {
-    throw new Error(`must be at most ${NOTIFY_EMAIL_MAX_LENGTH} characters`)
-  }
-  if (!EMAIL.test(value) || value.includes('..') || value.startsWith('.')) {
-    throw new Error('must be an email address')
-  }
-  return value
-}
 
 /** A webhook URL in its normalised form, or an Error whose message says what is wrong. */
 export function parseNotifyWebhook(

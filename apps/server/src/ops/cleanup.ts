@@ -15,9 +15,21 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { LeaderLock } from '../db/leader-lock.js'
 import type { Logger } from '../logger.js'
-import { recordCleanupRun, recordUploadFailed } from '../metrics/recorder.js'
+import { recordCleanupRun, recordUploadFailed, type CleanupCounts } from '../metrics/recorder.js'
 import type { BlobStore } from '../storage/blob-store.js'
-import type { Services } from '../composition/container.js'
+import type { ApiTokens } from '../access/api-tokens.js'
+import type { Lockout } from '../limits/lockout.js'
+import type { DbUploadQuota } from '../limits/quota.js'
+import type { RateLimit } from '../limits/rate-limiter.js'
+import type { NotesService } from '../notes/notes.js'
+import type { AbuseDigest } from '../notify/abuse-digest.js'
+import type { BlobJanitor } from '../records/blob-janitor.js'
+import type { Tombstones } from '../records/tombstones.js'
+import type { InboxService } from '../requests/inbox.js'
+import type { RequestsService } from '../requests/requests.js'
+import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { UploadSessions } from '../sessions/upload-sessions.js'
+import type { UploadsService } from '../uploads/uploads.js'
 
 /**
  * A committed blob without a record is swept only when it is older than this. The upload routes
@@ -33,28 +45,30 @@ export const ORPHAN_GRACE_MS = 10 * 60_000
  */
 export const PARTIAL_MARGIN_MS = 10 * 60_000
 
+/** What the job calls of the services, each narrowed to the calls it makes. */
+export interface CleanupServices {
+  sessions: Pick<UploadSessions, 'expireIdle' | 'expireDormant' | 'endUnresumable' | 'get'>
+  storedChunks: Pick<StoredChunkSessions, 'expireIdle' | 'endLapsed'> | undefined
+  liveSessionKeys: () => Promise<ReadonlySet<string>>
+  janitor: Pick<BlobJanitor, 'retry' | 'pending' | 'remove'>
+  quota: Pick<DbUploadQuota, 'prune'>
+  requests: Pick<RequestsService, 'pruneDailyCounts' | 'removeFinishedRequests'>
+  inbox: Pick<InboxService, 'removeExpiredUploads'>
+  uploads: Pick<UploadsService, 'retireFinished'>
+  notes: Pick<NotesService, 'retireFinished'>
+  tombstones: Pick<Tombstones, 'purge'>
+  rateLimiter: Pick<RateLimit, 'prune'>
+  reportLimiter: Pick<RateLimit, 'prune'>
+  abuseDigest: Pick<AbuseDigest, 'send'> | null
+  lockout: Pick<Lockout, 'prune'>
+  apiTokens: Pick<ApiTokens, 'purgeExpired'>
+}
+
 export interface CleanupDeps {
   config: Pick<Config, 'uploadSessionIdleSec'>
   db: Db
   blobs: BlobStore
-  services: Pick<
-    Services,
-    | 'sessions'
-    | 'storedChunks'
-    | 'liveSessionKeys'
-    | 'janitor'
-    | 'quota'
-    | 'requests'
-    | 'inbox'
-    | 'uploads'
-    | 'notes'
-    | 'tombstones'
-    | 'rateLimiter'
-    | 'reportLimiter'
-    | 'abuseDigest'
-    | 'lockout'
-    | 'apiTokens'
-  >
+  services: CleanupServices
   logger: Logger
   /** Whether this instance runs the shared steps in a given run. */
   leader: LeaderLock
@@ -78,7 +92,8 @@ export type CleanupStep =
   | 'quota'
   | 'abuseDigest'
 
-export interface CleanupReport {
+/** A run's outcome; its removal counts are what the metrics record (CleanupCounts). */
+export interface CleanupReport extends CleanupCounts {
   /** Whether this instance held the background work's lock and ran the shared steps. */
   leading: boolean
   /** Uploads deleted because they expired or used up their downloads (tombstones.ts). */

@@ -31,7 +31,8 @@ import {
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
-import { parseNotifyEmail, parseNotifyWebhook } from '../notify/targets.js'
+import { parseNotifyEmail } from '../notify/email-address.js'
+import { parseNotifyWebhook } from '../notify/targets.js'
 import { hashToken } from '../access/tokens.js'
 import { invalid } from '../validation.js'
 

@@ -12,7 +12,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
-import type { GrantedRead } from '../uploads/uploads.js'
+import type { GrantedRead } from '../uploads/upload-records.js'
 import type { IssuedGrant } from '../access/read-grants.js'
 import type { BlobDelivery, OpenedBlob } from '../storage/blob-store.js'
 

@@ -4,7 +4,7 @@
  * hashes are stored as base64; tokens themselves never are.
  */
 import type { RequestUploadInit } from '../requests/request-validation.js'
-import type { UploadSpec } from '../uploads/uploads.js'
+import type { UploadSpec } from '../uploads/upload-spec.js'
 
 export function encodeSpec(spec: UploadSpec): string {
   return JSON.stringify({
