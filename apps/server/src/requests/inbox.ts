@@ -27,7 +27,7 @@ import {
   type RequestRow,
 } from './request-records.js'
 import { parseRequestToken } from './request-validation.js'
-import { belongsTo } from './requests.js'
+import { belongsTo } from './request-upload-context.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { tokenMatches } from '../access/tokens.js'
 import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'

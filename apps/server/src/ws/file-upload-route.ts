@@ -18,7 +18,7 @@ import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
 import type { UploadSession } from '../sessions/upload-sessions.js'
 import { parseResumable } from '../validation.js'
 import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
+import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
 
 export const FILE_UPLOAD_PATH = '/api/upload/ws'
 
