@@ -5,6 +5,7 @@ import {
   fromBase64Url,
   toBase64Url,
   type ByteRange,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 
 import { HttpError } from './http-error.js'
@@ -22,7 +23,9 @@ export function invalid(details: Record<string, string>): HttpError {
  */
 export function parseResumable(value: unknown, transport: 'header' | 'frame'): boolean {
   const [yes, no, field] =
-    transport === 'header' ? ['true', 'false', 'x-resumable'] : [true, false, 'resumable']
+    transport === 'header'
+      ? ['true', 'false', RECEIVED_HEADERS.resumable]
+      : [true, false, 'resumable']
   if (value === undefined || value === no) return false
   if (value === yes) return true
   throw invalid({ [field]: 'must be true or false' })

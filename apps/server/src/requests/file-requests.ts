@@ -12,6 +12,7 @@ import {
   type CreateFileRequestResponse,
   type FileRequestLimitResponse,
   type FileRequestResponse,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { and, eq, lt, lte, notExists } from 'drizzle-orm'
 
@@ -161,7 +162,7 @@ export class FileRequests {
    * uploads hold. With note slots, `uploadsLeft` counts the others and `notesLeft` those.
    */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
-    const token = parseRequestToken(uploadToken, 'x-upload-token')
+    const token = parseRequestToken(uploadToken, RECEIVED_HEADERS.uploadToken)
     const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())

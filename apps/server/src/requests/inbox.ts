@@ -10,6 +10,7 @@ import {
   toBase64Url,
   type InboxEntry,
   type InboxResponse,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { and, asc, eq, gt, gte, lt, lte, or } from 'drizzle-orm'
 
@@ -57,8 +58,8 @@ export interface InboxDownload {
 type InboxTokenKind = 'inbox' | 'owner'
 
 const TOKEN_HEADERS: Record<InboxTokenKind, string> = {
-  inbox: 'x-inbox-token',
-  owner: 'x-inbox-owner-token',
+  inbox: RECEIVED_HEADERS.inboxToken,
+  owner: RECEIVED_HEADERS.inboxOwnerToken,
 }
 
 export class InboxService {

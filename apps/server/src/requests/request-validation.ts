@@ -27,6 +27,7 @@ import {
   requireBoolean,
   requireInteger,
   requireObject,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
@@ -252,17 +253,19 @@ export function parseUploadInitValues(
   config: Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>,
 ): RequestUploadInit {
   const problems = new Problems()
-  const uploadToken = parseRequestToken(values.uploadToken, 'x-upload-token')
-  const salt = problems.check('x-salt', () => bytes(values.salt, REQUEST_SALT_BYTES, 'x-salt'))
-  const size = problems.check('x-content-length', () =>
-    parseIntegerStrict(values.contentLength, { min: 1 }, 'x-content-length'),
+  const uploadToken = parseRequestToken(values.uploadToken, RECEIVED_HEADERS.uploadToken)
+  const salt = problems.check(RECEIVED_HEADERS.salt, () =>
+    bytes(values.salt, REQUEST_SALT_BYTES, RECEIVED_HEADERS.salt),
   )
-  const fileCount = problems.check('x-file-count', () =>
+  const size = problems.check(RECEIVED_HEADERS.declaredContentLength, () =>
+    parseIntegerStrict(values.contentLength, { min: 1 }, RECEIVED_HEADERS.declaredContentLength),
+  )
+  const fileCount = problems.check(RECEIVED_HEADERS.fileCount, () =>
     values.fileCount === undefined
       ? 1
-      : parseIntegerStrict(values.fileCount, { min: 1 }, 'x-file-count'),
+      : parseIntegerStrict(values.fileCount, { min: 1 }, RECEIVED_HEADERS.fileCount),
   )
-  const senderNote = problems.check('x-sender-note', () => {
+  const senderNote = problems.check(RECEIVED_HEADERS.senderNote, () => {
     if (values.senderNote === undefined || values.senderNote === 'false') return false
     if (values.senderNote === 'true') return true
     throw new Error('x-sender-note must be true or false')
@@ -270,7 +273,7 @@ export function parseUploadInitValues(
   problems.throwIfAny()
   if (fileCount! > config.fileMaxFilesPerUpload) {
     throw new HttpError(400, ERROR_MESSAGES.tooManyFiles, {
-      details: { 'x-file-count': `must be at most ${config.fileMaxFilesPerUpload}` },
+      details: { [RECEIVED_HEADERS.fileCount]: `must be at most ${config.fileMaxFilesPerUpload}` },
     })
   }
   if (size! > config.fileMaxSize) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)

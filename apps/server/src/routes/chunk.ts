@@ -4,7 +4,7 @@
  * Content-Length are admitted by the session before the body is read, the body then streams into
  * the session's intake, and the answer waits out the speed-limit delay.
  */
-import { ERROR_MESSAGES, parseIntegerStrict } from '@fileshare/protocol'
+import { ERROR_MESSAGES, parseIntegerStrict, RECEIVED_HEADERS } from '@fileshare/protocol'
 import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
@@ -27,7 +27,7 @@ function chunkHead(c: Context<AppEnv>): { index: number; length: number | undefi
     )
   }
   // Node's parser has checked the header: digits only, one value.
-  const length = c.env.incoming.headers['content-length']
+  const length = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
   return { index, length: length === undefined ? undefined : Number(length) }
 }
 

@@ -8,6 +8,7 @@ import {
   READ_GRANT_REQUEST,
   isUuid,
   type PasswordCheckResponse,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
@@ -41,7 +42,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.invalidRequest),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    await uploads.saveMeta(id, c.req.header('x-owner-token'), body)
+    await uploads.saveMeta(id, c.req.header(RECEIVED_HEADERS.ownerToken), body)
     return c.json({ ok: true }, 200)
   })
 
@@ -68,7 +69,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   app.post('/password/:id', async (c) => {
     const meta = await uploads.checkPassword(
       uploadId(c),
-      c.req.header('x-auth-token'),
+      c.req.header(RECEIVED_HEADERS.authToken),
       deps.ipOf(c),
     )
     return c.json({ ok: true, ...meta } satisfies PasswordCheckResponse, 200)

@@ -4,7 +4,13 @@
  * the settings: canonical tokens and salts, the offered expiries and download limits, the size
  * limit. Touches nothing but the settings it is given.
  */
-import { ERROR_MESSAGES, PASSWORD_ALGO, isOneOf, parseIntegerStrict } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  PASSWORD_ALGO,
+  isOneOf,
+  parseIntegerStrict,
+  RECEIVED_HEADERS,
+} from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
@@ -55,38 +61,41 @@ export function parseUploadSpec(
     }
   }
 
-  const auth = tokenBytes(headers['x-auth-token'])
-  if (!auth) problems['x-auth-token'] = 'must be a base64url token'
-  const owner = tokenBytes(headers['x-owner-token'])
-  if (!owner) problems['x-owner-token'] = 'must be a base64url token'
-  const salt = canonicalSalt(headers['x-salt'], [16, 32])
-  if (salt === null) problems['x-salt'] = 'must be base64url of 16 or 32 bytes'
+  const auth = tokenBytes(headers[RECEIVED_HEADERS.authToken])
+  if (!auth) problems[RECEIVED_HEADERS.authToken] = 'must be a base64url token'
+  const owner = tokenBytes(headers[RECEIVED_HEADERS.ownerToken])
+  if (!owner) problems[RECEIVED_HEADERS.ownerToken] = 'must be a base64url token'
+  const salt = canonicalSalt(headers[RECEIVED_HEADERS.salt], [16, 32])
+  if (salt === null) problems[RECEIVED_HEADERS.salt] = 'must be base64url of 16 or 32 bytes'
 
-  const maxDownloads = integer('x-max-downloads')
+  const maxDownloads = integer(RECEIVED_HEADERS.maxDownloads)
   if (!Number.isNaN(maxDownloads) && !isOneOf(maxDownloads, config.fileDownloadOptions)) {
-    problems['x-max-downloads'] = `must be one of ${config.fileDownloadOptions.join(', ')}`
+    problems[RECEIVED_HEADERS.maxDownloads] =
+      `must be one of ${config.fileDownloadOptions.join(', ')}`
   }
-  const expireSec = integer('x-expire-sec')
+  const expireSec = integer(RECEIVED_HEADERS.expireSec)
   if (!Number.isNaN(expireSec) && !isOneOf(expireSec, config.fileExpireOptionsSec)) {
-    problems['x-expire-sec'] = `must be one of ${config.fileExpireOptionsSec.join(', ')}`
+    problems[RECEIVED_HEADERS.expireSec] =
+      `must be one of ${config.fileExpireOptionsSec.join(', ')}`
   }
-  const fileCount = integer('x-file-count', 1)
+  const fileCount = integer(RECEIVED_HEADERS.fileCount, 1)
   if (!Number.isNaN(fileCount) && (fileCount < 1 || fileCount > config.fileMaxFilesPerUpload)) {
-    problems['x-file-count'] = `must be from 1 to ${config.fileMaxFilesPerUpload}`
+    problems[RECEIVED_HEADERS.fileCount] = `must be from 1 to ${config.fileMaxFilesPerUpload}`
   }
 
-  const hasPasswordText = headers['x-has-password']
+  const hasPasswordText = headers[RECEIVED_HEADERS.hasPassword]
   const hasPassword = hasPasswordText === 'true'
   if (hasPasswordText !== 'true' && hasPasswordText !== 'false') {
-    problems['x-has-password'] = 'must be true or false'
+    problems[RECEIVED_HEADERS.hasPassword] = 'must be true or false'
   }
-  const passwordSalt = canonicalSalt(headers['x-password-salt'], [16])
-  const passwordAlgo = headers['x-password-algo'] ?? null
+  const passwordSalt = canonicalSalt(headers[RECEIVED_HEADERS.passwordSalt], [16])
+  const passwordAlgo = headers[RECEIVED_HEADERS.passwordAlgo] ?? null
   if (hasPassword) {
     if (passwordSalt === null) {
-      problems['x-password-salt'] = 'must be base64url of 16 bytes'
+      problems[RECEIVED_HEADERS.passwordSalt] = 'must be base64url of 16 bytes'
     }
-    if (passwordAlgo !== PASSWORD_ALGO) problems['x-password-algo'] = `must be ${PASSWORD_ALGO}`
+    if (passwordAlgo !== PASSWORD_ALGO)
+      problems[RECEIVED_HEADERS.passwordAlgo] = `must be ${PASSWORD_ALGO}`
   }
 
   // A size too large to be a safe integer is still a size, and still too large.
