@@ -13,8 +13,8 @@ import { join } from 'node:path'
 
 import { startPostgres } from '@fileshare/testing/postgres'
 
-import { openDatabase } from '../src/db/client.js'
-import { StoredChunkSessions } from '../src/services/stored-chunk-sessions.js'
+import { openDatabase } from '../src/db/open-database.js'
+import { StoredChunkSessions } from '../src/sessions/stored-chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'
 

@@ -13,9 +13,10 @@ import { join } from 'node:path'
 import { stopChild } from '@fileshare/testing'
 import { startPostgres } from '@fileshare/testing/postgres'
 
-import { openDatabase, type Db } from '../src/db/client.js'
-import { DbLockout, MemoryLockout, type Lockout } from '../src/services/limits/lockout.js'
-import { DailyIpHash, DbUploadQuota } from '../src/services/limits/quota.js'
+import { type Db } from '../src/db/client.js'
+import { openDatabase } from '../src/db/open-database.js'
+import { DbLockout, MemoryLockout, type Lockout } from '../src/limits/lockout.js'
+import { DailyIpHash, DbUploadQuota } from '../src/limits/quota.js'
 import { round, startBuiltServer, wrkLoad, type WrkLoad } from './lib.js'
 import { wrkMissing } from './require-wrk.js'
 

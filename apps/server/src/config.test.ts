@@ -2,8 +2,9 @@ import { resolve } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { ConfigError, loadConfig, loginEnabled, type Config } from './config.js'
-import { parseNotifyEmail } from './services/notify/targets.js'
+import { ConfigError, loginEnabled, type Config } from './config.js'
+import { loadConfig } from './load-config.js'
+import { parseNotifyEmail } from './notify/email-address.js'
 
 const DAY = 86_400
 const GiB = 1024 ** 3

@@ -1,7 +1,7 @@
 /** The service's process: reads the config, starts the server, and stops cleanly on a signal. */
 import { fileURLToPath } from 'node:url'
 
-import { loadConfig } from './config.js'
+import { loadConfig } from './load-config.js'
 import { describeNodeFlags } from './node-flags.js'
 import { readPackageVersion } from './package-version.js'
 import { startServer } from './server.js'

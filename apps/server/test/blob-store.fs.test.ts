@@ -13,13 +13,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 
 import type { BlobWriter } from '../src/storage/blob-store.js'
 
-import {
-  FilesystemBlobStore,
-  READ_BLOCK,
-  SEND_WINDOW,
-  SYNC_EVERY,
-  WRITES_IN_FLIGHT,
-} from '../src/storage/filesystem.js'
+import { FilesystemBlobStore } from '../src/storage/filesystem.js'
+import { READ_BLOCK, SEND_WINDOW } from '../src/storage/filesystem-reader.js'
+import { SYNC_EVERY, WRITES_IN_FLIGHT } from '../src/storage/filesystem-writer.js'
 import { blobStoreContract } from './blob-store.contract.js'
 
 let dataDir: string

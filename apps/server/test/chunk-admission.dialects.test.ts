@@ -94,7 +94,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.each([FILE, REQUEST])('chunks of $name', (target) => {
   // On PostgreSQL both kinds keep their sessions in the database and stream every chunk with a
-  // Content-Length into a stored part of its own (services/stored-chunk-sessions.ts).
+  // Content-Length into a stored part of its own (sessions/stored-chunk-sessions.ts).
   const storedParts = TEST_DIALECT === 'postgres'
   let server: TestServer
   const open: RawRequest[] = []

@@ -12,9 +12,9 @@ import { toBase64, toBase64Url } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Logger } from '../src/logger.js'
-import { EXPIRED_TOKEN_GRACE_MS } from '../src/services/api-tokens.js'
-import { CleanupJob, ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
-import { TOMBSTONE_RETENTION_MS } from '../src/services/tombstones.js'
+import { EXPIRED_TOKEN_GRACE_MS } from '../src/access/api-tokens.js'
+import { CleanupJob, ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
+import { TOMBSTONE_RETENTION_MS } from '../src/records/tombstones.js'
 import {
   manualClock,
   randomToken,

@@ -13,7 +13,8 @@ import { promisify } from 'node:util'
 import { sharedDatabases, type PostgresDatabases } from '@fileshare/testing/postgres'
 import { inject } from 'vitest'
 
-import { openDatabase, type Db } from '../src/db/client.js'
+import { type Db } from '../src/db/client.js'
+import { openDatabase } from '../src/db/open-database.js'
 import type { PostgresDb } from '../src/db/postgres.js'
 import type { SqliteDb } from '../src/db/sqlite.js'
 

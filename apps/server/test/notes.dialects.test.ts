@@ -21,16 +21,16 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import type { AppEnv } from '../src/app-env.js'
-import { loadConfig } from '../src/config.js'
+import { loadConfig } from '../src/load-config.js'
 import { noteBody, startTestServer } from './harness.js'
 import type { Db } from '../src/db/client.js'
 import { databaseBytes, openTestDatabase } from './dialects.js'
 import { HttpError } from '../src/http-error.js'
 import { listen, type RunningServer } from '../src/listen.js'
 import { notesRoutes } from '../src/routes/notes.js'
-import { MemoryLockout } from '../src/services/limits/lockout.js'
-import { NotesService } from '../src/services/notes.js'
-import { Tombstones } from '../src/services/tombstones.js'
+import { MemoryLockout } from '../src/limits/lockout.js'
+import { NotesService } from '../src/notes/notes.js'
+import { Tombstones } from '../src/records/tombstones.js'
 
 const config = loadConfig({ NOTE_MAX_SIZE: '4096', PASSWORD_MAX_ATTEMPTS: '3' })
 const MAX_CONTENT = config.noteMaxSize + 256

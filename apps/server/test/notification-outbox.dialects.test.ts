@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import type { Db } from '../src/db/client.js'
 import type { Logger } from '../src/logger.js'
-import { NotificationOutbox, type FinishedUpload } from '../src/services/notify/outbox.js'
-import { NotificationWorker } from '../src/services/notify/worker.js'
+import { NotificationOutbox, type FinishedUpload } from '../src/notify/outbox.js'
+import { NotificationWorker } from '../src/notify/worker.js'
 import { openTestDatabase } from './dialects.js'
 import { manualClock } from './harness.js'
 

@@ -11,7 +11,7 @@ import {
 } from '@fileshare/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { postWebhook } from '../src/services/notify/webhook.js'
+import { postWebhook } from '../src/notify/webhook.js'
 
 const NOTIFICATION = {
   requestId: '11111111-1111-4111-8111-111111111111',

@@ -13,7 +13,7 @@ import { postgresMissing, startPostgres, type PostgresAddress } from '@fileshare
 import { takeRunFixture } from '@fileshare/testing/run-fixture'
 import type { TestProject } from 'vitest/node'
 
-import { openDatabase } from '../src/db/client.js'
+import { openDatabase } from '../src/db/open-database.js'
 
 declare module 'vitest' {
   export interface ProvidedContext {

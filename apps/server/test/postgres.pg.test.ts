@@ -7,9 +7,9 @@ import { readFileSync } from 'node:fs'
 import { startPostgres, type Postgres } from '@fileshare/testing/postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { openDatabase } from '../src/db/client.js'
+import { openDatabase } from '../src/db/open-database.js'
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
-import { DailyIpHash, DbUploadQuota } from '../src/services/limits/quota.js'
+import { DailyIpHash, DbUploadQuota } from '../src/limits/quota.js'
 import { querySql, testPostgres } from './dialects.js'
 import { noteBody, startTestServer, type TestServer } from './harness.js'
 

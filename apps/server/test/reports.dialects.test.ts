@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { MAX_OPEN_REPORTS } from '../src/services/reports.js'
+import { MAX_OPEN_REPORTS } from '../src/ops/reports.js'
 import { querySql } from './dialects.js'
 import { manualClock, noteBody, startTestServer, type TestServer } from './harness.js'
 import { call } from './requests.suite.js'

@@ -43,7 +43,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { WS_MAX_BUFFER_MIN, type Config } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
-import { createServices, type Services } from '../src/services/container.js'
+import { createServices, type Services } from '../src/composition/container.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
 import { STALLED_MESSAGE } from '../src/ws/progress-watch.js'
 import { requestUploadRoute } from '../src/ws/request-upload-route.js'

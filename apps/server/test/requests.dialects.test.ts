@@ -12,7 +12,7 @@ import { FILESYSTEM } from './backends.js'
 import { manualClock, reopenDatabase, startTestServer, type TestServer } from './harness.js'
 import { querySql } from './dialects.js'
 import { TestSocket } from './test-socket.js'
-import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
+import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
 import {
   b64u,
   call,

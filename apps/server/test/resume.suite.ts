@@ -9,9 +9,9 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/services/upload-sessions.js'
-import type { StreamedSessionRow } from '../src/services/streamed-session-records.js'
-import { streamedSessionStatus } from '../src/services/streamed-session-status.js'
+import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-sessions.js'
+import type { StreamedSessionRow } from '../src/sessions/streamed-session-records.js'
+import { streamedSessionStatus } from '../src/sessions/streamed-session-status.js'
 import { blobFiles, type Backend } from './backends.js'
 import { querySql, TEST_DIALECT } from './dialects.js'
 import {

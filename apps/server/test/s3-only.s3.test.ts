@@ -16,8 +16,8 @@ import { WebSocket } from 'ws'
 import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import { createLogger } from '../src/logger.js'
-import { URL_HOLD_MARGIN_MS } from '../src/services/blob-janitor.js'
-import { CleanupJob, PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
+import { URL_HOLD_MARGIN_MS } from '../src/records/blob-janitor.js'
+import { CleanupJob, PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
 import type { S3BlobStore } from '../src/storage/s3.js'
 import {
   manualClock,

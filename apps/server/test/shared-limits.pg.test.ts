@@ -10,9 +10,9 @@ import { PASSWORD_ALGO, toBase64Url } from '@fileshare/protocol'
 import pg from 'pg'
 import { afterEach, describe, expect, it } from 'vitest'
 
-import { DailyIpHash } from '../src/services/limits/quota.js'
-import { RateLimiter } from '../src/services/limits/rate-limiter.js'
-import { SharedRateLimiter } from '../src/services/limits/shared-rate-limiter.js'
+import { DailyIpHash } from '../src/limits/quota.js'
+import { RateLimiter } from '../src/limits/rate-limiter.js'
+import { SharedRateLimiter } from '../src/limits/shared-rate-limiter.js'
 import { openTestDatabase, testPostgres } from './dialects.js'
 import { burstOfGuesses, guardedRoutes } from './guarded-routes.js'
 import {

@@ -10,8 +10,8 @@ import { join } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { PARTIAL_MARGIN_MS } from '../src/services/cleanup.js'
-import { HOLD_LAPSE_MS } from '../src/services/streamed-session-records.js'
+import { PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
+import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
 import { manualClock, startTestServer, type TestServer } from './harness.js'
 import {
   ENV,

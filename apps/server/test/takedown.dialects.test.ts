@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import type { TombstoneKind } from '../src/services/tombstones.js'
+import type { TombstoneKind } from '../src/records/tombstones.js'
 import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 import { querySql, TEST_DIALECT } from './dialects.js'
 import { call, chunk, createRequest, ENV, initOk } from './requests.suite.js'

@@ -1,8 +1,8 @@
 // @vitest-environment jsdom
 import { describe, expect, it } from 'vitest'
 
-import { inAppTarget, matchPattern, matchRoute } from './route-match'
-import { notFoundRoute, routes } from './routes'
+import { inAppTarget, matchPattern } from './route-match'
+import { matchRoute, notFoundRoute, routes } from './routes'
 import { t } from './lib/i18n/t'
 
 const ID = '0f8fad5b-d9cb-469f-a165-70867728950e'

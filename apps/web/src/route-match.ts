@@ -1,10 +1,4 @@
-/** Pure routing logic: pattern matching and which clicks stay inside the app. */
-import { notFoundRoute, routes, type RouteDef } from './routes'
-
-export interface RouteMatch {
-  route: RouteDef
-  params: Record<string, string>
-}
+/** Pure routing logic: pattern matching and which clicks stay inside the app; imports nothing. */
 
 /** Matches `path` against a pattern such as `/d/:id`; a trailing slash is ignored. */
 export function matchPattern(pattern: string, path: string): Record<string, string> | null {
@@ -29,15 +23,6 @@ export function matchPattern(pattern: string, path: string): Record<string, stri
     }
   }
   return params
-}
-
-/** The first route matching `path`, or the not-found page. */
-export function matchRoute(path: string, table: readonly RouteDef[] = routes): RouteMatch {
-  for (const route of table) {
-    const params = matchPattern(route.pattern, path)
-    if (params) return { route, params }
-  }
-  return { route: notFoundRoute, params: {} }
 }
 
 /**

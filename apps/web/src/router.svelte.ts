@@ -4,15 +4,14 @@
  */
 import { t } from './lib/i18n/t'
 import { leaveAllowed } from './lib/leave-guard'
-import { inAppTarget, matchRoute } from './route-match'
+import { inAppTarget } from './route-match'
 
-export { inAppTarget, matchPattern, matchRoute, type RouteMatch } from './route-match'
+export { inAppTarget, matchPattern } from './route-match'
 
 class Router {
   path = $state(typeof location === 'undefined' ? '/' : location.pathname)
   /** Changes on every navigation, so pages can react to a new fragment on the same path. */
   href = $state(typeof location === 'undefined' ? '/' : location.href)
-  current = $derived(matchRoute(this.path))
 
   /** Moves to `to` (a path, optionally with query and fragment) without reloading. */
   navigate(to: string, options: { replace?: boolean } = {}): void {

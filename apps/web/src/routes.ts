@@ -1,15 +1,12 @@
 /**
  * The table of pages. Each page loads on demand so the upload page's first download stays small;
- * patterns are paths with `:name` segments (see router.svelte.ts).
+ * patterns are paths with `:name` segments (see route-match.ts).
  */
 import type { Component } from 'svelte'
 
 import type { MessageKey } from './lib/i18n/t'
-
-export interface PageProps {
-  /** Values of the pattern's `:name` segments. */
-  params: Record<string, string>
-}
+import type { PageProps } from './page'
+import { matchPattern } from './route-match'
 
 export type PageModule = { default: Component<PageProps> }
 
@@ -49,4 +46,18 @@ export const notFoundRoute: RouteDef = {
   pattern: '*',
   title: 'notFound.title',
   load: () => import('./routes/NotFound.svelte'),
+}
+
+export interface RouteMatch {
+  route: RouteDef
+  params: Record<string, string>
+}
+
+/** The first route matching `path`, or the not-found page. */
+export function matchRoute(path: string, table: readonly RouteDef[] = routes): RouteMatch {
+  for (const route of table) {
+    const params = matchPattern(route.pattern, path)
+    if (params) return { route, params }
+  }
+  return { route: notFoundRoute, params: {} }
 }

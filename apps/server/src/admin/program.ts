@@ -6,7 +6,8 @@
  */
 import { Command, CommanderError } from 'commander'
 
-import { ConfigError, loadConfig } from '../config.js'
+import { ConfigError } from '../config.js'
+import { loadConfig } from '../load-config.js'
 import { StartupFailure } from '../startup-failure.js'
 import { readPackageVersion } from '../package-version.js'
 import { AdminError, ADMIN_EXIT } from './admin-error.js'

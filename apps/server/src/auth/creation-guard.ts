@@ -4,7 +4,7 @@
  * session, from the `fileshare-auth` cookie or `Authorization: Bearer` (401 otherwise). Reading
  * stays public. One guard serves the HTTP routes and the upload sockets alike.
  *
- * A Bearer value beginning `fst_` is a personal API token (services/api-tokens.ts) instead of the
+ * A Bearer value beginning `fst_` is a personal API token (access/api-tokens.ts) instead of the
  * session JWT: it passes for the services in its scopes (403 for others) until it expires or is
  * revoked (401). A JWT never begins so, and every other Bearer value is checked as a JWT.
  */
@@ -20,7 +20,7 @@ import { parse } from 'hono/utils/cookie'
 
 import type { Config, ServiceName } from '../config.js'
 import { HttpError } from '../http-error.js'
-import type { ApiTokens } from '../services/api-tokens.js'
+import type { ApiTokens } from '../access/api-tokens.js'
 import type { SessionKeys } from './session.js'
 
 /** Reads a request header by lower-case name, whatever the transport. */

@@ -6,7 +6,7 @@ import type { Hono } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { loginEnabled, type Config } from '../config.js'
-import type { ApiTokens } from '../services/api-tokens.js'
+import type { ApiTokens } from '../access/api-tokens.js'
 import type { SessionKeys } from './session.js'
 
 export interface Login {

@@ -3,14 +3,13 @@
  * (DATABASE_URL), behind one interface: drizzle's query builders typed as PostgreSQL's, the tables
  * of the open dialect (schema.ts or schema-pg.ts, which have the same property names), and one
  * `transaction(body)`. Every query is awaited, whatever the driver; db/sqlite.ts and
- * db/postgres.ts are the only modules that name one.
+ * db/postgres.ts are the only modules that name one, and open-database.ts picks between them.
  */
 import { count } from 'drizzle-orm'
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import type { PgDatabase } from 'drizzle-orm/pg-core'
 
 import type * as schema from './schema-pg.js'
-import type { SqliteDriverSetting } from './sqlite-connection.js'
 
 export type Dialect = 'sqlite' | 'postgres'
 
@@ -38,25 +37,6 @@ export interface Db {
   transaction<T>(body: (tx: Executor) => Promise<T>): Promise<T>
   /** Closes the connection or the pool; the last step of shutdown. */
   close(): Promise<void>
-}
-
-export interface DatabaseSettings {
-  dataDir: string
-  /** A postgres:// address selects PostgreSQL; null keeps SQLite under dataDir. */
-  databaseUrl: string | null
-  databasePoolSize: number
-  /** The SQLite driver (sqlite-driver.ts), auto when not given; PostgreSQL ignores it. */
-  sqliteDriver?: SqliteDriverSetting
-}
-
-/** Opens the configured database and applies its migrations. */
-export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
-  if (settings.databaseUrl === null) {
-    const { openSqlite } = await import('./sqlite.js')
-    return openSqlite(settings.dataDir, settings.sqliteDriver)
-  }
-  const { openPostgres } = await import('./postgres.js')
-  return openPostgres(settings.databaseUrl, settings.databasePoolSize)
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Which instance runs the background work (services/cleanup.ts). On SQLite there is one instance,
+ * Which instance runs the background work (ops/cleanup.ts). On SQLite there is one instance,
  * so it always does. On PostgreSQL the instance that holds a session-level advisory lock on a
  * connection of its own does: PostgreSQL releases the lock when that connection ends, so when the
  * holder dies (even SIGKILL) the next instance to ask takes over.

@@ -1,5 +1,5 @@
 /**
- * The database schema. Bearer tokens are stored only as SHA-256 hashes (services/tokens.ts), so a
+ * The database schema. Bearer tokens are stored only as SHA-256 hashes (access/tokens.ts), so a
  * stolen database opens nothing. Times are milliseconds since the epoch.
  */
 import {
@@ -60,7 +60,7 @@ export const notes = sqliteTable(
 
 /**
  * Bytes uploaded per client in a quota window, and bytes held by uploads that started in it and
- * still run; the client is an HMAC of its IP (services/limits/quota.ts).
+ * still run; the client is an HMAC of its IP (limits/quota.ts).
  */
 export const uploadQuota = sqliteTable(
   'upload_quota',
@@ -130,7 +130,7 @@ export const fileRequests = sqliteTable(
     closed: integer('closed', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at').notNull(),
     closesAt: integer('closes_at').notNull(),
-    /** Where to tell the creator of an upload (services/notify); null for nobody. */
+    /** Where to tell the creator of an upload (notify/); null for nobody. */
     notifyEmail: text('notify_email'),
     /** Notification mails queued for this request, held to NOTIFY_EMAIL_MAX_PER_REQUEST. */
     notifyEmailsQueued: integer('notify_emails_queued').notNull().default(0),
@@ -172,7 +172,7 @@ export const requestUploads = sqliteTable(
 
 /**
  * Requests created per client and UTC day (FILE_REQUEST_DAILY_LIMIT), kept here so a restart
- * does not reset them. The client is `user:<sub>` or `ip:` and an HMAC of the IP (services/quota).
+ * does not reset them. The client is `user:<sub>` or `ip:` and an HMAC of the IP (limits/quota.ts).
  */
 export const requestDailyCounts = sqliteTable(
   'request_daily_counts',
@@ -187,7 +187,7 @@ export const requestDailyCounts = sqliteTable(
 /**
  * What is left of an upload or note the cleanup job removed for having expired or used up its
  * downloads or views: its id still answers 410 until 30 days past its expiry
- * (services/tombstones.ts). The owner token's hash lets the owner delete it for good.
+ * (records/tombstones.ts). The owner token's hash lets the owner delete it for good.
  */
 export const tombstones = sqliteTable(
   'tombstones',
@@ -234,9 +234,9 @@ export const reports = sqliteTable(
 
 /**
  * The rate-limit window of each client on PostgreSQL, shared by every instance
- * (services/limits/shared-rate-limiter.ts): the newest slot and the requests counted per slot,
+ * (limits/shared-rate-limiter.ts): the newest slot and the requests counted per slot,
  * newest first. The client is the daily HMAC of its IP. SQLite serves one instance, which keeps
- * its windows in memory (services/limits/rate-limiter.ts), so this table stays empty there.
+ * its windows in memory (limits/rate-limiter.ts), so this table stays empty there.
  */
 export const rateLimitWindows = sqliteTable(
   'rate_limit_windows',
@@ -252,7 +252,7 @@ export const rateLimitWindows = sqliteTable(
 
 /**
  * Failed password attempts per key and client on PostgreSQL, shared by every instance
- * (services/limits/lockout.ts, DbLockout). The entry is the daily HMAC of the key and the IP.
+ * (limits/lockout.ts, DbLockout). The entry is the daily HMAC of the key and the IP.
  * SQLite serves one instance, which keeps them in memory, so this table stays empty there.
  */
 export const lockouts = sqliteTable(
@@ -349,7 +349,7 @@ export const notifications = sqliteTable(
 )
 
 /**
- * Personal API tokens (services/api-tokens.ts): a signed-in user's credential for scripts, kept
+ * Personal API tokens (access/api-tokens.ts): a signed-in user's credential for scripts, kept
  * only as the SHA-256 hash of its random bytes and tied to the OIDC subject that made it.
  * `scopes` is a comma-separated list of files, notes and requests. Revoking deletes the row.
  */
@@ -411,7 +411,7 @@ export const streamedSessions = sqliteTable(
 )
 
 /**
- * Read grants (services/read-grants.ts): a counted download's leave to read ranges of the same
+ * Read grants (access/read-grants.ts): a counted download's leave to read ranges of the same
  * upload again without counting, until `expiresAt`; kept only as the SHA-256 hash of the grant
  * token, and removed with its upload.
  */

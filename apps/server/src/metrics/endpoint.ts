@@ -11,7 +11,7 @@ import { Registry } from 'prom-client'
 
 import type { MetricsSettings } from '../config.js'
 import { listen, type RunningServer } from '../listen.js'
-import { hashToken } from '../services/tokens.js'
+import { hashToken } from '../access/tokens.js'
 import { StartupFailure } from '../startup-failure.js'
 import { instanceGauges, type InstanceGaugeDeps } from './instance-gauges.js'
 import { acquireRecorder, recordHttpAnswer } from './recorder.js'

@@ -8,7 +8,7 @@ import { Gauge, Registry } from 'prom-client'
 
 import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'
-import type { UploadSessions } from '../services/upload-sessions.js'
+import type { UploadSessions } from '../sessions/upload-sessions.js'
 
 export interface InstanceGaugeDeps {
   db: Db

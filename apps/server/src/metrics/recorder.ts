@@ -5,8 +5,6 @@
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 
-import type { CleanupReport } from '../services/cleanup.js'
-
 /** How an upload's bytes arrive: the upload socket, chunked HTTP, or one HTTP request. */
 export type UploadTransport = 'ws' | 'chunks' | 'single'
 const UPLOAD_TRANSPORTS: readonly UploadTransport[] = ['ws', 'chunks', 'single']
@@ -28,7 +26,12 @@ const CLEANUP_KINDS = {
   partial_files: 'partialsRemoved',
   retried_blobs: 'blobsRetried',
   limit_windows: 'quotaPruned',
-} as const satisfies Record<string, keyof CleanupReport>
+} as const
+
+/** The counts of a cleanup run the metrics record; the cleanup job's report carries them. */
+export type CleanupCounts = {
+  readonly [Field in (typeof CLEANUP_KINDS)[keyof typeof CLEANUP_KINDS]]: number
+} & { readonly leading: boolean; readonly failedSteps: readonly string[] }
 
 /** Latency buckets in seconds, from a cached JSON answer to a slow database or storage call. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -208,7 +211,7 @@ export function recordHttpAnswer(family: RouteFamily, status: number, seconds: n
 }
 
 /** One run of the cleanup job and what it removed. */
-export function recordCleanupRun(report: CleanupReport): void {
+export function recordCleanupRun(report: CleanupCounts): void {
   if (!active) return
   active.cleanupRuns.inc({ leading: String(report.leading) })
   for (const [kind, field] of Object.entries(CLEANUP_KINDS)) {

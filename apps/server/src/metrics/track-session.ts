@@ -2,7 +2,6 @@
  * Records an upload session of this process from its start to its end through the session's own
  * end listener, so the upload services need no metrics code of their own.
  */
-import type { UploadSession } from '../services/upload-sessions.js'
 import {
   recordUploadCompleted,
   recordUploadFailed,
@@ -12,12 +11,19 @@ import {
   type UploadTransport,
 } from './recorder.js'
 
+/** What the tracking reads of a session; the upload session layer's sessions have it. */
+export interface TrackedSession {
+  readonly declaredSize: number
+  readonly bytesAccepted: number
+  onEnd(listener: (outcome: 'committed' | 'aborted') => void): void
+}
+
 /**
  * Counts the session as started (or resumed, when it continues an interrupted one), and as
  * completed or failed with its bytes when it ends; a suspended session has not ended.
  */
 export function trackUploadSession(
-  session: UploadSession<unknown>,
+  session: TrackedSession,
   transport: UploadTransport,
   intoRequest = false,
   start: 'started' | 'resumed' = 'started',

@@ -14,7 +14,7 @@ import { isIP } from 'node:net'
 import type { HttpBindings } from '@hono/node-server'
 import type { Context } from 'hono'
 
-import { ipv6Hextets } from '../services/ip-address.js'
+import { ipv6Hextets } from '../ip-address.js'
 
 /** What stands in for the address when none is known (for example under `app.request()`). */
 export const UNKNOWN_IP = 'unknown'

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { HttpError } from '../http-error.js'
 import { listen, type RunningServer } from '../listen.js'
-import { RateLimiter, SLOTS } from '../services/limits/rate-limiter.js'
+import { RateLimiter, SLOTS } from '../limits/rate-limiter.js'
 import { clientIp } from './client-ip.js'
 import { rateLimit } from './rate-limit.js'
 import { requestLog } from './request-log.js'

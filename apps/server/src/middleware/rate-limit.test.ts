@@ -2,7 +2,7 @@
 import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 
-import type { RateLimit } from '../services/limits/rate-limiter.js'
+import type { RateLimit } from '../limits/rate-limiter.js'
 import { rateLimit } from './rate-limit.js'
 
 function appWith(hit: RateLimit['hit']): Hono {

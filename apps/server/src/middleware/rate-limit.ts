@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { recordRateLimitRefusal } from '../metrics/recorder.js'
-import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
+import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
 /** The `X-RateLimit-*` headers of a counted request. */

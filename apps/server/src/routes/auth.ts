@@ -23,7 +23,7 @@ import { oidcClient } from '../auth/oidc-client.js'
 import type { SessionKeys } from '../auth/session.js'
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
-import type { ApiTokens } from '../services/api-tokens.js'
+import type { ApiTokens } from '../access/api-tokens.js'
 
 /** The PKCE cookie goes only to the login routes; the session cookie to the whole service. */
 const PKCE_COOKIE_PATH = '/auth'

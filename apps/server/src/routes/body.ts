@@ -3,7 +3,7 @@
  * soon as it passes its limit, never buffered unbounded. Errors are passed as factories so that a
  * request that succeeds never pays for building one.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
 import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
@@ -97,7 +97,7 @@ export async function readBodyParts(
   limit: number,
   tooLarge: () => HttpError,
 ): Promise<BodyParts> {
-  const declared = c.env.incoming.headers['content-length']
+  const declared = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
   if (declared !== undefined && Number(declared) > limit) throw closing(c, tooLarge())
   const parts: Buffer[] = []
   let length = 0

@@ -4,13 +4,13 @@
  * Content-Length are admitted by the session before the body is read, the body then streams into
  * the session's intake, and the answer waits out the speed-limit delay.
  */
-import { ERROR_MESSAGES, parseIntegerStrict } from '@fileshare/protocol'
+import { ERROR_MESSAGES, parseIntegerStrict, RECEIVED_HEADERS } from '@fileshare/protocol'
 import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { ChunkAdmission } from '../services/stored-chunk-sessions.js'
-import type { UploadSession } from '../services/upload-sessions.js'
+import type { ChunkAdmission } from '../sessions/stored-chunk-sessions.js'
+import type { UploadSession } from '../sessions/upload-sessions.js'
 import { closing, pumpBody } from './body.js'
 
 /** The chunk's index and Content-Length, read from its head; a bad index answers 400. */
@@ -27,7 +27,7 @@ function chunkHead(c: Context<AppEnv>): { index: number; length: number | undefi
     )
   }
   // Node's parser has checked the header: digits only, one value.
-  const length = c.env.incoming.headers['content-length']
+  const length = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
   return { index, length: length === undefined ? undefined : Number(length) }
 }
 

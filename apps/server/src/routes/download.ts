@@ -12,8 +12,8 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
-import type { GrantedRead } from '../services/uploads.js'
-import type { IssuedGrant } from '../services/read-grants.js'
+import type { GrantedRead } from '../uploads/upload-records.js'
+import type { IssuedGrant } from '../access/read-grants.js'
 import type { BlobDelivery, OpenedBlob } from '../storage/blob-store.js'
 
 export interface CountedDownload {

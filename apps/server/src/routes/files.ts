@@ -8,13 +8,14 @@ import {
   READ_GRANT_REQUEST,
   isUuid,
   type PasswordCheckResponse,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
-import type { UploadsService } from '../services/uploads.js'
+import type { UploadsService } from '../uploads/uploads.js'
 import { readJson, requireJsonBody } from './body.js'
 import { downloadResponse, grantedReadResponse, refuseHead } from './download.js'
 import { uploadId } from './route-ids.js'
@@ -41,7 +42,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.invalidRequest),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    await uploads.saveMeta(id, c.req.header('x-owner-token'), body)
+    await uploads.saveMeta(id, c.req.header(RECEIVED_HEADERS.ownerToken), body)
     return c.json({ ok: true }, 200)
   })
 
@@ -68,7 +69,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   app.post('/password/:id', async (c) => {
     const meta = await uploads.checkPassword(
       uploadId(c),
-      c.req.header('x-auth-token'),
+      c.req.header(RECEIVED_HEADERS.authToken),
       deps.ipOf(c),
     )
     return c.json({ ok: true, ...meta } satisfies PasswordCheckResponse, 200)

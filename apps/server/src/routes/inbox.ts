@@ -2,11 +2,12 @@
  * The requester's inbox routes (spec: Inbox routes): listing, counted file downloads and the
  * management routes, thin adapters over InboxService, which also applies the lockout.
  */
+import { RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import type { Logger } from '../logger.js'
-import type { InboxService } from '../services/inbox.js'
+import type { InboxService } from '../requests/inbox.js'
 import { requestsEnabled } from './requests.js'
 import { requestId } from './route-ids.js'
 import { downloadResponse, refuseHead } from './download.js'
@@ -30,8 +31,8 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
   app.use('*', requestsEnabled(deps.enabled))
 
-  const inboxToken = (c: Context<AppEnv>) => c.req.header('x-inbox-token')
-  const ownerToken = (c: Context<AppEnv>) => c.req.header('x-inbox-owner-token')
+  const inboxToken = (c: Context<AppEnv>) => c.req.header(RECEIVED_HEADERS.inboxToken)
+  const ownerToken = (c: Context<AppEnv>) => c.req.header(RECEIVED_HEADERS.inboxOwnerToken)
 
   app.get('/:id', async (c) => c.json(await inbox.read(requestId(c), inboxToken(c), ipOf(c)), 200))
 

@@ -9,14 +9,14 @@
  * limit; malformed JSON answers 400 `Invalid request`. On note
  * creation every such 400 carries `details`, as the spec demands of that route.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import { recordNoteView } from '../metrics/recorder.js'
-import type { NotesService } from '../services/notes.js'
-import { invalid } from '../services/validation.js'
+import type { NotesService } from '../notes/notes.js'
+import { invalid } from '../validation.js'
 import { readJson, requireJsonBody } from './body.js'
 import { noteId } from './route-ids.js'
 
@@ -90,7 +90,7 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
   })
 
   app.delete('/note/:id', async (c) => {
-    await notes.delete(noteId(c), c.req.header('x-owner-token'))
+    await notes.delete(noteId(c), c.req.header(RECEIVED_HEADERS.ownerToken))
     return json(OK_BODY, 200)
   })
 

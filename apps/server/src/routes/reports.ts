@@ -8,8 +8,8 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { ReportsService } from '../services/reports.js'
-import { invalid } from '../services/validation.js'
+import type { ReportsService } from '../ops/reports.js'
+import { invalid } from '../validation.js'
 import { readJson, requireJsonBody } from './body.js'
 
 export interface ReportRouteDeps {

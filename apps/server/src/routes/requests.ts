@@ -8,13 +8,14 @@ import {
   REQUEST_BODY_MAX_BYTES,
   REQUEST_FINALIZE_BODY_MAX_BYTES,
   isUuid,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { RequestsService } from '../services/requests.js'
-import { parseResumable } from '../services/validation.js'
+import type { RequestsService } from '../requests/requests.js'
+import { parseResumable } from '../validation.js'
 import { readJson, refuseFormPost, requireJsonBody } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
 import { requestId } from './route-ids.js'
@@ -71,20 +72,20 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
   })
 
   app.get('/:id', async (c) =>
-    c.json(await requests.read(requestId(c), c.req.header('x-upload-token')), 200),
+    c.json(await requests.read(requestId(c), c.req.header(RECEIVED_HEADERS.uploadToken)), 200),
   )
 
   app.post('/:id/upload/init', async (c) => {
     const id = requestId(c)
     refuseFormPost(c)
     const init = requests.parseUploadInit({
-      uploadToken: c.req.header('x-upload-token'),
-      salt: c.req.header('x-salt'),
-      contentLength: c.req.header('x-content-length'),
-      fileCount: c.req.header('x-file-count'),
-      senderNote: c.req.header('x-sender-note'),
+      uploadToken: c.req.header(RECEIVED_HEADERS.uploadToken),
+      salt: c.req.header(RECEIVED_HEADERS.salt),
+      contentLength: c.req.header(RECEIVED_HEADERS.declaredContentLength),
+      fileCount: c.req.header(RECEIVED_HEADERS.fileCount),
+      senderNote: c.req.header(RECEIVED_HEADERS.senderNote),
     })
-    const resumable = parseResumable(c.req.header('x-resumable'), 'header')
+    const resumable = parseResumable(c.req.header(RECEIVED_HEADERS.resumable), 'header')
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c), resumable) }, 201)
   })
 

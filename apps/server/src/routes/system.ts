@@ -12,7 +12,7 @@ import {
 import { Hono, type Context } from 'hono'
 
 import { loginEnabled, type Config } from '../config.js'
-import type { UploadQuota } from '../services/limits/quota.js'
+import type { UploadQuota } from '../limits/quota.js'
 
 export interface SystemRouteDeps {
   config: Config

@@ -15,7 +15,7 @@ import type { AppEnv } from '../app-env.js'
 import { readSession } from '../auth/creation-guard.js'
 import type { SessionKeys } from '../auth/session.js'
 import { HttpError } from '../http-error.js'
-import type { ApiTokens } from '../services/api-tokens.js'
+import type { ApiTokens } from '../access/api-tokens.js'
 import { readJson, requireJsonBody } from './body.js'
 
 export function tokenRoutes(keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> {

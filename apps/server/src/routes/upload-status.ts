@@ -8,7 +8,7 @@ import { Hono } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { SessionStatusService } from '../services/session-status.js'
+import type { SessionStatusService } from '../sessions/session-status.js'
 import { requestsEnabled } from './requests.js'
 import { requestId } from './route-ids.js'
 

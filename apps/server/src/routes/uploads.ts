@@ -3,12 +3,13 @@
  * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService and the
  * session layer.
  */
+import { RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { UploadsService } from '../services/uploads.js'
-import { parseResumable } from '../services/validation.js'
+import type { UploadsService } from '../uploads/uploads.js'
+import { parseResumable } from '../validation.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
 import { receiveChunk, receiveStoredChunk } from './chunk.js'
 import { uploadId } from './route-ids.js'
@@ -41,7 +42,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     let session
     try {
       await deps.requireLogin(c)
-      const spec = uploads.parseSpec(headerValues(c), 'content-length')
+      const spec = uploads.parseSpec(headerValues(c), RECEIVED_HEADERS.contentLength)
       session = await uploads.begin(spec, deps.ipOf(c), 'single')
     } catch (error) {
       throw refuse(error)
@@ -58,7 +59,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
       await session.abort()
       return c.body(null, 400)
     }
-    const ownerToken = c.req.header('x-owner-token')
+    const ownerToken = c.req.header(RECEIVED_HEADERS.ownerToken)
     const id = await uploads.finalize(session, ownerToken)
     if (connectionGone(c)) {
       await uploads.delete(id, ownerToken)
@@ -70,8 +71,8 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
   app.post('/upload/init', async (c) => {
     await deps.requireLogin(c)
     refuseFormPost(c)
-    const spec = uploads.parseSpec(headerValues(c), 'x-content-length')
-    const resumable = parseResumable(c.req.header('x-resumable'), 'header')
+    const spec = uploads.parseSpec(headerValues(c), RECEIVED_HEADERS.declaredContentLength)
+    const resumable = parseResumable(c.req.header(RECEIVED_HEADERS.resumable), 'header')
     const id = await uploads.beginChunked(spec, deps.ipOf(c), resumable)
     return c.json({ id }, 201)
   })
@@ -90,12 +91,12 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     const id = uploadId(c)
     if (!uploads.storedChunks) await uploads.session(id)
     refuseFormPost(c)
-    const finalized = await uploads.finalizeChunked(id, c.req.header('x-owner-token'))
+    const finalized = await uploads.finalizeChunked(id, c.req.header(RECEIVED_HEADERS.ownerToken))
     return c.json({ id: finalized, url: uploads.shareUrl(finalized) }, 200)
   })
 
   app.delete('/upload/:id', async (c) => {
-    await uploads.delete(uploadId(c), c.req.header('x-owner-token'))
+    await uploads.delete(uploadId(c), c.req.header(RECEIVED_HEADERS.ownerToken))
     return c.json({ ok: true }, 200)
   })
 

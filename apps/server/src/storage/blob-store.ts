@@ -82,7 +82,7 @@ export interface BlobStore {
   open?(key: string): Promise<OpenedBlob>
   /**
    * Bytes `start` up to `end` (exclusive) of the blob, opened as `open()` opens all of it, for a
-   * ranged read under a read grant (services/read-grants.ts); fails if the blob does not exist.
+   * ranged read under a read grant (access/read-grants.ts); fails if the blob does not exist.
    */
   openRange?(key: string, start: number, end: number): Promise<OpenedBlob>
   /**
@@ -92,7 +92,7 @@ export interface BlobStore {
   presign?(key: string): Promise<string>
   /**
    * How long a URL from `presign()` can fetch its blob (S3_PRESIGNED_URL_EXPIRY): the blob of a
-   * download counted at time t is kept until t plus this (services/blob-janitor.ts).
+   * download counted at time t is kept until t plus this (records/blob-janitor.ts).
    */
   readonly presignedUrlLifetimeMs?: number
   /** The origin of presigned URLs, which the web app's Content-Security-Policy must allow. */

@@ -1,7 +1,7 @@
 /**
- * The normal upload socket `/api/upload/ws`: its `init` frame carries the headers of
- * `POST /api/upload/init` under their frame names and is validated by the same code, plus the
- * quota; its `finalize` frame needs the owner token the `init` frame declared (spec: WebSocket
+ * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of
+ * `POST /api/upload/init` under its frame names (the protocol's declaration.ts maps them) and is
+ * validated by the same code, plus the quota; its `finalize` frame needs the owner token the `init` frame declared (spec: WebSocket
  * /api/upload/ws).
  */
 import type { IncomingMessage } from 'node:http'
@@ -9,48 +9,19 @@ import type { IncomingMessage } from 'node:http'
 import {
   ERROR_MESSAGES,
   isUuid,
+  RECEIVED_HEADERS,
+  receivedDeclarationHeaders,
   REQUEST_WS_MIN_PROGRESS_BYTES,
-  type UploadWsInitHeaders,
 } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
-import type { FileUploadContext, UploadsService } from '../services/uploads.js'
-import type { UploadSession } from '../services/upload-sessions.js'
-import { parseResumable } from '../services/validation.js'
+import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
+import type { UploadSession } from '../sessions/upload-sessions.js'
+import { parseResumable } from '../validation.js'
 import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
+import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
 
 export const FILE_UPLOAD_PATH = '/api/upload/ws'
-
-type InitHeaderName = keyof UploadWsInitHeaders | 'passwordSalt' | 'passwordAlgo'
-
-/** Each `init` header and the HTTP header `UploadsService.parseSpec` knows it by. */
-const HTTP_HEADER_NAMES: Record<InitHeaderName, string> = {
-  authToken: 'x-auth-token',
-  ownerToken: 'x-owner-token',
-  salt: 'x-salt',
-  maxDownloads: 'x-max-downloads',
-  expireSec: 'x-expire-sec',
-  fileCount: 'x-file-count',
-  contentLength: 'x-content-length',
-  hasPassword: 'x-has-password',
-  passwordSalt: 'x-password-salt',
-  passwordAlgo: 'x-password-algo',
-}
-
-/**
- * The frame's headers under their HTTP names. Values must be strings, as header values are; any
- * other value counts as missing, so validation names the field exactly as the HTTP route does.
- */
-function httpHeaders(frame: ControlFrame): Record<string, string | undefined> {
-  const given = typeof frame.headers === 'object' && frame.headers !== null ? frame.headers : {}
-  const values: Record<string, string | undefined> = {}
-  for (const [name, header] of Object.entries(HTTP_HEADER_NAMES)) {
-    const value = (given as Record<string, unknown>)[name]
-    if (typeof value === 'string') values[header] = value
-  }
-  return values
-}
 
 export interface FileUploadHandlerDeps {
   uploads: UploadsService
@@ -84,11 +55,13 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
     progress: { windowMs: deps.progressWindowMs, minBytes: REQUEST_WS_MIN_PROGRESS_BYTES },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
-      const headers = httpHeaders(frame)
-      const spec = uploads.parseSpec(headers, HTTP_HEADER_NAMES.contentLength)
+      // The frame's declaration under its HTTP header names, so the check names a field as the
+      // HTTP init does; a value that is not a string counts as missing.
+      const headers = receivedDeclarationHeaders(frame.headers)
+      const spec = uploads.parseSpec(headers, RECEIVED_HEADERS.declaredContentLength)
       const resumable = parseResumable(frame.resumable, 'frame')
       const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
-      return opened(session, headers[HTTP_HEADER_NAMES.ownerToken])
+      return opened(session, headers[RECEIVED_HEADERS.ownerToken])
     },
     /**
      * `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential (no login

@@ -14,11 +14,12 @@ import {
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
-import type { RequestsService, RequestUploadContext } from '../services/requests.js'
-import type { UploadSession } from '../services/upload-sessions.js'
-import { invalid, parseResumable } from '../services/validation.js'
+import type { RequestUploadContext } from '../requests/request-upload-context.js'
+import type { RequestsService } from '../requests/requests.js'
+import type { UploadSession } from '../sessions/upload-sessions.js'
+import { invalid, parseResumable } from '../validation.js'
 import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-connection.js'
+import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
 import type { UploadSocketRoute } from './upload-socket.js'
 
 /** Lower-case UUIDs only, as everywhere else; any other path under the prefix is not found. */

@@ -2,7 +2,7 @@
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
-import type { ControlFrame } from './upload-connection.js'
+import type { ControlFrame } from './upload-handler.js'
 
 /** A whole number of bytes from 0; anything else is refused with 400 `Invalid request`. */
 export function resumeOffset(frame: ControlFrame): number {

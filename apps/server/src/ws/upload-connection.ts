@@ -14,7 +14,6 @@ import {
   WS_CLOSE_CODES,
   WS_CONTROL_FRAME_MAX_BYTES,
   WS_INIT_TIMEOUT_MS,
-  type UploadWsDoneFrame,
   type UploadWsErrorFrame,
   type UploadWsReadyFrame,
   type WsCloseCode,
@@ -23,52 +22,16 @@ import type { RawData, WebSocket } from 'ws'
 
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
-import type { UploadSession } from '../services/upload-sessions.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
-import {
-  ProgressWatch,
-  STALLED_MESSAGE,
-  STALLED_STATUS,
-  type ProgressRule,
-} from './progress-watch.js'
+import { ProgressWatch, STALLED_MESSAGE, STALLED_STATUS } from './progress-watch.js'
 import { ReceiveAccount } from './receive-account.js'
 import type { ReceiveBudget } from './receive-budget.js'
-
-/** A text frame that parsed as a JSON object; its `type` picks what it is. */
-export type ControlFrame = Record<string, unknown>
-
-/** The fields of the `done` frame besides `type`; routes may add some (the share `url`). */
-export type DoneFields = Omit<UploadWsDoneFrame, 'type'> & Record<string, unknown>
-
-/** What a route hands back once its `init` frame has opened a session. */
-export interface OpenedUpload {
-  session: UploadSession<unknown>
-  /** Commits and records the upload; an HttpError refuses it (close 1008). */
-  finalize(frame: ControlFrame): Promise<DoneFields>
-  /** Deletes the upload `finalize` stored while its socket failed or closed before `done`. */
-  revoke(id: string): Promise<void>
-}
-
-/** The part of an upload socket that differs between normal uploads and uploads into requests. */
-export interface UploadSocketHandler {
-  /** Validates the `init` frame and opens a session; an HttpError refuses it (close 1008). */
-  init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
-  /**
-   * Validates a `resume` frame and continues its session from a durable point (docs/api.md); an
-   * HttpError refuses it (close 1008) and changes nothing.
-   */
-  resume(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
-  /**
-   * When set, a socket that delivers too little within a window after `ready` is failed with
-   * close 1008 and its session aborted (spec: Upload slot inside a request).
-   */
-  readonly progress?: ProgressRule
-  /**
-   * The longest `finalize` frame the route takes once every declared byte is in, when it is
-   * longer than a control frame (a request's finalize carries the upload's metadata).
-   */
-  readonly finalizeFrameMaxBytes?: number
-}
+import type {
+  ControlFrame,
+  DoneFields,
+  OpenedUpload,
+  UploadSocketHandler,
+} from './upload-handler.js'
 
 /** Bytes a socket may hold that the blob store has not taken yet. */
 export interface BufferLimits {

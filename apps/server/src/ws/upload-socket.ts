@@ -16,12 +16,13 @@ import type { Logger } from '../logger.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
 import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import { rateLimitHeaders } from '../middleware/rate-limit.js'
-import type { RateLimit, RateLimitResult } from '../services/limits/rate-limiter.js'
-import type { UploadsService } from '../services/uploads.js'
+import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
+import type { UploadsService } from '../uploads/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
 import { ReceiveBudget } from './receive-budget.js'
 import { SocketsPerIp } from './sockets-per-ip.js'
-import { bufferLimits, UploadConnection, type UploadSocketHandler } from './upload-connection.js'
+import { bufferLimits, UploadConnection } from './upload-connection.js'
+import type { UploadSocketHandler } from './upload-handler.js'
 
 /** One upload socket path; the request upload socket is another entry of the same table. */
 export interface UploadSocketRoute {

@@ -6,6 +6,7 @@
 import { ProtocolError } from '../errors.js'
 import { RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
 import type { ConfigResponse } from '../wire/config.js'
+import { declarationHeaders } from '../wire/declaration.js'
 import { HEADERS } from '../wire/headers.js'
 import {
   DEFAULT_CONCURRENT_CHUNKS,
@@ -646,23 +647,7 @@ function httpInitHeaders(
       ...(target.senderNote === true ? { [HEADERS.senderNote]: 'true' } : {}),
     }
   }
-  const h = target.headers
-  const headers: Record<string, string> = {
-    [HEADERS.authToken]: h.authToken,
-    [HEADERS.ownerToken]: h.ownerToken,
-    [HEADERS.salt]: h.salt,
-    [HEADERS.maxDownloads]: h.maxDownloads,
-    [HEADERS.expireSec]: h.expireSec,
-    [HEADERS.fileCount]: h.fileCount,
-    [HEADERS.hasPassword]: h.hasPassword,
-    [HEADERS.declaredContentLength]: String(size),
-    ...asked,
-  }
-  if (h.hasPassword === 'true') {
-    headers[HEADERS.passwordSalt] = h.passwordSalt
-    headers[HEADERS.passwordAlgo] = h.passwordAlgo
-  }
-  return headers
+  return { ...declarationHeaders({ ...target.headers, contentLength: String(size) }), ...asked }
 }
 
 function positiveInteger(value: unknown, fallback: number): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { HEADERS } from './headers.js'
+import { HEADERS, RECEIVED_HEADERS } from './headers.js'
 
 describe('HEADERS', () => {
   it('spells every header name of the spec exactly', () => {
@@ -30,5 +30,16 @@ describe('HEADERS', () => {
   it('maps no two keys to the same header, whatever the case', () => {
     const names = Object.values(HEADERS).map((name) => name.toLowerCase())
     expect(new Set(names).size).toBe(names.length)
+  })
+})
+
+describe('RECEIVED_HEADERS', () => {
+  it('names every header in the lower case a Node server receives it in', () => {
+    expect(RECEIVED_HEADERS.maxDownloads).toBe('x-max-downloads')
+    expect(RECEIVED_HEADERS.declaredContentLength).toBe('x-content-length')
+    expect(Object.keys(RECEIVED_HEADERS)).toEqual(Object.keys(HEADERS))
+    for (const [key, name] of Object.entries(HEADERS)) {
+      expect(RECEIVED_HEADERS[key as keyof typeof HEADERS]).toBe(name.toLowerCase())
+    }
   })
 })

@@ -42,6 +42,14 @@ export const HEADERS = {
 
 export type HeaderName = (typeof HEADERS)[keyof typeof HEADERS]
 
+/**
+ * Every header name as a Node server receives it, in lower case: the names a server reads and
+ * the keys its validation errors report a header under.
+ */
+export const RECEIVED_HEADERS = Object.fromEntries(
+  Object.entries(HEADERS).map(([key, name]) => [key, name.toLowerCase()]),
+) as { readonly [Key in keyof typeof HEADERS]: Lowercase<(typeof HEADERS)[Key]> }
+
 /** Header values are strings; booleans are spelled exactly `true` or `false`. */
 export type BooleanHeader = 'true' | 'false'
 

@@ -2,7 +2,7 @@
 export { ROUTES, PATHS, ENDPOINTS, OWN_ENDPOINTS, API_PREFIX, AUTH_PREFIX } from './routes.js'
 export type { RouteName, RoutePattern, HttpMethod, Endpoint } from './routes.js'
 
-export { HEADERS } from './headers.js'
+export { HEADERS, RECEIVED_HEADERS } from './headers.js'
 export type {
   HeaderName,
   BooleanHeader,
@@ -105,6 +105,13 @@ export type {
   UploadStatusHeaders,
   UploadStatusResponse,
 } from './uploads.js'
+
+export {
+  DECLARATION_HEADERS,
+  declarationHeaders,
+  receivedDeclarationHeaders,
+} from './declaration.js'
+export type { DeclarationField, UploadDeclaration } from './declaration.js'
 
 export { WS_CLOSE_CODES } from './ws-frames.js'
 export type {

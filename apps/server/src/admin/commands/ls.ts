@@ -1,9 +1,9 @@
 /**
  * `fileshare-admin ls [--kind upload|note|request|removed] [--limit n]`: items with their sizes,
- * times and counters, never a secret (services/inventory.ts reads no token hash, salt or
+ * times and counters, never a secret (ops/inventory.ts reads no token hash, salt or
  * ciphertext).
  */
-import { ITEM_KINDS, type Item, type ItemKind } from '../../services/inventory.js'
+import { ITEM_KINDS, type Item, type ItemKind } from '../../ops/inventory.js'
 import { AdminError } from '../admin-error.js'
 import type { AdminContext } from '../context.js'
 import { bytes, isoOrNull, oneLine, table, time, type CommandOutput } from '../output.js'

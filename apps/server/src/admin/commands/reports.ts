@@ -4,7 +4,7 @@
  */
 import { LINK_PATH_SEGMENTS } from '@fileshare/protocol'
 
-import { REPORT_STATUSES, type Report, type ReportStatus } from '../../services/reports.js'
+import { REPORT_STATUSES, type Report, type ReportStatus } from '../../ops/reports.js'
 import { AdminError, ADMIN_EXIT } from '../admin-error.js'
 import type { AdminContext } from '../context.js'
 import { isoOrNull, oneLine, table, time, type CommandOutput } from '../output.js'

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import { openSqlite, type SqliteDb } from '../../db/sqlite.js'
-import { ApiTokens } from '../../services/api-tokens.js'
+import { ApiTokens } from '../../access/api-tokens.js'
 import { tokensCommand } from './tokens.js'
 
 const START = Date.parse('2030-01-01T00:00:00.000Z')

@@ -5,7 +5,7 @@
  */
 import { isUuid } from '@fileshare/protocol'
 
-import type { ApiTokens, OwnedApiTokenInfo } from '../../services/api-tokens.js'
+import type { ApiTokens, OwnedApiTokenInfo } from '../../access/api-tokens.js'
 import { ADMIN_EXIT } from '../admin-error.js'
 import { table, type CommandOutput } from '../output.js'
 

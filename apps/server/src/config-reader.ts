@@ -1,0 +1,242 @@
+/**
+ * Reads environment variables one by one, each with a default and its accepted form, throwing a
+ * ConfigError that names the variable, the value and what it accepts. Remembers nothing else.
+ */
+import { formatBytes, parseBytes } from '@fileshare/protocol'
+
+import { ConfigError } from './config.js'
+
+const LOCALE_FORMAT = 'language tags such as en, de or pt-BR'
+
+/**
+ * A language tag in its canonical spelling (`pt-br` → `pt-BR`), or null when it is not a
+ * language with an optional script and region (BCP 47, RFC 5646 §2.1); extensions are refused.
+ */
+function canonicalLocale(value: string): string | null {
+  let tag: string
+  try {
+    ;[tag = ''] = Intl.getCanonicalLocales(value)
+  } catch {
+    return null
+  }
+  return /^[a-z]{2,3}(-[A-Z][a-z]{3})?(-(?:[A-Z]{2}|\d{3}))?$/.test(tag) ? tag : null
+}
+
+export type Env = Record<string, string | undefined>
+
+/** A longer chain of proxies than this is a mistake in the setting rather than a deployment. */
+const MAX_TRUSTED_PROXIES = 16
+
+/** Reads variables, each with a default, and remembers nothing else. */
+export class Reader {
+  constructor(private readonly env: Env) {}
+
+  private raw(name: string): string | undefined {
+    const value = this.env[name]
+    return value === undefined || value.trim() === '' ? undefined : value.trim()
+  }
+
+  string(name: string, fallback: string): string {
+    return this.raw(name) ?? fallback
+  }
+
+  /** A value with no default: its absence is an error that says when it is needed. */
+  required(name: string, accepts: string): string {
+    const value = this.raw(name)
+    if (value === undefined) throw new ConfigError(name, '', accepts)
+    return value
+  }
+
+  optionalString(name: string): string | null {
+    return this.raw(name) ?? null
+  }
+
+  integer(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const parsed = /^\d+$/.test(value) ? Number(value) : NaN
+    if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+      throw new ConfigError(name, value, `an integer from ${min} to ${max}`)
+    }
+    return parsed
+  }
+
+  /** A size in bytes: plain bytes, or a number with KB/KiB, MB/MiB, GB/GiB or TB/TiB (powers of 1024). */
+  size(name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    let bytes = NaN
+    try {
+      bytes = parseBytes(value)
+    } catch {
+      // Said below, with the variable's name and its range.
+    }
+    if (!Number.isSafeInteger(bytes) || bytes < min || bytes > max) {
+      const range =
+        max === Number.MAX_SAFE_INTEGER
+          ? `of at least ${min} bytes`
+          : `from ${min} to ${max} bytes (${formatBytes(max, { locale: 'en' })})`
+      throw new ConfigError(name, value, `a size ${range}, such as 1048576, 512KB, 100MB or 2GB`)
+    }
+    return bytes
+  }
+
+  /** TRUST_PROXY: a boolean (one proxy or none) or the number of proxies in the chain. */
+  proxyCount(name: string): number {
+    const value = this.raw(name)
+    if (value === undefined) return 0
+    if (/^(true|yes|on)$/i.test(value)) return 1
+    if (/^(false|no|off)$/i.test(value)) return 0
+    const count = /^\d{1,2}$/.test(value) ? Number(value) : NaN
+    if (!(count >= 0 && count <= MAX_TRUSTED_PROXIES)) {
+      throw new ConfigError(
+        name,
+        value,
+        `true, false, or the number of proxies in front of the service (0 to ${MAX_TRUSTED_PROXIES})`,
+      )
+    }
+    return count
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    if (/^(true|1|yes|on)$/i.test(value)) return true
+    if (/^(false|0|no|off)$/i.test(value)) return false
+    throw new ConfigError(name, value, 'true or false')
+  }
+
+  /** A comma-separated list of distinct positive integers, kept in ascending order. */
+  integerList(name: string, fallback: number[]): number[] {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const items = value.split(',').map((item) => item.trim())
+    const numbers = items.map((item) => (/^\d+$/.test(item) ? Number(item) : NaN))
+    if (
+      numbers.some((n) => !Number.isSafeInteger(n) || n < 1) ||
+      new Set(numbers).size !== numbers.length
+    ) {
+      throw new ConfigError(name, value, 'a comma-separated list of distinct positive integers')
+    }
+    return numbers.sort((a, b) => a - b)
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, options: readonly T[]): T {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    if (!(options as readonly string[]).includes(value)) {
+      throw new ConfigError(name, value, `one of ${options.join(', ')}`)
+    }
+    return value as T
+  }
+
+  listOf<T extends string>(name: string, fallback: T[], options: readonly T[]): T[] {
+    const value = this.raw(name)
+    if (value === undefined) return fallback
+    const items = value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '')
+    if (items.some((item) => !(options as readonly string[]).includes(item))) {
+      throw new ConfigError(name, value, `a comma-separated list of ${options.join(', ')}`)
+    }
+    return [...new Set(items)] as T[]
+  }
+
+  /** A default that must be one of the options; without the variable, the preferred value if listed. */
+  defaultOf(name: string, options: number[], preferred: number): number {
+    const fallback = options.includes(preferred) ? preferred : options[0]!
+    const value = this.integer(name, fallback, 1)
+    if (!options.includes(value)) {
+      throw new ConfigError(name, String(value), `one of ${options.join(', ')}`)
+    }
+    return value
+  }
+
+  url(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback
+    let url: URL
+    try {
+      url = new URL(value)
+    } catch {
+      throw new ConfigError(name, value, 'an http or https URL')
+    }
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      throw new ConfigError(name, value, 'an http or https URL without query or fragment')
+    }
+    return url.href.replace(/\/+$/, '')
+  }
+
+  /** An optional link for people to follow (imprint, privacy): http or https only, never a script. */
+  linkUrl(name: string): string | null {
+    const value = this.raw(name)
+    if (value === undefined) return null
+    let url: URL | null = null
+    try {
+      url = new URL(value)
+    } catch {
+      // Said below.
+    }
+    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new ConfigError(name, value, 'an http or https URL')
+    }
+    return url.href
+  }
+
+  /** An OIDC issuer: an http or https URL, kept as written since ID tokens must name it exactly. */
+  issuer(name: string): string | null {
+    const value = this.raw(name)
+    if (value === undefined) return null
+    let url: URL | undefined
+    try {
+      url = new URL(value)
+    } catch {
+      url = undefined
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
+      throw new ConfigError(name, value, 'an http or https URL without query or fragment')
+    }
+    return value
+  }
+
+  host(name: string, fallback: string): string {
+    const value = this.raw(name) ?? fallback
+    if (!/^[A-Za-z0-9.:[\]%_-]+$/.test(value)) {
+      throw new ConfigError(name, value, 'a host name or an IPv4 or IPv6 address')
+    }
+    return value
+  }
+
+  /** A comma-separated list of distinct language tags such as `de` or `pt-BR`, canonicalised. */
+  localeList(name: string): string[] {
+    const value = this.raw(name)
+    if (value === undefined) return []
+    const items = value.split(',').map((item) => canonicalLocale(item.trim()))
+    if (items.some((item) => item === null) || new Set(items).size !== items.length) {
+      throw new ConfigError(name, value, `a comma-separated list of distinct ${LOCALE_FORMAT}`)
+    }
+    return items as string[]
+  }
+
+  /** A language tag that must be one of `offered` (any tag when it is empty). */
+  localeOf(name: string, offered: string[], preferred: string): string {
+    const value = this.raw(name)
+    if (value === undefined)
+      return offered.length === 0 || offered.includes(preferred) ? preferred : offered[0]!
+    const tag = canonicalLocale(value)
+    if (tag === null) throw new ConfigError(name, value, LOCALE_FORMAT)
+    if (offered.length > 0 && !offered.includes(tag)) {
+      throw new ConfigError(name, value, `one of LOCALES (${offered.join(', ')})`)
+    }
+    return tag
+  }
+
+  color(name: string): string | null {
+    const value = this.raw(name)
+    if (value === undefined) return null
+    if (!/^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(value)) {
+      throw new ConfigError(name, value, 'a hex color such as #3b82f6')
+    }
+    return value
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Per-client counts of one UTC day in `request_daily_counts`: the daily request limit, the
+ * requests that ask for email notifications and the abuse reports of a network. A count is one
+ * conditional upsert, so callers racing on any instance never pass the limit; the cleanup job
+ * deletes the counts of past days (RequestsService.pruneDailyCounts).
+ */
+import { lt } from 'drizzle-orm'
+
+import type { Db, Executor } from '../db/client.js'
+import { increment } from '../db/expressions.js'
+
+export const DAY_MS = 86_400_000
+
+/** The start of the UTC day of `ms`. */
+export function dayStart(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS
+}
+
+/**
+ * Counts one for `clientKey` on the UTC day of `now` on `tx`, unless `limit` are counted
+ * already: null when counted, else the seconds until the day ends (for `Retry-After`).
+ */
+export async function countToday(
+  tx: Executor,
+  tables: Db['tables'],
+  clientKey: string,
+  limit: number,
+  now: number,
+): Promise<number | null> {
+  const { requestDailyCounts } = tables
+  const day = dayStart(now)
+  const [counted] = await tx
+    .insert(requestDailyCounts)
+    .values({ clientKey, dayStart: day, count: 1 })
+    .onConflictDoUpdate({
+      target: [requestDailyCounts.clientKey, requestDailyCounts.dayStart],
+      set: { count: increment(requestDailyCounts.count) },
+      setWhere: lt(requestDailyCounts.count, limit),
+    })
+    .returning({ count: requestDailyCounts.count })
+  return counted === undefined ? Math.max(1, Math.ceil((day + DAY_MS - now) / 1000)) : null
+}

@@ -1,0 +1,382 @@
+/**
+ * The per-IP upload quota (spec: Limits, upload quota). The interface the upload services use;
+ * the implementation stores usage per window under an HMAC of the IP whose key rotates daily.
+ */
+import { createHmac, randomBytes } from 'node:crypto'
+
+import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
+import { and, eq, lt, or, sql } from 'drizzle-orm'
+
+import type { Db, Executor } from '../db/client.js'
+import { decrementToZero, increment } from '../db/expressions.js'
+import { HttpError } from '../http-error.js'
+
+/** Bytes held against a client's quota while an upload runs. */
+export interface QuotaReservation {
+  /** Ends the reservation once: `true` records the bytes as used, `false` gives them back. */
+  settle(kept: boolean): Promise<void>
+  /**
+   * The reservation as text, for a session that may resume on another instance or after a
+   * restart (`UploadQuota.restore`); it names the window and the client's hash, not the IP.
+   */
+  readonly record: string
+}
+
+/**
+ * Bytes held against a client's quota as a session row keeps them, so that whichever instance
+ * ends the session ends the hold: the client's hash and the window the bytes are held in.
+ */
+export interface HeldQuota {
+  clientHash: string
+  windowStart: number
+  bytes: number
+}
+
+export interface UploadQuota {
+  /**
+   * Holds `bytes` for an upload that is starting: 429 `Upload quota exhausted` when nothing is
+   * left, 413 `Upload exceeds the remaining quota` when less than `bytes` is left. Check and hold
+   * are one statement, so concurrent uploads, on any instance, cannot overshoot.
+   */
+  reserve(clientIp: string, bytes: number): Promise<QuotaReservation>
+  /** As reserve(), answering the hold for a session row to keep (null while the quota is off). */
+  reserveHeld(clientIp: string, bytes: number): Promise<HeldQuota | null>
+  /** Ends a hold of reserveHeld() on `tx`: `kept` records its bytes, otherwise they come back. */
+  endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void>
+  /** What `GET /api/quota` reports for this client. */
+  status(clientIp: string): Promise<QuotaResponse>
+  /**
+   * The reservation `record` describes, held since it was made. Kept bytes are recorded in the
+   * window it was made in (the IP is not kept to find the client's hash of a later window).
+   */
+  restore(record: string): QuotaReservation
+}
+
+export interface DbUploadQuotaOptions {
+  db: Db
+  /** Bytes per window and IP; 0 turns the quota off. */
+  quotaBytes: number
+  windowSec: number
+  now: () => number
+}
+
+/** The `settings` row holding the 32-byte server secret the daily HMAC keys derive from. */
+export const QUOTA_SECRET_SETTING = 'quota-secret'
+
+const SECRET_BYTES = 32
+
+const NO_RESERVATION: QuotaReservation = { settle: async () => undefined, record: '' }
+
+interface Window {
+  start: number
+  end: number
+  clientIp: string
+  clientHash: string
+}
+
+/**
+ * Quota usage in the database, shared by every instance and kept across restarts. Windows are
+ * fixed and aligned to the Unix epoch. Each client's row of a window holds the bytes recorded in
+ * it and the bytes `held` by uploads that started in it and still run. A reservation is one
+ * conditional UPDATE that holds the bytes only if recorded + held + these bytes, with what the
+ * previous window still holds, stay within the quota; a settlement is one UPDATE that moves the
+ * bytes from held to recorded (or drops them). As each of these statements reads the row it has
+ * locked, reservations on any instance cannot both pass when only one fits, and a check never
+ * falls between the two halves of a settlement.
+ *
+ * A running upload is counted by its own window and the next one, and recorded in the window it
+ * ends in (an upload outlasting two windows is no longer counted in the third). Bytes held by an
+ * instance that died are counted until their window has passed.
+ *
+ * The client is stored as HMAC-SHA256(dailyKey, ip) with dailyKey = HMAC-SHA256(secret, UTC date
+ * of the window's start): a stored hash cannot be tied to an IP without the secret, and the hashes
+ * of one day cannot be linked to those of another. Taking the date of the window's start keeps a
+ * client's hash the same for the whole window even when a window spans midnight.
+ */
+export class DbUploadQuota implements UploadQuota {
+  private readonly db: Db
+  private readonly quotaBytes: number
+  private readonly windowMs: number
+  private readonly now: () => number
+  private readonly ipHash: DailyIpHash
+
+  constructor(options: DbUploadQuotaOptions & { ipHash: DailyIpHash }) {
+    this.db = options.db
+    this.quotaBytes = options.quotaBytes
+    this.windowMs = options.windowSec * 1000
+    this.now = options.now
+    this.ipHash = options.ipHash
+  }
+
+  async reserve(clientIp: string, bytes: number): Promise<QuotaReservation> {
+    const window = await this.take(clientIp, bytes)
+    if (!window) return NO_RESERVATION
+    return this.reservation(window, bytes, () => this.window(clientIp, this.now()))
+  }
+
+  restore(record: string): QuotaReservation {
+    if (record === '') return NO_RESERVATION
+    const { start, clientHash, bytes } = JSON.parse(record) as {
+      start: number
+      clientHash: string
+      bytes: number
+    }
+    const window = { start, end: start + this.windowMs, clientIp: '', clientHash }
+    return this.reservation(window, bytes, () => window)
+  }
+
+  /** Settles once, recording kept bytes in the window `end` names. */
+  private reservation(window: Window, bytes: number, end: () => Window): QuotaReservation {
+    let settled = false
+    const { start, clientHash } = window
+    return {
+      settle: async (kept) => {
+        if (settled) return
+        settled = true
+        await this.settle(window, end(), bytes, kept)
+      },
+      record: JSON.stringify({ start, clientHash, bytes }),
+    }
+  }
+
+  /**
+   * Holds `bytes` as reserve() does, for a session kept in the database: the hold is answered for
+   * the session's row instead of settled here (null while the quota is off).
+   */
+  async reserveHeld(clientIp: string, bytes: number): Promise<HeldQuota | null> {
+    const window = await this.take(clientIp, bytes)
+    return window ? { clientHash: window.clientHash, windowStart: window.start, bytes } : null
+  }
+
+  /**
+   * Ends a hold of reserveHeld() on `tx`, in the transaction that ends its session: `kept` records
+   * the bytes in the window they were held in, otherwise they are given back.
+   */
+  async endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void> {
+    const { uploadQuota } = this.db.tables
+    await tx
+      .update(uploadQuota)
+      .set({
+        held: decrementToZero(uploadQuota.held, held.bytes),
+        bytes: increment(uploadQuota.bytes, kept ? held.bytes : 0),
+      })
+      .where(
+        and(
+          eq(uploadQuota.clientHash, held.clientHash),
+          eq(uploadQuota.windowStart, held.windowStart),
+        ),
+      )
+  }
+
+  async status(clientIp: string): Promise<QuotaResponse> {
+    if (this.quotaBytes === 0) return QUOTA_DISABLED
+    const window = this.window(clientIp, this.now())
+    const used = await this.used(clientIp, window)
+    return {
+      enabled: true,
+      limitBytes: this.quotaBytes,
+      usedBytes: used,
+      remainingBytes: Math.max(0, this.quotaBytes - used),
+      windowMs: this.windowMs,
+      resetsAt: new Date(window.end).toISOString(),
+    }
+  }
+
+  /**
+   * Deletes the rows of windows before the previous one (whose held bytes the current window
+   * still counts); the cleanup job calls it. Returns how many it deleted.
+   */
+  async prune(): Promise<number> {
+    const { uploadQuota } = this.db.tables
+    const start = this.windowStart(this.now())
+    const removed = await this.db.query
+      .delete(uploadQuota)
+      .where(
+        or(
+          lt(uploadQuota.windowStart, start - this.windowMs),
+          and(lt(uploadQuota.windowStart, start), eq(uploadQuota.held, 0)),
+        ),
+      )
+      .returning({ windowStart: uploadQuota.windowStart })
+    return removed.length
+  }
+
+  /**
+   * Holds `bytes` in the client's current window, answering the window (undefined while the quota
+   * is off): 429 when nothing is left, 413 when less than `bytes` is left.
+   */
+  private async take(clientIp: string, bytes: number): Promise<Window | undefined> {
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
+    }
+    if (this.quotaBytes === 0) return undefined
+    const now = this.now()
+    const window = this.window(clientIp, now)
+    if (!(await this.hold(window, bytes))) {
+      const remaining = this.quotaBytes - (await this.used(clientIp, window))
+      if (remaining <= 0) {
+        const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
+        throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
+          headers: { 'Retry-After': String(seconds) },
+        })
+      }
+      throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
+    }
+    return window
+  }
+
+  /** Recorded and held bytes of `window` plus those the previous window still holds. */
+  private async used(clientIp: string, window: Window): Promise<number> {
+    const { uploadQuota } = this.db.tables
+    const previous = this.previous(clientIp, window)
+    const rows = await this.db.query
+      .select({
+        windowStart: uploadQuota.windowStart,
+        bytes: uploadQuota.bytes,
+        held: uploadQuota.held,
+      })
+      .from(uploadQuota)
+      .where(
+        or(
+          and(
+            eq(uploadQuota.clientHash, window.clientHash),
+            eq(uploadQuota.windowStart, window.start),
+          ),
+          and(
+            eq(uploadQuota.clientHash, previous.clientHash),
+            eq(uploadQuota.windowStart, previous.start),
+          ),
+        ),
+      )
+    return rows.reduce(
+      (sum, row) => sum + row.held + (row.windowStart === window.start ? row.bytes : 0),
+      0,
+    )
+  }
+
+  /** Holds `bytes` in the client's row of `window` if they fit; answers whether they did. */
+  private async hold(window: Window, bytes: number): Promise<boolean> {
+    if (bytes > this.quotaBytes) return false
+    const { uploadQuota } = this.db.tables
+    await this.db.query
+      .insert(uploadQuota)
+      .values({ clientHash: window.clientHash, windowStart: window.start, bytes: 0, held: 0 })
+      .onConflictDoNothing()
+    const previous = this.previous(window.clientIp, window)
+    // Read in the same statement: held bytes of the previous window only ever go down, so a
+    // reading that lags behind counts too much, never too little.
+    const previousHeld = sql`coalesce((select previous.held from ${uploadQuota} as previous
+      where previous.client_hash = ${previous.clientHash}
+      and previous.window_start = ${previous.start}), 0)`
+    const held = await this.db.query
+      .update(uploadQuota)
+      .set({ held: increment(uploadQuota.held, bytes) })
+      .where(
+        and(
+          eq(uploadQuota.clientHash, window.clientHash),
+          eq(uploadQuota.windowStart, window.start),
+          // An empty upload still needs a byte left: an exhausted quota refuses everything.
+          sql`${uploadQuota.bytes} + ${uploadQuota.held} + ${previousHeld} + ${Math.max(bytes, 1)} <= ${this.quotaBytes}`,
+        ),
+      )
+      .returning({ held: uploadQuota.held })
+    return held.length > 0
+  }
+
+  /**
+   * Gives back the bytes held in `from`, and records them in `to` (the window the upload ends in)
+   * when kept: one statement while both are the same window, one transaction otherwise.
+   */
+  private async settle(from: Window, to: Window, bytes: number, kept: boolean): Promise<void> {
+    const { uploadQuota } = this.db.tables
+    const release = (tx: Executor, recorded: number) =>
+      tx
+        .update(uploadQuota)
+        .set({
+          held: decrementToZero(uploadQuota.held, bytes),
+          bytes: increment(uploadQuota.bytes, recorded),
+        })
+        .where(
+          and(eq(uploadQuota.clientHash, from.clientHash), eq(uploadQuota.windowStart, from.start)),
+        )
+    const recorded = kept ? bytes : 0
+    if (from.start === to.start || recorded === 0) {
+      await release(this.db.query, recorded)
+      return
+    }
+    await this.db.transaction(async (tx) => {
+      await release(tx, 0)
+      await tx
+        .insert(uploadQuota)
+        .values({ clientHash: to.clientHash, windowStart: to.start, bytes: recorded })
+        .onConflictDoUpdate({
+          target: [uploadQuota.clientHash, uploadQuota.windowStart],
+          set: { bytes: increment(uploadQuota.bytes, recorded) },
+        })
+    })
+  }
+
+  private windowStart(now: number): number {
+    return Math.floor(now / this.windowMs) * this.windowMs
+  }
+
+  private window(clientIp: string, now: number): Window {
+    const start = this.windowStart(now)
+    return {
+      start,
+      end: start + this.windowMs,
+      clientIp,
+      clientHash: this.ipHash.of(clientIp, start),
+    }
+  }
+
+  private previous(clientIp: string, window: Window): Window {
+    return this.window(clientIp, window.start - this.windowMs)
+  }
+}
+
+/**
+ * HMAC-SHA256(dailyKey, ip) as hex, with dailyKey = HMAC-SHA256(secret, UTC date): an IP as the
+ * upload quota and the daily request limit store it. Hashes cannot be tied to an IP without the
+ * server secret, and those of one day cannot be linked to those of another.
+ */
+export class DailyIpHash {
+  private dailyKey: { date: string; key: Buffer } | undefined
+
+  private constructor(private readonly secret: Buffer) {}
+
+  /** Reads the server secret from the database, creating it on first start. */
+  static async load(db: Db): Promise<DailyIpHash> {
+    return new DailyIpHash(await loadSecret(db))
+  }
+
+  /** The hash of `clientIp` under the key of the UTC date of `at` (milliseconds). */
+  of(clientIp: string, at: number): string {
+    return createHmac('sha256', this.keyOf(at)).update(clientIp).digest('hex')
+  }
+
+  private keyOf(at: number): Buffer {
+    const date = new Date(at).toISOString().slice(0, 10)
+    if (this.dailyKey?.date !== date) {
+      this.dailyKey = { date, key: createHmac('sha256', this.secret).update(date).digest() }
+    }
+    return this.dailyKey.key
+  }
+}
+
+/** Reads the server secret, creating it on first start; concurrent first starts agree on one. */
+async function loadSecret(db: Db): Promise<Buffer> {
+  const { settings } = db.tables
+  await db.query
+    .insert(settings)
+    .values({ key: QUOTA_SECRET_SETTING, value: randomBytes(SECRET_BYTES) })
+    .onConflictDoNothing()
+  const [row] = await db.query
+    .select({ value: settings.value })
+    .from(settings)
+    .where(eq(settings.key, QUOTA_SECRET_SETTING))
+  if (row === undefined || row.value.length !== SECRET_BYTES) {
+    throw new Error(`The ${QUOTA_SECRET_SETTING} setting is missing or not ${SECRET_BYTES} bytes`)
+  }
+  return row.value
+}

@@ -1,0 +1,120 @@
+/**
+ * The per-IP rate limit of rate-limiter.ts kept in PostgreSQL, so that every instance behind a
+ * load balancer counts against one window per client. One row per client holds the newest slot
+ * and the counts of the SLOTS + 1 slots up to it (newest first). Each request is one
+ * `insert … on conflict do update … returning`: the conflicting row is locked while its window is
+ * moved on to the request's slot, its counts summed and the request counted only below the limit,
+ * so concurrent requests on any instance are counted one after the other and never overshoot.
+ *
+ * The client is stored as the daily HMAC of its IP (quota.ts, DailyIpHash), never in clear; as
+ * the hashes of one day cannot be linked to the next, a client's window starts afresh at midnight
+ * UTC.
+ */
+import { lt, sql } from 'drizzle-orm'
+
+import type { Db } from '../db/client.js'
+import type { DailyIpHash } from './quota.js'
+import {
+  limitResult,
+  SLOTS,
+  UNLIMITED,
+  type RateLimit,
+  type RateLimiterOptions,
+  type RateLimitResult,
+} from './rate-limiter.js'
+
+type WindowRow = {
+  slot: number
+  counts: number[]
+  allowed: boolean
+}
+
+const CLIENT = sql.placeholder('clientHash')
+const SLOT = sql.placeholder('slot')
+const MAX = sql.placeholder('max')
+
+/**
+ * The upsert of one request, prepared once: planning it anew costs more than running it. In the
+ * update, the columns name the row as it was, and `excluded` the request's slot.
+ */
+function prepareHit(db: Db) {
+  const { rateLimitWindows: table } = db.tables
+  // Constants of the code, written into the statement so that their types are plain.
+  const width = sql.raw(String(SLOTS + 1))
+  const first = sql.raw(`'{${[1, ...new Array<number>(SLOTS).fill(0)].join(',')}}'`)
+  const newest = sql`greatest(${table.slot}, excluded.slot)`
+  const age = sql`(${newest} - ${table.slot})`
+  // The counts moved on to the newest slot: `age` empty slots in front, the oldest dropped.
+  const moved = sql`(case when ${age} >= ${width} then array_fill(0, array[${width}])
+    else array_fill(0, array[${age}::integer]) || ${table.counts}[1 : (${width} - ${age})::integer]
+    end)`
+  const allowed = sql`((select coalesce(sum(c), 0) from unnest(${moved}) c) < ${MAX})`
+  return db.query
+    .insert(table)
+    .values({ clientHash: CLIENT, slot: SLOT, counts: sql`${first}::integer[]`, allowed: true })
+    .onConflictDoUpdate({
+      target: table.clientHash,
+      set: {
+        slot: newest,
+        counts: sql`case when ${allowed} then array[${moved}[1] + 1] || ${moved}[2:] else ${moved} end`,
+        allowed,
+      },
+    })
+    .returning({ slot: table.slot, counts: table.counts, allowed: table.allowed })
+    .prepare('rate_limit_hit')
+}
+
+export class SharedRateLimiter implements RateLimit {
+  readonly enabled: boolean
+  private readonly db: Db
+  private readonly ipHash: DailyIpHash
+  private readonly slotMs: number
+  private readonly max: number
+  private readonly now: () => number
+  private readonly hitStatement: ReturnType<typeof prepareHit>
+
+  constructor(options: Omit<RateLimiterOptions, 'maxEntries'> & { db: Db; ipHash: DailyIpHash }) {
+    this.db = options.db
+    this.ipHash = options.ipHash
+    this.slotMs = options.windowMs / SLOTS
+    this.max = options.max
+    this.now = options.now
+    this.enabled = options.max > 0
+    this.hitStatement = prepareHit(options.db)
+  }
+
+  async hit(ip: string): Promise<RateLimitResult> {
+    if (!this.enabled) return UNLIMITED
+    const now = this.now()
+    const [row] = await this.hitStatement.execute({
+      clientHash: this.ipHash.of(ip, now),
+      slot: Math.floor(now / this.slotMs),
+      max: this.max,
+    })
+    if (row === undefined) throw new Error('The rate limit upsert returned no row')
+    return this.result(row, now)
+  }
+
+  /** Deletes the windows whose newest slot has left the window. */
+  async prune(): Promise<number> {
+    const { rateLimitWindows } = this.db.tables
+    const oldest = Math.floor(this.now() / this.slotMs) - SLOTS
+    const removed = await this.db.query
+      .delete(rateLimitWindows)
+      .where(lt(rateLimitWindows.slot, oldest))
+      .returning({ slot: rateLimitWindows.slot })
+    return removed.length
+  }
+
+  private result(row: WindowRow, now: number): RateLimitResult {
+    // Newest first in the row; by slot number modulo SLOTS + 1 in the counts limitResult reads.
+    const perSlot = new Array<number>(SLOTS + 1).fill(0)
+    row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
+    const total = row.counts.reduce((sum, count) => sum + count, 0)
+    return limitResult({ slot: row.slot, perSlot, total }, row.allowed, {
+      max: this.max,
+      slotMs: this.slotMs,
+      now,
+    })
+  }
+}

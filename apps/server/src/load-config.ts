@@ -1,0 +1,345 @@
+/**
+ * Reads the server's settings from the environment once, typed, failing fast on a bad value with
+ * one line that names the variable, the value and what it accepts. docs/configuration.md lists
+ * every variable with its default. Touches the environment it is given and nothing else.
+ */
+import { resolve } from 'node:path'
+
+import { REQUEST_WS_PROGRESS_WINDOW_MS } from '@fileshare/protocol'
+
+import { DEFAULT_RETRY_POLICY } from './notify/retry-policy.js'
+import { parseNotifyEmail } from './notify/email-address.js'
+import { SQLITE_DRIVER_SETTINGS } from './db/sqlite-connection.js'
+import {
+  ConfigError,
+  METRICS_TOKEN_MIN_LENGTH,
+  NOTE_MAX_SIZE_LIMIT,
+  SESSION_SECRET_MIN_LENGTH,
+  WS_BUFFER_BUDGET_DEFAULT,
+  WS_MAX_BUFFER_MIN,
+  loginEnabled,
+  type Config,
+  type MetricsSettings,
+  type NotifySettings,
+  type S3Settings,
+  type StorageBackend,
+} from './config.js'
+import { Reader, type Env } from './config-reader.js'
+
+/**
+ * CUSTOM_LOGO: a path on this server, a `data:image/` address, or an address under BASE_URL.
+ * The pages' Content-Security-Policy loads images from nowhere else, and the web app makes no
+ * request to another host.
+ */
+function logoAddress(value: string | null, baseUrl: string): string | null {
+  if (value === null) return null
+  const sameOrigin = (() => {
+    try {
+      return new URL(value).origin === new URL(baseUrl).origin
+    } catch {
+      return false
+    }
+  })()
+  if (
+    (value.startsWith('/') && !value.startsWith('//')) ||
+    /^data:image\//i.test(value) ||
+    sameOrigin
+  ) {
+    return value
+  }
+  throw new ConfigError(
+    'CUSTOM_LOGO',
+    value,
+    'a path on this server (/logo.svg), a data:image/ address or an address under BASE_URL',
+  )
+}
+
+const DAY = 86_400
+const GiB = 1024 ** 3
+
+export function loadConfig(env: Env = process.env): Config {
+  const read = new Reader(env)
+  const port = read.integer('PORT', 3000, 0, 65535)
+  const fileExpireOptionsSec = read.integerList('FILE_EXPIRE_OPTIONS_SEC', [
+    300,
+    3600,
+    DAY,
+    7 * DAY,
+  ])
+  const fileDownloadOptions = read.integerList(
+    'FILE_DOWNLOAD_OPTIONS',
+    [1, 2, 3, 5, 10, 20, 50, 100],
+  )
+  const noteExpireOptionsSec = read.integerList('NOTE_EXPIRE_OPTIONS_SEC', [
+    300,
+    3600,
+    DAY,
+    7 * DAY,
+  ])
+  const noteViewOptions = read.integerList('NOTE_VIEW_OPTIONS', [1, 2, 3, 5, 10, 100])
+
+  const storageBackend = read.oneOf<StorageBackend>('STORAGE_BACKEND', 'filesystem', [
+    'filesystem',
+    's3',
+  ])
+
+  const baseUrl = read.url('BASE_URL', `http://localhost:${port}`)
+  const fileUploadWsMaxBuffer = read.size(
+    'FILE_UPLOAD_WS_MAX_BUFFER',
+    32 * 1024 ** 2,
+    WS_MAX_BUFFER_MIN,
+  )
+  const locales = read.localeList('LOCALES')
+  const config: Config = {
+    port,
+    host: read.host('HOST', '0.0.0.0'),
+    baseUrl,
+    dataDir: resolve(read.string('DATA_DIR', './data')),
+    databaseUrl: databaseUrl(read.optionalString('DATABASE_URL')),
+    databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
+    sqliteDriver: read.oneOf('SQLITE_DRIVER', 'auto', SQLITE_DRIVER_SETTINGS),
+    trustedProxies: read.proxyCount('TRUST_PROXY'),
+    webcatDir: optionalPath(read.optionalString('WEBCAT_DIR')),
+    logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
+
+    rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
+    rateLimitMax: read.integer('RATE_LIMIT_MAX', 600),
+    reportRateLimitMax: read.integer('REPORT_RATE_LIMIT_MAX', 3),
+    reportDailyLimit: read.integer('REPORT_DAILY_LIMIT', 10),
+    uploadQuotaBytes: read.size('FILE_UPLOAD_QUOTA_BYTES', 0),
+    uploadQuotaWindowSec: read.integer('FILE_UPLOAD_QUOTA_WINDOW', DAY, 1),
+    cleanupIntervalSec: read.integer('CLEANUP_INTERVAL', 60, 1),
+    uploadSessionIdleSec: read.integer('UPLOAD_SESSION_IDLE_SEC', 3600, 1),
+    shutdownGraceMs: read.integer('SHUTDOWN_GRACE_MS', 30_000),
+
+    customTitle: read.string('CUSTOM_TITLE', 'fileshare'),
+    customColor: read.color('CUSTOM_COLOR'),
+    customLogo: logoAddress(read.optionalString('CUSTOM_LOGO'), baseUrl),
+    imprintUrl: read.linkUrl('IMPRINT_URL'),
+    privacyUrl: read.linkUrl('PRIVACY_URL'),
+    locales,
+    defaultLocale: read.localeOf('DEFAULT_LOCALE', locales, 'en'),
+
+    fileMaxSize: read.size('FILE_MAX_SIZE', 10 * GiB, 1),
+    fileMaxFilesPerUpload: read.integer('FILE_MAX_FILES_PER_UPLOAD', 1000, 1),
+    fileExpireOptionsSec,
+    fileExpireDefaultSec: read.defaultOf('FILE_EXPIRE_DEFAULT_SEC', fileExpireOptionsSec, DAY),
+    fileDownloadOptions,
+    fileDownloadDefault: read.defaultOf('FILE_DOWNLOAD_DEFAULT', fileDownloadOptions, 1),
+    downloadGrantTtlSec: read.integer('DOWNLOAD_GRANT_TTL_SEC', 6 * 3600, 60, 7 * DAY),
+    fileChunkMaxSize: read.size('FILE_CHUNK_MAX_SIZE', 16 * 1024 ** 2, 1),
+
+    // A note travels as one JSON body, read whole and parsed as one string.
+    noteMaxSize: read.size('NOTE_MAX_SIZE', 1024 ** 2, 1, NOTE_MAX_SIZE_LIMIT),
+    noteExpireOptionsSec,
+    noteExpireDefaultSec: read.defaultOf('NOTE_EXPIRE_DEFAULT_SEC', noteExpireOptionsSec, DAY),
+    noteViewOptions,
+    noteViewDefault: read.defaultOf('NOTE_VIEW_DEFAULT', noteViewOptions, 1),
+
+    fileUploadWs: read.boolean('FILE_UPLOAD_WS', true),
+    fileUploadWsMaxBuffer,
+    // One frame of the largest size must fit, or a socket could wait for it for ever.
+    fileUploadWsBufferBudget: read.size(
+      'FILE_UPLOAD_WS_BUFFER_BUDGET',
+      Math.max(WS_BUFFER_BUDGET_DEFAULT, fileUploadWsMaxBuffer),
+      fileUploadWsMaxBuffer,
+    ),
+    fileUploadWsMaxPerIp: read.integer('FILE_UPLOAD_WS_MAX_PER_IP', 16),
+    fileUploadWsProgressWindowSec: read.integer(
+      'FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC',
+      REQUEST_WS_PROGRESS_WINDOW_MS / 1000,
+      1,
+    ),
+    fileUploadSpeedLimit: read.size('FILE_UPLOAD_SPEED_LIMIT', 0),
+    fileUploadConcurrentChunks: read.integer('FILE_UPLOAD_CONCURRENT_CHUNKS', 3, 1, 64),
+    fileUploadChunkBuffer: read.size('FILE_UPLOAD_CHUNK_BUFFER', 256 * 1024 ** 2),
+
+    storageBackend,
+    s3: storageBackend === 's3' ? readS3(read) : null,
+    enabledServices: read.listOf(
+      'ENABLED_SERVICES',
+      ['file', 'note', 'request'],
+      ['file', 'note', 'request'],
+    ),
+
+    oidcIssuer: read.issuer('OIDC_ISSUER'),
+    oidcClientId: read.optionalString('OIDC_CLIENT_ID'),
+    oidcClientSecret: read.optionalString('OIDC_CLIENT_SECRET'),
+    oidcProvider: read.oneOf('OIDC_PROVIDER', 'generic', [
+      'generic',
+      'pocketid',
+      'authentik',
+      'keycloak',
+    ]),
+    oidcSessionSecret: read.optionalString('OIDC_SESSION_SECRET'),
+    // Browsers cap a cookie's Max-Age at 400 days (RFC 6265bis §5.5), and so does Hono.
+    oidcSessionDurationSec: read.integer('OIDC_SESSION_DURATION', DAY, 60, 400 * DAY),
+    oidcProtectFiles: read.boolean('OIDC_PROTECT_FILES', false),
+    oidcProtectNotes: read.boolean('OIDC_PROTECT_NOTES', false),
+    oidcProtectRequests: read.boolean('OIDC_PROTECT_REQUESTS', false),
+
+    passwordMaxAttempts: read.integer('PASSWORD_MAX_ATTEMPTS', 5, 1),
+    passwordLockoutMs: read.integer('PASSWORD_LOCKOUT_MS', 15 * 60_000, 1),
+
+    fileRequestExpireOptionsSec: read.integerList('FILE_REQUEST_EXPIRE_OPTIONS_SEC', [
+      DAY,
+      7 * DAY,
+      30 * DAY,
+    ]),
+    fileRequestUploadOptions: read.integerList('FILE_REQUEST_UPLOAD_OPTIONS', [1, 5, 10, 25, 50]),
+    fileRequestDownloadOptions: read.integerList('FILE_REQUEST_DOWNLOAD_OPTIONS', [1, 3, 5, 10]),
+    fileRequestMaxSize: read.size('FILE_REQUEST_MAX_SIZE', 2 * GiB, 1),
+    fileRequestDailyLimit: read.integer('FILE_REQUEST_DAILY_LIMIT', 10),
+    fileRequestRetentionSec: read.integer('FILE_REQUEST_RETENTION_SEC', 7 * DAY, 60),
+    forceRequestPassword: read.boolean('FORCE_REQUEST_PASSWORD', false),
+
+    metrics: readMetrics(read, port),
+    notify: readNotify(read, baseUrl),
+  }
+  for (const [variable, on] of [
+    ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
+    ['OIDC_PROTECT_NOTES', config.oidcProtectNotes],
+    ['OIDC_PROTECT_REQUESTS', config.oidcProtectRequests],
+  ] as const) {
+    // A protected creation with no way to log in could never succeed.
+    if (on && !loginEnabled(config)) {
+      throw new ConfigError(
+        variable,
+        'true',
+        'false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set',
+      )
+    }
+  }
+  // The session secret signs every login (spec: Optional login 5); a short one can be guessed.
+  const secret = config.oidcSessionSecret
+  if (loginEnabled(config) && (secret === null || secret.length < SESSION_SECRET_MIN_LENGTH)) {
+    throw new ConfigError(
+      'OIDC_SESSION_SECRET',
+      // The value itself is a secret and stays out of the log.
+      secret === null ? '' : `<${secret.length} characters>`,
+      `at least ${SESSION_SECRET_MIN_LENGTH} characters when OIDC login is enabled`,
+    )
+  }
+  return config
+}
+
+/** A file or folder named by a setting, resolved against the working folder; null when unset or empty. */
+function optionalPath(value: string | null): string | null {
+  return value === null || value === '' ? null : resolve(value)
+}
+
+/** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
+function databaseUrl(value: string | null): string | null {
+  if (value === null || value === '') return null
+  const valid = (() => {
+    try {
+      const url = new URL(value)
+      const host = url.host !== '' || url.searchParams.has('host')
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && host
+    } catch {
+      return false
+    }
+  })()
+  if (!valid) {
+    // The address may hold a password: the message names the variable, not the value.
+    throw new ConfigError(
+      'DATABASE_URL',
+      '(hidden)',
+      'a postgres://user:password@host:port/database address',
+    )
+  }
+  return value
+}
+
+/** The notification settings; the SMTP address may hold a password and stays out of errors. */
+function readNotify(read: Reader, baseUrl: string): NotifySettings {
+  const smtpUrl = read.optionalString('SMTP_URL') || null
+  if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
+    throw new ConfigError('SMTP_URL', '(hidden)', 'an smtp:// or smtps:// address')
+  }
+  const from = read.string('NOTIFY_FROM', `fileshare@${new URL(baseUrl).hostname}`)
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(from) && !/^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(from)) {
+    throw new ConfigError('NOTIFY_FROM', from, 'an email address, optionally as "Name <address>"')
+  }
+  const hosts = (read.optionalString('NOTIFY_WEBHOOK_HTTP_HOSTS') ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter((host) => host !== '')
+  const abuseEmail = read.optionalString('ABUSE_EMAIL')
+  if (abuseEmail !== null) {
+    // The check a request's notifyEmail passes: one rule for every address the mailer sends to.
+    try {
+      parseNotifyEmail(abuseEmail)
+    } catch {
+      throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
+    }
+  }
+  if (abuseEmail !== null && smtpUrl === null) {
+    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+  }
+  return {
+    smtpUrl,
+    abuseEmail,
+    abuseDigestIntervalSec: read.integer('ABUSE_DIGEST_INTERVAL_SEC', 900, 1),
+    emailDailyLimit: read.integer('NOTIFY_EMAIL_DAILY_LIMIT', 5),
+    emailMaxPerRequest: read.integer('NOTIFY_EMAIL_MAX_PER_REQUEST', 10, 1),
+    from,
+    allowPrivate: read.boolean('NOTIFY_ALLOW_PRIVATE', false),
+    webhookHttpHosts: [...new Set(hosts)],
+    // Well within the outbox's claim on a row, so no other instance takes a row still under way.
+    deliveryTimeoutMs: read.integer(
+      'NOTIFY_DELIVERY_TIMEOUT_MS',
+      10_000,
+      100,
+      DEFAULT_RETRY_POLICY.leaseMs / 2,
+    ),
+  }
+}
+
+/**
+ * The metrics settings: off unless METRICS_ENABLED, and then guarded by METRICS_TOKEN, served
+ * only on METRICS_PORT at 127.0.0.1, or both; never open on the main port.
+ */
+function readMetrics(read: Reader, mainPort: number): MetricsSettings | null {
+  if (!read.boolean('METRICS_ENABLED', false)) return null
+  const token = read.optionalString('METRICS_TOKEN')
+  const port =
+    read.optionalString('METRICS_PORT') === null ? null : read.integer('METRICS_PORT', 0, 1, 65535)
+  if (token === null && port === null) {
+    throw new ConfigError(
+      'METRICS_ENABLED',
+      'true',
+      'false unless METRICS_TOKEN or METRICS_PORT is set (/metrics is never open on the main port)',
+    )
+  }
+  if (token !== null && (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(
+      'METRICS_TOKEN',
+      // The value itself is a secret and stays out of the log.
+      `<${token.length} characters>`,
+      `at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces`,
+    )
+  }
+  if (port !== null && port === mainPort) {
+    throw new ConfigError('METRICS_PORT', String(port), `another port than PORT (${mainPort})`)
+  }
+  return { token, port }
+}
+
+/** The S3 settings; the endpoint, bucket and keys have no default (spec: STORAGE_BACKEND). */
+function readS3(read: Reader): S3Settings {
+  return {
+    endpoint: read.url(
+      'S3_ENDPOINT',
+      read.required('S3_ENDPOINT', 'set when STORAGE_BACKEND is s3'),
+    ),
+    region: read.string('S3_REGION', 'us-east-1'),
+    bucket: read.required('S3_BUCKET', 'set when STORAGE_BACKEND is s3'),
+    accessKeyId: read.required('S3_ACCESS_KEY_ID', 'set when STORAGE_BACKEND is s3'),
+    secretAccessKey: read.required('S3_SECRET_ACCESS_KEY', 'set when STORAGE_BACKEND is s3'),
+    forcePathStyle: read.boolean('S3_FORCE_PATH_STYLE', false),
+    presignedUrlExpirySec: read.integer('S3_PRESIGNED_URL_EXPIRY', 300, 1, 7 * DAY),
+    // S3 refuses parts under 5 MiB (except the last) and over 5 GiB.
+    partSize: read.size('S3_PART_SIZE', 8 * 1024 ** 2, 5 * 1024 ** 2),
+  }
+}

@@ -1,0 +1,433 @@
+/**
+ * Encrypted notes: creation with the spec's validation, public info, counted views, the password
+ * check and deletion (spec: POST /api/note … DELETE /api/note/:id, Note states).
+ *
+ * Order of checks when several apply, the same on every route:
+ * 0. view and password check: a body that is not a JSON object, 400 `Invalid request` (a missing
+ *    or non-string `authToken` is a wrong token, 401: spec Authentication 1);
+ * 1. an id that is not a UUID, or no such note: 404 `Note not found` (a deleted note is unknown);
+ * 2. expired: 410 `Note has expired`; then view limit reached: 410 `View limit reached`. The
+ *    state table answers 410 for exhausted or expired notes on view, info and password check
+ *    whatever the token, and `GET /api/note/:id` already tells anyone the same without one;
+ * 3. password check only: not protected, 400 `Note is not password-protected`;
+ * 4. protected notes on view and password check: the lockout of `note:<id>` for the caller's IP
+ *    (429 with `Retry-After`), so the view route is no way around it;
+ * 5. the token: 401 (`Invalid auth token`, `Invalid password`, `Invalid owner token`).
+ * Deletion skips step 2: an owner may delete a note that has expired or is used up.
+ */
+import { randomUUID } from 'node:crypto'
+
+import {
+  ERROR_MESSAGES,
+  NOTE_CONTENT_TYPES,
+  NOTE_NONCE_BYTES,
+  NOTE_OVERHEAD_BYTES,
+  NOTE_SALT_BYTES,
+  PASSWORD_ALGO,
+  PASSWORD_SALT_BYTES,
+  isOneOf,
+  isUuid,
+  type CreateNoteResponse,
+  type NoteContentType,
+  type NoteInfoResponse,
+  type NoteViewResponse,
+} from '@fileshare/protocol'
+import { and, eq, gt, gte, lt, lte, or, sql } from 'drizzle-orm'
+
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import { increment } from '../db/expressions.js'
+import type { notes } from '../db/schema-pg.js'
+import { HttpError } from '../http-error.js'
+import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
+import { deleteAsOwner } from '../records/owner-delete.js'
+import { infoTimes, passwordFields } from '../records/public-info.js'
+import { hashToken, judgeToken, tokenBytes } from '../access/tokens.js'
+import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
+import { canonicalSalt, decodeBase64Strict, invalid } from '../validation.js'
+
+export interface NotesDeps {
+  config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>
+  db: Db
+  lockout: Lockout
+  tombstones: Tombstones
+  /** Milliseconds since the epoch. */
+  now: () => number
+}
+
+const ID = sql.placeholder('id')
+const NOW = sql.placeholder('now')
+
+/** What view and password check read of a note: whether it can be read, and its token. */
+function accessColumns(table: typeof notes) {
+  return {
+    maxViews: table.maxViews,
+    viewCount: table.viewCount,
+    hasPassword: table.hasPassword,
+    authTokenHash: table.authTokenHash,
+    expiresAt: table.expiresAt,
+  }
+}
+
+/** What the info answer and deletion read as well; the ciphertext comes from the view's UPDATE. */
+function infoColumns(table: typeof notes) {
+  return {
+    ...accessColumns(table),
+    id: table.id,
+    contentType: table.contentType,
+    salt: table.salt,
+    passwordSalt: table.passwordSalt,
+    ownerTokenHash: table.ownerTokenHash,
+    createdAt: table.createdAt,
+  }
+}
+
+/** A note as stored at creation (the view count starts at 0). */
+type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
+
+/**
+ * The statements of the note routes, prepared once per service: building a query and preparing
+ * it again on every request cost more than running it. View and password check read only the
+ * columns they need (`access`): every column read, above all every blob, costs the driver a copy.
+ * PostgreSQL prepares them once per connection under their names.
+ */
+function prepareNoteStatements(db: Db) {
+  const { notes } = db.tables
+  const param = <K extends keyof NewNote>(name: K) => sql.placeholder(name)
+  return {
+    insert: db.query
+      .insert(notes)
+      .values({
+        id: param('id'),
+        contentType: param('contentType'),
+        encryptedContent: param('encryptedContent'),
+        nonce: param('nonce'),
+        salt: param('salt'),
+        maxViews: param('maxViews'),
+        viewCount: 0,
+        hasPassword: param('hasPassword'),
+        passwordSalt: param('passwordSalt'),
+        passwordAlgo: param('passwordAlgo'),
+        authTokenHash: param('authTokenHash'),
+        ownerTokenHash: param('ownerTokenHash'),
+        createdAt: param('createdAt'),
+        expiresAt: param('expiresAt'),
+      })
+      .prepare('note_insert'),
+    find: db.query
+      .select(infoColumns(notes))
+      .from(notes)
+      .where(eq(notes.id, ID))
+      .prepare('note_find'),
+    access: db.query
+      .select(accessColumns(notes))
+      .from(notes)
+      .where(eq(notes.id, ID))
+      .prepare('note_access'),
+    // One statement checks and counts, so concurrent views can never pass maxViews.
+    countView: db.query
+      .update(notes)
+      .set({ viewCount: increment(notes.viewCount) })
+      .where(and(eq(notes.id, ID), lt(notes.viewCount, notes.maxViews), gt(notes.expiresAt, NOW)))
+      .returning({
+        encryptedContent: notes.encryptedContent,
+        nonce: notes.nonce,
+        viewCount: notes.viewCount,
+        maxViews: notes.maxViews,
+      })
+      .prepare('note_count_view'),
+    delete: db.query
+      .delete(notes)
+      .where(eq(notes.id, ID))
+      .returning({ id: notes.id })
+      .prepare('note_delete'),
+  }
+}
+
+/** A statement that reads one note by id. */
+interface NoteLookup<R> {
+  execute(values: { id: string }): Promise<R[]>
+}
+
+type NoteAccess = Pick<typeof notes.$inferSelect, keyof ReturnType<typeof accessColumns>>
+
+/** The fields of `POST /api/note`; any other field is refused. */
+const CREATE_FIELDS = [
+  'encryptedContent',
+  'nonce',
+  'salt',
+  'ownerToken',
+  'authToken',
+  'contentType',
+  'maxViews',
+  'expireSec',
+  'hasPassword',
+  'passwordSalt',
+  'passwordAlgo',
+] as const
+
+const EQUALS_SIGN = 0x3d
+
+/** Standard base64 of exactly `size` bytes, or null. */
+function decodeExact(value: unknown, size: number): Buffer | null {
+  return decodeBase64Strict(value, { minBytes: size, maxBytes: size })
+}
+
+function notFound(): HttpError {
+  return new HttpError(404, ERROR_MESSAGES.noteNotFound)
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The `authToken` of a view or password body; anything else in the body is ignored. */
+function authTokenOf(body: unknown): string | undefined {
+  if (!isObject(body)) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+  return typeof body.authToken === 'string' ? body.authToken : undefined
+}
+
+export class NotesService {
+  private readonly statements: ReturnType<typeof prepareNoteStatements>
+
+  constructor(private readonly deps: NotesDeps) {
+    this.statements = prepareNoteStatements(deps.db)
+  }
+
+  /** Largest decoded `encryptedContent` (spec: Limits, NOTE_MAX_SIZE + 256 bytes). */
+  get maxContentBytes(): number {
+    return this.deps.config.noteMaxSize + NOTE_OVERHEAD_BYTES
+  }
+
+  /**
+   * Validates and stores a new note (spec: POST /api/note). A body that is not an object is a
+   * 400; then content over the limit is a 413 before any other problem, since no fix of another
+   * field makes it acceptable; every remaining problem is reported at once in `details`.
+   */
+  async create(body: unknown): Promise<CreateNoteResponse> {
+    if (!isObject(body)) throw invalid({ body: 'must be a JSON object' })
+    const { config } = this.deps
+    // A Map, so that a field named `__proto__` is reported like any other unknown field.
+    const problems = new Map<string, string>()
+
+    const content = this.decodeContent(body.encryptedContent, problems)
+    for (const key of Object.keys(body)) {
+      if (!isOneOf(key, CREATE_FIELDS)) problems.set(key.slice(0, 64), 'is not a known field')
+    }
+    const nonce = decodeExact(body.nonce, NOTE_NONCE_BYTES)
+    if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
+    const salt = canonicalSalt(body.salt, [NOTE_SALT_BYTES])
+    if (salt === null) {
+      problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
+    }
+    const ownerToken = tokenBytes(typeof body.ownerToken === 'string' ? body.ownerToken : null)
+    if (!ownerToken) problems.set('ownerToken', 'must be a base64url token')
+    const authToken = tokenBytes(typeof body.authToken === 'string' ? body.authToken : null)
+    if (!authToken) problems.set('authToken', 'must be a base64url token')
+    const { contentType, maxViews, expireSec, hasPassword } = body
+    if (!isOneOf(contentType, NOTE_CONTENT_TYPES)) {
+      problems.set('contentType', `must be one of ${NOTE_CONTENT_TYPES.join(', ')}`)
+    }
+    if (!isOneOf(maxViews, config.noteViewOptions)) {
+      problems.set('maxViews', `must be one of ${config.noteViewOptions.join(', ')}`)
+    }
+    if (!isOneOf(expireSec, config.noteExpireOptionsSec)) {
+      problems.set('expireSec', `must be one of ${config.noteExpireOptionsSec.join(', ')}`)
+    }
+
+    if (typeof hasPassword !== 'boolean') problems.set('hasPassword', 'must be true or false')
+    const passwordSalt = canonicalSalt(body.passwordSalt, [PASSWORD_SALT_BYTES])
+    if (hasPassword === true) {
+      if (passwordSalt === null) {
+        problems.set('passwordSalt', `must be base64url of ${PASSWORD_SALT_BYTES} bytes`)
+      }
+      if (body.passwordAlgo !== PASSWORD_ALGO) {
+        problems.set('passwordAlgo', `must be ${PASSWORD_ALGO}`)
+      }
+    } else if (hasPassword === false) {
+      // Present exactly when hasPassword is true (protocol PasswordFields): a stray salt would
+      // otherwise be shown to readers of a note that has no password.
+      for (const field of ['passwordSalt', 'passwordAlgo']) {
+        if (Object.hasOwn(body, field)) problems.set(field, 'must be absent without a password')
+      }
+    }
+
+    if (
+      problems.size > 0 ||
+      !content ||
+      !nonce ||
+      !ownerToken ||
+      !authToken ||
+      !isOneOf(contentType, NOTE_CONTENT_TYPES) ||
+      typeof maxViews !== 'number' ||
+      typeof expireSec !== 'number' ||
+      typeof hasPassword !== 'boolean'
+    ) {
+      throw invalid(Object.fromEntries(problems))
+    }
+
+    const now = this.deps.now()
+    const expiresAt = now + expireSec * 1000
+    const id = randomUUID()
+    const note: NewNote = {
+      id,
+      contentType,
+      encryptedContent: content,
+      nonce,
+      // Stored in the one canonical spelling, so info answers the same bytes in one way.
+      salt: salt!,
+      maxViews,
+      hasPassword,
+      passwordSalt: hasPassword ? passwordSalt! : null,
+      passwordAlgo: hasPassword ? PASSWORD_ALGO : null,
+      authTokenHash: hashToken(authToken),
+      ownerTokenHash: hashToken(ownerToken),
+      createdAt: now,
+      expiresAt,
+    }
+    await this.statements.insert.execute(note)
+    return { id, expiresAt: new Date(expiresAt).toISOString() }
+  }
+
+  /**
+   * Decodes `encryptedContent`, throwing 413 when it is over the limit (judged from the text's
+   * length before decoding, so an oversized body costs no decoding) and noting other problems.
+   */
+  private decodeContent(value: unknown, problems: Map<string, string>): Buffer | null {
+    if (typeof value !== 'string') {
+      problems.set('encryptedContent', 'must be base64')
+      return null
+    }
+    const max = this.maxContentBytes
+    let end = value.length
+    while (end > 0 && value.charCodeAt(end - 1) === EQUALS_SIGN) end--
+    if (Math.floor((end * 3) / 4) > max) throw new HttpError(413, ERROR_MESSAGES.noteTooLarge)
+    const content = decodeBase64Strict(value, { minBytes: 1, maxBytes: max })
+    if (!content) problems.set('encryptedContent', 'must be non-empty base64')
+    return content
+  }
+
+  /** Public info, never the ciphertext (spec: GET /api/note/:id). */
+  async info(id: string): Promise<NoteInfoResponse> {
+    const row = await this.available(id, this.statements.find)
+    return {
+      id: row.id,
+      contentType: row.contentType as NoteContentType,
+      salt: row.salt,
+      maxViews: row.maxViews,
+      viewCount: row.viewCount,
+      ...infoTimes(row),
+      ...passwordFields(row),
+    }
+  }
+
+  /**
+   * Counts one view and returns the ciphertext (spec: POST /api/note/:id/view). The count is
+   * raised by one conditional UPDATE, so concurrent views never exceed maxViews: whichever
+   * request finds the limit reached in that statement answers 410.
+   */
+  async view(id: string, body: unknown, clientIp: string): Promise<NoteViewResponse> {
+    const presented = authTokenOf(body)
+    const row = await this.available(id, this.statements.access)
+    const guard = { key: `note:${id}`, clientIp, hasPassword: row.hasPassword }
+    const token = judgeToken(presented, row.authTokenHash)
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidAuthToken)
+    }
+    const [counted] = await this.statements.countView.execute({ id, now: this.deps.now() })
+    if (!counted) {
+      // Lost a race: say why from the row as it is now.
+      await this.available(id, this.statements.access)
+      throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
+    }
+    // Node's encoder writes the same padded standard base64 as toBase64, natively.
+    return {
+      encryptedContent: counted.encryptedContent.toString('base64'),
+      nonce: counted.nonce.toString('base64'),
+      viewCount: counted.viewCount,
+      maxViews: counted.maxViews,
+    }
+  }
+
+  /**
+   * Checks the auth token of a password-protected note without counting a view (spec: POST
+   * /api/note/:id/password). A well-formed wrong token counts as a failed attempt of
+   * `note:<id>` for this IP; a malformed one cannot be a password guess and does not.
+   */
+  async checkPassword(id: string, body: unknown, clientIp: string): Promise<void> {
+    const presented = authTokenOf(body)
+    const row = await this.available(id, this.statements.access)
+    if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.noteNotPasswordProtected)
+    const guard = { key: `note:${id}`, clientIp, hasPassword: true }
+    const token = judgeToken(presented, row.authTokenHash)
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
+    }
+  }
+
+  /**
+   * Deletes a note, or what the cleanup job left of it; afterwards its id answers 404 everywhere
+   * (spec: DELETE /api/note/:id). A takedown's tombstone stays, answering 410.
+   */
+  async delete(id: string, ownerToken: string | undefined): Promise<void> {
+    if (!isUuid(id)) throw notFound()
+    const [row] = await this.statements.find.execute({ id })
+    const note = {
+      kind: 'note' as const,
+      id,
+      row,
+      deleteRow: async () => (await this.statements.delete.execute({ id })).length > 0,
+      messages: {
+        notFound: ERROR_MESSAGES.noteNotFound,
+        wrongOwner: ERROR_MESSAGES.invalidOwnerToken,
+      },
+    }
+    if (!(await deleteAsOwner(this.deps.tombstones, note, ownerToken))) throw notFound()
+  }
+
+  /**
+   * Cleanup: deletes expired and used-up notes, leaving a tombstone for each so their ids go on
+   * answering 410 (tombstones.ts). Returns how many went.
+   */
+  async retireFinished(): Promise<number> {
+    const { notes } = this.deps.db.tables
+    const now = this.deps.now()
+    return this.deps.db.transaction(async (tx) => {
+      const removed = await tx
+        .delete(notes)
+        .where(or(lte(notes.expiresAt, now), gte(notes.viewCount, notes.maxViews)))
+        .returning(tombstoneColumns(notes))
+      await this.deps.tombstones.bury(tx, 'note', removed)
+      return removed.length
+    })
+  }
+
+  /**
+   * The note as `statement` reads it; 404 unknown, 410 when the cleanup job or the operator
+   * removed it.
+   */
+  private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
+    if (!isUuid(id)) throw notFound()
+    const [row] = await statement.execute({ id })
+    if (row) return row
+    const removed = await this.deps.tombstones.find('note', id)
+    if (!removed) throw notFound()
+    const takedown = takedownError(removed)
+    if (takedown) throw takedown
+    // As for a note still stored: expired first, then used up.
+    throw new HttpError(
+      410,
+      removed.expiresAt <= this.deps.now()
+        ? ERROR_MESSAGES.noteExpired
+        : ERROR_MESSAGES.viewLimitReached,
+    )
+  }
+
+  /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */
+  private async available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): Promise<R> {
+    const row = await this.find(id, statement)
+    if (row.expiresAt <= this.deps.now()) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
+    if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
+    return row
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The notification outbox in the database: rows are queued in the transaction that stores an
+ * upload, claimed one by one with a conditional update that moves the lease forward (so of
+ * several instances exactly one holds a row while it sends), deleted once delivered, and put
+ * back with a doubling delay when a delivery fails, until a day has passed. A row whose request
+ * no longer exists is dropped when it comes due, unsent.
+ */
+import { randomUUID } from 'node:crypto'
+
+import { and, asc, count, eq, exists, inArray, lte } from 'drizzle-orm'
+
+import type { Db, Executor } from '../db/client.js'
+import { increment } from '../db/expressions.js'
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
+
+export type NotificationChannel = 'email' | 'webhook'
+
+/** Where a request's creator asked to be told; stored on the request row. */
+export interface NotifyTargets {
+  notifyEmail: string | null
+  notifyWebhook: string | null
+  notifyWebhookSecret: Buffer | null
+}
+
+/** A finished upload into a request, as far as a notification may tell. */
+export interface FinishedUpload {
+  uploadId: string
+  requestId: string
+  size: number
+  arrivedAt: number
+}
+
+export interface ClaimedNotification extends FinishedUpload {
+  id: string
+  channel: NotificationChannel
+  target: string
+  secret: Buffer | null
+  /** Deliveries tried so far, this one included. */
+  attempts: number
+}
+
+export class NotificationOutbox {
+  constructor(
+    private readonly db: Db,
+    private readonly now: () => number,
+    private readonly policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+  ) {}
+
+  /** Queues one row per channel the request asked for; through `tx`, the upload's transaction. */
+  async enqueue(tx: Executor, upload: FinishedUpload, targets: NotifyTargets): Promise<number> {
+    const rows = []
+    if (targets.notifyEmail !== null) {
+      rows.push({ channel: 'email', target: targets.notifyEmail, secret: null })
+    }
+    if (targets.notifyWebhook !== null && targets.notifyWebhookSecret !== null) {
+      rows.push({
+        channel: 'webhook',
+        target: targets.notifyWebhook,
+        secret: targets.notifyWebhookSecret,
+      })
+    }
+    if (rows.length === 0) return 0
+    await tx
+      .insert(this.db.tables.notifications)
+      .values(rows.map((row) => ({ id: randomUUID(), ...upload, ...row })))
+    return rows.length
+  }
+
+  /** Drops what is still queued for an upload that was undone; through `tx`. */
+  async withdraw(tx: Executor, uploadId: string): Promise<void> {
+    const { notifications } = this.db.tables
+    await tx.delete(notifications).where(eq(notifications.uploadId, uploadId))
+  }
+
+  /**
+   * Claims up to `limit` rows that are due and not held by another delivery. A due row whose
+   * request is gone (deleted by its owner, taken down, or removed by the cleanup job) is deleted
+   * instead: its notice is never sent, nor tried again.
+   */
+  async claimDue(limit: number): Promise<ClaimedNotification[]> {
+    const { notifications, fileRequests } = this.db.tables
+    const time = this.now()
+    const due = and(lte(notifications.notBefore, time), lte(notifications.leaseUntil, time))
+    const candidates = await this.db.query
+      .select({ id: notifications.id, request: fileRequests.id })
+      .from(notifications)
+      .leftJoin(fileRequests, eq(fileRequests.id, notifications.requestId))
+      .where(due)
+      .orderBy(asc(notifications.notBefore))
+      .limit(limit)
+    const orphans = candidates.filter((row) => row.request === null).map((row) => row.id)
+    if (orphans.length > 0) {
+      await this.db.query.delete(notifications).where(inArray(notifications.id, orphans))
+    }
+    // Checked again in the claim itself, for a request deleted since the look.
+    const requestExists = exists(
+      this.db.query
+        .select({ id: fileRequests.id })
+        .from(fileRequests)
+        .where(eq(fileRequests.id, notifications.requestId)),
+    )
+    const live = candidates.filter((row) => row.request !== null).map((row) => row.id)
+    if (live.length === 0) return []
+    // One conditional update claims them all: a row another instance claimed meanwhile is no
+    // longer due, and is left out of what returns.
+    const rows = await this.db.query
+      .update(notifications)
+      .set({
+        leaseUntil: time + this.policy.leaseMs,
+        attempts: increment(notifications.attempts),
+      })
+      .where(and(inArray(notifications.id, live), due, requestExists))
+      .returning()
+    return rows
+      .map((row) => ({ ...row, channel: row.channel as NotificationChannel }))
+      .sort((a, b) => a.notBefore - b.notBefore)
+  }
+
+  /** Removes a delivered row. */
+  async delivered(row: ClaimedNotification): Promise<void> {
+    const { notifications } = this.db.tables
+    await this.db.query.delete(notifications).where(eq(notifications.id, row.id))
+  }
+
+  /**
+   * Puts a failed row back to be tried after a doubling delay; answers false, deleting it, once
+   * the next try would come later than `giveUpAfterMs` after the upload.
+   */
+  async failed(row: ClaimedNotification): Promise<boolean> {
+    const { notifications } = this.db.tables
+    const { firstDelayMs, maxDelayMs, giveUpAfterMs } = this.policy
+    const time = this.now()
+    const delay = Math.min(maxDelayMs, firstDelayMs * 2 ** Math.min(30, row.attempts - 1))
+    if (time + delay > row.arrivedAt + giveUpAfterMs) {
+      await this.db.query.delete(notifications).where(eq(notifications.id, row.id))
+      return false
+    }
+    await this.db.query
+      .update(notifications)
+      .set({ notBefore: time + delay, leaseUntil: 0 })
+      .where(and(eq(notifications.id, row.id), eq(notifications.attempts, row.attempts)))
+    return true
+  }
+
+  /** How many rows are queued. */
+  async count(): Promise<number> {
+    const { notifications } = this.db.tables
+    const [row] = await this.db.query.select({ n: count() }).from(notifications)
+    return row?.n ?? 0
+  }
+}

@@ -1,0 +1,396 @@
+/**
+ * The periodic cleanup job: removes expired and used-up uploads and notes (leaving tombstones
+ * that answer 410 for a while: tombstones.ts), uploads in requests whose retention ended and
+ * requests that can hold nothing any more, retries failed blob removals, sweeps blobs and partial
+ * files nothing refers to, ends abandoned upload sessions, deletes API tokens long expired and
+ * prunes old quota windows and daily counts (spec: What the service does 5; File upload,
+ * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC); it also mails the digest of
+ * new abuse reports when one is due. Every instance ends its own idle sessions; the rest, which
+ * works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
+ */
+import { REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
+import { eq } from 'drizzle-orm'
+
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import type { LeaderLock } from '../db/leader-lock.js'
+import type { Logger } from '../logger.js'
+import { recordCleanupRun, recordUploadFailed, type CleanupCounts } from '../metrics/recorder.js'
+import type { BlobStore } from '../storage/blob-store.js'
+import type { ApiTokens } from '../access/api-tokens.js'
+import type { Lockout } from '../limits/lockout.js'
+import type { DbUploadQuota } from '../limits/quota.js'
+import type { RateLimit } from '../limits/rate-limiter.js'
+import type { NotesService } from '../notes/notes.js'
+import type { AbuseDigest } from '../notify/abuse-digest.js'
+import type { BlobJanitor } from '../records/blob-janitor.js'
+import type { Tombstones } from '../records/tombstones.js'
+import type { InboxService } from '../requests/inbox.js'
+import type { RequestsService } from '../requests/requests.js'
+import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { UploadSessions } from '../sessions/upload-sessions.js'
+import type { UploadsService } from '../uploads/uploads.js'
+
+/**
+ * A committed blob without a record is swept only when it is older than this. The upload routes
+ * commit the blob before they insert the record, so a young blob may simply be waiting for it.
+ */
+export const ORPHAN_GRACE_MS = 10 * 60_000
+
+/**
+ * Partial files of sessions that ended normally are removed by commit or abort, and the start of
+ * the server removes all of them, so the job only sweeps leftovers of failed removals. A partial
+ * file is swept once it is this much older than the session idle time, which is the longest an
+ * HTTP session stays open without a write.
+ */
+export const PARTIAL_MARGIN_MS = 10 * 60_000
+
+/** What the job calls of the services, each narrowed to the calls it makes. */
+export interface CleanupServices {
+  sessions: Pick<UploadSessions, 'expireIdle' | 'expireDormant' | 'endUnresumable' | 'get'>
+  storedChunks: Pick<StoredChunkSessions, 'expireIdle' | 'endLapsed'> | undefined
+  liveSessionKeys: () => Promise<ReadonlySet<string>>
+  janitor: Pick<BlobJanitor, 'retry' | 'pending' | 'remove'>
+  quota: Pick<DbUploadQuota, 'prune'>
+  requests: Pick<RequestsService, 'pruneDailyCounts' | 'removeFinishedRequests'>
+  inbox: Pick<InboxService, 'removeExpiredUploads'>
+  uploads: Pick<UploadsService, 'retireFinished'>
+  notes: Pick<NotesService, 'retireFinished'>
+  tombstones: Pick<Tombstones, 'purge'>
+  rateLimiter: Pick<RateLimit, 'prune'>
+  reportLimiter: Pick<RateLimit, 'prune'>
+  abuseDigest: Pick<AbuseDigest, 'send'> | null
+  lockout: Pick<Lockout, 'prune'>
+  apiTokens: Pick<ApiTokens, 'purgeExpired'>
+}
+
+export interface CleanupDeps {
+  config: Pick<Config, 'uploadSessionIdleSec'>
+  db: Db
+  blobs: BlobStore
+  services: CleanupServices
+  logger: Logger
+  /** Whether this instance runs the shared steps in a given run. */
+  leader: LeaderLock
+  /** Milliseconds since the epoch; decides which records have expired. */
+  now: () => number
+}
+
+export type CleanupStep =
+  | 'retry'
+  | 'uploads'
+  | 'notes'
+  | 'tombstones'
+  | 'requestUploads'
+  | 'requests'
+  | 'apiTokens'
+  | 'sessions'
+  | 'streamedSessions'
+  | 'chunkSessions'
+  | 'orphans'
+  | 'partials'
+  | 'quota'
+  | 'abuseDigest'
+
+/** A run's outcome; its removal counts are what the metrics record (CleanupCounts). */
+export interface CleanupReport extends CleanupCounts {
+  /** Whether this instance held the background work's lock and ran the shared steps. */
+  leading: boolean
+  /** Uploads deleted because they expired or used up their downloads (tombstones.ts). */
+  uploadsRemoved: number
+  /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
+  blobsQueued: number
+  /**
+   * Blobs of removed uploads (of both kinds) kept until the presigned URL of their last download
+   * has expired; a later run removes them (counted in `blobsRetried`).
+   */
+  blobsHeld: number
+  /** Notes deleted because they expired or used up their views. */
+  notesRemoved: number
+  /** Tombstones of removed uploads and notes whose retention ended. */
+  tombstonesPurged: number
+  /** Uploads in requests deleted because their retention ended or their downloads are used up. */
+  requestUploadsRemoved: number
+  /** Requests deleted because they ended long enough ago and hold nothing. */
+  requestsRemoved: number
+  /** API tokens deleted because they expired longer than EXPIRED_TOKEN_GRACE_MS ago. */
+  apiTokensPurged: number
+  /** Blob removals queued or held by earlier runs that succeeded in this one. */
+  blobsRetried: number
+  /** Chunked upload sessions ended for being idle too long. */
+  sessionsExpired: number
+  orphansRemoved: number
+  partialsRemoved: number
+  quotaPruned: number
+  /** Abuse reports named in the digest mailed to ABUSE_EMAIL in this run. */
+  abuseReportsMailed: number
+  /** Steps that failed; each was logged and the others still ran. */
+  failedSteps: CleanupStep[]
+}
+
+type StepRunner = (name: CleanupStep, work: () => Promise<void> | void) => Promise<void>
+
+function emptyReport(): CleanupReport {
+  return {
+    leading: false,
+    uploadsRemoved: 0,
+    blobsQueued: 0,
+    blobsHeld: 0,
+    notesRemoved: 0,
+    tombstonesPurged: 0,
+    requestUploadsRemoved: 0,
+    requestsRemoved: 0,
+    apiTokensPurged: 0,
+    blobsRetried: 0,
+    sessionsExpired: 0,
+    orphansRemoved: 0,
+    partialsRemoved: 0,
+    quotaPruned: 0,
+    abuseReportsMailed: 0,
+    failedSteps: [],
+  }
+}
+
+const anyContext = (_context: unknown): _context is unknown => true
+
+export class CleanupJob {
+  private readonly deps: CleanupDeps
+  private timer: NodeJS.Timeout | undefined
+  private running: Promise<CleanupReport> | undefined
+  private stopped = false
+  /**
+   * Orphan candidates seen by the previous run. A blob is swept only when two runs in a row found
+   * it without a record, so a record inserted a moment after its blob was listed always wins,
+   * whatever the blob's modification time says.
+   */
+  private orphanCandidates = new Set<string>()
+
+  constructor(deps: CleanupDeps) {
+    this.deps = deps
+  }
+
+  /** Runs the job every `intervalMs`; the first run comes one interval after the start. */
+  start(intervalMs: number): void {
+    this.stopped = false
+    if (this.timer) clearInterval(this.timer)
+    // Each step logs its own failure; this catches one outside the steps, so that a timed run
+    // never ends the process with an unhandled rejection.
+    this.timer = setInterval(
+      () =>
+        this.runOnce().catch((error: unknown) =>
+          this.deps.logger.error('cleanup run failed', error),
+        ),
+      intervalMs,
+    )
+    // The job alone must not keep the process alive.
+    this.timer.unref()
+  }
+
+  /**
+   * Stops the timer; a run under way skips its remaining steps. Resolves once that run has
+   * ended, so the database can be closed after it.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    await this.running
+    // Another instance takes the shared work over at its next run.
+    await this.deps.leader.release()
+  }
+
+  /**
+   * Runs every step once; a call while a run is under way gets that run's report. After `stop()`
+   * no step runs until `start()`, so nothing touches a database that is being closed.
+   */
+  runOnce(): Promise<CleanupReport> {
+    this.running ??= this.run()
+      .then((report) => {
+        recordCleanupRun(report)
+        return report
+      })
+      .finally(() => {
+        this.running = undefined
+      })
+    return this.running
+  }
+
+  private async run(): Promise<CleanupReport> {
+    const report = emptyReport()
+    const step: StepRunner = (name, work) => this.runStep(report, name, work)
+    const { services } = this.deps
+
+    // This instance's own sessions, whoever leads; before the partial sweep, since ending a
+    // session removes its partial file at once.
+    await step('sessions', async () => {
+      report.sessionsExpired = await services.sessions.expireIdle()
+    })
+    if (this.stopped) return report
+    report.leading = await this.deps.leader.acquire()
+    if (!report.leading) return report
+
+    await this.removeFinished(report, step)
+    // Dormant streamed sessions are every instance's: idle ones end with their bytes.
+    await step('streamedSessions', async () => {
+      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+      report.sessionsExpired += await services.sessions.expireDormant(idleMs)
+      // Those of an instance that died, whose clients did not ask to resume them.
+      report.sessionsExpired += await services.sessions.endUnresumable()
+    })
+    // Sessions kept in the database are every instance's: the leader ends the idle ones and
+    // removes stored chunks that no live session holds (an instance died mid-chunk), before the
+    // partial sweep.
+    await step('chunkSessions', async () => {
+      const stored = services.storedChunks
+      if (!stored) return
+      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
+      const expired =
+        (await stored.expireIdle(idleMs, REQUEST_HTTP_SESSION_TIMEOUT_MS)) +
+        (await stored.endLapsed())
+      report.sessionsExpired += expired
+      // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
+      recordUploadFailed('chunks', 0, expired)
+      report.partialsRemoved += await this.deps.blobs.sweepChunks(
+        idleMs + PARTIAL_MARGIN_MS,
+        await services.liveSessionKeys(),
+      )
+    })
+    await step('orphans', async () => {
+      report.orphansRemoved = await this.sweepOrphans()
+    })
+    await step('partials', async () => {
+      const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
+      // Only what no live session of any instance writes: a long upload elsewhere is not aborted.
+      report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
+        olderThan,
+        await services.liveSessionKeys(),
+      )
+    })
+    await step('quota', async () => {
+      report.quotaPruned =
+        (await services.quota.prune()) +
+        (await services.requests.pruneDailyCounts()) +
+        (await services.rateLimiter.prune()) +
+        (await services.reportLimiter.prune()) +
+        (await services.lockout.prune())
+    })
+    // Shared too: the leader alone mails, so there is one digest per interval.
+    await step('abuseDigest', async () => {
+      report.abuseReportsMailed = (await services.abuseDigest?.send()) ?? 0
+    })
+
+    this.deps.logger.debug(
+      `cleanup (leading): ${report.uploadsRemoved} uploads (${report.blobsQueued} blobs queued, ` +
+        `${report.blobsHeld} held), ` +
+        `${report.notesRemoved} notes, ${report.tombstonesPurged} tombstones, ` +
+        `${report.requestUploadsRemoved} request uploads, ` +
+        `${report.requestsRemoved} requests, ${report.apiTokensPurged} API tokens, ` +
+        `${report.blobsRetried} retried, ` +
+        `${report.sessionsExpired} idle sessions, ${report.orphansRemoved} orphan blobs, ` +
+        `${report.partialsRemoved} partial files, ${report.quotaPruned} quota and limit windows, ` +
+        `${report.abuseReportsMailed} abuse reports mailed` +
+        (report.failedSteps.length > 0 ? `; failed: ${report.failedSteps.join(', ')}` : ''),
+    )
+    return report
+  }
+
+  /**
+   * The removal steps alone, at once, whichever instance leads (`fileshare-admin purge-expired`):
+   * expired and used-up items, tombstones past their retention, finished requests, API tokens long
+   * expired and the blob removals that are due. Each is a conditional delete, safe beside a running job.
+   */
+  async purgeExpired(): Promise<CleanupReport> {
+    const report = emptyReport()
+    report.leading = true
+    await this.removeFinished(report, (name, work) => this.runStep(report, name, work))
+    return report
+  }
+
+  /** Runs one step unless the job was stopped; a failure is logged and noted in the report. */
+  private async runStep(
+    report: CleanupReport,
+    name: CleanupStep,
+    work: () => Promise<void> | void,
+  ): Promise<void> {
+    if (this.stopped) return
+    try {
+      await work()
+    } catch (error) {
+      report.failedSteps.push(name)
+      this.deps.logger.error(`cleanup step ${name} failed`, error)
+    }
+  }
+
+  private async removeFinished(report: CleanupReport, step: StepRunner): Promise<void> {
+    const { services } = this.deps
+    // Removals that failed in earlier runs go first, so a removal that fails in this run is
+    // tried again by the next run rather than right away.
+    await step('retry', async () => {
+      report.blobsRetried = await services.janitor.retry()
+    })
+    await step('uploads', async () => {
+      const { removed, queued, held } = await services.uploads.retireFinished()
+      report.uploadsRemoved = removed
+      report.blobsQueued += queued
+      report.blobsHeld += held
+    })
+    await step('notes', async () => {
+      report.notesRemoved = await services.notes.retireFinished()
+    })
+    await step('tombstones', async () => {
+      report.tombstonesPurged = await services.tombstones.purge(this.deps.now())
+    })
+    await step('requestUploads', async () => {
+      const { removed, queued, held } = await services.inbox.removeExpiredUploads()
+      report.requestUploadsRemoved = removed
+      report.blobsQueued += queued
+      report.blobsHeld += held
+    })
+    // After the uploads: a request goes only once nothing is left in it.
+    await step('requests', async () => {
+      report.requestsRemoved = await services.requests.removeFinishedRequests()
+    })
+    await step('apiTokens', async () => {
+      report.apiTokensPurged = await services.apiTokens.purgeExpired()
+    })
+  }
+
+  /**
+   * Removes committed blobs that no record (of an upload or of an upload in a request), open
+   * session or queued removal refers to, as left by a crash between the commit of a blob and the
+   * insert of its record, or between the deletion of records and the removal of their blobs.
+   */
+  private async sweepOrphans(): Promise<number> {
+    const { db, blobs, services } = this.deps
+    // File times come from the operating system's clock, not from the injected one.
+    const cutoff = Date.now() - ORPHAN_GRACE_MS
+    const { uploads, requestUploads } = db.tables
+    const pending = await services.janitor.pending()
+    const candidates = new Set<string>()
+    let removed = 0
+    for await (const blob of blobs.list()) {
+      if (blob.modifiedAt > cutoff || pending.has(blob.key)) continue
+      if (services.sessions.get(blob.key, anyContext)) continue
+      // Looked up one at a time, right before the decision, so a record inserted while the
+      // listing ran is seen.
+      const [upload] = await db.query
+        .select({ id: uploads.id })
+        .from(uploads)
+        .where(eq(uploads.id, blob.key))
+      if (upload) continue
+      const [requestUpload] = await db.query
+        .select({ id: requestUploads.id })
+        .from(requestUploads)
+        .where(eq(requestUploads.id, blob.key))
+      if (requestUpload) continue
+      if (!this.orphanCandidates.has(blob.key)) {
+        candidates.add(blob.key)
+        continue
+      }
+      // Through the janitor, so a removal that fails is queued and retried like any other.
+      if (await services.janitor.remove(blob.key)) removed++
+    }
+    this.orphanCandidates = candidates
+    return removed
+  }
+}

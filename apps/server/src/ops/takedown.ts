@@ -1,0 +1,124 @@
+/**
+ * The operator's takedown (`fileshare-admin rm`): deletes an upload, a note, or a request with
+ * every upload in it, with their blobs, and leaves a tombstone so the id answers 410 "Removed by
+ * the operator" rather than 404 (tombstones.ts; docs/operations.md, Abuse reports and takedown).
+ * Uploads into a taken-down request that wait for a resume end with it.
+ */
+import { isUuid } from '@fileshare/protocol'
+import { eq } from 'drizzle-orm'
+
+import type { Db, Executor } from '../db/client.js'
+import type { BlobJanitor } from '../records/blob-janitor.js'
+import { tombstoneColumns, type TombstoneKind, type Tombstones } from '../records/tombstones.js'
+import {
+  endWaitingRequestUploads,
+  type WaitingUploadSessions,
+} from '../sessions/waiting-request-uploads.js'
+
+export interface TakedownDeps extends WaitingUploadSessions {
+  db: Db
+  tombstones: Tombstones
+  janitor: BlobJanitor
+  now: () => number
+}
+
+export interface TakedownResult {
+  kind: TombstoneKind
+  id: string
+  /** Blobs removed with it (an upload's, or those of a request's uploads). */
+  blobs: number
+  /** Blob removals that failed and were queued for the next cleanup run. */
+  blobsQueued: number
+}
+
+export class Takedown {
+  constructor(private readonly deps: TakedownDeps) {}
+
+  /**
+   * Takes `id` down with the operator's `reason` (null for none); undefined when no upload, note,
+   * request or tombstone has that id. An item the cleanup job already removed keeps its
+   * tombstone, now marked as taken down. Records go in one transaction, blobs after it, as on
+   * every deletion (the janitor queues a removal that fails).
+   */
+  async remove(id: string, reason: string | null): Promise<TakedownResult | undefined> {
+    if (!isUuid(id)) return undefined
+    const removedAt = this.deps.now()
+    const found = await this.deps.db.transaction(async (tx) => {
+      const kinds = [
+        () => this.removeUpload(tx, id),
+        () => this.removeNote(tx, id),
+        () => this.removeRequest(tx, id),
+        () => this.removeTombstone(tx, id),
+      ]
+      for (const removeKind of kinds) {
+        const removed = await removeKind()
+        if (!removed) continue
+        // Kept 30 days past its own expiry, and at least 30 days past the takedown.
+        const expiresAt = Math.max(removed.tombstone.expiresAt, removedAt)
+        const tombstone = { ...removed.tombstone, id, expiresAt, removedAt, takedownReason: reason }
+        await this.deps.tombstones.bury(tx, removed.kind, [tombstone])
+        return removed
+      }
+      return undefined
+    })
+    if (!found) return undefined
+    // Uploads into a request that wait for a resume go with it, as when its owner deletes it.
+    if (found.kind === 'request') await endWaitingRequestUploads(this.deps, id)
+    const blobsQueued = await this.deps.janitor.removeAll(found.blobs)
+    return { kind: found.kind, id, blobs: found.blobs.length, blobsQueued }
+  }
+
+  private async removeUpload(tx: Executor, id: string): Promise<Removed | undefined> {
+    const { uploads } = this.deps.db.tables
+    const [row] = await tx
+      .delete(uploads)
+      .where(eq(uploads.id, id))
+      .returning(tombstoneColumns(uploads))
+    return row && { kind: 'upload', tombstone: row, blobs: [id] }
+  }
+
+  private async removeNote(tx: Executor, id: string): Promise<Removed | undefined> {
+    const { notes } = this.deps.db.tables
+    const [row] = await tx.delete(notes).where(eq(notes.id, id)).returning(tombstoneColumns(notes))
+    return row && { kind: 'note', tombstone: row, blobs: [] }
+  }
+
+  /**
+   * A request goes with every upload in it; an upload waiting for a resume ends after the
+   * transaction (remove), one running on a server ends at its finalize.
+   */
+  private async removeRequest(tx: Executor, id: string): Promise<Removed | undefined> {
+    const { fileRequests, requestUploads } = this.deps.db.tables
+    const uploads = await tx
+      .delete(requestUploads)
+      .where(eq(requestUploads.requestId, id))
+      .returning({ id: requestUploads.id })
+    const [row] = await tx.delete(fileRequests).where(eq(fileRequests.id, id)).returning({
+      ownerTokenHash: fileRequests.inboxOwnerTokenHash,
+      expiresAt: fileRequests.closesAt,
+    })
+    return row && { kind: 'request', tombstone: row, blobs: uploads.map((upload) => upload.id) }
+  }
+
+  /** An item the cleanup job removed already: only its tombstone is left to mark. */
+  private async removeTombstone(tx: Executor, id: string): Promise<Removed | undefined> {
+    const { tombstones } = this.deps.db.tables
+    const [row] = await tx
+      .select({
+        kind: tombstones.kind,
+        ownerTokenHash: tombstones.ownerTokenHash,
+        expiresAt: tombstones.expiresAt,
+      })
+      .from(tombstones)
+      .where(eq(tombstones.id, id))
+    if (!row) return undefined
+    const { kind, ...tombstone } = row
+    return { kind: kind as TombstoneKind, tombstone, blobs: [] }
+  }
+}
+
+interface Removed {
+  kind: TombstoneKind
+  tombstone: { ownerTokenHash: Buffer; expiresAt: number }
+  blobs: string[]
+}

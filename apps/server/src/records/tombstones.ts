@@ -1,0 +1,120 @@
+/**
+ * What is left of uploads and notes the cleanup job removed for having expired or used up their
+ * downloads or views. The live tables keep only what can still be read, so lookups and the job
+ * cost what they did; an id found here answers 410, as the spec's states say (What the service
+ * does 4; an exhausted or expired note stays at 410), until TOMBSTONE_RETENTION_MS past the
+ * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good,
+ * unless the operator took the item down (takedown.ts): that tombstone only its retention ends.
+ */
+import { and, eq, isNull, lte, sql } from 'drizzle-orm'
+
+import { ERROR_MESSAGES, TAKEDOWN_REASON } from '@fileshare/protocol'
+
+import type { Db, Executor } from '../db/client.js'
+import type { notes, uploads } from '../db/schema-pg.js'
+import { HttpError } from '../http-error.js'
+
+/** How long past an item's expiry its id answers 410 rather than 404. */
+export const TOMBSTONE_RETENTION_MS = 30 * 24 * 3_600_000
+
+/** A request leaves one only when the operator takes it down (ops/takedown.ts). */
+export type TombstoneKind = 'upload' | 'note' | 'request'
+
+export interface Tombstone {
+  ownerTokenHash: Buffer
+  /** The item's own expiry (ms since the epoch); a used-up item may not have reached it yet. */
+  expiresAt: number
+  /** When the operator took it down; null when it expired or was used up. */
+  removedAt?: number | null
+  /** The operator's words on the takedown, if any. */
+  takedownReason?: string | null
+}
+
+export interface RemovedItem extends Tombstone {
+  id: string
+}
+
+/**
+ * The 410 of an item the operator took down: the same status as an expired one, so the spec's
+ * meaning holds, told apart by `reason` (docs/api.md, Takedown).
+ */
+export function takedownError(tombstone: Tombstone): HttpError | undefined {
+  if (tombstone.removedAt == null) return undefined
+  const fields: Record<string, string> = { reason: TAKEDOWN_REASON }
+  if (tombstone.takedownReason) fields.takedown = tombstone.takedownReason
+  return new HttpError(410, ERROR_MESSAGES.removedByOperator, { fields })
+}
+
+/** What a tombstone keeps of a removed upload or note: select these as it is deleted. */
+export function tombstoneColumns(table: typeof uploads | typeof notes) {
+  return { id: table.id, ownerTokenHash: table.ownerTokenHash, expiresAt: table.expiresAt }
+}
+
+export class Tombstones {
+  /** Prepared once: the 404 and 410 answers of every route look here. */
+  private readonly lookup
+
+  constructor(private readonly db: Db) {
+    const { tombstones } = db.tables
+    this.lookup = db.query
+      .select({
+        ownerTokenHash: tombstones.ownerTokenHash,
+        expiresAt: tombstones.expiresAt,
+        removedAt: tombstones.removedAt,
+        takedownReason: tombstones.takedownReason,
+      })
+      .from(tombstones)
+      .where(
+        and(eq(tombstones.id, sql.placeholder('id')), eq(tombstones.kind, sql.placeholder('kind'))),
+      )
+      .prepare('tombstone_lookup')
+  }
+
+  /** Records removed items; `tx` is the transaction that deletes them. */
+  async bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): Promise<void> {
+    const { tombstones } = this.db.tables
+    for (const item of items) {
+      const { id, ownerTokenHash, expiresAt } = item
+      const removedAt = item.removedAt ?? null
+      const takedownReason = item.takedownReason ?? null
+      const set = { kind, ownerTokenHash, expiresAt, removedAt, takedownReason }
+      await tx
+        .insert(tombstones)
+        .values({ id, ...set })
+        .onConflictDoUpdate({ target: tombstones.id, set })
+    }
+  }
+
+  async find(kind: TombstoneKind, id: string): Promise<Tombstone | undefined> {
+    const [row] = await this.lookup.execute({ id, kind })
+    return row
+  }
+
+  /**
+   * Deletes the tombstone of an expired or used-up item for good (its owner deleted the item);
+   * whether there was one. A takedown's stays, in the same conditional delete, so one that lands
+   * meanwhile stays too: its 410 is thrown.
+   */
+  async remove(kind: TombstoneKind, id: string): Promise<boolean> {
+    const { tombstones } = this.db.tables
+    const removed = await this.db.query
+      .delete(tombstones)
+      .where(and(eq(tombstones.id, id), eq(tombstones.kind, kind), isNull(tombstones.removedAt)))
+      .returning({ id: tombstones.id })
+    if (removed.length > 0) return true
+    const kept = await this.find(kind, id)
+    const takedown = kept && takedownError(kept)
+    if (takedown) throw takedown
+    return false
+  }
+
+  /** Deletes those whose retention ended by `now`; answers how many. */
+  async purge(now: number): Promise<number> {
+    const { tombstones } = this.db.tables
+    const removed = await this.db.query
+      .delete(tombstones)
+      .where(lte(tombstones.expiresAt, now - TOMBSTONE_RETENTION_MS))
+      .returning({ id: tombstones.id })
+    return removed.length
+  }
+}

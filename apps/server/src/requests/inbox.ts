@@ -1,0 +1,244 @@
+/**
+ * The requester's inbox of a file request (spec: Inbox routes, Upload inside a request, Request
+ * tokens): the listing, counted file downloads, deletion of a file or of the whole request,
+ * closing, and the cleanup of uploads whose retention ended. Every route checks the inbox or
+ * owner token under the lockout of `request:<id>`.
+ */
+import {
+  ERROR_MESSAGES,
+  isUuid,
+  toBase64Url,
+  type InboxEntry,
+  type InboxResponse,
+  RECEIVED_HEADERS,
+} from '@fileshare/protocol'
+import { and, asc, eq, gt, gte, lt, lte, or } from 'drizzle-orm'
+
+import type { Db } from '../db/client.js'
+import { HttpError } from '../http-error.js'
+import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
+import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
+import { DownloadCounter } from '../records/download-counter.js'
+import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
+import {
+  findRequest,
+  isRequestOpen,
+  iso,
+  requestNotFound,
+  type RequestRow,
+} from './request-records.js'
+import { parseRequestToken } from './request-validation.js'
+import { belongsTo } from './request-upload-context.js'
+import type { Tombstones } from '../records/tombstones.js'
+import { tokenMatches } from '../access/tokens.js'
+import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { UploadSessions } from '../sessions/upload-sessions.js'
+import { endWaitingRequestUploads } from '../sessions/waiting-request-uploads.js'
+
+export interface InboxDeps {
+  db: Db
+  blobs: BlobStore
+  sessions: UploadSessions
+  /** Chunked sessions in the database (PostgreSQL), ended with their request. */
+  storedChunks?: StoredChunkSessions | undefined
+  lockout: Lockout
+  janitor: BlobJanitor
+  /** Where a request the operator took down is remembered. */
+  tombstones: Tombstones
+  /** Milliseconds since the epoch. */
+  now: () => number
+}
+
+export interface InboxDownload {
+  size: number
+  fileCount: number
+  delivery: BlobDelivery
+}
+
+type InboxTokenKind = 'inbox' | 'owner'
+
+const TOKEN_HEADERS: Record<InboxTokenKind, string> = {
+  inbox: RECEIVED_HEADERS.inboxToken,
+  owner: RECEIVED_HEADERS.inboxOwnerToken,
+}
+
+export class InboxService {
+  private readonly counter: DownloadCounter
+
+  constructor(private readonly deps: InboxDeps) {
+    this.counter = new DownloadCounter(deps.db, deps.db.tables.requestUploads, 'inbox', deps.blobs)
+  }
+
+  /**
+   * The requester's inbox (spec: GET /api/inbox/:id); never counts a download. `uploads` lists
+   * only entries still downloadable, oldest first.
+   */
+  async read(id: string, inboxToken: string | undefined, clientIp: string): Promise<InboxResponse> {
+    const row = await this.authorize(id, inboxToken, 'inbox', clientIp)
+    const { requestUploads } = this.deps.db.tables
+    const now = this.deps.now()
+    const entries = await this.deps.db.query
+      .select()
+      .from(requestUploads)
+      .where(
+        and(
+          eq(requestUploads.requestId, id),
+          gt(requestUploads.expiresAt, now),
+          lt(requestUploads.downloadCount, requestUploads.maxDownloads),
+        ),
+      )
+      .orderBy(asc(requestUploads.createdAt), asc(requestUploads.id))
+    return {
+      vault: toBase64Url(row.vault),
+      vaultNonce: toBase64Url(row.vaultNonce),
+      brief: { ciphertext: toBase64Url(row.briefCiphertext), nonce: toBase64Url(row.briefNonce) },
+      hasPassword: row.hasPassword,
+      open: isRequestOpen(row, this.deps.now()),
+      closesAt: iso(row.closesAt),
+      createdAt: iso(row.createdAt),
+      maxUploads: row.maxUploads,
+      maxSize: row.maxSize,
+      usedUploads: row.usedUploads,
+      usedBytes: row.usedBytes,
+      // Ours, only where slots are kept for notes: how many of `usedUploads` were such notes.
+      ...(row.noteSlots > 0 ? { usedNotes: row.usedNotes } : {}),
+      uploads: entries.map((entry): InboxEntry => ({
+        id: entry.id,
+        size: entry.size,
+        fileCount: entry.fileCount,
+        salt: toBase64Url(entry.salt),
+        wrapEnc: toBase64Url(entry.wrapEnc),
+        wrapCiphertext: toBase64Url(entry.wrapCiphertext),
+        encryptedMeta: toBase64Url(entry.encryptedMeta),
+        metaNonce: toBase64Url(entry.metaNonce),
+        downloadCount: entry.downloadCount,
+        maxDownloads: entry.maxDownloads,
+        expiresAt: iso(entry.expiresAt),
+        createdAt: iso(entry.createdAt),
+      })),
+    }
+  }
+
+  /**
+   * Counts one download of an inbox file atomically (only while below its downloads and before
+   * its retention ends; 410 otherwise), then opens the blob (spec: GET /api/inbox/:id/file/:uid).
+   */
+  async file(
+    id: string,
+    uploadId: string,
+    inboxToken: string | undefined,
+    clientIp: string,
+  ): Promise<InboxDownload> {
+    await this.authorize(id, inboxToken, 'inbox', clientIp)
+    const { db } = this.deps
+    const { requestUploads } = db.tables
+    const [entry] = isUuid(uploadId)
+      ? await db.query
+          .select({ size: requestUploads.size, fileCount: requestUploads.fileCount })
+          .from(requestUploads)
+          .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
+      : []
+    if (!entry) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    return { ...entry, delivery: await this.counter.deliver(uploadId, this.deps.now()) }
+  }
+
+  /** Deletes one inbox file; its slot stays used (spec: DELETE /api/inbox/:id/file/:uid). */
+  async deleteFile(
+    id: string,
+    uploadId: string,
+    ownerToken: string | undefined,
+    clientIp: string,
+  ): Promise<void> {
+    await this.authorize(id, ownerToken, 'owner', clientIp)
+    const { requestUploads } = this.deps.db.tables
+    const [deleted] = isUuid(uploadId)
+      ? await this.deps.db.query
+          .delete(requestUploads)
+          .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
+          .returning({ id: requestUploads.id })
+      : []
+    if (deleted === undefined) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    await this.deps.janitor.remove(uploadId)
+  }
+
+  /** Stops new uploads; running sessions finish (spec: POST /api/inbox/:id/close). */
+  async close(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
+    await this.authorize(id, ownerToken, 'owner', clientIp)
+    const { fileRequests } = this.deps.db.tables
+    await this.deps.db.query
+      .update(fileRequests)
+      .set({ closed: true })
+      .where(eq(fileRequests.id, id))
+  }
+
+  /**
+   * Deletes the request and every upload in it (spec: DELETE /api/inbox/:id): running sessions
+   * and those waiting for a resume are ended, the records go in one transaction, then the blobs best effort (the janitor queues
+   * a removal that fails; the orphan sweep catches a crash in between).
+   */
+  async deleteRequest(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
+    await this.authorize(id, ownerToken, 'owner', clientIp)
+    const { db, sessions, janitor } = this.deps
+    const { fileRequests, requestUploads } = db.tables
+    const running = [...sessions.ids()]
+      .map((uploadId) => sessions.get(uploadId, belongsTo(id)))
+      .filter((session) => session !== undefined)
+    await Promise.all(running.map((session) => session.abort()))
+    await endWaitingRequestUploads(this.deps, id)
+    const removed = await db.transaction(async (tx) => {
+      const uploads = await tx
+        .delete(requestUploads)
+        .where(eq(requestUploads.requestId, id))
+        .returning({ id: requestUploads.id })
+      await tx.delete(fileRequests).where(eq(fileRequests.id, id))
+      return uploads
+    })
+    await janitor.removeAll(removed.map((upload) => upload.id))
+  }
+
+  /**
+   * Cleanup: deletes uploads whose retention ended or whose downloads are used up, records
+   * first, then their blobs, holding those a presigned URL may still fetch (blob-janitor.ts).
+   */
+  async removeExpiredUploads(): Promise<RetiredCount> {
+    const now = this.deps.now()
+    const { requestUploads } = this.deps.db.tables
+    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      const rows = await tx
+        .delete(requestUploads)
+        .where(
+          or(
+            lte(requestUploads.expiresAt, now),
+            gte(requestUploads.downloadCount, requestUploads.maxDownloads),
+          ),
+        )
+        .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
+      return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
+    })
+    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
+    return { removed, queued, held: blobs.held }
+  }
+
+  /**
+   * Checks an inbox credential (spec: Request tokens): an unknown id 404; on a request with a
+   * password, a locked caller 429 and each well-formed wrong token one failure of `request:<id>`
+   * for the caller's IP; a missing, malformed or wrong token 404.
+   */
+  private async authorize(
+    id: string,
+    presented: string | undefined,
+    kind: InboxTokenKind,
+    clientIp: string,
+  ): Promise<RequestRow> {
+    const token = parseRequestToken(presented, TOKEN_HEADERS[kind])
+    const row = await findRequest(this.deps.db, this.deps.tombstones, id)
+    const stored = kind === 'inbox' ? row.inboxTokenHash : row.inboxOwnerTokenHash
+    const guard = { key: `request:${id}`, clientIp, hasPassword: row.hasPassword }
+    const checked = {
+      matches: token !== null && tokenMatches(token, stored),
+      wellFormed: token !== null,
+    }
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, checked))) throw requestNotFound()
+    return row
+  }
+}

@@ -1,0 +1,489 @@
+/**
+ * Uploads into a file request (spec: Upload inside a request, the "Upload slot inside a request"
+ * state table) on the shared session layer: init, resume, finalize, cancel and revoke. The request
+ * itself (creation, the sender's view, cleanup) is file-requests.ts, its slots request-slots.ts.
+ * Both transports (HTTP routes, request upload socket) use it; the requester's side is inbox.ts.
+ */
+import { randomUUID } from 'node:crypto'
+
+import {
+  ERROR_MESSAGES,
+  REQUEST_CHUNK_MAX_BYTES,
+  REQUEST_HTTP_SESSION_TIMEOUT_MS,
+  isUuid,
+} from '@fileshare/protocol'
+import { and, eq, lt } from 'drizzle-orm'
+
+import type { Executor } from '../db/client.js'
+import { decrementToZero, increment } from '../db/expressions.js'
+import { HttpError } from '../http-error.js'
+import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
+import { trackUploadSession } from '../metrics/track-session.js'
+import type { QuotaReservation } from '../limits/quota.js'
+import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
+import { releaseSlot, reserveSlot, resetReservations } from './request-slots.js'
+import { FileRequests, type RequestsDeps } from './file-requests.js'
+import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
+import {
+  parseFinalizeBody,
+  parseUploadInitValues,
+  type RequestUploadFinalize,
+  type RequestUploadInit,
+  type RequestUploadInitValues,
+} from './request-validation.js'
+import { tokenMatches } from '../access/tokens.js'
+import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
+import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import { finalizeStored } from '../sessions/stored-finalize.js'
+import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
+import {
+  sessionLimits,
+  type NewSession,
+  type SessionOutcome,
+  type UploadSession,
+} from '../sessions/upload-sessions.js'
+
+export class RequestsService extends FileRequests {
+  constructor(deps: RequestsDeps) {
+    super(deps)
+    deps.sessions.registerKind<RequestUploadContext>('request', {
+      restore: (row) => {
+        const init = decodeRequestInit(row.context)
+        const reservation = deps.quota.restore(row.quota)
+        const requestId = row.requestId ?? ''
+        const context: RequestUploadContext = {
+          kind: 'request',
+          requestId,
+          init,
+          clientIp: '',
+          reservation,
+        }
+        const transport = row.transport === 'ws' ? 'socket' : 'http'
+        return {
+          spec: this.sessionSpec(context, transport),
+          onEnd: this.onEnd(requestId, reservation, init.senderNote),
+        }
+      },
+    })
+  }
+
+  /** The settings of a session: over HTTP an idle one ends after one hour. */
+  private sessionSpec(
+    context: RequestUploadContext,
+    transport: 'http' | 'socket',
+  ): NewSession<RequestUploadContext> {
+    const { config } = this.deps
+    return {
+      declaredSize: context.init.size,
+      context,
+      limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
+      idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+    }
+  }
+
+  /** What ends with a session that did not commit: its slot and its hold on the quota. */
+  private onEnd(requestId: string, reservation: QuotaReservation, note: boolean) {
+    return async (outcome: SessionOutcome) => {
+      if (outcome !== 'aborted') return
+      await this.releaseSlot(requestId, note)
+      await reservation.settle(false)
+    }
+  }
+
+  /** Checks the init headers or frame fields: 400 when invalid, 413 over FILE_MAX_SIZE. */
+  parseUploadInit(values: RequestUploadInitValues): RequestUploadInit {
+    return parseUploadInitValues(values, this.deps.config)
+  }
+
+  /**
+   * Opens an upload into a request: 404 for an unknown request or a wrong token, 410 when it is
+   * closed or expired, then the slot and the size against `maxSize` in one statement (409 full,
+   * 413 too large), then the sender's quota (413, 429). Whatever ends the session other than a
+   * commit returns the slot and the quota. Over HTTP an idle session ends after one hour; a socket
+   * (`idleMs` null) enforces its own progress rule. Only a `resumable` session (its client asked)
+   * keeps its slot past a lost connection or a restart.
+   */
+  async beginUpload(
+    requestId: string,
+    init: RequestUploadInit,
+    clientIp: string,
+    transport: 'http' | 'socket',
+    resumable: boolean,
+  ): Promise<UploadSession<RequestUploadContext>> {
+    const { sessions, quota } = this.deps
+    init = await this.admitUpload(requestId, init)
+    let reservation: QuotaReservation
+    try {
+      reservation = await quota.reserve(clientIp, init.size)
+    } catch (error) {
+      await this.releaseSlot(requestId, init.senderNote)
+      throw error
+    }
+    try {
+      const context: RequestUploadContext = {
+        kind: 'request',
+        requestId,
+        init,
+        clientIp,
+        reservation,
+      }
+      const session = await sessions.create(this.sessionSpec(context, transport), {
+        kind: 'request',
+        requestId,
+        transport: transport === 'socket' ? 'ws' : 'chunks',
+        context: encodeRequestInit(init),
+        quota: reservation.record,
+        resumable,
+      })
+      session.onEnd(this.onEnd(requestId, reservation, init.senderNote))
+      trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
+      return session
+    } catch (error) {
+      await this.releaseSlot(requestId, init.senderNote)
+      await reservation.settle(false)
+      throw error
+    }
+  }
+
+  /**
+   * The checks of an upload's init: 404 for an unknown request or a wrong token, 410 when it is
+   * closed or expired, then the slot and the size against `maxSize` in one statement. Answers the
+   * init with `senderNote` saying whether the slot taken is a note's.
+   */
+  private async admitUpload(
+    requestId: string,
+    init: RequestUploadInit,
+  ): Promise<RequestUploadInit> {
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
+    if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
+      throw requestNotFound()
+    }
+    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
+    const senderNote = await reserveSlot(this.deps, requestId, init.size, init.senderNote)
+    return { ...init, senderNote }
+  }
+
+  /**
+   * Opens a chunked upload into a request (spec: POST /api/request/:id/upload/init) and answers
+   * its id. With sessions in the database its slot and its quota hold are named on the session's
+   * row, so that any instance takes its chunks and whichever ends it gives them back.
+   */
+  async beginChunkedUpload(
+    requestId: string,
+    init: RequestUploadInit,
+    clientIp: string,
+    resumable: boolean,
+  ): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http', resumable)).id
+    init = await this.admitUpload(requestId, init)
+    let held
+    try {
+      held = await this.deps.quota.reserveHeld(clientIp, init.size)
+    } catch (error) {
+      await this.releaseSlot(requestId, init.senderNote)
+      throw error
+    }
+    const id = randomUUID()
+    try {
+      await stored.open(id, {
+        declaredSize: init.size,
+        context: encodeRequestInit(init),
+        requestId,
+        quota: held,
+        resumable,
+      })
+    } catch (error) {
+      await this.releaseSlot(requestId, init.senderNote)
+      if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
+      throw error
+    }
+    recordUploadStarted('chunks')
+    return id
+  }
+
+  /** The chunks an upload into a request admits: its own sessions, 16 MiB at most. */
+  chunkScope(requestId: string): SessionScope {
+    return {
+      requestId,
+      maxChunkSize: Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
+    }
+  }
+
+  /** The chunked sessions kept in the database, when they are (PostgreSQL). */
+  get storedChunks(): StoredChunkSessions | undefined {
+    return this.deps.storedChunks
+  }
+
+  /** 404 unless `uploadId` is an open chunked session of `requestId` (before a body is read). */
+  async requireChunkedUpload(requestId: string, uploadId: string): Promise<void> {
+    if (!(await this.isUploadSession(requestId, uploadId))) {
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+  }
+
+  /**
+   * Finalizes a chunked upload into a request on whichever instance the request reached: the
+   * session is claimed once, its chunks joined into the blob, and the inbox entry, the move of the
+   * slot from reserved to used and the quota are written in the transaction that ends it.
+   */
+  async finalizeChunked(
+    requestId: string,
+    uploadId: string,
+    fields: RequestUploadFinalize,
+  ): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return this.finalize(await this.uploadSession(requestId, uploadId), fields)
+    await this.requireChunkedUpload(requestId, uploadId)
+    if (!(await this.requestExists(requestId))) {
+      await stored.remove([uploadId])
+      throw requestNotFound()
+    }
+    if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const deps = { stored, janitor: this.deps.janitor }
+    const queued = await finalizeStored(deps, uploadId, requestId, async (tx, claimed) => {
+      const init = decodeRequestInit(claimed.context)
+      const count = await this.storeUpload(tx, requestId, uploadId, init, fields)
+      if (count === false) throw requestNotFound()
+      return count
+    })
+    if (queued > 0) this.deps.onNotificationsQueued?.()
+    return uploadId
+  }
+
+  /**
+   * How far the stored session `uploadId` of `requestId` got (GET
+   * /api/request/:id/upload/:uid/status): the session id is its credential; null when there is
+   * none in that request.
+   */
+  async storedStatus(requestId: string, uploadId: string): Promise<SessionStatus | null> {
+    const stored = this.deps.storedChunks
+    if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return null
+    const open = await stored.find(uploadId, requestId)
+    return open ? storedSessionStatus(open) : null
+  }
+
+  /**
+   * Resumes the unfinished upload `uploadId` of request `requestId` from the largest durable point
+   * at or below `offset` (`recorded` for chunks: the chunk its row records). 404 for an unknown
+   * upload or one of another request, 400 for an offset past the durable bytes, 409 while a live
+   * connection holds it.
+   */
+  async resumeUpload(
+    requestId: string,
+    uploadId: string,
+    offset: number | 'recorded',
+  ): Promise<UploadSession<RequestUploadContext>> {
+    if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const session = await this.deps.sessions.resume<RequestUploadContext>(
+      uploadId,
+      (row) => {
+        const chunks = offset === 'recorded'
+        if (
+          row.kind !== 'request' ||
+          row.requestId !== requestId ||
+          (chunks && row.transport !== 'chunks')
+        ) {
+          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        }
+      },
+      offset,
+    )
+    trackUploadSession(session, offset === 'recorded' ? 'chunks' : 'ws', true, 'resumed')
+    return session
+  }
+
+  /** The open session `uploadId` of request `requestId`; 404 when unknown or of another request. */
+  async uploadSession(
+    requestId: string,
+    uploadId: string,
+  ): Promise<UploadSession<RequestUploadContext>> {
+    const session = isUuid(uploadId)
+      ? this.deps.sessions.get(uploadId, belongsTo(requestId))
+      : undefined
+    return session ?? this.resumeUpload(requestId, uploadId, 'recorded')
+  }
+
+  /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
+  async isUploadSession(requestId: string, uploadId: string): Promise<boolean> {
+    if (this.deps.sessions.get(uploadId, belongsTo(requestId)) !== undefined) return true
+    // A dormant session (a chunk cut off, or a restart it was asked to outlive) takes its next chunk.
+    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    if (dormant?.kind === 'request' && dormant.requestId === requestId) return true
+    const stored = this.deps.storedChunks
+    if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return false
+    return (await stored.find(uploadId, requestId)) !== undefined
+  }
+
+  /** Checks a finalize body; a 400 here leaves the session as it is, so the body may be resent. */
+  parseFinalize(body: unknown): RequestUploadFinalize {
+    return parseFinalizeBody(body)
+  }
+
+  /**
+   * Stores a finished upload: 404 when the request was deleted meanwhile; the commit ends the
+   * session with 400 when bytes are missing (the slot is returned); then the inbox entry, the
+   * move of the slot from reserved to used, the added bytes and the queued notifications are one
+   * transaction, so a notification exists exactly when the upload does. An upload
+   * whose request closed or expired while it ran still finishes (spec: File request, close).
+   */
+  async finalize(
+    session: UploadSession<RequestUploadContext>,
+    fields: RequestUploadFinalize,
+  ): Promise<string> {
+    const { db, janitor } = this.deps
+    const { requestId, init, reservation } = session.context
+    if (!(await this.requestExists(requestId))) {
+      await session.abort()
+      throw requestNotFound()
+    }
+    await session.commit()
+    let queued: number | false
+    try {
+      queued = await db.transaction((tx) =>
+        this.storeUpload(tx, requestId, session.id, init, fields),
+      )
+    } catch (error) {
+      await this.releaseSlot(requestId, init.senderNote).catch(this.deps.onError)
+      await reservation.settle(false)
+      await janitor.remove(session.id)
+      throw error
+    }
+    if (queued === false) {
+      await reservation.settle(false)
+      await janitor.remove(session.id)
+      throw requestNotFound()
+    }
+    await reservation.settle(true)
+    if (queued > 0) this.deps.onNotificationsQueued?.()
+    return session.id
+  }
+
+  /**
+   * On `tx`: the inbox entry of a finished upload, the move of its slot from reserved to used and
+   * its notifications; the number of those queued, or false when the request is gone.
+   */
+  private async storeUpload(
+    tx: Executor,
+    requestId: string,
+    uploadId: string,
+    init: RequestUploadInit,
+    fields: RequestUploadFinalize,
+  ): Promise<number | false> {
+    const { fileRequests, requestUploads } = this.deps.db.tables
+    const now = this.deps.now()
+    const [moved] = await tx
+      .update(fileRequests)
+      .set({
+        reservedUploads: decrementToZero(fileRequests.reservedUploads),
+        usedUploads: increment(fileRequests.usedUploads),
+        usedBytes: increment(fileRequests.usedBytes, init.size),
+        ...(init.senderNote
+          ? {
+              reservedNotes: decrementToZero(fileRequests.reservedNotes),
+              usedNotes: increment(fileRequests.usedNotes),
+            }
+          : {}),
+      })
+      .where(eq(fileRequests.id, requestId))
+      .returning({
+        downloads: fileRequests.downloads,
+        notifyEmail: fileRequests.notifyEmail,
+        notifyWebhook: fileRequests.notifyWebhook,
+        notifyWebhookSecret: fileRequests.notifyWebhookSecret,
+      })
+    if (moved === undefined) return false
+    await tx.insert(requestUploads).values({
+      id: uploadId,
+      requestId,
+      size: init.size,
+      fileCount: init.fileCount,
+      salt: init.salt,
+      wrapEnc: fields.wrapEnc,
+      wrapCiphertext: fields.wrapCiphertext,
+      encryptedMeta: fields.encryptedMeta,
+      metaNonce: fields.metaNonce,
+      maxDownloads: moved.downloads,
+      createdAt: now,
+      expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,
+    })
+    const upload = { uploadId, requestId, size: init.size, arrivedAt: now }
+    const mail = moved.notifyEmail !== null && (await this.countEmail(tx, requestId))
+    return this.deps.outbox.enqueue(tx, upload, {
+      ...moved,
+      notifyEmail: mail ? moved.notifyEmail : null,
+    })
+  }
+
+  /** On `tx`: counts one notification mail of `requestId`; false once it has caused its maximum. */
+  private async countEmail(tx: Executor, requestId: string): Promise<boolean> {
+    const { fileRequests } = this.deps.db.tables
+    const [counted] = await tx
+      .update(fileRequests)
+      .set({ notifyEmailsQueued: increment(fileRequests.notifyEmailsQueued) })
+      .where(
+        and(
+          eq(fileRequests.id, requestId),
+          lt(fileRequests.notifyEmailsQueued, this.deps.config.notify.emailMaxPerRequest),
+        ),
+      )
+      .returning({ id: fileRequests.id })
+    return counted !== undefined
+  }
+
+  /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
+  async cancel(requestId: string, uploadId: string): Promise<void> {
+    const stored = this.deps.storedChunks
+    if (stored && isUuid(uploadId) && (await stored.find(uploadId, requestId))) {
+      await stored.remove([uploadId])
+      recordUploadFailed('chunks')
+      return
+    }
+    const open = isUuid(uploadId) ? this.deps.sessions.get(uploadId, belongsTo(requestId)) : null
+    if (open) return open.abort()
+    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    if (dormant?.kind !== 'request' || dormant.requestId !== requestId) {
+      // A request the operator took down answers its 410 here too, as on its other routes.
+      const takedown = await requestTakedown(this.deps.tombstones, requestId)
+      throw takedown ?? new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+    await this.deps.sessions.endDormant(dormant)
+  }
+
+  /**
+   * Undoes an upload `finalize` stored whose sender never learned it (its socket died during the
+   * commit): the entry and its blob are removed and its slot is free again, as for any socket
+   * that closes before `done` (spec: Uploading into a request). The quota keeps the bytes, which
+   * did arrive. Nothing happens when the upload is already gone. `note`: it held a note's slot.
+   */
+  async revoke(requestId: string, uploadId: string, note: boolean): Promise<void> {
+    const { fileRequests, requestUploads } = this.deps.db.tables
+    const removed = await this.deps.db.transaction(async (tx) => {
+      const [row] = await tx
+        .delete(requestUploads)
+        .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, requestId)))
+        .returning({ size: requestUploads.size })
+      if (row === undefined) return false
+      await this.deps.outbox.withdraw(tx, uploadId)
+      await tx
+        .update(fileRequests)
+        .set({
+          usedUploads: decrementToZero(fileRequests.usedUploads),
+          usedBytes: decrementToZero(fileRequests.usedBytes, row.size),
+          ...(note ? { usedNotes: decrementToZero(fileRequests.usedNotes) } : {}),
+        })
+        .where(eq(fileRequests.id, requestId))
+      return true
+    })
+    if (removed) await this.deps.janitor.remove(uploadId)
+  }
+
+  /** At start: frees the reservations no session holds any more (request-slots.ts). */
+  resetReservations(): Promise<number> {
+    return resetReservations(this.deps.db, this.deps.now)
+  }
+
+  private async releaseSlot(requestId: string, note: boolean): Promise<void> {
+    await releaseSlot(this.deps.db.query, this.deps.db.tables, requestId, note)
+  }
+}

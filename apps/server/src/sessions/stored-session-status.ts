@@ -1,0 +1,16 @@
+/** The status provider of chunked sessions kept in the database (stored-chunk-sessions.ts). */
+import type { RequestsService } from '../requests/requests.js'
+import type { SessionStatusProvider } from './session-status.js'
+import type { UploadsService } from '../uploads/uploads.js'
+
+export function storedSessionStatusProvider(
+  uploads: UploadsService,
+  requests: RequestsService,
+): SessionStatusProvider {
+  return {
+    status: (kind, id, credential) =>
+      kind === 'upload'
+        ? uploads.storedStatus(id, credential)
+        : requests.storedStatus(credential ?? '', id),
+  }
+}

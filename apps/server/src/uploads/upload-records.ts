@@ -1,0 +1,300 @@
+/**
+ * A stored upload's life after its session committed (spec: File upload states): public info,
+ * existence, counted downloads and read grants, metadata set once, the password check, and the
+ * retirement of expired and used-up uploads for the cleanup job. May touch the uploads table, the
+ * blob store, the lockout, tombstones and blob removal; never a session.
+ */
+import {
+  ERROR_MESSAGES,
+  parseByteRange,
+  type UploadInfoResponse,
+  type UploadMetaFields,
+} from '@fileshare/protocol'
+import { and, eq, gt, gte, isNull, lte, notExists, or, sql } from 'drizzle-orm'
+
+import type { Config } from '../config.js'
+import type { Db } from '../db/client.js'
+import { HttpError } from '../http-error.js'
+import type { BlobDelivery, BlobStore, OpenedBlob } from '../storage/blob-store.js'
+import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
+import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
+import type { UploadQuota } from '../limits/quota.js'
+import { DownloadCounter } from '../records/download-counter.js'
+import { ReadGrants, type IssuedGrant } from '../access/read-grants.js'
+import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
+import { infoTimes, passwordFields } from '../records/public-info.js'
+import { judgeToken, tokenMatches } from '../access/tokens.js'
+import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import { type UploadSessions } from '../sessions/upload-sessions.js'
+import { decodeBase64Strict, invalid } from '../validation.js'
+
+export interface UploadsDeps {
+  config: Config
+  db: Db
+  blobs: BlobStore
+  sessions: UploadSessions
+  /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
+  storedChunks?: StoredChunkSessions | undefined
+  quota: UploadQuota
+  lockout: Lockout
+  janitor: BlobJanitor
+  tombstones: Tombstones
+  now: () => number
+}
+
+export interface DownloadResult {
+  size: number
+  fileCount: number
+  delivery: BlobDelivery
+  /** The read grant asked for with the download; only a download the server sends has one. */
+  grant?: IssuedGrant
+}
+
+/** Bytes `start` up to `end` (exclusive) of an upload, read under a grant without counting. */
+export interface GrantedRead {
+  size: number
+  fileCount: number
+  start: number
+  end: number
+  blob: OpenedBlob
+}
+
+const META_MAX_LENGTH = 200_000
+
+export class UploadRecords {
+  private readonly counter: DownloadCounter
+  private readonly grants: ReadGrants
+
+  constructor(protected readonly deps: UploadsDeps) {
+    this.counter = new DownloadCounter(deps.db, deps.db.tables.uploads, 'upload', deps.blobs)
+    this.grants = new ReadGrants({
+      db: deps.db,
+      ttlMs: deps.config.downloadGrantTtlSec * 1000,
+      now: deps.now,
+    })
+  }
+
+  /** The share address of an upload, without the key: clients append the fragment. */
+  shareUrl(id: string): string {
+    return `${this.deps.config.baseUrl}/d/${id}`
+  }
+
+  /** The record of a stored upload, or undefined. */
+  protected async stored(id: string) {
+    const { uploads } = this.deps.db.tables
+    const [row] = await this.deps.db.query.select().from(uploads).where(eq(uploads.id, id))
+    return row
+  }
+
+  /**
+   * The upload; 410 when the cleanup job or the operator removed it (tombstones.ts), else 404
+   * when unknown.
+   */
+  private async find(id: string) {
+    const row = await this.stored(id)
+    if (row) return row
+    const removed = await this.deps.tombstones.find('upload', id)
+    if (removed)
+      throw takedownError(removed) ?? new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+  }
+
+  private isAvailable(row: {
+    expiresAt: number
+    downloadCount: number
+    maxDownloads: number
+  }): boolean {
+    return row.expiresAt > this.deps.now() && row.downloadCount < row.maxDownloads
+  }
+
+  /**
+   * Public info (spec: GET /api/info/:id); 404 unknown, 410 expired or used up. A protected
+   * upload's metadata stays out of it: with the link, that ciphertext would let anyone test
+   * password guesses offline, past the lockout. checkPassword hands it out instead.
+   */
+  async info(id: string): Promise<UploadInfoResponse> {
+    const row = await this.find(id)
+    if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    const common = {
+      id: row.id,
+      size: row.size,
+      salt: row.salt,
+      fileCount: row.fileCount,
+      maxDownloads: row.maxDownloads,
+      downloadCount: row.downloadCount,
+      ...infoTimes(row),
+    }
+    const password = passwordFields(row)
+    return password.hasPassword
+      ? { ...common, ...password }
+      : { ...common, ...password, encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
+  }
+
+  /** Whether an upload can still be downloaded (spec: GET /api/exists/:id). */
+  async exists(id: string): Promise<boolean> {
+    const row = await this.stored(id)
+    return row !== undefined && this.isAvailable(row)
+  }
+
+  /**
+   * Admits the auth token of a download. On a password-protected upload the lockout of
+   * `upload:<id>` applies here as on the password check: a wrong token is a password guess
+   * whichever route it is sent to.
+   */
+  private async admitReader(
+    row: { id: string; hasPassword: boolean; authTokenHash: Buffer },
+    authToken: string | undefined,
+    clientIp: string,
+  ): Promise<void> {
+    const guard = { key: `upload:${row.id}`, clientIp, hasPassword: row.hasPassword }
+    const token = judgeToken(authToken, row.authTokenHash)
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
+    }
+  }
+
+  /**
+   * Counts one download atomically (the increment happens only while the count is below the
+   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL. With
+   * `withGrant`, a download the server sends also issues a read grant (docs/api.md); a presigned
+   * URL reads ranges itself.
+   */
+  async download(
+    id: string,
+    authToken: string | undefined,
+    clientIp: string,
+    withGrant = false,
+  ): Promise<DownloadResult> {
+    const row = await this.find(id)
+    await this.admitReader(row, authToken, clientIp)
+    const delivery = await this.counter.deliver(id, this.deps.now())
+    const result = { size: row.size, fileCount: row.fileCount, delivery }
+    if (!withGrant || !('blob' in delivery)) return result
+    try {
+      return { ...result, grant: await this.grants.issue(id) }
+    } catch (error) {
+      // The client gets an error, not the download: the count goes back with the blob.
+      await delivery.blob.close()
+      await this.counter.giveBack(id)
+      throw error
+    }
+  }
+
+  /**
+   * Reads a range of an upload under a read grant, without counting (docs/api.md, Read grants):
+   * 404 or 410 as the upload's other routes, 401 for the auth token, 410 once the upload expired
+   * (a download limit reached since does not end the grant), 401 or 410 for the grant, 416 for
+   * a `range` that is not one satisfiable byte range. Without `range`, the whole blob.
+   */
+  async readGranted(
+    id: string,
+    authToken: string | undefined,
+    grant: string | undefined,
+    range: string | undefined,
+    clientIp: string,
+  ): Promise<GrantedRead> {
+    const row = await this.find(id)
+    await this.admitReader(row, authToken, clientIp)
+    if (row.expiresAt <= this.deps.now()) {
+      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    }
+    await this.grants.admit(id, grant)
+    const bounds =
+      range === undefined ? { start: 0, end: row.size } : parseByteRange(range, row.size)
+    if (bounds === null || bounds.start >= bounds.end) {
+      throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
+        headers: { 'Content-Range': `bytes */${row.size}` },
+      })
+    }
+    const { openRange } = this.deps.blobs
+    if (!openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    const blob = await openRange.call(this.deps.blobs, id, bounds.start, bounds.end)
+    return { size: row.size, fileCount: row.fileCount, ...bounds, blob }
+  }
+
+  /**
+   * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
+   * leaving a tombstone for each so their ids go on answering 410 (tombstones.ts), then removes
+   * their blobs (record first, so an id never points at a missing blob), holding a blob whose
+   * presigned URL may still be fetched (blob-janitor.ts). Returns how many went, how many blob
+   * removals failed and were queued for later, and how many blobs are held.
+   */
+  async retireFinished(): Promise<RetiredCount> {
+    const now = this.deps.now()
+    const { uploads } = this.deps.db.tables
+    const { readGrants } = this.deps.db.tables
+    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      await this.grants.sweep(tx, now)
+      // A used-up upload stays while a read grant for it lasts: the grant is for a download
+      // already counted. It answers 410 to everything else meanwhile.
+      const granted = tx
+        .select({ one: sql`1` })
+        .from(readGrants)
+        .where(and(eq(readGrants.uploadId, uploads.id), gt(readGrants.expiresAt, now)))
+      const rows = await tx
+        .delete(uploads)
+        .where(
+          or(
+            lte(uploads.expiresAt, now),
+            and(gte(uploads.downloadCount, uploads.maxDownloads), notExists(granted)),
+          ),
+        )
+        .returning({ ...tombstoneColumns(uploads), lastDownloadAt: uploads.lastDownloadAt })
+      await this.deps.tombstones.bury(tx, 'upload', rows)
+      return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
+    })
+    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
+    return { removed, queued, held: blobs.held }
+  }
+
+  /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
+  async saveMeta(id: string, ownerToken: string | undefined, body: unknown): Promise<void> {
+    const row = await this.find(id)
+    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    const { encryptedMeta, nonce } = (
+      typeof body === 'object' && body !== null ? body : {}
+    ) as Record<string, unknown>
+    const problems: Record<string, string> = {}
+    const nonEmptyBase64 = (value: unknown, field: string): value is string => {
+      if (typeof value === 'string' && value.length <= META_MAX_LENGTH) {
+        if (decodeBase64Strict(value) !== null) return true
+      }
+      problems[field] = 'must be non-empty base64'
+      return false
+    }
+    const metaOk = nonEmptyBase64(encryptedMeta, 'encryptedMeta')
+    const nonceOk = nonEmptyBase64(nonce, 'nonce')
+    if (!metaOk || !nonceOk) throw invalid(problems)
+    const { uploads } = this.deps.db.tables
+    const [saved] = await this.deps.db.query
+      .update(uploads)
+      .set({ encryptedMeta: encryptedMeta as string, metaNonce: nonce as string })
+      .where(and(eq(uploads.id, id), isNull(uploads.encryptedMeta)))
+      .returning({ id: uploads.id })
+    if (saved === undefined) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
+  }
+
+  /**
+   * Checks the auth token of a password-protected upload without counting a download
+   * (spec: POST /api/password/:id) and answers its metadata, which info withholds: 404, 410,
+   * 400 (no password), then the lockout of `upload:<id>` as on every password route (a
+   * well-formed wrong token counts), then 401.
+   */
+  async checkPassword(
+    id: string,
+    authToken: string | undefined,
+    clientIp: string,
+  ): Promise<UploadMetaFields> {
+    const row = await this.find(id)
+    if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
+    const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
+    const token = judgeToken(authToken, row.authTokenHash)
+    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
+    }
+    return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
+  }
+}

@@ -1,0 +1,352 @@
+/**
+ * File upload sessions: opening one for a declaration checked at init (upload-spec.ts), resuming
+ * it, turning a committed session into a record, the status of a stored chunked session and the
+ * owner's deletion, which cancels a session still open. The record's life after that is
+ * upload-records.ts. May touch the session layer (sessions/), the quota and the uploads table.
+ */
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { eq } from 'drizzle-orm'
+import { randomUUID } from 'node:crypto'
+
+import { HttpError } from '../http-error.js'
+import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
+import { trackUploadSession } from '../metrics/track-session.js'
+import type { QuotaReservation } from '../limits/quota.js'
+import { deleteAsOwner } from '../records/owner-delete.js'
+import { tokenMatches } from '../access/tokens.js'
+import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import { finalizeStored } from '../sessions/stored-finalize.js'
+import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
+import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
+import {
+  sessionLimits,
+  type NewSession,
+  type SessionOutcome,
+  type UploadSession,
+} from '../sessions/upload-sessions.js'
+import { UploadRecords, type UploadsDeps } from './upload-records.js'
+import { parseUploadSpec, type UploadHeaderValues, type UploadSpec } from './upload-spec.js'
+
+/** How a session's bytes arrive: one request body, chunk requests, or a WebSocket. */
+export type UploadTransport = 'single' | 'chunks' | 'ws'
+
+/** The context of a normal upload session (request uploads carry another). */
+export interface FileUploadContext {
+  kind: 'file'
+  spec: UploadSpec
+  clientIp: string
+  /** The declared size held against the client's quota until the session ends. */
+  reservation: QuotaReservation
+}
+
+export function isFileUploadContext(context: unknown): context is FileUploadContext {
+  return (context as FileUploadContext | undefined)?.kind === 'file'
+}
+
+export class UploadsService extends UploadRecords {
+  constructor(deps: UploadsDeps) {
+    super(deps)
+    deps.sessions.registerKind<FileUploadContext>('upload', {
+      restore: (row) => {
+        const spec = decodeSpec(row.context)
+        const reservation = deps.quota.restore(row.quota)
+        const context: FileUploadContext = { kind: 'file', spec, clientIp: '', reservation }
+        const transport = row.transport === 'ws' ? 'ws' : 'chunks'
+        return { spec: this.sessionSpec(context, transport), onEnd: this.onEnd(reservation) }
+      },
+    })
+  }
+
+  /** The settings of a session; chunked sessions end after UPLOAD_SESSION_IDLE_SEC idle. */
+  private sessionSpec(
+    context: FileUploadContext,
+    transport: UploadTransport,
+  ): NewSession<FileUploadContext> {
+    const { config } = this.deps
+    return {
+      declaredSize: context.spec.size,
+      context,
+      limits: sessionLimits(config, config.fileChunkMaxSize),
+      idleMs: transport === 'ws' ? null : config.uploadSessionIdleSec * 1000,
+    }
+  }
+
+  /** What ends with a session that did not commit: its hold on the quota. */
+  private onEnd(reservation: QuotaReservation) {
+    return async (outcome: SessionOutcome) => {
+      if (outcome === 'aborted') await reservation.settle(false)
+    }
+  }
+
+  /** The declaration of an upload at init, checked against the settings (upload-spec.ts). */
+  parseSpec(headers: UploadHeaderValues, sizeHeader: string): UploadSpec {
+    return parseUploadSpec(this.deps.config, headers, sizeHeader)
+  }
+
+  /** The chunked sessions kept in the database, when they are (PostgreSQL). */
+  get storedChunks(): StoredChunkSessions | undefined {
+    return this.deps.storedChunks
+  }
+
+  /**
+   * Opens a session for a validated upload, holding its size against the client's quota. A
+   * chunked or WebSocket session has a row; when `resumable` (its client asked) it outlives its
+   * connection and a restart (docs/api.md, resume), otherwise it ends with them.
+   */
+  async begin(
+    spec: UploadSpec,
+    clientIp: string,
+    transport: UploadTransport,
+    resumable = false,
+  ): Promise<UploadSession<FileUploadContext>> {
+    const { sessions, quota } = this.deps
+    const reservation = await quota.reserve(clientIp, spec.size)
+    try {
+      const context: FileUploadContext = { kind: 'file', spec, clientIp, reservation }
+      const durable =
+        transport === 'single'
+          ? undefined
+          : {
+              kind: 'upload' as const,
+              requestId: null,
+              transport,
+              context: encodeSpec(spec),
+              quota: reservation.record,
+              resumable,
+            }
+      const session = await sessions.create(this.sessionSpec(context, transport), durable)
+      session.onEnd(this.onEnd(reservation))
+      trackUploadSession(session, transport)
+      return session
+    } catch (error) {
+      await reservation.settle(false)
+      throw error
+    }
+  }
+
+  /**
+   * Resumes the unfinished upload `id` over a new WebSocket from the largest durable point at or
+   * below `offset` (docs/api.md, resume): 404 for no such session, 401 for a wrong owner token,
+   * 400 for an offset past the durable bytes (none of which changes anything), 409 while a live
+   * connection holds it.
+   */
+  async resume(
+    id: string,
+    ownerToken: string | undefined,
+    offset: number,
+  ): Promise<UploadSession<FileUploadContext>> {
+    const session = await this.deps.sessions.resume<FileUploadContext>(
+      id,
+      (row) => {
+        if (row.kind !== 'upload') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        if (!tokenMatches(ownerToken, decodeSpec(row.context).ownerTokenHash)) {
+          throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+        }
+      },
+      offset,
+    )
+    trackUploadSession(session, 'ws', false, 'resumed')
+    return session
+  }
+
+  /**
+   * The open chunked session `id`, or 404 `Upload not found`. A dormant one (its connection broke
+   * off mid-chunk, or the server restarted and its client asked to resume) continues here at the
+   * chunk its row records.
+   */
+  async session(id: string): Promise<UploadSession<FileUploadContext>> {
+    const session = this.deps.sessions.get(id, isFileUploadContext)
+    if (session) return session
+    const resumed = await this.deps.sessions.resume<FileUploadContext>(
+      id,
+      (row) => {
+        if (row.kind !== 'upload' || row.transport !== 'chunks') {
+          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        }
+      },
+      'recorded',
+    )
+    trackUploadSession(resumed, 'chunks', false, 'resumed')
+    return resumed
+  }
+
+  /**
+   * Finalizes: the owner token must match, every declared byte must be there; then the blob is
+   * committed and only after that the record created, so a crash between the two leaves an
+   * orphan blob for the cleanup job and never a record without its blob.
+   */
+  async finalize(
+    session: UploadSession<FileUploadContext>,
+    ownerToken: string | undefined,
+  ): Promise<string> {
+    if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    await session.commit()
+    const { reservation } = session.context
+    await this.record(session.id, session.context.spec, (kept) => reservation.settle(kept))
+    return session.id
+  }
+
+  /**
+   * Creates the record of a committed blob; when that fails the blob is removed. `settle` ends the
+   * quota reservation: kept once recorded, so no other upload slips in between.
+   */
+  private async record(
+    id: string,
+    spec: UploadSpec,
+    settle: (kept: boolean) => Promise<void>,
+  ): Promise<void> {
+    try {
+      await this.deps.db.query
+        .insert(this.deps.db.tables.uploads)
+        .values(uploadRow(id, spec, this.deps.now()))
+    } catch (error) {
+      await settle(false)
+      await this.deps.janitor.remove(id)
+      throw error
+    }
+    await settle(true)
+  }
+
+  /**
+   * Opens a chunked upload (spec: POST /api/upload/init) and answers its id. With sessions in the
+   * database the declared size is held against the quota on the session's row, so that whichever
+   * instance ends the session ends the hold: recorded at finalize, given back otherwise.
+   */
+  async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return (await this.begin(spec, clientIp, 'chunks', resumable)).id
+    const held = await this.deps.quota.reserveHeld(clientIp, spec.size)
+    const id = randomUUID()
+    try {
+      await stored.open(id, {
+        declaredSize: spec.size,
+        context: encodeSpec(spec),
+        requestId: null,
+        quota: held,
+        resumable,
+      })
+    } catch (error) {
+      if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
+      throw error
+    }
+    recordUploadStarted('chunks')
+    return id
+  }
+
+  /** The chunks a normal upload's chunk route admits (stored-chunk-sessions.ts). */
+  get chunkScope(): SessionScope {
+    return { requestId: null, maxChunkSize: this.deps.config.fileChunkMaxSize }
+  }
+
+  /**
+   * Finalizes a chunked upload on whichever instance the request reached (spec: POST
+   * /api/upload/:id/finalize): the owner token first, then the session is claimed once, its
+   * chunks joined into the blob, and the record created in the transaction that ends the session.
+   */
+  async finalizeChunked(id: string, ownerToken: string | undefined): Promise<string> {
+    const stored = this.deps.storedChunks
+    if (!stored) return this.finalize(await this.session(id), ownerToken)
+    const spec = await this.storedSpec(stored, id, ownerToken)
+    await finalizeStored({ stored, janitor: this.deps.janitor }, id, null, async (tx) => {
+      await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
+    })
+    return id
+  }
+
+  /** The spec of open stored session `id`: 404 when there is none, 401 for a wrong owner token. */
+  private async storedSpec(
+    stored: StoredChunkSessions,
+    id: string,
+    ownerToken: string | undefined,
+  ): Promise<UploadSpec> {
+    const open = await stored.find(id, null)
+    if (!open) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const spec = decodeSpec(open.context)
+    if (!tokenMatches(ownerToken, spec.ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    return spec
+  }
+
+  /**
+   * How far the stored session `id` got (GET /api/upload/:id/status): null when there is none
+   * (another provider may have it), 401 for a wrong owner token, compared in constant time
+   * against the stored hash.
+   */
+  async storedStatus(id: string, ownerToken: string | undefined): Promise<SessionStatus | null> {
+    const stored = this.deps.storedChunks
+    const open = stored && (await stored.find(id, null))
+    if (!open) return null
+    if (!tokenMatches(ownerToken, decodeSpec(open.context).ownerTokenHash)) {
+      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+    }
+    return storedSessionStatus(open)
+  }
+
+  /**
+   * Deletes the record first, then the blob best effort (spec: DELETE /api/upload/:id). An id
+   * that is still an unfinished session is cancelled the same way, with the same owner token.
+   * The tombstone of an expired upload goes too; one of a takedown stays, answering 410.
+   */
+  async delete(id: string, ownerToken: string | undefined): Promise<void> {
+    const stored = this.deps.storedChunks
+    if (stored && (await stored.find(id, null))) {
+      await this.storedSpec(stored, id, ownerToken)
+      await stored.remove([id])
+      recordUploadFailed('chunks')
+      return
+    }
+    const session = this.deps.sessions.get(id, isFileUploadContext)
+    if (session) {
+      if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
+        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+      }
+      await session.abort()
+      return
+    }
+    const dormant = await this.deps.sessions.findDormant(id)
+    if (dormant?.kind === 'upload') {
+      if (!tokenMatches(ownerToken, decodeSpec(dormant.context).ownerTokenHash)) {
+        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+      }
+      await this.deps.sessions.endDormant(dormant)
+      return
+    }
+    const upload = {
+      kind: 'upload' as const,
+      id,
+      row: await this.stored(id),
+      deleteRow: async () => {
+        const { uploads } = this.deps.db.tables
+        await this.deps.db.query.delete(uploads).where(eq(uploads.id, id))
+        await this.deps.janitor.remove(id)
+        return true
+      },
+      messages: {
+        notFound: ERROR_MESSAGES.uploadNotFound,
+        wrongOwner: ERROR_MESSAGES.invalidOrMissingOwnerToken,
+      },
+    }
+    await deleteAsOwner(this.deps.tombstones, upload, ownerToken)
+  }
+}
+
+/** The columns of an upload's record. */
+function uploadRow(id: string, spec: UploadSpec, now: number) {
+  return {
+    id,
+    size: spec.size,
+    salt: spec.salt,
+    fileCount: spec.fileCount,
+    maxDownloads: spec.maxDownloads,
+    hasPassword: spec.hasPassword,
+    passwordSalt: spec.passwordSalt,
+    passwordAlgo: spec.passwordAlgo,
+    authTokenHash: spec.authTokenHash,
+    ownerTokenHash: spec.ownerTokenHash,
+    createdAt: now,
+    expiresAt: now + spec.expireSec * 1000,
+  }
+}

@@ -1,0 +1,61 @@
+/** Small request checks shared by the services, turning protocol validator failures into 400s. */
+import {
+  decodeBase64,
+  ERROR_MESSAGES,
+  fromBase64Url,
+  toBase64Url,
+  type ByteRange,
+  RECEIVED_HEADERS,
+} from '@fileshare/protocol'
+
+import { HttpError } from './http-error.js'
+
+/** 400 `Invalid request`, with what is wrong with each named field in `details`. */
+export function invalid(details: Record<string, string>): HttpError {
+  return new HttpError(400, ERROR_MESSAGES.invalidRequest, { details })
+}
+
+/**
+ * Whether a client asks to resume its upload (docs/api.md, Resuming uploads): the `X-Resumable`
+ * header of an HTTP init (`true` or `false`) or the `resumable` field of an `init` frame (JSON
+ * `true` or `false`). Absent means no, as for a client that knows only the spec; any other value
+ * is 400 naming the field.
+ */
+export function parseResumable(value: unknown, transport: 'header' | 'frame'): boolean {
+  const [yes, no, field] =
+    transport === 'header'
+      ? ['true', 'false', RECEIVED_HEADERS.resumable]
+      : [true, false, 'resumable']
+  if (value === undefined || value === no) return false
+  if (value === yes) return true
+  throw invalid({ [field]: 'must be true or false' })
+}
+
+/**
+ * The canonical spelling (unpadded base64url) of a salt given as base64url on the file and note
+ * routes, or null when it is not base64url of one of the sizes. Padding is accepted there and
+ * dropped, so every salt is stored and answered in one spelling; non-zero trailing bits and
+ * characters outside the alphabet are refused, as the protocol's decoder refuses them.
+ */
+export function canonicalSalt(text: unknown, sizes: readonly number[]): string | null {
+  if (typeof text !== 'string') return null
+  try {
+    const bytes = fromBase64Url(text, { bytes: [Math.min(...sizes), Math.max(...sizes)] })
+    return sizes.includes(bytes.length) ? toBase64Url(bytes) : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The bytes of canonical padded base64 of `range.minBytes` (default 1) to `range.maxBytes` bytes
+ * (the protocol's `decodeBase64`), or null for anything else.
+ */
+export function decodeBase64Strict(value: unknown, range: ByteRange = {}): Buffer | null {
+  try {
+    const bytes = decodeBase64(value, range)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What an upload socket's route provides to the connection that runs it (upload-connection.ts):
+ * opening or resuming a session from the first frame, finalizing and revoking it. Normal uploads
+ * (file-upload-route.ts) and uploads into requests (request-upload-route.ts) each provide one.
+ */
+import type { IncomingMessage } from 'node:http'
+
+import type { UploadWsDoneFrame } from '@fileshare/protocol'
+
+import type { UploadSession } from '../sessions/upload-sessions.js'
+import type { ProgressRule } from './progress-watch.js'
+
+/** A text frame that parsed as a JSON object; its `type` picks what it is. */
+export type ControlFrame = Record<string, unknown>
+
+/** The fields of the `done` frame besides `type`; routes may add some (the share `url`). */
+export type DoneFields = Omit<UploadWsDoneFrame, 'type'> & Record<string, unknown>
+
+/** What a route hands back once its `init` frame has opened a session. */
+export interface OpenedUpload {
+  session: UploadSession<unknown>
+  /** Commits and records the upload; an HttpError refuses it (close 1008). */
+  finalize(frame: ControlFrame): Promise<DoneFields>
+  /** Deletes the upload `finalize` stored while its socket failed or closed before `done`. */
+  revoke(id: string): Promise<void>
+}
+
+/** The part of an upload socket that differs between normal uploads and uploads into requests. */
+export interface UploadSocketHandler {
+  /** Validates the `init` frame and opens a session; an HttpError refuses it (close 1008). */
+  init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
+  /**
+   * Validates a `resume` frame and continues its session from a durable point (docs/api.md); an
+   * HttpError refuses it (close 1008) and changes nothing.
+   */
+  resume(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
+  /**
+   * When set, a socket that delivers too little within a window after `ready` is failed with
+   * close 1008 and its session aborted (spec: Upload slot inside a request).
+   */
+  readonly progress?: ProgressRule
+  /**
+   * The longest `finalize` frame the route takes once every declared byte is in, when it is
+   * longer than a control frame (a request's finalize carries the upload's metadata).
+   */
+  readonly finalizeFrameMaxBytes?: number
+}
