@@ -24,6 +24,7 @@ import type { RawData, WebSocket } from 'ws'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadSession } from '../services/upload-sessions.js'
+import { afterReads } from './after-reads.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
 import {
   ProgressWatch,
@@ -217,7 +218,9 @@ export class UploadConnection {
     const heard = this.heard
     this.ws.ping()
     const timer = setTimeout(() => {
-      if (this.phase === 'receiving' && this.heard === heard && !this.paused) this.ws.terminate()
+      afterReads(() => {
+        if (this.phase === 'receiving' && this.heard === heard && !this.paused) this.ws.terminate()
+      })
     }, withinMs)
     timer.unref()
   }
