@@ -5,6 +5,8 @@
  */
 import type { Download, Page } from 'playwright-core'
 
+import { downloadedFile } from './browser.js'
+
 /** Clicks the button named `button` that opens the file chooser and answers it with `paths`. */
 export async function choose(page: Page, button: string, paths: string | string[]): Promise<void> {
   // Listening is what turns on the browser's file chooser interception; the wait for the button
@@ -35,14 +37,14 @@ export async function uploadAndReadLink(page: Page, timeoutMs = 60_000): Promise
 
 /**
  * Clicks the page's Download button and waits until the browser has the whole file and the page
- * says so; answers the download (its `path()` is the saved file).
+ * says so; answers the download (`downloadedFile` gives the saved file).
  */
 export async function downloadFromPage(page: Page, timeoutMs = 60_000): Promise<Download> {
   const [download] = await Promise.all([
     page.waitForEvent('download', { timeout: timeoutMs }),
     page.getByRole('button', { name: 'Download', exact: true }).click(),
   ])
-  await download.path()
+  await downloadedFile(download)
   await page
     .getByRole('status')
     .filter({ hasText: 'Download complete.' })

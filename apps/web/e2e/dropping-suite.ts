@@ -11,6 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, expect } from 'vitest'
 
 import { downloadFromPage } from './actions.js'
+import { downloadedFile } from './browser.js'
 import { sha256File } from './files.js'
 import { startProxy, type RecordingProxy } from './proxy.js'
 import { useSuite, type Suite } from './suite.js'
@@ -170,7 +171,7 @@ export function useDroppingSuite(options: DroppingSuiteOptions): DroppingSuite {
       const receiver = await context.newPage()
       await receiver.goto(link)
       const download = await downloadFromPage(receiver)
-      return sha256File(await download.path())
+      return sha256File(await downloadedFile(download))
     },
     linkBack: () => new Promise((resolve) => setTimeout(resolve, downMs + 500)),
   }

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 
 import { RESUME_STORAGE_KEY } from '../src/lib/upload/resume-keys.js'
 import { downloadFromPage, pickFiles } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { useDroppingSuite } from './dropping-suite.js'
 import { sha256File, writePseudoRandomFile } from './files.js'
 import {
@@ -166,6 +166,6 @@ describe.runIf(browserAvailable)('a password-protected upload whose page closed'
     await receiver.getByLabel('Password', { exact: true }).fill('correct horse')
     await receiver.getByRole('button', { name: 'Unlock' }).click()
     const download = await downloadFromPage(receiver)
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
   })
 })
