@@ -1,9 +1,11 @@
 /**
  * What `pnpm test` runs after the build, as lanes of steps that scripts/test-lanes.mjs runs side
- * by side, the steps of one lane one after another. The main lane type-checks, lints and tests
- * the packages; the side lane holds what does not need the main lane's results: the container
+ * by side, the steps of one lane one after another. The main lane runs the packages' test suites;
+ * the side lane holds what does not need their results: the type checks and lints, the container
  * suite (mostly waiting on podman and the network), the suites on the other Node LTS lines, the
- * formatting and the commit messages. Only that script reads this module.
+ * formatting and the commit messages. Neither lane builds: the build comes before both, and
+ * turbo runs the test tasks `--only`, so it restores no build output under a running suite.
+ * Only that script reads this module.
  */
 import { availableParallelism } from 'node:os'
 
@@ -15,32 +17,26 @@ export interface TestStep {
 }
 
 const CONTAINER = '@fileshare/container-tests'
-const container = (script: string): TestStep => ({
-  name: `container ${script}`,
+
+/** `script` of every package, one package at a time, each whatever the others answered. */
+const everyPackage = (script: string): TestStep => ({
+  name: script,
   command: 'pnpm',
-  args: ['--filter', CONTAINER, 'run', script],
+  args: ['--recursive', '--workspace-concurrency=1', '--no-bail', 'run', script],
 })
 
 export const MAIN_LANE: readonly TestStep[] = [
   {
-    name: 'packages',
+    name: 'package tests',
     command: 'turbo',
-    args: [
-      'run',
-      'typecheck',
-      'lint',
-      'test',
-      `--filter=!${CONTAINER}`,
-      '--concurrency=1',
-      '--continue',
-    ],
+    args: ['run', 'test', '--only', `--filter=!${CONTAINER}`, '--concurrency=1', '--continue'],
   },
 ]
 
 export const SIDE_LANE: readonly TestStep[] = [
-  container('typecheck'),
-  container('lint'),
-  container('test'),
+  everyPackage('typecheck'),
+  everyPackage('lint'),
+  { name: 'container test', command: 'pnpm', args: ['--filter', CONTAINER, 'run', 'test'] },
   { name: 'Node LTS lines', command: 'node', args: ['scripts/test-node-lts.mjs'] },
   { name: 'formatting', command: 'prettier', args: ['--check', '.'] },
   { name: 'commit messages', command: 'node', args: ['scripts/check-commits.mjs'] },
