@@ -822,10 +822,19 @@ describe('resuming over a new socket while the old one is still here', () => {
     old.ws.terminate()
     await old.closed
 
+    // The old connection still holds the session while its writes wait: the resume pings it (a
+    // paused one is spared) and waits for it to end, within the server's bound for that wait.
+    const held = side.sessions.get(id, isAny)!
+    const waiting = new Promise<void>((resolve) => {
+      const probe = held.probe.bind(held)
+      held.probe = (withinMs) => {
+        probe(withinMs)
+        resolve()
+      }
+    })
     const resumed = await TestSocket.open(side.url)
     resumed.sendJson({ type: 'resume', id, ownerToken: headers.ownerToken, offset: 0 })
-    // The old connection is still held on this instance while its writes wait.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await waiting
     expect(resumed.frames).toEqual([])
     gate.open()
     const ready = await resumed.waitFor('ready')
