@@ -8,8 +8,9 @@
  * loaded lazily anyway, or that look for files of their own beside their code, stay in
  * node_modules. Type checking is `pnpm typecheck`; this only transpiles.
  */
-import { build } from 'esbuild'
-import { rm } from 'node:fs/promises'
+import { build, type OutputFile } from 'esbuild'
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -21,8 +22,7 @@ const outdir = `${root}dist`
  */
 const EXTERNAL = ['ws', 'open', '@inquirer/prompts', 'cli-progress']
 
-await rm(outdir, { recursive: true, force: true })
-await build({
+const { outputFiles } = await build({
   absWorkingDir: root,
   // The cipher thread's module is an entry of its own: a worker starts it by file name.
   entryPoints: { index: 'src/index.ts', 'cipher-worker': 'src/lib/cipher-worker.ts' },
@@ -44,4 +44,29 @@ await build({
     js: "import { createRequire as createRequireOfBundle } from 'node:module'; const require = createRequireOfBundle(import.meta.url);",
   },
   logLevel: 'warning',
+  write: false,
 })
+await writeChanged(outputFiles)
+
+/**
+ * Writes the files whose bytes changed, each whole through a rename, and removes those the build
+ * no longer makes: a suite running the command from dist/ while another builds it (the Node LTS
+ * reruns beside the main suites) never finds a file missing or half written.
+ */
+async function writeChanged(files: OutputFile[]): Promise<void> {
+  for (const file of files) {
+    const old = await readFile(file.path).catch(() => undefined)
+    if (old?.equals(file.contents)) continue
+    await mkdir(dirname(file.path), { recursive: true })
+    const temp = `${file.path}.${process.pid}.tmp`
+    // As esbuild writes them: a file opening with a shebang is executable.
+    const shebang = file.contents[0] === 0x23 && file.contents[1] === 0x21
+    await writeFile(temp, file.contents, { mode: shebang ? 0o755 : 0o644 })
+    await rename(temp, file.path)
+  }
+  const made = new Set(files.map((file) => file.path))
+  for (const entry of await readdir(outdir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name)
+    if (entry.isFile() && !made.has(path)) await rm(path, { force: true })
+  }
+}

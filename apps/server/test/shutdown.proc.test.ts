@@ -203,7 +203,8 @@ describe('server process', () => {
     let output = ''
     child.stdout.on('data', (data: Buffer) => (output += data.toString()))
     child.stderr.on('data', (data: Buffer) => (output += data.toString()))
-    const [code] = (await once(child, 'exit')) as [number | null]
+    // 'close' comes once the pipes are read to the end; at 'exit' they may still hold `closed`.
+    const [code] = (await once(child, 'close')) as [number | null]
     expect(output.trim()).toBe('closed')
     expect(code).toBe(0)
   })

@@ -730,15 +730,19 @@ describe('upload socket flow control', () => {
     expect(await socket.waitFor('done')).toMatchObject({ id })
   })
 
-  it('keeps a socket whose pong waits behind a busy event loop', async () => {
+  // The pong is sent, then the process stalls before it reads again, as a loaded machine may
+  // hold it up: the peer is not to blame for the late read. A stall of a few ticks makes the
+  // next tick late; a shorter one lets it fire on time, before the read that brings the pong in.
+  it.each([
+    ['for a few keepalive ticks', 3.5],
+    ['for less than a tick and a half', 1.2],
+  ])('keeps a socket whose pong arrived while the process stalled %s', async (_, ticks) => {
     const headers = socketInitHeaders(100)
     const socket = await TestSocket.open(url)
     const id = await socket.init({ type: 'init', headers })
-    // The pong is sent, then the process is busy for a few keepalive ticks before it reads
-    // again, as a loaded machine may hold it up: the peer is not to blame for the late read.
     await new Promise<void>((resolve) =>
       socket.ws.once('ping', () => {
-        const until = performance.now() + 3.5 * KEEPALIVE_MS
+        const until = performance.now() + ticks * KEEPALIVE_MS
         while (performance.now() < until);
         resolve()
       }),
@@ -818,10 +822,19 @@ describe('resuming over a new socket while the old one is still here', () => {
     old.ws.terminate()
     await old.closed
 
+    // The old connection still holds the session while its writes wait: the resume pings it (a
+    // paused one is spared) and waits for it to end, within the server's bound for that wait.
+    const held = side.sessions.get(id, isAny)!
+    const waiting = new Promise<void>((resolve) => {
+      const probe = held.probe.bind(held)
+      held.probe = (withinMs) => {
+        probe(withinMs)
+        resolve()
+      }
+    })
     const resumed = await TestSocket.open(side.url)
     resumed.sendJson({ type: 'resume', id, ownerToken: headers.ownerToken, offset: 0 })
-    // The old connection is still held on this instance while its writes wait.
-    await new Promise((resolve) => setTimeout(resolve, 300))
+    await waiting
     expect(resumed.frames).toEqual([])
     gate.open()
     const ready = await resumed.waitFor('ready')

@@ -5,6 +5,8 @@
  */
 import type { Download, Page } from 'playwright-core'
 
+import { downloadedFile } from './browser.js'
+
 /** The download page's Download button, which says so when it uses the last download. */
 export const DOWNLOAD_BUTTON = /^Download( \(uses the last download\))?$/
 
@@ -50,14 +52,14 @@ export async function uploadAndReadLink(page: Page, timeoutMs = 60_000): Promise
 
 /**
  * Clicks the page's Download button and waits until the browser has the whole file and the page
- * says so; answers the download (its `path()` is the saved file).
+ * says so; answers the download (`downloadedFile` gives the saved file).
  */
 export async function downloadFromPage(page: Page, timeoutMs = 60_000): Promise<Download> {
   const [download] = await Promise.all([
     page.waitForEvent('download', { timeout: timeoutMs }),
     page.getByRole('button', { name: DOWNLOAD_BUTTON }).click(),
   ])
-  await download.path()
+  await downloadedFile(download)
   await page
     .getByRole('status')
     .filter({ hasText: 'Download complete.' })

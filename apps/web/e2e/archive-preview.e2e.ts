@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core'
 import { afterEach, describe, expect, it } from 'vitest'
 
 import { pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
 import { useTempDir } from './temp-dir.js'
@@ -83,7 +83,7 @@ describe.runIf(browserAvailable)('looking inside an archive on the download page
       page.getByRole('button', { name: `Save ${name}`, exact: true }).click(),
     ])
     expect(download.suggestedFilename()).toBe(name)
-    const path = await download.path()
+    const path = await downloadedFile(download)
     await page
       .getByRole('status')
       .filter({ hasText: `${name} saved.` })

@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { runCli, runCliJson } from './cli.js'
 import { sha256File, writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
@@ -35,7 +35,7 @@ describe.runIf(browserAvailable)('browser and command line', () => {
     await page.getByText('2 downloads left').waitFor()
     const download = await downloadFromPage(page)
     expect(download.suggestedFilename()).toBe('from-cli.tar')
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
   })
 
   it('shows a markdown note sent by the command line', async () => {

@@ -11,6 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, expect } from 'vitest'
 
 import { downloadFromPage } from './actions.js'
+import { downloadedFile } from './browser.js'
 import { sha256File } from './files.js'
 import { startProxy, type RecordingProxy } from './proxy.js'
 import { useSuite, type Suite } from './suite.js'
@@ -21,7 +22,10 @@ export const DOWN_MS = 2000
 export interface DroppingSuiteOptions {
   /** Client-to-server byte counts at which every open connection is cut. */
   dropAt: number[]
-  /** How long after a drop new connections are refused (default DOWN_MS). */
+  /**
+   * How long after a drop new connections are refused (default DOWN_MS); `Infinity` refuses them
+   * until `linkBack()`.
+   */
   downMs?: number
   /** Refuses every WebSocket upgrade in front of the drop proxy. */
   blockWebSockets?: boolean
@@ -42,7 +46,7 @@ export interface DroppingSuite {
   openRecording(path?: string): Promise<{ page: Page; statuses: UploadStatusResponse[] }>
   /** Downloads `link` in another context; answers the SHA-256 of the saved file. */
   downloadedHash(link: string): Promise<string>
-  /** Waits until the drop proxy takes connections again after a drop. */
+  /** Has the drop proxy take connections again after a drop. */
   linkBack(): Promise<void>
 }
 
@@ -114,6 +118,15 @@ export const CHUNKED_DROPS: DroppingSuiteOptions = {
   env: { FILE_CHUNK_MAX_SIZE: String(CHUNK_SIZE) },
 }
 
+/**
+ * A suite cutting once after 6 MB and away until the test links it back: a page closed while cut
+ * off stays cut off however long closing it takes, so it never resumes and finishes first.
+ */
+export const PAGE_CLOSED_DROPS: DroppingSuiteOptions = {
+  dropAt: [6_000_000],
+  downMs: Number.POSITIVE_INFINITY,
+}
+
 export function useDroppingSuite(options: DroppingSuiteOptions): DroppingSuite {
   const downMs = options.downMs ?? DOWN_MS
   const handle: { proxy?: DropProxy; recorder?: RecordingProxy; url?: string } = {}
@@ -170,8 +183,8 @@ export function useDroppingSuite(options: DroppingSuiteOptions): DroppingSuite {
       const receiver = await context.newPage()
       await receiver.goto(link)
       const download = await downloadFromPage(receiver)
-      return sha256File(await download.path())
+      return sha256File(await downloadedFile(download))
     },
-    linkBack: () => new Promise((resolve) => setTimeout(resolve, downMs + 500)),
+    linkBack: async () => required(handle.proxy, 'drop proxy').restore(),
   }
 }

@@ -12,7 +12,7 @@ import type { Locator, Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
 import { downloadFromPage, pickFiles, pickFolder, uploadAndReadLink } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { sha256File, writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
 import { useTempDir } from './temp-dir.js'
@@ -61,7 +61,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await expect.poll(() => cipherWorkers(receiver)).toBeGreaterThan(0)
     const download = await downloadFromPage(receiver)
     expect(download.suggestedFilename()).toBe('report.bin')
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
     expect(cipherWorkers(receiver)).toBeGreaterThan(0)
     await receiver.getByText('That was the last download; this link no longer works.').waitFor()
 
@@ -97,7 +97,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     const expected = createHash('sha256')
       .update(Uint8Array.from({ length: 70_000 }, (_, i) => (i * 31) % 251))
       .digest('hex')
-    expect(await sha256File(await download.path())).toBe(expected)
+    expect(await sha256File(await downloadedFile(download))).toBe(expected)
   })
 
   it('stays on the page when a file is dropped outside the drop zone, and takes one dropped on it', async () => {
@@ -154,7 +154,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await receiver.getByText('These files arrive as one ZIP archive.').waitFor()
     const download = await downloadFromPage(receiver)
     expect(download.suggestedFilename()).toMatch(/\.zip$/)
-    const zip = await download.path()
+    const zip = await downloadedFile(download)
     await run('unzip', ['-tq', zip])
     const out = dir.join('unpacked')
     await run('unzip', ['-q', zip, '-d', out])
@@ -215,7 +215,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
     await receiver.getByRole('heading', { name: 'Download', level: 1 }).waitFor()
     await receiver.getByRole('listitem').filter({ hasText: 'secret.pdf' }).waitFor()
     const download = await downloadFromPage(receiver)
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
   })
 
   it('uploads over the WebSocket when the server offers it', async () => {
@@ -230,7 +230,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
 
     const receiver = await suite.open(link)
     const download = await downloadFromPage(receiver)
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
   })
 
   it('falls back to chunked HTTP when a proxy refuses the WebSocket, with the same result', async () => {
@@ -256,7 +256,7 @@ describe.runIf(browserAvailable)('file shares in the browser', () => {
 
       const receiver = await suite.open(link)
       const download = await downloadFromPage(receiver)
-      expect(await sha256File(await download.path())).toBe(await sha256File(source))
+      expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
     } finally {
       suite.proxy.blockWebSockets = false
     }

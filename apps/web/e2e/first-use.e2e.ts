@@ -16,7 +16,7 @@ import {
   pickFiles,
   uploadAndReadLink,
 } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
 import { useTempDir } from './temp-dir.js'
@@ -135,7 +135,7 @@ describe.runIf(browserAvailable)('the app as a first-time user meets it', () => 
       page.getByRole('button', { name: 'Save private key as file' }).click(),
     ])
     expect(download.suggestedFilename()).toBe('id_ed25519')
-    const text = await readFile(await download.path(), 'utf8')
+    const text = await readFile(await downloadedFile(download), 'utf8')
     expect(text).toMatch(
       /^-----BEGIN OPENSSH PRIVATE KEY-----\n[\s\S]+-----END OPENSSH PRIVATE KEY-----\n$/,
     )

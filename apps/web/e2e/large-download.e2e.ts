@@ -16,7 +16,7 @@
 import { describe, expect, it } from 'vitest'
 
 import { DOWNLOAD_BUTTON } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { sha256File, sha256PseudoRandom } from './files.js'
 import { collectGarbage, EXPOSE_GC_ARG, sampleMemory } from './memory.js'
 import { shareFromNode } from './node-client.js'
@@ -52,7 +52,7 @@ describe.runIf(browserAvailable)('a 1 GiB download in the browser', () => {
         collect: () => collectGarbage(page),
       })
       const [saved] = await Promise.all([page.waitForEvent('download'), download.click()])
-      const path = await saved.path()
+      const path = await downloadedFile(saved)
       const report = await memory.stop()
       await page.getByRole('status').filter({ hasText: 'Download complete.' }).waitFor()
 

@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 
 import { downloadFromPage, pickFiles, uploadAndReadLink } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { runCli } from './cli.js'
 import { sha256File, writePseudoRandomFile } from './files.js'
 import { captureAll, unnamedControls } from './screenshots.js'
@@ -93,7 +93,7 @@ describe.runIf(browserAvailable)('login with an OpenID provider', () => {
     // Downloading needs no login.
     const reader = await suite.open(link)
     const download = await downloadFromPage(reader)
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
 
     await page.getByRole('link', { name: 'Sign out' }).click()
     // The server sends the browser on to the provider's end-session page, which asks to confirm.
@@ -127,7 +127,7 @@ describe.runIf(browserAvailable)('login with an OpenID provider', () => {
     const { link } = JSON.parse(sent.stdout) as { link: string }
     const reader = await suite.open(link)
     const download = await downloadFromPage(reader)
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
 
     await page.getByRole('button', { name: 'Done' }).click()
     await page.getByRole('button', { name: 'Revoke nightly backup' }).click()

@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
 import { createRequestAndReadLinks, DOWNLOAD_BUTTON, pickFiles } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { shareBytesFromNode, type NodeBytesShare } from './node-client.js'
 import { useSuite } from './suite.js'
 import { useTempDir } from './temp-dir.js'
@@ -108,7 +108,7 @@ describe.runIf(browserAvailable)('previews of downloads', () => {
       page.getByRole('button', { name: 'Save', exact: true }).click(),
     ])
     expect(download.suggestedFilename()).toBe('red.png')
-    expect(Buffer.compare(await readFile(await download.path()), PNG)).toBe(0)
+    expect(Buffer.compare(await readFile(await downloadedFile(download)), PNG)).toBe(0)
     await page.getByRole('status').filter({ hasText: 'Download complete.' }).waitFor()
     // Open and save: one download, as the spec's GET /api/download/:id counts one.
     expect(await downloadCount(id)).toBe(1)
@@ -233,7 +233,7 @@ describe.runIf(browserAvailable)('previews of downloads', () => {
       last.waitForEvent('download'),
       last.getByRole('button', { name: 'Save', exact: true }).click(),
     ])
-    expect(await readFile(await download.path(), 'utf8')).toBe('the last one')
+    expect(await readFile(await downloadedFile(download), 'utf8')).toBe('the last one')
     // Used up by the one download: a second would have been refused, and the save went through.
     const info = await fetch(new URL(`/api/info/${id}`, suite.url))
     expect(info.status).toBe(410)
@@ -270,7 +270,7 @@ describe.runIf(browserAvailable)('previews of downloads', () => {
       inbox.waitForEvent('download'),
       inbox.getByRole('button', { name: 'Save brief.md' }).click(),
     ])
-    expect(await readFile(await download.path(), 'utf8')).toBe('# Brief\n\nAll **done**.')
+    expect(await readFile(await downloadedFile(download), 'utf8')).toBe('# Brief\n\nAll **done**.')
 
     // The server's count, read afresh: one download for both.
     const again = await suite.open(inboxLink)

@@ -19,7 +19,7 @@ import { describe, expect, it } from 'vitest'
 
 import { requestResumeKey } from '../src/lib/upload/resume-keys.js'
 import { browserAvailable } from './browser.js'
-import { useDroppingSuite, type DroppingSuite } from './dropping-suite.js'
+import { PAGE_CLOSED_DROPS, useDroppingSuite, type DroppingSuite } from './dropping-suite.js'
 import { sha256File } from './files.js'
 import { nodeApi } from './node-client.js'
 import {
@@ -84,7 +84,7 @@ const dir = useTempDir()
 describeResumeScenarios(REQUEST_PAGE, dir)
 
 describe.runIf(browserAvailable)('a new upload beside one holding the only slot', () => {
-  const run = useDroppingSuite({ dropAt: [6 * MB] })
+  const run = useDroppingSuite(PAGE_CLOSED_DROPS)
 
   it('says the unfinished upload holds it, and a new upload ends that one and is sent', async () => {
     const { target, page, other } = await reloadThenPickOther(run, REQUEST_PAGE, dir, {

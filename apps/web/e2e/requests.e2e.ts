@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
 
 import { pickFiles } from './actions.js'
-import { browserAvailable } from './browser.js'
+import { browserAvailable, downloadedFile } from './browser.js'
 import { sha256File, writePseudoRandomFile } from './files.js'
 import { useSuite } from './suite.js'
 import { useTempDir } from './temp-dir.js'
@@ -72,7 +72,7 @@ describe.runIf(browserAvailable)('file requests in the browser', () => {
       received.getByRole('button', { name: 'Download cv.pdf' }).click(),
     ])
     expect(download.suggestedFilename()).toBe('cv.pdf')
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
     await inbox.getByRole('status').filter({ hasText: 'cv.pdf was saved.' }).waitFor()
 
     await received.getByRole('button', { name: 'Show the note' }).click()

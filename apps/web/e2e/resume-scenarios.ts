@@ -16,6 +16,7 @@ import { browserAvailable } from './browser.js'
 import {
   CHUNKED_DROPS,
   expectResentFromNextIndex,
+  PAGE_CLOSED_DROPS,
   useDroppingSuite,
   waitForResume,
   type DroppingSuite,
@@ -159,7 +160,7 @@ export function describeResumeScenarios(uploads: UploadPage, dir: TempDir): void
   })
 
   describe.runIf(browserAvailable)(`${uploads.name}: an upload whose page closed`, () => {
-    const run = useDroppingSuite({ dropAt: [6 * MB] })
+    const run = useDroppingSuite(PAGE_CLOSED_DROPS)
 
     it('continues after a reload with the same file and refuses another', async () => {
       // Where uploads are counted, the unfinished one holds the only slot while it waits.

@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest'
 
 import { RESUME_STORAGE_KEY } from '../src/lib/upload/resume-keys.js'
 import { downloadFromPage, pickFiles } from './actions.js'
-import { browserAvailable } from './browser.js'
-import { useDroppingSuite } from './dropping-suite.js'
+import { browserAvailable, downloadedFile } from './browser.js'
+import { PAGE_CLOSED_DROPS, useDroppingSuite } from './dropping-suite.js'
 import { sha256File, writePseudoRandomFile } from './files.js'
 import {
   describeResumeScenarios,
@@ -54,7 +54,7 @@ const dir = useTempDir()
 describeResumeScenarios(HOME_PAGE, dir)
 
 describe.runIf(browserAvailable)('an upload the server no longer has', () => {
-  const run = useDroppingSuite({ dropAt: [6 * MB] })
+  const run = useDroppingSuite(PAGE_CLOSED_DROPS)
 
   it('says so when the same file is picked, and forgets the upload', async () => {
     const source = dir.join('ended.bin')
@@ -77,7 +77,7 @@ describe.runIf(browserAvailable)('an upload the server no longer has', () => {
 })
 
 describe.runIf(browserAvailable)('an upload cancelled while it waits to resume', () => {
-  const run = useDroppingSuite({ dropAt: [6 * MB] })
+  const run = useDroppingSuite(PAGE_CLOSED_DROPS)
 
   it('ends the session on the server and forgets it in the browser', async () => {
     const source = dir.join('cancelled.bin')
@@ -106,7 +106,7 @@ describe.runIf(browserAvailable)('an upload cancelled while it waits to resume',
 describe.runIf(browserAvailable)(
   'an upload whose file was overwritten while the page was away',
   () => {
-    const run = useDroppingSuite({ dropAt: [6 * MB] })
+    const run = useDroppingSuite(PAGE_CLOSED_DROPS)
 
     // Security: size and time are no proof. The file rewritten in place with both kept is never
     // sealed again under the nonces it used: the record tags kept in IndexedDB refuse it.
@@ -134,7 +134,7 @@ describe.runIf(browserAvailable)(
 )
 
 describe.runIf(browserAvailable)('a password-protected upload whose page closed', () => {
-  const run = useDroppingSuite({ dropAt: [6 * MB] })
+  const run = useDroppingSuite(PAGE_CLOSED_DROPS)
 
   // Security: the browser's storage keeps only what the password protects.
   it('keeps neither its secret nor its owner token, and resumes with its password', async () => {
@@ -166,6 +166,6 @@ describe.runIf(browserAvailable)('a password-protected upload whose page closed'
     await receiver.getByLabel('Password', { exact: true }).fill('correct horse')
     await receiver.getByRole('button', { name: 'Unlock' }).click()
     const download = await downloadFromPage(receiver)
-    expect(await sha256File(await download.path())).toBe(await sha256File(source))
+    expect(await sha256File(await downloadedFile(download))).toBe(await sha256File(source))
   })
 })

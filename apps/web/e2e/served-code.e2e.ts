@@ -8,10 +8,10 @@ import { appendFile, cp, readdir } from 'node:fs/promises'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { browserAvailable, launchBrowser, newContext, type TestBrowser } from './browser.js'
+import { browserAvailable, newContext, type TestBrowser } from './browser.js'
 import { startE2eServer, WEB_ROOT, type E2eServer } from './server.js'
 import { useTempDir } from './temp-dir.js'
-import { useSuite } from './suite.js'
+import { openBrowser, useSuite } from './suite.js'
 
 /** What an altered module would do if it ran: leave a mark a test can look for. */
 const PAYLOAD = '\n;globalThis.__altered = true\n'
@@ -45,7 +45,7 @@ describe.runIf(browserAvailable)('a module altered on the server', () => {
   const servers: E2eServer[] = []
 
   beforeAll(async () => {
-    browser = await launchBrowser()
+    browser = await openBrowser()
   })
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()))

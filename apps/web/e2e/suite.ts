@@ -1,7 +1,8 @@
 /**
- * The per-file setup shared by the end-to-end suites: one server and one browser for the file,
- * a fresh browser context per test, closed after it. Under CI=true nothing is skipped: a missing
- * Chromium or a missing build fails in beforeAll.
+ * The per-file setup shared by the end-to-end suites: one server for the file, a connection to
+ * the run's Chromium (or a Chromium of its own for a file that asks for flags), a fresh browser
+ * context per test, closed after it. Under CI=true nothing is skipped: a missing Chromium or a
+ * missing build fails in beforeAll.
  *
  * Every context is watched for what the app promises never to do: a request to a host other than
  * our server (fonts, CDNs), a Content-Security-Policy violation, an uncaught error in a page. Any
@@ -12,9 +13,15 @@ import { fileURLToPath } from 'node:url'
 
 import { freePort } from '@fileshare/testing'
 import type { BrowserContext, Page } from 'playwright-core'
-import { afterAll, afterEach, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, inject } from 'vitest'
 
-import { launchBrowser, newContext, type ContextOptions, type TestBrowser } from './browser.js'
+import {
+  connectBrowser,
+  launchBrowser,
+  newContext,
+  type ContextOptions,
+  type TestBrowser,
+} from './browser.js'
 import { startProxy, type RecordingProxy } from './proxy.js'
 import { startE2eServer, type E2eServer, type E2eServerOptions } from './server.js'
 
@@ -36,7 +43,10 @@ export interface SuiteOptions extends E2eServerOptions {
   allowedOrigins?: string[]
   /** Puts a recording proxy in front of the server; pages then use its address. */
   proxy?: boolean
-  /** Chromium flags this file's browser starts with besides the usual ones. */
+  /**
+   * Chromium flags besides the usual ones: the file then launches a Chromium of its own instead
+   * of sharing the run's, since flags belong to the browser process.
+   */
   browserArgs?: string[]
 }
 
@@ -82,7 +92,7 @@ export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) =
           { ...resolved, env: { ...resolved.env, BASE_URL: `http://127.0.0.1:${proxyPort}` } }
     ;[server, browser] = await Promise.all([
       startE2eServer(serverOptions),
-      launchBrowser(resolved.browserArgs),
+      openBrowser(resolved.browserArgs),
     ])
     if (proxyPort !== undefined) proxy = await startProxy(server.url, proxyPort)
     own = new URL(suite.url).origin
@@ -127,6 +137,16 @@ export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) =
     },
   }
   return suite
+}
+
+/**
+ * The run's Chromium when the file needs no flags of its own and the run started one (the e2e
+ * configuration's global setup; the benchmark and a lone file run under another configuration
+ * launch their own), else a Chromium launched for the file.
+ */
+export function openBrowser(extraArgs: string[] = []): Promise<TestBrowser> {
+  const endpoint = inject('chromiumEndpoint')
+  return extraArgs.length === 0 && endpoint ? connectBrowser(endpoint) : launchBrowser(extraArgs)
 }
 
 /**

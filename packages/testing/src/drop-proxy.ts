@@ -16,7 +16,10 @@ export interface DropProxyOptions {
    * bytes up to each count are forwarded, none past it on the connections cut.
    */
   dropAt: readonly number[]
-  /** How long after a drop new connections are refused, in milliseconds (default 0). */
+  /**
+   * How long after a drop new connections are refused, in milliseconds (default 0); `Infinity`
+   * refuses them until `restore()`.
+   */
   downMs?: number
   /**
    * Which bytes `dropAt` counts: `up` (client to target, the default, for uploads) or `down`
@@ -35,6 +38,8 @@ export interface DropProxy {
   readonly drops: number
   /** Bytes forwarded so far in the counted direction. */
   readonly forwarded: number
+  /** Ends the refusal after a drop at once: new connections are taken again. */
+  restore(): void
   close(): Promise<void>
 }
 
@@ -101,6 +106,9 @@ export async function startDropProxy(options: DropProxyOptions): Promise<DropPro
     },
     get forwarded() {
       return forwarded
+    },
+    restore() {
+      downUntil = 0
     },
     close: async () => {
       for (const socket of open) socket.destroy()

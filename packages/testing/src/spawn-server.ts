@@ -29,7 +29,7 @@ export interface SpawnedServer {
   port: number
   /** What the server printed on stdout and stderr so far (the last 64 KiB). */
   output(): string
-  /** The exit code and signal, once the process has exited. */
+  /** The exit code and signal, once the process has exited and all it printed has been read. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   /** SIGTERM, then SIGKILL after five seconds. */
   stop(): Promise<void>
@@ -49,8 +49,9 @@ export async function spawnServer(options: SpawnServerOptions): Promise<SpawnedS
   // Both streams are read to the end so that a talkative server never blocks on a full pipe.
   child.stdout.on('data', keep)
   child.stderr.on('data', keep)
+  // 'close', not 'exit': the pipes may still hold the last lines when the process has exited.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => resolve({ code, signal })),
   )
   const timeoutMs = options.timeoutMs ?? 30_000
   try {

@@ -32,12 +32,17 @@ export async function debianMirror(): Promise<string> {
   return uris.find((uri) => uri !== '' && !uri.includes('security')) ?? DEFAULT_MIRROR
 }
 
-/** The tag of the base image; it changes with this recipe, the mirror, Node and the CA bundle. */
+/**
+ * The tag of the base image; it changes with this recipe, the mirror, Node and the CA bundle.
+ * Node counts by its version and size, not its path or time: each clone fetches its own copy of
+ * the same release, and a fresh clone still finds the image an earlier one built.
+ */
 async function baseTag(mirror: string, node: string): Promise<string> {
   const binary = await stat(node)
+  const { stdout: version } = await runTool(node, ['--version'])
   const hash = createHash('sha256')
   hash.update(await readFile(fileURLToPath(import.meta.url)))
-  hash.update(`${mirror}\n${NPM}\n${node}\n${binary.size}\n${binary.mtimeMs}\n`)
+  hash.update(`${mirror}\n${NPM}\n${version.trim()}\n${binary.size}\n`)
   hash.update(await readFile(CA_BUNDLE).catch(() => Buffer.alloc(0)))
   return `localhost/fileshare-test-base:${hash.digest('hex').slice(0, 16)}`
 }

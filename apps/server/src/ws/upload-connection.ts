@@ -22,6 +22,7 @@ import type { RawData, WebSocket } from 'ws'
 
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
+import { afterReads } from './after-reads.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
 import { ProgressWatch, STALLED_MESSAGE, STALLED_STATUS } from './progress-watch.js'
 import { ReceiveAccount } from './receive-account.js'
@@ -185,7 +186,9 @@ export class UploadConnection {
     const heard = this.heard
     this.ws.ping()
     const timer = setTimeout(() => {
-      if (this.phase === 'receiving' && this.heard === heard && !this.paused) this.ws.terminate()
+      afterReads(() => {
+        if (this.phase === 'receiving' && this.heard === heard && !this.paused) this.ws.terminate()
+      })
     }, withinMs)
     timer.unref()
   }

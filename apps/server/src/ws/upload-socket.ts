@@ -19,6 +19,7 @@ import { rateLimitHeaders } from '../middleware/rate-limit.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
+import { afterReads } from './after-reads.js'
 import { ReceiveBudget } from './receive-budget.js'
 import { SocketsPerIp } from './sockets-per-ip.js'
 import { bufferLimits, UploadConnection } from './upload-connection.js'
@@ -140,7 +141,11 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     const now = performance.now()
     const onTime = now - lastTick < keepaliveMs * 1.5
     lastTick = now
-    for (const connection of connections) connection.heartbeat(onTime)
+    // And every verdict waits for this turn's reads, so that a pong already delivered to the
+    // process is heard first, however little the tick was held up.
+    afterReads(() => {
+      for (const connection of connections) connection.heartbeat(onTime)
+    })
   }, keepaliveMs)
   keepalive.unref()
 
