@@ -152,6 +152,35 @@ describe('read grants', () => {
     expect(await downloadCount(server, file)).toBe(1)
   })
 
+  it('answers a range asked for with the grant as 206, counting the download once', async () => {
+    const file = await upload(server)
+    const res = await get(server, file, { 'X-Read-Grant': 'request', Range: 'bytes=4000-' })
+    expect(res.status).toBe(206)
+    expect(res.headers.get('content-range')).toBe('bytes 4000-4999/5000')
+    expect(res.headers.get('content-length')).toBe('1000')
+    expect(Buffer.from(await res.arrayBuffer()).equals(file.body.subarray(4000))).toBe(true)
+    const grant = res.headers.get('x-read-grant')!
+    expect(grant).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(await downloadCount(server, file)).toBe(1)
+
+    const more = await get(server, file, { 'X-Read-Grant': grant, Range: 'bytes=0-9' })
+    expect(more.status).toBe(206)
+    expect(Buffer.from(await more.arrayBuffer()).equals(file.body.subarray(0, 10))).toBe(true)
+    expect(await downloadCount(server, file)).toBe(1)
+  })
+
+  it('refuses a bad range asked for with the grant with 416, counting nothing', async () => {
+    const file = await upload(server)
+    for (const range of ['bytes=5000-', 'bytes=-10', 'bytes=1-2,4-5']) {
+      const res = await get(server, file, { 'X-Read-Grant': 'request', Range: range })
+      expect(res.status).toBe(416)
+      expect(res.headers.get('content-range')).toBe('bytes */5000')
+      expect(res.headers.get('x-read-grant')).toBeNull()
+      await res.arrayBuffer()
+    }
+    expect(await downloadCount(server, file)).toBe(0)
+  })
+
   it('answers 416 with the size for a range that is not one satisfiable byte range', async () => {
     const file = await upload(server)
     const grant = await grantedDownload(server, file)

@@ -22,6 +22,8 @@ export interface CountedDownload {
   delivery: BlobDelivery
   /** A read grant asked for with the download (docs/api.md): its headers join the answer. */
   grant?: IssuedGrant
+  /** The byte range asked for with the grant: the blob holds these bytes alone, sent as 206. */
+  range?: { start: number; end: number }
 }
 
 /**
@@ -45,14 +47,15 @@ export function downloadResponse(
   download: CountedDownload,
   logger: Pick<Logger, 'error'>,
 ): Response {
-  const { size, fileCount, delivery, grant } = download
+  const { size, fileCount, delivery, grant, range } = download
   if ('url' in delivery) {
     recordDownload('url')
     return c.json({ url: delivery.url, size, fileCount }, 200)
   }
+  const length = range === undefined ? size : range.end - range.start
   const headers: Record<string, string> = {
     'Content-Type': 'application/octet-stream',
-    'Content-Length': String(size),
+    'Content-Length': String(length),
     'X-File-Count': String(fileCount),
   }
   if (grant !== undefined) {
@@ -60,8 +63,11 @@ export function downloadResponse(
     headers[HEADERS.readGrantExpires] = String(grant.expiresAt)
     headers[HEADERS.acceptRanges] = 'bytes'
   }
+  if (range !== undefined) {
+    headers[HEADERS.contentRange] = `bytes ${range.start}-${range.end - 1}/${size}`
+  }
   recordDownload('stream')
-  return sendBlob(c, 200, headers, delivery.blob, size, logger)
+  return sendBlob(c, range === undefined ? 200 : 206, headers, delivery.blob, length, logger)
 }
 
 /** The answer to a read under a grant: 206 with its `Content-Range`, or 200 for the whole blob. */

@@ -48,6 +48,14 @@ export interface DownloadResult {
   delivery: BlobDelivery
   /** The read grant asked for with the download; only a download the server sends has one. */
   grant?: IssuedGrant
+  /** The byte range asked for with the grant (docs/api.md): the answer is these bytes alone. */
+  range?: ByteBounds
+}
+
+/** Bytes `start` up to `end` (exclusive). */
+export interface ByteBounds {
+  start: number
+  end: number
 }
 
 /** Bytes `start` up to `end` (exclusive) of an upload, read under a grant without counting. */
@@ -164,17 +172,27 @@ export class UploadRecords {
     authToken: string | undefined,
     clientIp: string,
     withGrant = false,
+    range?: string,
   ): Promise<DownloadResult> {
     const row = await this.find(id)
     await this.admitReader(row, authToken, clientIp)
+    // A range asked for with the grant is checked before the download is counted.
+    const bounds = withGrant && range !== undefined ? boundsOf(range, row.size) : undefined
     const delivery = await this.counter.deliver(id, this.deps.now())
     const result = { size: row.size, fileCount: row.fileCount, delivery }
     if (!withGrant || !('blob' in delivery)) return result
+    let whole: OpenedBlob | undefined = delivery.blob
     try {
-      return { ...result, grant: await this.grants.issue(id) }
+      const grant = await this.grants.issue(id)
+      if (bounds === undefined) return { ...result, grant }
+      const opened = whole
+      whole = undefined
+      await opened.close()
+      const blob = await this.openRange(id, bounds)
+      return { ...result, delivery: { blob }, grant, range: bounds }
     } catch (error) {
       // The client gets an error, not the download: the count goes back with the blob.
-      await delivery.blob.close()
+      await whole?.close()
       await this.counter.giveBack(id)
       throw error
     }
@@ -199,17 +217,16 @@ export class UploadRecords {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
     await this.grants.admit(id, grant)
-    const bounds =
-      range === undefined ? { start: 0, end: row.size } : parseByteRange(range, row.size)
-    if (bounds === null || bounds.start >= bounds.end) {
-      throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
-        headers: { 'Content-Range': `bytes */${row.size}` },
-      })
-    }
+    const bounds = range === undefined ? { start: 0, end: row.size } : boundsOf(range, row.size)
+    const blob = await this.openRange(id, bounds)
+    return { size: row.size, fileCount: row.fileCount, ...bounds, blob }
+  }
+
+  /** Opens bytes of a blob; a store without ranges (S3) issues no grant, so none reaches here. */
+  private openRange(id: string, bounds: ByteBounds): Promise<OpenedBlob> {
     const { openRange } = this.deps.blobs
     if (!openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    const blob = await openRange.call(this.deps.blobs, id, bounds.start, bounds.end)
-    return { size: row.size, fileCount: row.fileCount, ...bounds, blob }
+    return openRange.call(this.deps.blobs, id, bounds.start, bounds.end)
   }
 
   /**
@@ -297,4 +314,15 @@ export class UploadRecords {
     }
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
+}
+
+/** One satisfiable byte range of a blob of `size` bytes, or 416 with the size (RFC 9110). */
+function boundsOf(range: string, size: number): ByteBounds {
+  const bounds = parseByteRange(range, size)
+  if (bounds === null || bounds.start >= bounds.end) {
+    throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
+      headers: { 'Content-Range': `bytes */${size}` },
+    })
+  }
+  return bounds
 }

@@ -1,6 +1,6 @@
 /**
  * Plaintext ranges of a file read without downloading all of it: one counted download asks for
- * a read grant and is closed at once, then each plaintext range is fetched as the ciphertext
+ * a read grant and its first byte alone, then each plaintext range is fetched as the ciphertext
  * records that hold it (docs/api.md, Read grants), or on S3 from the presigned URL the download
  * answered, and opened record by record, each under the nonce of its index, so every byte handed
  * out is authenticated. Small reads go through a few cached records (an archive's directory is
@@ -191,18 +191,21 @@ function presignedRanges(api: ApiClient, url: string, signal?: AbortSignal): Cip
 }
 
 /**
- * Counts one download of the file with a read grant and closes its body unread: from then on
- * its ranges come under the grant. On S3 the download answers a presigned URL instead, whose
- * ranges are fetched until it expires.
+ * Counts one download of the file with a read grant, asking for its first byte alone, and closes
+ * the body unread: from then on its ranges come under the grant. On S3 the download answers a
+ * presigned URL instead, whose ranges are fetched until it expires.
  */
 export async function openFileRanges(
   api: ApiClient,
   unlocked: UnlockedFile,
   options: FileRangesOptions = {},
 ): Promise<FileRanges> {
+  // The counted download asks for its first byte alone (docs/api.md, Read grants); a server that
+  // ignores the range answers the whole body, which is closed unread.
   const headers = {
     [HEADERS.authToken]: unlocked.keys.authToken,
     [HEADERS.readGrant]: READ_GRANT_REQUEST,
+    [HEADERS.range]: 'bytes=0-0',
   }
   const { signal } = options
   const init = signal ? { headers, signal } : { headers }
@@ -215,7 +218,7 @@ export async function openFileRanges(
   }
   await response.body?.cancel().catch(() => undefined)
   const grant = response.headers.get(HEADERS.readGrant)
-  const size = Number(response.headers.get(HEADERS.contentLength))
+  const size = countedSize(response)
   const fileCount = Number(response.headers.get(HEADERS.fileCount) ?? '1')
   const expires = Number(response.headers.get(HEADERS.readGrantExpires))
   if (grant === null) {
@@ -237,4 +240,11 @@ export async function openFileRanges(
     })
   const grantExpiresAt = Number.isSafeInteger(expires) && expires > 0 ? expires : null
   return new FileRanges(unlocked, ranges, size, fileCount, grantExpiresAt, options)
+}
+
+/** The ciphertext's size: the total of a 206's `Content-Range`, or a 200's `Content-Length`. */
+function countedSize(response: Response): number {
+  if (response.status !== 206) return Number(response.headers.get(HEADERS.contentLength))
+  const total = /^bytes 0-0\/(\d+)$/.exec(response.headers.get(HEADERS.contentRange) ?? '')
+  return total ? Number(total[1]) : NaN
 }
