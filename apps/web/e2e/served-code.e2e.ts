@@ -3,7 +3,7 @@
  * server after the build, whether loaded by index.html or later, is refused and never runs.
  * Each case hosts its own copy of the build with one file altered.
  */
-import { appendFile, cp, readdir } from 'node:fs/promises'
+import { appendFile, cp, readdir, readFile } from 'node:fs/promises'
 
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -78,8 +78,16 @@ describe.runIf(browserAvailable)('a module altered on the server', () => {
   const altered = (page: Page) =>
     page.evaluate(() => (globalThis as { __altered?: boolean }).__altered === true)
 
+  /** The module index.html starts the app with, by its exact name (other chunks share a prefix). */
+  async function entryPattern(): Promise<RegExp> {
+    const html = await readFile(`${WEB_ROOT}/index.html`, 'utf8')
+    const name = /<script type="module"[^>]* src="\/assets\/([^"]+)"/.exec(html)?.[1]
+    if (name === undefined) throw new Error('index.html starts no module')
+    return new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)
+  }
+
   it('refuses a module that index.html loads, and the app does not start', async () => {
-    const server = await hostAltered('entry', /^index-.*\.js$/)
+    const server = await hostAltered('entry', await entryPattern())
     const { page, refused } = await openPage(server.url)
     await expect.poll(() => refused.length, { timeout: 20_000 }).toBeGreaterThan(0)
     expect(await altered(page)).toBe(false)
