@@ -18,8 +18,7 @@ import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
-import { CountedReads } from '../records/counted-reads.js'
-import type { DownloadResult, GrantedRead } from '../records/counted-reads.js'
+import { CountedReads, type DownloadResult, type GrantedRead } from '../records/counted-reads.js'
 import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
 import {
   findRequest,
