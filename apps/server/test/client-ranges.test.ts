@@ -100,7 +100,7 @@ describe('plaintext ranges through the client core', { timeout: 30_000 }, () => 
       expireSec: 86_400,
       maxUploads: 1,
       maxSize: 16 * MiB,
-      downloads: 2,
+      downloads: 3,
     })
     const opened = await openRequest(api, parseLink(created.uploadLink).link as RequestLink)
     const random = randomSource(SIZE)

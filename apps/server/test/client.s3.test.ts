@@ -185,7 +185,7 @@ describe.skipIf(missing !== null)('the client core on S3', { timeout: 60_000 }, 
       expireSec: 86_400,
       maxUploads: 1,
       maxSize: 16 * MiB,
-      downloads: 2,
+      downloads: 3,
     })
     const opened = await openRequest(api, parseLink(created.uploadLink).link as RequestLink)
     const { bytes, source } = randomSource(5 * MiB + 7)
