@@ -1,17 +1,24 @@
 /**
  * The client core's plaintext ranges against the real server: one counted download with a read
- * grant, then ranges read under it, each fetched as the sealed records it touches. Properties
- * checked: the bytes are the upload's, exactly one download is counted, and a bounded reader's
- * requests start at one record and double up to its window.
+ * grant, then ranges read under it, each fetched as the sealed records it touches, of an upload
+ * and of an inbox file. Properties checked: the bytes are the upload's, exactly one download is
+ * counted, and a bounded reader's requests start at one record and double up to its window.
  */
 import {
+  createFileRequest,
   encryptedSize,
   inspectFile,
   openFileRanges,
+  openInbox,
+  openInboxFileRanges,
+  openRequest,
   parseLink,
   sendFile,
+  sendToRequest,
   unlockFile,
   type FileLink,
+  type InboxLink,
+  type RequestLink,
 } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
@@ -84,5 +91,38 @@ describe('plaintext ranges through the client core', { timeout: 30_000 }, () => 
       `bytes=${2 * SEALED}-${5 * SEALED - 1}`,
       `bytes=${9 * SEALED}-${encryptedSize(SIZE) - 1}`,
     ])
+  })
+
+  it('reads an inbox file in ranges under the grant of its counted download, counting once', async () => {
+    const api = apiFor(server)
+    const created = await createFileRequest(api, {
+      message: 'Ranges please',
+      expireSec: 86_400,
+      maxUploads: 1,
+      maxSize: 16 * MiB,
+      downloads: 3,
+    })
+    const opened = await openRequest(api, parseLink(created.uploadLink).link as RequestLink)
+    const random = randomSource(SIZE)
+    const sent = await sendToRequest(api, opened, random.source, {
+      metadata: singleFile('clip.webm', SIZE, 'video/webm'),
+      fileCount: 1,
+    })
+    const inboxLink = parseLink(created.inboxLink).link as InboxLink
+    const log = loggingFetch()
+    const reader = apiFor(server, { fetch: log.fetch })
+    const inbox = await openInbox(reader, inboxLink)
+    const ranges = await openInboxFileRanges(reader, inbox, sent.id, { windowRecords: 2 })
+    expect(ranges.plainSize).toBe(SIZE)
+    expect(ranges.grantExpiresAt).toBeGreaterThan(Date.now())
+    const whole = await drain(ranges.stream(0, SIZE))
+    expect(whole.equals(Buffer.from(random.bytes))).toBe(true)
+    const again = await drain(ranges.stream(3 * MiB + 1, 4 * MiB))
+    expect(again.equals(Buffer.from(random.bytes.subarray(3 * MiB + 1, 4 * MiB)))).toBe(true)
+    const asked = log.calls.filter((call) => call.headers.get('range') !== null)
+    expect(asked.every((call) => call.url.endsWith(`/file/${sent.id}`))).toBe(true)
+    expect(asked.length).toBeGreaterThan(3)
+    const [entry] = (await openInbox(reader, inboxLink)).entries
+    expect(entry!.downloadCount).toBe(1)
   })
 })

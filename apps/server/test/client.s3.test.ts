@@ -10,6 +10,7 @@ import {
   inspectFile,
   openFileRanges,
   openInbox,
+  openInboxFileRanges,
   openRequest,
   openZipEntry,
   parseLink,
@@ -175,5 +176,33 @@ describe.skipIf(missing !== null)('the client core on S3', { timeout: 60_000 }, 
     const download = await downloadInboxFile(api, inbox, sent.id)
     expect((await drain(download.stream)).equals(Buffer.from(bytes))).toBe(true)
     expectBareS3Fetch(log, gateway!)
+  })
+
+  it('reads an inbox file in ranges from the presigned URL, counting once', async () => {
+    const api = apiFor(server, { webSocket: wsFactory() })
+    const created = await createFileRequest(api, {
+      message: 'S3 ranges please',
+      expireSec: 86_400,
+      maxUploads: 1,
+      maxSize: 16 * MiB,
+      downloads: 3,
+    })
+    const opened = await openRequest(api, parseLink(created.uploadLink).link as RequestLink)
+    const { bytes, source } = randomSource(5 * MiB + 7)
+    const sent = await sendToRequest(api, opened, source, {
+      metadata: singleFile('inbox.webm', bytes.length, 'video/webm'),
+      fileCount: 1,
+    })
+    const inboxLink = parseLink(created.inboxLink).link as InboxLink
+    const log = loggingFetch()
+    const reader = apiFor(server, { fetch: log.fetch })
+    const inbox = await openInbox(reader, inboxLink)
+    const ranges = await openInboxFileRanges(reader, inbox, sent.id)
+    const part = await drain(ranges.stream(2 * MiB + 3, 3 * MiB))
+    expect(part.equals(Buffer.from(bytes.subarray(2 * MiB + 3, 3 * MiB)))).toBe(true)
+    const s3Calls = log.calls.filter((c) => c.url.startsWith(gateway!.endpoint))
+    expect(s3Calls.map((c) => c.headers.get('range')?.startsWith('bytes='))).toEqual([true])
+    const [entry] = (await openInbox(reader, inboxLink)).entries
+    expect(entry!.downloadCount).toBe(1)
   })
 })

@@ -1,11 +1,12 @@
 /**
- * Read grants (docs/api.md, Read grants): a counted download of an upload that asks for one gets
- * a random token that reads ranges of the same upload again, without counting, until it lapses.
- * Only the SHA-256 hash of a token is stored; the grant goes with its upload (a foreign key) and
- * the cleanup job sweeps lapsed ones. Touches only the read_grants table.
+ * Read grants (docs/api.md, Read grants): a counted download of an upload or of an inbox file
+ * that asks for one gets a random token that reads ranges of the same item again, without
+ * counting, until it lapses. Only the SHA-256 hash of a token is stored; the grant goes with what
+ * it reads (a foreign key) and the cleanup job sweeps lapsed ones. Touches only the read_grants
+ * table.
  */
 import { ERROR_MESSAGES, toBase64Url } from '@fileshare/protocol'
-import { and, eq, lte } from 'drizzle-orm'
+import { and, eq, gt, lte, sql, type Column } from 'drizzle-orm'
 import { randomBytes } from 'node:crypto'
 
 import type { Db, Executor } from '../db/client.js'
@@ -14,6 +15,9 @@ import { hashToken, tokenBytes } from './tokens.js'
 
 /** Grant tokens carry as many random bytes as the other bearer tokens. */
 const GRANT_BYTES = 32
+
+/** What a grant reads: a stored upload, or a file in a request's inbox. */
+export type GrantHolder = 'uploadId' | 'requestUploadId'
 
 export interface IssuedGrant {
   token: string
@@ -29,24 +33,27 @@ export interface ReadGrantsDeps {
 }
 
 export class ReadGrants {
-  constructor(private readonly deps: ReadGrantsDeps) {}
+  constructor(
+    private readonly deps: ReadGrantsDeps,
+    private readonly holder: GrantHolder,
+  ) {}
 
-  /** A new grant for upload `uploadId`, whose download has just been counted. */
-  async issue(uploadId: string): Promise<IssuedGrant> {
+  /** A new grant for item `id`, whose download has just been counted. */
+  async issue(id: string): Promise<IssuedGrant> {
     const bytes = randomBytes(GRANT_BYTES)
     const expiresAt = this.deps.now() + this.deps.ttlMs
     const { readGrants } = this.deps.db.tables
     await this.deps.db.query
       .insert(readGrants)
-      .values({ tokenHash: hashToken(bytes), uploadId, expiresAt })
+      .values({ tokenHash: hashToken(bytes), [this.holder]: id, expiresAt })
     return { token: toBase64Url(bytes), expiresAt }
   }
 
   /**
-   * Admits a presented grant for `uploadId`: 401 when it is missing, malformed, unknown or for
-   * another upload, 410 with its own message when it has lapsed.
+   * Admits a presented grant for item `id`: 401 when it is missing, malformed, unknown or for
+   * another item, 410 with its own message when it has lapsed.
    */
-  async admit(uploadId: string, presented: string | undefined): Promise<void> {
+  async admit(id: string, presented: string | undefined): Promise<void> {
     const bytes = tokenBytes(presented)
     if (bytes === null || bytes.length !== GRANT_BYTES) {
       throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
@@ -56,7 +63,7 @@ export class ReadGrants {
     const [grant] = await this.deps.db.query
       .select()
       .from(readGrants)
-      .where(and(eq(readGrants.tokenHash, hash), eq(readGrants.uploadId, uploadId)))
+      .where(and(eq(readGrants.tokenHash, hash), eq(readGrants[this.holder], id)))
     // Looked up by the token's hash, which only the holder of the token can name.
     if (grant === undefined) {
       throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
@@ -64,6 +71,19 @@ export class ReadGrants {
     if (grant.expiresAt <= this.deps.now()) {
       throw new HttpError(410, ERROR_MESSAGES.readGrantExpired)
     }
+  }
+
+  /**
+   * The condition, for a cleanup's DELETE, that a grant for the row whose id is `idColumn` still
+   * lasts at `now`: a used-up item stays while it does, since the grant is for a download already
+   * counted.
+   */
+  lasting(tx: Executor, idColumn: Column, now: number) {
+    const { readGrants } = this.deps.db.tables
+    return tx
+      .select({ one: sql`1` })
+      .from(readGrants)
+      .where(and(eq(readGrants[this.holder], idColumn), gt(readGrants.expiresAt, now)))
   }
 
   /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction. */

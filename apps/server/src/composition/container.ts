@@ -171,6 +171,7 @@ export async function createServices(
     lockout,
     janitor,
     tombstones,
+    grantTtlMs: config.downloadGrantTtlSec * 1000,
     now,
   })
   const takedown = new Takedown({ db, tombstones, janitor, sessions, storedChunks, now })

@@ -6,6 +6,7 @@
 import {
   bigint,
   boolean,
+  check,
   customType,
   index,
   integer,
@@ -15,6 +16,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
 
 /** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
@@ -346,13 +348,19 @@ export const readGrants = pgTable(
   'read_grants',
   {
     tokenHash: bytea('token_hash').primaryKey(),
-    uploadId: text('upload_id')
-      .notNull()
-      .references(() => uploads.id, { onDelete: 'cascade' }),
+    uploadId: text('upload_id').references(() => uploads.id, { onDelete: 'cascade' }),
+    requestUploadId: text('request_upload_id').references(() => requestUploads.id, {
+      onDelete: 'cascade',
+    }),
     expiresAt: long('expires_at').notNull(),
   },
   (table) => [
     index('read_grants_upload_id').on(table.uploadId),
+    index('read_grants_request_upload_id').on(table.requestUploadId),
     index('read_grants_expires_at').on(table.expiresAt),
+    check(
+      'read_grants_one_holder',
+      sql`(${table.uploadId} is null) <> (${table.requestUploadId} is null)`,
+    ),
   ],
 )

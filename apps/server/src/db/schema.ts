@@ -4,6 +4,7 @@
  */
 import {
   blob,
+  check,
   index,
   integer,
   primaryKey,
@@ -11,6 +12,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/sqlite-core'
+import { sql } from 'drizzle-orm'
 
 /** A finished file upload; it exists only once its blob is complete (spec: File upload states). */
 export const uploads = sqliteTable(
@@ -412,20 +414,27 @@ export const streamedSessions = sqliteTable(
 
 /**
  * Read grants (access/read-grants.ts): a counted download's leave to read ranges of the same
- * upload again without counting, until `expiresAt`; kept only as the SHA-256 hash of the grant
- * token, and removed with its upload.
+ * upload, or of the same inbox file, again without counting, until `expiresAt`; kept only as the
+ * SHA-256 hash of the grant token, and removed with what it reads. Exactly one of `uploadId` and
+ * `requestUploadId` is set.
  */
 export const readGrants = sqliteTable(
   'read_grants',
   {
     tokenHash: blob('token_hash', { mode: 'buffer' }).primaryKey(),
-    uploadId: text('upload_id')
-      .notNull()
-      .references(() => uploads.id, { onDelete: 'cascade' }),
+    uploadId: text('upload_id').references(() => uploads.id, { onDelete: 'cascade' }),
+    requestUploadId: text('request_upload_id').references(() => requestUploads.id, {
+      onDelete: 'cascade',
+    }),
     expiresAt: integer('expires_at').notNull(),
   },
   (table) => [
     index('read_grants_upload_id').on(table.uploadId),
+    index('read_grants_request_upload_id').on(table.requestUploadId),
     index('read_grants_expires_at').on(table.expiresAt),
+    check(
+      'read_grants_one_holder',
+      sql`(${table.uploadId} is null) <> (${table.requestUploadId} is null)`,
+    ),
   ],
 )

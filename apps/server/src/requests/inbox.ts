@@ -12,13 +12,13 @@ import {
   type InboxResponse,
   RECEIVED_HEADERS,
 } from '@fileshare/protocol'
-import { and, asc, eq, gt, gte, lt, lte, or } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, lt, lte, notExists, or } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
-import type { BlobDelivery, BlobStore } from '../storage/blob-store.js'
+import type { BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
-import { DownloadCounter } from '../records/download-counter.js'
+import { CountedReads, type DownloadResult, type GrantedRead } from '../records/counted-reads.js'
 import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
 import {
   findRequest,
@@ -45,14 +45,10 @@ export interface InboxDeps {
   janitor: BlobJanitor
   /** Where a request the operator took down is remembered. */
   tombstones: Tombstones
+  /** How long a read grant lasts (DOWNLOAD_GRANT_TTL_SEC), in milliseconds. */
+  grantTtlMs: number
   /** Milliseconds since the epoch. */
   now: () => number
-}
-
-export interface InboxDownload {
-  size: number
-  fileCount: number
-  delivery: BlobDelivery
 }
 
 type InboxTokenKind = 'inbox' | 'owner'
@@ -63,10 +59,14 @@ const TOKEN_HEADERS: Record<InboxTokenKind, string> = {
 }
 
 export class InboxService {
-  private readonly counter: DownloadCounter
+  private readonly reads: CountedReads
 
   constructor(private readonly deps: InboxDeps) {
-    this.counter = new DownloadCounter(deps.db, deps.db.tables.requestUploads, 'inbox', deps.blobs)
+    const { db, blobs, grantTtlMs, now } = deps
+    this.reads = new CountedReads(
+      { db, blobs, grantTtlMs, now },
+      { table: db.tables.requestUploads, name: 'inbox', holder: 'requestUploadId' },
+    )
   }
 
   /**
@@ -122,24 +122,65 @@ export class InboxService {
   /**
    * Counts one download of an inbox file atomically (only while below its downloads and before
    * its retention ends; 410 otherwise), then opens the blob (spec: GET /api/inbox/:id/file/:uid).
+   * With `withGrant` it also issues a read grant for the file, as the upload's download does
+   * (docs/api.md, Read grants), and answers the `range` asked for with it.
    */
   async file(
     id: string,
     uploadId: string,
     inboxToken: string | undefined,
     clientIp: string,
-  ): Promise<InboxDownload> {
+    withGrant = false,
+    range?: string,
+  ): Promise<DownloadResult> {
+    const entry = await this.entry(id, uploadId, inboxToken, clientIp)
+    const handout = await this.reads.deliver(uploadId, entry.size, withGrant, range)
+    return { size: entry.size, fileCount: entry.fileCount, ...handout }
+  }
+
+  /**
+   * Reads a range of an inbox file under a read grant, without counting (docs/api.md, Read
+   * grants): the inbox token's refusals, 404 for a file not in the inbox, 410 once its retention
+   * ended (used-up downloads do not end the grant), then the grant's and the range's refusals.
+   */
+  async readGranted(
+    id: string,
+    uploadId: string,
+    inboxToken: string | undefined,
+    grant: string | undefined,
+    range: string | undefined,
+    clientIp: string,
+  ): Promise<GrantedRead> {
+    const entry = await this.entry(id, uploadId, inboxToken, clientIp)
+    if (entry.expiresAt <= this.deps.now()) {
+      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    }
+    const read = await this.reads.readGranted(uploadId, entry.size, grant, range)
+    return { size: entry.size, fileCount: entry.fileCount, ...read }
+  }
+
+  /** A file of the inbox, after its inbox token; 404 when the inbox holds no such file. */
+  private async entry(
+    id: string,
+    uploadId: string,
+    inboxToken: string | undefined,
+    clientIp: string,
+  ) {
     await this.authorize(id, inboxToken, 'inbox', clientIp)
     const { db } = this.deps
     const { requestUploads } = db.tables
     const [entry] = isUuid(uploadId)
       ? await db.query
-          .select({ size: requestUploads.size, fileCount: requestUploads.fileCount })
+          .select({
+            size: requestUploads.size,
+            fileCount: requestUploads.fileCount,
+            expiresAt: requestUploads.expiresAt,
+          })
           .from(requestUploads)
           .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
       : []
     if (!entry) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    return { ...entry, delivery: await this.counter.deliver(uploadId, this.deps.now()) }
+    return entry
   }
 
   /** Deletes one inbox file; its slot stays used (spec: DELETE /api/inbox/:id/file/:uid). */
@@ -198,18 +239,22 @@ export class InboxService {
 
   /**
    * Cleanup: deletes uploads whose retention ended or whose downloads are used up, records
-   * first, then their blobs, holding those a presigned URL may still fetch (blob-janitor.ts).
+   * first, then their blobs, holding those a presigned URL may still fetch (blob-janitor.ts). A
+   * used-up file stays while a read grant for it lasts, as a used-up upload does; its grants go
+   * with it.
    */
   async removeExpiredUploads(): Promise<RetiredCount> {
     const now = this.deps.now()
     const { requestUploads } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      await this.reads.sweepGrants(tx, now)
+      const granted = this.reads.grantLasting(tx, requestUploads.id, now)
       const rows = await tx
         .delete(requestUploads)
         .where(
           or(
             lte(requestUploads.expiresAt, now),
-            gte(requestUploads.downloadCount, requestUploads.maxDownloads),
+            and(gte(requestUploads.downloadCount, requestUploads.maxDownloads), notExists(granted)),
           ),
         )
         .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })

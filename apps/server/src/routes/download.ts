@@ -6,13 +6,13 @@
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import type { Context } from 'hono'
 
-import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS, READ_GRANT_REQUEST } from '@fileshare/protocol'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
-import type { GrantedRead } from '../uploads/upload-records.js'
+import type { GrantedRead } from '../records/counted-reads.js'
 import type { IssuedGrant } from '../access/read-grants.js'
 import type { BlobDelivery, OpenedBlob } from '../storage/blob-store.js'
 
@@ -35,6 +35,34 @@ export function refuseHead(c: Context<AppEnv>): void {
   if (c.req.method === 'HEAD') {
     throw new HttpError(405, ERROR_MESSAGES.methodNotAllowed, { headers: { Allow: 'GET' } })
   }
+}
+
+/** The two ways of reading an item on a counted route (docs/api.md, Read grants). */
+export interface CountedRoute {
+  /** The counted download; `withGrant` asks for a read grant, `range` for its first bytes. */
+  download(withGrant: boolean, range: string | undefined): Promise<CountedDownload>
+  /** A read under the presented grant, without counting. */
+  readGranted(grant: string, range: string | undefined): Promise<GrantedRead>
+}
+
+/**
+ * Answers a counted route: without `X-Read-Grant` the spec's download (a `Range` ignored), with
+ * `X-Read-Grant: request` a download that issues a grant, with a grant token a read under it.
+ */
+export async function answerCounted(
+  c: Context<AppEnv>,
+  route: CountedRoute,
+  logger: Pick<Logger, 'error'>,
+): Promise<Response> {
+  refuseHead(c)
+  const grant = c.req.header(HEADERS.readGrant)
+  if (grant === undefined || grant === READ_GRANT_REQUEST) {
+    // A spec client's Range is ignored; one asked for with a grant is answered (docs/api.md).
+    const range = grant === undefined ? undefined : c.req.header(HEADERS.range)
+    return downloadResponse(c, await route.download(grant !== undefined, range), logger)
+  }
+  const read = await route.readGranted(grant, c.req.header(HEADERS.range))
+  return grantedReadResponse(c, read, logger)
 }
 
 /**

@@ -5,7 +5,6 @@
 import {
   ERROR_MESSAGES,
   HEADERS,
-  READ_GRANT_REQUEST,
   isUuid,
   type PasswordCheckResponse,
   RECEIVED_HEADERS,
@@ -17,7 +16,7 @@ import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { readJson, requireJsonBody } from './body.js'
-import { downloadResponse, grantedReadResponse, refuseHead } from './download.js'
+import { answerCounted } from './download.js'
 import { uploadId } from './route-ids.js'
 
 export interface FileRouteDeps {
@@ -55,17 +54,14 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
 
   // A read grant (docs/api.md) is asked for with X-Read-Grant: request, and used by sending it.
   app.get('/download/:id', async (c) => {
-    refuseHead(c)
-    const [id, auth, ip] = [uploadId(c), c.req.header(HEADERS.authToken), deps.ipOf(c)]
-    const grant = c.req.header(HEADERS.readGrant)
-    if (grant === undefined || grant === READ_GRANT_REQUEST) {
-      // A spec client's Range is ignored; one asked for with a grant is answered (docs/api.md).
-      const range = grant === undefined ? undefined : c.req.header(HEADERS.range)
-      const download = await uploads.download(id, auth, ip, grant !== undefined, range)
-      return downloadResponse(c, download, deps.logger)
+    const auth = () => c.req.header(HEADERS.authToken)
+    const route = {
+      download: (withGrant: boolean, range: string | undefined) =>
+        uploads.download(uploadId(c), auth(), deps.ipOf(c), withGrant, range),
+      readGranted: (grant: string, range: string | undefined) =>
+        uploads.readGranted(uploadId(c), auth(), grant, range, deps.ipOf(c)),
     }
-    const read = await uploads.readGranted(id, auth, grant, c.req.header(HEADERS.range), ip)
-    return grantedReadResponse(c, read, deps.logger)
+    return answerCounted(c, route, deps.logger)
   })
 
   app.post('/password/:id', async (c) => {

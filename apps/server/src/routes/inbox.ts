@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js'
 import type { InboxService } from '../requests/inbox.js'
 import { requestsEnabled } from './requests.js'
 import { requestId } from './route-ids.js'
-import { downloadResponse, refuseHead } from './download.js'
+import { answerCounted } from './download.js'
 
 export interface InboxRouteDeps {
   inbox: InboxService
@@ -36,10 +36,15 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
 
   app.get('/:id', async (c) => c.json(await inbox.read(requestId(c), inboxToken(c), ipOf(c)), 200))
 
+  // Read grants as on GET /api/download/:id (docs/api.md, Read grants), under the inbox token.
   app.get('/:id/file/:uid', async (c) => {
-    refuseHead(c)
-    const file = await inbox.file(requestId(c), uploadId(c), inboxToken(c), ipOf(c))
-    return downloadResponse(c, file, deps.logger)
+    const route = {
+      download: (withGrant: boolean, range: string | undefined) =>
+        inbox.file(requestId(c), uploadId(c), inboxToken(c), ipOf(c), withGrant, range),
+      readGranted: (grant: string, range: string | undefined) =>
+        inbox.readGranted(requestId(c), uploadId(c), inboxToken(c), grant, range, ipOf(c)),
+    }
+    return answerCounted(c, route, deps.logger)
   })
 
   app.delete('/:id/file/:uid', async (c) => {

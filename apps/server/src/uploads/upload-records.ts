@@ -4,23 +4,17 @@
  * retirement of expired and used-up uploads for the cleanup job. May touch the uploads table, the
  * blob store, the lockout, tombstones and blob removal; never a session.
  */
-import {
-  ERROR_MESSAGES,
-  parseByteRange,
-  type UploadInfoResponse,
-  type UploadMetaFields,
-} from '@fileshare/protocol'
-import { and, eq, gt, gte, isNull, lte, notExists, or, sql } from 'drizzle-orm'
+import { ERROR_MESSAGES, type UploadInfoResponse, type UploadMetaFields } from '@fileshare/protocol'
+import { and, eq, gte, isNull, lte, notExists, or } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
-import type { BlobDelivery, BlobStore, OpenedBlob } from '../storage/blob-store.js'
+import type { BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
 import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
 import type { UploadQuota } from '../limits/quota.js'
-import { DownloadCounter } from '../records/download-counter.js'
-import { ReadGrants, type IssuedGrant } from '../access/read-grants.js'
+import { CountedReads, type DownloadResult, type GrantedRead } from '../records/counted-reads.js'
 import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
 import { infoTimes, passwordFields } from '../records/public-info.js'
 import { judgeToken, tokenMatches } from '../access/tokens.js'
@@ -42,44 +36,18 @@ export interface UploadsDeps {
   now: () => number
 }
 
-export interface DownloadResult {
-  size: number
-  fileCount: number
-  delivery: BlobDelivery
-  /** The read grant asked for with the download; only a download the server sends has one. */
-  grant?: IssuedGrant
-  /** The byte range asked for with the grant (docs/api.md): the answer is these bytes alone. */
-  range?: ByteBounds
-}
-
-/** Bytes `start` up to `end` (exclusive). */
-export interface ByteBounds {
-  start: number
-  end: number
-}
-
-/** Bytes `start` up to `end` (exclusive) of an upload, read under a grant without counting. */
-export interface GrantedRead {
-  size: number
-  fileCount: number
-  start: number
-  end: number
-  blob: OpenedBlob
-}
-
 const META_MAX_LENGTH = 200_000
 
 export class UploadRecords {
-  private readonly counter: DownloadCounter
-  private readonly grants: ReadGrants
+  private readonly reads: CountedReads
 
   constructor(protected readonly deps: UploadsDeps) {
-    this.counter = new DownloadCounter(deps.db, deps.db.tables.uploads, 'upload', deps.blobs)
-    this.grants = new ReadGrants({
-      db: deps.db,
-      ttlMs: deps.config.downloadGrantTtlSec * 1000,
-      now: deps.now,
-    })
+    const { db, blobs, now } = deps
+    const grantTtlMs = deps.config.downloadGrantTtlSec * 1000
+    this.reads = new CountedReads(
+      { db, blobs, grantTtlMs, now },
+      { table: db.tables.uploads, name: 'upload', holder: 'uploadId' },
+    )
   }
 
   /** The share address of an upload, without the key: clients append the fragment. */
@@ -176,26 +144,8 @@ export class UploadRecords {
   ): Promise<DownloadResult> {
     const row = await this.find(id)
     await this.admitReader(row, authToken, clientIp)
-    // A range asked for with the grant is checked before the download is counted.
-    const bounds = withGrant && range !== undefined ? boundsOf(range, row.size) : undefined
-    const delivery = await this.counter.deliver(id, this.deps.now())
-    const result = { size: row.size, fileCount: row.fileCount, delivery }
-    if (!withGrant || !('blob' in delivery)) return result
-    let whole: OpenedBlob | undefined = delivery.blob
-    try {
-      const grant = await this.grants.issue(id)
-      if (bounds === undefined) return { ...result, grant }
-      const opened = whole
-      whole = undefined
-      await opened.close()
-      const blob = await this.openRange(id, bounds)
-      return { ...result, delivery: { blob }, grant, range: bounds }
-    } catch (error) {
-      // The client gets an error, not the download: the count goes back with the blob.
-      await whole?.close()
-      await this.counter.giveBack(id)
-      throw error
-    }
+    const handout = await this.reads.deliver(id, row.size, withGrant, range)
+    return { size: row.size, fileCount: row.fileCount, ...handout }
   }
 
   /**
@@ -216,17 +166,8 @@ export class UploadRecords {
     if (row.expiresAt <= this.deps.now()) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
-    await this.grants.admit(id, grant)
-    const bounds = range === undefined ? { start: 0, end: row.size } : boundsOf(range, row.size)
-    const blob = await this.openRange(id, bounds)
-    return { size: row.size, fileCount: row.fileCount, ...bounds, blob }
-  }
-
-  /** Opens bytes of a blob; a store without ranges (S3) issues no grant, so none reaches here. */
-  private openRange(id: string, bounds: ByteBounds): Promise<OpenedBlob> {
-    const { openRange } = this.deps.blobs
-    if (!openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    return openRange.call(this.deps.blobs, id, bounds.start, bounds.end)
+    const read = await this.reads.readGranted(id, row.size, grant, range)
+    return { size: row.size, fileCount: row.fileCount, ...read }
   }
 
   /**
@@ -239,15 +180,11 @@ export class UploadRecords {
   async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
     const { uploads } = this.deps.db.tables
-    const { readGrants } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
-      await this.grants.sweep(tx, now)
+      await this.reads.sweepGrants(tx, now)
       // A used-up upload stays while a read grant for it lasts: the grant is for a download
       // already counted. It answers 410 to everything else meanwhile.
-      const granted = tx
-        .select({ one: sql`1` })
-        .from(readGrants)
-        .where(and(eq(readGrants.uploadId, uploads.id), gt(readGrants.expiresAt, now)))
+      const granted = this.reads.grantLasting(tx, uploads.id, now)
       const rows = await tx
         .delete(uploads)
         .where(
@@ -314,15 +251,4 @@ export class UploadRecords {
     }
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
-}
-
-/** One satisfiable byte range of a blob of `size` bytes, or 416 with the size (RFC 9110). */
-function boundsOf(range: string, size: number): ByteBounds {
-  const bounds = parseByteRange(range, size)
-  if (bounds === null || bounds.start >= bounds.end) {
-    throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
-      headers: { 'Content-Range': `bytes */${size}` },
-    })
-  }
-  return bounds
 }

@@ -1,5 +1,5 @@
 /**
- * Plaintext ranges of a file read without downloading all of it: one counted download asks for
+ * Plaintext ranges of a file (an upload or an inbox file) read without downloading all of it: one counted download asks for
  * a read grant and its first byte alone, then each plaintext range is fetched as the ciphertext
  * records that hold it (docs/api.md, Read grants), or on S3 from the presigned URL the download
  * answered, and opened record by record, each under the nonce of its index, so every byte handed
@@ -10,14 +10,13 @@ import { recordNonce, webCryptoRecords, type RecordCipher } from '../crypto/stre
 import { decryptFailed, ProtocolError } from '../errors.js'
 import { plainSize, recordCount, RECORD_SIZE } from '../sizes.js'
 import { HEADERS } from '../wire/headers.js'
-import { PATHS } from '../wire/routes.js'
 import { ERROR_MESSAGES } from '../wire/errors.js'
 import { READ_GRANT_REQUEST } from '../wire/uploads.js'
 import { ApiError, isApiError } from './api-error.js'
 import { networkError, type ApiClient } from './api.js'
 import { badAnswer, isPresigned } from './download.js'
 import type { UnlockedFile } from './files.js'
-import { fetchGrantedRange } from './granted-range.js'
+import { fetchGrantedRange, uploadSource, type CountedSource } from './granted-range.js'
 import { recordSpan, sealedRecordLength } from './plain-range.js'
 /** Whole records kept for small reads. */
 const CACHED_RECORDS = 4
@@ -44,7 +43,7 @@ export class FileRanges {
   private readonly cache = new Map<number, Uint8Array>()
 
   constructor(
-    private readonly unlocked: UnlockedFile,
+    private readonly fileKey: CryptoKey,
     private readonly fetchRange: CipherRange,
     readonly cipherSize: number,
     fileCount: number,
@@ -139,7 +138,7 @@ export class FileRanges {
     const cipher = this.options.cipher ?? webCryptoRecords
     const nonce = recordNonce(index, index === this.records - 1)
     try {
-      return await cipher.open(this.unlocked.keys.fileKey, nonce, sealed)
+      return await cipher.open(this.fileKey, nonce, sealed)
     } catch (cause) {
       throw decryptFailed(cause)
     }
@@ -190,31 +189,42 @@ function presignedRanges(api: ApiClient, url: string, signal?: AbortSignal): Cip
   }
 }
 
+/** The ranges of an upload, opened with its counted download (`GET /api/download/:id`). */
+export function openFileRanges(
+  api: ApiClient,
+  unlocked: UnlockedFile,
+  options: FileRangesOptions = {},
+): Promise<FileRanges> {
+  const source = uploadSource(unlocked.id, unlocked.keys.authToken)
+  return openCountedRanges(api, source, unlocked.keys.fileKey, options)
+}
+
 /**
  * Counts one download of the file with a read grant, asking for its first byte alone, and closes
  * the body unread: from then on its ranges come under the grant. On S3 the download answers a
  * presigned URL instead, whose ranges are fetched until it expires.
  */
-export async function openFileRanges(
+export async function openCountedRanges(
   api: ApiClient,
-  unlocked: UnlockedFile,
-  options: FileRangesOptions = {},
+  source: CountedSource,
+  fileKey: CryptoKey,
+  options: FileRangesOptions,
 ): Promise<FileRanges> {
   // The counted download asks for its first byte alone (docs/api.md, Read grants); a server that
   // ignores the range answers the whole body, which is closed unread.
   const headers = {
-    [HEADERS.authToken]: unlocked.keys.authToken,
+    ...source.auth,
     [HEADERS.readGrant]: READ_GRANT_REQUEST,
     [HEADERS.range]: 'bytes=0-0',
   }
   const { signal } = options
   const init = signal ? { headers, signal } : { headers }
-  const response = await api.raw('GET', PATHS.download(unlocked.id), init)
+  const response = await api.raw('GET', source.path, init)
   if ((response.headers.get(HEADERS.contentType) ?? '').startsWith('application/json')) {
     const answer: unknown = await response.json().catch(() => null)
     if (!isPresigned(answer)) throw badAnswer()
     const ranges = presignedRanges(api, answer.url, signal)
-    return new FileRanges(unlocked, ranges, answer.size, answer.fileCount, null, options)
+    return new FileRanges(fileKey, ranges, answer.size, answer.fileCount, null, options)
   }
   await response.body?.cancel().catch(() => undefined)
   const grant = response.headers.get(HEADERS.readGrant)
@@ -230,8 +240,7 @@ export async function openFileRanges(
   if (!Number.isSafeInteger(size) || !Number.isSafeInteger(fileCount)) throw badAnswer()
   const ranges: CipherRange = (from, to) =>
     fetchGrantedRange(api, {
-      id: unlocked.id,
-      authToken: unlocked.keys.authToken,
+      source,
       grant,
       from,
       to,
@@ -239,7 +248,7 @@ export async function openFileRanges(
       signal,
     })
   const grantExpiresAt = Number.isSafeInteger(expires) && expires > 0 ? expires : null
-  return new FileRanges(unlocked, ranges, size, fileCount, grantExpiresAt, options)
+  return new FileRanges(fileKey, ranges, size, fileCount, grantExpiresAt, options)
 }
 
 /** The ciphertext's size: the total of a 206's `Content-Range`, or a 200's `Content-Length`. */

@@ -28,7 +28,7 @@ import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
 import type { RangeOpener } from './download-resume.js'
-import { fetchGrantedRange } from './granted-range.js'
+import { fetchGrantedRange, uploadSource } from './granted-range.js'
 import { unlockKeys } from './password-lock.js'
 import { requireSameId } from './server-id.js'
 import { checkResumedSize, ciphertextFrom } from './ciphertext-from.js'
@@ -316,13 +316,13 @@ export async function downloadFile(
   unlocked: UnlockedFile,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
-  const auth = { [HEADERS.authToken]: unlocked.keys.authToken }
+  const source = uploadSource(unlocked.id, unlocked.keys.authToken)
   const resuming = (options.resume?.retryForMs ?? 0) > 0
+  const { auth } = source
   const headers = resuming ? { ...auth, [HEADERS.readGrant]: READ_GRANT_REQUEST } : auth
   const init: { headers: Record<string, string>; signal?: AbortSignal } = { headers }
   if (options.signal) init.signal = options.signal
-  const path = PATHS.download(unlocked.id)
-  const response = await api.raw('GET', path, init)
+  const response = await api.raw('GET', source.path, init)
   const grant = resuming ? response.headers.get(HEADERS.readGrant) : null
   const reopen =
     grant === null
@@ -330,8 +330,7 @@ export async function downloadFile(
       : (size: number): RangeOpener =>
           (offset) =>
             fetchGrantedRange(api, {
-              id: unlocked.id,
-              authToken: unlocked.keys.authToken,
+              source,
               grant,
               from: offset,
               to: size - 1,

@@ -1,6 +1,7 @@
 /**
  * The requester's inbox: open it with the inbox link (and its password, if any), which opens
- * the vault and every upload's wrapped key and metadata; download, delete, close, delete all.
+ * the vault and every upload's wrapped key and metadata; download (whole or in ranges), delete,
+ * close, delete all.
  */
 import { fromBase64Url } from '../encoding.js'
 import { ProtocolError } from '../errors.js'
@@ -21,6 +22,8 @@ import { PATHS } from '../wire/routes.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
+import { openCountedRanges, type FileRanges, type FileRangesOptions } from './download-ranges.js'
+import type { CountedSource } from './granted-range.js'
 import { requirePassword } from './password-lock.js'
 import { requireServerId } from './server-id.js'
 
@@ -173,14 +176,36 @@ export async function downloadInboxFile(
   entryId: string,
   options: DownloadOptions = {},
 ): Promise<DownloadResult> {
+  const { entry, source } = inboxSource(inbox, entryId)
+  const init: { headers: Record<string, string>; signal?: AbortSignal } = { headers: source.auth }
+  if (options.signal) init.signal = options.signal
+  const response = await api.raw('GET', source.path, init)
+  return openDownload(api, response, entry.keys.fileKey, options)
+}
+
+/**
+ * Counts one download of an inbox upload with a read grant and reads its plaintext in ranges, as
+ * `openFileRanges` does for an upload (docs/api.md, Read grants; on S3 the presigned URL).
+ */
+export function openInboxFileRanges(
+  api: ApiClient,
+  inbox: Pick<OpenedInbox, 'id' | 'inboxToken' | 'entries'>,
+  entryId: string,
+  options: FileRangesOptions = {},
+): Promise<FileRanges> {
+  const { entry, source } = inboxSource(inbox, entryId)
+  return openCountedRanges(api, source, entry.keys.fileKey, options)
+}
+
+/** A readable entry of the inbox and where its counted download is, under the inbox token. */
+function inboxSource(
+  inbox: Pick<OpenedInbox, 'id' | 'inboxToken' | 'entries'>,
+  entryId: string,
+): { entry: InboxFile; source: CountedSource } {
   const entry = inbox.entries.find((e) => e.id === entryId)
   if (!entry) throw new ProtocolError('BAD_INPUT', 'No readable upload with this id in the inbox')
-  const init: { headers: Record<string, string>; signal?: AbortSignal } = {
-    headers: { [HEADERS.inboxToken]: inbox.inboxToken },
-  }
-  if (options.signal) init.signal = options.signal
-  const response = await api.raw('GET', PATHS.inboxFile(inbox.id, entryId), init)
-  return openDownload(api, response, entry.keys.fileKey, options)
+  const auth = { [HEADERS.inboxToken]: inbox.inboxToken }
+  return { entry, source: { path: PATHS.inboxFile(inbox.id, entryId), auth } }
 }
 
 function ownerHeaders(inbox: Pick<OpenedInbox, 'inboxOwnerToken'>): Record<string, string> {

@@ -95,7 +95,14 @@ export type {
   RequestResumeOptions,
   RequestUploadState,
 } from './requests.js'
-export { openInbox, downloadInboxFile, deleteInboxFile, closeInbox, deleteInbox } from './inbox.js'
+export {
+  openInbox,
+  downloadInboxFile,
+  openInboxFileRanges,
+  deleteInboxFile,
+  closeInbox,
+  deleteInbox,
+} from './inbox.js'
 export type { OpenedInbox, InboxFile } from './inbox.js'
 export { groupEntries, isNoteEntry, type EntryGroup } from './inbox-groups.js'
 export {

@@ -37,6 +37,7 @@ import {
   release,
   type InboxEntryView,
   type InboxView,
+  type RangedFile,
 } from '../worker/client'
 import type { DownloadProgress } from '../worker/methods'
 import type { PreviewPlan } from '../preview/preview-kind'
@@ -86,7 +87,7 @@ export class InboxPage {
   notice = $state<Notice | null>(null)
 
   /** The worker's handle on the opened inbox (its keys stay in the worker). */
-  #handle: string | null = null
+  #handle = $state<string | null>(null)
 
   /** What one sender sent as one entry: files with the note that came with them. */
   readonly groups = $derived(this.inbox ? groupEntries(this.inbox.entries) : [])
@@ -430,6 +431,19 @@ export class InboxPage {
   }
 
   /** Counts a download here too, so the page agrees with the server without a reload. */
+  /**
+   * An entry as the transfer worker reads it in ranges (media and archive previews), or null
+   * before the inbox is open. Follows the inbox's handle, which a refresh replaces.
+   */
+  rangedFile(entry: InboxEntryView): RangedFile | null {
+    return this.#handle === null ? null : { inbox: this.#handle, entryId: entry.id }
+  }
+
+  /** A preview that read the entry in ranges has counted one download of it. */
+  counted(entry: InboxEntryView): void {
+    this.#countDownload(entry)
+  }
+
   #countDownload(entry: InboxEntryView): void {
     const inbox = this.inbox
     if (!inbox) return

@@ -28,6 +28,7 @@ import type {
   OpenedArchiveView,
   OpenedInboxView,
   OpenedRanges,
+  RangedFile,
   SendFilesInput,
   SendToRequestInput,
   UnlockedFileView,
@@ -45,6 +46,7 @@ export type {
   OpenedArchiveView,
   OpenedInboxView,
   OpenedRanges,
+  RangedFile,
   SendFilesInput,
   SendToRequestInput,
   UnlockedFileView,
@@ -296,8 +298,8 @@ export function downloadFile(
  * Counts one download of an archive and lists its entries, read by range; `handle` of the answer
  * then reads single entries without counting again while the read grant lasts.
  */
-export function openArchive(fileHandle: string): Promise<OpenedArchiveView> {
-  return call('openArchive', [fileHandle])
+export function openArchive(target: RangedFile): Promise<OpenedArchiveView> {
+  return call('openArchive', [plain(target)])
 }
 
 /**
@@ -313,11 +315,11 @@ export function openArchiveEntry(
 }
 
 /**
- * Counts one download of an unlocked file and opens it for reading in ranges under its read
- * grant; `release` the answered handle when done.
+ * Counts one download of an unlocked file or an inbox entry and opens it for reading in ranges
+ * under its read grant; `release` the answered handle when done.
  */
-export function openRanges(handle: string): Promise<OpenedRanges> {
-  return call('openRanges', [handle])
+export function openRanges(target: RangedFile): Promise<OpenedRanges> {
+  return call('openRanges', [plain(target)])
 }
 
 /**

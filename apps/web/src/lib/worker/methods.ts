@@ -18,6 +18,7 @@ import {
   inspectNote,
   openFileRanges,
   openInbox,
+  openInboxFileRanges,
   openRequest,
   openZipEntry,
   parseLink,
@@ -43,6 +44,7 @@ import {
   type FileLink,
   type FileMetadata,
   type FileRanges,
+  type FileRangesOptions,
   type FileUploadState,
   type InboxFile,
   type InboxLink,
@@ -147,6 +149,12 @@ interface OpenedArchive {
   ranges: FileRanges
   directory: ZipDirectory
 }
+
+/**
+ * A file whose plaintext can be read in ranges: an unlocked upload by its handle, or an entry of
+ * an opened inbox by the inbox's handle and the entry's id.
+ */
+export type RangedFile = { file: string } | { inbox: string; entryId: string }
 
 /** An unlocked file opened for reading in ranges: the handle of its ranges and its size. */
 export interface OpenedRanges {
@@ -269,6 +277,11 @@ export function createMethods(api: ApiClient) {
     resume: resuming<FileUploadState>(ctx, continues),
     ...transfer(ctx),
   })
+  /** Counts one download of `target` with a read grant and opens its ranges. */
+  const openCounted = (target: RangedFile, options: FileRangesOptions) =>
+    'file' in target
+      ? openFileRanges(api, take<UnlockedFile>(target.file), options)
+      : openInboxFileRanges(api, take<OpenedInbox>(target.inbox), target.entryId, options)
   const requestOptions = (ctx: CallContext, payload: Payload, continues?: string) => ({
     metadata: payload.metadata,
     fileCount: payload.fileCount,
@@ -323,9 +336,9 @@ export function createMethods(api: ApiClient) {
      * Counts one download of an archive and reads its directory by range under the download's
      * read grant; its entries are then read by `openArchiveEntry` without counting again.
      */
-    async openArchive(_ctx: CallContext, handle: string): Promise<OpenedArchiveView> {
+    async openArchive(_ctx: CallContext, target: RangedFile): Promise<OpenedArchiveView> {
       cipher.start()
-      const ranges = await openFileRanges(api, take<UnlockedFile>(handle), { cipher })
+      const ranges = await openCounted(target, { cipher })
       const directory = await readZipDirectory(ranges)
       return {
         handle: keep({ ranges, directory } satisfies OpenedArchive),
@@ -348,12 +361,12 @@ export function createMethods(api: ApiClient) {
     },
 
     /**
-     * Counts one download of the unlocked file and keeps its read grant: from then on its
-     * plaintext is read in ranges (`readRange`) without counting again.
+     * Counts one download of the file and keeps its read grant: from then on its plaintext is
+     * read in ranges (`readRange`) without counting again.
      */
-    async openRanges(_ctx: CallContext, handle: string): Promise<OpenedRanges> {
+    async openRanges(_ctx: CallContext, target: RangedFile): Promise<OpenedRanges> {
       cipher.start()
-      const ranges = await openFileRanges(api, take<UnlockedFile>(handle), {
+      const ranges = await openCounted(target, {
         cipher,
         windowRecords: MEDIA_WINDOW_RECORDS,
       })
