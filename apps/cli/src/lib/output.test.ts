@@ -76,6 +76,23 @@ describe('progress where stderr is no terminal', () => {
     expect(text().split('\n')).toHaveLength(3)
   })
 
+  // A resume goes back to the last byte the server kept: the rate starts again from there.
+  it('measures the rate afresh when a resume goes back, never below zero', () => {
+    const { output, clock, text } = plainStderr()
+    const progress = output.progress('Uploading', 100 * 1024 ** 2)
+    clock.ms = 1000
+    progress.update(30 * 1024 ** 2)
+    clock.ms = PROGRESS_LINE_MS
+    progress.update(22 * 1024 ** 2)
+    clock.ms = 2 * PROGRESS_LINE_MS
+    progress.update(32 * 1024 ** 2)
+    expect(text().split('\n')).toEqual([
+      'Uploading: 22 MiB of 100 MiB (22%), 0 B/s, – left',
+      'Uploading: 32 MiB of 100 MiB (32%), 1 MiB/s, 1m 08s left',
+      '',
+    ])
+  })
+
   it('writes no progress and no status lines with --quiet, but still warnings', () => {
     const { output, clock, text } = plainStderr({ quiet: true })
     const progress = output.progress('Downloading', 100)

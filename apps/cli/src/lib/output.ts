@@ -90,6 +90,9 @@ class RateMeter {
   private readonly samples: Array<[time: number, bytes: number]> = []
 
   add(bytes: number, now = Date.now()): number {
+    // A resume goes back to the last byte the server kept: the window starts again from there.
+    const last = this.samples.at(-1)
+    if (last !== undefined && bytes < last[1]) this.samples.length = 0
     this.samples.push([now, bytes])
     while (this.samples.length > 2 && now - this.samples[0]![0] > 5000) this.samples.shift()
     const [t0, b0] = this.samples[0]!
