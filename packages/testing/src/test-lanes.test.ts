@@ -16,12 +16,10 @@ describe('the lanes of pnpm test', () => {
     const [tests] = MAIN_LANE
     expect(tests?.args).toEqual(expect.arrayContaining(['test', '--only']))
     expect(tests?.args).toContain('--filter=!@fileshare/container-tests')
-    expect(tests?.args).toContain('--filter=!fileshare-cli')
     expect(SIDE_LANE.map((step) => step.name)).toEqual([
       'typecheck',
       'lint',
       'container test',
-      'command-line tests',
       'Node LTS lines',
       'formatting',
       'source layout',

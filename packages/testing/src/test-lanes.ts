@@ -2,11 +2,10 @@
  * What `pnpm test` runs after the build, as lanes of steps that scripts/test-lanes.mjs runs side
  * by side, the steps of one lane one after another. The main lane runs the packages' test suites;
  * the side lane holds what does not need their results: the type checks and lints, the container
- * suite (mostly waiting on podman and the network), the command line's suite (so the two lanes
- * take about as long), the suites on the other Node LTS lines, the formatting, the source layout
- * and the commit messages. Neither lane builds: the build comes before both, and turbo runs the
- * test tasks `--only`, so it restores no build output under a running suite. Only that script
- * reads this module.
+ * suite (mostly waiting on podman and the network), the suites on the other Node LTS lines, the
+ * formatting, the source layout and the commit messages. Neither lane builds: the build comes
+ * before both, and turbo runs the test tasks `--only`, so it restores no build output under a
+ * running suite. Only that script reads this module.
  */
 import { availableParallelism } from 'node:os'
 
@@ -18,7 +17,6 @@ export interface TestStep {
 }
 
 const CONTAINER = '@fileshare/container-tests'
-const CLI = 'fileshare-cli'
 
 /** `script` of every package, one package at a time, each whatever the others answered. */
 const everyPackage = (script: string): TestStep => ({
@@ -31,15 +29,7 @@ export const MAIN_LANE: readonly TestStep[] = [
   {
     name: 'package tests',
     command: 'turbo',
-    args: [
-      'run',
-      'test',
-      '--only',
-      `--filter=!${CONTAINER}`,
-      `--filter=!${CLI}`,
-      '--concurrency=1',
-      '--continue',
-    ],
+    args: ['run', 'test', '--only', `--filter=!${CONTAINER}`, '--concurrency=1', '--continue'],
   },
 ]
 
@@ -47,7 +37,6 @@ export const SIDE_LANE: readonly TestStep[] = [
   everyPackage('typecheck'),
   everyPackage('lint'),
   { name: 'container test', command: 'pnpm', args: ['--filter', CONTAINER, 'run', 'test'] },
-  { name: 'command-line tests', command: 'pnpm', args: ['--filter', CLI, 'run', 'test'] },
   { name: 'Node LTS lines', command: 'node', args: ['scripts/test-node-lts.mjs'] },
   { name: 'formatting', command: 'prettier', args: ['--check', '.'] },
   { name: 'source layout', command: 'pnpm', args: ['check:layout'] },
