@@ -158,26 +158,28 @@ export async function waitUntil<T>(
 }
 
 /**
- * The element with ARIA `role` and accessible `name` (as the accessibility tree computes them);
- * answers a remote object id for calling functions on it.
+ * The element with ARIA `role` and accessible `name`, or any of `name`s (as the accessibility
+ * tree computes them); answers a remote object id for calling functions on it.
  */
 export async function findByRole(
   cdp: Cdp,
   sessionId: string,
   role: string,
-  name: string,
+  name: string | string[],
   timeoutMs: number,
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs
-  for (;;) {
+  const names = typeof name === 'string' ? [name] : name
+  for (let turn = 0; ; turn++) {
     const { root } = await cdp.send<{ root: { backendNodeId: number } }>(
       'DOM.getDocument',
       { depth: 0 },
       sessionId,
     )
+    const accessibleName = names[turn % names.length]
     const { nodes } = await cdp.send<{ nodes: Array<{ backendDOMNodeId?: number }> }>(
       'Accessibility.queryAXTree',
-      { backendNodeId: root.backendNodeId, role, accessibleName: name },
+      { backendNodeId: root.backendNodeId, role, accessibleName },
       sessionId,
     )
     const backendNodeId = nodes.find(
@@ -191,7 +193,7 @@ export async function findByRole(
       )
       return object.objectId
     }
-    if (Date.now() > deadline) throw new Error(`no ${role} named "${name}"`)
+    if (Date.now() > deadline) throw new Error(`no ${role} named "${names.join('" or "')}"`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }

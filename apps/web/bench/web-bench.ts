@@ -239,7 +239,9 @@ try {
     eventsEnabled: true,
   })
   const receiver = await browser.openPage(link)
-  const download = await findByRole(cdp, receiver, 'button', 'Download', TIMEOUT_MS)
+  // The button says so when it uses the link's last download.
+  const labels = ['Download', 'Download (uses the last download)']
+  const download = await findByRole(cdp, receiver, 'button', labels, TIMEOUT_MS)
   const stopDownloadProfile = await profileWorkers(cdp, receiver, 'download')
   const downloadMs = await timedDownload(cdp, 'download', () => click(cdp, receiver, download))
   await stopDownloadProfile()
