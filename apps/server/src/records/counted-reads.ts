@@ -5,7 +5,7 @@
  * first. May touch the counted table, read_grants and the blob store.
  */
 import { ERROR_MESSAGES, parseByteRange } from '@fileshare/protocol'
-import type { Column } from 'drizzle-orm'
+import { and, gte, lte, notExists, or, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
@@ -61,7 +61,7 @@ export class CountedReads {
 
   constructor(
     private readonly deps: CountedReadsDeps,
-    kind: CountedKind,
+    private readonly kind: CountedKind,
   ) {
     this.counter = new DownloadCounter(deps.db, kind.table, kind.name, deps.blobs)
     const { db, grantTtlMs: ttlMs, now } = deps
@@ -116,9 +116,17 @@ export class CountedReads {
     return { ...bounds, blob: await this.openRange(id, bounds) }
   }
 
-  /** The condition that a grant for the row whose id is `idColumn` lasts at `now` (cleanup). */
-  grantLasting(tx: Executor, idColumn: Column, now: number) {
-    return this.grants.lasting(tx, idColumn, now)
+  /**
+   * The cleanup's condition for the items that are done by `now`: expired, or used up with no
+   * read grant lasting (the grant is for a download already counted).
+   */
+  finished(tx: Executor, now: number): SQL | undefined {
+    const { table } = this.kind
+    const granted = this.grants.lasting(tx, table.id, now)
+    return or(
+      lte(table.expiresAt, now),
+      and(gte(table.downloadCount, table.maxDownloads), notExists(granted)),
+    )
   }
 
   /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction. */

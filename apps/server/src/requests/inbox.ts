@@ -12,7 +12,7 @@ import {
   type InboxResponse,
   RECEIVED_HEADERS,
 } from '@fileshare/protocol'
-import { and, asc, eq, gt, gte, lt, lte, notExists, or } from 'drizzle-orm'
+import { and, asc, eq, gt, lt } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
@@ -248,15 +248,9 @@ export class InboxService {
     const { requestUploads } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
       await this.reads.sweepGrants(tx, now)
-      const granted = this.reads.grantLasting(tx, requestUploads.id, now)
       const rows = await tx
         .delete(requestUploads)
-        .where(
-          or(
-            lte(requestUploads.expiresAt, now),
-            and(gte(requestUploads.downloadCount, requestUploads.maxDownloads), notExists(granted)),
-          ),
-        )
+        .where(this.reads.finished(tx, now))
         .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
       return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
     })

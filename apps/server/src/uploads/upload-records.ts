@@ -5,7 +5,7 @@
  * blob store, the lockout, tombstones and blob removal; never a session.
  */
 import { ERROR_MESSAGES, type UploadInfoResponse, type UploadMetaFields } from '@fileshare/protocol'
-import { and, eq, gte, isNull, lte, notExists, or } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
@@ -182,17 +182,11 @@ export class UploadRecords {
     const { uploads } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
       await this.reads.sweepGrants(tx, now)
-      // A used-up upload stays while a read grant for it lasts: the grant is for a download
-      // already counted. It answers 410 to everything else meanwhile.
-      const granted = this.reads.grantLasting(tx, uploads.id, now)
+      // A used-up upload stays while a read grant for it lasts; it answers 410 to everything
+      // else meanwhile.
       const rows = await tx
         .delete(uploads)
-        .where(
-          or(
-            lte(uploads.expiresAt, now),
-            and(gte(uploads.downloadCount, uploads.maxDownloads), notExists(granted)),
-          ),
-        )
+        .where(this.reads.finished(tx, now))
         .returning({ ...tombstoneColumns(uploads), lastDownloadAt: uploads.lastDownloadAt })
       await this.deps.tombstones.bury(tx, 'upload', rows)
       return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
