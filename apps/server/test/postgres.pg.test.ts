@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs'
 
 import { startPostgres, type Postgres } from '@fileshare/testing/postgres'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { openDatabase } from '../src/db/open-database.js'
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
@@ -65,6 +66,39 @@ describe('the upload quota on a pool of connections', () => {
       }
       const overshot = await Promise.all(Array.from({ length: 200 }, (_, i) => round(i)))
       expect(overshot.flat()).toEqual([])
+    } finally {
+      await db.close()
+    }
+  })
+})
+
+describe('a connection the server ends mid-transaction', () => {
+  it('fails that transaction and leaves the process running', async () => {
+    // Property: a checked-out connection's end reaches its queries, never an unhandled 'error'
+    // event (which ends the process); the pool then serves the next query on a new connection.
+    const url = await (await testPostgres()).createDatabase()
+    const db = await openDatabase({
+      dataDir: '/nonexistent',
+      databaseUrl: url,
+      databasePoolSize: 2,
+    })
+    try {
+      let pid: number | undefined
+      const held = db.transaction(async (tx) => {
+        const [row] = (await tx.execute(sql`SELECT pg_backend_pid() AS pid`)).rows as {
+          pid: number
+        }[]
+        pid = row!.pid
+        await tx.execute(sql`SELECT pg_sleep(30)`)
+      })
+      const settled = held.then(
+        () => 'committed',
+        (error: unknown) => String(error),
+      )
+      await vi.waitFor(() => expect(pid).toBeDefined())
+      await querySql(db, 'SELECT pg_terminate_backend($1)', [pid])
+      expect(await settled).toMatch(/^Error/)
+      expect(await querySql(db, 'SELECT 1 AS one')).toEqual([{ one: 1 }])
     } finally {
       await db.close()
     }

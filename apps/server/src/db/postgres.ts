@@ -41,8 +41,10 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
     types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
   })
   // An idle connection the server dropped is only taken out of the pool; the next query makes a
-  // new one.
+  // new one. A checked-out one (a transaction's) fails its queries, and its own listener keeps
+  // the end from surfacing as an unhandled 'error' event, which would end the process.
   pool.on('error', () => undefined)
+  pool.on('connect', (client) => client.on('error', () => undefined))
   try {
     await migrateUnderLock(pool)
   } catch (error) {
