@@ -2,12 +2,11 @@
 // than MAX_LINES: a module that long does more than one job. The known exceptions are named
 // below and may only go: an exception that is gone or back under the limit fails the check too,
 // so the list is shortened in the change that shortens the file. Runs in `pnpm lint`.
-import { readFileSync, readdirSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
+import { relative } from 'node:path'
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
-const SOURCE = join(ROOT, 'apps/server/src')
+import { ROOT, serverSourceFiles } from './server-sources.mjs'
+
 const MAX_LINES = 500
 
 /** Files over the limit that are to be rewritten into one model; none may be added. */
@@ -16,14 +15,6 @@ const KNOWN_EXCEPTIONS = new Set([
   'apps/server/src/sessions/stored-chunk-sessions.ts',
 ])
 
-function sourceFiles(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) return sourceFiles(path)
-    return name.endsWith('.ts') && !name.endsWith('.test.ts') ? [path] : []
-  })
-}
-
 function lineCount(path) {
   const text = readFileSync(path, 'utf8')
   return text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length
@@ -31,7 +22,7 @@ function lineCount(path) {
 
 const problems = []
 const seen = new Set()
-for (const path of sourceFiles(SOURCE)) {
+for (const path of serverSourceFiles()) {
   const name = relative(ROOT, path)
   const lines = lineCount(path)
   seen.add(name)

@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-/** Entry point of `fileshare-admin` (`node apps/server/dist/admin.js …`): see admin/program.ts. */
+/**
+ * Entry point of `fileshare-admin` (`node apps/server/dist/admin.js …`): see admin/program.ts.
+ * May touch: process state (argv, env, stdout, stderr, exit code).
+ */
 import { runAdmin } from './admin/program.js'
 
 const exitCode = await runAdmin(process.argv.slice(2), {

@@ -1,4 +1,8 @@
-/** Builds the HTTP application: middleware, the API routes, the web app and one error handler. */
+/**
+ * Builds the HTTP application: middleware, the API routes, the web app and one error handler.
+ * May touch: the database and the blob store for the health check only; the file system (whether
+ * the web app's folder exists); the log; the rest through the routes.
+ */
 import { existsSync } from 'node:fs'
 
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'

@@ -1,6 +1,7 @@
 /**
  * Reads environment variables one by one, each with a default and its accepted form, throwing a
  * ConfigError that names the variable, the value and what it accepts. Remembers nothing else.
+ * May touch: nothing (pure): reads the environment object it is given.
  */
 import { formatBytes, parseBytes } from '@fileshare/protocol'
 

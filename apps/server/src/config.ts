@@ -1,7 +1,7 @@
 /**
  * The server's settings, typed: what every other module reads of them, and the limits some of
- * them share with their checks. load-config.ts reads them from the environment; this module
- * touches nothing.
+ * them share with their checks. load-config.ts reads them from the environment.
+ * May touch: nothing (pure).
  */
 import { WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 

@@ -1,6 +1,7 @@
 /**
  * Exits 0 when the server configured by this environment answers healthy, else 1 with one line:
  * the container image's HEALTHCHECK, which follows `PORT` and `HOST` as the server does.
+ * May touch: the network (the server's own /api/health); process state (env, stderr, exit code).
  */
 import { HEALTH_STATUS_OK, type HealthResponse } from '@fileshare/protocol'
 

@@ -1,4 +1,7 @@
-/** The address of the server's own `/api/health`, as a probe on the same machine reaches it. */
+/**
+ * The address of the server's own `/api/health`, as a probe on the same machine reaches it.
+ * May touch: nothing (pure).
+ */
 import { isIPv6 } from 'node:net'
 
 import type { Config } from './config.js'

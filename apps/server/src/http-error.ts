@@ -2,6 +2,7 @@
  * The one error type of the server: the spec's status and its verbatim message. Services throw
  * it; the app's single error handler renders `{ error }` (plus `details` on note validation), and
  * the upload sockets send the same pair as an `error` frame.
+ * May touch: nothing (pure).
  */
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 

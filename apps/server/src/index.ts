@@ -1,4 +1,7 @@
-/** Entry point of `node apps/server/dist/index.js`: starts the service or stops with one line. */
+/**
+ * Entry point of `node apps/server/dist/index.js`: starts the service or stops with one line.
+ * May touch: process state (stderr, exit code).
+ */
 import { ConfigError } from './config.js'
 import { main } from './main.js'
 import { StartupFailure } from './startup-failure.js'

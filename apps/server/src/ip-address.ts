@@ -1,4 +1,7 @@
-/** The groups of an IPv6 address, for the client-IP key and the private-address check alike. */
+/**
+ * The groups of an IPv6 address, for the client-IP key and the private-address check alike.
+ * May touch: nothing (pure).
+ */
 
 /**
  * The eight 16-bit groups of a valid IPv6 address (as `isIP` accepts it), without leading zeros;

@@ -4,6 +4,7 @@
  * until the client closes its side or `LINGER_MS` have passed. A socket closed at once with bytes
  * still arriving answers them with a reset, and a client still sending a body the server refused
  * (a 413 before the body was read) would lose the answer it had not read yet.
+ * May touch: the socket it is given; timers.
  */
 import type { Socket } from 'node:net'
 

@@ -1,4 +1,7 @@
-/** Starts an HTTP server for an app and hands back its address and a way to stop it. */
+/**
+ * Starts an HTTP server for an app and hands back its address and a way to stop it.
+ * May touch: the network (a listening socket and its connections).
+ */
 import {
   createServer,
   type IncomingMessage,

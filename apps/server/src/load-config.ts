@@ -1,7 +1,8 @@
 /**
  * Reads the server's settings from the environment once, typed, failing fast on a bad value with
  * one line that names the variable, the value and what it accepts. docs/configuration.md lists
- * every variable with its default. Touches the environment it is given and nothing else.
+ * every variable with its default.
+ * May touch: process state (the environment it is given, process.env by default).
  */
 import { resolve } from 'node:path'
 

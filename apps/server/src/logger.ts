@@ -1,6 +1,7 @@
 /**
  * The server's log: one line per entry, errors and warnings to stderr, the rest to stdout, and
  * nothing below the configured level (`LOG_LEVEL`).
+ * May touch: process state (stdout, stderr).
  */
 import type { LogLevel } from './config.js'
 

@@ -1,4 +1,8 @@
-/** The service's process: reads the config, starts the server, and stops cleanly on a signal. */
+/**
+ * The service's process: reads the config, starts the server, and stops cleanly on a signal.
+ * May touch: process state (signals, stdout, stderr, exit code, Node flags); the rest through
+ * server.ts.
+ */
 import { fileURLToPath } from 'node:url'
 
 import { loadConfig } from './load-config.js'

@@ -1,4 +1,7 @@
-/** Node's socket errors of a server that is down or cannot be reached. */
+/**
+ * Node's socket errors of a server that is down or cannot be reached.
+ * May touch: nothing (pure).
+ */
 const NETWORK_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

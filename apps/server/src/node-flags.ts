@@ -6,6 +6,7 @@
  * threads take the CPU the upload needs, so there each collection runs on the server's thread in
  * one go. With more cores the parallel collector V8 is tuned for is kept. Node takes these flags
  * only on its command line, so `pnpm start` asks `print-node-flags.js` which to pass.
+ * May touch: the machine's core count (read only).
  */
 import { availableParallelism } from 'node:os'
 

@@ -4,6 +4,7 @@
  * blobs, a DATABASE_URL whose server cannot be reached or refuses the login, or a HOST and PORT
  * that cannot be listened on. Anything else stays as it is, stack
  * included, since it is a fault to report rather than a setting to fix.
+ * May touch: nothing (pure).
  */
 import { sep } from 'node:path'
 

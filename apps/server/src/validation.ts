@@ -1,4 +1,7 @@
-/** Small request checks shared by the services, turning protocol validator failures into 400s. */
+/**
+ * Small request checks shared by the services, turning protocol validator failures into 400s.
+ * May touch: nothing (pure).
+ */
 import {
   decodeBase64,
   ERROR_MESSAGES,

@@ -1,4 +1,7 @@
-/** Serves the built single-page web app, answering index.html for any page path it does not know. */
+/**
+ * Serves the built single-page web app, answering index.html for any page path it does not know.
+ * May touch: the file system (the built web app's folder).
+ */
 import { serveStatic } from '@hono/node-server/serve-static'
 import type { Env, Hono, MiddlewareHandler } from 'hono'
 

@@ -2,6 +2,7 @@
  * What the server reads, once at start, to vouch for the web app it hosts: the inline script
  * hashes of the built app's integrity manifest (for the Content-Security-Policy it sends), and the
  * operator's WEBCAT enrollment policy. Reads files only; a malformed one stops the start.
+ * May touch: the file system (the integrity manifest and the WEBCAT policy file).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'

@@ -3,6 +3,7 @@
  * token is `fst_` and 32 random bytes in canonical base64url; only the SHA-256 hash of the bytes
  * is stored, next to the OIDC subject, name, scopes and expiry. Every use reads the database, so a
  * revoked or expired token is refused at once by every instance.
+ * May touch: table api_tokens.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 

@@ -2,8 +2,8 @@
  * Read grants (docs/api.md, Read grants): a counted download of an upload or of an inbox file
  * that asks for one gets a random token that reads ranges of the same item again, without
  * counting, until it lapses. Only the SHA-256 hash of a token is stored; the grant goes with what
- * it reads (a foreign key) and the cleanup job sweeps lapsed ones. Touches only the read_grants
- * table.
+ * it reads (a foreign key) and the cleanup job sweeps lapsed ones.
+ * May touch: table read_grants.
  */
 import { ERROR_MESSAGES, toBase64Url } from '@fileshare/protocol'
 import { and, eq, gt, lte, sql, type Column } from 'drizzle-orm'

@@ -2,6 +2,7 @@
  * Bearer tokens are kept only as SHA-256 hashes of their bytes and checked in constant time. The
  * tokens are 32-byte outputs of a key derivation, so a fast hash is enough: there is nothing to
  * brute-force.
+ * May touch: nothing (pure).
  */
 import { hash, timingSafeEqual } from 'node:crypto'
 

@@ -1,4 +1,7 @@
-/** A refusal of fileshare-admin (unknown id, bad option): one line on stderr and an exit code. */
+/**
+ * A refusal of fileshare-admin (unknown id, bad option): one line on stderr and an exit code.
+ * May touch: nothing (pure).
+ */
 export const ADMIN_EXIT = { usage: 1, notFound: 2, failure: 3 } as const
 
 export class AdminError extends Error {

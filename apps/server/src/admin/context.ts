@@ -3,6 +3,8 @@
  * as the server would migrate it) and its blob store, with the server's own services over them;
  * no HTTP server, no cleanup timer. It works beside a running server: SQLite in WAL mode takes a
  * second process's statements, and PostgreSQL is shared by design.
+ * May touch: the database and the blob store it opens; the file system (whether the SQLite
+ * file exists); process state (stderr, for the log).
  */
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'

@@ -1,4 +1,7 @@
-/** How fileshare-admin prints: one JSON document with `--json`, else lines and aligned tables. */
+/**
+ * How fileshare-admin prints: one JSON document with `--json`, else lines and aligned tables.
+ * May touch: nothing (pure).
+ */
 import { escapeControls, formatBytes } from '@fileshare/protocol'
 
 /** What a command answers: the JSON document and its text for a person. */

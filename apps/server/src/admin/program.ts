@@ -3,6 +3,7 @@
  * database and storage (context.ts), does one thing and prints one answer, as text or, with
  * `--json`, as one JSON document on stdout. Failures are one line on stderr and an exit code
  * (admin-error.ts).
+ * May touch: the stdout and stderr it is given; the rest through context.ts and the commands.
  */
 import { Command, CommanderError } from 'commander'
 

@@ -1,6 +1,7 @@
 /**
  * Identity mapping per OIDC_PROVIDER (spec: Optional login, adapters table): each adapter turns
  * the verified ID-token claims into the session's `sub`, `name` and `email`.
+ * May touch: nothing (pure).
  */
 import type { SessionResponse } from '@fileshare/protocol'
 

@@ -7,6 +7,7 @@
  * A Bearer value beginning `fst_` is a personal API token (access/api-tokens.ts) instead of the
  * session JWT: it passes for the services in its scopes (403 for others) until it expires or is
  * revoked (401). A JWT never begins so, and every other Bearer value is checked as a JWT.
+ * May touch: nothing directly; API tokens through access/api-tokens.ts.
  */
 import {
   API_TOKEN_MESSAGES,

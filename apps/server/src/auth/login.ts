@@ -1,6 +1,7 @@
 /**
  * The optional login's parts, loaded only when login is configured: a server without login never
  * loads jose and arctic (about 14 MB of memory and 160 ms at start).
+ * May touch: nothing directly; through routes/auth.ts, routes/tokens.ts and access/api-tokens.ts.
  */
 import type { Hono } from 'hono'
 

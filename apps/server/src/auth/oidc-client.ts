@@ -2,6 +2,7 @@
  * The relying party of the optional login (spec: Optional login 4 and 5): provider metadata found
  * by discovery on first use and cached for the process, authorization URLs with PKCE S256 and a
  * nonce through arctic, the code exchange, and ID-token verification with jose.
+ * May touch: the network (the OIDC provider: discovery, code exchange, its keys).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import {

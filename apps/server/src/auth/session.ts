@@ -2,6 +2,7 @@
  * The two signed tokens of the login (spec: Login user and session, Optional login): the HS256
  * session JWT signed with OIDC_SESSION_SECRET, and the 5-minute PKCE JWT carried by the
  * `fileshare-pkce` cookie, signed with its own key derived from the same secret.
+ * May touch: nothing (pure).
  */
 import { hkdfSync } from 'node:crypto'
 

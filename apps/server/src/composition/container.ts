@@ -1,4 +1,8 @@
-/** Builds every service of the server once, from the config, the database and the blob store. */
+/**
+ * Builds every service of the server once, from the config, the database and the blob store.
+ * May touch: the log (errors of background work); it starts no timer and opens nothing, the
+ * services it builds name their own.
+ */
 import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'

@@ -2,6 +2,7 @@
  * Runs SQLite's WAL checkpoints on a worker thread with its own connection. A checkpoint waits on
  * fsync; run automatically, it would do so on the event loop, inside whichever request happened to
  * commit, and stall every request behind it. The main connection turns automatic checkpoints off.
+ * May touch: the SQLite file (a connection on a worker thread it starts); timers.
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'

@@ -4,6 +4,7 @@
  * of the open dialect (schema.ts or schema-pg.ts, which have the same property names), and one
  * `transaction(body)`. Every query is awaited, whatever the driver; db/sqlite.ts and
  * db/postgres.ts are the only modules that name one, and open-database.ts picks between them.
+ * May touch: table settings (the health check's read).
  */
 import { count } from 'drizzle-orm'
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'

@@ -1,7 +1,8 @@
 /**
  * The lock that makes a count and the insert it allows one step: SQLite runs one transaction at a
  * time already; on PostgreSQL a transaction-scoped advisory lock on (class, key) makes concurrent
- * transactions that count the same rows take turns. Touches no table.
+ * transactions that count the same rows take turns.
+ * May touch: a PostgreSQL advisory lock in the caller's transaction; no table.
  */
 import { sql } from 'drizzle-orm'
 

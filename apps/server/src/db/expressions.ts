@@ -1,6 +1,7 @@
 /**
  * Arithmetic on a column inside an UPDATE, in SQL that every dialect drizzle speaks reads the
  * same way (SQLite's two-argument `max()` is not one of them).
+ * May touch: nothing (pure).
  */
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
 

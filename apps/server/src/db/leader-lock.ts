@@ -3,6 +3,8 @@
  * so it always does. On PostgreSQL the instance that holds a session-level advisory lock on a
  * connection of its own does: PostgreSQL releases the lock when that connection ends, so when the
  * holder dies (even SIGKILL) the next instance to ask takes over.
+ * May touch: the network (a PostgreSQL connection of its own, holding the advisory lock);
+ * process state (its pid, in the connection's name).
  */
 import type pg from 'pg'
 

@@ -1,6 +1,7 @@
 /**
  * Opens the configured database: SQLite under DATA_DIR, or PostgreSQL when DATABASE_URL is set.
  * Each driver module loads only when chosen, so a PostgreSQL server never loads SQLite's driver.
+ * May touch: nothing directly; sqlite.ts or postgres.ts opens the database.
  */
 import type { Db } from './client.js'
 import type { SqliteDriverSetting } from './sqlite-connection.js'

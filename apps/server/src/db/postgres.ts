@@ -3,6 +3,8 @@
  * run at start under an advisory lock, so instances started together apply them once, one after
  * the other. A pool survives the server going away: queries fail meanwhile (answered 503,
  * unavailable.ts) and new connections are made once it is back.
+ * May touch: the network (a pool to DATABASE_URL); every table, by migration; the file system
+ * (reading apps/server/drizzle-pg).
  */
 import { fileURLToPath } from 'node:url'
 

@@ -2,6 +2,7 @@
  * The schema of schema.ts for PostgreSQL: the same tables, columns and property names, so the
  * services are written once (schema-parity.test.ts keeps the two in step). Times and byte counts
  * are `bigint` read as JavaScript numbers; flags are `boolean`, blobs `bytea`.
+ * May touch: nothing (pure).
  */
 import {
   bigint,

@@ -1,6 +1,7 @@
 /**
  * The database schema. Bearer tokens are stored only as SHA-256 hashes (access/tokens.ts), so a
  * stolen database opens nothing. Times are milliseconds since the epoch.
+ * May touch: nothing (pure).
  */
 import {
   blob,

@@ -2,6 +2,7 @@
  * The better-sqlite3 adapter (sqlite-connection.ts), for the Node versions without a usable
  * node:sqlite. better-sqlite3 is an optional dependency compiled for one Node, so it is imported
  * only here and only when chosen.
+ * May touch: the file system (the SQLite file it is asked to open).
  */
 import type BetterSqlite3 from 'better-sqlite3'
 

@@ -2,6 +2,7 @@
  * What the SQLite module needs of a driver, so that node:sqlite and better-sqlite3 are adapters
  * behind one shape (sqlite-node.ts, sqlite-better.ts): statements whose rows come as arrays of
  * column values, with blobs as Buffers, and the few calls on the connection itself.
+ * May touch: nothing (pure).
  */
 
 /** The drivers, by the name the start-up line gives them. */

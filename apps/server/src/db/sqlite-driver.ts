@@ -2,6 +2,7 @@
  * Which driver the SQLite database runs on: node:sqlite where Node has it (22.16 and newer), else
  * better-sqlite3, an optional dependency; SQLITE_DRIVER names one outright. A driver that cannot
  * be had stops the start with one line saying why and what to do.
+ * May touch: process state (the Node version); loads the chosen adapter.
  */
 import { StartupFailure } from '../startup-failure.js'
 import { loadBetterSqlite3, openBetterSqlite3 } from './sqlite-better.js'

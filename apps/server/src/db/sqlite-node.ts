@@ -2,6 +2,7 @@
  * The node:sqlite adapter (sqlite-connection.ts), for the Node versions that have the module with
  * rows as arrays: 22.16 and newer, where it also needs no flag. Node's own typings of the module
  * are not in the @types/node the project builds against, so the little it uses is declared here.
+ * May touch: the file system (the SQLite file it is asked to open, through node:sqlite).
  */
 import type { SqliteConnection, SqliteStatement } from './sqlite-connection.js'
 

@@ -6,6 +6,8 @@
  * The connection is one for the whole process, and a transaction on it spans several awaited
  * statements; so while one is open every statement from elsewhere waits at the gate, else it
  * would run inside that transaction (and be rolled back with it) or try to open a second one.
+ * May touch: the file system (DATA_DIR, its SQLite file, and apps/server/drizzle); every table,
+ * by migration.
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'

@@ -2,6 +2,7 @@
  * Tells a database that cannot be reached (refused, dropped, shutting down, out of connections)
  * from a fault in a query. The first is answered 503 while the pool waits for the server to come
  * back; the second stays a logged 500.
+ * May touch: nothing (pure).
  */
 import { isNetworkFailure } from '../network-failure.js'
 import { StorageUnavailableError } from '../storage/unavailable.js'

@@ -3,6 +3,7 @@
  * requests that ask for email notifications and the abuse reports of a network. A count is one
  * conditional upsert, so callers racing on any instance never pass the limit; the cleanup job
  * deletes the counts of past days (RequestsService.pruneDailyCounts).
+ * May touch: table request_daily_counts.
  */
 import { lt } from 'drizzle-orm'
 

@@ -3,6 +3,7 @@
  * Lockout): failures are counted per key (for example `upload:<id>`, `note:<id>`,
  * `request:<id>`) and client IP; after PASSWORD_MAX_ATTEMPTS the key is locked for that IP for
  * PASSWORD_LOCKOUT_MS and every check answers 429 with `Retry-After`.
+ * May touch: table lockouts; the metrics registry (metrics/recorder.ts).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'

@@ -1,6 +1,7 @@
 /**
  * The per-IP upload quota (spec: Limits, upload quota). The interface the upload services use;
  * the implementation stores usage per window under an HMAC of the IP whose key rotates daily.
+ * May touch: tables upload_quota, settings (the daily HMAC key).
  */
 import { createHmac, randomBytes } from 'node:crypto'
 

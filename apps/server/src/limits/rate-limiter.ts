@@ -8,6 +8,7 @@
  * ending at any instant ever holds more than `max` allowed requests. The price is that a request
  * keeps counting for up to one slot (a tenth of the window) past the window's end; the memory is
  * SLOTS + 1 counters per IP however high the limit, where an exact log keeps a time per request.
+ * May touch: nothing (pure): its counts are its own memory.
  */
 import { RecentMap } from './recent-map.js'
 

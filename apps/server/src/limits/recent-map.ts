@@ -2,6 +2,7 @@
  * The memory of the in-process limits (rate-limiter.ts, lockout.ts): a Map kept in order of last
  * write, bounded by forgetting the least recently written key, so a flood of new IPs costs a
  * bounded amount of memory, and pruned from its oldest end as entries stop mattering.
+ * May touch: nothing (pure).
  */
 export class RecentMap<V> {
   private readonly entries = new Map<string, V>()

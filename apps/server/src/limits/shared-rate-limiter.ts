@@ -9,6 +9,7 @@
  * The client is stored as the daily HMAC of its IP (quota.ts, DailyIpHash), never in clear; as
  * the hashes of one day cannot be linked to the next, a client's window starts afresh at midnight
  * UTC.
+ * May touch: table rate_limit_windows.
  */
 import { lt, sql } from 'drizzle-orm'
 

@@ -2,6 +2,7 @@
  * `GET /metrics` in Prometheus's text format (docs/operations.md, Metrics): the process's counters
  * and this server's gauges, behind METRICS_TOKEN when one is set, on the main port or on
  * METRICS_PORT at 127.0.0.1.
+ * May touch: the metrics registry (metrics/recorder.ts); the network (the METRICS_PORT listener).
  */
 import { timingSafeEqual } from 'node:crypto'
 

@@ -2,6 +2,8 @@
  * The gauges one server reads when it is scraped: upload sessions it holds in memory, and what the
  * database holds (stored bytes and items, upload quota in use, chunked sessions kept there). The
  * database's figures are the same on every instance that shares it.
+ * May touch: tables uploads, notes, file_requests, request_uploads, upload_quota,
+ * chunk_sessions (read only); the metrics registry; the log.
  */
 import { count, eq, sql } from 'drizzle-orm'
 import { Gauge, Registry } from 'prom-client'

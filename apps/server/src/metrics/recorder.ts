@@ -2,6 +2,7 @@
  * The process's counters and histograms, and the one-line functions the routes, middleware and
  * services record through. Until a server with METRICS_ENABLED starts, every function returns at
  * its first line; labels take values from fixed sets only, never an id, address, token or name.
+ * May touch: the metrics registry (prom-client's, one per process).
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 

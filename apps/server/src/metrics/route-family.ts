@@ -1,6 +1,7 @@
 /**
  * The route family an HTTP request is counted under: a fixed, small set of names taken from the
  * path's first segments, never the path itself, which carries ids.
+ * May touch: nothing (pure).
  */
 import type { RouteFamily } from './recorder.js'
 

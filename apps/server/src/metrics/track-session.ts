@@ -1,6 +1,7 @@
 /**
  * Records an upload session of this process from its start to its end through the session's own
  * end listener, so the upload services need no metrics code of their own.
+ * May touch: the metrics registry (recorder.ts).
  */
 import {
   recordUploadCompleted,

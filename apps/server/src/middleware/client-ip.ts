@@ -7,6 +7,7 @@
  * address, the furthest one a trusted proxy wrote. An IPv6 client counts as its /64 network,
  * since one host is commonly given a whole /64 and could otherwise take a fresh address for
  * every request.
+ * May touch: nothing (pure): reads the request it is given.
  */
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'

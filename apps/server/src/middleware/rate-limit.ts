@@ -2,6 +2,7 @@
  * The `/api` rate limit (spec: Limits, rate limit): `X-RateLimit-*` headers on every answer and a
  * 429 with `Retry-After` beyond the limit; while a shared limit's database is out of reach,
  * requests are neither counted nor labelled.
+ * May touch: the metrics registry; the counts through limits/.
  */
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import type { Context, MiddlewareHandler } from 'hono'

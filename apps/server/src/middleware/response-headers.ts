@@ -1,6 +1,7 @@
 /**
  * Puts headers on an answer whichever way it was built, for middleware whose headers must be on
  * every answer, including those an error handler built from scratch.
+ * May touch: nothing (pure): the answer it is given.
  */
 import type { HttpBindings } from '@hono/node-server'
 import type { Context, Next } from 'hono'

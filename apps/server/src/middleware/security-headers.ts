@@ -3,6 +3,7 @@
  * HTTP server puts them on each response before the app runs (listen.ts). The policy is the
  * protocol package's, the one the web app's integrity manifest records, and allows nothing from
  * other hosts unless the caller names them.
+ * May touch: nothing (pure).
  */
 import { contentSecurityPolicy } from '@fileshare/protocol'
 

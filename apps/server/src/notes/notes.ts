@@ -14,6 +14,7 @@
  *    (429 with `Retry-After`), so the view route is no way around it;
  * 5. the token: 401 (`Invalid auth token`, `Invalid password`, `Invalid owner token`).
  * Deletion skips step 2: an owner may delete a note that has expired or is used up.
+ * May touch: table notes; tombstones and the lockout through their modules.
  */
 import { randomUUID } from 'node:crypto'
 

@@ -5,6 +5,7 @@
  * cleanup job's leader sends it, so one instance at a time does. The reports a digest names are
  * claimed with a lease by one conditional update and marked once the mail is out: a failed send
  * leaves them for the next digest, and a send whose marking was lost (a crash) names them again.
+ * May touch: table reports; mail through email.ts.
  */
 import { and, eq, inArray, isNull, lte, max } from 'drizzle-orm'
 

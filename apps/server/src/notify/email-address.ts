@@ -1,6 +1,7 @@
 /**
  * The syntax and length of a notification email address, checked alike for the `notifyEmail` of
- * a request and for ABUSE_EMAIL at startup. Touches nothing.
+ * a request and for ABUSE_EMAIL at startup.
+ * May touch: nothing (pure).
  */
 
 /** RFC 5321 §4.5.3.1.3: a path is at most 256 octets, so an address at most 254. */

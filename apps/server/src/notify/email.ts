@@ -1,6 +1,7 @@
 /**
  * Sends plain-text mails through SMTP_URL with nodemailer: the inbox notifications and the abuse
  * report notices. Callers compose the text; neither ever holds a file name or a link secret.
+ * May touch: the network (SMTP at SMTP_URL).
  */
 import { createTransport, type Transporter } from 'nodemailer'
 

@@ -4,6 +4,7 @@
  * several instances exactly one holds a row while it sends), deleted once delivered, and put
  * back with a doubling delay when a delivery fails, until a day has passed. A row whose request
  * no longer exists is dropped when it comes due, unsent.
+ * May touch: tables notifications, file_requests (read).
  */
 import { randomUUID } from 'node:crypto'
 

@@ -5,6 +5,7 @@
  * address that carries an IPv4 address where the network can reach it (IPv4-mapped, NAT64's
  * well-known prefix, 6to4) is judged by that IPv4 address; IPv4-compatible addresses and
  * NAT64's local-use prefix are refused whole.
+ * May touch: nothing (pure).
  */
 import { BlockList, isIP } from 'node:net'
 

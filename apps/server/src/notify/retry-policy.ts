@@ -1,6 +1,7 @@
 /**
  * When a failed notification is tried again and when it is given up: the outbox's schedule, and
- * the lease the settings keep the delivery timeout under. Touches nothing.
+ * the lease the settings keep the delivery timeout under.
+ * May touch: nothing (pure).
  */
 
 export interface RetryPolicy {

@@ -3,6 +3,7 @@
  * and a webhook URL over https (plain http only to hosts the operator lists) whose host
  * is not a private or loopback address unless NOTIFY_ALLOW_PRIVATE is on. The delivery checks
  * resolved addresses again (webhook.ts); this check refuses what is wrong on its face.
+ * May touch: nothing (pure).
  */
 import { isIP } from 'node:net'
 

@@ -5,6 +5,7 @@
  * would be; redirects are not followed and the answer is not read beyond its status. The caller's
  * signal bounds the whole exchange: a receiver that keeps the connection busy without a final
  * answer (interim `102 Processing` lines, a trickle) is cut off when it aborts.
+ * May touch: the network (DNS and the webhook's receiver).
  */
 import { createHmac } from 'node:crypto'
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'

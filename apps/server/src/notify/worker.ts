@@ -5,6 +5,8 @@
  * its own under a total deadline, so a receiver that never answers holds one of the slots for
  * that long and delays nothing else; a stop gives the deliveries under way a grace, then cuts
  * them off.
+ * May touch: timers; the log; the outbox and the network through outbox.ts, email.ts and
+ * webhook.ts.
  */
 import { notificationSizeClass, type RequestNotification } from '@fileshare/protocol'
 

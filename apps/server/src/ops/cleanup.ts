@@ -7,6 +7,8 @@
  * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC); it also mails the digest of
  * new abuse reports when one is due. Every instance ends its own idle sessions; the rest, which
  * works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
+ * May touch: tables uploads, request_uploads (read); the blob store (sweeps); timers; the log
+ * and the metrics registry; the rest through the services it runs.
  */
 import { REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'

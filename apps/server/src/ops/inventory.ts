@@ -1,6 +1,8 @@
 /**
  * What the operator may see of the stored items (`fileshare-admin stats` and `ls`): counts, sizes,
  * times and counters, never a token hash, salt or ciphertext. Read-only.
+ * May touch: tables uploads, notes, file_requests, request_uploads, tombstones, reports (read
+ * only); the blob store (listing).
  */
 import { count, desc, eq, isNotNull, min, sql, sum } from 'drizzle-orm'
 

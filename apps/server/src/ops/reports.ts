@@ -5,6 +5,7 @@
  * rate limit and a daily limit, so that no network fills the open reports alone. Nothing of the
  * reporter is kept with a report: the limits count in memory, or under the daily HMAC of the
  * network in the database (limits/), and the daily counts go with their day.
+ * May touch: tables reports, request_daily_counts (through limits/daily-counts.ts).
  */
 import {
   ERROR_MESSAGES,

@@ -3,6 +3,8 @@
  * every upload in it, with their blobs, and leaves a tombstone so the id answers 410 "Removed by
  * the operator" rather than 404 (tombstones.ts; docs/operations.md, Abuse reports and takedown).
  * Uploads into a taken-down request that wait for a resume end with it.
+ * May touch: tables uploads, notes, file_requests, request_uploads, tombstones; blob removal
+ * through records/blob-janitor.ts.
  */
 import { isUuid } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'

@@ -3,6 +3,7 @@
  * by every cleanup run, so a storage hiccup never fails a delete and never leaks a blob. The blob
  * of an item retired after a download is held, in the same table, until the presigned URL that
  * download handed out has expired, so a counted download can still be fetched.
+ * May touch: table blob_deletions; the blob store (deletes).
  */
 import { eq, lte } from 'drizzle-orm'
 

@@ -2,7 +2,9 @@
  * Counted downloads with read grants, shared by uploads and inbox files (docs/api.md, Read
  * grants): a download is counted, and when asked for issues a grant and answers a range of it; a
  * read under a grant answers a range without counting. Callers admit the reader and check the item
- * first. May touch the counted table, read_grants and the blob store.
+ * first.
+ * May touch: tables uploads or request_uploads (the counted one), read_grants; the
+ * blob store (reads).
  */
 import { ERROR_MESSAGES, parseByteRange } from '@fileshare/protocol'
 import { and, gte, lte, notExists, or, type SQL } from 'drizzle-orm'

@@ -4,6 +4,8 @@
  * only while the count is below the limit and the item has not expired, and notes its time (the
  * blob must outlive a presigned URL handed out then: blob-janitor.ts), then the blob is handed
  * out; a blob that cannot be handed out gives the download back.
+ * May touch: tables uploads or request_uploads (the counted one); the blob store
+ * (reads).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, eq, gt, lt, sql } from 'drizzle-orm'

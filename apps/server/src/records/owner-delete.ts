@@ -2,6 +2,7 @@
  * The owner's deletion of an upload or a note (spec: DELETE /api/upload/:id, DELETE
  * /api/note/:id): the stored record, or what the cleanup job left of it, its tombstone. A
  * takedown's tombstone stays, so its owner gets the same 410 as every other route answers.
+ * May touch: nothing directly; tombstones through tombstones.ts.
  */
 import { HttpError } from '../http-error.js'
 import { takedownError, type Tombstones } from './tombstones.js'

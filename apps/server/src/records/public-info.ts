@@ -2,6 +2,7 @@
  * What the public info of an upload and of a note share (spec: GET /api/info/:id, GET
  * /api/note/:id): the times as ISO text and the password fields a client derives its auth token
  * with.
+ * May touch: nothing (pure).
  */
 import { PASSWORD_ALGO, type PasswordFields } from '@fileshare/protocol'
 

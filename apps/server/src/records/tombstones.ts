@@ -5,6 +5,7 @@
  * does 4; an exhausted or expired note stays at 410), until TOMBSTONE_RETENTION_MS past the
  * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good,
  * unless the operator took the item down (takedown.ts): that tombstone only its retention ends.
+ * May touch: table tombstones.
  */
 import { and, eq, isNull, lte, sql } from 'drizzle-orm'
 

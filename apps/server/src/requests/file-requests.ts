@@ -1,8 +1,9 @@
 /**
  * File requests themselves (spec: File request record, POST /api/request, GET /api/request/:id):
- * creation under the daily limits, the limit a client has left, the sender's view, and the
- * cleanup of finished requests and past daily counts. Uploads into a request are requests.ts.
- * May touch the file request and daily count tables; never a session.
+ * creation under the daily limits, the limit a client has left, the sender's view, and the cleanup
+ * of finished requests and past daily counts. Uploads into a request are requests.ts. It never
+ * touches a session.
+ * May touch: tables file_requests, request_uploads (read), request_daily_counts.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 

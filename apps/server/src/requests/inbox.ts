@@ -3,6 +3,8 @@
  * tokens): the listing, counted file downloads, deletion of a file or of the whole request,
  * closing, and the cleanup of uploads whose retention ended. Every route checks the inbox or
  * owner token under the lockout of `request:<id>`.
+ * May touch: tables file_requests, request_uploads; the blob store through
+ * records/counted-reads.ts and blob-janitor.ts.
  */
 import {
   ERROR_MESSAGES,

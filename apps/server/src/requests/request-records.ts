@@ -1,6 +1,7 @@
 /**
  * What the requests and inbox services both read of a file request: its row by id, 404 for an
  * unknown one (spec: File request record), and whether it still takes uploads.
+ * May touch: table file_requests (read).
  */
 import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'

@@ -2,7 +2,6 @@
  * The slots of a file request (spec: Upload slot inside a request): taking one for an upload in
  * one conditional UPDATE, giving one back on any executor (so the transaction that ends a session
  * held in the database returns its slot), and freeing at start the reservations no session holds.
- * Touches the file request row and reads the session tables; nothing else.
  *
  * A slot is one of `maxUploads`; it is free, reserved (a session runs) or used (an upload
  * finished; deleting the file keeps it used). Reserved and used slots are counters on the
@@ -10,6 +9,7 @@
  * of concurrent inits can take more slots than there are. A request created with `senderNotes`
  * (ours) keeps `noteSlots` of them for senders' notes that go with files: such a note takes only
  * those, any other upload only the rest, so files alone never take a note's place.
+ * May touch: table file_requests; chunk_sessions and streamed_sessions (read).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, eq, gt, gte, lte, or, sql } from 'drizzle-orm'

@@ -1,6 +1,7 @@
 /**
  * What a session uploading into a request carries, and how to pick a request's sessions among
- * all the session layer holds; the inbox and the request uploads both read it. Touches nothing.
+ * all the session layer holds; the inbox and the request uploads both read it.
+ * May touch: nothing (pure).
  */
 import type { QuotaReservation } from '../limits/quota.js'
 import type { RequestUploadInit } from './request-validation.js'

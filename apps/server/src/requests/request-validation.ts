@@ -3,6 +3,7 @@
  * inside a request, POST /api/request, Uploading into a request): every binary field is canonical
  * unpadded base64url of its exact length, unknown body fields are refused, and the numbers must
  * be ones the server's settings allow. Failures are 400 `Invalid request` with `details`.
+ * May touch: nothing (pure).
  */
 import {
   CREATE_FILE_REQUEST_FIELDS,

@@ -3,6 +3,8 @@
  * state table) on the shared session layer: init, resume, finalize, cancel and revoke. The request
  * itself (creation, the sender's view, cleanup) is file-requests.ts, its slots request-slots.ts.
  * Both transports (HTTP routes, request upload socket) use it; the requester's side is inbox.ts.
+ * May touch: tables file_requests, request_uploads; the metrics registry; the rest
+ * through the session layer (sessions/), the quota and the slots.
  */
 import { randomUUID } from 'node:crypto'
 

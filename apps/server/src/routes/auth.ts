@@ -2,6 +2,7 @@
  * The login routes `/auth/login`, `/auth/callback`, `/auth/logout` and `/auth/session` (spec:
  * Login routes, Optional login), mounted only when OIDC_ISSUER, OIDC_CLIENT_ID and
  * OIDC_CLIENT_SECRET are all set.
+ * May touch: nothing directly; through auth/ and access/api-tokens.ts.
  */
 import {
   CLI_CALLBACK_PARAM,

@@ -2,6 +2,7 @@
  * Reading request bodies with strict limits: a body is counted while it streams and refused as
  * soon as it passes its limit, never buffered unbounded. Errors are passed as factories so that a
  * request that succeeds never pays for building one.
+ * May touch: nothing (pure): reads the request body it is given.
  */
 import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
 import type { Context } from 'hono'

@@ -3,6 +3,7 @@
  * POST /api/upload/:id/chunk, POST /api/request/:id/upload/:uid/chunk): the index and the
  * Content-Length are admitted by the session before the body is read, the body then streams into
  * the session's intake, and the answer waits out the speed-limit delay.
+ * May touch: timers (the speed-limit delay); the rest through the session layer.
  */
 import { ERROR_MESSAGES, parseIntegerStrict, RECEIVED_HEADERS } from '@fileshare/protocol'
 import type { Context } from 'hono'

@@ -1,7 +1,8 @@
 /**
- * The answer to a counted download, shared by GET /api/download/:id and GET /api/inbox/:id/file/:uid:
- * the ciphertext streamed, or on S3 `{ url, size, fileCount }` with a presigned URL from which the
- * client fetches it (spec: What the service does, 7).
+ * The answer to a counted download, shared by GET /api/download/:id and GET
+ * /api/inbox/:id/file/:uid: the ciphertext streamed, or on S3 `{ url, size, fileCount }` with a
+ * presigned URL from which the client fetches it (spec: What the service does, 7).
+ * May touch: the blob store (streams the opened blob); the log and the metrics registry.
  */
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import type { Context } from 'hono'

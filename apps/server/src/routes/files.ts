@@ -1,6 +1,7 @@
 /**
  * Routes on stored uploads (spec: POST /api/meta/:id, GET /api/info/:id, GET /api/exists/:id,
  * GET /api/download/:id, POST /api/password/:id): thin adapters over UploadsService.
+ * May touch: nothing directly; through UploadsService.
  */
 import {
   ERROR_MESSAGES,

@@ -1,6 +1,7 @@
 /**
  * The requester's inbox routes (spec: Inbox routes): listing, counted file downloads and the
  * management routes, thin adapters over InboxService, which also applies the lockout.
+ * May touch: nothing directly; through InboxService.
  */
 import { RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'

@@ -8,6 +8,7 @@
  * can post here (body.ts); the body is counted while it streams and refused with 413 past its
  * limit; malformed JSON answers 400 `Invalid request`. On note
  * creation every such 400 carries `details`, as the spec demands of that route.
+ * May touch: the metrics registry; the rest through NotesService.
  */
 import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'

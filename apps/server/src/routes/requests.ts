@@ -2,6 +2,7 @@
  * File request routes for senders and creators (spec: POST /api/request, GET /api/request/limit,
  * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService and the
  * shared chunk route. Every route answers 403 while `request` is not in ENABLED_SERVICES.
+ * May touch: nothing directly; through RequestsService.
  */
 import {
   ERROR_MESSAGES,

@@ -1,6 +1,7 @@
 /**
  * The ids in route paths. One that is not a UUID names nothing, so it answers the 404 of an
  * unknown item before any lookup.
+ * May touch: nothing (pure).
  */
 import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
 import type { Context } from 'hono'

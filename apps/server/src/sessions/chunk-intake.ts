@@ -4,6 +4,7 @@
  * the intake then takes the body piece by piece: the chunk that is next in order goes straight to
  * the blob writer, any other is held in memory against the session's window and the server's
  * buffer budget until its turn.
+ * May touch: nothing directly; the session it is given (ChunkHost) writes and holds the bytes.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 

@@ -2,6 +2,7 @@
  * How far an unfinished upload got, for a client that resumes it (docs/api.md, GET
  * /api/upload/:id/status and GET /api/request/:id/upload/:uid/status): one dispatcher over the
  * providers that keep sessions, each answering for its own sessions and null for the others.
+ * May touch: nothing directly; through the status providers.
  */
 import { ERROR_MESSAGES, type UploadStatusResponse } from '@fileshare/protocol'
 

@@ -2,6 +2,7 @@
  * What a chunk session kept in the database carries for its finalize, as the JSON of its
  * `context` column: a normal upload's spec, or an upload into a request's declared fields. Token
  * hashes are stored as base64; tokens themselves never are.
+ * May touch: nothing (pure).
  */
 import type { RequestUploadInit } from '../requests/request-validation.js'
 import type { UploadSpec } from '../uploads/upload-spec.js'

@@ -2,6 +2,8 @@
  * The finalize of a chunked upload kept in the database, the same for a normal upload and one
  * into a request: on whichever instance the request reached, the session is claimed once, its
  * chunks joined into the blob, and the record written in the transaction that ends it.
+ * May touch: the metrics registry; the rest through stored-chunk-sessions.ts and the
+ * record callback it is given.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 

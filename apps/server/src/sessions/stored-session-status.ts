@@ -1,4 +1,7 @@
-/** The status provider of chunked sessions kept in the database (stored-chunk-sessions.ts). */
+/**
+ * The status provider of chunked sessions kept in the database (stored-chunk-sessions.ts).
+ * May touch: nothing directly; through uploads/ and requests/.
+ */
 import type { RequestsService } from '../requests/requests.js'
 import type { SessionStatusProvider } from './session-status.js'
 import type { UploadsService } from '../uploads/uploads.js'

@@ -3,6 +3,7 @@
  * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted).
  * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
+ * May touch: table streamed_sessions.
  */
 import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 

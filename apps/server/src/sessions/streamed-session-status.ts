@@ -3,6 +3,7 @@
  * GET /api/request/:id/upload/:uid/status, docs/api.md), read from its row: the bytes the store
  * holds durably and, for chunks, the chunk due next. A provider of the status dispatcher, which
  * asks each provider in turn.
+ * May touch: nothing directly; reads rows through streamed-session-records.ts.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 

@@ -3,6 +3,7 @@
  * it down) which wait for a resume: streamed sessions no instance holds and chunked sessions kept
  * in the database, with their rows, quota holds and bytes. Without this they would live on until
  * they idle out.
+ * May touch: nothing directly; through the session layer.
  */
 import type { StoredChunkSessions } from './stored-chunk-sessions.js'
 import type { UploadSessions } from './upload-sessions.js'

@@ -2,6 +2,7 @@
  * The narrow interface every storage backend implements. Keys are server-generated UUIDs, never
  * user input. A blob becomes readable only after `commit()`; until then it is invisible and
  * `abort()` (or a crash, swept by `sweepUnfinished()`) leaves nothing behind.
+ * May touch: only the store and streams it is given.
  */
 import { randomUUID } from 'node:crypto'
 import type { Writable } from 'node:stream'

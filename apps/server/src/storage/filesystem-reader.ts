@@ -1,7 +1,7 @@
 /**
  * Reading a blob file under DATA_DIR/blobs (filesystem.ts) for a download: block by block into a
- * socket with a bounded window, or as a web stream, from reused read buffers. Touches only the
- * file handle it is given.
+ * socket with a bounded window, or as a web stream, from reused read buffers.
+ * May touch: the file system (the blob file handle it is given).
  */
 import { type FileHandle } from 'node:fs/promises'
 import type { Writable } from 'node:stream'

@@ -1,8 +1,8 @@
 /**
  * The writer of a blob file under DATA_DIR/blobs/.partial (filesystem.ts): batched writes at
  * their offsets in the thread pool, background flushes, the checkpoints of a resumable writer,
- * and a commit that fsyncs the file, renames it into place and fsyncs the folder. Touches only
- * the file and the folders it is given.
+ * and a commit that fsyncs the file, renames it into place and fsyncs the folder.
+ * May touch: the file system (the partial file and folders it is given).
  */
 import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { dirname } from 'node:path'

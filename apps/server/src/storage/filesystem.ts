@@ -5,6 +5,7 @@
  * A resumable writer (an upload session that may continue over a new connection or after a
  * restart) writes `blobs/.partial/<key>.resume` instead, fsynced at each checkpoint, and is
  * reopened by truncating that file to the point the session continues from.
+ * May touch: the file system (DATA_DIR/blobs).
  */
 import { randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'

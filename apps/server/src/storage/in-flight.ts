@@ -3,6 +3,7 @@
  * writer uploads and those a join of stored chunks copies or sends. The first failure stops new
  * tasks and is thrown to whoever waits next; `drain()` and `settle()` wait for every started task,
  * so nothing lands after the caller cleans up.
+ * May touch: nothing (pure).
  */
 export class InFlight {
   private readonly running = new Set<Promise<void>>()

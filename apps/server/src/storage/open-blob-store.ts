@@ -1,4 +1,7 @@
-/** Opens the blob store STORAGE_BACKEND names, for the server and for fileshare-admin alike. */
+/**
+ * Opens the blob store STORAGE_BACKEND names, for the server and for fileshare-admin alike.
+ * May touch: nothing directly; filesystem.ts or s3.ts opens the store.
+ */
 import type { Config } from '../config.js'
 import type { BlobStore } from './blob-store.js'
 import { FilesystemBlobStore } from './filesystem.js'

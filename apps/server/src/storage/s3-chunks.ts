@@ -7,6 +7,8 @@
  * part; otherwise (small chunks before the end, or past S3's part count) it completes the parts
  * into the blob and builds the blob again from ranges of it and of the small chunks
  * (s3-join-plan.ts).
+ * May touch: the network (S3: chunk objects under CHUNK_PREFIX and their blob's multipart
+ * upload).
  */
 import {
   DeleteObjectCommand,

@@ -1,4 +1,7 @@
-/** What an S3 SDK failure means to the store: gone already, or worth another attempt. */
+/**
+ * What an S3 SDK failure means to the store: gone already, or worth another attempt.
+ * May touch: nothing (pure).
+ */
 
 /** The HTTP status of an SDK failure; undefined when no answer came. */
 export function statusOf(error: unknown): number | undefined {

@@ -3,6 +3,7 @@
  * S3 copies itself (UploadPartCopy of one range) and which the server reads and sends
  * (UploadPart of small ranges together), keeping every part but the last at least the part
  * minimum and the upload within S3's part count.
+ * May touch: nothing (pure).
  */
 
 /** The smallest part S3 accepts, except the last of an upload. */

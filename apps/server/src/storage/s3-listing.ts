@@ -1,4 +1,7 @@
-/** The objects of a bucket, page by page, as ListObjectsV2 answers them. */
+/**
+ * The objects of a bucket, page by page, as ListObjectsV2 answers them.
+ * May touch: the network (S3 listing).
+ */
 import { ListObjectsV2Command, type _Object, type S3Client } from '@aws-sdk/client-s3'
 
 /** Every page of the objects under `prefix` (all objects without one), in key order. */

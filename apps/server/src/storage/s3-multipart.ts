@@ -2,6 +2,7 @@
  * The multipart upload steps of the S3 store, written once for the blob writer (s3.ts) and the
  * chunks of stored sessions (s3-chunks.ts): create, send a part, complete, abort. Imported as
  * `multipart`, so that `multipart.abort` reads apart from the callers' own abort.
+ * May touch: the network (S3 multipart uploads).
  */
 import {
   AbortMultipartUploadCommand,

@@ -1,7 +1,8 @@
 /**
  * The writer of one blob in an S3 bucket (s3.ts): written chunks gathered into parts of a
  * multipart upload, a few uploading at once, each retried on a transient failure; a blob under
- * one part goes up at commit as one PutObject. Touches only its own object and multipart upload.
+ * one part goes up at commit as one PutObject.
+ * May touch: the network (S3: its own object and multipart upload); timers (retry backoff).
  */
 import { PutObjectCommand, S3Client, type CompletedPart } from '@aws-sdk/client-s3'
 import { Readable } from 'node:stream'

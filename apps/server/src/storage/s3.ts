@@ -2,9 +2,11 @@
  * Blobs as objects in an S3-compatible bucket. A writer streams into a multipart upload: it keeps
  * the written chunks themselves (no copy) until they make up a part, with at most
  * MAX_PARTS_IN_FLIGHT part uploads running, so memory stays bounded whatever the blob's size; a
- * blob smaller than one part is sent at commit as one PutObject (s3-writer.ts). An object exists only once
- * complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()` (spec: What
- * the service does, 7). The chunks of chunked sessions kept in the database are s3-chunks.ts's.
+ * blob smaller than one part is sent at commit as one PutObject (s3-writer.ts). An object exists
+ * only once complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()`
+ * (spec: What the service does, 7). The chunks of chunked sessions kept in the database are
+ * s3-chunks.ts's.
+ * May touch: the network (S3: the bucket).
  */
 import {
   AbortMultipartUploadCommand,

@@ -1,6 +1,7 @@
 /**
  * A storage that cannot be reached (refused, dropped, unknown host): an outage answered 503 and
  * logged as the storage's, not a fault of the request and not the database's.
+ * May touch: nothing (pure).
  */
 import { isNetworkFailure } from '../network-failure.js'
 

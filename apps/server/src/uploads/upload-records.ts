@@ -1,8 +1,9 @@
 /**
  * A stored upload's life after its session committed (spec: File upload states): public info,
  * existence, counted downloads and read grants, metadata set once, the password check, and the
- * retirement of expired and used-up uploads for the cleanup job. May touch the uploads table, the
- * blob store, the lockout, tombstones and blob removal; never a session.
+ * retirement of expired and used-up uploads for the cleanup job. It never touches a session.
+ * May touch: table uploads; the lockout, tombstones, counted reads and blob removal through their
+ * modules.
  */
 import { ERROR_MESSAGES, type UploadInfoResponse, type UploadMetaFields } from '@fileshare/protocol'
 import { and, eq, isNull } from 'drizzle-orm'

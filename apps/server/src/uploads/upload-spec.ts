@@ -2,7 +2,8 @@
  * What a client declares before sending an upload's bytes, the same on every transport (spec:
  * POST /api/upload, POST /api/upload/init, the WebSocket `init` frame), and its check against
  * the settings: canonical tokens and salts, the offered expiries and download limits, the size
- * limit. Touches nothing but the settings it is given.
+ * limit.
+ * May touch: nothing (pure).
  */
 import {
   ERROR_MESSAGES,

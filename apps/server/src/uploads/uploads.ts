@@ -2,7 +2,9 @@
  * File upload sessions: opening one for a declaration checked at init (upload-spec.ts), resuming
  * it, turning a committed session into a record, the status of a stored chunked session and the
  * owner's deletion, which cancels a session still open. The record's life after that is
- * upload-records.ts. May touch the session layer (sessions/), the quota and the uploads table.
+ * upload-records.ts.
+ * May touch: table uploads; the metrics registry; the rest through the session layer
+ * (sessions/) and the quota.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'

@@ -1,8 +1,9 @@
 /**
- * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of
- * `POST /api/upload/init` under its frame names (the protocol's declaration.ts maps them) and is
- * validated by the same code, plus the quota; its `finalize` frame needs the owner token the `init` frame declared (spec: WebSocket
- * /api/upload/ws).
+ * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of `POST
+ * /api/upload/init` under its frame names (the protocol's declaration.ts maps them) and is
+ * validated by the same code, plus the quota; its `finalize` frame needs the owner token the `init`
+ * frame declared (spec: WebSocket /api/upload/ws).
+ * May touch: nothing directly; through UploadsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'
 

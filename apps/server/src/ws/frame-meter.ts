@@ -2,6 +2,7 @@
  * Follows the frames of a client's byte stream (RFC 6455 §5.2) as they arrive, reading headers
  * only, to tell how many bytes the WebSocket parser holds for a message not yet complete and how
  * many more the frame under way will bring. It decides nothing and keeps no payload.
+ * May touch: nothing (pure).
  */
 
 /** Opcodes from this one on are control frames (§5.5): ping, pong, close. */

@@ -8,6 +8,7 @@
  * its payload is kept; this module sets that limit per socket, as what the socket may still
  * receive changes. frame-refusals.test.ts fails when ws changes any of this, so an upgrade cannot
  * break it unseen.
+ * May touch: the WebSocket it is given (its frame parser's listeners and limit).
  */
 import { EventEmitter } from 'node:events'
 

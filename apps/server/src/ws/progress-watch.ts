@@ -4,6 +4,7 @@
  * delivered in 10 minutes"): every window of `windowMs`, wherever it starts, must bring
  * `minBytes`, or all that was left when it started. Time the server kept the socket paused for
  * its own backpressure is not counted against the client.
+ * May touch: timers.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 

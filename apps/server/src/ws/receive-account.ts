@@ -4,6 +4,7 @@
  * takes from the budget what the WebSocket parser will hold once that frame is complete. When the
  * budget cannot give it, reading pauses until it can: the rest of the frame stays with the
  * client, and the socket holds only what it had already read.
+ * May touch: the socket it is given (pauses its reads).
  */
 import type { Duplex } from 'node:stream'
 

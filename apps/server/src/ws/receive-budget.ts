@@ -3,6 +3,7 @@
  * frames being received and bytes waiting for storage, counted for every socket of this process.
  * A socket takes what it is about to hold before it reads it, or waits with reading paused; bytes
  * already in memory are counted whether or not they fit, so the count is never below the truth.
+ * May touch: nothing (pure): the budget is its own memory.
  */
 
 /** One socket waiting for bytes to fit. */

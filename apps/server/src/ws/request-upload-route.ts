@@ -3,6 +3,7 @@
  * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare and is
  * checked by the same service code, its `finalize` frame carries the HTTP finalize body, and it
  * must keep delivering or lose its slot (spec: Upload slot inside a request).
+ * May touch: nothing directly; through RequestsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'
 

@@ -1,4 +1,7 @@
-/** The `offset` of a `resume` frame (docs/api.md), shared by both upload sockets. */
+/**
+ * The `offset` of a `resume` frame (docs/api.md), shared by both upload sockets.
+ * May touch: nothing (pure).
+ */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'

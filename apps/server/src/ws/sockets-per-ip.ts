@@ -1,6 +1,7 @@
 /**
  * The upload sockets each client address has open (FILE_UPLOAD_WS_MAX_PER_IP), so one client
  * cannot hold many sockets at once, whatever each of them holds.
+ * May touch: nothing (pure).
  */
 export class SocketsPerIp {
   private readonly open = new Map<string, number>()

@@ -5,6 +5,7 @@
  * failure onto an `error` frame and a close code. A route decides what `init` and `finalize`
  * mean; normal uploads and uploads into a request share everything else (spec: Uploading into a
  * request, "same frames, buffering, backpressure and keepalive").
+ * May touch: the WebSocket it is given; timers (keepalive); the log.
  */
 import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'

@@ -3,6 +3,8 @@
  * /api/upload/ws). Upgrades that are switched off, come from another origin or name an unknown
  * path get a plain HTTP refusal, which clients treat as a failed handshake and fall back to the
  * chunked flow; every accepted socket runs the shared frame machinery with its route's handler.
+ * May touch: the HTTP server's upgrade event and its sockets; timers; the log and the
+ * metrics registry.
  */
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'

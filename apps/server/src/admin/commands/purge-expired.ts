@@ -1,4 +1,7 @@
-/** `fileshare-admin purge-expired`: what the cleanup job removes, now. */
+/**
+ * `fileshare-admin purge-expired`: what the cleanup job removes, now.
+ * May touch: nothing directly; runs the cleanup job (ops/cleanup.ts).
+ */
 import { ADMIN_EXIT } from '../admin-error.js'
 import type { AdminContext } from '../context.js'
 import type { CommandOutput } from '../output.js'

@@ -1,6 +1,7 @@
 /**
  * `fileshare-admin reports`: lists abuse reports, shows one (with the link to open the content
  * when the reporter included the key) and resolves or dismisses it.
+ * May touch: nothing directly; through ops/reports.ts and ops/inventory.ts.
  */
 import { LINK_PATH_SEGMENTS } from '@fileshare/protocol'
 

@@ -1,6 +1,7 @@
 /**
  * `fileshare-admin rm <id> [--reason text]`: takes an upload, a note or a request down with its
  * blobs; its id then answers 410 "Removed by the operator" (ops/takedown.ts).
+ * May touch: nothing directly; through ops/takedown.ts.
  */
 import { AdminError, ADMIN_EXIT } from '../admin-error.js'
 import type { AdminContext } from '../context.js'

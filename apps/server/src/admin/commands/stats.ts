@@ -1,4 +1,7 @@
-/** `fileshare-admin stats`: counts, bytes, the oldest items and the storage used. */
+/**
+ * `fileshare-admin stats`: counts, bytes, the oldest items and the storage used.
+ * May touch: nothing directly; reads through ops/inventory.ts.
+ */
 import type { AdminContext } from '../context.js'
 import { bytes, isoOrNull, time, type CommandOutput } from '../output.js'
 

@@ -2,6 +2,7 @@
  * `fileshare-admin tokens` (docs/operations.md, API tokens): every personal API token with its
  * owner's OIDC subject, name, scopes, creation, last use and expiry, and `tokens revoke <id>`.
  * Never a token or its hash: the database holds no token to show.
+ * May touch: nothing directly; through access/api-tokens.ts.
  */
 import { isUuid } from '@fileshare/protocol'
 

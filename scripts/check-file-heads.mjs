@@ -1,0 +1,102 @@
+// Fails when a source file of the server (a non-test .ts file under apps/server/src) does not open
+// with a block comment that ends with a `May touch:` paragraph, saying what the file reaches beyond
+// itself (docs/architecture.md), or when that paragraph leaves out a table the file's code reads
+// through `tables`. The known exceptions are named below and may only go, as in
+// check-file-length.mjs. Runs in `pnpm lint`.
+import { readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+import { ROOT, SERVER_SOURCE, serverSourceFiles } from './server-sources.mjs'
+
+/** Files whose opening comment is written once they are split; none may be added. */
+const KNOWN_EXCEPTIONS = new Set([
+  'apps/server/src/sessions/upload-sessions.ts',
+  'apps/server/src/sessions/stored-chunk-sessions.ts',
+])
+
+/** The tables by the property names the code uses, mapped to their names in SQL. */
+function tableNames() {
+  const schema = readFileSync(join(SERVER_SOURCE, 'db/schema.ts'), 'utf8')
+  const names = new Map()
+  for (const [, property, name] of schema.matchAll(
+    /export const (\w+) = sqliteTable\(\s*'(\w+)'/g,
+  )) {
+    names.set(property, name)
+  }
+  return names
+}
+
+/** The opening block comment, after a shebang line if there is one; undefined when none. */
+function openingComment(text) {
+  const body = text.startsWith('#!') ? text.slice(text.indexOf('\n') + 1) : text
+  if (!body.startsWith('/*')) return undefined
+  const end = body.indexOf('*/')
+  return end < 0 ? undefined : { comment: body.slice(0, end + 2), code: body.slice(end + 2) }
+}
+
+/** The comment's lines without their ` * ` margin. */
+function commentLines(comment) {
+  return comment
+    .replace(/^\/\*\*?/, '')
+    .replace(/\*\/$/, '')
+    .split('\n')
+    .map((line) => line.replace(/^\s*\*? ?/, '').trimEnd())
+}
+
+/** The `May touch:` paragraph when it is the comment's last, else undefined. */
+function mayTouch(comment) {
+  const lines = commentLines(comment)
+  while (lines.length > 0 && lines.at(-1) === '') lines.pop()
+  const start = lines.findLastIndex((line) => line.startsWith('May touch:'))
+  if (start < 0 || lines.slice(start).includes('')) return undefined
+  const text = lines.slice(start).join(' ').slice('May touch:'.length).trim()
+  return text === '' ? undefined : text
+}
+
+/** The tables the code reaches by name: `tables.x`, or `{ x, y } = ….tables`. */
+function tablesUsed(code, names) {
+  const used = new Set()
+  const stripped = code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '')
+  for (const [, property] of stripped.matchAll(/\btables\.(\w+)/g)) used.add(property)
+  for (const [, list] of stripped.matchAll(/\{([^{}]*)\}\s*=\s*[\w.]*\btables\b/g)) {
+    for (const entry of list.split(',')) used.add(entry.split(':')[0].trim())
+  }
+  return [...used].filter((property) => names.has(property)).map((property) => names.get(property))
+}
+
+const names = tableNames()
+const problems = []
+const seen = new Set()
+for (const path of serverSourceFiles()) {
+  const name = relative(ROOT, path)
+  seen.add(name)
+  const opening = openingComment(readFileSync(path, 'utf8'))
+  const touches = opening && mayTouch(opening.comment)
+  if (KNOWN_EXCEPTIONS.has(name)) {
+    if (touches !== undefined)
+      problems.push(`${name} has its May touch line: drop it from the exceptions`)
+    continue
+  }
+  if (opening === undefined) {
+    problems.push(`${name} opens with no block comment saying what it owns and may touch`)
+  } else if (touches === undefined) {
+    problems.push(`${name}: its opening comment does not end with a "May touch: ..." line`)
+  } else {
+    const missing = tablesUsed(opening.code, names).filter(
+      (table) => !new RegExp(`\\b${table}\\b`).test(touches),
+    )
+    if (missing.length > 0) {
+      problems.push(`${name} uses tables its May touch line does not name: ${missing.join(', ')}`)
+    }
+  }
+}
+for (const name of KNOWN_EXCEPTIONS) {
+  if (!seen.has(name)) problems.push(`${name} is gone: drop it from the exceptions`)
+}
+if (problems.length > 0) {
+  for (const problem of problems) console.error(problem)
+  process.exit(1)
+}
+console.log(
+  'Every server source file opens with what it owns and may touch, but the known exceptions.',
+)
