@@ -38,12 +38,8 @@ import { storedSessionStatus, type SessionStatus } from '../sessions/session-sta
 import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { finalizeStored } from '../sessions/stored-finalize.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
-import {
-  sessionLimits,
-  type NewSession,
-  type SessionOutcome,
-  type UploadSession,
-} from '../sessions/upload-sessions.js'
+import { sessionLimits } from '../sessions/session-limits.js'
+import type { NewSession, SessionOutcome, UploadSession } from '../sessions/upload-session.js'
 
 export class RequestsService extends FileRequests {
   constructor(deps: RequestsDeps) {

@@ -11,7 +11,7 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { ChunkAdmission } from '../sessions/stored-chunk-sessions.js'
-import type { UploadSession } from '../sessions/upload-sessions.js'
+import type { UploadSession } from '../sessions/upload-session.js'
 import { closing, pumpBody } from './body.js'
 
 /** The chunk's index and Content-Length, read from its head; a bad index answers 400. */

@@ -10,7 +10,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 
-/** What an intake needs of its session; implemented by UploadSession. */
+/** What an intake needs of its session; implemented by the session's ChunkOrder. */
 export interface ChunkHost {
   readonly maxChunkSize: number
   /** Throws 404 once the session has ended. */

@@ -20,12 +20,8 @@ import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk
 import { finalizeStored } from '../sessions/stored-finalize.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
 import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
-import {
-  sessionLimits,
-  type NewSession,
-  type SessionOutcome,
-  type UploadSession,
-} from '../sessions/upload-sessions.js'
+import { sessionLimits } from '../sessions/session-limits.js'
+import type { NewSession, SessionOutcome, UploadSession } from '../sessions/upload-session.js'
 import { UploadRecords, type UploadsDeps } from './upload-records.js'
 import { parseUploadSpec, type UploadHeaderValues, type UploadSpec } from './upload-spec.js'
 

@@ -17,7 +17,7 @@ import {
 
 import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
-import type { UploadSession } from '../sessions/upload-sessions.js'
+import type { UploadSession } from '../sessions/upload-session.js'
 import { parseResumable } from '../validation.js'
 import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'

@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http'
 
 import type { UploadWsDoneFrame } from '@fileshare/protocol'
 
-import type { UploadSession } from '../sessions/upload-sessions.js'
+import type { UploadSession } from '../sessions/upload-session.js'
 import type { ProgressRule } from './progress-watch.js'
 
 /** A text frame that parsed as a JSON object; its `type` picks what it is. */

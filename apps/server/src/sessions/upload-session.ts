@@ -1,0 +1,360 @@
+/**
+ * One upload session held by this instance, shared by every transport (single request, chunked
+ * HTTP, WebSocket) and by uploads into file requests: it owns the blob writer and its write
+ * chain, counts bytes against the declared length, and ends in exactly one of commit or abort.
+ * Chunk requests are admitted and put in order by its private chunk order (chunk-order.ts).
+ * Nothing here knows about records or tokens; callers create the record after `commit()` and
+ * register cleanup work with `onEnd`.
+ *
+ * A durable session (every one but a single-request upload) also has a row, through its durable
+ * link (durable-link.ts), and a resumable writer. One whose client asked to resume it is
+ * suspended when its connection ends otherwise than by `done` or an abort (its bytes made durable
+ * and the row released), for any instance to resume (upload-sessions.ts); any other ends with its
+ * connection, as the spec has it.
+ *
+ * May touch: the blob store (its own writer), and the streamed_sessions table through its link.
+ */
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+
+import { HttpError } from '../http-error.js'
+import type { BlobWriter } from '../storage/blob-store.js'
+import type { ChunkIntake } from './chunk-intake.js'
+import { ChunkOrder } from './chunk-order.js'
+import type { DurableLink, ResumePoint } from './durable-link.js'
+import type { SessionLimits } from './session-limits.js'
+
+export type SessionOutcome = 'committed' | 'aborted'
+export type SessionState = 'open' | 'committing' | 'suspended' | SessionOutcome
+
+export interface NewSession<T> {
+  declaredSize: number
+  context: T
+  limits: SessionLimits
+  /** Over HTTP the session is dropped after this much idle time; sockets manage their own. */
+  idleMs: number | null
+}
+
+/** What a session needs of the registry holding it (upload-sessions.ts). */
+export interface SessionRegistry {
+  /** The service clock. */
+  now(): number
+  reportError(error: unknown): void
+  /** Takes `bytes` from the server's buffer budget; false when it is used up. */
+  reserveBuffer(bytes: number): boolean
+  releaseBuffer(bytes: number): void
+  /** The session has ended or is suspended: it is no longer open here. */
+  forget(session: UploadSession<unknown>): void
+  /** A suspension under way, which shutdown and a resume of the session wait for. */
+  track(id: string, suspension: Promise<void>): Promise<void>
+}
+
+export class UploadSession<T = unknown> {
+  readonly declaredSize: number
+  readonly context: T
+  readonly startedAt: number
+  /** Service-clock time of the last bytes, for the idle timeout. */
+  lastActivity: number
+  /** Wall-clock time of the last bytes, for telling running uploads from abandoned ones. */
+  private lastActivityWall = performance.now()
+  private stateValue: SessionState = 'open'
+  /** Bytes accepted so far: written, queued for writing, or waiting for an earlier chunk. */
+  private accepted = 0
+  private chain: Promise<void> = Promise.resolve()
+  private readonly endListeners: Array<(outcome: SessionOutcome) => void | Promise<void>> = []
+  /** Admits chunk requests and puts them in order; only their intakes reach it. */
+  private readonly chunks: ChunkOrder
+
+  constructor(
+    /** Also the key of the blob, and the id of the record made from it. */
+    readonly id: string,
+    private readonly registry: SessionRegistry,
+    private readonly writer: BlobWriter,
+    spec: NewSession<T>,
+    now: number,
+    /** The row of a durable session, and where a resumed one continues. */
+    private readonly link?: DurableLink,
+    start?: ResumePoint,
+  ) {
+    this.declaredSize = spec.declaredSize
+    this.context = spec.context
+    this.limits = spec.limits
+    this.idleMs = spec.idleMs
+    this.startedAt = now
+    this.lastActivity = now
+    if (start) {
+      this.accepted = start.offset
+      this.startOffset = start.offset
+    }
+    this.chunks = new ChunkOrder(
+      {
+        limits: this.limits,
+        declaredSize: this.declaredSize,
+        accepted: () => this.accepted,
+        bytesWritten: () => this.writer.bytesWritten,
+        assertOpen: () => this.assertOpen(),
+        accept: (length) => this.accept(length),
+        touch: () => this.touch(),
+        write: (bytes) => this.enqueueWrite(bytes),
+        written: () => this.chain,
+        checkpoint: (nextIndex, end) => this.checkpointChunk(nextIndex, end),
+        cutOff: () => void (this.link ? this.rewind(this.link) : this.abort()),
+        reserveBuffer: (bytes) => this.registry.reserveBuffer(bytes),
+        releaseBuffer: (bytes) => this.registry.releaseBuffer(bytes),
+      },
+      start,
+    )
+    // The store makes bytes durable after the write that brought them (an S3 part uploads in
+    // the background): each move is recorded as it happens, not when more bytes arrive.
+    if (link?.transport === 'ws') {
+      link.writer.onDurable(() =>
+        link.follow(this.lastActivity, (error) => this.registry.reportError(error), 1),
+      )
+    }
+  }
+
+  /** The byte this session's connection started from (not 0 when resumed). */
+  readonly startOffset: number = 0
+
+  /** Whether the session outlives its connection (it has a row). */
+  get durable(): boolean {
+    return this.link !== undefined
+  }
+
+  readonly limits: SessionLimits
+  readonly idleMs: number | null
+
+  get state(): SessionState {
+    return this.stateValue
+  }
+
+  /** Bytes durably handed to the blob store. */
+  get bytesWritten(): number {
+    return this.writer.bytesWritten
+  }
+
+  get bytesAccepted(): number {
+    return this.accepted
+  }
+
+  /** Whether bytes arrived within `windowMs`: an upload under way, not an abandoned one. */
+  isRunning(windowMs: number): boolean {
+    return this.stateValue !== 'aborted' && performance.now() - this.lastActivityWall < windowMs
+  }
+
+  /** How the connection holding this session checks that its peer still answers. */
+  private prober: ((withinMs: number) => void) | undefined
+
+  /** Set by the connection holding the session: see `probe`. */
+  onProbe(probe: (withinMs: number) => void): void {
+    this.prober = probe
+  }
+
+  /**
+   * Asks the connection holding this session to prove its peer alive within `withinMs`, or end
+   * (and so suspend the session): a resume is waiting for it.
+   */
+  probe(withinMs: number): void {
+    if (this.stateValue === 'open') this.prober?.(withinMs)
+  }
+
+  /** Runs once when the session ends, whichever way; used to free quota and request slots. */
+  onEnd(listener: (outcome: SessionOutcome) => void | Promise<void>): void {
+    this.endListeners.push(listener)
+  }
+
+  private assertOpen(): void {
+    if (this.stateValue !== 'open') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+  }
+
+  private accept(length: number): void {
+    if (this.accepted + length > this.declaredSize) {
+      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+    }
+    this.accepted += length
+    this.touch()
+  }
+
+  private touch(): void {
+    this.lastActivity = this.registry.now()
+    this.lastActivityWall = performance.now()
+  }
+
+  private enqueueWrite(bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const pieces = bytes instanceof Uint8Array ? [bytes] : bytes
+    const write = this.chain.then(async () => {
+      for (const piece of pieces) await this.writer.write(piece)
+    })
+    // A failed write fails the whole session; later writes on the chain fail with it.
+    this.chain = write.catch((error: unknown) => {
+      void this.abort()
+      throw error
+    })
+    return this.chain
+  }
+
+  /**
+   * Appends bytes in arrival order (single request and WebSocket). Resolves once the store has
+   * taken them, which is the transport's backpressure signal.
+   */
+  append(bytes: Uint8Array): Promise<void> {
+    this.assertOpen()
+    this.accept(bytes.length)
+    const written = this.enqueueWrite(bytes)
+    if (this.link) {
+      const link = this.link
+      void written.then(
+        () => link.follow(this.lastActivity, (error) => this.registry.reportError(error)),
+        () => undefined,
+      )
+    }
+    return written
+  }
+
+  /**
+   * Once the chunks before `nextIndex` are handed to the writer, makes them durable and records
+   * them, without holding up the chunks after them; answers when that is done (chunked sessions
+   * answer a chunk only then). A failure fails the session.
+   */
+  private checkpointChunk(nextIndex: number, end: number): Promise<void> {
+    const link = this.link
+    if (!link) return Promise.resolve()
+    const durable = this.chain.then(() => link.chunkDone(nextIndex, end, this.lastActivity))
+    const checkpoint = durable.catch((error: unknown) => {
+      void this.abort()
+      throw error
+    })
+    // Awaited by the chunk's answer, or by the commit or suspension that follows.
+    checkpoint.catch(() => undefined)
+    this.checkpoints = checkpoint
+    return checkpoint
+  }
+
+  /** The last chunk checkpoint under way, which a commit waits for. */
+  private checkpoints: Promise<void> = Promise.resolve()
+
+  /**
+   * Admits a chunk request before any byte of its body is read; the intake it answers takes the
+   * body (chunk-order.ts has the rules).
+   */
+  admitChunk(index: number, declared: number | undefined): ChunkIntake {
+    return this.chunks.admit(index, declared)
+  }
+
+  /** How long the answer to the latest chunk should wait so the upload keeps to the speed limit. */
+  throttleDelayMs(now: number): number {
+    if (this.limits.speedLimit <= 0) return 0
+    const due =
+      this.startedAt + ((this.accepted - this.startOffset) / this.limits.speedLimit) * 1000
+    return Math.max(0, due - now)
+  }
+
+  /**
+   * Makes the blob durable once every declared byte is written. A different total ends the
+   * session with 400 `Body size does not match declared content length` (spec: File upload
+   * states, finalize with total bytes that differ).
+   */
+  async commit(): Promise<void> {
+    this.assertOpen()
+    this.stateValue = 'committing'
+    try {
+      await this.chain
+      await this.checkpoints
+    } catch (error) {
+      await this.discard()
+      throw error
+    }
+    if (this.chunks.unfinished || this.writer.bytesWritten !== this.declaredSize) {
+      await this.discard()
+      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+    }
+    try {
+      await this.writer.commit()
+    } catch (error) {
+      await this.discard()
+      throw error
+    }
+    await this.end('committed')
+  }
+
+  /**
+   * Ends the session and discards its bytes; safe to call at any time, more than once, and never
+   * rejects (a failure is reported). A commit under way is left to finish (its caller owns the
+   * outcome), so no blob is torn mid-rename.
+   */
+  async abort(): Promise<void> {
+    if (this.stateValue === 'open') await this.discard()
+  }
+
+  /**
+   * The connection ended without `done` or an abort: a session whose client asked to resume it
+   * keeps its bytes and its row (with its quota and request slot) for a resume, on any instance;
+   * any other is aborted, its slot and quota free at once (spec: Upload slot inside a request,
+   * socket closed before done).
+   */
+  suspend(): Promise<void> {
+    if (this.stateValue !== 'open') return Promise.resolve()
+    if (!this.link?.resumable) return this.abort()
+    return this.rewind(this.link)
+  }
+
+  /**
+   * Makes the session dormant at its last durable point, for its next connection or chunk to
+   * continue from. Chunks held in memory for their turn are dropped (the client sends them
+   * again). A chunk cut off mid-body takes this way whether or not the client asked to resume:
+   * its retry continues the session at once.
+   */
+  private rewind(link: DurableLink): Promise<void> {
+    if (this.stateValue !== 'open') return Promise.resolve()
+    this.stateValue = 'suspended'
+    this.registry.forget(this)
+    this.chunks.dropWaiting()
+    return this.registry.track(this.id, this.keep(link))
+  }
+
+  private async keep(link: DurableLink): Promise<void> {
+    try {
+      await this.chain
+      await this.checkpoints.catch(() => undefined)
+      await link.suspend(this.lastActivity)
+    } catch (error) {
+      this.registry.reportError(error)
+      await this.discard()
+    }
+  }
+
+  /** Discards the session's bytes and ends it, from any state but an ended one. */
+  private async discard(): Promise<void> {
+    if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
+    this.stateValue = 'aborted'
+    this.chunks.dropWaiting()
+    // Listeners first: a request slot or quota freed by the end must be free the moment the
+    // session is gone, not only once its partial blob has been removed. A store that cannot
+    // discard now (an outage) leaves the partial bytes to the cleanup job's sweep of unfinished
+    // writes: the session has ended either way, and this never throws.
+    if (await this.end('aborted')) {
+      await this.writer.abort().catch((error: unknown) => this.registry.reportError(error))
+    } else await this.link?.writer.suspend(false).catch(() => undefined)
+  }
+
+  /** Ends the session; false when another instance took it over, whose end it then is. */
+  private async end(outcome: SessionOutcome): Promise<boolean> {
+    this.stateValue = outcome
+    this.registry.forget(this)
+    // The row goes first: a session without its row never resumes, whatever happens next.
+    if (this.link) {
+      try {
+        if (!(await this.link.remove())) return false
+      } catch (error) {
+        this.registry.reportError(error)
+      }
+    }
+    for (const listener of this.endListeners) {
+      try {
+        await listener(outcome)
+      } catch (error) {
+        this.registry.reportError(error)
+      }
+    }
+    return true
+  }
+}
