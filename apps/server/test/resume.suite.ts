@@ -350,7 +350,7 @@ export function resumeSuite(backend: Backend): void {
       await expect.poll(() => server.service.services.sessions.size, POLL).toBe(0)
       expect(await streamed.find(upload.id)).toMatchObject({ holder: other })
       expect(await hasPartial(server, upload.id)).toBe(true)
-      await streamed.remove(upload.id)
+      await streamed.remove(upload.id, undefined, server.service.db.query)
       await server.service.blobs.discardResumable(upload.id, '')
     })
 

@@ -3,8 +3,9 @@
  * and by uploads into file requests: it owns the blob writer, admits chunk requests before their
  * bodies are read and writes chunks in index order (buffering a bounded number that arrive
  * early), counts bytes against the declared length, and ends in exactly one of commit or abort.
- * Nothing here knows about records or tokens; callers create the record after `commit()` and
- * register cleanup work with `onEnd`.
+ * Nothing here knows about records or tokens: a commit writes the caller's record in the
+ * transaction that ends the session and its holds (session-holds.ts); `onEnd` tells others of the
+ * end.
  *
  * A durable session (every one but a single-request upload) also has a row in the database
  * (streamed-session-records.ts) and a resumable blob writer. One whose client asked to resume it
@@ -17,10 +18,18 @@ import { randomUUID } from 'node:crypto'
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
+import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
 import { ChunkIntake, type ChunkHost, type IntakeMode, type IntakeOutcome } from './chunk-intake.js'
+import {
+  decodeQuotaHold,
+  encodeQuotaHold,
+  holdsOfRow,
+  type SessionHoldEnds,
+  type SessionHolds,
+} from './session-holds.js'
 import {
   StreamedSessionRecords,
   type StreamedKind,
@@ -81,8 +90,6 @@ export interface DurableSpec {
   transport: StreamedTransport
   /** The JSON the record is made from at finalize (token hashes only). */
   context: string
-  /** The quota reservation's record (limits/quota.ts). */
-  quota: string
   /** Whether the client asked to resume it after a lost connection or a restart (docs/api.md). */
   resumable: boolean
 }
@@ -215,10 +222,10 @@ class DurableLink {
    * Deletes the row: the session has ended. False when another instance holds it now (this one
    * lost its hold): the session, its quota, slot and bytes are that instance's.
    */
-  async remove(): Promise<boolean> {
+  async remove(tx: Executor): Promise<boolean> {
     this.ended = true
     await this.recording?.catch(() => undefined)
-    return this.records.remove(this.id, this.holder)
+    return this.records.remove(this.id, this.holder, tx)
   }
 }
 
@@ -257,6 +264,8 @@ export class UploadSession<T = unknown> implements ChunkHost {
     private readonly registry: UploadSessions,
     private readonly writer: BlobWriter,
     spec: NewSession<T>,
+    /** What the session holds until it ends: its quota and, in a request, its slot. */
+    private readonly holds: SessionHolds,
     now: number,
     /** The row of a durable session, and where a resumed one continues. */
     private readonly link?: DurableLink,
@@ -328,7 +337,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     if (this.stateValue === 'open') this.prober?.(withinMs)
   }
 
-  /** Runs once when the session ends, whichever way; used to free quota and request slots. */
+  /** Runs once when the session ends, whichever way, after its holds ended. */
   onEnd(listener: (outcome: SessionOutcome) => void | Promise<void>): void {
     this.endListeners.push(listener)
   }
@@ -550,11 +559,17 @@ export class UploadSession<T = unknown> implements ChunkHost {
   }
 
   /**
-   * Makes the blob durable once every declared byte is written. A different total ends the
-   * session with 400 `Body size does not match declared content length` (spec: File upload
-   * states, finalize with total bytes that differ).
+   * Makes the blob durable once every declared byte is written, then writes the upload's record
+   * with `record` in the transaction that ends the session: its row deleted, its holds ended as
+   * kept. A different total ends the session with 400 `Body size does not match declared content
+   * length` (spec: File upload states, finalize with total bytes that differ). When the record's
+   * transaction fails nothing of it stays: the session ends as failed, its holds given back, and
+   * `discard` removes the committed blob.
    */
-  async commit(): Promise<void> {
+  async commit<R>(
+    record: (tx: Executor) => Promise<R>,
+    discard: () => Promise<unknown>,
+  ): Promise<R> {
     this.assertOpen()
     this.stateValue = 'committing'
     try {
@@ -575,7 +590,17 @@ export class UploadSession<T = unknown> implements ChunkHost {
       await this.discard()
       throw error
     }
-    await this.end('committed')
+    let result: R | undefined
+    try {
+      await this.end('committed', async (tx) => {
+        result = await record(tx)
+      })
+    } catch (error) {
+      await this.end('aborted')
+      await discard().catch((failure: unknown) => this.registry.reportError(failure))
+      throw error
+    }
+    return result as R
   }
 
   /**
@@ -634,7 +659,7 @@ export class UploadSession<T = unknown> implements ChunkHost {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
     this.dropWaiting()
-    // Listeners first: a request slot or quota freed by the end must be free the moment the
+    // The holds first: a request slot or quota freed by the end must be free the moment the
     // session is gone, not only once its partial blob has been removed. A store that cannot
     // discard now (an outage) leaves the partial bytes to the cleanup job's sweep of unfinished
     // writes: the session has ended either way, and this never throws.
@@ -643,18 +668,32 @@ export class UploadSession<T = unknown> implements ChunkHost {
     } else await this.link?.writer.suspend(false).catch(() => undefined)
   }
 
-  /** Ends the session; false when another instance took it over, whose end it then is. */
-  private async end(outcome: SessionOutcome): Promise<boolean> {
+  /**
+   * Ends the session in one transaction (session-holds.ts): `record` (a commit's) is written, the
+   * row deleted and the holds ended, kept on a commit. False when another instance took it over,
+   * whose end it then is; a commit then fails, its record undone. An abort whose transaction fails
+   * is reported: the row and its holds stay for the cleanup job, which ends the dormant session.
+   */
+  private async end(
+    outcome: SessionOutcome,
+    record?: (tx: Executor) => Promise<void>,
+  ): Promise<boolean> {
     this.stateValue = outcome
     this.registry.forget(this)
-    // The row goes first: a session without its row never resumes, whatever happens next.
-    if (this.link) {
-      try {
-        if (!(await this.link.remove())) return false
-      } catch (error) {
-        this.registry.reportError(error)
-      }
+    const link = this.link
+    let ended = true
+    try {
+      ended = await this.registry.holdEnds.end(this.holds, outcome === 'committed', async (tx) => {
+        await record?.(tx)
+        const removed = link ? await link.remove(tx) : true
+        if (!removed && record) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+        return removed
+      })
+    } catch (error) {
+      if (record) throw error
+      this.registry.reportError(error)
     }
+    if (!ended) return false
     for (const listener of this.endListeners) {
       try {
         await listener(outcome)
@@ -664,6 +703,11 @@ export class UploadSession<T = unknown> implements ChunkHost {
     }
     return true
   }
+}
+
+/** The holds a streamed session's row names. */
+function rowHolds(row: StreamedSessionRow): SessionHolds {
+  return holdsOfRow({ ...row, quota: decodeQuotaHold(row.quota) })
 }
 
 /** A session that received nothing for this long is not waited for at shutdown. */
@@ -677,18 +721,16 @@ export interface UploadSessionsOptions {
   onError?: (error: unknown) => void
   /** The rows of durable sessions; without them every session lives in memory only. */
   records?: StreamedSessionRecords
+  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
+  holdEnds: SessionHoldEnds
 }
 
 /**
  * What a kind of session (normal upload, upload into a request) makes of its row when it is
- * resumed or ends while dormant: the session's settings and context, and its end listener
- * (returning the quota and the request slot).
+ * resumed: the session's settings and context (its holds are the row's own, session-holds.ts).
  */
 export interface SessionKind<T> {
-  restore(row: StreamedSessionRow): {
-    spec: NewSession<T>
-    onEnd: (outcome: SessionOutcome) => Promise<void>
-  }
+  restore(row: StreamedSessionRow): { spec: NewSession<T> }
 }
 
 /** How often this instance renews the holds of the sessions it has open. */
@@ -718,6 +760,7 @@ export class UploadSessions {
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
   private readonly records: StreamedSessionRecords | undefined
+  readonly holdEnds: SessionHoldEnds
   private readonly kinds = new Map<StreamedKind, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
   readonly holder = randomUUID()
@@ -730,6 +773,7 @@ export class UploadSessions {
     this.bufferBudget = options.bufferBudget ?? 256 * 1024 * 1024
     this.errorSink = options.onError ?? ((error) => console.error(error))
     this.records = options.records
+    this.holdEnds = options.holdEnds
     if (this.records) {
       const records = this.records
       this.heartbeat = setInterval(() => {
@@ -752,35 +796,53 @@ export class UploadSessions {
   }
 
   /**
-   * Opens a session; with `durable` (and a database) it gets a row and a resumable writer, so it
-   * outlives its connection.
+   * Opens a session holding `holds`; with `durable` (and a database) it gets a row naming them
+   * and a resumable writer, so it outlives its connection. When it cannot open, its holds are
+   * given back with its row, if it got one.
    */
-  async create<T>(spec: NewSession<T>, durable?: DurableSpec): Promise<UploadSession<T>> {
+  async create<T>(
+    spec: NewSession<T>,
+    holds: SessionHolds,
+    durable?: DurableSpec,
+  ): Promise<UploadSession<T>> {
     const id = randomUUID()
     const records = this.records
     if (!durable || !records) {
-      const session = new UploadSession<T>(id, this, await this.blobs.create(id), spec, this.now())
+      let writer: BlobWriter
+      try {
+        writer = await this.blobs.create(id)
+      } catch (error) {
+        await this.holdEnds.release(holds)
+        throw error
+      }
+      const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
     }
     const now = this.now()
-    await records.insert({
-      id,
-      ...durable,
-      declaredSize: spec.declaredSize,
-      bytesWritten: 0,
-      nextIndex: durable.transport === 'chunks' ? 0 : null,
-      writerState: '',
-      holder: this.holder,
-      heartbeatAt: now,
-      lastActivity: now,
-      createdAt: now,
-    })
+    try {
+      await records.insert({
+        id,
+        ...durable,
+        quota: encodeQuotaHold(holds.quota),
+        declaredSize: spec.declaredSize,
+        bytesWritten: 0,
+        nextIndex: durable.transport === 'chunks' ? 0 : null,
+        writerState: '',
+        holder: this.holder,
+        heartbeatAt: now,
+        lastActivity: now,
+        createdAt: now,
+      })
+    } catch (error) {
+      await this.holdEnds.release(holds)
+      throw error
+    }
     let writer: ResumableWriter
     try {
       writer = await this.blobs.createResumable(id)
     } catch (error) {
-      await records.remove(id)
+      await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
     }
     const start = { offset: 0, nextIndex: 0 }
@@ -794,7 +856,7 @@ export class UploadSessions {
       start,
       '',
     )
-    const session = new UploadSession<T>(id, this, writer, spec, now, link)
+    const session = new UploadSession<T>(id, this, writer, spec, holds, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
   }
@@ -869,17 +931,17 @@ export class UploadSessions {
         start,
         row.writerState,
       )
-      const { spec, onEnd } = kind.restore(row)
+      const { spec } = kind.restore(row)
       const session = new UploadSession<T>(
         id,
         this,
         writer,
         spec as NewSession<T>,
+        rowHolds(row),
         this.now(),
         link,
         start,
       )
-      session.onEnd(onEnd)
       // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
       session.lastActivity = row.lastActivity
       this.sessions.set(id, session as UploadSession)
@@ -930,15 +992,17 @@ export class UploadSessions {
   }
 
   /**
-   * Ends a session from its row (an explicit abort, or idle): the row first, then its quota and
-   * request slot, then its bytes. Answers false when it had ended already.
+   * Ends a session from its row (an explicit abort, or idle): the row and its quota and request
+   * slot in one transaction, then its bytes. Answers false when it had ended already.
    */
   async endDormant(row: StreamedSessionRow): Promise<boolean> {
-    if (!(await this.records?.remove(row.id))) return false
+    const records = this.records
+    if (!records) return false
+    const removed = (tx: Executor) => records.remove(row.id, undefined, tx)
+    if (!(await this.holdEnds.end(rowHolds(row), false, removed))) return false
     // No live session records this end (metrics/track-session.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     recordUploadFailed(row.transport, row.bytesWritten)
-    await this.kinds.get(row.kind)?.restore(row).onEnd('aborted')
     await this.blobs.discardResumable(row.id, row.writerState)
     return true
   }
