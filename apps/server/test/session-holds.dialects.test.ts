@@ -3,7 +3,8 @@
  * that ends the session (sessions/session-holds.ts): a failure injected where an upload's bytes
  * are recorded in the quota, as a crash at that point, must leave no record and nothing held,
  * for a single-request upload, a socket upload and an upload into a request alike; the retry then
- * records the bytes once.
+ * records the bytes once. An abort whose row could not be deleted leaves its holds to the path
+ * that ends the session later, which gives them back once.
  */
 import { randomBytes } from 'node:crypto'
 
@@ -12,8 +13,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Db } from '../src/db/client.js'
 import { querySql } from './dialects.js'
-import { socketInitHeaders, startTestServer, uploadHeaders, type TestServer } from './harness.js'
+import { blobFiles } from './backends.js'
 import {
+  errorCapturingLogger,
+  socketInitHeaders,
+  startTestServer,
+  uploadHeaders,
+  type TestServer,
+} from './harness.js'
+import {
+  call,
   chunk,
   createRequest,
   ENV,
@@ -31,38 +40,47 @@ const SIZE = 64 * 1024
 const POLL = { timeout: 15_000, interval: 25 }
 
 /**
- * Makes every statement that records bytes in the quota fail, as a process dying at that step
- * would: giving held bytes back (which records none) still passes.
+ * Makes every `event` on `table` whose row passes `when` fail, as a process dying at that step
+ * would; `name` names the trigger.
  */
-async function crashWhereBytesAreRecorded(db: Db): Promise<void> {
+async function crashAt(
+  db: Db,
+  name: string,
+  event: 'UPDATE' | 'DELETE',
+  table: string,
+  when: string,
+): Promise<void> {
   if (db.dialect === 'sqlite') {
     await querySql(
       db,
-      `CREATE TRIGGER crash_at_record BEFORE UPDATE ON upload_quota
-       WHEN NEW.bytes > OLD.bytes BEGIN SELECT RAISE(ABORT, 'crash at record'); END`,
+      `CREATE TRIGGER ${name} BEFORE ${event} ON ${table}
+       WHEN ${when} BEGIN SELECT RAISE(ABORT, '${name}'); END`,
     )
     return
   }
   await querySql(
     db,
-    `CREATE FUNCTION crash_at_record() RETURNS trigger LANGUAGE plpgsql
-     AS $$ BEGIN RAISE EXCEPTION 'crash at record'; END $$`,
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql
+     AS $$ BEGIN RAISE EXCEPTION '${name}'; END $$`,
   )
   await querySql(
     db,
-    `CREATE TRIGGER crash_at_record BEFORE UPDATE ON upload_quota FOR EACH ROW
-     WHEN (NEW.bytes > OLD.bytes) EXECUTE FUNCTION crash_at_record()`,
+    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW
+     WHEN (${when}) EXECUTE FUNCTION ${name}()`,
   )
 }
 
-async function recover(db: Db): Promise<void> {
+async function recoverFrom(db: Db, name: string, table: string): Promise<void> {
   await querySql(
     db,
-    db.dialect === 'sqlite'
-      ? 'DROP TRIGGER crash_at_record'
-      : 'DROP TRIGGER crash_at_record ON upload_quota',
+    db.dialect === 'sqlite' ? `DROP TRIGGER ${name}` : `DROP TRIGGER ${name} ON ${table}`,
   )
 }
+
+/** Statements that record bytes in the quota fail; giving held bytes back still passes. */
+const crashWhereBytesAreRecorded = (db: Db) =>
+  crashAt(db, 'crash_at_record', 'UPDATE', 'upload_quota', 'NEW.bytes > OLD.bytes')
+const recover = (db: Db) => recoverFrom(db, 'crash_at_record', 'upload_quota')
 
 /** What the quota and the records say: held and recorded bytes, records and session rows. */
 async function ledger(db: Db) {
@@ -90,12 +108,12 @@ async function socketUpload(server: TestServer, ip: string): Promise<boolean> {
   return socketEnd(socket)
 }
 
-/** A whole upload into request `req` over the request socket; answers whether it got `done`. */
-async function requestSocketUpload(
+/** Opens an upload into request `req` over the request socket and sends its bytes. */
+async function openRequestSocket(
   server: TestServer,
   req: { id: string; uploadToken: string },
   ip: string,
-): Promise<boolean> {
+): Promise<{ id: string; socket: TestSocket }> {
   const url = `${server.url.replace(/^http/, 'ws')}/api/request/${req.id}/upload/ws`
   const socket = await TestSocket.open(url, { headers: { 'X-Forwarded-For': ip } })
   const request = {
@@ -104,8 +122,18 @@ async function requestSocketUpload(
     contentLength: SIZE,
     fileCount: 1,
   }
-  await socket.init({ type: 'init', request, resumable: true })
+  const id = await socket.init({ type: 'init', request, resumable: true })
   socket.sendBytes(randomBytes(SIZE))
+  return { id, socket }
+}
+
+/** A whole upload into request `req` over the request socket; answers whether it got `done`. */
+async function requestSocketUpload(
+  server: TestServer,
+  req: { id: string; uploadToken: string },
+  ip: string,
+): Promise<boolean> {
+  const { socket } = await openRequestSocket(server, req, ip)
   socket.sendJson({ type: 'finalize', ...finalizeBody() })
   return socketEnd(socket)
 }
@@ -135,9 +163,12 @@ async function singleUpload(server: TestServer, ip: string): Promise<number> {
 describe('the holds of a session end in the step that ends it', () => {
   let server: TestServer
   let db: Db
+  let errors: string[]
 
   beforeEach(async () => {
-    server = await startTestServer({ env: ENV })
+    const capture = errorCapturingLogger()
+    errors = capture.errors
+    server = await startTestServer({ env: ENV, logger: capture.logger })
     db = server.service.db
   })
   afterEach(() => server.close())
@@ -196,4 +227,33 @@ describe('the holds of a session end in the step that ends it', () => {
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(0)
     },
   )
+
+  // Two paths ending one session: the holds end with the row, so an abort whose row could not be
+  // deleted leaves its holds to the later end, which gives them back once, not a second time
+  // out of another upload's.
+  it('an abort that fails midway is ended once by a later cancel: another upload keeps its hold', async () => {
+    const req = await createRequest(server, { maxUploads: 3 })
+    const ip = nextIp()
+    const first = await openRequestSocket(server, req, ip)
+    const second = await openRequestSocket(server, req, ip)
+    await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
+    await crashAt(db, 'crash_at_delete', 'DELETE', 'streamed_sessions', `OLD.id = '${first.id}'`)
+    // The client aborts: the end's delete fails, and the abort discards the bytes.
+    first.socket.ws.close(1000)
+    await expect.poll(() => errors.join(''), POLL).toContain('delete from "streamed_sessions"')
+    const partial = async () =>
+      (await blobFiles(server)).partial.some((n) => n.startsWith(first.id))
+    await expect.poll(partial, POLL).toBe(false)
+    await recoverFrom(db, 'crash_at_delete', 'streamed_sessions')
+    const cancelled = await call(server, 'DELETE', `/request/${req.id}/upload/${first.id}`)
+    expect(cancelled.status).toBeLessThan(300)
+    const slots = () =>
+      querySql(db, 'SELECT reserved_uploads AS reserved, used_uploads AS used FROM file_requests')
+    // The second upload still holds its slot and its bytes, and nothing else is held.
+    expect(await slots()).toEqual([{ reserved: 1, used: 0 }])
+    expect(await ledger(db)).toEqual({ held: SIZE, recorded: 0, records: 0, sessions: 1 })
+    second.socket.ws.close(1000)
+    await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 0, sessions: 0 })
+    expect(await slots()).toEqual([{ reserved: 0, used: 0 }])
+  })
 })
