@@ -218,13 +218,18 @@ class DurableLink {
     await this.records.release(this.id, this.holder, { ...recorded, lastActivity })
   }
 
-  /**
-   * Deletes the row: the session has ended. False when another instance holds it now (this one
-   * lost its hold): the session, its quota, slot and bytes are that instance's.
-   */
-  async remove(tx: Executor): Promise<boolean> {
+  /** Records nothing more and waits for a record under way: the session is ending. */
+  async close(): Promise<void> {
     this.ended = true
     await this.recording?.catch(() => undefined)
+  }
+
+  /**
+   * Deletes the row on `tx`, after `close()`: the session has ended. False when another instance
+   * holds it now (this one lost its hold): the session, its quota, slot and bytes are that
+   * instance's.
+   */
+  remove(tx: Executor): Promise<boolean> {
     return this.records.remove(this.id, this.holder, tx)
   }
 }
@@ -681,6 +686,8 @@ export class UploadSession<T = unknown> implements ChunkHost {
     this.stateValue = outcome
     this.registry.forget(this)
     const link = this.link
+    // Outside the transaction, which awaits nothing but its own statements.
+    await link?.close()
     let ended = true
     try {
       ended = await this.registry.holdEnds.end(this.holds, outcome === 'committed', async (tx) => {
