@@ -4,18 +4,20 @@
  * are recorded in the quota, as a crash at that point, must leave no record and nothing held,
  * for a single-request upload, a socket upload and an upload into a request alike; the retry then
  * records the bytes once. An abort whose row could not be deleted leaves its holds to the path
- * that ends the session later, which gives them back once.
+ * that ends the session later, which gives them back once; a finalize racing the idle expiry of
+ * its session records the upload with its holds, or not at all.
  */
 import { randomBytes } from 'node:crypto'
 
-import { toBase64Url } from '@fileshare/protocol'
+import { REQUEST_HTTP_SESSION_TIMEOUT_MS, toBase64Url } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Db } from '../src/db/client.js'
-import { querySql } from './dialects.js'
+import { querySql, TEST_DIALECT } from './dialects.js'
 import { blobFiles } from './backends.js'
 import {
   errorCapturingLogger,
+  manualClock,
   socketInitHeaders,
   startTestServer,
   uploadHeaders,
@@ -256,4 +258,51 @@ describe('the holds of a session end in the step that ends it', () => {
     await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 0, sessions: 0 })
     expect(await slots()).toEqual([{ reserved: 0, used: 0 }])
   })
+
+  // Stored chunk sessions (PostgreSQL): a finalize whose join is done while another path ends
+  // the session writes no record, as that path gave the holds back.
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'a finalize racing the idle expiry of its session records the upload with its holds or not at all',
+    async () => {
+      const clock = manualClock()
+      await server.close()
+      server = await startTestServer({ env: ENV, clock })
+      db = server.service.db
+      const stored = server.service.services.storedChunks!
+      const blobs = server.service.blobs
+      const join = blobs.joinChunks.bind(blobs)
+      let joined!: () => void
+      const atJoin = new Promise<void>((resolve) => (joined = resolve))
+      let goOn!: () => void
+      const held = new Promise<void>((resolve) => (goOn = resolve))
+      blobs.joinChunks = async (...args) => {
+        await join(...args)
+        joined()
+        await held
+      }
+      const req = await createRequest(server, { maxUploads: 1 })
+      const id = await initOk(server, req, SIZE, {}, nextIp())
+      expect((await chunk(server, req, id, 0, randomBytes(SIZE))).status).toBe(200)
+      const finalizing = finalize(server, req, id, finalizeBody())
+      await atJoin
+      clock.advance(REQUEST_HTTP_SESSION_TIMEOUT_MS + 1)
+      expect(
+        await stored.expireIdle(REQUEST_HTTP_SESSION_TIMEOUT_MS, REQUEST_HTTP_SESSION_TIMEOUT_MS),
+      ).toBe(1)
+      goOn()
+      const answer = await finalizing
+      const { records, recorded, held: stillHeld } = await ledger(db)
+      const [slot] = await querySql<{ reserved: number; used: number }>(
+        db,
+        'SELECT reserved_uploads AS reserved, used_uploads AS used FROM file_requests',
+      )
+      // Exactly one end: the record with its bytes and its slot used, or neither.
+      expect({ answer: answer.status === 200, recorded, used: slot!.used }).toEqual({
+        answer: records === 1,
+        recorded: records * SIZE,
+        used: records,
+      })
+      expect({ held: stillHeld, reserved: slot!.reserved }).toEqual({ held: 0, reserved: 0 })
+    },
+  )
 })

@@ -248,7 +248,10 @@ export class StoredChunkSessions {
       outcome = await this.db.transaction(async (tx) => {
         const result = await commit(tx)
         const [row] = await tx.delete(s).where(eq(s.id, id)).returning(heldColumns(s))
-        if (row) await this.holds.endOn(tx, rowHolds(row), true)
+        // Another path ended it meanwhile (idle, its instance gone) and gave its holds back: no
+        // record may stay without them.
+        if (!row) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+        await this.holds.endOn(tx, rowHolds(row), true)
         const chunks = await tx
           .delete(p)
           .where(eq(p.sessionId, id))
