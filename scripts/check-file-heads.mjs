@@ -9,7 +9,7 @@ import { join, relative } from 'node:path'
 import { ROOT, SERVER_SOURCE, serverSourceFiles } from './server-sources.mjs'
 
 /** Files whose opening comment is written once they are split; none may be added. */
-const KNOWN_EXCEPTIONS = new Set(['apps/server/src/sessions/stored-chunk-sessions.ts'])
+const KNOWN_EXCEPTIONS = new Set([])
 
 /** The tables by the property names the code uses, mapped to their names in SQL. */
 function tableNames() {

@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { startPostgres } from '@fileshare/testing/postgres'
 
 import { openDatabase } from '../src/db/open-database.js'
+import { SessionHoldEnds } from '../src/sessions/session-holds.js'
 import { StoredChunkSessions } from '../src/sessions/stored-chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'
@@ -84,13 +85,13 @@ async function databaseShare(url: string) {
   const limits = { window: 3, maxChunksInFlight: 4, speedLimit: 0 }
   const scope = { requestId: null, maxChunkSize: CHUNK }
   const buffer = { reserveBuffer: () => true, releaseBuffer: () => undefined }
-  const quota = { endHeld: async () => undefined }
+  const holdEnds = new SessionHoldEnds(db, { endHold: async () => undefined })
   const sessions = new StoredChunkSessions(
     db,
     keepsNothing,
     limits,
     buffer,
-    quota,
+    holdEnds,
     Date.now,
     crypto.randomUUID(),
     (error) => console.error(error),

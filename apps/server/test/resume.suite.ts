@@ -9,7 +9,7 @@ import { randomBytes, randomInt } from 'node:crypto'
 import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-sessions.js'
+import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-session.js'
 import type { StreamedSessionRow } from '../src/sessions/streamed-session-records.js'
 import { streamedSessionStatus } from '../src/sessions/streamed-session-status.js'
 import { blobFiles, type Backend } from './backends.js'
@@ -350,7 +350,7 @@ export function resumeSuite(backend: Backend): void {
       await expect.poll(() => server.service.services.sessions.size, POLL).toBe(0)
       expect(await streamed.find(upload.id)).toMatchObject({ holder: other })
       expect(await hasPartial(server, upload.id)).toBe(true)
-      await streamed.remove(upload.id)
+      await streamed.remove(upload.id, undefined, server.service.db.query)
       await server.service.blobs.discardResumable(upload.id, '')
     })
 

@@ -28,6 +28,7 @@ import { storedSessionStatusProvider } from '../sessions/stored-session-status.j
 import { streamedSessionStatus } from '../sessions/streamed-session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
+import { SessionHoldEnds } from '../sessions/session-holds.js'
 import { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { StreamedSessionRecords } from '../sessions/streamed-session-records.js'
 import { UploadSessions } from '../sessions/upload-sessions.js'
@@ -73,15 +74,6 @@ export async function createServices(
 ): Promise<Services> {
   const onError = (error: unknown) =>
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
-  const streamed = new StreamedSessionRecords(db, now)
-  const sessions = new UploadSessions({
-    blobs,
-    now,
-    onError,
-    bufferBudget: config.fileUploadChunkBuffer,
-    records: streamed,
-  })
-  const janitor = new BlobJanitor(db, blobs, now, onError)
   const ipHash = await DailyIpHash.load(db)
   const quota = new DbUploadQuota({
     db,
@@ -90,6 +82,18 @@ export async function createServices(
     windowSec: config.uploadQuotaWindowSec,
     now,
   })
+  // Where every session's quota hold and request slot end, streamed and stored alike.
+  const holdEnds = new SessionHoldEnds(db, quota)
+  const streamed = new StreamedSessionRecords(db, now)
+  const sessions = new UploadSessions({
+    blobs,
+    now,
+    onError,
+    bufferBudget: config.fileUploadChunkBuffer,
+    records: streamed,
+    holdEnds,
+  })
+  const janitor = new BlobJanitor(db, blobs, now, onError)
   // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
   // chunk and the chunk due next streamed straight into its blob.
   const storedChunks =
@@ -103,7 +107,7 @@ export async function createServices(
             speedLimit: config.fileUploadSpeedLimit,
           },
           sessions,
-          quota,
+          holdEnds,
           now,
           sessions.holder,
           onError,

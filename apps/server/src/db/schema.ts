@@ -382,8 +382,8 @@ export const apiTokens = sqliteTable(
  * chunked uploads kept in memory): what it takes to continue it over a new connection, on any
  * instance, or after a restart. `bytesWritten` is durable in the blob store (and `nextIndex` the
  * chunk due next, for chunks); `context` is the JSON the record is made from at finalize (token
- * hashes as base64, never tokens); `quota` the reservation it holds. `holder` is the instance
- * that has it open, whose hold lapses when `heartbeatAt` grows old.
+ * hashes as base64, never tokens); `quota` its quota hold (sessions/session-holds.ts). `holder`
+ * is the instance that has it open, whose hold lapses when `heartbeatAt` grows old.
  */
 export const streamedSessions = sqliteTable(
   'streamed_sessions',

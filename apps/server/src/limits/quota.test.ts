@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
-import { DailyIpHash, DbUploadQuota, QUOTA_SECRET_SETTING } from './quota.js'
+import { DailyIpHash, DbUploadQuota, QUOTA_SECRET_SETTING, type QuotaHold } from './quota.js'
 import { httpErrorOfAsync } from '../../test/http-error-of.js'
 
 const DAY_SEC = 86_400
@@ -44,6 +44,11 @@ async function quota(
 const settingRows = () => db.query.select().from(db.tables.settings)
 const quotaRows = () => db.query.select().from(db.tables.uploadQuota)
 
+/** Ends `hold` as the transaction ending its session does (a no-op while the quota is off). */
+async function endHold(hold: QuotaHold | null, kept: boolean): Promise<void> {
+  if (hold) await (await quota()).endHold(db.query, hold, kept)
+}
+
 describe('DbUploadQuota', () => {
   it('reports the full quota of a new client with the end of the window', async () => {
     expect(await (await quota()).status(IP)).toEqual({
@@ -58,23 +63,23 @@ describe('DbUploadQuota', () => {
 
   it('records kept bytes and gives back dropped ones', async () => {
     const q = await quota()
-    await (await q.reserve(IP, 300)).settle(true)
-    await (await q.reserve(IP, 200)).settle(false)
+    await endHold(await q.reserve(IP, 300), true)
+    await endHold(await q.reserve(IP, 200), false)
     expect(await q.status(IP)).toMatchObject({ usedBytes: 300, remainingBytes: 700 })
   })
 
   it('holds bytes for a session row, which any holder ends: kept in their window or given back', async () => {
     const q = await quota()
-    const dropped = await q.reserveHeld(IP, 300)
-    const kept = await q.reserveHeld(IP, 200)
+    const dropped = await q.reserve(IP, 300)
+    const kept = await q.reserve(IP, 200)
     expect(dropped).toMatchObject({ bytes: 300, windowStart: Date.UTC(2024, 2, 10) })
     expect(await q.status(IP)).toMatchObject({ usedBytes: 500 })
     // Another instance's quota object ends the holds, as the session's row names them.
     const other = await quota()
-    await other.endHeld(db.query, dropped!, false)
-    await other.endHeld(db.query, kept!, true)
+    await other.endHold(db.query, dropped!, false)
+    await other.endHold(db.query, kept!, true)
     expect(await q.status(IP)).toMatchObject({ usedBytes: 200, remainingBytes: 800 })
-    expect(await quota(0).then((off) => off.reserveHeld(IP, 300))).toBeNull()
+    expect(await quota(0).then((off) => off.reserve(IP, 300))).toBeNull()
   })
 
   it('counts running uploads as used', async () => {
@@ -89,13 +94,13 @@ describe('DbUploadQuota', () => {
     const err = await httpErrorOfAsync(() => q.reserve(IP, 600))
     expect(err.status).toBe(413)
     expect(err.message).toBe(ERROR_MESSAGES.quotaExceeded)
-    await first.settle(true)
+    await endHold(first, true)
     await expect(q.reserve(IP, 400)).resolves.toBeDefined()
   })
 
   it('answers 429 with Retry-After until the window ends once nothing is left', async () => {
     const q = await quota()
-    await (await q.reserve(IP, 1000)).settle(true)
+    await endHold(await q.reserve(IP, 1000), true)
     const err = await httpErrorOfAsync(() => q.reserve(IP, 1))
     expect(err.status).toBe(429)
     expect(err.message).toBe(ERROR_MESSAGES.quotaExhausted)
@@ -106,7 +111,7 @@ describe('DbUploadQuota', () => {
     const q = await quota()
     const first = await q.reserve(IP, 600)
     // The settlement moves the bytes from held to recorded; a check between the two saw neither.
-    const [second] = await Promise.allSettled([q.reserve(IP, 600), first.settle(true)])
+    const [second] = await Promise.allSettled([q.reserve(IP, 600), endHold(first, true)])
     expect(second.status).toBe('rejected')
     expect(await q.status(IP)).toMatchObject({ usedBytes: 600 })
   })
@@ -117,29 +122,20 @@ describe('DbUploadQuota', () => {
     const running = await one.reserve(IP, 600)
     expect((await httpErrorOfAsync(() => other.reserve(IP, 600))).status).toBe(413)
     expect(await other.status(IP)).toMatchObject({ usedBytes: 600 })
-    await running.settle(false)
+    await endHold(running, false)
     await expect(other.reserve(IP, 600)).resolves.toBeDefined()
-  })
-
-  it('settles only once', async () => {
-    const q = await quota()
-    const reservation = await q.reserve(IP, 300)
-    await reservation.settle(true)
-    await reservation.settle(true)
-    await reservation.settle(false)
-    expect(await q.status(IP)).toMatchObject({ usedBytes: 300 })
   })
 
   it('keeps clients apart', async () => {
     const q = await quota()
-    await (await q.reserve(IP, 1000)).settle(true)
+    await endHold(await q.reserve(IP, 1000), true)
     expect(await q.status(OTHER_IP)).toMatchObject({ usedBytes: 0 })
   })
 
   it('adds up usage atomically in one row per client and window', async () => {
     const q = await quota()
-    await (await q.reserve(IP, 100)).settle(true)
-    await (await q.reserve(IP, 250)).settle(true)
+    await endHold(await q.reserve(IP, 100), true)
+    await endHold(await q.reserve(IP, 250), true)
     const rows = await quotaRows()
     expect(rows).toHaveLength(1)
     expect(rows[0]?.bytes).toBe(350)
@@ -147,7 +143,7 @@ describe('DbUploadQuota', () => {
   })
 
   it('restart keeps usage and the secret', async () => {
-    await (await quota()).reserve(IP, 700).then((r) => r.settle(true))
+    await endHold(await (await quota()).reserve(IP, 700), true)
     const secret = await settingRows()
     await db.close()
     db = await openSqlite(dir)
@@ -157,9 +153,9 @@ describe('DbUploadQuota', () => {
 
   it('never stores the IP in clear, and the stored hash changes from one day to the next', async () => {
     const q = await quota()
-    await (await q.reserve(IP, 10)).settle(true)
+    await endHold(await q.reserve(IP, 10), true)
     clock.now = MIDNIGHT_AFTER + 1
-    await (await q.reserve(IP, 10)).settle(true)
+    await endHold(await q.reserve(IP, 10), true)
     const rows = await quotaRows()
     expect(rows).toHaveLength(2)
     for (const row of rows) {
@@ -184,7 +180,7 @@ describe('DbUploadQuota', () => {
 
   it('starts a new window on the epoch-aligned boundary', async () => {
     const q = await quota(1000, 3600)
-    await (await q.reserve(IP, 1000)).settle(true)
+    await endHold(await q.reserve(IP, 1000), true)
     clock.now = NOON + 3600_000 - 1
     expect(await q.status(IP)).toMatchObject({
       remainingBytes: 0,
@@ -194,13 +190,19 @@ describe('DbUploadQuota', () => {
     expect(await q.status(IP)).toMatchObject({ remainingBytes: 1000 })
   })
 
-  it('keeps holding a running upload across a window change', async () => {
+  it('keeps holding a running upload across a window change, and records it where it was held', async () => {
     const q = await quota(1000, 3600)
     const running = await q.reserve(IP, 800)
     clock.now = NOON + 3600_000
     await expect(q.reserve(IP, 300)).rejects.toThrow(HttpError)
-    await running.settle(true)
-    expect(await q.status(IP)).toMatchObject({ usedBytes: 800 })
+    await endHold(running, true)
+    // Recorded in the window it was held in, which the next one no longer counts.
+    const { uploadQuota } = db.tables
+    const rows = await db.query
+      .select({ windowStart: uploadQuota.windowStart, bytes: uploadQuota.bytes })
+      .from(uploadQuota)
+    expect(rows.filter((row) => row.bytes > 0)).toEqual([{ windowStart: NOON, bytes: 800 }])
+    expect(await q.status(IP)).toMatchObject({ usedBytes: 0 })
   })
 
   it('keeps the row of the previous window while an upload of it runs', async () => {
@@ -210,15 +212,16 @@ describe('DbUploadQuota', () => {
     expect(await q.prune()).toBe(0)
     clock.now = NOON + 2 * 3600_000
     expect(await q.prune()).toBe(1)
-    await running.settle(true)
-    expect(await q.status(IP)).toMatchObject({ usedBytes: 100 })
+    // Its window is gone: an upload outlasting two windows is no longer counted.
+    await endHold(running, true)
+    expect(await q.status(IP)).toMatchObject({ usedBytes: 0 })
   })
 
   it('prunes rows of past windows only', async () => {
     const q = await quota(1000, 3600)
-    await (await q.reserve(IP, 10)).settle(true)
+    await endHold(await q.reserve(IP, 10), true)
     clock.now = NOON + 3600_000
-    await (await q.reserve(IP, 20)).settle(true)
+    await endHold(await q.reserve(IP, 20), true)
     expect(await q.prune()).toBe(1)
     const { uploadQuota } = db.tables
     expect(await db.query.select({ bytes: uploadQuota.bytes }).from(uploadQuota)).toEqual([
@@ -228,7 +231,7 @@ describe('DbUploadQuota', () => {
 
   it('is off at 0: every reservation passes and the status is all null', async () => {
     const q = await quota(0)
-    for (let i = 0; i < 3; i++) await (await q.reserve(IP, Number.MAX_SAFE_INTEGER)).settle(true)
+    for (let i = 0; i < 3; i++) await endHold(await q.reserve(IP, Number.MAX_SAFE_INTEGER), true)
     expect(await q.status(IP)).toEqual({
       enabled: false,
       limitBytes: null,

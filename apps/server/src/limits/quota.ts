@@ -12,22 +12,12 @@ import type { Db, Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
 
-/** Bytes held against a client's quota while an upload runs. */
-export interface QuotaReservation {
-  /** Ends the reservation once: `true` records the bytes as used, `false` gives them back. */
-  settle(kept: boolean): Promise<void>
-  /**
-   * The reservation as text, for a session that may resume on another instance or after a
-   * restart (`UploadQuota.restore`); it names the window and the client's hash, not the IP.
-   */
-  readonly record: string
-}
-
 /**
- * Bytes held against a client's quota as a session row keeps them, so that whichever instance
- * ends the session ends the hold: the client's hash and the window the bytes are held in.
+ * Bytes held against a client's quota while an upload runs: the client's hash and the window the
+ * bytes are held in, never the IP, so that whichever instance ends the upload's session ends the
+ * hold (and a session row may keep it).
  */
-export interface HeldQuota {
+export interface QuotaHold {
   clientHash: string
   windowStart: number
   bytes: number
@@ -35,22 +25,19 @@ export interface HeldQuota {
 
 export interface UploadQuota {
   /**
-   * Holds `bytes` for an upload that is starting: 429 `Upload quota exhausted` when nothing is
-   * left, 413 `Upload exceeds the remaining quota` when less than `bytes` is left. Check and hold
-   * are one statement, so concurrent uploads, on any instance, cannot overshoot.
+   * Holds `bytes` for an upload that is starting, answering the hold (null while the quota is
+   * off): 429 `Upload quota exhausted` when nothing is left, 413 `Upload exceeds the remaining
+   * quota` when less than `bytes` is left. Check and hold are one statement, so concurrent
+   * uploads, on any instance, cannot overshoot.
    */
-  reserve(clientIp: string, bytes: number): Promise<QuotaReservation>
-  /** As reserve(), answering the hold for a session row to keep (null while the quota is off). */
-  reserveHeld(clientIp: string, bytes: number): Promise<HeldQuota | null>
-  /** Ends a hold of reserveHeld() on `tx`: `kept` records its bytes, otherwise they come back. */
-  endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void>
+  reserve(clientIp: string, bytes: number): Promise<QuotaHold | null>
+  /**
+   * Ends a hold on `tx`, the transaction that ends its session: `kept` records its bytes in the
+   * window they were held in, otherwise they come back.
+   */
+  endHold(tx: Executor, hold: QuotaHold, kept: boolean): Promise<void>
   /** What `GET /api/quota` reports for this client. */
   status(clientIp: string): Promise<QuotaResponse>
-  /**
-   * The reservation `record` describes, held since it was made. Kept bytes are recorded in the
-   * window it was made in (the IP is not kept to find the client's hash of a later window).
-   */
-  restore(record: string): QuotaReservation
 }
 
 export interface DbUploadQuotaOptions {
@@ -66,8 +53,6 @@ export const QUOTA_SECRET_SETTING = 'quota-secret'
 
 const SECRET_BYTES = 32
 
-const NO_RESERVATION: QuotaReservation = { settle: async () => undefined, record: '' }
-
 interface Window {
   start: number
   end: number
@@ -80,14 +65,14 @@ interface Window {
  * fixed and aligned to the Unix epoch. Each client's row of a window holds the bytes recorded in
  * it and the bytes `held` by uploads that started in it and still run. A reservation is one
  * conditional UPDATE that holds the bytes only if recorded + held + these bytes, with what the
- * previous window still holds, stay within the quota; a settlement is one UPDATE that moves the
- * bytes from held to recorded (or drops them). As each of these statements reads the row it has
- * locked, reservations on any instance cannot both pass when only one fits, and a check never
- * falls between the two halves of a settlement.
+ * previous window still holds, stay within the quota; ending a hold is one UPDATE, in the
+ * transaction that ends its session, that moves the bytes from held to recorded (or drops them).
+ * As each of these statements reads the row it has locked, reservations on any instance cannot
+ * both pass when only one fits, and a check never falls between the two halves of an end.
  *
  * A running upload is counted by its own window and the next one, and recorded in the window it
- * ends in (an upload outlasting two windows is no longer counted in the third). Bytes held by an
- * instance that died are counted until their window has passed.
+ * was held in, whichever instance ends it (an upload outlasting two windows is no longer counted
+ * in the third). Bytes held by an instance that died are counted until their window has passed.
  *
  * The client is stored as HMAC-SHA256(dailyKey, ip) with dailyKey = HMAC-SHA256(secret, UTC date
  * of the window's start): a stored hash cannot be tied to an IP without the secret, and the hashes
@@ -109,62 +94,23 @@ export class DbUploadQuota implements UploadQuota {
     this.ipHash = options.ipHash
   }
 
-  async reserve(clientIp: string, bytes: number): Promise<QuotaReservation> {
-    const window = await this.take(clientIp, bytes)
-    if (!window) return NO_RESERVATION
-    return this.reservation(window, bytes, () => this.window(clientIp, this.now()))
-  }
-
-  restore(record: string): QuotaReservation {
-    if (record === '') return NO_RESERVATION
-    const { start, clientHash, bytes } = JSON.parse(record) as {
-      start: number
-      clientHash: string
-      bytes: number
-    }
-    const window = { start, end: start + this.windowMs, clientIp: '', clientHash }
-    return this.reservation(window, bytes, () => window)
-  }
-
-  /** Settles once, recording kept bytes in the window `end` names. */
-  private reservation(window: Window, bytes: number, end: () => Window): QuotaReservation {
-    let settled = false
-    const { start, clientHash } = window
-    return {
-      settle: async (kept) => {
-        if (settled) return
-        settled = true
-        await this.settle(window, end(), bytes, kept)
-      },
-      record: JSON.stringify({ start, clientHash, bytes }),
-    }
-  }
-
-  /**
-   * Holds `bytes` as reserve() does, for a session kept in the database: the hold is answered for
-   * the session's row instead of settled here (null while the quota is off).
-   */
-  async reserveHeld(clientIp: string, bytes: number): Promise<HeldQuota | null> {
+  async reserve(clientIp: string, bytes: number): Promise<QuotaHold | null> {
     const window = await this.take(clientIp, bytes)
     return window ? { clientHash: window.clientHash, windowStart: window.start, bytes } : null
   }
 
-  /**
-   * Ends a hold of reserveHeld() on `tx`, in the transaction that ends its session: `kept` records
-   * the bytes in the window they were held in, otherwise they are given back.
-   */
-  async endHeld(tx: Executor, held: HeldQuota, kept: boolean): Promise<void> {
+  async endHold(tx: Executor, hold: QuotaHold, kept: boolean): Promise<void> {
     const { uploadQuota } = this.db.tables
     await tx
       .update(uploadQuota)
       .set({
-        held: decrementToZero(uploadQuota.held, held.bytes),
-        bytes: increment(uploadQuota.bytes, kept ? held.bytes : 0),
+        held: decrementToZero(uploadQuota.held, hold.bytes),
+        bytes: increment(uploadQuota.bytes, kept ? hold.bytes : 0),
       })
       .where(
         and(
-          eq(uploadQuota.clientHash, held.clientHash),
-          eq(uploadQuota.windowStart, held.windowStart),
+          eq(uploadQuota.clientHash, hold.clientHash),
+          eq(uploadQuota.windowStart, hold.windowStart),
         ),
       )
   }
@@ -282,39 +228,6 @@ export class DbUploadQuota implements UploadQuota {
       )
       .returning({ held: uploadQuota.held })
     return held.length > 0
-  }
-
-  /**
-   * Gives back the bytes held in `from`, and records them in `to` (the window the upload ends in)
-   * when kept: one statement while both are the same window, one transaction otherwise.
-   */
-  private async settle(from: Window, to: Window, bytes: number, kept: boolean): Promise<void> {
-    const { uploadQuota } = this.db.tables
-    const release = (tx: Executor, recorded: number) =>
-      tx
-        .update(uploadQuota)
-        .set({
-          held: decrementToZero(uploadQuota.held, bytes),
-          bytes: increment(uploadQuota.bytes, recorded),
-        })
-        .where(
-          and(eq(uploadQuota.clientHash, from.clientHash), eq(uploadQuota.windowStart, from.start)),
-        )
-    const recorded = kept ? bytes : 0
-    if (from.start === to.start || recorded === 0) {
-      await release(this.db.query, recorded)
-      return
-    }
-    await this.db.transaction(async (tx) => {
-      await release(tx, 0)
-      await tx
-        .insert(uploadQuota)
-        .values({ clientHash: to.clientHash, windowStart: to.start, bytes: recorded })
-        .onConflictDoUpdate({
-          target: [uploadQuota.clientHash, uploadQuota.windowStart],
-          set: { bytes: increment(uploadQuota.bytes, recorded) },
-        })
-    })
   }
 
   private windowStart(now: number): number {

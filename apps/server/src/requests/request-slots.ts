@@ -1,7 +1,8 @@
 /**
  * The slots of a file request (spec: Upload slot inside a request): taking one for an upload in
- * one conditional UPDATE, giving one back on any executor (so the transaction that ends a session
- * held in the database returns its slot), and freeing at start the reservations no session holds.
+ * one conditional UPDATE, giving one back or marking it used on any executor (so the transaction
+ * that ends a session ends its slot; sessions/session-holds.ts), and freeing at start the
+ * reservations no session holds.
  *
  * A slot is one of `maxUploads`; it is free, reserved (a session runs) or used (an upload
  * finished; deleting the file keeps it used). Reserved and used slots are counters on the
@@ -30,23 +31,34 @@ export interface SlotDeps {
 }
 
 /**
- * Frees one reserved slot of request `requestId`, never below zero; `note`: a slot kept for a
- * sender's note.
+ * Ends one reserved slot of request `requestId`, in the transaction that ends its session: `kept`
+ * (its upload finished) moves it to used, otherwise it is free again; reserved counts never go
+ * below zero. `note`: a slot kept for a sender's note.
  */
-export async function releaseSlot(
+export async function endSlot(
   tx: Executor,
   tables: Db['tables'],
-  requestId: string,
-  note: boolean,
+  slot: { requestId: string; note: boolean },
+  kept: boolean,
 ): Promise<void> {
-  const { fileRequests } = tables
+  const { fileRequests: r } = tables
+  const reservedNotes = slot.note ? { reservedNotes: decrementToZero(r.reservedNotes) } : {}
+  if (!kept) {
+    await tx
+      .update(r)
+      .set({ reservedUploads: decrement(r.reservedUploads), ...reservedNotes })
+      .where(and(eq(r.id, slot.requestId), gt(r.reservedUploads, 0)))
+    return
+  }
   await tx
-    .update(fileRequests)
+    .update(r)
     .set({
-      reservedUploads: decrement(fileRequests.reservedUploads),
-      ...(note ? { reservedNotes: decrementToZero(fileRequests.reservedNotes) } : {}),
+      reservedUploads: decrementToZero(r.reservedUploads),
+      usedUploads: increment(r.usedUploads),
+      ...reservedNotes,
+      ...(slot.note ? { usedNotes: increment(r.usedNotes) } : {}),
     })
-    .where(and(eq(fileRequests.id, requestId), gt(fileRequests.reservedUploads, 0)))
+    .where(eq(r.id, slot.requestId))
 }
 
 /**

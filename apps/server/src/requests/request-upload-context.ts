@@ -3,7 +3,6 @@
  * all the session layer holds; the inbox and the request uploads both read it.
  * May touch: nothing (pure).
  */
-import type { QuotaReservation } from '../limits/quota.js'
 import type { RequestUploadInit } from './request-validation.js'
 
 /** The context of a session uploading into a request (normal uploads carry `kind: 'file'`). */
@@ -12,8 +11,6 @@ export interface RequestUploadContext {
   requestId: string
   init: RequestUploadInit
   clientIp: string
-  /** The declared size held against the sender's quota until the session ends. */
-  reservation: QuotaReservation
 }
 
 export function isRequestUploadContext(context: unknown): context is RequestUploadContext {

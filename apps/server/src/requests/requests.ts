@@ -21,9 +21,8 @@ import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
-import type { QuotaReservation } from '../limits/quota.js'
 import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
-import { releaseSlot, reserveSlot, resetReservations } from './request-slots.js'
+import { reserveSlot, resetReservations } from './request-slots.js'
 import { FileRequests, type RequestsDeps } from './file-requests.js'
 import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
@@ -35,11 +34,13 @@ import {
 } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
 import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
-import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { SessionHolds } from '../sessions/session-holds.js'
+import type { SessionScope } from '../sessions/stored-chunk-intake.js'
+import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { finalizeStored } from '../sessions/stored-finalize.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
-import type { NewSession, SessionOutcome, UploadSession } from '../sessions/upload-session.js'
+import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 
 export class RequestsService extends FileRequests {
   constructor(deps: RequestsDeps) {
@@ -47,20 +48,10 @@ export class RequestsService extends FileRequests {
     deps.sessions.registerKind<RequestUploadContext>('request', {
       restore: (row) => {
         const init = decodeRequestInit(row.context)
-        const reservation = deps.quota.restore(row.quota)
         const requestId = row.requestId ?? ''
-        const context: RequestUploadContext = {
-          kind: 'request',
-          requestId,
-          init,
-          clientIp: '',
-          reservation,
-        }
+        const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp: '' }
         const transport = row.transport === 'ws' ? 'socket' : 'http'
-        return {
-          spec: this.sessionSpec(context, transport),
-          onEnd: this.onEnd(requestId, reservation, init.senderNote),
-        }
+        return { spec: this.sessionSpec(context, transport) }
       },
     })
   }
@@ -76,15 +67,6 @@ export class RequestsService extends FileRequests {
       context,
       limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
       idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
-    }
-  }
-
-  /** What ends with a session that did not commit: its slot and its hold on the quota. */
-  private onEnd(requestId: string, reservation: QuotaReservation, note: boolean) {
-    return async (outcome: SessionOutcome) => {
-      if (outcome !== 'aborted') return
-      await this.releaseSlot(requestId, note)
-      await reservation.settle(false)
     }
   }
 
@@ -108,37 +90,34 @@ export class RequestsService extends FileRequests {
     transport: 'http' | 'socket',
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
-    const { sessions, quota } = this.deps
     init = await this.admitUpload(requestId, init)
-    let reservation: QuotaReservation
+    const holds = await this.holdQuota(requestId, init, clientIp)
+    const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp }
+    const session = await this.deps.sessions.create(this.sessionSpec(context, transport), holds, {
+      kind: 'request',
+      requestId,
+      transport: transport === 'socket' ? 'ws' : 'chunks',
+      context: encodeRequestInit(init),
+      resumable,
+    })
+    trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
+    return session
+  }
+
+  /**
+   * The holds of an upload whose slot `admitUpload` took: that slot and the declared size held
+   * against the sender's quota. A quota that refuses gives the slot back.
+   */
+  private async holdQuota(
+    requestId: string,
+    init: RequestUploadInit,
+    clientIp: string,
+  ): Promise<SessionHolds> {
+    const slot = { requestId, note: init.senderNote }
     try {
-      reservation = await quota.reserve(clientIp, init.size)
+      return { quota: await this.deps.quota.reserve(clientIp, init.size), slot }
     } catch (error) {
-      await this.releaseSlot(requestId, init.senderNote)
-      throw error
-    }
-    try {
-      const context: RequestUploadContext = {
-        kind: 'request',
-        requestId,
-        init,
-        clientIp,
-        reservation,
-      }
-      const session = await sessions.create(this.sessionSpec(context, transport), {
-        kind: 'request',
-        requestId,
-        transport: transport === 'socket' ? 'ws' : 'chunks',
-        context: encodeRequestInit(init),
-        quota: reservation.record,
-        resumable,
-      })
-      session.onEnd(this.onEnd(requestId, reservation, init.senderNote))
-      trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
-      return session
-    } catch (error) {
-      await this.releaseSlot(requestId, init.senderNote)
-      await reservation.settle(false)
+      await this.deps.sessions.holdEnds.release({ quota: null, slot })
       throw error
     }
   }
@@ -175,25 +154,18 @@ export class RequestsService extends FileRequests {
     const stored = this.deps.storedChunks
     if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http', resumable)).id
     init = await this.admitUpload(requestId, init)
-    let held
-    try {
-      held = await this.deps.quota.reserveHeld(clientIp, init.size)
-    } catch (error) {
-      await this.releaseSlot(requestId, init.senderNote)
-      throw error
-    }
+    const holds = await this.holdQuota(requestId, init, clientIp)
     const id = randomUUID()
     try {
       await stored.open(id, {
         declaredSize: init.size,
         context: encodeRequestInit(init),
         requestId,
-        quota: held,
+        quota: holds.quota,
         resumable,
       })
     } catch (error) {
-      await this.releaseSlot(requestId, init.senderNote)
-      if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
+      await this.deps.sessions.holdEnds.release(holds)
       throw error
     }
     recordUploadStarted('chunks')
@@ -329,37 +301,28 @@ export class RequestsService extends FileRequests {
     session: UploadSession<RequestUploadContext>,
     fields: RequestUploadFinalize,
   ): Promise<string> {
-    const { db, janitor } = this.deps
-    const { requestId, init, reservation } = session.context
+    const { janitor } = this.deps
+    const { requestId, init } = session.context
     if (!(await this.requestExists(requestId))) {
       await session.abort()
       throw requestNotFound()
     }
-    await session.commit()
-    let queued: number | false
-    try {
-      queued = await db.transaction((tx) =>
-        this.storeUpload(tx, requestId, session.id, init, fields),
-      )
-    } catch (error) {
-      await this.releaseSlot(requestId, init.senderNote).catch(this.deps.onError)
-      await reservation.settle(false)
-      await janitor.remove(session.id)
-      throw error
-    }
-    if (queued === false) {
-      await reservation.settle(false)
-      await janitor.remove(session.id)
-      throw requestNotFound()
-    }
-    await reservation.settle(true)
+    const queued = await session.commit(
+      async (tx) => {
+        const count = await this.storeUpload(tx, requestId, session.id, init, fields)
+        if (count === false) throw requestNotFound()
+        return count
+      },
+      () => janitor.remove(session.id),
+    )
     if (queued > 0) this.deps.onNotificationsQueued?.()
     return session.id
   }
 
   /**
-   * On `tx`: the inbox entry of a finished upload, the move of its slot from reserved to used and
-   * its notifications; the number of those queued, or false when the request is gone.
+   * On `tx`, the transaction that ends the session and its holds (its slot moves from reserved
+   * to used there): the inbox entry of a finished upload, the request's bytes and its
+   * notifications; the number of those queued, or false when the request is gone.
    */
   private async storeUpload(
     tx: Executor,
@@ -372,17 +335,7 @@ export class RequestsService extends FileRequests {
     const now = this.deps.now()
     const [moved] = await tx
       .update(fileRequests)
-      .set({
-        reservedUploads: decrementToZero(fileRequests.reservedUploads),
-        usedUploads: increment(fileRequests.usedUploads),
-        usedBytes: increment(fileRequests.usedBytes, init.size),
-        ...(init.senderNote
-          ? {
-              reservedNotes: decrementToZero(fileRequests.reservedNotes),
-              usedNotes: increment(fileRequests.usedNotes),
-            }
-          : {}),
-      })
+      .set({ usedBytes: increment(fileRequests.usedBytes, init.size) })
       .where(eq(fileRequests.id, requestId))
       .returning({
         downloads: fileRequests.downloads,
@@ -479,9 +432,5 @@ export class RequestsService extends FileRequests {
   /** At start: frees the reservations no session holds any more (request-slots.ts). */
   resetReservations(): Promise<number> {
     return resetReservations(this.deps.db, this.deps.now)
-  }
-
-  private async releaseSlot(requestId: string, note: boolean): Promise<void> {
-    await releaseSlot(this.deps.db.query, this.deps.db.tables, requestId, note)
   }
 }

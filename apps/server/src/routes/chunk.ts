@@ -10,7 +10,7 @@ import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { ChunkAdmission } from '../sessions/stored-chunk-sessions.js'
+import type { ChunkAdmission } from '../sessions/stored-chunk-intake.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import { closing, pumpBody } from './body.js'
 

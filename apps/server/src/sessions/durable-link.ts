@@ -7,6 +7,7 @@
  *
  * May touch: the streamed_sessions table (through its records) and the session's resumable writer.
  */
+import type { Executor } from '../db/client.js'
 import type { ResumableWriter } from '../storage/blob-store.js'
 import type {
   StreamedKind,
@@ -21,8 +22,6 @@ export interface DurableSpec {
   transport: StreamedTransport
   /** The JSON the record is made from at finalize (token hashes only). */
   context: string
-  /** The quota reservation's record (limits/quota.ts). */
-  quota: string
   /** Whether the client asked to resume it after a lost connection or a restart (docs/api.md). */
   resumable: boolean
 }
@@ -151,13 +150,18 @@ export class DurableLink {
     await this.records.release(this.id, this.holder, { ...recorded, lastActivity })
   }
 
-  /**
-   * Deletes the row: the session has ended. False when another instance holds it now (this one
-   * lost its hold): the session, its quota, slot and bytes are that instance's.
-   */
-  async remove(): Promise<boolean> {
+  /** Records nothing more and waits for a record under way: the session is ending. */
+  async close(): Promise<void> {
     this.ended = true
     await this.recording?.catch(() => undefined)
-    return this.records.remove(this.id, this.holder)
+  }
+
+  /**
+   * Deletes the row on `tx`, after `close()`: the session has ended. False when another instance
+   * holds it now (this one lost its hold): the session, its quota, slot and bytes are that
+   * instance's.
+   */
+  remove(tx: Executor): Promise<boolean> {
+    return this.records.remove(this.id, this.holder, tx)
   }
 }

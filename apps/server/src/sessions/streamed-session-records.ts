@@ -1,13 +1,14 @@
 /**
  * The rows of streamed upload sessions (table `streamed_sessions`): written at a session's start,
- * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted).
+ * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted,
+ * in the transaction that ends its holds: session-holds.ts).
  * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
  * May touch: table streamed_sessions.
  */
 import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import type { Db, Executor } from '../db/client.js'
 
 /** A holder that has not beaten for this long is taken for dead, and its sessions may move. */
 export const HOLD_LAPSE_MS = 30_000
@@ -25,6 +26,7 @@ export interface StreamedSessionRow {
   nextIndex: number | null
   writerState: string
   context: string
+  /** The session's quota hold as JSON (session-holds.ts), '' while the quota is off. */
   quota: string
   /** Whether the client asked to resume it (docs/api.md); otherwise no resume reaches it. */
   resumable: boolean
@@ -112,13 +114,14 @@ export class StreamedSessionRecords {
   }
 
   /**
-   * Deletes the row, while `holder` holds it when given; answers whether it was there (the
-   * session ends once, and only by its holder).
+   * Deletes the row on `tx` (the transaction that ends the session and its holds), while
+   * `holder` holds it when given; answers whether it was there (the session ends once, and only
+   * by its holder).
    */
-  async remove(id: string, holder?: string): Promise<boolean> {
+  async remove(id: string, holder: string | undefined, tx: Executor): Promise<boolean> {
     const t = this.table
     const held = holder === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.holder, holder))
-    const removed = await this.db.query.delete(t).where(held).returning({ id: t.id })
+    const removed = await tx.delete(t).where(held).returning({ id: t.id })
     return removed.length > 0
   }
 

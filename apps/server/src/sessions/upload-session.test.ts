@@ -10,9 +10,12 @@ import { join } from 'node:path'
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
+import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
 import { FilesystemBlobStore } from '../storage/filesystem.js'
+import { SessionHoldEnds } from './session-holds.js'
 import { sessionLimits } from './session-limits.js'
+import type { UploadSession } from './upload-session.js'
 import { UploadSessions } from './upload-sessions.js'
 
 /** What a chunk intake does to its session, which no route or socket may do. */
@@ -34,24 +37,37 @@ describe('upload session', () => {
   let dataDir: string
   let blobs: FilesystemBlobStore
   let sessions: UploadSessions
+  let db: SqliteDb
 
   beforeEach(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'fileshare-session-'))
     blobs = await FilesystemBlobStore.open(dataDir)
-    sessions = new UploadSessions({ blobs })
+    db = await openSqlite(dataDir)
+    // These sessions hold no quota and no slot: their holds' end is the transaction alone.
+    const quota = { endHold: () => Promise.reject(new Error('no quota is held')) }
+    sessions = new UploadSessions({ blobs, holdEnds: new SessionHoldEnds(db, quota) })
   })
   afterEach(async () => {
     sessions.stop()
+    await db.close()
     await rm(dataDir, { recursive: true, force: true })
   })
 
   const open = (declaredSize: number) =>
-    sessions.create({
-      declaredSize,
-      context: null,
-      limits: sessionLimits({ fileUploadConcurrentChunks: 4, fileUploadSpeedLimit: 0 }, 1024),
-      idleMs: null,
-    })
+    sessions.create(
+      {
+        declaredSize,
+        context: null,
+        limits: sessionLimits({ fileUploadConcurrentChunks: 4, fileUploadSpeedLimit: 0 }, 1024),
+        idleMs: null,
+      },
+      { quota: null, slot: null },
+    )
+  const commit = (session: UploadSession) =>
+    session.commit(
+      () => Promise.resolve(),
+      () => Promise.resolve(),
+    )
 
   it('keeps the steps of a chunk request off the session: only its intake takes them', async () => {
     const session = await open(6)
@@ -69,7 +85,7 @@ describe('upload session', () => {
     await first.take(text('abc'))
     await first.finish()
     first.end()
-    await session.commit()
+    await commit(session)
     expect(session.state).toBe('committed')
     expect(await new Response(await blobs.read(session.id)).text()).toBe('abcdef')
   })
@@ -79,7 +95,7 @@ describe('upload session', () => {
     const chunk = session.admitChunk(0, 3)
     await chunk.take(text('abc'))
     expect(session.bytesWritten).toBe(3)
-    const refused = await session.commit().then(
+    const refused = await commit(session).then(
       () => undefined,
       (error: unknown) => error,
     )

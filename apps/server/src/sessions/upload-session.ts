@@ -3,8 +3,9 @@
  * HTTP, WebSocket) and by uploads into file requests: it owns the blob writer and its write
  * chain, counts bytes against the declared length, and ends in exactly one of commit or abort.
  * Chunk requests are admitted and put in order by its private chunk order (chunk-order.ts).
- * Nothing here knows about records or tokens; callers create the record after `commit()` and
- * register cleanup work with `onEnd`.
+ * Nothing here knows about records or tokens: a commit writes the caller's record in the
+ * transaction that ends the session and its holds (session-holds.ts); `onEnd` tells others of the
+ * end.
  *
  * A durable session (every one but a single-request upload) also has a row, through its durable
  * link (durable-link.ts), and a resumable writer. One whose client asked to resume it is
@@ -16,12 +17,17 @@
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
+import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobWriter } from '../storage/blob-store.js'
 import type { ChunkIntake } from './chunk-intake.js'
 import { ChunkOrder } from './chunk-order.js'
 import type { DurableLink, ResumePoint } from './durable-link.js'
+import type { SessionHoldEnds, SessionHolds } from './session-holds.js'
 import type { SessionLimits } from './session-limits.js'
+
+/** The answer to a resume of a session that a live connection holds (docs/api.md). */
+export const UPLOAD_IN_PROGRESS_MESSAGE = 'Upload already in progress'
 
 export type SessionOutcome = 'committed' | 'aborted'
 export type SessionState = 'open' | 'committing' | 'suspended' | SessionOutcome
@@ -46,6 +52,8 @@ export interface SessionRegistry {
   forget(session: UploadSession<unknown>): void
   /** A suspension under way, which shutdown and a resume of the session wait for. */
   track(id: string, suspension: Promise<void>): Promise<void>
+  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
+  readonly holdEnds: SessionHoldEnds
 }
 
 export class UploadSession<T = unknown> {
@@ -70,6 +78,8 @@ export class UploadSession<T = unknown> {
     private readonly registry: SessionRegistry,
     private readonly writer: BlobWriter,
     spec: NewSession<T>,
+    /** What the session holds until it ends: its quota and, in a request, its slot. */
+    private readonly holds: SessionHolds,
     now: number,
     /** The row of a durable session, and where a resumed one continues. */
     private readonly link?: DurableLink,
@@ -157,7 +167,7 @@ export class UploadSession<T = unknown> {
     if (this.stateValue === 'open') this.prober?.(withinMs)
   }
 
-  /** Runs once when the session ends, whichever way; used to free quota and request slots. */
+  /** Runs once when the session ends, whichever way, after its holds ended. */
   onEnd(listener: (outcome: SessionOutcome) => void | Promise<void>): void {
     this.endListeners.push(listener)
   }
@@ -249,11 +259,17 @@ export class UploadSession<T = unknown> {
   }
 
   /**
-   * Makes the blob durable once every declared byte is written. A different total ends the
-   * session with 400 `Body size does not match declared content length` (spec: File upload
-   * states, finalize with total bytes that differ).
+   * Makes the blob durable once every declared byte is written, then writes the upload's record
+   * with `record` in the transaction that ends the session: its row deleted, its holds ended as
+   * kept. A different total ends the session with 400 `Body size does not match declared content
+   * length` (spec: File upload states, finalize with total bytes that differ). When the record's
+   * transaction fails nothing of it stays: the session ends as failed, its holds given back, and
+   * `discard` removes the committed blob.
    */
-  async commit(): Promise<void> {
+  async commit<R>(
+    record: (tx: Executor) => Promise<R>,
+    discard: () => Promise<unknown>,
+  ): Promise<R> {
     this.assertOpen()
     this.stateValue = 'committing'
     try {
@@ -273,7 +289,17 @@ export class UploadSession<T = unknown> {
       await this.discard()
       throw error
     }
-    await this.end('committed')
+    let result: R | undefined
+    try {
+      await this.end('committed', async (tx) => {
+        result = await record(tx)
+      })
+    } catch (error) {
+      await this.end('aborted')
+      await discard().catch((failure: unknown) => this.registry.reportError(failure))
+      throw error
+    }
+    return result as R
   }
 
   /**
@@ -327,7 +353,7 @@ export class UploadSession<T = unknown> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
     this.chunks.dropWaiting()
-    // Listeners first: a request slot or quota freed by the end must be free the moment the
+    // The holds first: a request slot or quota freed by the end must be free the moment the
     // session is gone, not only once its partial blob has been removed. A store that cannot
     // discard now (an outage) leaves the partial bytes to the cleanup job's sweep of unfinished
     // writes: the session has ended either way, and this never throws.
@@ -336,18 +362,34 @@ export class UploadSession<T = unknown> {
     } else await this.link?.writer.suspend(false).catch(() => undefined)
   }
 
-  /** Ends the session; false when another instance took it over, whose end it then is. */
-  private async end(outcome: SessionOutcome): Promise<boolean> {
+  /**
+   * Ends the session in one transaction (session-holds.ts): `record` (a commit's) is written, the
+   * row deleted and the holds ended, kept on a commit. False when another instance took it over,
+   * whose end it then is; a commit then fails, its record undone. An abort whose transaction fails
+   * is reported: the row and its holds stay for the cleanup job, which ends the dormant session.
+   */
+  private async end(
+    outcome: SessionOutcome,
+    record?: (tx: Executor) => Promise<void>,
+  ): Promise<boolean> {
     this.stateValue = outcome
     this.registry.forget(this)
-    // The row goes first: a session without its row never resumes, whatever happens next.
-    if (this.link) {
-      try {
-        if (!(await this.link.remove())) return false
-      } catch (error) {
-        this.registry.reportError(error)
-      }
+    const link = this.link
+    // Outside the transaction, which awaits nothing but its own statements.
+    await link?.close()
+    let ended = true
+    try {
+      ended = await this.registry.holdEnds.end(this.holds, outcome === 'committed', async (tx) => {
+        await record?.(tx)
+        const removed = link ? await link.remove(tx) : true
+        if (!removed && record) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+        return removed
+      })
+    } catch (error) {
+      if (record) throw error
+      this.registry.reportError(error)
     }
+    if (!ended) return false
     for (const listener of this.endListeners) {
       try {
         await listener(outcome)

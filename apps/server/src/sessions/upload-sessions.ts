@@ -13,10 +13,18 @@ import { randomUUID } from 'node:crypto'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
+import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
-import type { BlobStore, ResumableWriter } from '../storage/blob-store.js'
+import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
+import {
+  decodeQuotaHold,
+  encodeQuotaHold,
+  holdsOfRow,
+  type SessionHoldEnds,
+  type SessionHolds,
+} from './session-holds.js'
 import {
   StreamedSessionRecords,
   type StreamedKind,
@@ -27,10 +35,13 @@ import {
   type NewSession,
   type SessionOutcome,
   type SessionRegistry,
+  UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
 
-/** The answer to a resume of a session that a live connection holds (docs/api.md). */
-export const UPLOAD_IN_PROGRESS_MESSAGE = 'Upload already in progress'
+/** The holds a streamed session's row names. */
+function rowHolds(row: StreamedSessionRow): SessionHolds {
+  return holdsOfRow({ ...row, quota: decodeQuotaHold(row.quota) })
+}
 
 /** A session that received nothing for this long is not waited for at shutdown. */
 const DRAIN_QUIET_MS = 5000
@@ -43,18 +54,16 @@ export interface UploadSessionsOptions {
   onError?: (error: unknown) => void
   /** The rows of durable sessions; without them every session lives in memory only. */
   records?: StreamedSessionRecords
+  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
+  holdEnds: SessionHoldEnds
 }
 
 /**
  * What a kind of session (normal upload, upload into a request) makes of its row when it is
- * resumed or ends while dormant: the session's settings and context, and its end listener
- * (returning the quota and the request slot).
+ * resumed: the session's settings and context (its holds are the row's own, session-holds.ts).
  */
 export interface SessionKind<T> {
-  restore(row: StreamedSessionRow): {
-    spec: NewSession<T>
-    onEnd: (outcome: SessionOutcome) => Promise<void>
-  }
+  restore(row: StreamedSessionRow): { spec: NewSession<T> }
 }
 
 /** How often this instance renews the holds of the sessions it has open. */
@@ -84,6 +93,7 @@ export class UploadSessions implements SessionRegistry {
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
   private readonly records: StreamedSessionRecords | undefined
+  readonly holdEnds: SessionHoldEnds
   private readonly kinds = new Map<StreamedKind, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
   readonly holder = randomUUID()
@@ -96,6 +106,7 @@ export class UploadSessions implements SessionRegistry {
     this.bufferBudget = options.bufferBudget ?? 256 * 1024 * 1024
     this.errorSink = options.onError ?? ((error) => console.error(error))
     this.records = options.records
+    this.holdEnds = options.holdEnds
     if (this.records) {
       const records = this.records
       this.heartbeat = setInterval(() => {
@@ -118,35 +129,53 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Opens a session; with `durable` (and a database) it gets a row and a resumable writer, so it
-   * outlives its connection.
+   * Opens a session holding `holds`; with `durable` (and a database) it gets a row naming them
+   * and a resumable writer, so it outlives its connection. When it cannot open, its holds are
+   * given back with its row, if it got one.
    */
-  async create<T>(spec: NewSession<T>, durable?: DurableSpec): Promise<UploadSession<T>> {
+  async create<T>(
+    spec: NewSession<T>,
+    holds: SessionHolds,
+    durable?: DurableSpec,
+  ): Promise<UploadSession<T>> {
     const id = randomUUID()
     const records = this.records
     if (!durable || !records) {
-      const session = new UploadSession<T>(id, this, await this.blobs.create(id), spec, this.now())
+      let writer: BlobWriter
+      try {
+        writer = await this.blobs.create(id)
+      } catch (error) {
+        await this.holdEnds.release(holds)
+        throw error
+      }
+      const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
     }
     const now = this.now()
-    await records.insert({
-      id,
-      ...durable,
-      declaredSize: spec.declaredSize,
-      bytesWritten: 0,
-      nextIndex: durable.transport === 'chunks' ? 0 : null,
-      writerState: '',
-      holder: this.holder,
-      heartbeatAt: now,
-      lastActivity: now,
-      createdAt: now,
-    })
+    try {
+      await records.insert({
+        id,
+        ...durable,
+        quota: encodeQuotaHold(holds.quota),
+        declaredSize: spec.declaredSize,
+        bytesWritten: 0,
+        nextIndex: durable.transport === 'chunks' ? 0 : null,
+        writerState: '',
+        holder: this.holder,
+        heartbeatAt: now,
+        lastActivity: now,
+        createdAt: now,
+      })
+    } catch (error) {
+      await this.holdEnds.release(holds)
+      throw error
+    }
     let writer: ResumableWriter
     try {
       writer = await this.blobs.createResumable(id)
     } catch (error) {
-      await records.remove(id)
+      await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
     }
     const start = { offset: 0, nextIndex: 0 }
@@ -160,7 +189,7 @@ export class UploadSessions implements SessionRegistry {
       start,
       '',
     )
-    const session = new UploadSession<T>(id, this, writer, spec, now, link)
+    const session = new UploadSession<T>(id, this, writer, spec, holds, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
   }
@@ -235,17 +264,17 @@ export class UploadSessions implements SessionRegistry {
         start,
         row.writerState,
       )
-      const { spec, onEnd } = kind.restore(row)
+      const { spec } = kind.restore(row)
       const session = new UploadSession<T>(
         id,
         this,
         writer,
         spec as NewSession<T>,
+        rowHolds(row),
         this.now(),
         link,
         start,
       )
-      session.onEnd(onEnd)
       // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
       session.lastActivity = row.lastActivity
       this.sessions.set(id, session as UploadSession)
@@ -296,15 +325,17 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Ends a session from its row (an explicit abort, or idle): the row first, then its quota and
-   * request slot, then its bytes. Answers false when it had ended already.
+   * Ends a session from its row (an explicit abort, or idle): the row and its quota and request
+   * slot in one transaction, then its bytes. Answers false when it had ended already.
    */
   async endDormant(row: StreamedSessionRow): Promise<boolean> {
-    if (!(await this.records?.remove(row.id))) return false
+    const records = this.records
+    if (!records) return false
+    const removed = (tx: Executor) => records.remove(row.id, undefined, tx)
+    if (!(await this.holdEnds.end(rowHolds(row), false, removed))) return false
     // No live session records this end (metrics/track-session.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     recordUploadFailed(row.transport, row.bytesWritten)
-    await this.kinds.get(row.kind)?.restore(row).onEnd('aborted')
     await this.blobs.discardResumable(row.id, row.writerState)
     return true
   }

@@ -13,15 +13,15 @@ import { randomUUID } from 'node:crypto'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
-import type { QuotaReservation } from '../limits/quota.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
 import { tokenMatches } from '../access/tokens.js'
-import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { SessionScope } from '../sessions/stored-chunk-intake.js'
+import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { finalizeStored } from '../sessions/stored-finalize.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
 import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
 import { sessionLimits } from '../sessions/session-limits.js'
-import type { NewSession, SessionOutcome, UploadSession } from '../sessions/upload-session.js'
+import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 import { UploadRecords, type UploadsDeps } from './upload-records.js'
 import { parseUploadSpec, type UploadHeaderValues, type UploadSpec } from './upload-spec.js'
 
@@ -33,8 +33,6 @@ export interface FileUploadContext {
   kind: 'file'
   spec: UploadSpec
   clientIp: string
-  /** The declared size held against the client's quota until the session ends. */
-  reservation: QuotaReservation
 }
 
 export function isFileUploadContext(context: unknown): context is FileUploadContext {
@@ -47,10 +45,9 @@ export class UploadsService extends UploadRecords {
     deps.sessions.registerKind<FileUploadContext>('upload', {
       restore: (row) => {
         const spec = decodeSpec(row.context)
-        const reservation = deps.quota.restore(row.quota)
-        const context: FileUploadContext = { kind: 'file', spec, clientIp: '', reservation }
+        const context: FileUploadContext = { kind: 'file', spec, clientIp: '' }
         const transport = row.transport === 'ws' ? 'ws' : 'chunks'
-        return { spec: this.sessionSpec(context, transport), onEnd: this.onEnd(reservation) }
+        return { spec: this.sessionSpec(context, transport) }
       },
     })
   }
@@ -66,13 +63,6 @@ export class UploadsService extends UploadRecords {
       context,
       limits: sessionLimits(config, config.fileChunkMaxSize),
       idleMs: transport === 'ws' ? null : config.uploadSessionIdleSec * 1000,
-    }
-  }
-
-  /** What ends with a session that did not commit: its hold on the quota. */
-  private onEnd(reservation: QuotaReservation) {
-    return async (outcome: SessionOutcome) => {
-      if (outcome === 'aborted') await reservation.settle(false)
     }
   }
 
@@ -98,28 +88,21 @@ export class UploadsService extends UploadRecords {
     resumable = false,
   ): Promise<UploadSession<FileUploadContext>> {
     const { sessions, quota } = this.deps
-    const reservation = await quota.reserve(clientIp, spec.size)
-    try {
-      const context: FileUploadContext = { kind: 'file', spec, clientIp, reservation }
-      const durable =
-        transport === 'single'
-          ? undefined
-          : {
-              kind: 'upload' as const,
-              requestId: null,
-              transport,
-              context: encodeSpec(spec),
-              quota: reservation.record,
-              resumable,
-            }
-      const session = await sessions.create(this.sessionSpec(context, transport), durable)
-      session.onEnd(this.onEnd(reservation))
-      trackUploadSession(session, transport)
-      return session
-    } catch (error) {
-      await reservation.settle(false)
-      throw error
-    }
+    const holds = { quota: await quota.reserve(clientIp, spec.size), slot: null }
+    const context: FileUploadContext = { kind: 'file', spec, clientIp }
+    const durable =
+      transport === 'single'
+        ? undefined
+        : {
+            kind: 'upload' as const,
+            requestId: null,
+            transport,
+            context: encodeSpec(spec),
+            resumable,
+          }
+    const session = await sessions.create(this.sessionSpec(context, transport), holds, durable)
+    trackUploadSession(session, transport)
+    return session
   }
 
   /**
@@ -170,8 +153,9 @@ export class UploadsService extends UploadRecords {
 
   /**
    * Finalizes: the owner token must match, every declared byte must be there; then the blob is
-   * committed and only after that the record created, so a crash between the two leaves an
-   * orphan blob for the cleanup job and never a record without its blob.
+   * committed and only after that the record created, in the transaction that ends the session
+   * and records its quota hold, so a crash between the two leaves an orphan blob for the cleanup
+   * job and never a record without its blob; a record that fails removes the blob.
    */
   async finalize(
     session: UploadSession<FileUploadContext>,
@@ -180,31 +164,15 @@ export class UploadsService extends UploadRecords {
     if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
-    await session.commit()
-    const { reservation } = session.context
-    await this.record(session.id, session.context.spec, (kept) => reservation.settle(kept))
+    const { uploads } = this.deps.db.tables
+    const row = uploadRow(session.id, session.context.spec, this.deps.now())
+    await session.commit(
+      async (tx) => {
+        await tx.insert(uploads).values(row)
+      },
+      () => this.deps.janitor.remove(session.id),
+    )
     return session.id
-  }
-
-  /**
-   * Creates the record of a committed blob; when that fails the blob is removed. `settle` ends the
-   * quota reservation: kept once recorded, so no other upload slips in between.
-   */
-  private async record(
-    id: string,
-    spec: UploadSpec,
-    settle: (kept: boolean) => Promise<void>,
-  ): Promise<void> {
-    try {
-      await this.deps.db.query
-        .insert(this.deps.db.tables.uploads)
-        .values(uploadRow(id, spec, this.deps.now()))
-    } catch (error) {
-      await settle(false)
-      await this.deps.janitor.remove(id)
-      throw error
-    }
-    await settle(true)
   }
 
   /**
@@ -215,7 +183,7 @@ export class UploadsService extends UploadRecords {
   async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
     const stored = this.deps.storedChunks
     if (!stored) return (await this.begin(spec, clientIp, 'chunks', resumable)).id
-    const held = await this.deps.quota.reserveHeld(clientIp, spec.size)
+    const held = await this.deps.quota.reserve(clientIp, spec.size)
     const id = randomUUID()
     try {
       await stored.open(id, {
@@ -226,7 +194,7 @@ export class UploadsService extends UploadRecords {
         resumable,
       })
     } catch (error) {
-      if (held) await this.deps.quota.endHeld(this.deps.db.query, held, false)
+      await this.deps.sessions.holdEnds.release({ quota: held, slot: null })
       throw error
     }
     recordUploadStarted('chunks')

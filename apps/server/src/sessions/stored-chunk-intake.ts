@@ -1,0 +1,261 @@
+/**
+ * Taking in the chunks of a chunked upload session kept in the database (stored-chunk-sessions.ts):
+ * admitting a chunk on its head before its body is read, storing its body as it arrives (on S3 a
+ * large one goes straight into the multipart upload of the blob) and recording it by one
+ * transaction of conditional statements: the session must be open and keep within its declared
+ * size, and the index must be new; the same transaction moves `next_index` past the chunks now
+ * recorded without a gap. A chunk cut off before its record (a crash) leaves no record, only
+ * stored bytes that its retry replaces or the join leaves out and the sweeps remove, so its retry
+ * is accepted anywhere. Never a session's holds.
+ *
+ * May touch: tables chunk_sessions, chunk_parts; the blob store (chunks).
+ */
+import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
+
+import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm'
+
+import type { Db, Executor } from '../db/client.js'
+import { HttpError } from '../http-error.js'
+import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+
+export interface StoredChunkLimits {
+  /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
+  window: number
+  /** Chunk requests of one session under way at once on this instance. */
+  maxChunksInFlight: number
+  /** Bytes per second, 0 for none. */
+  speedLimit: number
+}
+
+/** Which sessions a route reaches: those of its file request (or of none), and its chunk limit. */
+export interface SessionScope {
+  requestId: string | null
+  maxChunkSize: number
+}
+
+/**
+ * A chunk admitted on its head: `take` passes its body on (its promise, when there is one, is the
+ * backpressure); `finish` stores and records it, answering `bytesWritten`; `release` ends it.
+ */
+export interface ChunkAdmission {
+  take(piece: Uint8Array): Promise<void> | undefined
+  finish(): Promise<number>
+  /** Milliseconds the answer waits to hold the speed limit, after `record`. */
+  delayMs(): number
+  release(): void
+}
+
+const uploadNotFound = () => new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+const duplicate = () => new HttpError(400, ERROR_MESSAGES.duplicateChunk)
+const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+
+/** This instance's budget of chunk bytes held in memory (FILE_UPLOAD_CHUNK_BUFFER). */
+export interface ChunkBuffer {
+  reserveBuffer(bytes: number): boolean
+  releaseBuffer(bytes: number): void
+}
+
+const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+
+/** The row of open session `id` of `requestId`: another request's session is not found. */
+export function openSessionIn(tables: Db['tables'], id: string, requestId: string | null) {
+  const { chunkSessions: s } = tables
+  return and(
+    eq(s.id, id),
+    eq(s.state, 'open'),
+    requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId),
+  )
+}
+
+export class StoredChunkIntake {
+  /** Indexes being received on this instance, per session (the limits are per instance). */
+  private readonly receiving = new Map<string, Set<number>>()
+
+  constructor(
+    private readonly db: Db,
+    private readonly blobs: BlobStore,
+    private readonly limits: StoredChunkLimits,
+    private readonly buffer: ChunkBuffer,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Admits a chunk on its head before its body is read (spec: POST /api/upload/:id/chunk): 404
+   * for no open session in `scope`, 400 for an empty chunk, an index already recorded or bytes
+   * past the declared size, 413 past the chunk limit, 429 past the window or the requests in
+   * flight. One statement reads the session row and whether the index is taken; the early chunks
+   * it counts are those past `next_index`, at most a window of them.
+   */
+  async admit(
+    id: string,
+    index: number,
+    declared: number | undefined,
+    scope: SessionScope,
+  ): Promise<ChunkAdmission> {
+    if (declared === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
+    if (declared !== undefined && declared > scope.maxChunkSize) {
+      throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+    }
+    const { chunkSessions: s } = this.db.tables
+    const [row] = await this.db.query
+      .select({
+        declaredSize: s.declaredSize,
+        receivedBytes: s.receivedBytes,
+        createdAt: s.createdAt,
+        partsUpload: s.partsUpload,
+        due: s.nextIndex,
+        early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
+        taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
+      })
+      .from(s)
+      .where(openSessionIn(this.db.tables, id, scope.requestId))
+    if (!row) throw uploadNotFound()
+    const receiving = this.receiving.get(id) ?? new Set<number>()
+    if (index < row.due || Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
+    if (declared !== undefined && row.receivedBytes + declared > row.declaredSize) {
+      throw sizeMismatch()
+    }
+    if (receiving.size >= this.limits.maxChunksInFlight) {
+      throw new HttpError(429, ERROR_MESSAGES.tooManyChunksInFlight)
+    }
+    // The early-chunk window as for sessions in memory: recorded chunks past the one due count,
+    // with this instance's early chunks still being received.
+    if (index !== row.due) {
+      const receivingEarly = [...receiving].filter((i) => i > row.due).length
+      const early = Number(row.early) + receivingEarly
+      if (index > row.due + this.limits.window || early >= this.limits.window) {
+        throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+      }
+    }
+    receiving.add(index)
+    this.receiving.set(id, receiving)
+    let released = false
+    let received = row.receivedBytes
+    let budgeted = 0
+    let length = 0
+    const pieces: Uint8Array[] = []
+    // With a Content-Length the body streams into the store as it arrives; without one it is
+    // read whole first, within this instance's buffer budget.
+    const feed = declared === undefined ? undefined : new PassThrough()
+    const storing = feed && this.blobs.putChunk(id, index, feed, declared!, row.partsUpload)
+    // Awaited by finish; a request that ends before it only needs the failure kept quiet.
+    storing?.catch(() => undefined)
+    return {
+      take: (piece) => {
+        length += piece.length
+        if (feed) {
+          if (length > declared!) throw sizeMismatch()
+          // A store that fails stops reading: its failure, not a drain, then ends the wait.
+          if (!feed.write(piece)) return Promise.race([once(feed, 'drain'), storing]).then(() => {})
+          return undefined
+        }
+        if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+        if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
+        if (!this.buffer.reserveBuffer(piece.length)) throw budgetUsedUp()
+        budgeted += piece.length
+        pieces.push(piece)
+        return undefined
+      },
+      finish: async () => {
+        if (length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
+        if (declared !== undefined && length !== declared) throw sizeMismatch()
+        feed?.end()
+        const stored = await (storing ??
+          this.blobs.putChunk(id, index, pieces, length, row.partsUpload))
+        const recorded = await this.record(id, index, stored)
+        received = recorded.received
+        return recorded.written
+      },
+      delayMs: () => {
+        if (this.limits.speedLimit <= 0) return 0
+        const due = row.createdAt + (received / this.limits.speedLimit) * 1000
+        return Math.max(0, due - this.now())
+      },
+      release: () => {
+        if (released) return
+        released = true
+        pieces.length = 0
+        this.buffer.releaseBuffer(budgeted)
+        // A body that ended early fails the store's write, which leaves nothing behind.
+        feed?.destroy(new Error('The chunk request ended before its body'))
+        receiving.delete(index)
+        if (receiving.size === 0) this.receiving.delete(id)
+      },
+    }
+  }
+
+  /**
+   * Records a stored chunk: the session's received bytes grow only while it is open and within
+   * its declared size, and the index is inserted only when new; either refusal rolls both back
+   * and removes the stored part. The chunk due next moves `next_index` past it and past the early
+   * chunks already recorded after it. The first statement locks the session's row, so records of
+   * one session on any instance run one after the other. Answers `bytesWritten` (the bytes below
+   * `next_index`, as an in-order writer counts them) and all bytes received.
+   */
+  private async record(
+    id: string,
+    index: number,
+    stored: StoredChunk,
+  ): Promise<{ written: number; received: number }> {
+    const length = stored.size
+    const { chunkSessions: s, chunkParts: p } = this.db.tables
+    try {
+      return await this.db.transaction(async (tx) => {
+        const [grown] = await tx
+          .update(s)
+          .set({ receivedBytes: sql`${s.receivedBytes} + ${length}`, lastActivity: this.now() })
+          .where(
+            and(
+              eq(s.id, id),
+              eq(s.state, 'open'),
+              lte(sql`${s.receivedBytes} + ${length}`, s.declaredSize),
+            ),
+          )
+          .returning({
+            receivedBytes: s.receivedBytes,
+            nextIndex: s.nextIndex,
+            writtenBytes: s.writtenBytes,
+          })
+        if (!grown) throw (await this.isOpen(tx, id)) ? sizeMismatch() : uploadNotFound()
+        const inserted = await tx
+          .insert(p)
+          .values({ sessionId: id, chunkIndex: index, ...stored })
+          .onConflictDoNothing()
+          .returning({ chunkIndex: p.chunkIndex })
+        if (inserted.length === 0) throw duplicate()
+        let { nextIndex, writtenBytes } = grown
+        if (index === nextIndex) {
+          // The early chunks recorded after it, fewer than a window of them.
+          const after = await tx
+            .select({ index: p.chunkIndex, size: p.size })
+            .from(p)
+            .where(and(eq(p.sessionId, id), gt(p.chunkIndex, index)))
+            .orderBy(asc(p.chunkIndex))
+          nextIndex = index + 1
+          writtenBytes += length
+          for (const part of after) {
+            if (part.index !== nextIndex) break
+            nextIndex++
+            writtenBytes += part.size
+          }
+          await tx.update(s).set({ nextIndex, writtenBytes }).where(eq(s.id, id))
+        }
+        return { written: writtenBytes, received: grown.receivedBytes }
+      })
+    } catch (error) {
+      await this.blobs.deleteChunks([stored])
+      throw error
+    }
+  }
+
+  private async isOpen(tx: Executor, id: string): Promise<boolean> {
+    const { chunkSessions: s } = this.db.tables
+    const [row] = await tx
+      .select({ id: s.id })
+      .from(s)
+      .where(and(eq(s.id, id), eq(s.state, 'open')))
+    return row !== undefined
+  }
+}
