@@ -1,15 +1,11 @@
 // Fails when a source file of the server (a non-test .ts file under apps/server/src) does not open
 // with a block comment that ends with a `May touch:` paragraph, saying what the file reaches beyond
 // itself (docs/architecture.md), or when that paragraph leaves out a table the file's code reads
-// through `tables`. The known exceptions are named below and may only go, as in
-// check-file-length.mjs. Runs in `pnpm lint`.
+// through `tables`. Runs in `pnpm lint`.
 import { readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 import { ROOT, SERVER_SOURCE, serverSourceFiles } from './server-sources.mjs'
-
-/** Files whose opening comment is written once they are split; none may be added. */
-const KNOWN_EXCEPTIONS = new Set([])
 
 /** The tables by the property names the code uses, mapped to their names in SQL. */
 function tableNames() {
@@ -63,17 +59,10 @@ function tablesUsed(code, names) {
 
 const names = tableNames()
 const problems = []
-const seen = new Set()
 for (const path of serverSourceFiles()) {
   const name = relative(ROOT, path)
-  seen.add(name)
   const opening = openingComment(readFileSync(path, 'utf8'))
   const touches = opening && mayTouch(opening.comment)
-  if (KNOWN_EXCEPTIONS.has(name)) {
-    if (touches !== undefined)
-      problems.push(`${name} has its May touch line: drop it from the exceptions`)
-    continue
-  }
   if (opening === undefined) {
     problems.push(`${name} opens with no block comment saying what it owns and may touch`)
   } else if (touches === undefined) {
@@ -87,13 +76,8 @@ for (const path of serverSourceFiles()) {
     }
   }
 }
-for (const name of KNOWN_EXCEPTIONS) {
-  if (!seen.has(name)) problems.push(`${name} is gone: drop it from the exceptions`)
-}
 if (problems.length > 0) {
   for (const problem of problems) console.error(problem)
   process.exit(1)
 }
-console.log(
-  'Every server source file opens with what it owns and may touch, but the known exceptions.',
-)
+console.log('Every server source file opens with what it owns and may touch.')

@@ -33,7 +33,6 @@ import {
 import {
   UploadSession,
   type NewSession,
-  type SessionOutcome,
   type SessionRegistry,
   UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
