@@ -4,7 +4,7 @@
  * `request:<id>`) and client IP; after PASSWORD_MAX_ATTEMPTS the key is locked for that IP for
  * PASSWORD_LOCKOUT_MS and every check answers 429 with `Retry-After`.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
@@ -87,7 +87,7 @@ async function refusalRecorded<T>(step: () => T | Promise<T>): Promise<T> {
 function lockedError(lockedUntil: number, now: number): HttpError {
   const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
   return new HttpError(429, ERROR_MESSAGES.tooManyAttempts, {
-    headers: { 'Retry-After': String(seconds) },
+    headers: { [HEADERS.retryAfter]: String(seconds) },
   })
 }
 

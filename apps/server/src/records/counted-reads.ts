@@ -4,7 +4,7 @@
  * read under a grant answers a range without counting. Callers admit the reader and check the item
  * first. May touch the counted table, read_grants and the blob store.
  */
-import { ERROR_MESSAGES, parseByteRange } from '@fileshare/protocol'
+import { ERROR_MESSAGES, parseByteRange, HEADERS } from '@fileshare/protocol'
 import { and, gte, lte, notExists, or, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
@@ -147,7 +147,7 @@ function boundsOf(range: string, size: number): ByteBounds {
   const bounds = parseByteRange(range, size)
   if (bounds === null || bounds.start >= bounds.end) {
     throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
-      headers: { 'Content-Range': `bytes */${size}` },
+      headers: { [HEADERS.contentRange]: `bytes */${size}` },
     })
   }
   return bounds

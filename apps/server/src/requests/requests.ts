@@ -11,6 +11,7 @@ import {
   REQUEST_CHUNK_MAX_BYTES,
   REQUEST_HTTP_SESSION_TIMEOUT_MS,
   isUuid,
+  type ReceivedHeaderValues,
 } from '@fileshare/protocol'
 import { and, eq, lt } from 'drizzle-orm'
 
@@ -26,10 +27,10 @@ import { FileRequests, type RequestsDeps } from './file-requests.js'
 import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
   parseFinalizeBody,
-  parseUploadInitValues,
+  parseUploadInitFrame,
+  parseUploadInitHeaders,
   type RequestUploadFinalize,
   type RequestUploadInit,
-  type RequestUploadInitValues,
 } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
 import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
@@ -90,9 +91,14 @@ export class RequestsService extends FileRequests {
     }
   }
 
-  /** Checks the init headers or frame fields: 400 when invalid, 413 over FILE_MAX_SIZE. */
-  parseUploadInit(values: RequestUploadInitValues): RequestUploadInit {
-    return parseUploadInitValues(values, this.deps.config)
+  /** Checks the init headers: 400 when invalid, 413 over FILE_MAX_SIZE. */
+  declaredInHeaders(headers: ReceivedHeaderValues): RequestUploadInit {
+    return parseUploadInitHeaders(headers, this.deps.config)
+  }
+
+  /** Checks an `init` frame's `request` as the headers are checked. */
+  declaredInFrame(request: unknown): RequestUploadInit {
+    return parseUploadInitFrame(request, this.deps.config)
   }
 
   /**

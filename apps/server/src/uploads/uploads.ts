@@ -4,7 +4,11 @@
  * owner's deletion, which cancels a session still open. The record's life after that is
  * upload-records.ts. May touch the session layer (sessions/), the quota and the uploads table.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  type DeclaredSizeHeader,
+  type ReceivedHeaderValues,
+} from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
 import { randomUUID } from 'node:crypto'
 
@@ -25,7 +29,12 @@ import {
   type UploadSession,
 } from '../sessions/upload-sessions.js'
 import { UploadRecords, type UploadsDeps } from './upload-records.js'
-import { parseUploadSpec, type UploadHeaderValues, type UploadSpec } from './upload-spec.js'
+import {
+  parseUploadFrame,
+  parseUploadHeaders,
+  type DeclaredUpload,
+  type UploadSpec,
+} from './upload-spec.js'
 
 /** How a session's bytes arrive: one request body, chunk requests, or a WebSocket. */
 export type UploadTransport = 'single' | 'chunks' | 'ws'
@@ -78,9 +87,14 @@ export class UploadsService extends UploadRecords {
     }
   }
 
-  /** The declaration of an upload at init, checked against the settings (upload-spec.ts). */
-  parseSpec(headers: UploadHeaderValues, sizeHeader: string): UploadSpec {
-    return parseUploadSpec(this.deps.config, headers, sizeHeader)
+  /** The declaration in an upload's headers, checked against the settings (upload-spec.ts). */
+  declaredInHeaders(headers: ReceivedHeaderValues, sizeHeader: DeclaredSizeHeader): DeclaredUpload {
+    return parseUploadHeaders(this.deps.config, headers, sizeHeader)
+  }
+
+  /** The declaration in an upload socket's `init` frame, checked as the headers are. */
+  declaredInFrame(frameHeaders: unknown): DeclaredUpload {
+    return parseUploadFrame(this.deps.config, frameHeaders)
   }
 
   /** The chunked sessions kept in the database, when they are (PostgreSQL). */

@@ -5,7 +5,7 @@ import { uploadState, withCallerOptions } from './caller-upload.js'
 import type { UploadCiphertextOptions, UploadSession } from './upload.js'
 
 const UPLOAD: Pick<UploadCiphertextOptions, 'target' | 'size' | 'ciphertext'> = {
-  target: { kind: 'file', headers: {} as never },
+  target: { kind: 'file', declaration: {} as never },
   size: 42,
   ciphertext: () => new ReadableStream(),
 }

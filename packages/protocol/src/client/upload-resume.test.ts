@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 
-import { CHECKPOINT, CHUNK, FakeServer, uploadHeaders } from '../../test/fake-upload-server.js'
+import { CHECKPOINT, CHUNK, FakeServer, uploadDeclaration } from '../../test/fake-upload-server.js'
 import { pseudoRandomBytes, sameBytes, streamOf } from '../../test/streams.js'
 import { ApiClient } from './api.js'
 import { resumeUpload, uploadCiphertext, type UploadCiphertextOptions } from './upload.js'
@@ -16,7 +16,7 @@ function upload(
   extra: Partial<UploadCiphertextOptions> = {},
 ): UploadCiphertextOptions {
   return {
-    target: { kind: 'file', headers: uploadHeaders(data.length) },
+    target: { kind: 'file', declaration: uploadDeclaration(data.length) },
     size: data.length,
     ciphertext: (offset) => streamOf(data.subarray(offset), [300]),
     ...extra,

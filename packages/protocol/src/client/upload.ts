@@ -6,7 +6,8 @@
 import { ProtocolError } from '../errors.js'
 import { RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
 import type { ConfigResponse } from '../wire/config.js'
-import { declarationHeaders } from '../wire/declaration.js'
+import { Declaration } from '../wire/declaration.js'
+import { RequestDeclaration } from '../wire/request-declaration.js'
 import { HEADERS } from '../wire/headers.js'
 import {
   DEFAULT_CONCURRENT_CHUNKS,
@@ -18,7 +19,6 @@ import type { RequestUploadFinalizeBody } from '../wire/requests.js'
 import { ERROR_MESSAGES } from '../wire/errors.js'
 import { isUuid } from '../validate.js'
 import { PATHS } from '../wire/routes.js'
-import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { ApiError, isApiError } from './api-error.js'
 import { isAbortError } from '../abort.js'
 import { networkError, type ApiClient } from './api.js'
@@ -60,8 +60,8 @@ export interface UploadCallbacks {
 export type UploadTarget =
   | {
       kind: 'file'
-      /** The `init` settings; `contentLength` is the ciphertext size. */
-      headers: UploadWsInitHeaders
+      /** What the upload declares; its `size` is the ciphertext's. */
+      declaration: Declaration
     }
   | {
       kind: 'request'
@@ -235,7 +235,7 @@ function trackProgress(options: UploadCiphertextOptions): TrackedOptions {
 
 function statusTarget(target: UploadTarget): StatusTarget {
   return target.kind === 'file'
-    ? { kind: 'file', ownerToken: target.headers.ownerToken }
+    ? { kind: 'file', ownerToken: target.declaration.ownerToken }
     : { kind: 'request', requestId: target.requestId }
 }
 
@@ -358,24 +358,28 @@ function wsInitFrame(
       ? {
           type: 'resume',
           id: opening.id,
-          ownerToken: target.headers.ownerToken,
+          ownerToken: target.declaration.ownerToken,
           offset: opening.offset,
         }
       : { type: 'resume', uploadId: opening.id, offset: opening.offset }
   }
   const asked = resumable ? { resumable: true } : {}
-  if (target.kind === 'file') return { type: 'init', headers: target.headers, ...asked }
+  if (target.kind === 'file') {
+    return { type: 'init', headers: Declaration.toFrame(target.declaration), ...asked }
+  }
   return {
     type: 'init',
-    request: {
-      uploadToken: target.uploadToken,
-      salt: target.salt,
-      contentLength: size,
-      fileCount: target.fileCount,
-      ...(target.senderNote === true ? { senderNote: true } : {}),
-    },
+    request: RequestDeclaration.toFrame(requestDeclaration(target, size)),
     ...asked,
   }
+}
+
+function requestDeclaration(
+  target: Extract<UploadTarget, { kind: 'request' }>,
+  size: number,
+): RequestDeclaration {
+  const { uploadToken, salt, fileCount } = target
+  return { uploadToken, salt, size, fileCount, senderNote: target.senderNote === true }
 }
 
 function wsPath(target: UploadTarget): string {
@@ -638,16 +642,9 @@ function httpInitHeaders(
 ): Record<string, string> {
   const asked: Record<string, string> = resumable ? { [HEADERS.resumable]: 'true' } : {}
   if (target.kind === 'request') {
-    return {
-      [HEADERS.uploadToken]: target.uploadToken,
-      [HEADERS.salt]: target.salt,
-      [HEADERS.declaredContentLength]: String(size),
-      [HEADERS.fileCount]: String(target.fileCount),
-      ...asked,
-      ...(target.senderNote === true ? { [HEADERS.senderNote]: 'true' } : {}),
-    }
+    return { ...RequestDeclaration.toHeaders(requestDeclaration(target, size)), ...asked }
   }
-  return { ...declarationHeaders({ ...target.headers, contentLength: String(size) }), ...asked }
+  return { ...Declaration.toHeaders({ ...target.declaration, size }), ...asked }
 }
 
 function positiveInteger(value: unknown, fallback: number): number {
@@ -706,7 +703,7 @@ async function sendOverHttp(
     if (target.kind === 'file') {
       await api.json('POST', PATHS.uploadFinalize(id), {
         ...finalize,
-        headers: { [HEADERS.ownerToken]: target.headers.ownerToken },
+        headers: { [HEADERS.ownerToken]: target.declaration.ownerToken },
       })
     } else {
       const body = await target.finalizeBody(id)
