@@ -36,6 +36,7 @@ import { tokenMatches } from '../access/tokens.js'
 import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
 import type { SessionScope, StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { finalizeStored } from '../sessions/stored-finalize.js'
+import type { StreamedTransport } from '../sessions/streamed-session-records.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
 import {
   sessionLimits,
@@ -59,9 +60,8 @@ export class RequestsService extends FileRequests {
           clientIp: '',
           reservation,
         }
-        const transport = row.transport === 'ws' ? 'socket' : 'http'
         return {
-          spec: this.sessionSpec(context, transport),
+          spec: this.sessionSpec(context, row.transport),
           onEnd: this.onEnd(requestId, reservation, init.senderNote),
         }
       },
@@ -71,14 +71,14 @@ export class RequestsService extends FileRequests {
   /** The settings of a session: over HTTP an idle one ends after one hour. */
   private sessionSpec(
     context: RequestUploadContext,
-    transport: 'http' | 'socket',
+    transport: StreamedTransport,
   ): NewSession<RequestUploadContext> {
     const { config } = this.deps
     return {
       declaredSize: context.init.size,
       context,
       limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
-      idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+      idleMs: transport === 'chunks' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
     }
   }
 
@@ -113,7 +113,7 @@ export class RequestsService extends FileRequests {
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
-    transport: 'http' | 'socket',
+    transport: StreamedTransport,
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
     const { sessions, quota } = this.deps
@@ -136,13 +136,13 @@ export class RequestsService extends FileRequests {
       const session = await sessions.create(this.sessionSpec(context, transport), {
         kind: 'request',
         requestId,
-        transport: transport === 'socket' ? 'ws' : 'chunks',
+        transport,
         context: encodeRequestInit(init),
         quota: reservation.record,
         resumable,
       })
       session.onEnd(this.onEnd(requestId, reservation, init.senderNote))
-      trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
+      trackUploadSession(session, transport, true)
       return session
     } catch (error) {
       await this.releaseSlot(requestId, init.senderNote)
@@ -181,7 +181,7 @@ export class RequestsService extends FileRequests {
     resumable: boolean,
   ): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http', resumable)).id
+    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'chunks', resumable)).id
     init = await this.admitUpload(requestId, init)
     let held
     try {

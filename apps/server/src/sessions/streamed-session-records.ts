@@ -4,6 +4,7 @@
  * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
  */
+import type { UploadStatusTransport } from '@fileshare/protocol'
 import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
@@ -12,7 +13,7 @@ import type { Db } from '../db/client.js'
 export const HOLD_LAPSE_MS = 30_000
 
 export type StreamedKind = 'upload' | 'request'
-export type StreamedTransport = 'ws' | 'chunks'
+export type StreamedTransport = UploadStatusTransport
 
 export interface StreamedSessionRow {
   id: string

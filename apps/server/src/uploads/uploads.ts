@@ -13,7 +13,11 @@ import { eq } from 'drizzle-orm'
 import { randomUUID } from 'node:crypto'
 
 import { HttpError } from '../http-error.js'
-import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
+import {
+  recordUploadFailed,
+  recordUploadStarted,
+  type UploadTransport,
+} from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import type { QuotaReservation } from '../limits/quota.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
@@ -35,9 +39,6 @@ import {
   type DeclaredUpload,
   type UploadSpec,
 } from './upload-spec.js'
-
-/** How a session's bytes arrive: one request body, chunk requests, or a WebSocket. */
-export type UploadTransport = 'single' | 'chunks' | 'ws'
 
 /** The context of a normal upload session (request uploads carry another). */
 export interface FileUploadContext {

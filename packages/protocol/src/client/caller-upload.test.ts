@@ -9,7 +9,7 @@ const UPLOAD: Pick<UploadCiphertextOptions, 'target' | 'size' | 'ciphertext'> = 
   size: 42,
   ciphertext: () => new ReadableStream(),
 }
-const SESSION: UploadSession = { id: 'b6f1c2d4', transport: 'http', chunkSize: 1024 }
+const SESSION: UploadSession = { id: 'b6f1c2d4', transport: 'chunks', chunkSize: 1024 }
 
 describe('withCallerOptions', () => {
   it('passes progress, cancellation and resume options on, and the state for the session', async () => {
