@@ -195,7 +195,7 @@ async function main(): Promise<void> {
         link: string
         transport: string
       }
-      if (httpUsed !== 'http') throw new Error(`--no-websocket sent over ${httpUsed}`)
+      if (httpUsed !== 'chunks') throw new Error(`--no-websocket sent over ${httpUsed}`)
       await user.ok(['delete', httpLink])
       console.log(
         `round ${round + 1}: send ${Math.round(mbps(SIZE, sent.ms))} MB/s (${used}), ` +

@@ -93,7 +93,7 @@ describe('the npm package', () => {
     const user = await CliUser.create(server.url)
     try {
       const sent = await roundTrip(user, work, { name: 'report.bin', size: 3 * MiB, options })
-      expect(sent.transport).toBe('websocket')
+      expect(sent.transport).toBe('ws')
     } finally {
       await rm(user.home, { recursive: true, force: true })
     }

@@ -71,8 +71,8 @@ async function senderFiles(name: string): Promise<string> {
 }
 
 describe.each([
-  { transport: 'websocket', env: {} },
-  { transport: 'http', env: { FILE_UPLOAD_WS: 'false' } },
+  { transport: 'ws', env: {} },
+  { transport: 'chunks', env: { FILE_UPLOAD_WS: 'false' } },
 ])('a file request over $transport', ({ transport, env }) => {
   let user: CliUser
   let sender: CliUser
@@ -319,7 +319,7 @@ describe('falling back from the WebSocket to chunked HTTP', () => {
     const file = join(work, 'no-ws.bin')
     await writeRandomFile(file, 25 * MiB)
     const sent = await user.json<{ link: string; transport: string }>(['send', file])
-    expect(sent.transport).toBe('http')
+    expect(sent.transport).toBe('chunks')
     const out = join(work, 'no-ws-out')
     await user.ok(['get', sent.link, '-o', out])
     expect(await sha256File(join(out, 'no-ws.bin'))).toBe(await sha256File(file))
@@ -334,7 +334,7 @@ describe('falling back from the WebSocket to chunked HTTP', () => {
     const file = join(work, 'refused-ws.bin')
     await writeRandomFile(file, 12 * MiB + 1)
     const sent = await user.json<{ link: string; transport: string }>(['send', file])
-    expect(sent.transport).toBe('http')
+    expect(sent.transport).toBe('chunks')
     const out = join(work, 'refused-ws-out')
     await user.ok(['get', sent.link, '-o', out])
     expect(await sha256File(join(out, 'refused-ws.bin'))).toBe(await sha256File(file))

@@ -112,7 +112,7 @@ describe('a send through a connection that drops', () => {
         sent.stderr.match(/Connection lost; resumed at [\d.]+ (?:[KMG]i)?B \(attempt \d\)/g),
       ).toHaveLength(3)
       const { link, transport } = JSON.parse(sent.stdout) as { link: string; transport: string }
-      expect(transport).toBe('websocket')
+      expect(transport).toBe('ws')
       const out = await fresh('ws-gib-out')
       await user.ok(['get', link.replace(proxy.url, fast.url), '-o', out])
       expect(await sha256File(join(out, 'disk.img'))).toBe(await sha256File(path))

@@ -50,13 +50,13 @@ export async function roundTripsBothWays(
     size: o.webSocketSize,
     options: o.options,
   })
-  expect(ws.transport).toBe('websocket')
+  expect(ws.transport).toBe('ws')
   const chunked = await roundTrip(user, work, {
     name: 'chunked.bin',
     size: o.chunkedSize,
     sendArgs: ['--no-websocket'],
     options: o.options,
   })
-  expect(chunked.transport).toBe('http')
+  expect(chunked.transport).toBe('chunks')
   return ws.stderr + chunked.stderr
 }

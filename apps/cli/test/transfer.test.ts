@@ -78,7 +78,7 @@ describe('send and get', () => {
     expect(sent.link).toMatch(new RegExp(`^${server.url}/d/${sent.id}#`))
     expect(sent.maxDownloads).toBe(2)
     expect(Date.parse(sent.expiresAt)).toBeGreaterThan(Date.now())
-    expect(sent.transport).toBe('websocket')
+    expect(sent.transport).toBe('ws')
 
     // The decrypted archive itself, unextracted, must pass the system's unzip.
     const raw = await fresh('tree-zip')

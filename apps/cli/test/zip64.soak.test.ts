@@ -60,7 +60,7 @@ it(
     const measured = { measurePeakRss: true }
     const sent = await suite.user.ok(['send', file, '--no-websocket', '--json'], measured)
     const { link, transport } = JSON.parse(sent.stdout) as { link: string; transport: string }
-    expect(transport).toBe('http')
+    expect(transport).toBe('chunks')
     expect(sent.peakRss).toBeLessThan(RSS_LIMIT)
     const out = join(suite.work, 'chunked-out')
     await suite.user.ok(['get', link, '-o', out, '--json'])

@@ -178,7 +178,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.get(`${WEBCAT_PATH}/:name`, (c, next) => {
       const file = webcat.get(c.req.param('name'))
       if (file === undefined) return next()
-      c.header('Cache-Control', 'no-cache')
+      c.header(HEADERS.cacheControl, 'no-cache')
       return c.json(file)
     })
   }

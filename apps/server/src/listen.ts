@@ -10,6 +10,7 @@ import {
 } from 'node:http'
 import { Server, type AddressInfo, type Socket } from 'node:net'
 
+import { HEADERS } from '@fileshare/protocol'
 import { getRequestListener } from '@hono/node-server'
 import type { Env, Hono } from 'hono'
 
@@ -76,7 +77,7 @@ export function listen<E extends Env>(
         for (const [name, value] of extra) response.setHeader(name, value)
         // API answers, errors included, are never to be reused: a browser that kept a 410 would
         // show it again after the item was deleted (404). The app may still name its own.
-        if (request.url?.startsWith('/api/')) response.setHeader('Cache-Control', 'no-store')
+        if (request.url?.startsWith('/api/')) response.setHeader(HEADERS.cacheControl, 'no-store')
         response.on('finish', onFinish)
         void answer(request, response)
       },

@@ -5,9 +5,8 @@
 import {
   decodeBase64,
   ERROR_MESSAGES,
-  fromBase64Url,
-  toBase64Url,
   type ByteRange,
+  type Decoded,
   RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 
@@ -16,6 +15,13 @@ import { HttpError } from './http-error.js'
 /** 400 `Invalid request`, with what is wrong with each named field in `details`. */
 export function invalid(details: Record<string, string>): HttpError {
   return new HttpError(400, ERROR_MESSAGES.invalidRequest, { details })
+}
+
+/** A declaration the protocol decoded, or its refusal (the spec's status and message) thrown. */
+export function decodedOrThrow<T>(decoded: Decoded<T>): T {
+  if (decoded.ok) return decoded.value
+  const { status, message, details } = decoded.refusal
+  throw new HttpError(status, message, details ? { details } : {})
 }
 
 /**
@@ -32,22 +38,6 @@ export function parseResumable(value: unknown, transport: 'header' | 'frame'): b
   if (value === undefined || value === no) return false
   if (value === yes) return true
   throw invalid({ [field]: 'must be true or false' })
-}
-
-/**
- * The canonical spelling (unpadded base64url) of a salt given as base64url on the file and note
- * routes, or null when it is not base64url of one of the sizes. Padding is accepted there and
- * dropped, so every salt is stored and answered in one spelling; non-zero trailing bits and
- * characters outside the alphabet are refused, as the protocol's decoder refuses them.
- */
-export function canonicalSalt(text: unknown, sizes: readonly number[]): string | null {
-  if (typeof text !== 'string') return null
-  try {
-    const bytes = fromBase64Url(text, { bytes: [Math.min(...sizes), Math.max(...sizes)] })
-    return sizes.includes(bytes.length) ? toBase64Url(bytes) : null
-  } catch {
-    return null
-  }
 }
 
 /**

@@ -112,7 +112,7 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
     it('send, inspect, unlock, download and delete over the WebSocket', async () => {
       const api = apiFor(server, { webSocket: wsFactory() })
       const { sent, link } = await roundTrip(api, 5 * MiB + 123)
-      expect(sent.transport).toBe('websocket')
+      expect(sent.transport).toBe('ws')
       expect(sent.maxDownloads).toBe(5)
       await deleteFile(api, sent.id, sent.ownerToken)
       await expect(inspectFile(api, link)).rejects.toMatchObject({
@@ -125,7 +125,7 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
       const log = loggingFetch()
       const api = apiFor(server, { fetch: log.fetch })
       const { sent, progress } = await roundTrip(api, 3 * MiB + 5)
-      expect(sent.transport).toBe('http')
+      expect(sent.transport).toBe('chunks')
       // Without a progressFetch, progress moves by whole chunks, as their answers arrive; the
       // short last chunk may be answered before earlier ones, which the server holds at once.
       const last = encryptedSize(3 * MiB + 5) % MiB
@@ -150,7 +150,7 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
         return response
       }
       const { sent, progress } = await roundTrip(apiFor(server, { progressFetch }), 3 * MiB + 5)
-      expect(sent.transport).toBe('http')
+      expect(sent.transport).toBe('chunks')
       // Half of the first chunk shows before any chunk was answered.
       expect(progress).toContain(MiB / 2)
       // Only the chunks, the requests that ask for it, go through the progressFetch.
@@ -160,14 +160,14 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
 
     it('uses chunked HTTP at once when the server has the socket switched off', async () => {
       const { sent } = await roundTrip(apiFor(httpOnly, { webSocket: wsFactory() }), 2 * MiB)
-      expect(sent.transport).toBe('http')
+      expect(sent.transport).toBe('chunks')
     })
 
     it('round-trips an empty payload on both transports', async () => {
       expect((await roundTrip(apiFor(server, { webSocket: wsFactory() }), 0)).sent.transport).toBe(
-        'websocket',
+        'ws',
       )
-      expect((await roundTrip(apiFor(server), 0)).sent.transport).toBe('http')
+      expect((await roundTrip(apiFor(server), 0)).sent.transport).toBe('chunks')
     })
   })
 
@@ -175,14 +175,14 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
     it('falls back when the socket connection is refused', async () => {
       const port = await freePort()
       const api = apiFor(server, { webSocket: () => wsFactory()(`ws://127.0.0.1:${port}/`) })
-      expect((await roundTrip(api, MiB)).sent.transport).toBe('http')
+      expect((await roundTrip(api, MiB)).sent.transport).toBe('chunks')
     })
 
     it('falls back when the server refuses the Origin of the upgrade', async () => {
       const api = apiFor(server, {
         webSocket: wsFactory({ headers: { Origin: 'https://elsewhere.example' } }),
       })
-      expect((await roundTrip(api, MiB)).sent.transport).toBe('http')
+      expect((await roundTrip(api, MiB)).sent.transport).toBe('chunks')
     })
 
     it('falls back on an error frame without a status, and on a socket without ready', async () => {
@@ -203,7 +203,7 @@ describe('file shares through the client core', { timeout: 30_000 }, () => {
           const { port } = peer.address() as { port: number }
           const api = apiFor(server, { webSocket: () => wsFactory()(`ws://127.0.0.1:${port}/`) })
           const started = Date.now()
-          expect((await roundTrip(api, 100_000)).sent.transport).toBe('http')
+          expect((await roundTrip(api, 100_000)).sent.transport).toBe('chunks')
           // Only the silent peer makes the client wait for the 10 s handshake timeout.
           if (peer === silent) expect(Date.now() - started).toBeGreaterThanOrEqual(9_900)
         }
@@ -365,9 +365,9 @@ describe('cancelled and refused uploads leave nothing on the server', { timeout:
   })
   afterAll(() => server.close())
 
-  for (const transport of ['websocket', 'http'] as const) {
+  for (const transport of ['ws', 'chunks'] as const) {
     it(`aborts an upload under way over ${transport}`, async () => {
-      const api = apiFor(server, transport === 'websocket' ? { webSocket: wsFactory() } : {})
+      const api = apiFor(server, transport === 'ws' ? { webSocket: wsFactory() } : {})
       const { source } = randomSource(16 * MiB)
       const controller = new AbortController()
       const seen: UploadProgress[] = []
@@ -440,9 +440,9 @@ describe('speed limit', { timeout: 30_000 }, () => {
   })
   afterAll(() => server.close())
 
-  for (const transport of ['websocket', 'http'] as const) {
+  for (const transport of ['ws', 'chunks'] as const) {
     it(`keeps an upload over ${transport} to the published rate`, async () => {
-      const api = apiFor(server, transport === 'websocket' ? { webSocket: wsFactory() } : {})
+      const api = apiFor(server, transport === 'ws' ? { webSocket: wsFactory() } : {})
       expect((await api.config()).uploadSpeedLimit).toBe(2_000_000)
       const { source } = randomSource(3_000_000)
       const started = Date.now()
@@ -498,7 +498,7 @@ describe('chunked uploads answered 429', { timeout: 30_000 }, () => {
       const api = apiFor(server, { fetch: counting.fetch })
       const { bytes, source } = randomSource(2 * MiB)
       const sent = await sendFile(api, source, options(2 * MiB))
-      expect(sent.transport).toBe('http')
+      expect(sent.transport).toBe('chunks')
       expect(counting.refused.length).toBeGreaterThan(0)
       clock.advance(2000)
       await expectStored(api, sent.link, bytes)
@@ -515,7 +515,7 @@ describe('chunked uploads answered 429', { timeout: 30_000 }, () => {
       const api = apiFor(server)
       const { bytes, source } = randomSource(2 * MiB)
       const sent = await sendFile(api, source, options(2 * MiB))
-      expect(sent.transport).toBe('http')
+      expect(sent.transport).toBe('chunks')
       await expectStored(api, sent.link, bytes)
     } finally {
       await server.close()

@@ -100,7 +100,7 @@ describe('file requests through the client core', { timeout: 60_000 }, () => {
           fileCount: 1,
         },
       )
-      expect(overSocket.transport).toBe('websocket')
+      expect(overSocket.transport).toBe('ws')
       const second = randomSource(2 * MiB + 5)
       const progress: UploadProgress[] = []
       const overHttp = await sendToRequest(apiFor(server), opened, second.source, {
@@ -108,7 +108,7 @@ describe('file requests through the client core', { timeout: 60_000 }, () => {
         fileCount: 2,
         onProgress: (p) => progress.push(p),
       })
-      expect(overHttp.transport).toBe('http')
+      expect(overHttp.transport).toBe('chunks')
       expect(progress.at(-1)).toMatchObject({ sentBytes: encryptedSize(2 * MiB + 5) })
       const note = await sendNoteToRequest(
         apiFor(server, { webSocket: wsFactory() }),
@@ -213,9 +213,9 @@ describe('file requests through the client core', { timeout: 60_000 }, () => {
     await deleteInbox(api, { id: created.id, inboxOwnerToken: created.inboxOwnerToken })
   })
 
-  for (const transport of ['websocket', 'http'] as const) {
+  for (const transport of ['ws', 'chunks'] as const) {
     it(`frees the slot and stores nothing when an upload over ${transport} is aborted`, async () => {
-      const api = apiFor(server, transport === 'websocket' ? { webSocket: wsFactory() } : {})
+      const api = apiFor(server, transport === 'ws' ? { webSocket: wsFactory() } : {})
       const created = await newRequest(api)
       const link = requestLink(created.uploadLink)
       const opened = await openRequest(api, link)

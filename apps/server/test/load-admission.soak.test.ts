@@ -108,7 +108,7 @@ it(
       },
       fileCount: 1,
     })
-    expect(sent.transport).toBe('http')
+    expect(sent.transport).toBe('chunks')
     const parsed = parseLink(sent.link).link
     if (parsed.kind !== 'file') throw new Error('not a file link')
     const unlocked = await unlockFile(api, parsed, await inspectFile(api, parsed))

@@ -230,7 +230,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
       metadata: singleFile('x.bin', 5000),
       fileCount: 1,
     })
-    expect(sent.transport).toBe('http')
+    expect(sent.transport).toBe('chunks')
     secrets.push(request.id, opened.uploadToken, sent.id)
     // The client core's own calls: its requests, and the settings it reads first.
     const clientCalls = (prefix: string) =>

@@ -55,7 +55,7 @@ async function roundTrip(api: ApiClient, size: number): Promise<void> {
     metadata: singleFile('real.bin', size),
     fileCount: 1,
   })
-  expect(sent.transport).toBe('websocket')
+  expect(sent.transport).toBe('ws')
   const parsed = parseLink(sent.link).link
   if (parsed.kind !== 'file') throw new Error('not a file link')
   const unlocked = await unlockFile(api, parsed, await inspectFile(api, parsed))

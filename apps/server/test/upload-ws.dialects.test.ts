@@ -310,6 +310,21 @@ describe('upload socket', () => {
       expect(server.service.services.sessions.size).toBe(0)
     })
 
+    it('refuses a file count that is not a string instead of declaring one file', async () => {
+      const socket = await TestSocket.open(url)
+      socket.sendJson({ type: 'init', headers: { ...socketInitHeaders(10), fileCount: 3 } })
+      expect((await socket.closed).code).toBe(1008)
+      expect(socket.frames).toEqual([
+        {
+          type: 'error',
+          message: 'Invalid request',
+          status: 400,
+          details: { 'x-file-count': 'must be a whole number' },
+        },
+      ])
+      expect(server.service.services.sessions.size).toBe(0)
+    })
+
     it('refuses a finalize that arrives before every declared byte, and stores nothing', async () => {
       const socket = await TestSocket.open(url)
       const id = await socket.init({ type: 'init', headers: socketInitHeaders(1000) })

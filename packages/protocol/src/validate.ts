@@ -8,7 +8,7 @@
  * part of the one accepted spelling. The optional `field` argument only names the value in the
  * error message; which HTTP status a failure becomes is the route's decision.
  */
-import { fromBase64, fromBase64Url, type ByteLength } from './encoding.js'
+import { fromBase64, fromBase64Url, toBase64Url, type ByteLength } from './encoding.js'
 import { isProtocolError, ProtocolError } from './errors.js'
 import { CLI_CALLBACK_PREFIXES } from './wire/auth.js'
 import {
@@ -156,6 +156,22 @@ export function requireObject(
 }
 
 /**
+ * The canonical spelling (unpadded base64url) of a salt or token given as base64url on the file
+ * and note routes (spec: Encodings), or null when it is not base64url of one of `sizes` bytes.
+ * Padding is accepted there and dropped, so each value has one stored spelling; non-zero
+ * trailing bits and characters outside the alphabet are refused.
+ */
+export function canonicalBase64Url(value: unknown, sizes: readonly number[]): string | null {
+  if (typeof value !== 'string') return null
+  try {
+    const bytes = fromBase64Url(value, { bytes: [Math.min(...sizes), Math.max(...sizes)] })
+    return sizes.includes(bytes.length) ? toBase64Url(bytes) : null
+  } catch {
+    return null
+  }
+}
+
+/**
  * Decodes standard padded base64 (`encryptedContent`, `encryptedMeta`, `nonce` of the file and
  * note routes) and checks the decoded length; by default it must be non-empty.
  */
@@ -181,6 +197,20 @@ export function decodeCanonicalBytes(
 ): Uint8Array {
   const text = requireText(value, field)
   return decodeField(field, () => fromBase64Url(text, { canonical: true, bytes }))
+}
+
+/**
+ * A token of the request and inbox routes: the value itself when it is canonical unpadded
+ * base64url of `bytes` bytes (spec: Encodings), else null, which those routes answer like any
+ * wrong token.
+ */
+export function canonicalToken(value: unknown, bytes: ByteLength): string | null {
+  try {
+    decodeCanonicalBytes(value, bytes)
+    return value as string
+  } catch {
+    return null
+  }
 }
 
 /**

@@ -6,22 +6,23 @@
  */
 import { ApiClient } from '../src/client/api.js'
 import type { WebSocketLike } from '../src/client/web-socket.js'
+import type { Declaration } from '../src/wire/declaration.js'
 
 export const CHUNK = 1000
 export const CHECKPOINT = 700
 export const OWNER = 'owner-token'
 
 /** The `init` settings of an upload of `size` ciphertext bytes owned with OWNER. */
-export function uploadHeaders(size: number) {
+export function uploadDeclaration(size: number): Declaration {
   return {
     authToken: 'a',
     ownerToken: OWNER,
     salt: 's',
-    maxDownloads: '1',
-    expireSec: '3600',
-    fileCount: '1',
-    contentLength: String(size),
-    hasPassword: 'false' as const,
+    maxDownloads: 1,
+    expireSec: 3600,
+    fileCount: 1,
+    size,
+    password: null,
   }
 }
 

@@ -98,7 +98,7 @@ describe('unfinished uploads', () => {
       createdAt: '2025-01-01T00:00:00.000Z',
       ownerToken: 'owner-token-secret',
       state: {
-        session: { id, transport: 'http', chunkSize: 1024 },
+        session: { id, transport: 'chunks', chunkSize: 1024 },
         secret: 'secret-key-material',
         salt: 'salt',
         size: 100,

@@ -6,17 +6,13 @@
  */
 import { hash, timingSafeEqual } from 'node:crypto'
 
-import { fromBase64Url } from '@fileshare/protocol'
-
-/** Tokens are 32 bytes; shorter ones are refused at creation (16 bytes would still be strong). */
-export const TOKEN_MIN_BYTES = 16
-export const TOKEN_MAX_BYTES = 64
+import { FILE_TOKEN_BYTES, fromBase64Url } from '@fileshare/protocol'
 
 /** The bytes of a base64url token, or null when it is not one of an acceptable length. */
 export function tokenBytes(text: string | undefined | null): Uint8Array | null {
   if (typeof text !== 'string') return null
   try {
-    return fromBase64Url(text, { bytes: [TOKEN_MIN_BYTES, TOKEN_MAX_BYTES] })
+    return fromBase64Url(text, { bytes: [...FILE_TOKEN_BYTES] })
   } catch {
     return null
   }

@@ -16,6 +16,7 @@ import {
   isApiToken,
   type ApiTokenScope,
   type SessionResponse,
+  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { parse } from 'hono/utils/cookie'
 
@@ -55,7 +56,7 @@ const SCOPE_OF: Record<ServiceName, ApiTokenScope> = {
 
 /** The value of an `Authorization: Bearer` header, or undefined when there is none. */
 function bearerValue(header: HeaderReader): string | undefined {
-  const bearer = BEARER.exec(header('authorization') ?? '')
+  const bearer = BEARER.exec(header(RECEIVED_HEADERS.authorization) ?? '')
   return bearer ? (bearer[1] ?? '') : undefined
 }
 

@@ -5,7 +5,7 @@
  * PASSWORD_LOCKOUT_MS and every check answers 429 with `Retry-After`.
  * May touch: table lockouts; the metrics registry (metrics/recorder.ts).
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
@@ -88,7 +88,7 @@ async function refusalRecorded<T>(step: () => T | Promise<T>): Promise<T> {
 function lockedError(lockedUntil: number, now: number): HttpError {
   const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
   return new HttpError(429, ERROR_MESSAGES.tooManyAttempts, {
-    headers: { 'Retry-After': String(seconds) },
+    headers: { [HEADERS.retryAfter]: String(seconds) },
   })
 }
 

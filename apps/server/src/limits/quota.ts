@@ -5,7 +5,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto'
 
-import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
+import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse, HEADERS } from '@fileshare/protocol'
 import { and, eq, lt, or, sql } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
@@ -164,7 +164,7 @@ export class DbUploadQuota implements UploadQuota {
       if (remaining <= 0) {
         const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
         throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
-          headers: { 'Retry-After': String(seconds) },
+          headers: { [HEADERS.retryAfter]: String(seconds) },
         })
       }
       throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)

@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, HEADERS, RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context, type Env, type MiddlewareHandler } from 'hono'
 import { Registry } from 'prom-client'
 
@@ -47,7 +47,7 @@ export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps
   const expected = settings.token === null ? null : hashToken(Buffer.from(settings.token))
   const authorized = (c: Context): boolean => {
     if (expected === null) return true
-    const presented = BEARER.exec(c.req.header('authorization') ?? '')?.[1]
+    const presented = BEARER.exec(c.req.header(RECEIVED_HEADERS.authorization) ?? '')?.[1]
     return presented !== undefined && timingSafeEqual(hashToken(Buffer.from(presented)), expected)
   }
   let server: RunningServer | undefined
@@ -57,7 +57,7 @@ export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps
       if (!authorized(c)) {
         return c.json({ error: METRICS_TOKEN_MESSAGE }, 401, { 'WWW-Authenticate': 'Bearer' })
       }
-      return c.body(await registry.metrics(), 200, { 'Content-Type': registry.contentType })
+      return c.body(await registry.metrics(), 200, { [HEADERS.contentType]: registry.contentType })
     })
   }
 

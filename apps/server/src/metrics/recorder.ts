@@ -4,11 +4,15 @@
  * its first line; labels take values from fixed sets only, never an id, address, token or name.
  * May touch: the metrics registry (prom-client's, one per process).
  */
+import { UPLOAD_STATUS_TRANSPORTS, type UploadStatusTransport } from '@fileshare/protocol'
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 
-/** How an upload's bytes arrive: the upload socket, chunked HTTP, or one HTTP request. */
-export type UploadTransport = 'ws' | 'chunks' | 'single'
-const UPLOAD_TRANSPORTS: readonly UploadTransport[] = ['ws', 'chunks', 'single']
+/**
+ * How an upload's bytes arrive: the upload socket or chunked HTTP, named as the status route names
+ * them (docs/api.md), or one HTTP request.
+ */
+export type UploadTransport = UploadStatusTransport | 'single'
+const UPLOAD_TRANSPORTS: readonly UploadTransport[] = [...UPLOAD_STATUS_TRANSPORTS, 'single']
 
 /** Every route family an HTTP answer is counted under (route-family.ts). */
 export type RouteFamily =

@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto'
 
 import {
+  canonicalBase64Url,
   ERROR_MESSAGES,
   NOTE_CONTENT_TYPES,
   NOTE_NONCE_BYTES,
@@ -45,7 +46,7 @@ import { deleteAsOwner } from '../records/owner-delete.js'
 import { infoTimes, passwordFields } from '../records/public-info.js'
 import { hashToken, judgeToken, tokenBytes } from '../access/tokens.js'
 import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
-import { canonicalSalt, decodeBase64Strict, invalid } from '../validation.js'
+import { decodeBase64Strict, invalid } from '../validation.js'
 
 export interface NotesDeps {
   config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>
@@ -217,7 +218,7 @@ export class NotesService {
     }
     const nonce = decodeExact(body.nonce, NOTE_NONCE_BYTES)
     if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
-    const salt = canonicalSalt(body.salt, [NOTE_SALT_BYTES])
+    const salt = canonicalBase64Url(body.salt, [NOTE_SALT_BYTES])
     if (salt === null) {
       problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
     }
@@ -237,7 +238,7 @@ export class NotesService {
     }
 
     if (typeof hasPassword !== 'boolean') problems.set('hasPassword', 'must be true or false')
-    const passwordSalt = canonicalSalt(body.passwordSalt, [PASSWORD_SALT_BYTES])
+    const passwordSalt = canonicalBase64Url(body.passwordSalt, [PASSWORD_SALT_BYTES])
     if (hasPassword === true) {
       if (passwordSalt === null) {
         problems.set('passwordSalt', `must be base64url of ${PASSWORD_SALT_BYTES} bytes`)

@@ -13,7 +13,11 @@ import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 
-import { NOTIFICATION_SIGNATURE_HEADER, type RequestNotification } from '@fileshare/protocol'
+import {
+  NOTIFICATION_SIGNATURE_HEADER,
+  RECEIVED_HEADERS,
+  type RequestNotification,
+} from '@fileshare/protocol'
 
 import { isPrivateAddress } from './private-address.js'
 import { webhookHost } from './targets.js'
@@ -59,8 +63,8 @@ export async function postWebhook(
   const options: RequestOptions = {
     method: 'POST',
     headers: {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
+      [RECEIVED_HEADERS.contentType]: 'application/json',
+      [RECEIVED_HEADERS.contentLength]: String(Buffer.byteLength(body)),
       'user-agent': 'fileshare-notify',
       [NOTIFICATION_SIGNATURE_HEADER]: signWebhookBody(body, secret),
     },

@@ -13,6 +13,7 @@ import {
   SECRET_SIZE,
   fromBase64Url,
   isUuid,
+  HEADERS,
 } from '@fileshare/protocol'
 import { and, count, desc, eq } from 'drizzle-orm'
 
@@ -142,7 +143,7 @@ function reportColumns(db: Db) {
 
 function tooManyReports(retryAfterSec: number): HttpError {
   return new HttpError(429, ERROR_MESSAGES.rateLimited, {
-    headers: { 'Retry-After': String(retryAfterSec) },
+    headers: { [HEADERS.retryAfter]: String(retryAfterSec) },
   })
 }
 

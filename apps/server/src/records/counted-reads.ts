@@ -6,7 +6,7 @@
  * May touch: tables uploads or request_uploads (the counted one), read_grants; the
  * blob store (reads).
  */
-import { ERROR_MESSAGES, parseByteRange } from '@fileshare/protocol'
+import { ERROR_MESSAGES, parseByteRange, HEADERS } from '@fileshare/protocol'
 import { and, gte, lte, notExists, or, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
@@ -149,7 +149,7 @@ function boundsOf(range: string, size: number): ByteBounds {
   const bounds = parseByteRange(range, size)
   if (bounds === null || bounds.start >= bounds.end) {
     throw new HttpError(416, ERROR_MESSAGES.rangeNotSatisfiable, {
-      headers: { 'Content-Range': `bytes */${size}` },
+      headers: { [HEADERS.contentRange]: `bytes */${size}` },
     })
   }
   return bounds

@@ -13,7 +13,7 @@ import {
   type CreateFileRequestResponse,
   type FileRequestLimitResponse,
   type FileRequestResponse,
-  RECEIVED_HEADERS,
+  HEADERS,
 } from '@fileshare/protocol'
 import { and, eq, lt, lte, notExists } from 'drizzle-orm'
 
@@ -163,7 +163,7 @@ export class FileRequests {
    * uploads hold. With note slots, `uploadsLeft` counts the others and `notesLeft` those.
    */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
-    const token = parseRequestToken(uploadToken, RECEIVED_HEADERS.uploadToken)
+    const token = parseRequestToken(uploadToken)
     const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     if (token === null || !tokenMatches(token, row.uploadTokenHash)) throw requestNotFound()
     const open = isRequestOpen(row, this.deps.now())
@@ -240,5 +240,5 @@ export class FileRequests {
 
 /** A 429 for a daily limit, with the seconds until the next UTC day. */
 function dailyLimitReached(message: string, retryAfterSec: number): HttpError {
-  return new HttpError(429, message, { headers: { 'Retry-After': String(retryAfterSec) } })
+  return new HttpError(429, message, { headers: { [HEADERS.retryAfter]: String(retryAfterSec) } })
 }

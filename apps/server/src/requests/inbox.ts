@@ -12,7 +12,6 @@ import {
   toBase64Url,
   type InboxEntry,
   type InboxResponse,
-  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { and, asc, eq, gt, lt } from 'drizzle-orm'
 
@@ -54,11 +53,6 @@ export interface InboxDeps {
 }
 
 type InboxTokenKind = 'inbox' | 'owner'
-
-const TOKEN_HEADERS: Record<InboxTokenKind, string> = {
-  inbox: RECEIVED_HEADERS.inboxToken,
-  owner: RECEIVED_HEADERS.inboxOwnerToken,
-}
 
 export class InboxService {
   private readonly reads: CountedReads
@@ -271,7 +265,7 @@ export class InboxService {
     kind: InboxTokenKind,
     clientIp: string,
   ): Promise<RequestRow> {
-    const token = parseRequestToken(presented, TOKEN_HEADERS[kind])
+    const token = parseRequestToken(presented)
     const row = await findRequest(this.deps.db, this.deps.tombstones, id)
     const stored = kind === 'inbox' ? row.inboxTokenHash : row.inboxOwnerTokenHash
     const guard = { key: `request:${id}`, clientIp, hasPassword: row.hasPassword }

@@ -7,12 +7,10 @@
  */
 import {
   CREATE_FILE_REQUEST_FIELDS,
-  ERROR_MESSAGES,
   FILE_REQUEST_BRIEF_FIELDS,
   REQUEST_META_MAX_BYTES,
   REQUEST_META_MIN_BYTES,
   REQUEST_META_NONCE_BYTES,
-  REQUEST_SALT_BYTES,
   REQUEST_TOKEN_BYTES,
   REQUEST_UPLOAD_FINALIZE_FIELDS,
   REQUEST_VAULT_BYTES,
@@ -20,23 +18,25 @@ import {
   REQUEST_WRAP_CIPHERTEXT_BYTES,
   REQUEST_WRAP_ENC_BYTES,
   BRIEF_NONCE_BYTES,
+  canonicalToken,
   decodeBriefCiphertext,
+  fromBase64Url,
+  RequestDeclaration,
+  type ReceivedHeaderValues,
+  type RequestDeclarationLimits,
   decodeCanonicalBytes,
   isAllowedRequestUploads,
   isOneOf,
-  parseIntegerStrict,
   requireBoolean,
   requireInteger,
   requireObject,
-  RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
-import { HttpError } from '../http-error.js'
 import { parseNotifyEmail } from '../notify/email-address.js'
 import { parseNotifyWebhook } from '../notify/targets.js'
 import { hashToken } from '../access/tokens.js'
-import { invalid } from '../validation.js'
+import { decodedOrThrow, invalid } from '../validation.js'
 
 export type RequestLimitsConfig = Pick<
   Config,
@@ -121,19 +121,11 @@ function bytes(value: unknown, length: number, field: string): Buffer {
 
 /**
  * A request token header: its value when canonical base64url of 32 bytes (spec: Encodings), else
- * null, which answers 404 like any wrong token. Only well-formed tokens reach the comparison, so
- * only they can count toward the lockout.
+ * null, which answers 404 like any wrong token (spec: Request tokens). Only well-formed tokens
+ * reach the comparison, so only they can count toward the lockout.
  */
-export function parseRequestToken(value: string | undefined, header: string): string | null {
-  if (value === undefined) return null
-  try {
-    decodeCanonicalBytes(value, REQUEST_TOKEN_BYTES, header)
-    return value
-  } catch {
-    // A token that is not even well-formed is still just a wrong token: 404, like an unknown id
-    // (spec: Request tokens), and it never counts toward the lockout.
-    return null
-  }
+export function parseRequestToken(value: string | undefined): string | null {
+  return canonicalToken(value, REQUEST_TOKEN_BYTES)
 }
 
 /** The body as an object of only the `allowed` fields; anything else is a 400 naming `body`. */
@@ -236,55 +228,38 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
   }
 }
 
-export interface RequestUploadInitValues {
-  uploadToken?: string | undefined
-  salt?: string | undefined
-  contentLength?: string | undefined
-  fileCount?: string | undefined
-  senderNote?: string | undefined
+/** The settings a request upload's declaration is checked against. */
+export type RequestUploadLimits = Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>
+
+function requestUploadInit(declaration: RequestDeclaration): RequestUploadInit {
+  const { uploadToken, salt, size, fileCount, senderNote } = declaration
+  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
+}
+
+function declarationLimits(config: RequestUploadLimits): RequestDeclarationLimits {
+  return { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
 }
 
 /**
- * Checks the init values of an upload into a request (spec: POST /api/request/:id/upload/init):
+ * Checks the init headers of an upload into a request (spec: POST /api/request/:id/upload/init):
  * 400 for an invalid value or too many files, 413 for a size over FILE_MAX_SIZE. A malformed
  * token becomes null here; whether the token opens the request (404 if not) is for `beginUpload`.
  */
-export function parseUploadInitValues(
-  values: RequestUploadInitValues,
-  config: Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>,
+export function parseUploadInitHeaders(
+  headers: ReceivedHeaderValues,
+  config: RequestUploadLimits,
 ): RequestUploadInit {
-  const problems = new Problems()
-  const uploadToken = parseRequestToken(values.uploadToken, RECEIVED_HEADERS.uploadToken)
-  const salt = problems.check(RECEIVED_HEADERS.salt, () =>
-    bytes(values.salt, REQUEST_SALT_BYTES, RECEIVED_HEADERS.salt),
-  )
-  const size = problems.check(RECEIVED_HEADERS.declaredContentLength, () =>
-    parseIntegerStrict(values.contentLength, { min: 1 }, RECEIVED_HEADERS.declaredContentLength),
-  )
-  const fileCount = problems.check(RECEIVED_HEADERS.fileCount, () =>
-    values.fileCount === undefined
-      ? 1
-      : parseIntegerStrict(values.fileCount, { min: 1 }, RECEIVED_HEADERS.fileCount),
-  )
-  const senderNote = problems.check(RECEIVED_HEADERS.senderNote, () => {
-    if (values.senderNote === undefined || values.senderNote === 'false') return false
-    if (values.senderNote === 'true') return true
-    throw new Error('x-sender-note must be true or false')
-  })
-  problems.throwIfAny()
-  if (fileCount! > config.fileMaxFilesPerUpload) {
-    throw new HttpError(400, ERROR_MESSAGES.tooManyFiles, {
-      details: { [RECEIVED_HEADERS.fileCount]: `must be at most ${config.fileMaxFilesPerUpload}` },
-    })
-  }
-  if (size! > config.fileMaxSize) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
-  return {
-    uploadToken: uploadToken ?? null,
-    salt: salt!,
-    size: size!,
-    fileCount: fileCount!,
-    senderNote: senderNote!,
-  }
+  const decoded = RequestDeclaration.fromHeaders(headers, declarationLimits(config))
+  return requestUploadInit(decodedOrThrow(decoded))
+}
+
+/** Checks the `request` of a request upload socket's `init` frame, as the headers are checked. */
+export function parseUploadInitFrame(
+  request: unknown,
+  config: RequestUploadLimits,
+): RequestUploadInit {
+  const decoded = RequestDeclaration.fromFrame(request, declarationLimits(config))
+  return requestUploadInit(decodedOrThrow(decoded))
 }
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */

@@ -13,6 +13,7 @@ import {
   REQUEST_CHUNK_MAX_BYTES,
   REQUEST_HTTP_SESSION_TIMEOUT_MS,
   isUuid,
+  type ReceivedHeaderValues,
 } from '@fileshare/protocol'
 import { and, eq, lt } from 'drizzle-orm'
 
@@ -27,10 +28,10 @@ import { FileRequests, type RequestsDeps } from './file-requests.js'
 import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
   parseFinalizeBody,
-  parseUploadInitValues,
+  parseUploadInitFrame,
+  parseUploadInitHeaders,
   type RequestUploadFinalize,
   type RequestUploadInit,
-  type RequestUploadInitValues,
 } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
 import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
@@ -38,6 +39,7 @@ import type { SessionHolds } from '../sessions/session-holds.js'
 import type { SessionScope } from '../sessions/stored-chunk-intake.js'
 import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { finalizeStored } from '../sessions/stored-finalize.js'
+import type { StreamedTransport } from '../sessions/streamed-session-records.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
@@ -50,8 +52,7 @@ export class RequestsService extends FileRequests {
         const init = decodeRequestInit(row.context)
         const requestId = row.requestId ?? ''
         const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp: '' }
-        const transport = row.transport === 'ws' ? 'socket' : 'http'
-        return { spec: this.sessionSpec(context, transport) }
+        return { spec: this.sessionSpec(context, row.transport) }
       },
     })
   }
@@ -59,20 +60,25 @@ export class RequestsService extends FileRequests {
   /** The settings of a session: over HTTP an idle one ends after one hour. */
   private sessionSpec(
     context: RequestUploadContext,
-    transport: 'http' | 'socket',
+    transport: StreamedTransport,
   ): NewSession<RequestUploadContext> {
     const { config } = this.deps
     return {
       declaredSize: context.init.size,
       context,
       limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
-      idleMs: transport === 'http' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+      idleMs: transport === 'chunks' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
     }
   }
 
-  /** Checks the init headers or frame fields: 400 when invalid, 413 over FILE_MAX_SIZE. */
-  parseUploadInit(values: RequestUploadInitValues): RequestUploadInit {
-    return parseUploadInitValues(values, this.deps.config)
+  /** Checks the init headers: 400 when invalid, 413 over FILE_MAX_SIZE. */
+  declaredInHeaders(headers: ReceivedHeaderValues): RequestUploadInit {
+    return parseUploadInitHeaders(headers, this.deps.config)
+  }
+
+  /** Checks an `init` frame's `request` as the headers are checked. */
+  declaredInFrame(request: unknown): RequestUploadInit {
+    return parseUploadInitFrame(request, this.deps.config)
   }
 
   /**
@@ -87,7 +93,7 @@ export class RequestsService extends FileRequests {
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
-    transport: 'http' | 'socket',
+    transport: StreamedTransport,
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
     init = await this.admitUpload(requestId, init)
@@ -96,11 +102,11 @@ export class RequestsService extends FileRequests {
     const session = await this.deps.sessions.create(this.sessionSpec(context, transport), holds, {
       kind: 'request',
       requestId,
-      transport: transport === 'socket' ? 'ws' : 'chunks',
+      transport,
       context: encodeRequestInit(init),
       resumable,
     })
-    trackUploadSession(session, transport === 'socket' ? 'ws' : 'chunks', true)
+    trackUploadSession(session, transport, true)
     return session
   }
 
@@ -152,7 +158,7 @@ export class RequestsService extends FileRequests {
     resumable: boolean,
   ): Promise<string> {
     const stored = this.deps.storedChunks
-    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'http', resumable)).id
+    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'chunks', resumable)).id
     init = await this.admitUpload(requestId, init)
     const holds = await this.holdQuota(requestId, init, clientIp)
     const id = randomUUID()

@@ -12,6 +12,7 @@ import {
   PKCE_COOKIE_NAME,
   SESSION_COOKIE_NAME,
   isCliCallbackUrl,
+  HEADERS,
 } from '@fileshare/protocol'
 import { Hono } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
@@ -57,7 +58,7 @@ export function authRoutes(config: Config, keys: SessionKeys, tokens: ApiTokens)
   const app = new Hono<AppEnv>()
   app.use('*', async (c, next) => {
     await next()
-    c.header('Cache-Control', 'no-store')
+    c.header(HEADERS.cacheControl, 'no-store')
   })
 
   app.get('/login', async (c) => {

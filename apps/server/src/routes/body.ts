@@ -143,7 +143,7 @@ export async function readJson(
 
 /** The media type of the request's `Content-Type`, lower-case, without parameters; '' if none. */
 function mediaType(c: Context<AppEnv>): string {
-  const type = c.env.incoming.headers['content-type'] ?? ''
+  const type = c.env.incoming.headers[RECEIVED_HEADERS.contentType] ?? ''
   return type.split(';')[0]!.trim().toLowerCase()
 }
 

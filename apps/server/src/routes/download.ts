@@ -83,9 +83,9 @@ export function downloadResponse(
   }
   const length = range === undefined ? size : range.end - range.start
   const headers: Record<string, string> = {
-    'Content-Type': 'application/octet-stream',
-    'Content-Length': String(length),
-    'X-File-Count': String(fileCount),
+    [HEADERS.contentType]: 'application/octet-stream',
+    [HEADERS.contentLength]: String(length),
+    [HEADERS.fileCount]: String(fileCount),
   }
   if (grant !== undefined) {
     headers[HEADERS.readGrant] = grant.token
@@ -108,9 +108,9 @@ export function grantedReadResponse(
   const length = read.end - read.start
   const whole = c.req.header(HEADERS.range) === undefined
   const headers: Record<string, string> = {
-    'Content-Type': 'application/octet-stream',
-    'Content-Length': String(length),
-    'X-File-Count': String(read.fileCount),
+    [HEADERS.contentType]: 'application/octet-stream',
+    [HEADERS.contentLength]: String(length),
+    [HEADERS.fileCount]: String(read.fileCount),
     [HEADERS.acceptRanges]: 'bytes',
   }
   if (!whole) headers[HEADERS.contentRange] = `bytes ${read.start}-${read.end - 1}/${read.size}`

@@ -42,7 +42,7 @@ const TOKEN_BODY_LIMIT = 4 * 1024
  * headers (security, rate limit, `Cache-Control: no-store` on every `/api` answer) are set on
  * the response before the app runs (listen.ts).
  */
-const JSON_HEADERS = { 'content-type': 'application/json' } as const
+const JSON_HEADERS = { [RECEIVED_HEADERS.contentType]: 'application/json' } as const
 
 const OK_BODY = JSON.stringify({ ok: true })
 

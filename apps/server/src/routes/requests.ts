@@ -79,14 +79,9 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
   app.post('/:id/upload/init', async (c) => {
     const id = requestId(c)
     refuseFormPost(c)
-    const init = requests.parseUploadInit({
-      uploadToken: c.req.header(RECEIVED_HEADERS.uploadToken),
-      salt: c.req.header(RECEIVED_HEADERS.salt),
-      contentLength: c.req.header(RECEIVED_HEADERS.declaredContentLength),
-      fileCount: c.req.header(RECEIVED_HEADERS.fileCount),
-      senderNote: c.req.header(RECEIVED_HEADERS.senderNote),
-    })
-    const resumable = parseResumable(c.req.header(RECEIVED_HEADERS.resumable), 'header')
+    const headers = c.req.header()
+    const init = requests.declaredInHeaders(headers)
+    const resumable = parseResumable(headers[RECEIVED_HEADERS.resumable], 'header')
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c), resumable) }, 201)
   })
 

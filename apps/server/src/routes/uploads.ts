@@ -29,10 +29,6 @@ function connectionGone(c: Context<AppEnv>): boolean {
   return outgoing.destroyed || outgoing.socket === null || outgoing.socket.destroyed
 }
 
-function headerValues(c: Context<AppEnv>): Record<string, string | undefined> {
-  return c.req.header()
-}
-
 export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
   const { uploads } = deps
   const app = new Hono<AppEnv>()
@@ -43,7 +39,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     let session
     try {
       await deps.requireLogin(c)
-      const spec = uploads.parseSpec(headerValues(c), RECEIVED_HEADERS.contentLength)
+      const { spec } = uploads.declaredInHeaders(c.req.header(), RECEIVED_HEADERS.contentLength)
       session = await uploads.begin(spec, deps.ipOf(c), 'single')
     } catch (error) {
       throw refuse(error)
@@ -72,8 +68,9 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
   app.post('/upload/init', async (c) => {
     await deps.requireLogin(c)
     refuseFormPost(c)
-    const spec = uploads.parseSpec(headerValues(c), RECEIVED_HEADERS.declaredContentLength)
-    const resumable = parseResumable(c.req.header(RECEIVED_HEADERS.resumable), 'header')
+    const headers = c.req.header()
+    const { spec } = uploads.declaredInHeaders(headers, RECEIVED_HEADERS.declaredContentLength)
+    const resumable = parseResumable(headers[RECEIVED_HEADERS.resumable], 'header')
     const id = await uploads.beginChunked(spec, deps.ipOf(c), resumable)
     return c.json({ id }, 201)
   })

@@ -1,11 +1,95 @@
 /**
- * What a chunk session kept in the database carries for its finalize, as the JSON of its
- * `context` column: a normal upload's spec, or an upload into a request's declared fields. Token
- * hashes are stored as base64; tokens themselves never are.
+ * The codec of what a session row keeps for its finalize, as the JSON of its `context` column: a
+ * normal upload's spec, or an upload into a request's declared fields. Token hashes are stored
+ * as base64; tokens themselves never are. Decoding is strict: a context that does not hold every
+ * field in its one spelling is a `StoredContextError` naming the field, never a half-built value.
+ *
  * May touch: nothing (pure).
  */
+import {
+  canonicalBase64Url,
+  PASSWORD_ALGO,
+  PASSWORD_SALT_BYTES,
+  REQUEST_SALT_BYTES,
+  UPLOAD_SALT_BYTES,
+} from '@fileshare/protocol'
+
 import type { RequestUploadInit } from '../requests/request-validation.js'
 import type { UploadSpec } from '../uploads/upload-spec.js'
+import { decodeBase64Strict } from '../validation.js'
+
+/** A token hash is a SHA-256 digest (access/tokens.ts). */
+const TOKEN_HASH_BYTES = 32
+
+/** A session row whose context does not decode; the row is unusable, not to be guessed at. */
+export class StoredContextError extends Error {
+  constructor(reason: string) {
+    super(`Stored session context is invalid: ${reason}`)
+    this.name = 'StoredContextError'
+  }
+}
+
+/** The fields of a context, each read once and checked; fields it does not read are ignored. */
+class ContextFields {
+  private readonly fields: Record<string, unknown>
+
+  constructor(context: string) {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(context)
+    } catch {
+      throw new StoredContextError('not JSON')
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new StoredContextError('not an object')
+    }
+    this.fields = parsed as Record<string, unknown>
+  }
+
+  private value(name: string): unknown {
+    return Object.hasOwn(this.fields, name) ? this.fields[name] : undefined
+  }
+
+  private fail(name: string, expected: string): never {
+    throw new StoredContextError(`${name} must be ${expected}`)
+  }
+
+  integer(name: string, min: number): number {
+    const value = this.value(name)
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= min) return value
+    return this.fail(name, `an integer of at least ${min}`)
+  }
+
+  boolean(name: string, fallback?: boolean): boolean {
+    const value = this.value(name)
+    if (value === undefined && fallback !== undefined) return fallback
+    if (typeof value === 'boolean') return value
+    return this.fail(name, 'true or false')
+  }
+
+  /** Canonical unpadded base64url of one of `sizes` bytes, as the protocol's decoders give it. */
+  base64Url(name: string, sizes: readonly number[]): string {
+    const value = this.value(name)
+    if (typeof value === 'string' && canonicalBase64Url(value, sizes) === value) return value
+    return this.fail(name, `canonical base64url of ${sizes.join(' or ')} bytes`)
+  }
+
+  /** Canonical padded base64 of exactly `bytes` bytes. */
+  base64(name: string, bytes: number): Buffer {
+    const decoded = decodeBase64Strict(this.value(name), { minBytes: bytes, maxBytes: bytes })
+    return decoded ?? this.fail(name, `base64 of ${bytes} bytes`)
+  }
+
+  /** A value present exactly when `present`, null otherwise. */
+  optional<T>(name: string, present: boolean, read: () => T): T | null {
+    if (present) return read()
+    return this.value(name) === null ? null : this.fail(name, 'null')
+  }
+
+  equal<T extends string>(name: string, expected: T): T {
+    return this.value(name) === expected ? expected : this.fail(name, expected)
+  }
+}
 
 export function encodeSpec(spec: UploadSpec): string {
   return JSON.stringify({
@@ -16,14 +100,23 @@ export function encodeSpec(spec: UploadSpec): string {
 }
 
 export function decodeSpec(context: string): UploadSpec {
-  const spec = JSON.parse(context) as Omit<UploadSpec, 'authTokenHash' | 'ownerTokenHash'> & {
-    authTokenHash: string
-    ownerTokenHash: string
-  }
+  const fields = new ContextFields(context)
+  const hasPassword = fields.boolean('hasPassword')
   return {
-    ...spec,
-    authTokenHash: Buffer.from(spec.authTokenHash, 'base64'),
-    ownerTokenHash: Buffer.from(spec.ownerTokenHash, 'base64'),
+    size: fields.integer('size', 1),
+    salt: fields.base64Url('salt', UPLOAD_SALT_BYTES),
+    maxDownloads: fields.integer('maxDownloads', 1),
+    expireSec: fields.integer('expireSec', 1),
+    fileCount: fields.integer('fileCount', 1),
+    hasPassword,
+    passwordSalt: fields.optional('passwordSalt', hasPassword, () =>
+      fields.base64Url('passwordSalt', [PASSWORD_SALT_BYTES]),
+    ),
+    passwordAlgo: fields.optional('passwordAlgo', hasPassword, () =>
+      fields.equal('passwordAlgo', PASSWORD_ALGO),
+    ),
+    authTokenHash: fields.base64('authTokenHash', TOKEN_HASH_BYTES),
+    ownerTokenHash: fields.base64('ownerTokenHash', TOKEN_HASH_BYTES),
   }
 }
 
@@ -44,18 +137,13 @@ export function encodeRequestInit(init: RequestUploadInit): string {
 export const NOTE_SLOT_CONTEXT = '"senderNote":true'
 
 export function decodeRequestInit(context: string): RequestUploadInit {
-  const init = JSON.parse(context) as {
-    salt: string
-    size: number
-    fileCount: number
-    senderNote?: boolean
-  }
+  const fields = new ContextFields(context)
   return {
     uploadToken: null,
-    salt: Buffer.from(init.salt, 'base64'),
-    size: init.size,
-    fileCount: init.fileCount,
-    senderNote: init.senderNote === true,
+    salt: fields.base64('salt', REQUEST_SALT_BYTES),
+    size: fields.integer('size', 1),
+    fileCount: fields.integer('fileCount', 1),
+    senderNote: fields.boolean('senderNote', false),
   }
 }
 

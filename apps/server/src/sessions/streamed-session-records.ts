@@ -6,6 +6,7 @@
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
  * May touch: table streamed_sessions.
  */
+import type { UploadStatusTransport } from '@fileshare/protocol'
 import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
@@ -14,7 +15,7 @@ import type { Db, Executor } from '../db/client.js'
 export const HOLD_LAPSE_MS = 30_000
 
 export type StreamedKind = 'upload' | 'request'
-export type StreamedTransport = 'ws' | 'chunks'
+export type StreamedTransport = UploadStatusTransport
 
 export interface StreamedSessionRow {
   id: string

@@ -1,22 +1,22 @@
 /**
  * What a client declares before sending an upload's bytes, the same on every transport (spec:
- * POST /api/upload, POST /api/upload/init, the WebSocket `init` frame), and its check against
- * the settings: canonical tokens and salts, the offered expiries and download limits, the size
- * limit.
+ * POST /api/upload, POST /api/upload/init, the WebSocket `init` frame): the protocol's
+ * `Declaration`, decoded and checked against the settings, with its tokens reduced to the hashes
+ * the server keeps.
+ *
  * May touch: nothing (pure).
  */
 import {
-  ERROR_MESSAGES,
-  PASSWORD_ALGO,
-  isOneOf,
-  parseIntegerStrict,
-  RECEIVED_HEADERS,
+  Declaration,
+  fromBase64Url,
+  type DeclarationLimits,
+  type DeclaredSizeHeader,
+  type ReceivedHeaderValues,
 } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
-import { HttpError } from '../http-error.js'
-import { hashToken, tokenBytes } from '../access/tokens.js'
-import { canonicalSalt, invalid } from '../validation.js'
+import { hashToken } from '../access/tokens.js'
+import { decodedOrThrow } from '../validation.js'
 
 /** What a client declares before sending bytes: the same on every transport. */
 export interface UploadSpec {
@@ -32,8 +32,11 @@ export interface UploadSpec {
   ownerTokenHash: Buffer
 }
 
-/** Header names as they arrive (lower case); `size` names the header that carries the size. */
-export type UploadHeaderValues = Record<string, string | undefined>
+/** A declaration checked at init: what the session keeps, and the owner token its finalize needs. */
+export interface DeclaredUpload {
+  spec: UploadSpec
+  ownerToken: string
+}
 
 /** The settings a declaration is checked against. */
 export type UploadSpecLimits = Pick<
@@ -41,87 +44,49 @@ export type UploadSpecLimits = Pick<
   'fileDownloadOptions' | 'fileExpireOptionsSec' | 'fileMaxFilesPerUpload' | 'fileMaxSize'
 >
 
-/**
- * Validates the headers of `POST /api/upload`, `POST /api/upload/init` and the WebSocket `init`
- * frame (spec: POST /api/upload). `sizeHeader` is `content-length` or `x-content-length`.
- */
-export function parseUploadSpec(
-  config: UploadSpecLimits,
-  headers: UploadHeaderValues,
-  sizeHeader: string,
-): UploadSpec {
-  const problems: Record<string, string> = {}
-  const integer = (name: string, fallback?: number): number => {
-    const value = headers[name]
-    if (value === undefined && fallback !== undefined) return fallback
-    try {
-      return parseIntegerStrict(value, {}, name)
-    } catch {
-      problems[name] = 'must be a whole number'
-      return NaN
-    }
-  }
-
-  const auth = tokenBytes(headers[RECEIVED_HEADERS.authToken])
-  if (!auth) problems[RECEIVED_HEADERS.authToken] = 'must be a base64url token'
-  const owner = tokenBytes(headers[RECEIVED_HEADERS.ownerToken])
-  if (!owner) problems[RECEIVED_HEADERS.ownerToken] = 'must be a base64url token'
-  const salt = canonicalSalt(headers[RECEIVED_HEADERS.salt], [16, 32])
-  if (salt === null) problems[RECEIVED_HEADERS.salt] = 'must be base64url of 16 or 32 bytes'
-
-  const maxDownloads = integer(RECEIVED_HEADERS.maxDownloads)
-  if (!Number.isNaN(maxDownloads) && !isOneOf(maxDownloads, config.fileDownloadOptions)) {
-    problems[RECEIVED_HEADERS.maxDownloads] =
-      `must be one of ${config.fileDownloadOptions.join(', ')}`
-  }
-  const expireSec = integer(RECEIVED_HEADERS.expireSec)
-  if (!Number.isNaN(expireSec) && !isOneOf(expireSec, config.fileExpireOptionsSec)) {
-    problems[RECEIVED_HEADERS.expireSec] =
-      `must be one of ${config.fileExpireOptionsSec.join(', ')}`
-  }
-  const fileCount = integer(RECEIVED_HEADERS.fileCount, 1)
-  if (!Number.isNaN(fileCount) && (fileCount < 1 || fileCount > config.fileMaxFilesPerUpload)) {
-    problems[RECEIVED_HEADERS.fileCount] = `must be from 1 to ${config.fileMaxFilesPerUpload}`
-  }
-
-  const hasPasswordText = headers[RECEIVED_HEADERS.hasPassword]
-  const hasPassword = hasPasswordText === 'true'
-  if (hasPasswordText !== 'true' && hasPasswordText !== 'false') {
-    problems[RECEIVED_HEADERS.hasPassword] = 'must be true or false'
-  }
-  const passwordSalt = canonicalSalt(headers[RECEIVED_HEADERS.passwordSalt], [16])
-  const passwordAlgo = headers[RECEIVED_HEADERS.passwordAlgo] ?? null
-  if (hasPassword) {
-    if (passwordSalt === null) {
-      problems[RECEIVED_HEADERS.passwordSalt] = 'must be base64url of 16 bytes'
-    }
-    if (passwordAlgo !== PASSWORD_ALGO)
-      problems[RECEIVED_HEADERS.passwordAlgo] = `must be ${PASSWORD_ALGO}`
-  }
-
-  // A size too large to be a safe integer is still a size, and still too large.
-  const declared = headers[sizeHeader]
-  const size =
-    declared !== undefined &&
-    /^[0-9]{16,}$/.test(declared) &&
-    !Number.isSafeInteger(Number(declared))
-      ? Number.MAX_SAFE_INTEGER
-      : integer(sizeHeader)
-  if (Number.isNaN(size)) problems[sizeHeader] = 'must be the exact encrypted size in bytes'
-  if (Object.keys(problems).length > 0) throw invalid(problems)
-  if (size > config.fileMaxSize) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
-  if (size < 1) throw invalid({ [sizeHeader]: 'must be at least 1' })
-
+function declarationLimits(config: UploadSpecLimits): DeclarationLimits {
   return {
-    size,
-    salt: salt!,
-    maxDownloads,
-    expireSec,
-    fileCount,
-    hasPassword,
-    passwordSalt: hasPassword ? passwordSalt : null,
-    passwordAlgo: hasPassword ? passwordAlgo : null,
-    authTokenHash: hashToken(auth!),
-    ownerTokenHash: hashToken(owner!),
+    downloadOptions: config.fileDownloadOptions,
+    expireOptionsSec: config.fileExpireOptionsSec,
+    maxFilesPerUpload: config.fileMaxFilesPerUpload,
+    maxSize: config.fileMaxSize,
   }
+}
+
+function declaredUpload(declaration: Declaration): DeclaredUpload {
+  const { password } = declaration
+  const spec: UploadSpec = {
+    size: declaration.size,
+    salt: declaration.salt,
+    maxDownloads: declaration.maxDownloads,
+    expireSec: declaration.expireSec,
+    fileCount: declaration.fileCount,
+    hasPassword: password !== null,
+    passwordSalt: password?.salt ?? null,
+    passwordAlgo: password?.algo ?? null,
+    authTokenHash: hashToken(fromBase64Url(declaration.authToken)),
+    ownerTokenHash: hashToken(fromBase64Url(declaration.ownerToken)),
+  }
+  return { spec, ownerToken: declaration.ownerToken }
+}
+
+/**
+ * The declaration in the headers of `POST /api/upload` (`sizeHeader` `content-length`) or
+ * `POST /api/upload/init` (`x-content-length`); 400 or 413 as the spec says.
+ */
+export function parseUploadHeaders(
+  config: UploadSpecLimits,
+  headers: ReceivedHeaderValues,
+  sizeHeader: DeclaredSizeHeader,
+): DeclaredUpload {
+  return declaredUpload(
+    decodedOrThrow(Declaration.fromHeaders(headers, declarationLimits(config), sizeHeader)),
+  )
+}
+
+/** The declaration in an upload socket's `init` frame, checked as the HTTP init's headers are. */
+export function parseUploadFrame(config: UploadSpecLimits, frameHeaders: unknown): DeclaredUpload {
+  return declaredUpload(
+    decodedOrThrow(Declaration.fromFrame(frameHeaders, declarationLimits(config))),
+  )
 }

@@ -6,12 +6,20 @@
  * May touch: table uploads; the metrics registry; the rest through the session layer
  * (sessions/) and the quota.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  type DeclaredSizeHeader,
+  type ReceivedHeaderValues,
+} from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
 import { randomUUID } from 'node:crypto'
 
 import { HttpError } from '../http-error.js'
-import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
+import {
+  recordUploadFailed,
+  recordUploadStarted,
+  type UploadTransport,
+} from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
 import { tokenMatches } from '../access/tokens.js'
@@ -23,10 +31,12 @@ import { storedSessionStatus, type SessionStatus } from '../sessions/session-sta
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 import { UploadRecords, type UploadsDeps } from './upload-records.js'
-import { parseUploadSpec, type UploadHeaderValues, type UploadSpec } from './upload-spec.js'
-
-/** How a session's bytes arrive: one request body, chunk requests, or a WebSocket. */
-export type UploadTransport = 'single' | 'chunks' | 'ws'
+import {
+  parseUploadFrame,
+  parseUploadHeaders,
+  type DeclaredUpload,
+  type UploadSpec,
+} from './upload-spec.js'
 
 /** The context of a normal upload session (request uploads carry another). */
 export interface FileUploadContext {
@@ -66,9 +76,14 @@ export class UploadsService extends UploadRecords {
     }
   }
 
-  /** The declaration of an upload at init, checked against the settings (upload-spec.ts). */
-  parseSpec(headers: UploadHeaderValues, sizeHeader: string): UploadSpec {
-    return parseUploadSpec(this.deps.config, headers, sizeHeader)
+  /** The declaration in an upload's headers, checked against the settings (upload-spec.ts). */
+  declaredInHeaders(headers: ReceivedHeaderValues, sizeHeader: DeclaredSizeHeader): DeclaredUpload {
+    return parseUploadHeaders(this.deps.config, headers, sizeHeader)
+  }
+
+  /** The declaration in an upload socket's `init` frame, checked as the headers are. */
+  declaredInFrame(frameHeaders: unknown): DeclaredUpload {
+    return parseUploadFrame(this.deps.config, frameHeaders)
   }
 
   /** The chunked sessions kept in the database, when they are (PostgreSQL). */

@@ -1,19 +1,13 @@
 /**
- * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of `POST
- * /api/upload/init` under its frame names (the protocol's declaration.ts maps them) and is
- * validated by the same code, plus the quota; its `finalize` frame needs the owner token the `init`
+ * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of
+ * `POST /api/upload/init` under its frame names (the protocol's `Declaration` decodes both) and
+ * is checked the same way, plus the quota; its `finalize` frame needs the owner token the `init`
  * frame declared (spec: WebSocket /api/upload/ws).
  * May touch: nothing directly; through UploadsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'
 
-import {
-  ERROR_MESSAGES,
-  isUuid,
-  RECEIVED_HEADERS,
-  receivedDeclarationHeaders,
-  REQUEST_WS_MIN_PROGRESS_BYTES,
-} from '@fileshare/protocol'
+import { ERROR_MESSAGES, isUuid, REQUEST_WS_MIN_PROGRESS_BYTES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
@@ -56,13 +50,10 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
     progress: { windowMs: deps.progressWindowMs, minBytes: REQUEST_WS_MIN_PROGRESS_BYTES },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
-      // The frame's declaration under its HTTP header names, so the check names a field as the
-      // HTTP init does; a value that is not a string counts as missing.
-      const headers = receivedDeclarationHeaders(frame.headers)
-      const spec = uploads.parseSpec(headers, RECEIVED_HEADERS.declaredContentLength)
+      const { spec, ownerToken } = uploads.declaredInFrame(frame.headers)
       const resumable = parseResumable(frame.resumable, 'frame')
       const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
-      return opened(session, headers[RECEIVED_HEADERS.ownerToken])
+      return opened(session, ownerToken)
     },
     /**
      * `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential (no login

@@ -1,7 +1,7 @@
 /**
  * The request upload socket `/api/request/:id/upload/ws` (spec: Uploading into a request): its
  * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare and is
- * checked by the same service code, its `finalize` frame carries the HTTP finalize body, and it
+ * decoded by the same protocol `RequestDeclaration`, its `finalize` frame carries the HTTP finalize body, and it
  * must keep delivering or lose its slot (spec: Upload slot inside a request).
  * May touch: nothing directly; through RequestsService and the session layer.
  */
@@ -18,7 +18,7 @@ import { HttpError } from '../http-error.js'
 import type { RequestUploadContext } from '../requests/request-upload-context.js'
 import type { RequestsService } from '../requests/requests.js'
 import type { UploadSession } from '../sessions/upload-session.js'
-import { invalid, parseResumable } from '../validation.js'
+import { parseResumable } from '../validation.js'
 import { resumeOffset } from './resume-frame.js'
 import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
 import type { UploadSocketRoute } from './upload-socket.js'
@@ -27,41 +27,11 @@ import type { UploadSocketRoute } from './upload-socket.js'
 const REQUEST_UPLOAD_PATH =
   /^\/api\/request\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/upload\/ws$/
 
-const INIT_FIELDS = ['uploadToken', 'salt', 'contentLength', 'fileCount', 'senderNote'] as const
-
-type InitValues = Parameters<RequestsService['parseUploadInit']>[0]
-
-/**
- * A field of the `init` frame as the text its HTTP header would carry: strings as they are and
- * integers in decimal (the spec's frame has integers where the route has header text). Any other
- * JSON value becomes its JSON text (`true` for our `senderNote`, as its header spells it), so
- * the service refuses what it refuses in that header; an absent field stays absent (`fileCount`
- * then defaults to 1).
- */
-function headerText(value: unknown): string | undefined {
-  if (value === undefined || typeof value === 'string') return value
-  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value).toString()
-  return JSON.stringify(value)
-}
-
-function initValues(frame: ControlFrame): InitValues {
-  const given = frame.request
-  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
-    throw invalid({ request: 'must be an object' })
-  }
-  const values: InitValues = {}
-  for (const name of INIT_FIELDS) {
-    const text = headerText((given as Record<string, unknown>)[name])
-    if (text !== undefined) values[name] = text
-  }
-  return values
-}
-
 export interface RequestUploadRouteDeps {
   config: Config
   requests: Pick<
     RequestsService,
-    'parseUploadInit' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
+    'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
   >
   /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
@@ -90,10 +60,10 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
         enabled()
-        const init = requests.parseUploadInit(initValues(frame))
+        const init = requests.declaredInFrame(frame.request)
         const resumable = parseResumable(frame.resumable, 'frame')
         const ip = deps.ipOf(request)
-        return opened(await requests.beginUpload(requestId, init, ip, 'socket', resumable))
+        return opened(await requests.beginUpload(requestId, init, ip, 'ws', resumable))
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {

@@ -5,11 +5,11 @@ import { uploadState, withCallerOptions } from './caller-upload.js'
 import type { UploadCiphertextOptions, UploadSession } from './upload.js'
 
 const UPLOAD: Pick<UploadCiphertextOptions, 'target' | 'size' | 'ciphertext'> = {
-  target: { kind: 'file', headers: {} as never },
+  target: { kind: 'file', declaration: {} as never },
   size: 42,
   ciphertext: () => new ReadableStream(),
 }
-const SESSION: UploadSession = { id: 'b6f1c2d4', transport: 'http', chunkSize: 1024 }
+const SESSION: UploadSession = { id: 'b6f1c2d4', transport: 'chunks', chunkSize: 1024 }
 
 describe('withCallerOptions', () => {
   it('passes progress, cancellation and resume options on, and the state for the session', async () => {

@@ -15,6 +15,8 @@ import { derivePasswordKey, lockSecret, protectSecret, wrongPassword } from '../
 import { ProtocolError } from '../errors.js'
 import type { RecordCipherOption } from '../crypto/stream.js'
 import { encryptedSize } from '../sizes.js'
+import { PASSWORD_ALGO } from '../wire/common.js'
+import type { Declaration } from '../wire/declaration.js'
 import { HEADERS } from '../wire/headers.js'
 import { PATHS } from '../wire/routes.js'
 import { READ_GRANT_REQUEST } from '../wire/uploads.js'
@@ -23,7 +25,6 @@ import type {
   UploadInfoResponse,
   UploadMetaFields,
 } from '../wire/uploads.js'
-import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { isApiError } from './api-error.js'
 import type { ApiClient } from './api.js'
 import { openDownload, type DownloadOptions, type DownloadResult } from './download.js'
@@ -209,25 +210,19 @@ async function transferFile(
   // Sealed before anything is sent: a file list too long to store fails without an upload.
   const meta = await encryptMetadata(keys.metaKey, options.metadata)
   const size = encryptedSize(source.size)
-  const headers: UploadWsInitHeaders = {
+  const declaration: Declaration = {
     authToken: keys.authToken,
     ownerToken: keys.ownerToken,
     salt: toBase64Url(salt),
-    maxDownloads: String(options.maxDownloads),
-    expireSec: String(options.expireSec),
-    fileCount: String(options.fileCount),
-    contentLength: String(size),
-    ...(passwordLock
-      ? {
-          hasPassword: 'true' as const,
-          passwordSalt: passwordLock.passwordSalt,
-          passwordAlgo: 'argon2id-v2' as const,
-        }
-      : { hasPassword: 'false' as const }),
+    maxDownloads: options.maxDownloads,
+    expireSec: options.expireSec,
+    fileCount: options.fileCount,
+    size,
+    password: passwordLock ? { salt: passwordLock.passwordSalt, algo: PASSWORD_ALGO } : null,
   }
   const upload = withCallerOptions(
     {
-      target: { kind: 'file', headers },
+      target: { kind: 'file', declaration },
       size,
       ciphertext: ciphertextFrom(source, keys.fileKey, {
         cipher: options.cipher,

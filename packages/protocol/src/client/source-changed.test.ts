@@ -12,7 +12,7 @@ import { join } from 'node:path'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { FakeServer, uploadHeaders } from '../../test/fake-upload-server.js'
+import { FakeServer, uploadDeclaration } from '../../test/fake-upload-server.js'
 import { collect, pseudoRandomBytes, sameBytes } from '../../test/streams.js'
 import { deriveUploadKeys } from '../crypto/keys.js'
 import { parseLink, type FileLink } from '../crypto/link.js'
@@ -135,7 +135,7 @@ function upload(
   // One set of tags for the upload: every resume of it is checked against its first pass.
   const sealed = new SealedRecords(Math.ceil(source.size / RECORD))
   return {
-    target: { kind: 'file', headers: uploadHeaders(size) },
+    target: { kind: 'file', declaration: uploadDeclaration(size) },
     size,
     ciphertext: (offset) => {
       // The overwrite lands before the source is read again, as on a real disk during an outage.

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 
-import { CHECKPOINT, CHUNK, FakeServer, uploadHeaders } from '../../test/fake-upload-server.js'
+import { CHECKPOINT, CHUNK, FakeServer, uploadDeclaration } from '../../test/fake-upload-server.js'
 import { pseudoRandomBytes, sameBytes, streamOf } from '../../test/streams.js'
 import { ApiClient } from './api.js'
 import { resumeUpload, uploadCiphertext, type UploadCiphertextOptions } from './upload.js'
@@ -16,7 +16,7 @@ function upload(
   extra: Partial<UploadCiphertextOptions> = {},
 ): UploadCiphertextOptions {
   return {
-    target: { kind: 'file', headers: uploadHeaders(data.length) },
+    target: { kind: 'file', declaration: uploadDeclaration(data.length) },
     size: data.length,
     ciphertext: (offset) => streamOf(data.subarray(offset), [300]),
     ...extra,
@@ -44,9 +44,9 @@ describe('a chunked upload', () => {
         },
       }),
     )
-    expect(result.transport).toBe('http')
+    expect(result.transport).toBe('chunks')
     expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)
-    expect(sessions).toEqual([{ id: result.id, transport: 'http', chunkSize: CHUNK }])
+    expect(sessions).toEqual([{ id: result.id, transport: 'chunks', chunkSize: CHUNK }])
     expect(resumes.map((r) => r.attempt)).toEqual([1, 2])
     expect(resumes[0]!.offset).toBe(2 * CHUNK)
     expect(server.log.filter((line) => line.endsWith('/status'))).toHaveLength(2)
@@ -124,7 +124,7 @@ describe('a chunked upload', () => {
     const data = pseudoRandomBytes(3 * CHUNK, 8)
     const id = server.create(data.length, 'chunks')
     server.forget = true
-    const session: UploadSession = { id, transport: 'http', chunkSize: CHUNK }
+    const session: UploadSession = { id, transport: 'chunks', chunkSize: CHUNK }
     await expect(resumeUpload(clients(server, false), session, upload(data))).rejects.toThrow(
       /no longer has this unfinished upload/,
     )
@@ -154,6 +154,28 @@ describe('a chunked upload', () => {
   }, 30_000)
 })
 
+describe('a session saved by an earlier client', () => {
+  it.each([
+    ['http', 'chunks', false],
+    ['websocket', 'ws', true],
+  ] as const)(
+    'continues one saved as %s under its transport named %s',
+    async (saved, transport, webSocket) => {
+      const server = new FakeServer()
+      const data = pseudoRandomBytes(3 * CHUNK, 10)
+      const id = server.create(data.length, transport)
+      const session = { id, transport: saved, chunkSize: webSocket ? null : CHUNK }
+      const result = await resumeUpload(
+        clients(server, webSocket),
+        session as unknown as UploadSession,
+        upload(data),
+      )
+      expect(result).toEqual({ id, transport })
+      expect(sameBytes(server.finished.get(id)!, data)).toBe(true)
+    },
+  )
+})
+
 describe('a WebSocket upload', () => {
   it('resumes over new sockets from the durable offset, byte-exact', async () => {
     const server = new FakeServer()
@@ -174,7 +196,7 @@ describe('a WebSocket upload', () => {
         },
       }),
     )
-    expect(result.transport).toBe('websocket')
+    expect(result.transport).toBe('ws')
     // Each loss is told at once, before the wait and the status request of its resume.
     expect(events).toEqual(['lost', 'resumed 1', 'lost', 'resumed 2', 'lost', 'resumed 3'])
     expect(sameBytes(server.finished.get(result.id)!, data)).toBe(true)

@@ -16,9 +16,9 @@ import type { ApiClient } from './api.js'
 /** An unfinished upload as the server names it: what resuming it needs besides its bytes. */
 export interface UploadSession {
   id: string
-  /** `websocket` sessions resume over a new socket, `http` ones with the missing chunks. */
-  transport: 'websocket' | 'http'
-  /** Bytes per chunk of an `http` session: resumed chunks keep their indexes. */
+  /** `ws` sessions resume over a new socket, `chunks` ones with the missing chunks. */
+  transport: UploadStatusTransport
+  /** Bytes per chunk of a `chunks` session: resumed chunks keep their indexes. */
   chunkSize: number | null
 }
 
@@ -43,10 +43,16 @@ function statusPath(target: StatusTarget, id: string): string {
     : PATHS.requestUploadStatus(target.requestId, id)
 }
 
-/** The status's transport names and the client's. */
-const TRANSPORTS: Record<UploadStatusTransport, UploadSession['transport']> = {
-  ws: 'websocket',
-  chunks: 'http',
+/** The transport names that clients kept in saved state before they took the server's. */
+const SAVED_TRANSPORTS: Readonly<Record<string, UploadStatusTransport>> = {
+  websocket: 'ws',
+  http: 'chunks',
+}
+
+/** A session as this client or an earlier one saved it, under today's transport name. */
+export function savedSession(session: UploadSession): UploadSession {
+  const transport = SAVED_TRANSPORTS[session.transport] ?? session.transport
+  return transport === session.transport ? session : { ...session, transport }
 }
 
 /**
@@ -84,10 +90,11 @@ export async function fetchUploadStatus(
     )
   }
   const { bytesWritten, nextIndex, declaredSize, transport } = answer
-  const chunked = session.transport === 'http'
+  const expected = savedSession(session).transport
+  const chunked = expected === 'chunks'
   if (
     declaredSize !== size ||
-    TRANSPORTS[transport as UploadStatusTransport] !== session.transport ||
+    transport !== expected ||
     !Number.isSafeInteger(bytesWritten) ||
     (bytesWritten as number) < 0 ||
     (bytesWritten as number) > size ||

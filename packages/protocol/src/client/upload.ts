@@ -6,7 +6,8 @@
 import { ProtocolError } from '../errors.js'
 import { RECORD_SIZE, RECORD_TAG_SIZE } from '../sizes.js'
 import type { ConfigResponse } from '../wire/config.js'
-import { declarationHeaders } from '../wire/declaration.js'
+import { Declaration } from '../wire/declaration.js'
+import { RequestDeclaration } from '../wire/request-declaration.js'
 import { HEADERS } from '../wire/headers.js'
 import {
   DEFAULT_CONCURRENT_CHUNKS,
@@ -18,7 +19,6 @@ import type { RequestUploadFinalizeBody } from '../wire/requests.js'
 import { ERROR_MESSAGES } from '../wire/errors.js'
 import { isUuid } from '../validate.js'
 import { PATHS } from '../wire/routes.js'
-import type { UploadWsInitHeaders } from '../wire/ws-frames.js'
 import { ApiError, isApiError } from './api-error.js'
 import { isAbortError } from '../abort.js'
 import { networkError, type ApiClient } from './api.js'
@@ -29,6 +29,7 @@ import {
   FINISHED,
   isConnectionLoss,
   resumeDelay,
+  savedSession,
   sleep,
   sleepUnlessAborted,
   type StatusTarget,
@@ -36,10 +37,12 @@ import {
   type UploadStatus,
 } from './upload-status.js'
 import type { WebSocketFactory, WebSocketLike } from './web-socket.js'
+import type { UploadStatusTransport } from '../wire/uploads.js'
 
 export type { UploadSession } from './upload-status.js'
 
-export type UploadTransport = 'websocket' | 'http'
+/** How the ciphertext travels, named as the server's status and metrics name it (docs/api.md). */
+export type UploadTransport = UploadStatusTransport
 
 export interface UploadProgress {
   /** Ciphertext bytes handed to the network (WebSocket) or acknowledged (HTTP). */
@@ -60,8 +63,8 @@ export interface UploadCallbacks {
 export type UploadTarget =
   | {
       kind: 'file'
-      /** The `init` settings; `contentLength` is the ciphertext size. */
-      headers: UploadWsInitHeaders
+      /** What the upload declares; its `size` is the ciphertext's. */
+      declaration: Declaration
     }
   | {
       kind: 'request'
@@ -174,10 +177,10 @@ export async function uploadCiphertext(
   try {
     if (api.webSocket && config.webSocketUploadEnabled) {
       const id = await sendOverWebSocket(api, api.webSocket, config, tracked, INIT, named)
-      if (id !== FALL_BACK) return { id, transport: 'websocket' }
+      if (id !== FALL_BACK) return { id, transport: 'ws' }
       options.signal?.throwIfAborted()
     }
-    return { id: await sendOverHttp(api, config, tracked, INIT, named), transport: 'http' }
+    return { id: await sendOverHttp(api, config, tracked, INIT, named), transport: 'chunks' }
   } catch (error) {
     if (!session) throw error
     const id = await recover(api, config, tracked, session, error)
@@ -192,10 +195,11 @@ export async function uploadCiphertext(
  */
 export async function resumeUpload(
   api: ApiClient,
-  session: UploadSession,
+  saved: UploadSession,
   options: UploadCiphertextOptions,
 ): Promise<UploadResult> {
   options.signal?.throwIfAborted()
+  const session = savedSession(saved)
   const config = await api.config()
   const id = await recover(api, config, trackProgress(options), session, undefined)
   return { id, transport: session.transport }
@@ -235,7 +239,7 @@ function trackProgress(options: UploadCiphertextOptions): TrackedOptions {
 
 function statusTarget(target: UploadTarget): StatusTarget {
   return target.kind === 'file'
-    ? { kind: 'file', ownerToken: target.headers.ownerToken }
+    ? { kind: 'file', ownerToken: target.declaration.ownerToken }
     : { kind: 'request', requestId: target.requestId }
 }
 
@@ -271,7 +275,7 @@ async function recover(
       if (!lost || retryForMs <= 0 || Date.now() - outageStart > retryForMs) {
         const keep =
           (lost && retryForMs > 0) || (signal?.aborted === true && resume?.keepOnAbort === true)
-        if (!keep && session.transport === 'http') {
+        if (!keep && session.transport === 'chunks') {
           await cancelSession(api, options.target, session.id)
         }
         if (signal?.aborted) throw signal.reason
@@ -313,7 +317,7 @@ async function recover(
       chunkSize: session.chunkSize,
     }
     try {
-      if (session.transport === 'websocket') {
+      if (session.transport === 'ws') {
         const factory = api.webSocket
         if (!factory)
           throw new ProtocolError('BAD_INPUT', 'This upload needs a WebSocket to resume')
@@ -358,24 +362,28 @@ function wsInitFrame(
       ? {
           type: 'resume',
           id: opening.id,
-          ownerToken: target.headers.ownerToken,
+          ownerToken: target.declaration.ownerToken,
           offset: opening.offset,
         }
       : { type: 'resume', uploadId: opening.id, offset: opening.offset }
   }
   const asked = resumable ? { resumable: true } : {}
-  if (target.kind === 'file') return { type: 'init', headers: target.headers, ...asked }
+  if (target.kind === 'file') {
+    return { type: 'init', headers: Declaration.toFrame(target.declaration), ...asked }
+  }
   return {
     type: 'init',
-    request: {
-      uploadToken: target.uploadToken,
-      salt: target.salt,
-      contentLength: size,
-      fileCount: target.fileCount,
-      ...(target.senderNote === true ? { senderNote: true } : {}),
-    },
+    request: RequestDeclaration.toFrame(requestDeclaration(target, size)),
     ...asked,
   }
+}
+
+function requestDeclaration(
+  target: Extract<UploadTarget, { kind: 'request' }>,
+  size: number,
+): RequestDeclaration {
+  const { uploadToken, salt, fileCount } = target
+  return { uploadToken, salt, size, fileCount, senderNote: target.senderNote === true }
 }
 
 function wsPath(target: UploadTarget): string {
@@ -529,7 +537,7 @@ async function sendOverWebSocket(
     const started = await ready.promise
     if (started === FALL_BACK) return FALL_BACK
     const { id, offset } = started
-    if (!resuming) await onReady({ id, transport: 'websocket', chunkSize: null })
+    if (!resuming) await onReady({ id, transport: 'ws', chunkSize: null })
     if (state.phase !== 'sending') throw state.failure
     await streamFrames(ws, config, options, stopped.promise, offset, () => {
       if (state.phase !== 'sending') throw state.failure
@@ -543,7 +551,7 @@ async function sendOverWebSocket(
     state.phase = 'finalizing'
     ws.send(JSON.stringify(finalize))
     await done.promise
-    report(options, options.size, 'websocket')
+    report(options, options.size, 'ws')
     return id
   } catch (error) {
     fail(error)
@@ -573,7 +581,7 @@ async function streamFrames(
   let sent = from
   // What has left the send buffer; the buffer counts frame headers too, so it is kept monotonic.
   let reported = from
-  report(options, from, 'websocket')
+  report(options, from, 'ws')
   try {
     for (;;) {
       const { value, done } = await read()
@@ -596,7 +604,7 @@ async function streamFrames(
         const left = sent - ws.bufferedAmount
         if (left > reported) {
           reported = left
-          report(options, reported, 'websocket')
+          report(options, reported, 'ws')
         }
       }
     }
@@ -638,16 +646,9 @@ function httpInitHeaders(
 ): Record<string, string> {
   const asked: Record<string, string> = resumable ? { [HEADERS.resumable]: 'true' } : {}
   if (target.kind === 'request') {
-    return {
-      [HEADERS.uploadToken]: target.uploadToken,
-      [HEADERS.salt]: target.salt,
-      [HEADERS.declaredContentLength]: String(size),
-      [HEADERS.fileCount]: String(target.fileCount),
-      ...asked,
-      ...(target.senderNote === true ? { [HEADERS.senderNote]: 'true' } : {}),
-    }
+    return { ...RequestDeclaration.toHeaders(requestDeclaration(target, size)), ...asked }
   }
-  return { ...declarationHeaders({ ...target.headers, contentLength: String(size) }), ...asked }
+  return { ...Declaration.toHeaders({ ...target.declaration, size }), ...asked }
 }
 
 function positiveInteger(value: unknown, fallback: number): number {
@@ -692,7 +693,7 @@ async function sendOverHttp(
     id = requireServerId(answer.id, 'upload')
     chunkSize = positiveInteger(config.uploadChunkSize, UPLOAD_CHUNK_BYTES)
     if (target.kind === 'request') chunkSize = Math.min(chunkSize, REQUEST_CHUNK_MAX_BYTES)
-    await onInit({ id, transport: 'http', chunkSize })
+    await onInit({ id, transport: 'chunks', chunkSize })
   }
 
   // Chunk requests share one controller so that one failure stops the others at once.
@@ -706,7 +707,7 @@ async function sendOverHttp(
     if (target.kind === 'file') {
       await api.json('POST', PATHS.uploadFinalize(id), {
         ...finalize,
-        headers: { [HEADERS.ownerToken]: target.headers.ownerToken },
+        headers: { [HEADERS.ownerToken]: target.declaration.ownerToken },
       })
     } else {
       const body = await target.finalizeBody(id)
@@ -715,7 +716,7 @@ async function sendOverHttp(
         json: body,
       })
     }
-    report(options, size, 'http')
+    report(options, size, 'chunks')
     return id
   } catch (error) {
     chunks.abort(error)
@@ -785,7 +786,7 @@ async function sendChunks(
     for (const bytes of leaving.values()) sent += bytes
     return sent
   }
-  report(options, start0, 'http')
+  report(options, start0, 'chunks')
 
   /**
    * Chunk buffers whose requests are over, used again for later chunks: a fresh buffer per chunk
@@ -808,7 +809,7 @@ async function sendChunks(
       const sent = Math.min(bytes, body.length)
       if (sent <= (leaving.get(index) ?? 0)) return
       leaving.set(index, sent)
-      report(options, sentSoFar(), 'http')
+      report(options, sentSoFar(), 'chunks')
     }
     unanswered.add(index)
     // A resumed session may hold chunks past `nextIndex` already: they count as received.
@@ -817,7 +818,7 @@ async function sendChunks(
         unanswered.delete(index)
         leaving.delete(index)
         acknowledged += body.length
-        report(options, sentSoFar(), 'http')
+        report(options, sentSoFar(), 'chunks')
       },
       (error: unknown) => {
         unanswered.delete(index)

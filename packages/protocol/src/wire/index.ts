@@ -34,6 +34,7 @@ export type { ErrorMessageKey, ErrorMessage, ErrorResponse } from './errors.js'
 
 export {
   UPLOAD_SALT_BYTES,
+  FILE_TOKEN_BYTES,
   NOTE_SALT_BYTES,
   NOTE_NONCE_BYTES,
   PASSWORD_SALT_BYTES,
@@ -106,12 +107,16 @@ export type {
   UploadStatusResponse,
 } from './uploads.js'
 
-export {
-  DECLARATION_HEADERS,
-  declarationHeaders,
-  receivedDeclarationHeaders,
+export { DECLARATION_HEADERS, Declaration, invalidDeclaration } from './declaration.js'
+export type {
+  Decoded,
+  DeclarationLimits,
+  DeclarationRefusal,
+  DeclaredSizeHeader,
+  ReceivedHeaderValues,
 } from './declaration.js'
-export type { DeclarationField, UploadDeclaration } from './declaration.js'
+export { RequestDeclaration } from './request-declaration.js'
+export type { RequestDeclarationLimits } from './request-declaration.js'
 
 export { WS_CLOSE_CODES } from './ws-frames.js'
 export type {

@@ -5,6 +5,8 @@
 
 /** An upload salt decodes to 16 or 32 bytes. */
 export const UPLOAD_SALT_BYTES = [16, 32] as const
+/** An upload's auth and owner tokens decode to 16 to 64 bytes; clients make 32. */
+export const FILE_TOKEN_BYTES = [16, 64] as const
 export const NOTE_SALT_BYTES = 16
 export const NOTE_NONCE_BYTES = 12
 export const PASSWORD_SALT_BYTES = 16

@@ -28,7 +28,7 @@ describe('ProgressBar', () => {
       label: 'Uploading',
       done: 0,
       total: 10 * MIB,
-      transport: 'websocket',
+      transport: 'ws',
     })
     expect(screen.getByText(/estimating time left/)).toBeTruthy()
 
@@ -37,7 +37,7 @@ describe('ProgressBar', () => {
       label: 'Uploading',
       done: 4 * MIB,
       total: 10 * MIB,
-      transport: 'websocket',
+      transport: 'ws',
     })
     // 4 MiB in 2 s is 2 MiB/s; 6 MiB are left, so 3 seconds.
     expect(screen.getByText('4 MiB of 10 MiB')).toBeTruthy()
@@ -57,7 +57,7 @@ describe('ProgressBar', () => {
     now = 1000
     await rerender({ label: 'Up', done: 90, total: 100, transport: null })
     now = 2000
-    await rerender({ label: 'Up', done: 10, total: 100, transport: 'http' })
+    await rerender({ label: 'Up', done: 10, total: 100, transport: 'chunks' })
     expect(screen.getByText(/estimating time left/)).toBeTruthy()
     expect(screen.getByText('Transfer method: HTTP')).toBeTruthy()
   })

@@ -38,7 +38,7 @@ function stateOf(entries: PickedEntry[]): FileResumeState {
   const upload: FileUploadState = {
     session: {
       id: '3f1c2a54-8f3e-4c1b-9b0a-0d6c1e2f3a4b',
-      transport: 'websocket',
+      transport: 'ws',
       chunkSize: null,
     },
     secret: 'c2VjcmV0',
@@ -153,7 +153,7 @@ const REQUEST_B = '7e2a1c9d-4b3f-4a6e-8d1c-2f5b9e7a3c4d'
 function requestStateOf(requestId: string, uploadId: string): RequestResumeState {
   const size = filesUpload(picked).encryptedBytes
   const upload: RequestUploadState = {
-    session: { id: uploadId, transport: 'http', chunkSize: 10_000_000 },
+    session: { id: uploadId, transport: 'chunks', chunkSize: 10_000_000 },
     secret: 'c2VjcmV0',
     salt: 'c2FsdA',
     size,

@@ -11,7 +11,7 @@ const REQUEST = '0b9d4f6e-2c1a-4e8b-9f3d-5a7c6b8e1d2f'
 const SLOT = requestUploadSlot(REQUEST)
 const picked: PickedEntry[] = [{ path: 'a.bin', size: 5000, lastModified: 1_700_000_000_000 }]
 const upload: RequestUploadState = {
-  session: { id: '3f1c2a54-8f3e-4c1b-9b0a-0d6c1e2f3a4b', transport: 'websocket', chunkSize: null },
+  session: { id: '3f1c2a54-8f3e-4c1b-9b0a-0d6c1e2f3a4b', transport: 'ws', chunkSize: null },
   secret: 'c2VjcmV0',
   salt: 'c2FsdA',
   size: filesUpload(picked).encryptedBytes,
@@ -149,13 +149,13 @@ describe('an unfinished upload', () => {
         options.onProgress?.({ kind: 'state', state: upload })
         expect(unfinished.kept).toEqual(stateOf(upload, files.utcOffsetMinutes))
         expect(stored()).toBe(true)
-        options.onProgress?.({ sentBytes: 1, totalBytes: 2, transport: 'websocket' })
+        options.onProgress?.({ sentBytes: 1, totalBytes: 2, transport: 'ws' })
         return Promise.resolve('sent')
       },
       resume: () => Promise.reject(new Error('not a resume')),
     })
     expect(outcome).toEqual({ sent: 'sent' })
-    expect(progress).toHaveBeenCalledWith({ sentBytes: 1, totalBytes: 2, transport: 'websocket' })
+    expect(progress).toHaveBeenCalledWith({ sentBytes: 1, totalBytes: 2, transport: 'ws' })
     expect(stored()).toBe(false)
   })
 
