@@ -169,6 +169,23 @@ describe('read grants', () => {
     expect(await downloadCount(server, file)).toBe(1)
   })
 
+  it('leaves no grant when the range asked for with it cannot be opened', async () => {
+    // Property: a handout that fails gives its count back and leaves nothing that reads the file.
+    const file = await upload(server)
+    const blobs = server.service.blobs
+    const openRange = blobs.openRange
+    blobs.openRange = () => Promise.reject(new Error('the store refuses ranges'))
+    try {
+      const res = await get(server, file, { 'X-Read-Grant': 'request', Range: 'bytes=0-0' })
+      expect(res.status).toBe(500)
+      await res.arrayBuffer()
+    } finally {
+      blobs.openRange = openRange
+    }
+    expect(await downloadCount(server, file)).toBe(0)
+    expect(await querySql(server.service.db, 'SELECT expires_at FROM read_grants')).toEqual([])
+  })
+
   it('refuses a bad range asked for with the grant with 416, counting nothing', async () => {
     const file = await upload(server)
     for (const range of ['bytes=5000-', 'bytes=-10', 'bytes=1-2,4-5']) {

@@ -85,18 +85,22 @@ export class CountedReads {
     const bounds = withGrant && range !== undefined ? boundsOf(range, size) : undefined
     const delivery = await this.counter.deliver(id, this.deps.now())
     if (!withGrant || !('blob' in delivery)) return { delivery }
-    let whole: OpenedBlob | undefined = delivery.blob
+    // The grant comes last, once the bytes it goes with are open: a handout that fails before
+    // it leaves no grant behind, and gives its count back with the blob.
+    let opened: OpenedBlob | undefined = delivery.blob
     try {
+      if (bounds !== undefined) {
+        const whole = opened
+        opened = undefined
+        await whole.close()
+        opened = await this.openRange(id, bounds)
+      }
       const grant = await this.grants.issue(id)
-      if (bounds === undefined) return { delivery, grant }
-      const opened = whole
-      whole = undefined
-      await opened.close()
-      const blob = await this.openRange(id, bounds)
-      return { delivery: { blob }, grant, range: bounds }
+      return bounds === undefined
+        ? { delivery, grant }
+        : { delivery: { blob: opened }, grant, range: bounds }
     } catch (error) {
-      // The client gets an error, not the download: the count goes back with the blob.
-      await whole?.close()
+      await opened?.close()
       await this.counter.giveBack(id)
       throw error
     }
