@@ -81,22 +81,10 @@ export function downloadResponse(
     recordDownload('url')
     return c.json({ url: delivery.url, size, fileCount }, 200)
   }
-  const length = range === undefined ? size : range.end - range.start
-  const headers: Record<string, string> = {
-    [HEADERS.contentType]: 'application/octet-stream',
-    [HEADERS.contentLength]: String(length),
-    [HEADERS.fileCount]: String(fileCount),
-  }
-  if (grant !== undefined) {
-    headers[HEADERS.readGrant] = grant.token
-    headers[HEADERS.readGrantExpires] = String(grant.expiresAt)
-    headers[HEADERS.acceptRanges] = 'bytes'
-  }
-  if (range !== undefined) {
-    headers[HEADERS.contentRange] = `bytes ${range.start}-${range.end - 1}/${size}`
-  }
   recordDownload('stream')
-  return sendBlob(c, range === undefined ? 200 : 206, headers, delivery.blob, length, logger)
+  const ranged = grant !== undefined
+  const part = { blob: delivery.blob, size, fileCount, range, ranged }
+  return blobResponse(c, part, grant, logger)
 }
 
 /** The answer to a read under a grant: 206 with its `Content-Range`, or 200 for the whole blob. */
@@ -105,16 +93,42 @@ export function grantedReadResponse(
   read: GrantedRead,
   logger: Pick<Logger, 'error'>,
 ): Response {
-  const length = read.end - read.start
-  const whole = c.req.header(HEADERS.range) === undefined
+  const range = c.req.header(HEADERS.range) === undefined ? undefined : read
+  return blobResponse(c, { ...read, range, ranged: true }, undefined, logger)
+}
+
+/** Bytes of a blob to send: all of it, or `range` of it; `ranged` offers ranges to the client. */
+interface BlobPart {
+  blob: OpenedBlob
+  size: number
+  fileCount: number
+  range: { start: number; end: number } | undefined
+  ranged: boolean
+}
+
+/** A blob's bytes as 200, or as 206 with their `Content-Range`; with `grant`, its headers. */
+function blobResponse(
+  c: Context<AppEnv>,
+  part: BlobPart,
+  grant: IssuedGrant | undefined,
+  logger: Pick<Logger, 'error'>,
+): Response {
+  const { size, range } = part
+  const length = range === undefined ? size : range.end - range.start
   const headers: Record<string, string> = {
     [HEADERS.contentType]: 'application/octet-stream',
     [HEADERS.contentLength]: String(length),
-    [HEADERS.fileCount]: String(read.fileCount),
-    [HEADERS.acceptRanges]: 'bytes',
+    [HEADERS.fileCount]: String(part.fileCount),
   }
-  if (!whole) headers[HEADERS.contentRange] = `bytes ${read.start}-${read.end - 1}/${read.size}`
-  return sendBlob(c, whole ? 200 : 206, headers, read.blob, length, logger)
+  if (grant !== undefined) {
+    headers[HEADERS.readGrant] = grant.token
+    headers[HEADERS.readGrantExpires] = String(grant.expiresAt)
+  }
+  if (part.ranged) headers[HEADERS.acceptRanges] = 'bytes'
+  if (range !== undefined) {
+    headers[HEADERS.contentRange] = `bytes ${range.start}-${range.end - 1}/${size}`
+  }
+  return sendBlob(c, range === undefined ? 200 : 206, headers, part.blob, length, logger)
 }
 
 function sendBlob(
