@@ -4,7 +4,18 @@
  * the upload sockets send the same pair as an `error` frame.
  * May touch: nothing (pure).
  */
+import { HEADERS } from '@fileshare/protocol'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+
+/** Whole seconds from `now` until `until` (milliseconds), at least one: a `Retry-After` value. */
+export function secondsUntil(until: number, now: number): number {
+  return Math.max(1, Math.ceil((until - now) / 1000))
+}
+
+/** A 429 with `message` and `Retry-After: retryAfterSec`. */
+export function tooManyRequests(message: string, retryAfterSec: number): HttpError {
+  return new HttpError(429, message, { headers: { [HEADERS.retryAfter]: String(retryAfterSec) } })
+}
 
 export class HttpError extends Error {
   readonly status: ContentfulStatusCode

@@ -9,6 +9,7 @@ import { lt } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { increment } from '../db/expressions.js'
+import { secondsUntil } from '../http-error.js'
 
 export const DAY_MS = 86_400_000
 
@@ -39,5 +40,5 @@ export async function countToday(
       setWhere: lt(requestDailyCounts.count, limit),
     })
     .returning({ count: requestDailyCounts.count })
-  return counted === undefined ? Math.max(1, Math.ceil((day + DAY_MS - now) / 1000)) : null
+  return counted === undefined ? secondsUntil(day + DAY_MS, now) : null
 }

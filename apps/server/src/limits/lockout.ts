@@ -5,11 +5,11 @@
  * PASSWORD_LOCKOUT_MS and every check answers 429 with `Retry-After`.
  * May touch: table lockouts; the metrics registry (metrics/recorder.ts).
  */
-import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
+import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
-import { HttpError } from '../http-error.js'
+import { HttpError, secondsUntil, tooManyRequests } from '../http-error.js'
 import { recordLockoutRefusal } from '../metrics/recorder.js'
 import type { DailyIpHash } from './quota.js'
 import { RecentMap } from './recent-map.js'
@@ -86,10 +86,7 @@ async function refusalRecorded<T>(step: () => T | Promise<T>): Promise<T> {
 
 /** The 429 of a locked key and IP, with the seconds left as Retry-After. */
 function lockedError(lockedUntil: number, now: number): HttpError {
-  const seconds = Math.max(1, Math.ceil((lockedUntil - now) / 1000))
-  return new HttpError(429, ERROR_MESSAGES.tooManyAttempts, {
-    headers: { [HEADERS.retryAfter]: String(seconds) },
-  })
+  return tooManyRequests(ERROR_MESSAGES.tooManyAttempts, secondsUntil(lockedUntil, now))
 }
 
 export interface MemoryLockoutOptions {

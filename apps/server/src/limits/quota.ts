@@ -5,12 +5,12 @@
  */
 import { createHmac, randomBytes } from 'node:crypto'
 
-import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse, HEADERS } from '@fileshare/protocol'
+import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
 import { and, eq, lt, or, sql } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
-import { HttpError } from '../http-error.js'
+import { HttpError, secondsUntil, tooManyRequests } from '../http-error.js'
 
 /**
  * Bytes held against a client's quota while an upload runs: the client's hash and the window the
@@ -162,10 +162,7 @@ export class DbUploadQuota implements UploadQuota {
     if (!(await this.hold(window, bytes))) {
       const remaining = this.quotaBytes - (await this.used(clientIp, window))
       if (remaining <= 0) {
-        const seconds = Math.max(1, Math.ceil((window.end - now) / 1000))
-        throw new HttpError(429, ERROR_MESSAGES.quotaExhausted, {
-          headers: { [HEADERS.retryAfter]: String(seconds) },
-        })
+        throw tooManyRequests(ERROR_MESSAGES.quotaExhausted, secondsUntil(window.end, now))
       }
       throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
     }

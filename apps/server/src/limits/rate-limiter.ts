@@ -11,6 +11,7 @@
  * May touch: nothing (pure): its counts are its own memory.
  */
 import { RecentMap } from './recent-map.js'
+import { secondsUntil } from '../http-error.js'
 
 /** Slots per window: how finely the window slides. */
 export const SLOTS = 10
@@ -129,9 +130,7 @@ export function limitResult(
     limit: max,
     remaining: Math.max(0, max - counts.total),
     resetSec: Math.ceil(freedAt(counts, 0, now, slotMs) / 1000),
-    retryAfterSec: allowed
-      ? 0
-      : Math.max(1, Math.ceil((freedAt(counts, max - 1, now, slotMs) - now) / 1000)),
+    retryAfterSec: allowed ? 0 : secondsUntil(freedAt(counts, max - 1, now, slotMs), now),
   }
 }
 

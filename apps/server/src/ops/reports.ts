@@ -13,13 +13,12 @@ import {
   SECRET_SIZE,
   fromBase64Url,
   isUuid,
-  HEADERS,
 } from '@fileshare/protocol'
 import { and, count, desc, eq } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { lockCount } from '../db/count-lock.js'
-import { HttpError } from '../http-error.js'
+import { HttpError, tooManyRequests } from '../http-error.js'
 import { reporterNetwork } from '../middleware/client-ip.js'
 import { countToday } from '../limits/daily-counts.js'
 import type { DailyIpHash } from '../limits/quota.js'
@@ -79,7 +78,7 @@ export class ReportsService {
     const { reason, key } = parseReport(body)
     const network = reporterNetwork(clientIp)
     const limit = await this.deps.limiter.hit(`report:${network}`)
-    if (!limit.allowed) throw tooManyReports(limit.retryAfterSec)
+    if (!limit.allowed) throw tooManyRequests(ERROR_MESSAGES.rateLimited, limit.retryAfterSec)
     const { db, dailyLimit, ipHash } = this.deps
     const { reports } = db.tables
     const now = this.deps.now()
@@ -87,12 +86,13 @@ export class ReportsService {
       if (dailyLimit > 0) {
         const client = `report:${ipHash.of(network, now)}`
         const wait = await countToday(tx, db.tables, client, dailyLimit, now)
-        if (wait !== null) throw tooManyReports(wait)
+        if (wait !== null) throw tooManyRequests(ERROR_MESSAGES.rateLimited, wait)
       }
       // Reports filed at once would otherwise all count the same open ones.
       await lockCount(db, tx, OPEN_REPORTS_LOCK_CLASS, 'open')
       const [open] = await tx.select({ n: count() }).from(reports).where(eq(reports.status, 'open'))
-      if ((open?.n ?? 0) >= MAX_OPEN_REPORTS) throw tooManyReports(OPEN_REPORTS_RETRY_SEC)
+      if ((open?.n ?? 0) >= MAX_OPEN_REPORTS)
+        throw tooManyRequests(ERROR_MESSAGES.rateLimited, OPEN_REPORTS_RETRY_SEC)
       const [report] = await tx
         .insert(reports)
         .values({ targetId, reason, key, status: 'open', createdAt: now })
@@ -139,12 +139,6 @@ export class ReportsService {
 function reportColumns(db: Db) {
   const { id, targetId, reason, key, status, createdAt, closedAt } = db.tables.reports
   return { id, targetId, reason, key, status, createdAt, closedAt }
-}
-
-function tooManyReports(retryAfterSec: number): HttpError {
-  return new HttpError(429, ERROR_MESSAGES.rateLimited, {
-    headers: { [HEADERS.retryAfter]: String(retryAfterSec) },
-  })
 }
 
 /** The body `{ reason, key? }`: a reason of 1 to 2,000 characters, a key as a link's secret. */

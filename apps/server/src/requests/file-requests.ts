@@ -13,13 +13,12 @@ import {
   type CreateFileRequestResponse,
   type FileRequestLimitResponse,
   type FileRequestResponse,
-  HEADERS,
 } from '@fileshare/protocol'
 import { and, eq, lt, lte, notExists } from 'drizzle-orm'
 
 import { loginEnabled, type Config } from '../config.js'
 import type { Db } from '../db/client.js'
-import { HttpError } from '../http-error.js'
+import { tooManyRequests } from '../http-error.js'
 import type { BlobJanitor } from '../records/blob-janitor.js'
 import { countToday, DAY_MS, dayStart } from '../limits/daily-counts.js'
 import type { DailyIpHash, UploadQuota } from '../limits/quota.js'
@@ -99,13 +98,13 @@ export class FileRequests {
     await db.transaction(async (tx) => {
       if (limit > 0) {
         const wait = await countToday(tx, db.tables, clientKey, limit, now)
-        if (wait !== null) throw dailyLimitReached(ERROR_MESSAGES.dailyRequestLimitReached, wait)
+        if (wait !== null) throw tooManyRequests(ERROR_MESSAGES.dailyRequestLimitReached, wait)
       }
       // Each address is typed by the creator, unverified: bounded per creator, with the count
       // of mails per request (storeUpload), so the server cannot be used to flood an inbox.
       if (fields.notifyEmail !== null && emailLimit > 0) {
         const wait = await countToday(tx, db.tables, emailKey, emailLimit, now)
-        if (wait !== null) throw dailyLimitReached(ERROR_MESSAGES.notifyEmailLimitReached, wait)
+        if (wait !== null) throw tooManyRequests(ERROR_MESSAGES.notifyEmailLimitReached, wait)
       }
       await tx.insert(fileRequests).values({
         id,
@@ -236,9 +235,4 @@ export class FileRequests {
       ? `user:${client.user}`
       : `ip:${this.deps.ipHash.of(client.ip, day)}`
   }
-}
-
-/** A 429 for a daily limit, with the seconds until the next UTC day. */
-function dailyLimitReached(message: string, retryAfterSec: number): HttpError {
-  return new HttpError(429, message, { headers: { [HEADERS.retryAfter]: String(retryAfterSec) } })
 }
