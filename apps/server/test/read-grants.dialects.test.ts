@@ -169,6 +169,26 @@ describe('read grants', () => {
     expect(await downloadCount(server, file)).toBe(1)
   })
 
+  it('opens only the range asked for with the grant, never the whole blob', async () => {
+    const file = await upload(server)
+    const blobs = server.service.blobs
+    const { open } = blobs
+    if (open === undefined) throw new Error('the test store opens blobs')
+    let wholeOpens = 0
+    blobs.open = (key) => {
+      wholeOpens++
+      return open.call(blobs, key)
+    }
+    try {
+      const res = await get(server, file, { 'X-Read-Grant': 'request', Range: 'bytes=0-0' })
+      expect(res.status).toBe(206)
+      expect(Buffer.from(await res.arrayBuffer()).equals(file.body.subarray(0, 1))).toBe(true)
+    } finally {
+      blobs.open = open
+    }
+    expect(wholeOpens).toBe(0)
+  })
+
   it('leaves no grant when the range asked for with it cannot be opened', async () => {
     // Property: a handout that fails gives its count back and leaves nothing that reads the file.
     const file = await upload(server)

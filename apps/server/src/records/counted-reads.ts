@@ -83,24 +83,15 @@ export class CountedReads {
     range: string | undefined,
   ): Promise<CountedHandout> {
     const bounds = withGrant && range !== undefined ? boundsOf(range, size) : undefined
-    const delivery = await this.counter.deliver(id, this.deps.now())
+    const delivery = await this.counter.deliver(id, this.deps.now(), bounds)
     if (!withGrant || !('blob' in delivery)) return { delivery }
     // The grant comes last, once the bytes it goes with are open: a handout that fails before
     // it leaves no grant behind, and gives its count back with the blob.
-    let opened: OpenedBlob | undefined = delivery.blob
     try {
-      if (bounds !== undefined) {
-        const whole = opened
-        opened = undefined
-        await whole.close()
-        opened = await this.openRange(id, bounds)
-      }
       const grant = await this.grants.issue(id)
-      return bounds === undefined
-        ? { delivery, grant }
-        : { delivery: { blob: opened }, grant, range: bounds }
+      return bounds === undefined ? { delivery, grant } : { delivery, grant, range: bounds }
     } catch (error) {
-      await opened?.close()
+      await delivery.blob.close()
       await this.counter.giveBack(id)
       throw error
     }

@@ -58,14 +58,21 @@ export class DownloadCounter {
     this.statements = prepareCounter(db, table, name)
   }
 
-  /** Counts one download of `id` at time `now`, or 410 when expired or used up. */
-  async deliver(id: string, now: number): Promise<BlobDelivery> {
+  /**
+   * Counts one download of `id` at time `now`, or 410 when expired or used up; hands out the blob,
+   * or the bytes `bounds` name of it.
+   */
+  async deliver(
+    id: string,
+    now: number,
+    bounds?: { start: number; end: number },
+  ): Promise<BlobDelivery> {
     const [taken] = await this.statements.take.execute({ id, now })
     if (taken === undefined) {
       throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     }
     try {
-      return await deliverBlob(this.blobs, id)
+      return await deliverBlob(this.blobs, id, bounds)
     } catch (error) {
       await this.giveBack(id)
       throw error

@@ -191,9 +191,20 @@ export interface OpenedBlob {
 /** How a counted download reaches the client: sent by the server, or fetched from a URL. */
 export type BlobDelivery = { blob: OpenedBlob } | { url: string }
 
-/** Opens a blob for a download the way its store serves it; fails if the blob does not exist. */
-export async function deliverBlob(store: BlobStore, key: string): Promise<BlobDelivery> {
+/**
+ * Opens a blob for a download the way its store serves it, only the bytes from `start` to `end`
+ * when `bounds` are given (a presigned URL reads ranges itself); fails if the blob does not exist.
+ */
+export async function deliverBlob(
+  store: BlobStore,
+  key: string,
+  bounds?: { start: number; end: number },
+): Promise<BlobDelivery> {
   if (store.presign) return { url: await store.presign(key) }
+  if (bounds !== undefined) {
+    if (!store.openRange) throw new Error(`The ${store.kind} store cannot open a range of a blob`)
+    return { blob: await store.openRange(key, bounds.start, bounds.end) }
+  }
   if (store.open) return { blob: await store.open(key) }
   throw new Error(`The ${store.kind} store can neither open nor presign a blob`)
 }
