@@ -341,7 +341,7 @@ export function resumeSuite(backend: Backend): void {
       const { streamed } = server.service.services
       // As when this instance's heartbeat lapsed and another claimed the session.
       const other = crypto.randomUUID()
-      await querySql(server.service.db, 'UPDATE streamed_sessions SET holder = ? WHERE id = ?', [
+      await querySql(server.service.db, 'UPDATE upload_sessions SET holder = ? WHERE id = ?', [
         other,
         upload.id,
       ])

@@ -96,7 +96,7 @@ async function ledger(db: Db) {
     held: Number(quota?.held ?? 0),
     recorded: Number(quota?.bytes ?? 0),
     records: (await count('uploads')) + (await count('request_uploads')),
-    sessions: (await count('streamed_sessions')) + (await count('chunk_sessions')),
+    sessions: await count('upload_sessions'),
   }
 }
 
@@ -239,14 +239,14 @@ describe('the holds of a session end in the step that ends it', () => {
     const first = await openRequestSocket(server, req, ip)
     const second = await openRequestSocket(server, req, ip)
     await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
-    await crashAt(db, 'crash_at_delete', 'DELETE', 'streamed_sessions', `OLD.id = '${first.id}'`)
+    await crashAt(db, 'crash_at_delete', 'DELETE', 'upload_sessions', `OLD.id = '${first.id}'`)
     // The client aborts: the end's delete fails, and the abort discards the bytes.
     first.socket.ws.close(1000)
-    await expect.poll(() => errors.join(''), POLL).toContain('delete from "streamed_sessions"')
+    await expect.poll(() => errors.join(''), POLL).toContain('delete from "upload_sessions"')
     const partial = async () =>
       (await blobFiles(server)).partial.some((n) => n.startsWith(first.id))
     await expect.poll(partial, POLL).toBe(false)
-    await recoverFrom(db, 'crash_at_delete', 'streamed_sessions')
+    await recoverFrom(db, 'crash_at_delete', 'upload_sessions')
     const cancelled = await call(server, 'DELETE', `/request/${req.id}/upload/${first.id}`)
     expect(cancelled.status).toBeLessThan(300)
     const slots = () =>

@@ -58,7 +58,7 @@ export class SessionStatusService {
 /** A stored chunk session's status: durable is recorded, contiguous from chunk 0. */
 export function storedSessionStatus(open: OpenChunkSession): SessionStatus {
   return {
-    bytesWritten: open.writtenBytes,
+    bytesWritten: open.bytesWritten,
     nextIndex: open.nextIndex,
     declaredSize: open.declaredSize,
     transport: 'chunks',

@@ -1,12 +1,13 @@
 /**
- * The rows of streamed upload sessions (table `streamed_sessions`): written at a session's start,
+ * The rows of the stream writer's upload sessions (table `upload_sessions`, those naming a writer
+ * state): written at a session's start,
  * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted,
  * in the transaction that ends its holds: session-holds.ts).
  * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
- * May touch: table streamed_sessions.
+ * May touch: table upload_sessions (the stream writer's rows).
  */
-import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, ne, or, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 
@@ -51,7 +52,12 @@ export class StreamedSessionRecords {
   ) {}
 
   private get table() {
-    return this.db.tables.streamedSessions
+    return this.db.tables.uploadSessions
+  }
+
+  /** The rows of this writer, those naming its writer state; `which` among them. */
+  private mine(which?: SQL): SQL | undefined {
+    return and(isNotNull(this.table.writerState), which)
   }
 
   async insert(row: StreamedSessionRow): Promise<void> {
@@ -59,7 +65,10 @@ export class StreamedSessionRecords {
   }
 
   async find(id: string): Promise<StreamedSessionRow | undefined> {
-    const [row] = await this.db.query.select().from(this.table).where(eq(this.table.id, id))
+    const [row] = await this.db.query
+      .select()
+      .from(this.table)
+      .where(this.mine(eq(this.table.id, id)))
     return row as StreamedSessionRow | undefined
   }
 
@@ -73,7 +82,9 @@ export class StreamedSessionRecords {
     const [row] = await this.db.query
       .update(t)
       .set({ holder, heartbeatAt: now })
-      .where(and(eq(t.id, id), or(isNull(t.holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS))))
+      .where(
+        this.mine(and(eq(t.id, id), or(isNull(t.holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)))),
+      )
       .returning()
     return row as StreamedSessionRow | undefined
   }
@@ -101,7 +112,10 @@ export class StreamedSessionRecords {
   /** Keeps the holds of `holder` alive. */
   async beat(holder: string): Promise<void> {
     const t = this.table
-    await this.db.query.update(t).set({ heartbeatAt: this.now() }).where(eq(t.holder, holder))
+    await this.db.query
+      .update(t)
+      .set({ heartbeatAt: this.now() })
+      .where(this.mine(eq(t.holder, holder)))
   }
 
   /** Gives up every hold; at start on SQLite, whose single instance held them all. */
@@ -110,7 +124,7 @@ export class StreamedSessionRecords {
     await this.db.query
       .update(t)
       .set({ holder: null })
-      .where(sql`${t.holder} is not null`)
+      .where(this.mine(isNotNull(t.holder)))
   }
 
   /**
@@ -166,7 +180,7 @@ export class StreamedSessionRecords {
     const rows = await this.db.query
       .update(this.table)
       .set({ holder, heartbeatAt: now })
-      .where(which(now))
+      .where(this.mine(which(now)))
       .returning()
     return rows as StreamedSessionRow[]
   }
@@ -176,13 +190,16 @@ export class StreamedSessionRecords {
     const rows = await this.db.query
       .select()
       .from(this.table)
-      .where(eq(this.table.requestId, requestId))
+      .where(this.mine(eq(this.table.requestId, requestId)))
     return rows as StreamedSessionRow[]
   }
 
   /** Ids of every session that may still resume (their partial blobs must not be swept). */
   async ids(): Promise<Set<string>> {
-    const rows = await this.db.query.select({ id: this.table.id }).from(this.table)
+    const rows = await this.db.query
+      .select({ id: this.table.id })
+      .from(this.table)
+      .where(this.mine())
     return new Set(rows.map((row) => row.id))
   }
 }

@@ -6,7 +6,7 @@
  * budget of chunk bytes held in memory. A durable session whose connection ended is dormant (in no
  * registry) until a resume reaches any instance.
  *
- * May touch: the streamed_sessions table, the blob store, and timers (the holds' heartbeat, a
+ * May touch: the upload_sessions table, the blob store, and timers (the holds' heartbeat, a
  * resume's wait for the connection holding its session).
  */
 import { randomUUID } from 'node:crypto'
