@@ -268,7 +268,6 @@ describe('the holds of a session end in the step that ends it', () => {
       await server.close()
       server = await startTestServer({ env: ENV, clock })
       db = server.service.db
-      const stored = server.service.services.storedChunks!
       const blobs = server.service.blobs
       const join = blobs.joinChunks.bind(blobs)
       let joined!: () => void
@@ -286,8 +285,12 @@ describe('the holds of a session end in the step that ends it', () => {
       const finalizing = finalize(server, req, id, finalizeBody())
       await atJoin
       clock.advance(REQUEST_HTTP_SESSION_TIMEOUT_MS + 1)
+      const { sessions } = server.service.services
       expect(
-        await stored.expireIdle(REQUEST_HTTP_SESSION_TIMEOUT_MS, REQUEST_HTTP_SESSION_TIMEOUT_MS),
+        await sessions.expireDormant(
+          REQUEST_HTTP_SESSION_TIMEOUT_MS,
+          REQUEST_HTTP_SESSION_TIMEOUT_MS,
+        ),
       ).toBe(1)
       goOn()
       const answer = await finalizing
@@ -303,6 +306,44 @@ describe('the holds of a session end in the step that ends it', () => {
         used: records,
       })
       expect({ held: stillHeld, reserved: slot!.reserved }).toEqual({ held: 0, reserved: 0 })
+    },
+  )
+
+  // The chunk writer keeps sessions in the database on PostgreSQL: there an instance holds rows of
+  // both writers at once.
+  it.runIf(TEST_DIALECT === 'postgres')(
+    "one heartbeat keeps an instance's sessions of both writers, and one sweep ends both",
+    async () => {
+      const req = await createRequest(server, { maxUploads: 3 })
+      const ip = nextIp()
+      const streamed = await openRequestSocket(server, req, ip)
+      const chunked = await initOk(server, req, SIZE, {}, ip)
+      expect((await chunk(server, req, chunked, 0, randomBytes(SIZE / 2))).status).toBe(200)
+      await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
+      const { sessions, streamed: records } = server.service.services
+      const beats = async () => {
+        const rows = await querySql<{ holder: string | null; beat: number | string }>(
+          db,
+          'SELECT holder, heartbeat_at AS beat FROM upload_sessions ORDER BY id',
+        )
+        return rows.map((row) => ({ holder: row.holder, fresh: Number(row.beat) > 0 }))
+      }
+      await querySql(db, 'UPDATE upload_sessions SET heartbeat_at = 0')
+      await records.beat(sessions.holder)
+      const held = { holder: sessions.holder, fresh: true }
+      expect(await beats()).toEqual([held, held])
+
+      // As an instance that died leaves them: both held by it, neither to be resumed.
+      streamed.socket.ws.terminate()
+      await expect.poll(beats, POLL).toContainEqual({ holder: null, fresh: true })
+      await querySql(db, "UPDATE upload_sessions SET holder = 'gone', heartbeat_at = 0")
+      await querySql(db, 'UPDATE upload_sessions SET resumable = false')
+      expect(await sessions.endUnresumable()).toBe(2)
+      expect(await ledger(db)).toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+      expect(await querySql(db, 'SELECT ref FROM chunk_parts')).toEqual([])
+      const partial = (await blobFiles(server)).partial.filter((n) => n.startsWith(streamed.id))
+      expect(partial).toEqual([])
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
     },
   )
 })

@@ -28,6 +28,7 @@ import { storedSessionStatusProvider } from '../sessions/stored-session-status.j
 import { streamedSessionStatus } from '../sessions/streamed-session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
+import { SessionEnds } from '../sessions/session-ends.js'
 import { SessionHoldEnds } from '../sessions/session-holds.js'
 import { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { StreamedSessionRecords } from '../sessions/streamed-session-records.js'
@@ -85,6 +86,8 @@ export async function createServices(
   // Where every session's quota hold and request slot end, streamed and stored alike.
   const holdEnds = new SessionHoldEnds(db, quota)
   const streamed = new StreamedSessionRecords(db, now)
+  // The one end of a session from its row, of either writer.
+  const ends = new SessionEnds(db, blobs, holdEnds)
   const sessions = new UploadSessions({
     blobs,
     now,
@@ -92,6 +95,7 @@ export async function createServices(
     bufferBudget: config.fileUploadChunkBuffer,
     records: streamed,
     holdEnds,
+    ends,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
   // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
@@ -108,9 +112,9 @@ export async function createServices(
           },
           sessions,
           holdEnds,
+          ends,
           now,
           sessions.holder,
-          onError,
         )
       : undefined
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the

@@ -10,15 +10,16 @@
  * that instance (its stop, or its heartbeat lapsing), as the spec's sessions end with a server
  * restart.
  *
- * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks); timers (the heartbeat).
+ * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { QuotaHold } from '../limits/quota.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import type { SessionEnds } from './session-ends.js'
 import {
   decodeQuotaHold,
   encodeQuotaHold,
@@ -34,7 +35,6 @@ import {
   type SessionScope,
   type StoredChunkLimits,
 } from './stored-chunk-intake.js'
-import { HOLD_LAPSE_MS } from './streamed-session-records.js'
 
 /** What a new session holds until it ends. */
 export interface SessionOpening {
@@ -73,11 +73,7 @@ export interface ClaimedSession {
 
 const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
 
-/** How often this instance renews the heartbeat of the sessions bound to it. */
-const HEARTBEAT_MS = 10_000
-
 export class StoredChunkSessions {
-  private readonly heartbeat: NodeJS.Timeout
   private readonly intake: StoredChunkIntake
 
   constructor(
@@ -87,30 +83,16 @@ export class StoredChunkSessions {
     buffer: ChunkBuffer,
     /** Where a session's quota hold and request slot end (session-holds.ts). */
     private readonly holds: SessionHoldEnds,
+    /** How a session ends as failed (session-ends.ts). */
+    private readonly ends: SessionEnds,
     private readonly now: () => number,
-    /** This instance, as the holder of the sessions whose client did not ask to resume. */
+    /**
+     * This instance, as the holder of the sessions whose client did not ask to resume: its one
+     * heartbeat (upload-sessions.ts) keeps them, and the sweep of lapsed holds ends them.
+     */
     private readonly holder: string,
-    onError: (error: unknown) => void,
   ) {
     this.intake = new StoredChunkIntake(db, blobs, limits, buffer, now)
-    this.heartbeat = setInterval(() => {
-      this.beat().catch(onError)
-    }, HEARTBEAT_MS)
-    this.heartbeat.unref()
-  }
-
-  /** Keeps the hold of this instance's bound sessions alive. */
-  private async beat(): Promise<void> {
-    const { uploadSessions: s } = this.db.tables
-    await this.db.query
-      .update(s)
-      .set({ heartbeatAt: this.now() })
-      .where(chunkRows(this.db.tables, eq(s.holder, this.holder)))
-  }
-
-  /** Stops renewing holds; at shutdown, before the database closes. */
-  stop(): void {
-    clearInterval(this.heartbeat)
   }
 
   /**
@@ -124,29 +106,6 @@ export class StoredChunkSessions {
       .from(s)
       .where(chunkRows(this.db.tables, and(eq(s.holder, this.holder), eq(s.state, 'open'))))
     await this.remove(rows.map((row) => row.id))
-  }
-
-  /**
-   * Ends the sessions bound to an instance whose heartbeat lapsed (it stopped without ending
-   * them: killed or crashed); answers how many.
-   */
-  async endLapsed(): Promise<number> {
-    const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(
-        chunkRows(
-          this.db.tables,
-          and(
-            isNotNull(s.holder),
-            ne(s.holder, this.holder),
-            lt(s.heartbeatAt, this.now() - HOLD_LAPSE_MS),
-          ),
-        ),
-      )
-    await this.remove(rows.map((row) => row.id))
-    return rows.length
   }
 
   /**
@@ -283,55 +242,11 @@ export class StoredChunkSessions {
   }
 
   /**
-   * Ends sessions as failed (cancelled, idle, a finalize that failed): one transaction removes
-   * their records and gives back their quota holds and request slots; what the store holds of
-   * their chunks (their multipart uploads and chunk objects) goes after.
+   * Ends sessions as failed (cancelled, a finalize that failed) through the one end of every
+   * session (session-ends.ts); the sweeps of idle sessions and lapsed holds end them there too.
    */
   async remove(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return
-    const { uploadSessions: s, chunkParts: p } = this.db.tables
-    const { rows, chunks } = await this.db.transaction(async (tx) => {
-      const rows = await tx
-        .delete(s)
-        .where(inArray(s.id, [...ids]))
-        .returning({ id: s.id, partsUpload: s.partsUpload, ...heldColumns(s) })
-      for (const row of rows) await this.holds.endOn(tx, rowHolds(row), false)
-      const chunks = await tx
-        .delete(p)
-        .where(inArray(p.sessionId, [...ids]))
-        .returning({ ref: p.ref, size: p.size, etag: p.etag })
-      return { rows, chunks }
-    })
-    // Each is tried; what a failure leaves, the sweeps by age remove (no live session holds it).
-    await Promise.all([
-      ...rows.map(({ id, partsUpload }) =>
-        partsUpload === null ? undefined : this.blobs.abortChunks(id, partsUpload),
-      ),
-      this.blobs.deleteChunks(chunks),
-    ])
-  }
-
-  /**
-   * Ends the sessions that received nothing for `idleMs`, or `requestIdleMs` for uploads into a
-   * request; answers how many.
-   */
-  async expireIdle(idleMs: number, requestIdleMs: number): Promise<number> {
-    const { uploadSessions: s } = this.db.tables
-    const now = this.now()
-    const stale = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(
-        chunkRows(
-          this.db.tables,
-          or(
-            and(isNull(s.requestId), lt(s.lastActivity, now - idleMs)),
-            and(isNotNull(s.requestId), lt(s.lastActivity, now - requestIdleMs)),
-          ),
-        ),
-      )
-    await this.remove(stale.map((row) => row.id))
-    return stale.length
+    await this.ends.end(ids)
   }
 
   /** Ends every session of a request that is being deleted. */
