@@ -24,8 +24,6 @@ import { ReportsService } from '../ops/reports.js'
 import { RequestsService } from '../requests/requests.js'
 import { liveSessionKeys } from '../sessions/live-sessions.js'
 import { SessionStatusService } from '../sessions/session-status.js'
-import { storedSessionStatusProvider } from '../sessions/stored-session-status.js'
-import { streamedSessionStatus } from '../sessions/streamed-session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
 import { SessionEnds } from '../sessions/session-ends.js'
@@ -45,7 +43,7 @@ export interface Services {
   notes: NotesService
   requests: RequestsService
   inbox: InboxService
-  /** How far an unfinished upload got, over every kind of session (session-status.ts). */
+  /** How far an unfinished upload got, of either writer (session-status.ts). */
   sessionStatus: SessionStatusService
   /** Keys of every session that may still write, on any instance (live-sessions.ts). */
   liveSessionKeys: () => Promise<ReadonlySet<string>>
@@ -164,12 +162,8 @@ export async function createServices(
     outbox,
     onNotificationsQueued: () => notifier.wake(),
   })
-  // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
-  // of session.
-  const sessionStatus = new SessionStatusService(
-    [streamedSessionStatus(streamed, sessions), storedSessionStatusProvider(uploads, requests)],
-    tombstones,
-  )
+  // Where GET /api/upload/:id/status and its request twin look: the one row of either writer.
+  const sessionStatus = new SessionStatusService(streamed, sessions, tombstones)
   // What the sweeps by age must leave alone: one source per kind of session.
   const liveKeys = liveSessionKeys([
     () => sessions.resumableIds(),

@@ -78,6 +78,16 @@ export class StreamedSessionRecords {
     return row as StreamedSessionRow | undefined
   }
 
+  /** The row of session `id` of either writer while it is open (finalize has not claimed it). */
+  async findOpen(id: string): Promise<SessionRow | undefined> {
+    const t = this.table
+    const [row] = await this.db.query
+      .select()
+      .from(t)
+      .where(and(eq(t.id, id), eq(t.state, 'open')))
+    return row as SessionRow | undefined
+  }
+
   /**
    * Takes the hold of session `id` for `holder`: answers the row when it was free or its holder's
    * hold had lapsed, undefined when it does not exist or another holder is alive.
