@@ -175,6 +175,26 @@ describe('the holds of a session end in the step that ends it', () => {
   })
   afterEach(() => server.close())
 
+  /** Starts the server again on a clock the test moves. */
+  async function restartWithClock() {
+    const clock = manualClock()
+    await server.close()
+    server = await startTestServer({ env: ENV, clock })
+    db = server.service.db
+    return clock
+  }
+
+  /** A request with a session of each writer under way: a socket's and a chunked one's. */
+  async function sessionsOfBothWriters() {
+    const req = await createRequest(server, { maxUploads: 3 })
+    const ip = nextIp()
+    const streamed = await openRequestSocket(server, req, ip)
+    const chunked = await initOk(server, req, SIZE, {}, ip)
+    expect((await chunk(server, req, chunked, 0, randomBytes(SIZE / 2))).status).toBe(200)
+    await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
+    return { req, streamed }
+  }
+
   it('a single-request upload whose record fails keeps nothing: no record, nothing held', async () => {
     const ip = nextIp()
     await crashWhereBytesAreRecorded(db)
@@ -264,10 +284,7 @@ describe('the holds of a session end in the step that ends it', () => {
   it.runIf(TEST_DIALECT === 'postgres')(
     'a finalize racing the idle expiry of its session records the upload with its holds or not at all',
     async () => {
-      const clock = manualClock()
-      await server.close()
-      server = await startTestServer({ env: ENV, clock })
-      db = server.service.db
+      const clock = await restartWithClock()
       const blobs = server.service.blobs
       const join = blobs.joinChunks.bind(blobs)
       let joined!: () => void
@@ -314,12 +331,7 @@ describe('the holds of a session end in the step that ends it', () => {
   it.runIf(TEST_DIALECT === 'postgres')(
     "one heartbeat keeps an instance's sessions of both writers, and one sweep ends both",
     async () => {
-      const req = await createRequest(server, { maxUploads: 3 })
-      const ip = nextIp()
-      const streamed = await openRequestSocket(server, req, ip)
-      const chunked = await initOk(server, req, SIZE, {}, ip)
-      expect((await chunk(server, req, chunked, 0, randomBytes(SIZE / 2))).status).toBe(200)
-      await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
+      const { req, streamed } = await sessionsOfBothWriters()
       const { sessions, streamed: records } = server.service.services
       const beats = async () => {
         const rows = await querySql<{ holder: string | null; beat: number | string }>(
@@ -343,6 +355,28 @@ describe('the holds of a session end in the step that ends it', () => {
       expect(await querySql(db, 'SELECT ref FROM chunk_parts')).toEqual([])
       const partial = (await blobFiles(server)).partial.filter((n) => n.startsWith(streamed.id))
       expect(partial).toEqual([])
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
+    },
+  )
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'one idle expiry ends the idle sessions of both writers, with their holds',
+    async () => {
+      const clock = await restartWithClock()
+      const { req, streamed } = await sessionsOfBothWriters()
+      // The socket's session is dormant once its connection's end is recorded.
+      streamed.socket.ws.terminate()
+      const holders = async () =>
+        (await querySql<{ holder: string | null }>(db, 'SELECT holder FROM upload_sessions')).map(
+          (row) => row.holder,
+        )
+      await expect.poll(holders, POLL).toContain(null)
+
+      const idleMs = REQUEST_HTTP_SESSION_TIMEOUT_MS
+      clock.advance(idleMs + 1000)
+      expect(await server.service.services.sessions.expireDormant(idleMs, idleMs)).toBe(2)
+      expect(await ledger(db)).toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+      expect(await querySql(db, 'SELECT ref FROM chunk_parts')).toEqual([])
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
     },
   )
