@@ -15,6 +15,7 @@ import { startPostgres } from '@fileshare/testing/postgres'
 
 import { openDatabase } from '../src/db/open-database.js'
 import { SessionHoldEnds } from '../src/sessions/session-holds.js'
+import { SessionEnds } from '../src/sessions/session-ends.js'
 import { StoredChunkSessions } from '../src/sessions/stored-chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'
@@ -92,9 +93,9 @@ async function databaseShare(url: string) {
     limits,
     buffer,
     holdEnds,
+    new SessionEnds(db, keepsNothing, holdEnds),
     Date.now,
     crypto.randomUUID(),
-    (error) => console.error(error),
   )
   const runs = UPLOADS * CHUNKS_PER_UPLOAD
   // Sessions of a 1 GiB upload in 10 MB chunks: about a hundred chunks each.

@@ -78,9 +78,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   if (single) await services.streamed.releaseAll()
   // Sessions whose client did not ask to resume them end with a restart (spec: Upload slot inside
   // a request): on SQLite all of them, on PostgreSQL those of instances no longer alive.
-  const ended =
-    (await services.sessions.endUnresumable(single)) +
-    ((await services.storedChunks?.endLapsed()) ?? 0)
+  const ended = await services.sessions.endUnresumable(single)
   if (ended > 0) logger.info(`ended ${ended} unfinished uploads that were not to be resumed`)
   if (single) await blobs.sweepUnfinished(0, await services.sessions.resumableIds())
   // Reserved request slots of sessions that died with the last run; resumable ones keep theirs.
@@ -188,7 +186,6 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await services.storedChunks?.endHeld().catch((error: unknown) => {
           logger.error(`could not end this instance's chunked sessions: ${String(error)}`)
         })
-        services.storedChunks?.stop()
         await metrics?.close()
         await checkpointer?.stop()
         await db.close()

@@ -378,7 +378,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
           method: 'DELETE',
           headers: { 'X-Owner-Token': cut.ownerToken },
         }),
-        other.service.services.sessions.expireDormant(idleMs),
+        other.service.services.sessions.expireDormant(idleMs, idleMs),
       ])
       expect([200, 404]).toContain(cancel.status)
       expect(await server.service.services.streamed.find(cut.id)).toBeUndefined()

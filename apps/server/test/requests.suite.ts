@@ -241,9 +241,8 @@ export async function send(
  * by chunk on PostgreSQL), as for a session that ended without returning its slot.
  */
 export async function forgetSessionRows(db: Db, id: string): Promise<void> {
-  await querySql(db, `DELETE FROM streamed_sessions WHERE id = '${id}'`)
+  await querySql(db, `DELETE FROM upload_sessions WHERE id = '${id}'`)
   await querySql(db, `DELETE FROM chunk_parts WHERE session_id = '${id}'`)
-  await querySql(db, `DELETE FROM chunk_sessions WHERE id = '${id}'`)
 }
 
 export function readRequest(

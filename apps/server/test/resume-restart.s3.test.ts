@@ -39,7 +39,7 @@ async function startProcess(dataDir: string, backend: Backend): Promise<SpawnedS
 async function recorded(dataDir: string, id: string): Promise<number | undefined> {
   const db = await openSqliteConnection(join(dataDir, 'fileshare.db'), 'auto')
   try {
-    const row = db.prepare('SELECT bytes_written FROM streamed_sessions WHERE id = ?').get([id])
+    const row = db.prepare('SELECT bytes_written FROM upload_sessions WHERE id = ?').get([id])
     return row?.[0] as number | undefined
   } finally {
     db.close()

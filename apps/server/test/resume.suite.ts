@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-session.js'
 import type { StreamedSessionRow } from '../src/sessions/streamed-session-records.js'
-import { streamedSessionStatus } from '../src/sessions/streamed-session-status.js'
 import { blobFiles, type Backend } from './backends.js'
 import { querySql, TEST_DIALECT } from './dialects.js'
 import {
@@ -341,7 +340,7 @@ export function resumeSuite(backend: Backend): void {
       const { streamed } = server.service.services
       // As when this instance's heartbeat lapsed and another claimed the session.
       const other = crypto.randomUUID()
-      await querySql(server.service.db, 'UPDATE streamed_sessions SET holder = ? WHERE id = ?', [
+      await querySql(server.service.db, 'UPDATE upload_sessions SET holder = ? WHERE id = ?', [
         other,
         upload.id,
       ])
@@ -360,10 +359,7 @@ export function resumeSuite(backend: Backend): void {
       const upload = await NORMAL.start(server, body.length)
       await cut(upload.socket, body.subarray(0, MiB))
       const row = await dormant(server, upload.id)
-      const provider = streamedSessionStatus(
-        server.service.services.streamed,
-        server.service.services.sessions,
-      )
+      const provider = server.service.services.sessionStatus
       const ownerToken = upload.resumeFrame(0).ownerToken as string
       expect(await provider.status('upload', upload.id, ownerToken)).toEqual({
         bytesWritten: row.bytesWritten,
@@ -374,8 +370,13 @@ export function resumeSuite(backend: Backend): void {
       await expect(provider.status('upload', upload.id, randomToken())).rejects.toMatchObject({
         status: 401,
       })
-      expect(await provider.status('request', upload.id, crypto.randomUUID())).toBeNull()
-      expect(await provider.status('upload', crypto.randomUUID(), ownerToken)).toBeNull()
+      const notFound = { status: 404 }
+      await expect(
+        provider.status('request', upload.id, crypto.randomUUID()),
+      ).rejects.toMatchObject(notFound)
+      await expect(
+        provider.status('upload', crypto.randomUUID(), ownerToken),
+      ).rejects.toMatchObject(notFound)
       expect(await server.service.services.streamed.find(upload.id)).toEqual(row)
     })
 
@@ -424,10 +425,7 @@ export function resumeSuite(backend: Backend): void {
         expect(await server.service.services.streamed.find(uid)).toBeDefined()
         // Filesystem: chunk 0 is durable; S3 keeps a part being gathered in memory only.
         if (filesystem) expect(row).toMatchObject({ nextIndex: 1, bytesWritten: 3 * MiB })
-        const provider = streamedSessionStatus(
-          server.service.services.streamed,
-          server.service.services.sessions,
-        )
+        const provider = server.service.services.sessionStatus
         expect(await provider.status('request', uid, req.id)).toEqual({
           bytesWritten: row.bytesWritten,
           nextIndex: row.nextIndex,

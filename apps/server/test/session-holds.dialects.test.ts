@@ -96,7 +96,7 @@ async function ledger(db: Db) {
     held: Number(quota?.held ?? 0),
     recorded: Number(quota?.bytes ?? 0),
     records: (await count('uploads')) + (await count('request_uploads')),
-    sessions: (await count('streamed_sessions')) + (await count('chunk_sessions')),
+    sessions: await count('upload_sessions'),
   }
 }
 
@@ -175,6 +175,26 @@ describe('the holds of a session end in the step that ends it', () => {
   })
   afterEach(() => server.close())
 
+  /** Starts the server again on a clock the test moves. */
+  async function restartWithClock() {
+    const clock = manualClock()
+    await server.close()
+    server = await startTestServer({ env: ENV, clock })
+    db = server.service.db
+    return clock
+  }
+
+  /** A request with a session of each writer under way: a socket's and a chunked one's. */
+  async function sessionsOfBothWriters() {
+    const req = await createRequest(server, { maxUploads: 3 })
+    const ip = nextIp()
+    const streamed = await openRequestSocket(server, req, ip)
+    const chunked = await initOk(server, req, SIZE, {}, ip)
+    expect((await chunk(server, req, chunked, 0, randomBytes(SIZE / 2))).status).toBe(200)
+    await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
+    return { req, streamed }
+  }
+
   it('a single-request upload whose record fails keeps nothing: no record, nothing held', async () => {
     const ip = nextIp()
     await crashWhereBytesAreRecorded(db)
@@ -239,14 +259,14 @@ describe('the holds of a session end in the step that ends it', () => {
     const first = await openRequestSocket(server, req, ip)
     const second = await openRequestSocket(server, req, ip)
     await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 2 * SIZE, sessions: 2 })
-    await crashAt(db, 'crash_at_delete', 'DELETE', 'streamed_sessions', `OLD.id = '${first.id}'`)
+    await crashAt(db, 'crash_at_delete', 'DELETE', 'upload_sessions', `OLD.id = '${first.id}'`)
     // The client aborts: the end's delete fails, and the abort discards the bytes.
     first.socket.ws.close(1000)
-    await expect.poll(() => errors.join(''), POLL).toContain('delete from "streamed_sessions"')
+    await expect.poll(() => errors.join(''), POLL).toContain('delete from "upload_sessions"')
     const partial = async () =>
       (await blobFiles(server)).partial.some((n) => n.startsWith(first.id))
     await expect.poll(partial, POLL).toBe(false)
-    await recoverFrom(db, 'crash_at_delete', 'streamed_sessions')
+    await recoverFrom(db, 'crash_at_delete', 'upload_sessions')
     const cancelled = await call(server, 'DELETE', `/request/${req.id}/upload/${first.id}`)
     expect(cancelled.status).toBeLessThan(300)
     const slots = () =>
@@ -264,11 +284,7 @@ describe('the holds of a session end in the step that ends it', () => {
   it.runIf(TEST_DIALECT === 'postgres')(
     'a finalize racing the idle expiry of its session records the upload with its holds or not at all',
     async () => {
-      const clock = manualClock()
-      await server.close()
-      server = await startTestServer({ env: ENV, clock })
-      db = server.service.db
-      const stored = server.service.services.storedChunks!
+      const clock = await restartWithClock()
       const blobs = server.service.blobs
       const join = blobs.joinChunks.bind(blobs)
       let joined!: () => void
@@ -286,8 +302,12 @@ describe('the holds of a session end in the step that ends it', () => {
       const finalizing = finalize(server, req, id, finalizeBody())
       await atJoin
       clock.advance(REQUEST_HTTP_SESSION_TIMEOUT_MS + 1)
+      const { sessions } = server.service.services
       expect(
-        await stored.expireIdle(REQUEST_HTTP_SESSION_TIMEOUT_MS, REQUEST_HTTP_SESSION_TIMEOUT_MS),
+        await sessions.expireDormant(
+          REQUEST_HTTP_SESSION_TIMEOUT_MS,
+          REQUEST_HTTP_SESSION_TIMEOUT_MS,
+        ),
       ).toBe(1)
       goOn()
       const answer = await finalizing
@@ -303,6 +323,61 @@ describe('the holds of a session end in the step that ends it', () => {
         used: records,
       })
       expect({ held: stillHeld, reserved: slot!.reserved }).toEqual({ held: 0, reserved: 0 })
+    },
+  )
+
+  // The chunk writer keeps sessions in the database on PostgreSQL: there an instance holds rows of
+  // both writers at once.
+  it.runIf(TEST_DIALECT === 'postgres')(
+    "one heartbeat keeps an instance's sessions of both writers, and one sweep ends both",
+    async () => {
+      const { req, streamed } = await sessionsOfBothWriters()
+      const { sessions, streamed: records } = server.service.services
+      const beats = async () => {
+        const rows = await querySql<{ holder: string | null; beat: number | string }>(
+          db,
+          'SELECT holder, heartbeat_at AS beat FROM upload_sessions ORDER BY id',
+        )
+        return rows.map((row) => ({ holder: row.holder, fresh: Number(row.beat) > 0 }))
+      }
+      await querySql(db, 'UPDATE upload_sessions SET heartbeat_at = 0')
+      await records.beat(sessions.holder)
+      const held = { holder: sessions.holder, fresh: true }
+      expect(await beats()).toEqual([held, held])
+
+      // As an instance that died leaves them: both held by it, neither to be resumed.
+      streamed.socket.ws.terminate()
+      await expect.poll(beats, POLL).toContainEqual({ holder: null, fresh: true })
+      await querySql(db, "UPDATE upload_sessions SET holder = 'gone', heartbeat_at = 0")
+      await querySql(db, 'UPDATE upload_sessions SET resumable = false')
+      expect(await sessions.endUnresumable()).toBe(2)
+      expect(await ledger(db)).toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+      expect(await querySql(db, 'SELECT ref FROM chunk_parts')).toEqual([])
+      const partial = (await blobFiles(server)).partial.filter((n) => n.startsWith(streamed.id))
+      expect(partial).toEqual([])
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
+    },
+  )
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'one idle expiry ends the idle sessions of both writers, with their holds',
+    async () => {
+      const clock = await restartWithClock()
+      const { req, streamed } = await sessionsOfBothWriters()
+      // The socket's session is dormant once its connection's end is recorded.
+      streamed.socket.ws.terminate()
+      const holders = async () =>
+        (await querySql<{ holder: string | null }>(db, 'SELECT holder FROM upload_sessions')).map(
+          (row) => row.holder,
+        )
+      await expect.poll(holders, POLL).toContain(null)
+
+      const idleMs = REQUEST_HTTP_SESSION_TIMEOUT_MS
+      clock.advance(idleMs + 1000)
+      expect(await server.service.services.sessions.expireDormant(idleMs, idleMs)).toBe(2)
+      expect(await ledger(db)).toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+      expect(await querySql(db, 'SELECT ref FROM chunk_parts')).toEqual([])
+      expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
     },
   )
 })

@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
+import { decodeQuotaHold } from '../src/sessions/session-holds.js'
 import type { TombstoneKind } from '../src/records/tombstones.js'
 import { noteBody, startTestServer, uploadHeaders, type TestServer } from './harness.js'
 import { querySql, TEST_DIALECT } from './dialects.js'
@@ -110,23 +111,24 @@ describe('deleting what the operator took down', () => {
       const uid = await initOk(server, req, 2000)
       expect((await chunk(server, req, uid, 0, randomBytes(1000))).status).toBe(200)
       const db = server.service.db
-      const [held] = await querySql<{ quota_hash: string | null; quota_window: number }>(
+      const [row] = await querySql<{ quota: string }>(
         db,
-        'SELECT quota_hash, quota_window FROM chunk_sessions WHERE id = ?',
+        'SELECT quota FROM upload_sessions WHERE id = ?',
         [uid],
       )
-      expect(held).toBeDefined()
+      expect(row).toBeDefined()
+      const held = decodeQuotaHold(row!.quota)
       await takeDown(req.id)
 
       expect(await server.service.services.storedChunks?.find(uid, req.id)).toBeUndefined()
       const parts = await querySql(db, 'SELECT ref FROM chunk_parts WHERE session_id = ?', [uid])
       expect(parts).toEqual([])
       // The quota held the declared size while the session waited; the takedown gives it back.
-      expect(held!.quota_hash).not.toBeNull()
+      expect(held).not.toBeNull()
       const quota = await querySql<{ held: number | string }>(
         db,
         'SELECT held FROM upload_quota WHERE client_hash = ? AND window_start = ?',
-        [held!.quota_hash, held!.quota_window],
+        [held!.clientHash, held!.windowStart],
       )
       expect(quota.map((row) => Number(row.held))).toEqual([0])
       const status = await call(server, 'GET', `/request/${req.id}/upload/${uid}/status`)

@@ -14,7 +14,7 @@ import { createLogger } from '../src/logger.js'
 import { createServices } from '../src/composition/container.js'
 import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-session.js'
 import type { UploadSessions } from '../src/sessions/upload-sessions.js'
-import { streamedSessionStatus } from '../src/sessions/streamed-session-status.js'
+import { SessionStatusService } from '../src/sessions/session-status.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { socketInitHeaders, startTestServer, type TestServer } from './harness.js'
@@ -873,7 +873,8 @@ describe('resuming over a new socket while the old one is still here', () => {
     await old.closed
     // The connection's end is seen; its suspension waits for the writes before it records.
     await expect.poll(() => side.sessions.get(id, isAny)).toBeUndefined()
-    const provider = streamedSessionStatus(server.service.services.streamed, side.sessions)
+    const { streamed, tombstones } = server.service.services
+    const provider = new SessionStatusService(streamed, side.sessions, tombstones)
     const status = provider.status('upload', id, headers.ownerToken)
     setTimeout(() => gate.open(), 200)
     expect(await status).toMatchObject({ bytesWritten: 2 * MiB, transport: 'ws' })

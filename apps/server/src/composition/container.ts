@@ -24,10 +24,9 @@ import { ReportsService } from '../ops/reports.js'
 import { RequestsService } from '../requests/requests.js'
 import { liveSessionKeys } from '../sessions/live-sessions.js'
 import { SessionStatusService } from '../sessions/session-status.js'
-import { storedSessionStatusProvider } from '../sessions/stored-session-status.js'
-import { streamedSessionStatus } from '../sessions/streamed-session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
+import { SessionEnds } from '../sessions/session-ends.js'
 import { SessionHoldEnds } from '../sessions/session-holds.js'
 import { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { StreamedSessionRecords } from '../sessions/streamed-session-records.js'
@@ -44,7 +43,7 @@ export interface Services {
   notes: NotesService
   requests: RequestsService
   inbox: InboxService
-  /** How far an unfinished upload got, over every kind of session (session-status.ts). */
+  /** How far an unfinished upload got, of either writer (session-status.ts). */
   sessionStatus: SessionStatusService
   /** Keys of every session that may still write, on any instance (live-sessions.ts). */
   liveSessionKeys: () => Promise<ReadonlySet<string>>
@@ -85,6 +84,8 @@ export async function createServices(
   // Where every session's quota hold and request slot end, streamed and stored alike.
   const holdEnds = new SessionHoldEnds(db, quota)
   const streamed = new StreamedSessionRecords(db, now)
+  // The one end of a session from its row, of either writer.
+  const ends = new SessionEnds(db, blobs, holdEnds)
   const sessions = new UploadSessions({
     blobs,
     now,
@@ -92,6 +93,7 @@ export async function createServices(
     bufferBudget: config.fileUploadChunkBuffer,
     records: streamed,
     holdEnds,
+    ends,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
   // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
@@ -108,9 +110,9 @@ export async function createServices(
           },
           sessions,
           holdEnds,
+          ends,
           now,
           sessions.holder,
-          onError,
         )
       : undefined
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the
@@ -160,12 +162,8 @@ export async function createServices(
     outbox,
     onNotificationsQueued: () => notifier.wake(),
   })
-  // Where GET /api/upload/:id/status and its request twin look, in turn: one provider per kind
-  // of session.
-  const sessionStatus = new SessionStatusService(
-    [streamedSessionStatus(streamed, sessions), storedSessionStatusProvider(uploads, requests)],
-    tombstones,
-  )
+  // Where GET /api/upload/:id/status and its request twin look: the one row of either writer.
+  const sessionStatus = new SessionStatusService(streamed, sessions, tombstones)
   // What the sweeps by age must leave alone: one source per kind of session.
   const liveKeys = liveSessionKeys([
     () => sessions.resumableIds(),

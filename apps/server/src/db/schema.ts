@@ -272,46 +272,53 @@ export const lockouts = sqliteTable(
 )
 
 /**
- * A chunked HTTP upload under way when sessions live in the database (PostgreSQL): any instance
- * takes its chunks and its finalize. `context` is the JSON of what finalize needs (token hashes
- * as base64, never tokens); `receivedBytes` only grows by a conditional update. `nextIndex` is
- * the lowest chunk index not recorded and `writtenBytes` the size of the chunks below it, both
- * kept by the transaction that records a chunk. `requestId` names the file request of an upload
- * into one (its slot is held while the row exists); `quotaHash`, `quotaWindow` and `quotaBytes`
- * say where the upload quota holds the declared size until the session ends.
+ * Every upload session under way, of either writer: the stream writer (every WebSocket upload,
+ * and chunked uploads on SQLite) writes its bytes in order to one resumable blob writer and
+ * records durable points here (`writerState`); the chunk writer (chunked HTTP on PostgreSQL)
+ * stores chunks that any instance takes (`chunk_parts`, and `partsUpload`, the store's upload
+ * they join). `bytesWritten` is durable in the blob store and `nextIndex` the chunk due next
+ * (null for a WebSocket); `receivedBytes` counts every chunk recorded, early ones too, and grows
+ * only by a conditional update. `context` is the JSON the record is made from at finalize (token
+ * hashes as base64, never tokens); `quota` its quota hold (sessions/session-holds.ts), and a
+ * `requestId` holds one of its request's slots while the row exists. `holder` is the instance
+ * that holds the session, whose hold lapses when `heartbeatAt` grows old; `state` is `open`, or
+ * `committing` once finalize claimed it.
  */
-export const chunkSessions = sqliteTable(
-  'chunk_sessions',
+export const uploadSessions = sqliteTable(
+  'upload_sessions',
   {
     id: text('id').primaryKey(),
-    context: text('context').notNull(),
-    declaredSize: integer('declared_size').notNull(),
-    receivedBytes: integer('received_bytes').notNull().default(0),
-    nextIndex: integer('next_index').notNull().default(0),
-    writtenBytes: integer('written_bytes').notNull().default(0),
+    /** `upload` or `request`. */
+    kind: text('kind').notNull(),
     requestId: text('request_id'),
-    quotaHash: text('quota_hash'),
-    quotaWindow: integer('quota_window'),
-    quotaBytes: integer('quota_bytes').notNull().default(0),
+    /** `ws` or `chunks`. */
+    transport: text('transport').notNull(),
+    state: text('state').notNull().default('open'),
+    declaredSize: integer('declared_size').notNull(),
+    bytesWritten: integer('bytes_written').notNull().default(0),
+    receivedBytes: integer('received_bytes').notNull().default(0),
+    nextIndex: integer('next_index'),
+    /** The stream writer's resumable writer state, or null for the chunk writer. */
+    writerState: text('writer_state'),
     /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
     partsUpload: text('parts_upload'),
-    /**
-     * The instance that opened a session whose client did not ask to resume it, or null for one
-     * that did: such a session ends with that instance (its stop, or its hold lapsing).
-     */
+    context: text('context').notNull(),
+    quota: text('quota').notNull().default(''),
+    /** Whether its client asked to resume it; otherwise it ends with its connection or instance. */
+    resumable: integer('resumable', { mode: 'boolean' }).notNull().default(true),
     holder: text('holder'),
-    heartbeatAt: integer('heartbeat_at'),
-    state: text('state').notNull(),
-    createdAt: integer('created_at').notNull(),
+    heartbeatAt: integer('heartbeat_at').notNull(),
     lastActivity: integer('last_activity').notNull(),
+    createdAt: integer('created_at').notNull(),
   },
   (table) => [
-    index('chunk_sessions_last_activity').on(table.lastActivity),
-    index('chunk_sessions_request_id').on(table.requestId),
+    index('upload_sessions_last_activity').on(table.lastActivity),
+    index('upload_sessions_request_id').on(table.requestId),
+    index('upload_sessions_holder').on(table.holder),
   ],
 )
 
-/** One stored chunk of a chunk session: its size and where the blob store keeps it. */
+/** One stored chunk of a chunk writer's session: its size and where the blob store keeps it. */
 export const chunkParts = sqliteTable(
   'chunk_parts',
   {
@@ -374,42 +381,6 @@ export const apiTokens = sqliteTable(
     index('api_tokens_subject').on(table.subject),
     // The cleanup job's purge of long-expired tokens filters on it.
     index('api_tokens_expires_at').on(table.expiresAt),
-  ],
-)
-
-/**
- * An upload session written in order to one resumable blob writer (every WebSocket upload, and
- * chunked uploads kept in memory): what it takes to continue it over a new connection, on any
- * instance, or after a restart. `bytesWritten` is durable in the blob store (and `nextIndex` the
- * chunk due next, for chunks); `context` is the JSON the record is made from at finalize (token
- * hashes as base64, never tokens); `quota` its quota hold (sessions/session-holds.ts). `holder`
- * is the instance that has it open, whose hold lapses when `heartbeatAt` grows old.
- */
-export const streamedSessions = sqliteTable(
-  'streamed_sessions',
-  {
-    id: text('id').primaryKey(),
-    /** `upload` or `request`. */
-    kind: text('kind').notNull(),
-    requestId: text('request_id'),
-    /** `ws` or `chunks`. */
-    transport: text('transport').notNull(),
-    declaredSize: integer('declared_size').notNull(),
-    bytesWritten: integer('bytes_written').notNull().default(0),
-    nextIndex: integer('next_index'),
-    writerState: text('writer_state').notNull(),
-    context: text('context').notNull(),
-    quota: text('quota').notNull(),
-    /** Whether its client asked to resume it; otherwise it ends with its connection or instance. */
-    resumable: integer('resumable', { mode: 'boolean' }).notNull().default(true),
-    holder: text('holder'),
-    heartbeatAt: integer('heartbeat_at').notNull(),
-    lastActivity: integer('last_activity').notNull(),
-    createdAt: integer('created_at').notNull(),
-  },
-  (table) => [
-    index('streamed_sessions_last_activity').on(table.lastActivity),
-    index('streamed_sessions_request_id').on(table.requestId),
   ],
 )
 

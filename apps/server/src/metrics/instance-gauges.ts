@@ -3,9 +3,9 @@
  * database holds (stored bytes and items, upload quota in use, chunked sessions kept there). The
  * database's figures are the same on every instance that shares it.
  * May touch: tables uploads, notes, file_requests, request_uploads, upload_quota,
- * chunk_sessions (read only); the metrics registry; the log.
+ * upload_sessions (read only); the metrics registry; the log.
  */
-import { count, eq, sql } from 'drizzle-orm'
+import { count, eq, isNull, sql } from 'drizzle-orm'
 import { Gauge, Registry } from 'prom-client'
 
 import type { Db } from '../db/client.js'
@@ -36,7 +36,7 @@ const total = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)`.mapW
 
 async function readSnapshot(deps: InstanceGaugeDeps): Promise<Snapshot> {
   const { db } = deps
-  const { uploads, requestUploads, notes, fileRequests, uploadQuota, chunkSessions } = db.tables
+  const { uploads, requestUploads, notes, fileRequests, uploadQuota, uploadSessions } = db.tables
   const windowMs = deps.quotaWindowSec * 1000
   const windowStart = Math.floor(deps.now() / windowMs) * windowMs
   const [[files], [inRequests], [noteCount], [requestCount], [quota], [stored]] = await Promise.all(
@@ -53,7 +53,10 @@ async function readSnapshot(deps: InstanceGaugeDeps): Promise<Snapshot> {
           held: total(uploadQuota.held),
         })
         .from(uploadQuota),
-      db.query.select({ items: count() }).from(chunkSessions),
+      db.query
+        .select({ items: count() })
+        .from(uploadSessions)
+        .where(isNull(uploadSessions.writerState)),
     ],
   )
   return {

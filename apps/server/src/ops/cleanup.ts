@@ -17,7 +17,7 @@ import type { Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { LeaderLock } from '../db/leader-lock.js'
 import type { Logger } from '../logger.js'
-import { recordCleanupRun, recordUploadFailed, type CleanupCounts } from '../metrics/recorder.js'
+import { recordCleanupRun, type CleanupCounts } from '../metrics/recorder.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { ApiTokens } from '../access/api-tokens.js'
 import type { Lockout } from '../limits/lockout.js'
@@ -29,7 +29,6 @@ import type { BlobJanitor } from '../records/blob-janitor.js'
 import type { Tombstones } from '../records/tombstones.js'
 import type { InboxService } from '../requests/inbox.js'
 import type { RequestsService } from '../requests/requests.js'
-import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import type { UploadSessions } from '../sessions/upload-sessions.js'
 import type { UploadsService } from '../uploads/uploads.js'
 
@@ -50,7 +49,6 @@ export const PARTIAL_MARGIN_MS = 10 * 60_000
 /** What the job calls of the services, each narrowed to the calls it makes. */
 export interface CleanupServices {
   sessions: Pick<UploadSessions, 'expireIdle' | 'expireDormant' | 'endUnresumable' | 'get'>
-  storedChunks: Pick<StoredChunkSessions, 'expireIdle' | 'endLapsed'> | undefined
   liveSessionKeys: () => Promise<ReadonlySet<string>>
   janitor: Pick<BlobJanitor, 'retry' | 'pending' | 'remove'>
   quota: Pick<DbUploadQuota, 'prune'>
@@ -87,8 +85,7 @@ export type CleanupStep =
   | 'requests'
   | 'apiTokens'
   | 'sessions'
-  | 'streamedSessions'
-  | 'chunkSessions'
+  | 'storedSessions'
   | 'orphans'
   | 'partials'
   | 'quota'
@@ -232,26 +229,17 @@ export class CleanupJob {
     if (!report.leading) return report
 
     await this.removeFinished(report, step)
-    // Dormant streamed sessions are every instance's: idle ones end with their bytes.
-    await step('streamedSessions', async () => {
+    // Sessions with a row are every instance's, of both writers: the leader ends the idle ones,
+    // and those of an instance that died whose clients did not ask to resume them; then removes
+    // stored chunks that no live session holds (an instance died mid-chunk), before the partial
+    // sweep.
+    await step('storedSessions', async () => {
       const idleMs = this.deps.config.uploadSessionIdleSec * 1000
-      report.sessionsExpired += await services.sessions.expireDormant(idleMs)
-      // Those of an instance that died, whose clients did not ask to resume them.
+      report.sessionsExpired += await services.sessions.expireDormant(
+        idleMs,
+        REQUEST_HTTP_SESSION_TIMEOUT_MS,
+      )
       report.sessionsExpired += await services.sessions.endUnresumable()
-    })
-    // Sessions kept in the database are every instance's: the leader ends the idle ones and
-    // removes stored chunks that no live session holds (an instance died mid-chunk), before the
-    // partial sweep.
-    await step('chunkSessions', async () => {
-      const stored = services.storedChunks
-      if (!stored) return
-      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
-      const expired =
-        (await stored.expireIdle(idleMs, REQUEST_HTTP_SESSION_TIMEOUT_MS)) +
-        (await stored.endLapsed())
-      report.sessionsExpired += expired
-      // Sessions of this process record their own end (metrics/track-session.ts); these cannot.
-      recordUploadFailed('chunks', 0, expired)
       report.partialsRemoved += await this.deps.blobs.sweepChunks(
         idleMs + PARTIAL_MARGIN_MS,
         await services.liveSessionKeys(),

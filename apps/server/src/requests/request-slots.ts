@@ -10,7 +10,7 @@
  * of concurrent inits can take more slots than there are. A request created with `senderNotes`
  * (ours) keeps `noteSlots` of them for senders' notes that go with files: such a note takes only
  * those, any other upload only the rest, so files alone never take a note's place.
- * May touch: table file_requests; chunk_sessions and streamed_sessions (read).
+ * May touch: table file_requests; upload_sessions (read).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, eq, gt, gte, lte, or, sql } from 'drizzle-orm'
@@ -111,20 +111,20 @@ export async function reserveSlot(
 /**
  * At start: frees the reservations that no session holds any more. Sessions that were not
  * durable died with the last run, and those whose client did not ask to resume were ended
- * before this; a session with a row in the database (streamed_sessions, or chunk_sessions on
- * PostgreSQL) may still resume, or runs on another instance, and keeps its slot.
+ * before this; a session with a row in the database (upload_sessions) may still resume, or runs
+ * on another instance, and keeps its slot.
  * On PostgreSQL another instance may have reserved a slot and not yet written its session's
  * row, so a request whose last reservation is younger than HOLD_LAPSE_MS keeps its count (one
  * conditional update: a reservation made meanwhile moves `slotReservedAt` and is left alone).
  * SQLite's single instance has nothing in flight at start.
  */
 export async function resetReservations(db: Db, now: () => number): Promise<number> {
-  const { fileRequests, streamedSessions, chunkSessions } = db.tables
-  const held = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id})`
+  const { fileRequests, uploadSessions: s } = db.tables
+  const held = sql<number>`(select count(*) from ${s} where ${s.requestId} = ${fileRequests.id})`
   const unheld = gt(fileRequests.reservedUploads, held)
   const settled = lte(fileRequests.slotReservedAt, now() - HOLD_LAPSE_MS)
   const note = `%${NOTE_SLOT_CONTEXT}%`
-  const heldNotes = sql<number>`(select count(*) from ${streamedSessions} where ${streamedSessions.requestId} = ${fileRequests.id} and ${streamedSessions.context} like ${note}) + (select count(*) from ${chunkSessions} where ${chunkSessions.requestId} = ${fileRequests.id} and ${chunkSessions.context} like ${note})`
+  const heldNotes = sql<number>`(select count(*) from ${s} where ${s.requestId} = ${fileRequests.id} and ${s.context} like ${note})`
   const surplus = or(unheld, gt(fileRequests.reservedNotes, heldNotes))
   const freed = await db.query
     .update(fileRequests)

@@ -34,7 +34,6 @@ import {
   type RequestUploadInit,
 } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
-import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
 import type { SessionHolds } from '../sessions/session-holds.js'
 import type { SessionScope } from '../sessions/stored-chunk-intake.js'
 import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
@@ -225,18 +224,6 @@ export class RequestsService extends FileRequests {
     })
     if (queued > 0) this.deps.onNotificationsQueued?.()
     return uploadId
-  }
-
-  /**
-   * How far the stored session `uploadId` of `requestId` got (GET
-   * /api/request/:id/upload/:uid/status): the session id is its credential; null when there is
-   * none in that request.
-   */
-  async storedStatus(requestId: string, uploadId: string): Promise<SessionStatus | null> {
-    const stored = this.deps.storedChunks
-    if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return null
-    const open = await stored.find(uploadId, requestId)
-    return open ? storedSessionStatus(open) : null
   }
 
   /**

@@ -5,7 +5,7 @@
  * session of every transport but the single request is durable; its client may resume it on any
  * instance from the point recorded here.
  *
- * May touch: the streamed_sessions table (through its records) and the session's resumable writer.
+ * May touch: the upload_sessions table (through its records) and the session's resumable writer.
  */
 import type { Executor } from '../db/client.js'
 import type { ResumableWriter } from '../storage/blob-store.js'

@@ -1,66 +1,66 @@
 /**
  * How far an unfinished upload got, for a client that resumes it (docs/api.md, GET
- * /api/upload/:id/status and GET /api/request/:id/upload/:uid/status): one dispatcher over the
- * providers that keep sessions, each answering for its own sessions and null for the others.
- * May touch: nothing directly; through the status providers.
+ * /api/upload/:id/status and GET /api/request/:id/upload/:uid/status): one query of the
+ * session's row, whichever writer keeps it (upload_sessions): the bytes the store holds durably
+ * and, for chunks, the chunk due next. A session that finalize claimed has no status.
+ * May touch: nothing directly; reads rows through streamed-session-records.ts, and the takedown
+ * tombstones of requests.
  */
 import { ERROR_MESSAGES, type UploadStatusResponse } from '@fileshare/protocol'
 
+import { tokenMatches } from '../access/tokens.js'
 import { HttpError } from '../http-error.js'
-import { requestTakedown } from '../requests/request-records.js'
-import type { OpenChunkSession } from './stored-chunk-sessions.js'
 import type { Tombstones } from '../records/tombstones.js'
+import { requestTakedown } from '../requests/request-records.js'
+import { decodeSpec } from './stored-contexts.js'
+import type { StreamedSessionRecords } from './streamed-session-records.js'
+import type { UploadSessions } from './upload-sessions.js'
 
 export type SessionStatus = UploadStatusResponse
 
-/** `upload`: a normal upload, credential its owner token; `request`: credential its request id. */
 export type SessionKind = 'upload' | 'request'
-
-export interface SessionStatusProvider {
-  /**
-   * The status of session `id`, or null when this provider has no such session; throws 401 for
-   * a wrong owner token, compared in constant time against the stored hash.
-   */
-  status(
-    kind: SessionKind,
-    id: string,
-    credential: string | undefined,
-  ): Promise<SessionStatus | null>
-}
 
 export class SessionStatusService {
   constructor(
-    private readonly providers: readonly SessionStatusProvider[],
+    private readonly records: StreamedSessionRecords,
+    private readonly sessions: Pick<UploadSessions, 'settled'>,
     private readonly tombstones: Tombstones,
   ) {}
 
   /**
-   * The first provider's answer; when none has the session, the 410 of a request the operator
-   * took down (as on its other routes), else 404 `Upload not found`.
+   * The status of session `id` of `kind`: `credential` is the owner token of a normal upload
+   * (401 when wrong, compared in constant time with the stored hash) or the id of the request.
+   * Without such a session, the 410 of a request the operator took down (as on its other
+   * routes), else 404 `Upload not found`.
    */
   async status(
     kind: SessionKind,
     id: string,
     credential: string | undefined,
   ): Promise<SessionStatus> {
-    for (const provider of this.providers) {
-      const status = await provider.status(kind, id, credential)
-      if (status) return status
+    // A connection that ended here a moment ago records where it got to: answer that point,
+    // not the checkpoint before it, so a prompt resume sends nothing twice.
+    await this.sessions.settled(id)
+    const row = await this.records.findOpen(id)
+    const found =
+      row !== undefined &&
+      row.kind === kind &&
+      (kind === 'upload' || (credential !== undefined && row.requestId === credential))
+    if (found) {
+      if (kind === 'upload' && !tokenMatches(credential, decodeSpec(row.context).ownerTokenHash)) {
+        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
+      }
+      return {
+        bytesWritten: row.bytesWritten,
+        nextIndex: row.transport === 'chunks' ? (row.nextIndex ?? 0) : null,
+        declaredSize: row.declaredSize,
+        transport: row.transport,
+      }
     }
     const takedown =
       kind === 'request' && credential !== undefined
         ? await requestTakedown(this.tombstones, credential)
         : undefined
     throw takedown ?? new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-  }
-}
-
-/** A stored chunk session's status: durable is recorded, contiguous from chunk 0. */
-export function storedSessionStatus(open: OpenChunkSession): SessionStatus {
-  return {
-    bytesWritten: open.writtenBytes,
-    nextIndex: open.nextIndex,
-    declaredSize: open.declaredSize,
-    transport: 'chunks',
   }
 }

@@ -8,13 +8,13 @@
  * stored bytes that its retry replaces or the join leaves out and the sweeps remove, so its retry
  * is accepted anywhere. Never a session's holds.
  *
- * May touch: tables chunk_sessions, chunk_parts; the blob store (chunks).
+ * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
 import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
@@ -59,10 +59,16 @@ export interface ChunkBuffer {
 
 const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
+/** The rows of the chunk writer (they name no stream writer's state); `which` among them. */
+export function chunkRows(tables: Db['tables'], which?: SQL): SQL | undefined {
+  return and(isNull(tables.uploadSessions.writerState), which)
+}
+
 /** The row of open session `id` of `requestId`: another request's session is not found. */
 export function openSessionIn(tables: Db['tables'], id: string, requestId: string | null) {
-  const { chunkSessions: s } = tables
+  const { uploadSessions: s } = tables
   return and(
+    isNull(s.writerState),
     eq(s.id, id),
     eq(s.state, 'open'),
     requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId),
@@ -98,7 +104,7 @@ export class StoredChunkIntake {
     if (declared !== undefined && declared > scope.maxChunkSize) {
       throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
     }
-    const { chunkSessions: s } = this.db.tables
+    const { uploadSessions: s } = this.db.tables
     const [row] = await this.db.query
       .select({
         declaredSize: s.declaredSize,
@@ -112,8 +118,9 @@ export class StoredChunkIntake {
       .from(s)
       .where(openSessionIn(this.db.tables, id, scope.requestId))
     if (!row) throw uploadNotFound()
+    const due = row.due ?? 0
     const receiving = this.receiving.get(id) ?? new Set<number>()
-    if (index < row.due || Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
+    if (index < due || Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
     if (declared !== undefined && row.receivedBytes + declared > row.declaredSize) {
       throw sizeMismatch()
     }
@@ -122,10 +129,10 @@ export class StoredChunkIntake {
     }
     // The early-chunk window as for sessions in memory: recorded chunks past the one due count,
     // with this instance's early chunks still being received.
-    if (index !== row.due) {
-      const receivingEarly = [...receiving].filter((i) => i > row.due).length
+    if (index !== due) {
+      const receivingEarly = [...receiving].filter((i) => i > due).length
       const early = Number(row.early) + receivingEarly
-      if (index > row.due + this.limits.window || early >= this.limits.window) {
+      if (index > due + this.limits.window || early >= this.limits.window) {
         throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
       }
     }
@@ -200,7 +207,7 @@ export class StoredChunkIntake {
     stored: StoredChunk,
   ): Promise<{ written: number; received: number }> {
     const length = stored.size
-    const { chunkSessions: s, chunkParts: p } = this.db.tables
+    const { uploadSessions: s, chunkParts: p } = this.db.tables
     try {
       return await this.db.transaction(async (tx) => {
         const [grown] = await tx
@@ -216,7 +223,7 @@ export class StoredChunkIntake {
           .returning({
             receivedBytes: s.receivedBytes,
             nextIndex: s.nextIndex,
-            writtenBytes: s.writtenBytes,
+            bytesWritten: s.bytesWritten,
           })
         if (!grown) throw (await this.isOpen(tx, id)) ? sizeMismatch() : uploadNotFound()
         const inserted = await tx
@@ -225,7 +232,8 @@ export class StoredChunkIntake {
           .onConflictDoNothing()
           .returning({ chunkIndex: p.chunkIndex })
         if (inserted.length === 0) throw duplicate()
-        let { nextIndex, writtenBytes } = grown
+        let { bytesWritten } = grown
+        let nextIndex = grown.nextIndex ?? 0
         if (index === nextIndex) {
           // The early chunks recorded after it, fewer than a window of them.
           const after = await tx
@@ -234,15 +242,15 @@ export class StoredChunkIntake {
             .where(and(eq(p.sessionId, id), gt(p.chunkIndex, index)))
             .orderBy(asc(p.chunkIndex))
           nextIndex = index + 1
-          writtenBytes += length
+          bytesWritten += length
           for (const part of after) {
             if (part.index !== nextIndex) break
             nextIndex++
-            writtenBytes += part.size
+            bytesWritten += part.size
           }
-          await tx.update(s).set({ nextIndex, writtenBytes }).where(eq(s.id, id))
+          await tx.update(s).set({ nextIndex, bytesWritten }).where(eq(s.id, id))
         }
-        return { written: writtenBytes, received: grown.receivedBytes }
+        return { written: bytesWritten, received: grown.receivedBytes }
       })
     } catch (error) {
       await this.blobs.deleteChunks([stored])
@@ -251,7 +259,7 @@ export class StoredChunkIntake {
   }
 
   private async isOpen(tx: Executor, id: string): Promise<boolean> {
-    const { chunkSessions: s } = this.db.tables
+    const { uploadSessions: s } = this.db.tables
     const [row] = await tx
       .select({ id: s.id })
       .from(s)

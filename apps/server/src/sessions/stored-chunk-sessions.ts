@@ -10,17 +10,24 @@
  * that instance (its stop, or its heartbeat lapsing), as the spec's sessions end with a server
  * restart.
  *
- * May touch: tables chunk_sessions, chunk_parts; the blob store (chunks); timers (the heartbeat).
+ * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq, inArray, isNotNull, isNull, lt, ne, or } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { QuotaHold } from '../limits/quota.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
-import { holdsOfRow, type SessionHoldEnds } from './session-holds.js'
+import type { SessionEnds } from './session-ends.js'
 import {
+  decodeQuotaHold,
+  encodeQuotaHold,
+  holdsOfRow,
+  type SessionHoldEnds,
+} from './session-holds.js'
+import {
+  chunkRows,
   openSessionIn,
   StoredChunkIntake,
   type ChunkAdmission,
@@ -28,7 +35,6 @@ import {
   type SessionScope,
   type StoredChunkLimits,
 } from './stored-chunk-intake.js'
-import { HOLD_LAPSE_MS } from './streamed-session-records.js'
 
 /** What a new session holds until it ends. */
 export interface SessionOpening {
@@ -52,7 +58,7 @@ export interface OpenChunkSession {
   /** The lowest chunk index not recorded: every chunk below it is durable. */
   nextIndex: number
   /** The size of the chunks below `nextIndex`. */
-  writtenBytes: number
+  bytesWritten: number
   createdAt: number
 }
 
@@ -67,11 +73,7 @@ export interface ClaimedSession {
 
 const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
 
-/** How often this instance renews the heartbeat of the sessions bound to it. */
-const HEARTBEAT_MS = 10_000
-
 export class StoredChunkSessions {
-  private readonly heartbeat: NodeJS.Timeout
   private readonly intake: StoredChunkIntake
 
   constructor(
@@ -81,27 +83,16 @@ export class StoredChunkSessions {
     buffer: ChunkBuffer,
     /** Where a session's quota hold and request slot end (session-holds.ts). */
     private readonly holds: SessionHoldEnds,
+    /** How a session ends as failed (session-ends.ts). */
+    private readonly ends: SessionEnds,
     private readonly now: () => number,
-    /** This instance, as the holder of the sessions whose client did not ask to resume. */
+    /**
+     * This instance, as the holder of the sessions whose client did not ask to resume: its one
+     * heartbeat (upload-sessions.ts) keeps them, and the sweep of lapsed holds ends them.
+     */
     private readonly holder: string,
-    onError: (error: unknown) => void,
   ) {
     this.intake = new StoredChunkIntake(db, blobs, limits, buffer, now)
-    this.heartbeat = setInterval(() => {
-      this.beat().catch(onError)
-    }, HEARTBEAT_MS)
-    this.heartbeat.unref()
-  }
-
-  /** Keeps the hold of this instance's bound sessions alive. */
-  private async beat(): Promise<void> {
-    const { chunkSessions: s } = this.db.tables
-    await this.db.query.update(s).set({ heartbeatAt: this.now() }).where(eq(s.holder, this.holder))
-  }
-
-  /** Stops renewing holds; at shutdown, before the database closes. */
-  stop(): void {
-    clearInterval(this.heartbeat)
   }
 
   /**
@@ -109,32 +100,12 @@ export class StoredChunkSessions {
    * instance (spec: a server restart frees their slots).
    */
   async endHeld(): Promise<void> {
-    const { chunkSessions: s } = this.db.tables
+    const { uploadSessions: s } = this.db.tables
     const rows = await this.db.query
       .select({ id: s.id })
       .from(s)
-      .where(and(eq(s.holder, this.holder), eq(s.state, 'open')))
+      .where(chunkRows(this.db.tables, and(eq(s.holder, this.holder), eq(s.state, 'open'))))
     await this.remove(rows.map((row) => row.id))
-  }
-
-  /**
-   * Ends the sessions bound to an instance whose heartbeat lapsed (it stopped without ending
-   * them: killed or crashed); answers how many.
-   */
-  async endLapsed(): Promise<number> {
-    const { chunkSessions: s } = this.db.tables
-    const rows = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(
-        and(
-          isNotNull(s.holder),
-          ne(s.holder, this.holder),
-          lt(s.heartbeatAt, this.now() - HOLD_LAPSE_MS),
-        ),
-      )
-    await this.remove(rows.map((row) => row.id))
-    return rows.length
   }
 
   /**
@@ -145,14 +116,16 @@ export class StoredChunkSessions {
     const partsUpload = await this.blobs.startChunks(id, opening.declaredSize)
     const now = this.now()
     try {
-      await this.db.query.insert(this.db.tables.chunkSessions).values({
+      await this.db.query.insert(this.db.tables.uploadSessions).values({
         id,
+        kind: opening.requestId === null ? 'upload' : 'request',
+        requestId: opening.requestId,
+        transport: 'chunks',
         context: opening.context,
         declaredSize: opening.declaredSize,
-        requestId: opening.requestId,
-        quotaHash: opening.quota?.clientHash ?? null,
-        quotaWindow: opening.quota?.windowStart ?? null,
-        quotaBytes: opening.quota?.bytes ?? 0,
+        nextIndex: 0,
+        quota: encodeQuotaHold(opening.quota),
+        resumable: opening.resumable,
         partsUpload,
         holder: opening.resumable ? null : this.holder,
         heartbeatAt: now,
@@ -169,7 +142,7 @@ export class StoredChunkSessions {
 
   /** The open session `id` within `requestId` (null: a normal upload), or undefined. */
   async find(id: string, requestId: string | null): Promise<OpenChunkSession | undefined> {
-    const { chunkSessions: s } = this.db.tables
+    const { uploadSessions: s } = this.db.tables
     const [row] = await this.db.query
       .select({
         id: s.id,
@@ -177,12 +150,12 @@ export class StoredChunkSessions {
         declaredSize: s.declaredSize,
         receivedBytes: s.receivedBytes,
         nextIndex: s.nextIndex,
-        writtenBytes: s.writtenBytes,
+        bytesWritten: s.bytesWritten,
         createdAt: s.createdAt,
       })
       .from(s)
       .where(openSessionIn(this.db.tables, id, requestId))
-    return row
+    return row && { ...row, nextIndex: row.nextIndex ?? 0 }
   }
 
   /** Admits a chunk on its head before its body is read (stored-chunk-intake.ts). */
@@ -201,7 +174,7 @@ export class StoredChunkSessions {
    * when no more can be recorded; a session missing bytes ends (400).
    */
   async claim(id: string, requestId: string | null): Promise<ClaimedSession | undefined> {
-    const { chunkSessions: s, chunkParts: p } = this.db.tables
+    const { uploadSessions: s, chunkParts: p } = this.db.tables
     const [claimed] = await this.db.query
       .update(s)
       .set({ state: 'committing', lastActivity: this.now() })
@@ -244,7 +217,7 @@ export class StoredChunkSessions {
    * `commit` or the transaction fails, the session ends as failed (remove()).
    */
   async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
-    const { chunkSessions: s, chunkParts: p } = this.db.tables
+    const { uploadSessions: s, chunkParts: p } = this.db.tables
     let outcome: { result: T; chunks: StoredChunk[] }
     try {
       outcome = await this.db.transaction(async (tx) => {
@@ -269,94 +242,43 @@ export class StoredChunkSessions {
   }
 
   /**
-   * Ends sessions as failed (cancelled, idle, a finalize that failed): one transaction removes
-   * their records and gives back their quota holds and request slots; what the store holds of
-   * their chunks (their multipart uploads and chunk objects) goes after.
+   * Ends sessions as failed (cancelled, a finalize that failed) through the one end of every
+   * session (session-ends.ts); the sweeps of idle sessions and lapsed holds end them there too.
    */
   async remove(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return
-    const { chunkSessions: s, chunkParts: p } = this.db.tables
-    const { rows, chunks } = await this.db.transaction(async (tx) => {
-      const rows = await tx
-        .delete(s)
-        .where(inArray(s.id, [...ids]))
-        .returning({ id: s.id, partsUpload: s.partsUpload, ...heldColumns(s) })
-      for (const row of rows) await this.holds.endOn(tx, rowHolds(row), false)
-      const chunks = await tx
-        .delete(p)
-        .where(inArray(p.sessionId, [...ids]))
-        .returning({ ref: p.ref, size: p.size, etag: p.etag })
-      return { rows, chunks }
-    })
-    // Each is tried; what a failure leaves, the sweeps by age remove (no live session holds it).
-    await Promise.all([
-      ...rows.map(({ id, partsUpload }) =>
-        partsUpload === null ? undefined : this.blobs.abortChunks(id, partsUpload),
-      ),
-      this.blobs.deleteChunks(chunks),
-    ])
-  }
-
-  /**
-   * Ends the sessions that received nothing for `idleMs`, or `requestIdleMs` for uploads into a
-   * request; answers how many.
-   */
-  async expireIdle(idleMs: number, requestIdleMs: number): Promise<number> {
-    const { chunkSessions: s } = this.db.tables
-    const now = this.now()
-    const stale = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(
-        or(
-          and(isNull(s.requestId), lt(s.lastActivity, now - idleMs)),
-          and(isNotNull(s.requestId), lt(s.lastActivity, now - requestIdleMs)),
-        ),
-      )
-    await this.remove(stale.map((row) => row.id))
-    return stale.length
+    await this.ends.end(ids)
   }
 
   /** Ends every session of a request that is being deleted. */
   async removeOfRequest(requestId: string): Promise<void> {
-    const { chunkSessions: s } = this.db.tables
-    const rows = await this.db.query.select({ id: s.id }).from(s).where(eq(s.requestId, requestId))
+    const { uploadSessions: s } = this.db.tables
+    const rows = await this.db.query
+      .select({ id: s.id })
+      .from(s)
+      .where(chunkRows(this.db.tables, eq(s.requestId, requestId)))
     await this.remove(rows.map((row) => row.id))
   }
 
   /** Ids of every session in the database, whose stored chunks must not be swept. */
   async ids(): Promise<Set<string>> {
-    const { chunkSessions: s } = this.db.tables
-    const rows = await this.db.query.select({ id: s.id }).from(s)
+    const { uploadSessions: s } = this.db.tables
+    const rows = await this.db.query.select({ id: s.id }).from(s).where(chunkRows(this.db.tables))
     return new Set(rows.map((row) => row.id))
   }
 }
 
 /** The holds a deleted session row names (session-holds.ts). */
 function rowHolds(row: HeldRow) {
-  const { quotaHash, quotaWindow, quotaBytes } = row
-  const quota =
-    quotaHash === null || quotaWindow === null
-      ? null
-      : { clientHash: quotaHash, windowStart: quotaWindow, bytes: quotaBytes }
-  return holdsOfRow({ requestId: row.requestId, context: row.context, quota })
+  return holdsOfRow({ ...row, quota: decodeQuotaHold(row.quota) })
 }
 
 /** What a session row holds, as its deletion returns it. */
 interface HeldRow {
   requestId: string | null
   context: string
-  quotaHash: string | null
-  quotaWindow: number | null
-  quotaBytes: number
+  quota: string
 }
 
-function heldColumns(s: Db['tables']['chunkSessions']) {
-  return {
-    requestId: s.requestId,
-    context: s.context,
-    quotaHash: s.quotaHash,
-    quotaWindow: s.quotaWindow,
-    quotaBytes: s.quotaBytes,
-  }
+function heldColumns(s: Db['tables']['uploadSessions']) {
+  return { requestId: s.requestId, context: s.context, quota: s.quota }
 }

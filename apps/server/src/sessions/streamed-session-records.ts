@@ -1,13 +1,16 @@
 /**
- * The rows of streamed upload sessions (table `streamed_sessions`): written at a session's start,
+ * The rows of upload sessions (table `upload_sessions`). The stream writer's (those naming a
+ * writer state) are written at a session's start,
  * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted,
  * in the transaction that ends its holds: session-holds.ts).
  * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
  * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
- * May touch: table streamed_sessions.
+ * For the rows of both writers alike: the one heartbeat of an instance's holds, and the claims
+ * by which the sweeps take sessions that idled out or whose instance is gone.
+ * May touch: table upload_sessions.
  */
 import type { UploadStatusTransport } from '@fileshare/protocol'
-import { and, eq, isNull, lt, ne, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, lt, ne, not, or, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 
@@ -25,6 +28,7 @@ export interface StreamedSessionRow {
   declaredSize: number
   bytesWritten: number
   nextIndex: number | null
+  /** The stream writer's resumable writer state. */
   writerState: string
   context: string
   /** The session's quota hold as JSON (session-holds.ts), '' while the quota is off. */
@@ -36,6 +40,9 @@ export interface StreamedSessionRow {
   lastActivity: number
   createdAt: number
 }
+
+/** A row of either writer: the chunk writer's name no writer state. */
+export type SessionRow = Omit<StreamedSessionRow, 'writerState'> & { writerState: string | null }
 
 /** A durable point of a session: its bytes, the chunk due next and the writer's state. */
 export interface RecordedPoint {
@@ -52,7 +59,12 @@ export class StreamedSessionRecords {
   ) {}
 
   private get table() {
-    return this.db.tables.streamedSessions
+    return this.db.tables.uploadSessions
+  }
+
+  /** The rows of this writer, those naming its writer state; `which` among them. */
+  private mine(which?: SQL): SQL | undefined {
+    return and(isNotNull(this.table.writerState), which)
   }
 
   async insert(row: StreamedSessionRow): Promise<void> {
@@ -60,8 +72,21 @@ export class StreamedSessionRecords {
   }
 
   async find(id: string): Promise<StreamedSessionRow | undefined> {
-    const [row] = await this.db.query.select().from(this.table).where(eq(this.table.id, id))
+    const [row] = await this.db.query
+      .select()
+      .from(this.table)
+      .where(this.mine(eq(this.table.id, id)))
     return row as StreamedSessionRow | undefined
+  }
+
+  /** The row of session `id` of either writer while it is open (finalize has not claimed it). */
+  async findOpen(id: string): Promise<SessionRow | undefined> {
+    const t = this.table
+    const [row] = await this.db.query
+      .select()
+      .from(t)
+      .where(and(eq(t.id, id), eq(t.state, 'open')))
+    return row as SessionRow | undefined
   }
 
   /**
@@ -74,7 +99,9 @@ export class StreamedSessionRecords {
     const [row] = await this.db.query
       .update(t)
       .set({ holder, heartbeatAt: now })
-      .where(and(eq(t.id, id), or(isNull(t.holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS))))
+      .where(
+        this.mine(and(eq(t.id, id), or(isNull(t.holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)))),
+      )
       .returning()
     return row as StreamedSessionRow | undefined
   }
@@ -99,7 +126,7 @@ export class StreamedSessionRecords {
       .where(and(eq(t.id, id), eq(t.holder, holder)))
   }
 
-  /** Keeps the holds of `holder` alive. */
+  /** Keeps the holds of `holder` alive: the one heartbeat of its sessions of both writers. */
   async beat(holder: string): Promise<void> {
     const t = this.table
     await this.db.query.update(t).set({ heartbeatAt: this.now() }).where(eq(t.holder, holder))
@@ -108,10 +135,7 @@ export class StreamedSessionRecords {
   /** Gives up every hold; at start on SQLite, whose single instance held them all. */
   async releaseAll(): Promise<void> {
     const t = this.table
-    await this.db.query
-      .update(t)
-      .set({ holder: null })
-      .where(sql`${t.holder} is not null`)
+    await this.db.query.update(t).set({ holder: null }).where(isNotNull(t.holder))
   }
 
   /**
@@ -127,15 +151,25 @@ export class StreamedSessionRecords {
   }
 
   /**
-   * Claims, for `holder`, the sessions without a byte since `before` that no live instance
-   * holds: the cleanup job ends them.
+   * Claims, for `holder`, the sessions without a byte since `before` (`requestBefore` for chunked
+   * uploads into a request) that no live instance has open: the cleanup job ends them. A chunk
+   * writer's session is open on no instance, whichever holds it.
    */
-  async claimIdle(before: number, holder: string): Promise<StreamedSessionRow[]> {
+  async claimIdle(before: number, requestBefore: number, holder: string): Promise<SessionRow[]> {
     const t = this.table
+    const byRequest = and(isNotNull(t.requestId), eq(t.transport, 'chunks'))!
     return this.claimAll(holder, (now) =>
       and(
-        lt(t.lastActivity, before),
-        or(isNull(t.holder), eq(t.holder, holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)),
+        or(
+          and(byRequest, lt(t.lastActivity, requestBefore)),
+          and(not(byRequest), lt(t.lastActivity, before)),
+        ),
+        or(
+          isNull(t.writerState),
+          isNull(t.holder),
+          eq(t.holder, holder),
+          lt(t.heartbeatAt, now - HOLD_LAPSE_MS),
+        ),
       ),
     )
   }
@@ -146,7 +180,7 @@ export class StreamedSessionRecords {
    * hold itself, so that they end (spec: Upload slot inside a request, server restart). A dormant
    * one (a chunk cut off mid-body, its retry to come) is not taken otherwise.
    */
-  async claimUnresumable(holder: string, all: boolean): Promise<StreamedSessionRow[]> {
+  async claimUnresumable(holder: string, all: boolean): Promise<SessionRow[]> {
     const t = this.table
     return this.claimAll(holder, (now) =>
       and(
@@ -162,23 +196,23 @@ export class StreamedSessionRecords {
   private async claimAll(
     holder: string,
     which: (now: number) => SQL | undefined,
-  ): Promise<StreamedSessionRow[]> {
+  ): Promise<SessionRow[]> {
     const now = this.now()
     const rows = await this.db.query
       .update(this.table)
       .set({ holder, heartbeatAt: now })
       .where(which(now))
       .returning()
-    return rows as StreamedSessionRow[]
+    return rows as SessionRow[]
   }
 
   /** The sessions uploading into request `requestId`. */
-  async ofRequest(requestId: string): Promise<StreamedSessionRow[]> {
+  async ofRequest(requestId: string): Promise<SessionRow[]> {
     const rows = await this.db.query
       .select()
       .from(this.table)
       .where(eq(this.table.requestId, requestId))
-    return rows as StreamedSessionRow[]
+    return rows as SessionRow[]
   }
 
   /** Ids of every session that may still resume (their partial blobs must not be swept). */

@@ -13,7 +13,7 @@
  * and the row released), for any instance to resume (upload-sessions.ts); any other ends with its
  * connection, as the spec has it.
  *
- * May touch: the blob store (its own writer), and the streamed_sessions table through its link.
+ * May touch: the blob store (its own writer), and the upload_sessions table through its link.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 

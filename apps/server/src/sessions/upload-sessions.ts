@@ -6,18 +6,18 @@
  * budget of chunk bytes held in memory. A durable session whose connection ended is dormant (in no
  * registry) until a resume reaches any instance.
  *
- * May touch: the streamed_sessions table, the blob store, and timers (the holds' heartbeat, a
+ * May touch: the upload_sessions table, the blob store, and timers (the holds' heartbeat, a
  * resume's wait for the connection holding its session).
  */
 import { randomUUID } from 'node:crypto'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
-import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
+import type { SessionEnds } from './session-ends.js'
 import {
   decodeQuotaHold,
   encodeQuotaHold,
@@ -27,6 +27,7 @@ import {
 } from './session-holds.js'
 import {
   StreamedSessionRecords,
+  type SessionRow,
   type StreamedKind,
   type StreamedSessionRow,
 } from './streamed-session-records.js'
@@ -55,6 +56,8 @@ export interface UploadSessionsOptions {
   records?: StreamedSessionRecords
   /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
   holdEnds: SessionHoldEnds
+  /** How a session of either writer ends from its row (session-ends.ts). */
+  ends?: SessionEnds
 }
 
 /**
@@ -65,7 +68,7 @@ export interface SessionKind<T> {
   restore(row: StreamedSessionRow): { spec: NewSession<T> }
 }
 
-/** How often this instance renews the holds of the sessions it has open. */
+/** How often this instance renews the holds of the sessions it holds. */
 const HEARTBEAT_MS = 10_000
 
 /**
@@ -92,6 +95,7 @@ export class UploadSessions implements SessionRegistry {
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
   private readonly records: StreamedSessionRecords | undefined
+  private readonly ends: SessionEnds | undefined
   readonly holdEnds: SessionHoldEnds
   private readonly kinds = new Map<StreamedKind, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
@@ -106,12 +110,12 @@ export class UploadSessions implements SessionRegistry {
     this.errorSink = options.onError ?? ((error) => console.error(error))
     this.records = options.records
     this.holdEnds = options.holdEnds
+    this.ends = options.ends
     if (this.records) {
       const records = this.records
+      // The one heartbeat of this instance: it renews its holds on rows of both writers.
       this.heartbeat = setInterval(() => {
-        if ([...this.sessions.values()].some((s) => s.durable)) {
-          records.beat(this.holder).catch((error: unknown) => this.reportError(error))
-        }
+        records.beat(this.holder).catch((error: unknown) => this.reportError(error))
       }, HEARTBEAT_MS)
       this.heartbeat.unref()
     }
@@ -287,18 +291,16 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Ends the dormant sessions without a byte for `idleMs` that no live instance holds: their
-   * rows, their quota and request slots, then their bytes. Returns how many ended.
+   * Ends the sessions of either writer without a byte for `idleMs` (`requestIdleMs` for chunked
+   * uploads into a request) that no live instance has open: their rows, their quota and request
+   * slots, then their bytes. Returns how many ended.
    */
-  async expireDormant(idleMs: number): Promise<number> {
+  async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
     const records = this.records
     if (!records) return 0
-    const rows = await records.claimIdle(this.now() - idleMs, this.holder)
-    let ended = 0
-    for (const row of rows) {
-      if (!this.sessions.has(row.id) && (await this.endDormant(row))) ended++
-    }
-    return ended
+    const now = this.now()
+    const rows = await records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
+    return this.endRows(rows)
   }
 
   /**
@@ -310,11 +312,17 @@ export class UploadSessions implements SessionRegistry {
   async endUnresumable(all = false): Promise<number> {
     const records = this.records
     if (!records) return 0
-    let ended = 0
-    for (const row of await records.claimUnresumable(this.holder, all)) {
-      if (!this.sessions.has(row.id) && (await this.endDormant(row))) ended++
-    }
-    return ended
+    return this.endRows(await records.claimUnresumable(this.holder, all))
+  }
+
+  /** Ends, from their rows, the claimed sessions not open here; answers how many ended. */
+  private async endRows(rows: readonly SessionRow[]): Promise<number> {
+    const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
+    const ended = (await this.ends?.end(ids)) ?? []
+    // No live session records these ends (metrics/track-session.ts): the one instance whose delete
+    // took the row counts it, with the bytes the row kept.
+    for (const session of ended) recordUploadFailed(session.transport, session.bytesWritten)
+    return ended.length
   }
 
   /** The row of session `id` when it is not open on this instance. */
@@ -327,16 +335,8 @@ export class UploadSessions implements SessionRegistry {
    * Ends a session from its row (an explicit abort, or idle): the row and its quota and request
    * slot in one transaction, then its bytes. Answers false when it had ended already.
    */
-  async endDormant(row: StreamedSessionRow): Promise<boolean> {
-    const records = this.records
-    if (!records) return false
-    const removed = (tx: Executor) => records.remove(row.id, undefined, tx)
-    if (!(await this.holdEnds.end(rowHolds(row), false, removed))) return false
-    // No live session records this end (metrics/track-session.ts): the one instance whose delete
-    // took the row counts it, with the bytes the row kept.
-    recordUploadFailed(row.transport, row.bytesWritten)
-    await this.blobs.discardResumable(row.id, row.writerState)
-    return true
+  async endDormant(row: SessionRow): Promise<boolean> {
+    return (await this.endRows([row])) > 0
   }
 
   /** Ends the dormant sessions uploading into request `requestId` (it is being deleted). */

@@ -27,7 +27,6 @@ import type { SessionScope } from '../sessions/stored-chunk-intake.js'
 import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
 import { finalizeStored } from '../sessions/stored-finalize.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
-import { storedSessionStatus, type SessionStatus } from '../sessions/session-status.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 import { UploadRecords, type UploadsDeps } from './upload-records.js'
@@ -249,21 +248,6 @@ export class UploadsService extends UploadRecords {
       throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
     }
     return spec
-  }
-
-  /**
-   * How far the stored session `id` got (GET /api/upload/:id/status): null when there is none
-   * (another provider may have it), 401 for a wrong owner token, compared in constant time
-   * against the stored hash.
-   */
-  async storedStatus(id: string, ownerToken: string | undefined): Promise<SessionStatus | null> {
-    const stored = this.deps.storedChunks
-    const open = stored && (await stored.find(id, null))
-    if (!open) return null
-    if (!tokenMatches(ownerToken, decodeSpec(open.context).ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-    }
-    return storedSessionStatus(open)
   }
 
   /**
