@@ -55,8 +55,7 @@ export class UploadsService extends UploadRecords {
       restore: (row) => {
         const spec = decodeSpec(row.context)
         const context: FileUploadContext = { kind: 'file', spec, clientIp: '' }
-        const transport = row.transport === 'ws' ? 'ws' : 'chunks'
-        return { spec: this.sessionSpec(context, transport) }
+        return { spec: this.sessionSpec(context, row.transport) }
       },
     })
   }
