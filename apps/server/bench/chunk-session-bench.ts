@@ -1,7 +1,7 @@
 /**
  * What a chunk costs when chunked sessions live in the database: chunked uploads of small chunks
  * against one in-process server on SQLite (sessions in memory) and one on PostgreSQL (sessions
- * in chunk_sessions and chunk_parts), both on the filesystem backend. Prints chunk requests per
+ * in upload_sessions and chunk_parts), both on the filesystem backend. Prints chunk requests per
  * second and the p50 and p99 of one chunk request; the last line is one JSON object.
  * Run: `pnpm --filter @fileshare/server bench:chunks` (PostgreSQL 15 from Debian's packages).
  */

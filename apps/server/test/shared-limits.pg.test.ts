@@ -204,6 +204,9 @@ describe('limits shared by two instances on one database', () => {
   })
 })
 
+/** The advisory lock the session row's insert waits for, while the test holds it. */
+const INSERT_GATE = 4242
+
 describe('request slots when an instance starts', () => {
   // Security: a request never takes more than maxUploads uploads, however instances come and go.
   it('leaves alone a slot another instance has reserved and not yet written a session for', async () => {
@@ -212,24 +215,34 @@ describe('request slots when an instance starts', () => {
     const first = await startTestServer({ env })
     servers.push(first)
     const req = await createRequest(first, { maxUploads: 1 })
-    // Holds the first instance between reserving the slot and writing its session's row.
+    // Holds the first instance between reserving the slot and writing its session's row: the
+    // row's insert waits for an advisory lock the test holds, while the second instance starts
+    // (and writes the session table, which a lock on the whole table would keep it from).
     const blocker = new pg.Client({ connectionString: url })
     await blocker.connect()
     try {
-      await blocker.query('BEGIN')
-      await blocker.query('LOCK TABLE chunk_sessions IN EXCLUSIVE MODE')
+      await blocker.query(
+        `CREATE FUNCTION wait_for_test() RETURNS trigger LANGUAGE plpgsql AS
+          $$ BEGIN PERFORM pg_advisory_xact_lock(${INSERT_GATE}); RETURN NEW; END $$`,
+      )
+      await blocker.query(
+        `CREATE TRIGGER wait_for_test BEFORE INSERT ON upload_sessions
+          FOR EACH ROW EXECUTE FUNCTION wait_for_test()`,
+      )
+      await blocker.query('SELECT pg_advisory_lock($1)', [INSERT_GATE])
       const pending = init(first, req, 1000)
       for (;;) {
         const { rows } = await blocker.query<{ reserved: number; waiting: string }>(
           `SELECT (SELECT reserved_uploads FROM file_requests) AS reserved,
-            (SELECT count(*) FROM pg_locks WHERE NOT granted
-              AND relation = 'chunk_sessions'::regclass) AS waiting`,
+            (SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'advisory'
+              AND objid = $1) AS waiting`,
+          [INSERT_GATE],
         )
         if (rows[0]!.reserved === 1 && Number(rows[0]!.waiting) > 0) break
         await new Promise((resolve) => setImmediate(resolve))
       }
       servers.push(await startTestServer({ env }))
-      await blocker.query('COMMIT')
+      await blocker.query('SELECT pg_advisory_unlock($1)', [INSERT_GATE])
       expect((await pending).status).toBe(201)
     } finally {
       await blocker.end()
