@@ -5,10 +5,12 @@
  * whose clients did not ask to resume end with the instance that took their init.
  */
 import { randomBytes } from 'node:crypto'
+import { request } from 'node:http'
+import type { Readable } from 'node:stream'
 import { readdir, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 
 import { PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
 import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
@@ -136,6 +138,46 @@ describe('chunked sessions whose clients did not ask to resume', () => {
       await expectOnlyKeptGoesOn(b, req, plain, kept)
     } finally {
       await b?.close({ keepData: true })
+      await a.close()
+    }
+  })
+})
+
+describe('a chunk whose request ends before the store reads its body', () => {
+  it('fails that chunk alone and leaves the instance serving', async () => {
+    // Security: a client that drops its connection early must not end the server's process.
+    const a = await startTestServer({ env: ENV })
+    try {
+      const req = await createRequest(a, { maxUploads: 1 })
+      const data = randomBytes(64)
+      const uid = await initOk(a, req, data.length)
+      const blobs = a.service.blobs
+      const putChunk = blobs.putChunk.bind(blobs)
+      let opened!: () => void
+      const gate = new Promise<void>((resolve) => (opened = resolve))
+      let body: Readable | undefined
+      // The store is slow to begin: it has not read the body when the request goes away.
+      blobs.putChunk = async (...args) => {
+        body = args[2] as Readable
+        await gate
+        return putChunk(...args)
+      }
+      const url = new URL(`${a.url}/api/request/${req.id}/upload/${uid}/chunk?index=0`)
+      const sent = request(url, {
+        method: 'POST',
+        headers: { 'Content-Length': String(data.length) },
+      })
+      sent.on('error', () => undefined)
+      sent.write(data.subarray(0, 10))
+      await vi.waitFor(() => expect(body).toBeDefined())
+      sent.destroy()
+      await vi.waitFor(() => expect(body!.destroyed).toBe(true))
+      opened()
+      blobs.putChunk = putChunk
+
+      // The chunk left nothing behind: its retry is taken whole.
+      await vi.waitFor(async () => expect((await chunk(a, req, uid, 0, data)).status).toBe(200))
+    } finally {
       await a.close()
     }
   })

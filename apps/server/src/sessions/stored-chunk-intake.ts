@@ -146,6 +146,9 @@ export class StoredChunkIntake {
     // With a Content-Length the body streams into the store as it arrives; without one it is
     // read whole first, within this instance's buffer budget.
     const feed = declared === undefined ? undefined : new PassThrough()
+    // A body that ends early destroys the feed with an error, which the store's read reports; a
+    // store that has not begun reading yet has no listener, and an unheard 'error' ends the process.
+    feed?.on('error', () => undefined)
     const storing = feed && this.blobs.putChunk(id, index, feed, declared!, row.partsUpload)
     // Awaited by finish; a request that ends before it only needs the failure kept quiet.
     storing?.catch(() => undefined)
