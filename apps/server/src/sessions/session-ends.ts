@@ -12,7 +12,7 @@ import { inArray } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
-import { decodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
+import { holdsOfRow, type SessionHoldEnds } from './session-holds.js'
 
 /** A session that ended here: what the metrics count of it. */
 export interface EndedSession {
@@ -51,7 +51,7 @@ export class SessionEnds {
           partsUpload: s.partsUpload,
         })
       for (const row of rows) {
-        await this.holds.endOn(tx, holdsOfRow({ ...row, quota: decodeQuotaHold(row.quota) }), false)
+        await this.holds.endOn(tx, holdsOfRow(row), false)
       }
       const chunks: StoredChunk[] =
         rows.length === 0

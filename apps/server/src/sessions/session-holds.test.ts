@@ -42,15 +42,15 @@ describe('the holds a session row names', () => {
     const init = { uploadToken: null, salt: Buffer.alloc(32), size: 10, fileCount: 1 }
     const note = encodeRequestInit({ ...init, senderNote: true })
     const plain = encodeRequestInit({ ...init, senderNote: false })
-    expect(holdsOfRow({ requestId: 'r', context: note, quota: HOLD })).toEqual({
+    expect(holdsOfRow({ requestId: 'r', context: note, quota: encodeQuotaHold(HOLD) })).toEqual({
       quota: HOLD,
       slot: { requestId: 'r', note: true },
     })
-    expect(holdsOfRow({ requestId: 'r', context: plain, quota: null }).slot).toEqual({
+    expect(holdsOfRow({ requestId: 'r', context: plain, quota: '' }).slot).toEqual({
       requestId: 'r',
       note: false,
     })
-    expect(holdsOfRow({ requestId: null, context: '{}', quota: null })).toEqual({
+    expect(holdsOfRow({ requestId: null, context: '{}', quota: '' })).toEqual({
       quota: null,
       slot: null,
     })

@@ -26,18 +26,18 @@ export interface SessionHolds {
   slot: SlotHold | null
 }
 
-/** What a session row says of its holds: its request, its context and its quota hold. */
+/** What a session row says of its holds: its request, its context and its quota hold's JSON. */
 export interface HoldingRow {
   requestId: string | null
   context: string
-  quota: QuotaHold | null
+  quota: string
 }
 
 /** The holds a session row names (streamed and stored rows alike). */
 export function holdsOfRow(row: HoldingRow): SessionHolds {
   const slot =
     row.requestId === null ? null : { requestId: row.requestId, note: holdsNoteSlot(row.context) }
-  return { quota: row.quota, slot }
+  return { quota: decodeQuotaHold(row.quota), slot }
 }
 
 /** A quota hold as a streamed session's row keeps it (`quota` column); '' while the quota is off. */

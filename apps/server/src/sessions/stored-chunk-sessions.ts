@@ -20,12 +20,7 @@ import { HttpError } from '../http-error.js'
 import type { QuotaHold } from '../limits/quota.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { SessionEnds } from './session-ends.js'
-import {
-  decodeQuotaHold,
-  encodeQuotaHold,
-  holdsOfRow,
-  type SessionHoldEnds,
-} from './session-holds.js'
+import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
 import {
   chunkRows,
   openSessionIn,
@@ -226,7 +221,7 @@ export class StoredChunkSessions {
         // Another path ended it meanwhile (idle, its instance gone) and gave its holds back: no
         // record may stay without them.
         if (!row) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-        await this.holds.endOn(tx, rowHolds(row), true)
+        await this.holds.endOn(tx, holdsOfRow(row), true)
         const chunks = await tx
           .delete(p)
           .where(eq(p.sessionId, id))
@@ -265,18 +260,6 @@ export class StoredChunkSessions {
     const rows = await this.db.query.select({ id: s.id }).from(s).where(chunkRows(this.db.tables))
     return new Set(rows.map((row) => row.id))
   }
-}
-
-/** The holds a deleted session row names (session-holds.ts). */
-function rowHolds(row: HeldRow) {
-  return holdsOfRow({ ...row, quota: decodeQuotaHold(row.quota) })
-}
-
-/** What a session row holds, as its deletion returns it. */
-interface HeldRow {
-  requestId: string | null
-  context: string
-  quota: string
 }
 
 function heldColumns(s: Db['tables']['uploadSessions']) {

@@ -19,7 +19,6 @@ import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-sto
 import { DurableLink, type DurableSpec } from './durable-link.js'
 import type { SessionEnds } from './session-ends.js'
 import {
-  decodeQuotaHold,
   encodeQuotaHold,
   holdsOfRow,
   type SessionHoldEnds,
@@ -37,11 +36,6 @@ import {
   type SessionRegistry,
   UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
-
-/** The holds a streamed session's row names. */
-function rowHolds(row: StreamedSessionRow): SessionHolds {
-  return holdsOfRow({ ...row, quota: decodeQuotaHold(row.quota) })
-}
 
 /** A session that received nothing for this long is not waited for at shutdown. */
 const DRAIN_QUIET_MS = 5000
@@ -273,7 +267,7 @@ export class UploadSessions implements SessionRegistry {
         this,
         writer,
         spec as NewSession<T>,
-        rowHolds(row),
+        holdsOfRow(row),
         this.now(),
         link,
         start,
