@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import type { Db } from '../src/db/client.js'
+import { crashAt } from './db-faults.js'
 import { querySql } from './dialects.js'
 
 import {
@@ -63,28 +63,6 @@ async function downloadCount(server: TestServer, file: Uploaded): Promise<number
   return ((await res.json()) as { downloadCount: number }).downloadCount
 }
 
-/** Makes every insert into `table` fail, as a full disk or a lost connection would. */
-async function refuseInserts(db: Db, table: string): Promise<void> {
-  if (db.dialect === 'postgres') {
-    await querySql(
-      db,
-      `create function refuse_insert() returns trigger language plpgsql as ` +
-        `$$ begin raise exception 'inserts refused'; end $$`,
-    )
-    await querySql(
-      db,
-      `create trigger refuse_insert before insert on ${table} ` +
-        `for each row execute function refuse_insert()`,
-    )
-  } else {
-    await querySql(
-      db,
-      `create trigger refuse_insert before insert on ${table} ` +
-        `begin select raise(abort, 'inserts refused'); end`,
-    )
-  }
-}
-
 async function errorOf(res: Response): Promise<{ status: number; error: string }> {
   return { status: res.status, error: ((await res.json()) as { error: string }).error }
 }
@@ -115,7 +93,8 @@ describe('read grants', () => {
 
   it('gives the download back when its grant cannot be stored', async () => {
     const file = await upload(server, 2)
-    await refuseInserts(server.service.db, 'read_grants')
+    // Every insert into read_grants fails, as a full disk or a lost connection would.
+    await crashAt(server.service.db, 'refuse_insert', 'INSERT', 'read_grants', '1 = 1')
     const res = await get(server, file, { 'X-Read-Grant': 'request' })
     expect(res.status).toBe(500)
     await res.arrayBuffer()

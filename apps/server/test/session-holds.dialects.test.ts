@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
 import type { Db } from '../src/db/client.js'
 import { querySql, TEST_DIALECT } from './dialects.js'
+import { crashAt, recoverFrom } from './db-faults.js'
 import { blobFiles } from './backends.js'
 import {
   errorCapturingLogger,
@@ -40,44 +41,6 @@ import { TestSocket } from './test-socket.js'
 
 const SIZE = 64 * 1024
 const POLL = { timeout: 15_000, interval: 25 }
-
-/**
- * Makes every `event` on `table` whose row passes `when` fail, as a process dying at that step
- * would; `name` names the trigger.
- */
-async function crashAt(
-  db: Db,
-  name: string,
-  event: 'UPDATE' | 'DELETE',
-  table: string,
-  when: string,
-): Promise<void> {
-  if (db.dialect === 'sqlite') {
-    await querySql(
-      db,
-      `CREATE TRIGGER ${name} BEFORE ${event} ON ${table}
-       WHEN ${when} BEGIN SELECT RAISE(ABORT, '${name}'); END`,
-    )
-    return
-  }
-  await querySql(
-    db,
-    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql
-     AS $$ BEGIN RAISE EXCEPTION '${name}'; END $$`,
-  )
-  await querySql(
-    db,
-    `CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW
-     WHEN (${when}) EXECUTE FUNCTION ${name}()`,
-  )
-}
-
-async function recoverFrom(db: Db, name: string, table: string): Promise<void> {
-  await querySql(
-    db,
-    db.dialect === 'sqlite' ? `DROP TRIGGER ${name}` : `DROP TRIGGER ${name} ON ${table}`,
-  )
-}
 
 /** Statements that record bytes in the quota fail; giving held bytes back still passes. */
 const crashWhereBytesAreRecorded = (db: Db) =>
