@@ -1,6 +1,7 @@
 // Totals the JSON reports that every package's vitest run writes to .test-results/, names the
 // slowest test files from the durations file-durations.mjs writes beside them, and prints one
-// closing line for the whole repository: "tests: N passed, N failed, N skipped".
+// closing line for the whole repository: "tests: N passed, N failed, N skipped". Failed tests are
+// named last, with the first lines of their errors, so that a log kept only by its tail shows them.
 import { readdirSync, readFileSync } from 'node:fs'
 
 const SLOWEST = 15
@@ -16,9 +17,18 @@ function reports(folder) {
   }
 }
 
+const FAILURE_LINES = 6
 const total = { passed: 0, failed: 0, skipped: 0 }
+const failures = []
 for (const name of reports(dir)) {
   const report = JSON.parse(readFileSync(new URL(name, dir), 'utf8'))
+  for (const file of report.testResults ?? []) {
+    for (const test of file.assertionResults ?? []) {
+      if (test.status !== 'failed') continue
+      const message = (test.failureMessages ?? []).join('\n').split('\n')
+      failures.push({ run: name.replace(/\.json$/, ''), file: file.name, test, message })
+    }
+  }
   total.passed += report.numPassedTests
   total.failed += report.numFailedTests
   total.skipped += report.numPendingTests + report.numTodoTests
@@ -45,6 +55,16 @@ if (files.length > 0) {
   for (const entry of files.sort((a, b) => b.durationMs - a.durationMs).slice(0, SLOWEST)) {
     const where = entry.project ? `${entry.run}/${entry.project}` : entry.run
     console.log(`  ${seconds(entry.durationMs).padStart(9)}  ${where.padEnd(20)} ${entry.file}`)
+  }
+  console.log('')
+}
+
+if (failures.length > 0) {
+  console.log(`Failed tests:`)
+  for (const { run, file, test, message } of failures) {
+    console.log(`  ${run}: ${file.replace(/^.*?\/(apps|packages|tests)\//, '$1/')}`)
+    console.log(`    ${test.fullName ?? test.title}`)
+    for (const line of message.slice(0, FAILURE_LINES)) console.log(`      ${line}`)
   }
   console.log('')
 }
