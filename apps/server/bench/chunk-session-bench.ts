@@ -71,12 +71,14 @@ async function timeEach(runs: number, step: (i: number) => Promise<unknown>) {
 
 /**
  * The database's share of a chunk: admission and record statements alone, with a store that
- * keeps nothing, against storing the chunk file alone (write and fsync).
+ * keeps nothing, against storing the chunk alone (write and fdatasync), in a file of its own and
+ * in place in its session's file.
  */
 async function databaseShare(url: string) {
   const dir = await mkdtemp(join(tmpdir(), 'fileshare-bench-'))
   const files = await FilesystemBlobStore.open(dir)
   const keepsNothing = {
+    startChunks: async () => null,
     putChunk: async (key: string, index: number, body: ChunkBody) => {
       for await (const piece of body) void piece
       return { ref: `${key}.${index}`, size: CHUNK, etag: null }
@@ -96,6 +98,7 @@ async function databaseShare(url: string) {
     new SessionEnds(db, keepsNothing, holdEnds),
     Date.now,
     crypto.randomUUID(),
+    CHUNK,
   )
   const runs = UPLOADS * CHUNKS_PER_UPLOAD
   // Sessions of a 1 GiB upload in 10 MB chunks: about a hundred chunks each.
@@ -121,10 +124,16 @@ async function databaseShare(url: string) {
     chunk.release()
   })
   const key = crypto.randomUUID()
-  const chunkFile = await timeEach(runs, (i) => files.putChunk(key, i, [bytes], CHUNK))
+  const chunkFile = await timeEach(runs, (i) => files.putChunk(key, i, [bytes], CHUNK, null))
+  // The same chunks in the stride of a session laid out for them: in place in its one file.
+  const laidOut = crypto.randomUUID()
+  const layout = await files.startChunks(laidOut, CHUNK * runs, CHUNK)
+  const chunkInPlace = await timeEach(runs, (i) =>
+    files.putChunk(laidOut, i, [bytes], CHUNK, layout),
+  )
   await db.close()
   await rm(dir, { recursive: true, force: true })
-  return { statements, chunkFile }
+  return { statements, chunkFile, chunkInPlace }
 }
 
 const env = { RATE_LIMIT_MAX: '0', CLEANUP_INTERVAL: '86400' }
@@ -142,7 +151,7 @@ await pgServer.close()
 console.log('postgres (sessions in the database)', pgResult)
 const share = await databaseShare(await postgres.createDatabase())
 await postgres.stop()
-console.log('per chunk: PostgreSQL statements alone, chunk file alone', share)
+console.log('per chunk: PostgreSQL statements alone, chunk file alone, chunk in place', share)
 
 console.log(
   JSON.stringify({ chunkBytes: CHUNK, sqlite: sqliteResult, postgres: pgResult, ...share }),

@@ -3,7 +3,7 @@
  * them share with their checks. load-config.ts reads them from the environment.
  * May touch: nothing (pure).
  */
-import { WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
+import { UPLOAD_CHUNK_BYTES, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
 import type { SqliteDriverSetting } from './db/sqlite-connection.js'
 
@@ -199,6 +199,14 @@ export const METRICS_TOKEN_MIN_LENGTH = 32
 
 /** Shortest OIDC_SESSION_SECRET accepted: 32 characters, a 256-bit HS256 key at the least. */
 export const SESSION_SECRET_MIN_LENGTH = 32
+
+/**
+ * The chunk size clients are told to send (GET /api/config `uploadChunkSize`): 10 MB unless the
+ * server accepts less per chunk. Chunked sessions kept in the database lay out their chunks by it.
+ */
+export function uploadChunkSize(config: Config): number {
+  return Math.min(UPLOAD_CHUNK_BYTES, config.fileChunkMaxSize)
+}
 
 /** Whether the login routes are active: all three OIDC variables are set (spec: Login routes). */
 export function loginEnabled(config: Config): boolean {

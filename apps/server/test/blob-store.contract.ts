@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto'
 
 import { describe, expect, it } from 'vitest'
 
-import type { BlobStore, ResumableWriter } from '../src/storage/blob-store.js'
+import type { BlobStore, ResumableWriter, StoredChunk } from '../src/storage/blob-store.js'
 
 export interface BlobStoreHarness {
   /** The store under test; called once per test after the suite's setup ran. */
@@ -157,19 +157,46 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
     describe('chunks of sessions kept in the database', () => {
       const MiB = 1024 ** 2
 
-      /** Stores `sizes` as chunks of one session, the last index first; answers them in order. */
-      async function storeChunks(store: BlobStore, key: string, sizes: readonly number[]) {
+      /**
+       * Stores `sizes` as chunks of one session started for chunks of `chunkSize` bytes (the
+       * first chunk's size unless given), the last index first unless `inOrder`; answers them in
+       * order.
+       */
+      async function storeChunks(
+        store: BlobStore,
+        key: string,
+        sizes: readonly number[],
+        { chunkSize = sizes[0]!, inOrder = false } = {},
+      ) {
         const bytes = sizes.map((size) => randomBytes(size))
-        const upload = await store.startChunks(
-          key,
-          sizes.reduce((sum, size) => sum + size, 0),
-        )
-        const chunks = await Promise.all(
-          [...bytes.entries()]
-            .reverse()
-            .map(([index, body]) => store.putChunk(key, index, [body], body.length, upload)),
-        )
-        return { upload, bytes: Buffer.concat(bytes), chunks: chunks.reverse() }
+        const total = sizes.reduce((sum, size) => sum + size, 0)
+        const upload = await store.startChunks(key, total, chunkSize)
+        const put = ([index, body]: [number, Buffer]) =>
+          store.putChunk(key, index, [body], body.length, upload)
+        const entries = [...bytes.entries()]
+        const chunks = inOrder
+          ? await entries.reduce<Promise<StoredChunk[]>>(
+              async (done, entry) => [...(await done), await put(entry)],
+              Promise.resolve([]),
+            )
+          : (await Promise.all(entries.reverse().map(put))).reverse()
+        return { upload, bytes, chunks }
+      }
+
+      /** Joins the chunks, reads the blob back whole and discards the chunks. */
+      async function joined(
+        store: BlobStore,
+        key: string,
+        stored: { upload: string | null; chunks: StoredChunk[] },
+      ) {
+        await store.joinChunks(key, stored.chunks, stored.upload)
+        const blob = await readAll(await store.read(key))
+        await store.deleteChunks(stored.chunks)
+        return blob
+      }
+
+      async function leftOf(key: string): Promise<string[]> {
+        return (await harness.unfinished()).filter((name) => name.includes(key))
       }
 
       it.each([
@@ -180,13 +207,56 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
       ])('joins chunks %s, stored in any order, byte for byte', async (_, sizes) => {
         const store = harness.store()
         const key = randomUUID()
-        const { upload, bytes, chunks } = await storeChunks(store, key, sizes)
+        const stored = await storeChunks(store, key, sizes)
         expect(await keys(store)).not.toContain(key)
-        await store.joinChunks(key, chunks, upload)
-        expect((await readAll(await store.read(key))).equals(bytes)).toBe(true)
-        await store.deleteChunks(chunks)
-        expect(await harness.unfinished()).not.toContain(key)
-        expect((await harness.unfinished()).filter((name) => name.includes(key))).toEqual([])
+        expect((await joined(store, key, stored)).equals(Buffer.concat(stored.bytes))).toBe(true)
+        expect(await leftOf(key)).toEqual([])
+      })
+
+      it.each([
+        ['in order', true],
+        ['last first', false],
+      ])('joins chunks of the size it was started for, %s, byte for byte', async (_, inOrder) => {
+        const store = harness.store()
+        const key = randomUUID()
+        const sizes = [6 * MiB, 6 * MiB, 6 * MiB, 1 * MiB + 5]
+        const stored = await storeChunks(store, key, sizes, { inOrder })
+        expect(await keys(store)).not.toContain(key)
+        expect((await joined(store, key, stored)).equals(Buffer.concat(stored.bytes))).toBe(true)
+        expect(await leftOf(key)).toEqual([])
+      })
+
+      it('joins chunks of that size mixed with chunks of other sizes, byte for byte', async () => {
+        const store = harness.store()
+        const key = randomUUID()
+        // A short chunk in the middle moves every later one off the stride; the last of all is
+        // longer than the remainder the stride leaves.
+        const sizes = [6 * MiB, 6 * MiB, 2 * MiB, 6 * MiB, 6 * MiB, 3 * MiB + 1]
+        const stored = await storeChunks(store, key, sizes, { chunkSize: 6 * MiB })
+        expect((await joined(store, key, stored)).equals(Buffer.concat(stored.bytes))).toBe(true)
+        expect(await leftOf(key)).toEqual([])
+      })
+
+      it('joins a chunk stored again after the first attempt at its index was deleted', async () => {
+        const store = harness.store()
+        const key = randomUUID()
+        const stored = await storeChunks(store, key, [6 * MiB, 6 * MiB, 6 * MiB, 100], {
+          inOrder: true,
+        })
+        // As when recording the first attempt failed: deleted, then sent again with new bytes.
+        for (const index of [1, 3]) {
+          await store.deleteChunks([stored.chunks[index]!])
+          const again = randomBytes(stored.bytes[index]!.length)
+          stored.chunks[index] = await store.putChunk(
+            key,
+            index,
+            [again],
+            again.length,
+            stored.upload,
+          )
+          stored.bytes[index] = again
+        }
+        expect((await joined(store, key, stored)).equals(Buffer.concat(stored.bytes))).toBe(true)
       })
 
       it('leaves nothing of an abandoned session once its chunks and upload are discarded', async () => {
@@ -198,7 +268,7 @@ export function blobStoreContract(name: string, harness: BlobStoreHarness): void
           await store.abortChunks(key, upload)
           await store.abortChunks(key, upload)
         }
-        expect((await harness.unfinished()).filter((name) => name.includes(key))).toEqual([])
+        expect(await leftOf(key)).toEqual([])
         expect(await keys(store)).not.toContain(key)
       })
     })

@@ -4,14 +4,23 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { once } from 'node:events'
-import { mkdtemp, open, readdir, readFile, readlink, rm, type FileHandle } from 'node:fs/promises'
+import {
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  type FileHandle,
+} from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 
-import type { BlobWriter } from '../src/storage/blob-store.js'
+import type { BlobWriter, ChunkBody, StoredChunk } from '../src/storage/blob-store.js'
 
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import { READ_BLOCK, SEND_WINDOW } from '../src/storage/filesystem-reader.js'
@@ -302,5 +311,163 @@ describe('filesystem uploads (the writer)', () => {
     for (const open of gate.splice(0)) open()
     await aborted
     expect(await leftovers(key)).toEqual([])
+  })
+})
+
+describe('filesystem chunks in place', () => {
+  const MiB = 1024 ** 2
+  const chunksDir = () => join(dataDir, 'blobs', '.chunks')
+  const sessionFile = (key: string) => join(chunksDir(), `${key}.inplace`)
+  const exists = (path: string) =>
+    stat(path).then(
+      () => true,
+      () => false,
+    )
+
+  async function readBlob(key: string): Promise<Buffer> {
+    const pieces: Uint8Array[] = []
+    for await (const piece of await store.read(key)) pieces.push(piece)
+    return Buffer.concat(pieces)
+  }
+
+  /** Chunks of `sizes` for a session started for chunks of `chunkSize` bytes, stored in order. */
+  async function session(sizes: readonly number[], chunkSize: number) {
+    const key = randomUUID()
+    const bytes = sizes.map((size) => randomBytes(size))
+    const upload = await store.startChunks(
+      key,
+      sizes.reduce((a, b) => a + b, 0),
+      chunkSize,
+    )
+    const chunks: StoredChunk[] = []
+    for (const [index, body] of bytes.entries()) {
+      chunks.push(await store.putChunk(key, index, [body], body.length, upload))
+    }
+    return { key, upload: upload!, bytes, chunks }
+  }
+
+  it('writes chunks of the stride into the session file and joins them by renaming it', async () => {
+    const { key, upload, bytes, chunks } = await session([2 * MiB, 2 * MiB, 1 * MiB + 3], 2 * MiB)
+    expect(upload).toBe(`inplace:${5 * MiB + 3}:${2 * MiB}`)
+    // No chunk has a file of its own: the session file holds them all.
+    expect((await readdir(chunksDir())).filter((name) => name.startsWith(key))).toEqual([
+      `${key}.inplace`,
+    ])
+    const { ino, size } = await stat(sessionFile(key))
+    expect(size).toBe(5 * MiB + 3)
+    await store.joinChunks(key, chunks, upload)
+    // The same file, renamed: not a byte was copied.
+    expect((await stat(join(dataDir, 'blobs', key))).ino).toBe(ino)
+    expect(await exists(sessionFile(key))).toBe(false)
+    expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
+    await store.deleteChunks(chunks)
+    expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
+  })
+
+  it('copies a join whose chunks leave the stride, and removes the session file after it', async () => {
+    const { key, upload, bytes, chunks } = await session([2 * MiB, 1 * MiB, 2 * MiB], 2 * MiB)
+    const own = chunks.filter((chunk) => !chunk.ref.endsWith('.inplace'))
+    expect(own.map((chunk) => chunk.size)).toEqual([1 * MiB, 2 * MiB])
+    const { ino } = await stat(sessionFile(key))
+    await store.joinChunks(key, chunks, upload)
+    expect((await stat(join(dataDir, 'blobs', key))).ino).not.toBe(ino)
+    expect(await exists(sessionFile(key))).toBe(false)
+    expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
+    await store.deleteChunks(chunks)
+    expect((await readdir(chunksDir())).filter((name) => name.startsWith(key))).toEqual([])
+  })
+
+  /** A body that brings `bytes`, then fails. */
+  async function* failingAfter(bytes: Buffer) {
+    yield bytes
+    throw new Error('The connection was reset')
+  }
+
+  it.each([
+    ['fails', (bytes: Buffer): ChunkBody => failingAfter(bytes.subarray(0, MiB))],
+    ['is cut off', (bytes: Buffer): ChunkBody => [bytes.subarray(0, MiB + 5)]],
+    ['runs over', (bytes: Buffer): ChunkBody => [bytes, Buffer.alloc(1)]],
+  ])('keeps the other chunks whole when a body %s, and joins its retry', async (_, attempt) => {
+    const key = randomUUID()
+    const [zero, first, second] = [randomBytes(2 * MiB), randomBytes(2 * MiB), randomBytes(2 * MiB)]
+    const last = randomBytes(MiB + 9)
+    const upload = await store.startChunks(key, 5 * MiB + 9, 2 * MiB)
+    const put = (index: number, body: Buffer) =>
+      store.putChunk(key, index, [body], body.length, upload)
+    const around = [await put(0, zero), await put(2, last)]
+    await expect(store.putChunk(key, 1, attempt(first), 2 * MiB, upload)).rejects.toThrow()
+    // Nothing of the attempt was kept apart from the session file.
+    expect((await readdir(chunksDir())).filter((name) => name.startsWith(key))).toEqual([
+      `${key}.inplace`,
+    ])
+    const chunks = [around[0]!, await put(1, second), around[1]!]
+    await store.joinChunks(key, chunks, upload)
+    expect((await readBlob(key)).equals(Buffer.concat([zero, second, last]))).toBe(true)
+  })
+
+  it('keeps an attempt that lost its index from writing into the joined blob', async () => {
+    const { key, upload, bytes, chunks } = await session([2 * MiB, 2 * MiB], 2 * MiB)
+    // A second attempt at index 1 (another request of the client) still reading its body when
+    // the first one is recorded and the session finalized.
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let firstWritten!: () => void
+    const wroteFirst = new Promise<void>((resolve) => (firstWritten = resolve))
+    async function* loser() {
+      yield bytes[1]!.subarray(0, MiB)
+      firstWritten()
+      await released
+      yield Buffer.alloc(MiB, 0xee)
+    }
+    const losing = store.putChunk(key, 1, loser(), 2 * MiB, upload)
+    losing.catch(() => undefined)
+    await wroteFirst
+    await store.joinChunks(key, chunks, upload)
+    release()
+    await expect(losing).rejects.toThrow('are joined or discarded')
+    expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
+  })
+
+  it('refuses states, refs and chunk sizes it did not make, and a join leaves no blob then', async () => {
+    const { key, upload, chunks } = await session([2 * MiB, 100], 2 * MiB)
+    for (const state of ['inplace:10:0', 'inplace:010:5', 'inplace:10:5 ', 'x', '']) {
+      await expect(store.putChunk(key, 0, [Buffer.alloc(5)], 5, state)).rejects.toThrow(
+        'Refusing chunk upload state',
+      )
+    }
+    await expect(store.startChunks(randomUUID(), 10, 0)).rejects.toThrow('Refusing chunk size')
+    await expect(store.startChunks('../x', 10, 5)).rejects.toThrow('Refusing blob key')
+    const other = { ...chunks[0]!, ref: `${randomUUID()}.0.inplace` }
+    await expect(store.deleteChunks([{ ...other, ref: '../x.0.inplace' }])).rejects.toThrow(
+      'Refusing chunk name',
+    )
+    await expect(store.joinChunks(key, [other, chunks[1]!], upload)).rejects.toThrow('Refusing')
+    expect(await exists(join(dataDir, 'blobs', key))).toBe(false)
+  })
+
+  it('leaves no blob when the session file is gone before the join', async () => {
+    const { key, upload, chunks } = await session([2 * MiB, 100], 2 * MiB)
+    await store.abortChunks(key, upload)
+    expect(await exists(sessionFile(key))).toBe(false)
+    // A chunk after the abort finds no session file to write into.
+    await expect(store.putChunk(key, 1, [Buffer.alloc(100)], 100, upload)).rejects.toThrow('ENOENT')
+    await expect(store.joinChunks(key, chunks, upload)).rejects.toThrow('ENOENT')
+    expect(await exists(join(dataDir, 'blobs', key))).toBe(false)
+  })
+
+  it('sweeps stale session files by age unless kept, and the partial sweep leaves them', async () => {
+    const [kept, stale] = [await session([100], 100), await session([100], 100)]
+    expect(await store.sweepUnfinished(0)).toBeGreaterThanOrEqual(0)
+    expect(await exists(sessionFile(kept.key))).toBe(true)
+    expect(await exists(sessionFile(stale.key))).toBe(true)
+    // Young files survive a sweep with a threshold in the future of their last write.
+    await store.sweepChunks(60 * 60_000, new Set())
+    expect(await exists(sessionFile(stale.key))).toBe(true)
+    const keep = new Set([kept.key])
+    expect(await store.sweepChunks(0, keep)).toBeGreaterThanOrEqual(1)
+    expect(await exists(sessionFile(kept.key))).toBe(true)
+    expect(await exists(sessionFile(stale.key))).toBe(false)
+    await store.abortChunks(kept.key, kept.upload)
+    expect(await exists(sessionFile(kept.key))).toBe(false)
   })
 })

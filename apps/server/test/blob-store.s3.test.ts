@@ -83,7 +83,7 @@ describe.skipIf(missing !== null)('S3 blob store', { timeout: 30_000 }, () => {
     const key = randomUUID()
     const bytes = sizes.map((size) => randomBytes(size))
     const total = sizes.reduce((sum, size) => sum + size, 0)
-    const upload = await store.startChunks(key, total)
+    const upload = await store.startChunks(key, total, sizes[0]!)
     const chunks: StoredChunk[] = []
     for (const [i, body] of bytes.entries()) {
       chunks.push(await store.putChunk(key, indexes[i]!, [body], body.length, upload))
@@ -133,7 +133,7 @@ describe.skipIf(missing !== null)('S3 blob store', { timeout: 30_000 }, () => {
     })
 
     it('opens no upload for a blob smaller than a part', async () => {
-      expect(await store.startChunks(randomUUID(), 5 * MiB - 1)).toBeNull()
+      expect(await store.startChunks(randomUUID(), 5 * MiB - 1, 5 * MiB - 1)).toBeNull()
     })
 
     it('stores a chunk past the 10,000th part apart and still joins byte for byte', async () => {

@@ -382,7 +382,9 @@ describe('cleanup job', () => {
     const abandonedHeaders = uploadHeaders(2048)
     const abandoned = ((await (await init(abandonedHeaders)).json()) as { id: string }).id
     expect((await chunk(abandoned, 0)).status).toBe(200)
-    expect(await partialFiles(server)).toEqual([expect.stringMatching(`^${abandoned}\\.`)])
+    const abandonedFiles = await partialFiles(server)
+    expect(abandonedFiles.length).toBeGreaterThan(0)
+    expect(abandonedFiles.every((name) => name.startsWith(`${abandoned}.`))).toBe(true)
 
     clock.advance(IDLE_SEC * 1000 + 1)
     const activeHeaders = uploadHeaders(2048)
@@ -390,9 +392,8 @@ describe('cleanup job', () => {
 
     const report = await server.service.cleanup.runOnce()
     expect(report.sessionsExpired).toBe(1)
-    // A session in memory opens its partial blob at init; one in the database stores chunks only.
-    const activeFiles = TEST_DIALECT === 'postgres' ? [] : [expect.stringMatching(`^${active}\\.`)]
-    expect(await partialFiles(server)).toEqual(activeFiles)
+    // A session in memory opens its partial blob at init; one in the database its session file.
+    expect(await partialFiles(server)).toEqual([expect.stringMatching(`^${active}\\.`)])
     expect((await chunk(abandoned, 1)).status).toBe(404)
     const finalize = await fetch(`${server.url}/api/upload/${abandoned}/finalize`, {
       method: 'POST',

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { request } from 'node:http'
 import type { Readable } from 'node:stream'
-import { readdir, utimes } from 'node:fs/promises'
+import { readdir, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { describe, expect, it, vi } from 'vitest'
@@ -177,6 +177,31 @@ describe('a chunk whose request ends before the store reads its body', () => {
 
       // The chunk left nothing behind: its retry is taken whole.
       await vi.waitFor(async () => expect((await chunk(a, req, uid, 0, data)).status).toBe(200))
+    } finally {
+      await a.close()
+    }
+  })
+})
+
+describe('chunks of the size the server asks for, on the filesystem', () => {
+  it('lie in their session file, which finalize renames into the blob without a copy', async () => {
+    // The server asks for chunks of FILE_CHUNK_MAX_SIZE when that is under 10 MB.
+    const a = await startTestServer({ env: { ...ENV, FILE_CHUNK_MAX_SIZE: '20' } })
+    try {
+      const req = await createRequest(a, { maxUploads: 1 })
+      const data = randomBytes(50)
+      const uid = await initOk(a, req, data.length)
+      const chunks = join(a.dataDir, 'blobs', '.chunks')
+      for (const index of [2, 0, 1]) {
+        const body = data.subarray(index * 20, index * 20 + 20)
+        expect((await chunk(a, req, uid, index, body)).status).toBe(200)
+      }
+      expect(await readdir(chunks)).toEqual([`${uid}.inplace`])
+      const { ino } = await stat(join(chunks, `${uid}.inplace`))
+      expect((await finalize(a, req, uid, finalizeBody())).status).toBe(200)
+      expect(await readdir(chunks)).toEqual([])
+      expect((await stat(join(a.dataDir, 'blobs', uid))).ino).toBe(ino)
+      expect((await downloadFile(a, req, uid)).bytes.equals(data)).toBe(true)
     } finally {
       await a.close()
     }

@@ -187,7 +187,7 @@ describe.skipIf(missing !== null || TEST_DIALECT !== 'postgres')(
       // What a session whose row is gone left (its instance died while ending it).
       const store = storeOf(b)
       const orphan = randomUUID()
-      const orphanUpload = await store.startChunks(orphan, body.length)
+      const orphanUpload = await store.startChunks(orphan, body.length, chunks[0]!.length)
       for (const [index, bytes] of chunks.slice(0, 2).entries()) {
         await store.putChunk(orphan, index, [bytes], bytes.length, orphanUpload)
       }

@@ -3,7 +3,7 @@
  * May touch: the log (errors of background work); it starts no timer and opens nothing, the
  * services it builds name their own.
  */
-import type { Config } from '../config.js'
+import { uploadChunkSize, type Config } from '../config.js'
 import type { Db } from '../db/client.js'
 import type { Logger } from '../logger.js'
 import type { BlobStore } from '../storage/blob-store.js'
@@ -113,6 +113,7 @@ export async function createServices(
           ends,
           now,
           sessions.holder,
+          uploadChunkSize(config),
         )
       : undefined
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the

@@ -4,15 +4,10 @@
  * (docs/api.md).
  * May touch: nothing directly; the quota and the health check through what it is given.
  */
-import {
-  HEALTH_STATUS_OK,
-  UPLOAD_CHUNK_BYTES,
-  type ConfigResponse,
-  type HealthResponse,
-} from '@fileshare/protocol'
+import { HEALTH_STATUS_OK, type ConfigResponse, type HealthResponse } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
-import { loginEnabled, type Config } from '../config.js'
+import { loginEnabled, uploadChunkSize, type Config } from '../config.js'
 import type { UploadQuota } from '../limits/quota.js'
 
 export interface SystemRouteDeps {
@@ -101,8 +96,7 @@ export function configResponse(config: Config): ConfigResponse {
     uploadSpeedLimit: config.fileUploadSpeedLimit,
     webSocketUploadEnabled: config.fileUploadWs,
     uploadConcurrentChunks: config.fileUploadConcurrentChunks,
-    // Clients send 10 MB chunks unless the server accepts less per chunk.
-    uploadChunkSize: Math.min(UPLOAD_CHUNK_BYTES, config.fileChunkMaxSize),
+    uploadChunkSize: uploadChunkSize(config),
     noteMaxSize: config.noteMaxSize,
     noteExpireOptions: config.noteExpireOptionsSec,
     noteDefaultExpire: config.noteExpireDefaultSec,

@@ -86,6 +86,11 @@ export class StoredChunkSessions {
      * heartbeat (upload-sessions.ts) keeps them, and the sweep of lapsed holds ends them.
      */
     private readonly holder: string,
+    /**
+     * The chunk size clients are asked for (config.ts `uploadChunkSize`), by which the store lays
+     * out a session's chunks (blob-store.ts `startChunks`).
+     */
+    private readonly chunkSize: number,
   ) {
     this.intake = new StoredChunkIntake(db, blobs, limits, buffer, now)
   }
@@ -105,10 +110,11 @@ export class StoredChunkSessions {
 
   /**
    * Opens a session: what the store prepares for its chunks (S3: the multipart upload that large
-   * chunks join as parts) is made here, once, and named on the row before any chunk can arrive.
+   * chunks join as parts; the filesystem: the session file that holds them in place) is made
+   * here, once, and named on the row before any chunk can arrive.
    */
   async open(id: string, opening: SessionOpening): Promise<void> {
-    const partsUpload = await this.blobs.startChunks(id, opening.declaredSize)
+    const partsUpload = await this.blobs.startChunks(id, opening.declaredSize, this.chunkSize)
     const now = this.now()
     try {
       await this.db.query.insert(this.db.tables.uploadSessions).values({

@@ -110,20 +110,23 @@ export interface BlobStore {
   /** Throws when the storage does not answer (health check). */
   check(): Promise<void>
   /**
-   * Prepares the store for the chunks of session `key`, whose blob will have `size` bytes, and
-   * answers what `putChunk` and `joinChunks` take for it (S3: the UploadId of the blob's
-   * multipart upload, which large chunks join as parts), or null when the store needs nothing.
-   * Chunk sessions in the database keep it on their row until they end.
+   * Prepares the store for the chunks of session `key`, whose blob will have `size` bytes and
+   * whose clients are asked for chunks of `chunkSize` bytes (the last one shorter), and answers
+   * what `putChunk` and `joinChunks` take for it (S3: the UploadId of the blob's multipart upload,
+   * which large chunks join as parts; the filesystem: the layout of the session file that holds
+   * chunks of that size in place), or null when the store needs nothing. Chunk sessions in the
+   * database keep it on their row until they end.
    */
-  startChunks(key: string, size: number): Promise<string | null>
+  startChunks(key: string, size: number, chunkSize: number): Promise<string | null>
   /** Discards what `startChunks` prepared; what is gone already counts as discarded. */
   abortChunks(key: string, upload: string): Promise<void>
   /**
-   * Stores one chunk of a chunked upload, durable before it resolves, where no other index and
-   * no other attempt at this index is (S3: as its own object, or as part `index + 1` of the
-   * session's multipart upload, where a later attempt at the index replaces it); fails, leaving
-   * nothing new, when `body` fails or does not bring exactly `length` bytes. Chunk sessions in
-   * the database record what this answers.
+   * Stores one chunk of a chunked upload, durable before it resolves, where no other index is
+   * (S3: as its own object, or as part `index + 1` of the session's multipart upload; the
+   * filesystem: as its own file, or at `index * chunkSize` of the session file), and where no
+   * other attempt at this index is, or where a later attempt replaces it; fails, leaving nothing
+   * that a join takes, when `body` fails or does not bring exactly `length` bytes. Chunk sessions
+   * in the database record what this answers.
    */
   putChunk(
     key: string,
@@ -133,13 +136,15 @@ export interface BlobStore {
     upload: string | null,
   ): Promise<StoredChunk>
   /**
-   * Joins the recorded chunks, in order, into the blob `key`, which exists once it resolves;
-   * a join that fails leaves no blob under `key`.
+   * Joins the recorded chunks, in order, into the blob `key`, which exists once it resolves,
+   * copying what the store cannot join in place (S3: chunks of their own; the filesystem: chunks
+   * outside the session file's stride); a join that fails leaves no blob under `key`.
    */
   joinChunks(key: string, chunks: readonly StoredChunk[], upload: string | null): Promise<void>
   /**
    * Removes stored chunks; a chunk that does not exist counts as removed, and a chunk stored as
-   * a part of the session's upload goes with that upload (`joinChunks` or `abortChunks`).
+   * a part of the session's upload or in its session file goes with that upload or file
+   * (`joinChunks` or `abortChunks`).
    */
   deleteChunks(chunks: readonly StoredChunk[]): Promise<void>
   /** Removes chunks older than `olderThanMs` whose session is not one of `keep`. */

@@ -5,10 +5,13 @@
  * A resumable writer (an upload session that may continue over a new connection or after a
  * restart) writes `blobs/.partial/<key>.resume` instead, fsynced at each checkpoint, and is
  * reopened by truncating that file to the point the session continues from.
+ * Chunks of sessions kept in the database go into `blobs/.chunks`: those of the stride the server
+ * asks for in place in the session's one file (filesystem-inplace.ts), which a join renames into
+ * place when they tile the blob; any other as `<key>.<index>.<random>`, joined by copying.
  * May touch: the file system (DATA_DIR/blobs).
  */
 import { randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import {
@@ -25,6 +28,17 @@ import {
   type StoredChunk,
 } from './blob-store.js'
 import { FileBlob, READ_BLOCK } from './filesystem-reader.js'
+import {
+  decodeInPlaceRef,
+  decodeLayout,
+  encodeLayout,
+  inPlaceRef,
+  placeOf,
+  SessionGates,
+  sessionFileName,
+  sessionOfFile,
+  type InPlaceLayout,
+} from './filesystem-inplace.js'
 import { FileWriter, syncDirectory } from './filesystem-writer.js'
 
 /** The suffix of a resumable writer's partial file, after its key. */
@@ -36,6 +50,7 @@ export class FilesystemBlobStore implements BlobStore {
   /** Chunks of sessions kept in the database, as `<key>.<index>.<random>`. */
   private readonly chunks: string
   private chunksMade: Promise<void> | undefined
+  private readonly gates = new SessionGates()
 
   private constructor(dataDir: string) {
     this.root = join(dataDir, 'blobs')
@@ -55,22 +70,13 @@ export class FilesystemBlobStore implements BlobStore {
     return join(this.chunks, ref)
   }
 
-  /** Chunks are files of their own, joined by copying: nothing to prepare. */
-  async startChunks(): Promise<null> {
-    return null
+  /** The session file of session `key` (filesystem-inplace.ts). */
+  private sessionPath(key: string): string {
+    return join(this.chunks, sessionFileName(key))
   }
 
-  async abortChunks(): Promise<void> {}
-
-  async putChunk(
-    key: string,
-    index: number,
-    body: ChunkBody,
-    length: number,
-  ): Promise<StoredChunk> {
-    const ref = newChunkName(key, index)
-    const path = this.chunkPath(ref)
-    // Made on first use: only sessions kept in the database store chunks.
+  /** Makes the folder of chunks on first use: only sessions kept in the database store chunks. */
+  private async chunksFolder(): Promise<void> {
     this.chunksMade ??= mkdir(this.chunks, { recursive: true }).then(
       () => undefined,
       (error: unknown) => {
@@ -79,17 +85,61 @@ export class FilesystemBlobStore implements BlobStore {
       },
     )
     await this.chunksMade
+  }
+
+  /**
+   * Creates the session's file, as long as its blob, durable with its folder entry, and answers
+   * its layout: chunks of `chunkSize` bytes go in place, at `index * chunkSize`.
+   */
+  async startChunks(key: string, size: number, chunkSize: number): Promise<string> {
+    const state = encodeLayout({ size, chunkSize })
+    const path = this.sessionPath(key)
+    await this.chunksFolder()
     const handle = await open(path, 'wx', 0o600)
     try {
-      let written = 0
-      for await (const piece of body) {
-        if (written + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
-        const { bytesWritten } = await handle.write(piece, 0, piece.length, written)
-        if (bytesWritten !== piece.length) throw new Error(`Short write to chunk ${ref}`)
-        written += piece.length
-      }
-      if (written !== length) throw new Error(`Chunk ${ref} has ${written} of ${length} bytes`)
-      await handle.datasync()
+      await handle.truncate(size)
+      await handle.sync()
+      await handle.close()
+      await syncDirectory(this.chunks)
+    } catch (error) {
+      await handle.close().catch(() => undefined)
+      await rm(path, { force: true })
+      throw error
+    }
+    return state
+  }
+
+  /** Removes the session file once no write of this process goes into it any more. */
+  async abortChunks(key: string, upload: string): Promise<void> {
+    decodeLayout(upload)
+    const path = this.sessionPath(key)
+    await this.gates.close(key)
+    try {
+      await rm(path, { force: true })
+    } finally {
+      this.gates.forget(key)
+    }
+  }
+
+  /**
+   * Writes a chunk that fits the session's stride in place in its session file, and any other
+   * (another length, a session started without a layout) into a file of its own.
+   */
+  async putChunk(
+    key: string,
+    index: number,
+    body: ChunkBody,
+    length: number,
+    upload: string | null,
+  ): Promise<StoredChunk> {
+    const offset = upload === null ? null : placeOf(decodeLayout(upload), index, length)
+    if (offset !== null) return this.putInPlace(key, index, body, length, offset)
+    const ref = newChunkName(key, index)
+    const path = this.chunkPath(ref)
+    await this.chunksFolder()
+    const handle = await open(path, 'wx', 0o600)
+    try {
+      await writeBody(handle, ref, body, length, 0, (write) => write())
     } catch (error) {
       await handle.close().catch(() => undefined)
       await rm(path, { force: true })
@@ -99,35 +149,123 @@ export class FilesystemBlobStore implements BlobStore {
     return { ref, size: length, etag: null }
   }
 
-  async joinChunks(key: string, chunks: readonly StoredChunk[]): Promise<void> {
+  /**
+   * Writes a chunk at `offset` of the session file. A failed body leaves its region as it is:
+   * nothing records it, and its retry writes the region again.
+   */
+  private async putInPlace(
+    key: string,
+    index: number,
+    body: ChunkBody,
+    length: number,
+    offset: number,
+  ): Promise<StoredChunk> {
+    const ref = inPlaceRef(key, index)
+    const gate = this.gates.enter(key)
+    try {
+      // Opened without creating it: a session joined or discarded has no file any more.
+      const handle = await open(this.sessionPath(key), 'r+')
+      try {
+        await writeBody(handle, ref, body, length, offset, (write) =>
+          this.gates.pass(gate, key, write),
+        )
+      } finally {
+        await handle.close()
+      }
+    } finally {
+      this.gates.leave(key, gate)
+    }
+    return { ref, size: length, etag: null }
+  }
+
+  /**
+   * Joins the chunks into the blob `key`. When they all lie in place and tile the blob in order,
+   * the session file becomes the blob by a rename; otherwise their bytes are copied into a new
+   * blob. Either way the session file is gone afterwards.
+   */
+  async joinChunks(
+    key: string,
+    chunks: readonly StoredChunk[],
+    upload: string | null,
+  ): Promise<void> {
+    const layout = upload === null ? null : decodeLayout(upload)
+    if (layout === null) return this.copyChunks(key, chunks, null)
+    await this.gates.close(key)
+    try {
+      if (tilesInPlace(key, chunks, layout)) await this.renameSession(key, layout)
+      else {
+        await this.copyChunks(key, chunks, layout)
+        await rm(this.sessionPath(key), { force: true })
+      }
+    } finally {
+      this.gates.forget(key)
+    }
+  }
+
+  /** Makes the session file the blob: fsynced, renamed into place, its folder fsynced. */
+  private async renameSession(key: string, layout: InPlaceLayout): Promise<void> {
+    const source = this.sessionPath(key)
+    const target = this.path(key)
+    const handle = await open(source, 'r+')
+    try {
+      const { size } = await handle.stat()
+      if (size !== layout.size) throw new Error(`Session file ${key} is not ${layout.size} bytes`)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
+    await rename(source, target)
+    try {
+      await syncDirectory(this.root)
+    } catch (error) {
+      await rm(target, { force: true })
+      throw error
+    }
+  }
+
+  /** Copies every chunk's bytes, in order, into a new blob `key`. */
+  private async copyChunks(
+    key: string,
+    chunks: readonly StoredChunk[],
+    layout: InPlaceLayout | null,
+  ): Promise<void> {
     const writer = await this.create(key)
+    let session: FileHandle | undefined
     try {
       for (const chunk of chunks) {
-        const handle = await open(this.chunkPath(chunk.ref), 'r')
-        try {
-          let read = 0
-          for (;;) {
-            // A fresh buffer per block: the writer keeps what it is given until it is written.
-            const block = Buffer.allocUnsafe(READ_BLOCK)
-            const { bytesRead } = await handle.read(block, 0, READ_BLOCK, null)
-            if (bytesRead === 0) break
-            read += bytesRead
-            await writer.write(block.subarray(0, bytesRead))
+        const inPlace = decodeInPlaceRef(chunk.ref)
+        if (inPlace === null) {
+          const handle = await open(this.chunkPath(chunk.ref), 'r')
+          try {
+            // A file longer than its record is as damaged as a shorter one.
+            if ((await handle.stat()).size !== chunk.size) throw wrongSize(chunk)
+            await copyRange(handle, 0, chunk, writer)
+          } finally {
+            await handle.close()
           }
-          if (read !== chunk.size) throw new Error(`Chunk ${chunk.ref} is not ${chunk.size} bytes`)
-        } finally {
-          await handle.close()
+          continue
         }
+        const offset = layout === null ? null : placeOf(layout, inPlace.index, chunk.size)
+        if (inPlace.key !== key || offset === null) {
+          throw new Error(`Refusing chunk ${JSON.stringify(chunk.ref)} for blob ${key}`)
+        }
+        session ??= await open(this.sessionPath(key), 'r')
+        await copyRange(session, offset, chunk, writer)
       }
       await writer.commit()
     } catch (error) {
       await writer.abort()
       throw error
+    } finally {
+      await session?.close()
     }
   }
 
+  /** Removes chunks stored in files of their own; in-place chunks go with their session file. */
   async deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
-    for (const chunk of chunks) await rm(this.chunkPath(chunk.ref), { force: true })
+    for (const chunk of chunks) {
+      if (decodeInPlaceRef(chunk.ref) === null) await rm(this.chunkPath(chunk.ref), { force: true })
+    }
   }
 
   async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
@@ -136,7 +274,7 @@ export class FilesystemBlobStore implements BlobStore {
       throw error
     })
     const stale = names.filter((name) => {
-      const session = chunkSessionOf(name)
+      const session = chunkSessionOf(name) ?? sessionOfFile(name)
       return session !== null && !keep.has(session)
     })
     return removeOlder(this.chunks, stale, Date.now() - olderThanMs)
@@ -245,6 +383,65 @@ export class FilesystemBlobStore implements BlobStore {
     await rm(probe)
   }
 }
+
+/** Whether `chunks` all lie in session `key`'s file and tile its blob, in order, from byte 0. */
+function tilesInPlace(key: string, chunks: readonly StoredChunk[], layout: InPlaceLayout): boolean {
+  let end = 0
+  for (const [index, chunk] of chunks.entries()) {
+    const inPlace = decodeInPlaceRef(chunk.ref)
+    if (inPlace?.key !== key || inPlace.index !== index) return false
+    if (placeOf(layout, index, chunk.size) !== end) return false
+    end += chunk.size
+  }
+  return end === layout.size
+}
+
+/**
+ * Writes a chunk's body at `offset` of `handle` through `pass` (the session's gate, or none),
+ * failing when it does not bring exactly `length` bytes; durable (fdatasync) once it resolves.
+ */
+async function writeBody(
+  handle: FileHandle,
+  ref: string,
+  body: ChunkBody,
+  length: number,
+  offset: number,
+  pass: (write: () => Promise<unknown>) => Promise<unknown>,
+): Promise<void> {
+  let written = 0
+  for await (const piece of body) {
+    if (written + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
+    const at = offset + written
+    await pass(async () => {
+      const { bytesWritten } = await handle.write(piece, 0, piece.length, at)
+      if (bytesWritten !== piece.length) throw new Error(`Short write to chunk ${ref}`)
+    })
+    written += piece.length
+  }
+  if (written !== length) throw new Error(`Chunk ${ref} has ${written} of ${length} bytes`)
+  await handle.datasync()
+}
+
+/** Copies `chunk.size` bytes from `start` of `handle` into `writer`; fails on fewer. */
+async function copyRange(
+  handle: FileHandle,
+  start: number,
+  chunk: StoredChunk,
+  writer: BlobWriter,
+): Promise<void> {
+  let read = 0
+  while (read < chunk.size) {
+    // A fresh buffer per block: the writer keeps what it is given until it is written.
+    const block = Buffer.allocUnsafe(Math.min(READ_BLOCK, chunk.size - read))
+    const { bytesRead } = await handle.read(block, 0, block.length, start + read)
+    if (bytesRead === 0) break
+    read += bytesRead
+    await writer.write(block.subarray(0, bytesRead))
+  }
+  if (read !== chunk.size) throw wrongSize(chunk)
+}
+
+const wrongSize = (chunk: StoredChunk) => new Error(`Chunk ${chunk.ref} is not ${chunk.size} bytes`)
 
 /** Removes the files `names` of `dir` last modified at or before `cutoff`; answers how many. */
 async function removeOlder(dir: string, names: readonly string[], cutoff: number): Promise<number> {

@@ -1,0 +1,133 @@
+/**
+ * The layout of a chunked upload's session file on the filesystem (filesystem.ts): one file per
+ * session, `blobs/.chunks/<key>.inplace`, that holds each chunk of the stride the server asks for
+ * at the offset `index * chunkSize`, so that a whole upload becomes its blob by a rename. Owns the
+ * strict text forms of the layout (the session's `startChunks` state) and of an in-place chunk's
+ * ref, where a chunk goes, and the gate that stops this process's writes into a session file
+ * before a join or an abort takes it.
+ * May touch: nothing outside this module (no file system, no database).
+ */
+import { assertBlobKey } from './blob-store.js'
+
+/** How a session file is laid out: the blob's size and the stride of its chunks. */
+export interface InPlaceLayout {
+  size: number
+  chunkSize: number
+}
+
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+const COUNT = '0|[1-9][0-9]{0,15}'
+const LAYOUT = new RegExp(`^inplace:(${COUNT}):([1-9][0-9]{0,15})$`)
+const IN_PLACE_REF = new RegExp(`^(${UUID})\\.(${COUNT})\\.inplace$`)
+const SESSION_FILE = new RegExp(`^(${UUID})\\.inplace$`)
+
+export function encodeLayout(layout: InPlaceLayout): string {
+  if (!Number.isSafeInteger(layout.size) || layout.size < 0) {
+    throw new Error(`Refusing blob size ${layout.size}`)
+  }
+  if (!Number.isSafeInteger(layout.chunkSize) || layout.chunkSize <= 0) {
+    throw new Error(`Refusing chunk size ${layout.chunkSize}`)
+  }
+  return `inplace:${layout.size}:${layout.chunkSize}`
+}
+
+/** The layout a state names; anything but the canonical form `encodeLayout` writes fails. */
+export function decodeLayout(state: string): InPlaceLayout {
+  const match = LAYOUT.exec(state)
+  const size = Number(match?.[1])
+  const chunkSize = Number(match?.[2])
+  if (!match || !Number.isSafeInteger(size) || !Number.isSafeInteger(chunkSize)) {
+    throw new Error(`Refusing chunk upload state ${JSON.stringify(state)}`)
+  }
+  return { size, chunkSize }
+}
+
+/** The name of session `key`'s file, made from the checked key alone. */
+export function sessionFileName(key: string): string {
+  assertBlobKey(key)
+  return `${key}.inplace`
+}
+
+/** The session key of a session file's name, or null for another name. */
+export function sessionOfFile(name: string): string | null {
+  return SESSION_FILE.exec(name)?.[1] ?? null
+}
+
+/** The ref of chunk `index` of session `key` written in its session file. */
+export function inPlaceRef(key: string, index: number): string {
+  assertBlobKey(key)
+  return `${key}.${index}.inplace`
+}
+
+/** The session and index of an in-place chunk's ref, or null for any other ref. */
+export function decodeInPlaceRef(ref: string): { key: string; index: number } | null {
+  const match = IN_PLACE_REF.exec(ref)
+  const index = Number(match?.[2])
+  return match && Number.isSafeInteger(index) ? { key: match[1]!, index } : null
+}
+
+/**
+ * Where chunk `index` of `length` bytes goes in the session file, or null when it does not fit the
+ * stride: a full chunk that ends within the blob, or a shorter last one that ends the blob.
+ */
+export function placeOf(layout: InPlaceLayout, index: number, length: number): number | null {
+  const offset = index * layout.chunkSize
+  if (!Number.isSafeInteger(offset) || length <= 0 || length > layout.chunkSize) return null
+  const end = offset + length
+  if (length === layout.chunkSize ? end <= layout.size : end === layout.size) return offset
+  return null
+}
+
+interface Gate {
+  closed: boolean
+  /** Writers that entered and have not left. */
+  users: number
+  writes: Set<Promise<unknown>>
+}
+
+/**
+ * The writes into session files under way in this process. A join or an abort closes a session's
+ * gate and waits for the writes in flight: an attempt still reading its body (one that lost to
+ * another attempt at its index) then fails at its next write instead of writing into the blob.
+ */
+export class SessionGates {
+  private readonly gates = new Map<string, Gate>()
+
+  /** The gate of session `key` for one writer, which passes each write through it, then leaves. */
+  enter(key: string): Gate {
+    let gate = this.gates.get(key)
+    if (!gate) this.gates.set(key, (gate = { closed: false, users: 0, writes: new Set() }))
+    gate.users++
+    return gate
+  }
+
+  leave(key: string, gate: Gate): void {
+    gate.users--
+    if (gate.users === 0 && !gate.closed && this.gates.get(key) === gate) this.gates.delete(key)
+  }
+
+  /** Runs `write` unless the session's gate is closed, and keeps it until it settles. */
+  async pass<T>(gate: Gate, key: string, write: () => Promise<T>): Promise<T> {
+    if (gate.closed) throw new Error(`The chunks of session ${key} are joined or discarded`)
+    const running = write()
+    gate.writes.add(running)
+    try {
+      return await running
+    } finally {
+      gate.writes.delete(running)
+    }
+  }
+
+  /** Closes session `key`'s gate and waits for the writes in flight to settle. */
+  async close(key: string): Promise<void> {
+    let gate = this.gates.get(key)
+    if (!gate) this.gates.set(key, (gate = { closed: false, users: 0, writes: new Set() }))
+    gate.closed = true
+    await Promise.allSettled([...gate.writes])
+  }
+
+  /** Forgets a closed gate once its session is over (later writers find no session file). */
+  forget(key: string): void {
+    if (this.gates.get(key)?.closed) this.gates.delete(key)
+  }
+}
