@@ -1,7 +1,7 @@
 /**
  * What a chunk costs when chunked sessions live in the database: chunked uploads of small chunks
- * against one in-process server on SQLite (sessions in memory) and one on PostgreSQL (sessions
- * in upload_sessions and chunk_parts), both on the filesystem backend. Prints chunk requests per
+ * against one in-process server on SQLite and one on PostgreSQL (sessions in upload_sessions and
+ * chunk_parts on both), both on the filesystem backend. Prints chunk requests per
  * second and the p50 and p99 of one chunk request; the last line is one JSON object.
  * Run: `pnpm --filter @fileshare/server bench:chunks` (PostgreSQL 15 from Debian's packages).
  */
@@ -16,7 +16,7 @@ import { startPostgres } from '@fileshare/testing/postgres'
 import { openDatabase } from '../src/db/open-database.js'
 import { SessionHoldEnds } from '../src/sessions/session-holds.js'
 import { SessionEnds } from '../src/sessions/session-ends.js'
-import { StoredChunkSessions } from '../src/sessions/stored-chunk-sessions.js'
+import { ChunkSessions } from '../src/sessions/chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'
 
@@ -89,7 +89,7 @@ async function databaseShare(url: string) {
   const scope = { requestId: null, maxChunkSize: CHUNK }
   const buffer = { reserveBuffer: () => true, releaseBuffer: () => undefined }
   const holdEnds = new SessionHoldEnds(db, { endHold: async () => undefined })
-  const sessions = new StoredChunkSessions(
+  const sessions = new ChunkSessions(
     db,
     keepsNothing,
     limits,
@@ -140,7 +140,7 @@ const env = { RATE_LIMIT_MAX: '0', CLEANUP_INTERVAL: '86400' }
 const sqlite = await startTestServer({ env })
 const sqliteResult = await measure(sqlite)
 await sqlite.close()
-console.log('sqlite (sessions in memory)', sqliteResult)
+console.log('sqlite', sqliteResult)
 
 const postgres = await startPostgres()
 const pgServer = await startTestServer({

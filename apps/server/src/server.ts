@@ -20,6 +20,7 @@ import { createLogger, type Logger } from './logger.js'
 import { CleanupJob } from './ops/cleanup.js'
 import { createServices, type Services } from './composition/container.js'
 import { openBlobStore } from './storage/open-blob-store.js'
+import { DRAIN_QUIET_MS } from './sessions/upload-sessions.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
 import { attachUploadSockets } from './ws/upload-socket.js'
@@ -75,7 +76,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   // unfinished blob without a session row (which may resume) is garbage. On PostgreSQL other
   // instances may be writing theirs into the same store: the cleanup job sweeps them by age.
   const single = db.dialect === 'sqlite'
-  if (single) await services.streamed.releaseAll()
+  if (single) await services.sessionRows.releaseAll()
   // Sessions whose client did not ask to resume them end with a restart (spec: Upload slot inside
   // a request): on SQLite all of them, on PostgreSQL those of instances no longer alive.
   const ended = await services.sessions.endUnresumable(single)
@@ -171,10 +172,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
         sockets.stopAccepting()
         await cleanup.stop()
         // Notifications and uploads under way share one grace, not one after the other.
-        const [, left] = await Promise.all([
+        const [, streams, chunked] = await Promise.all([
           services.notifier.stop(config.shutdownGraceMs),
           services.sessions.drain(config.shutdownGraceMs),
+          services.chunkSessions.drain(config.shutdownGraceMs, DRAIN_QUIET_MS),
         ])
+        const left = streams + chunked
         if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they may resume`)
         // Sockets first: each suspends its session as its connection ends.
         await sockets.close()
@@ -183,7 +186,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await http.close()
         // Once no chunk or finalize is under way here: the chunked sessions bound to this instance.
         // A database already gone cannot end them; another instance does once their hold lapses.
-        await services.storedChunks?.endHeld().catch((error: unknown) => {
+        await services.chunkSessions.endHeld().catch((error: unknown) => {
           logger.error(`could not end this instance's chunked sessions: ${String(error)}`)
         })
         await metrics?.close()

@@ -20,7 +20,7 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 
 import { CLEANUP_APPLICATION_NAME, CLEANUP_LOCK_KEY } from '../src/db/leader-lock.js'
-import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
+import { HOLD_LAPSE_MS } from '../src/sessions/session-records.js'
 import { CHECKPOINT_BYTES } from '../src/sessions/durable-link.js'
 import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-session.js'
 import { spawnFromSource } from './spawned-servers.js'

@@ -147,7 +147,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     const id = await socket.init({ type: 'init', headers: init.headers, resumable: true })
     secrets.push(id, ...init.tokens)
     socket.sendBytes(randomBytes(sent))
-    const { sessions, streamed } = server.service.services
+    const { sessions, sessionRows: streamed } = server.service.services
     const anySession = (_context: unknown): _context is unknown => true
     await expect.poll(() => sessions.get(id, anySession)?.bytesAccepted).toBe(sent)
     socket.ws.terminate()
@@ -187,11 +187,10 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
     const init = await api('/upload/init', { method: 'POST', headers: cancelled })
     const { id: cancelledId } = (await init.json()) as { id: string }
     secrets.push(cancelledId, cancelled['X-Owner-Token']!, cancelled['X-Auth-Token']!)
-    // A chunked session lives in this process on SQLite, in the database on PostgreSQL.
+    // A chunked session lives in the database, not in this process.
     const open = await scrape()
-    const inDatabase = TEST_DIALECT === 'postgres' ? 1 : 0
-    expect(open.get('fileshare_upload_sessions_active')).toBe(1 - inDatabase)
-    expect(open.get('fileshare_upload_sessions_stored')).toBe(inDatabase)
+    expect(open.get('fileshare_upload_sessions_active')).toBe(0)
+    expect(open.get('fileshare_upload_sessions_stored')).toBe(1)
     const cancel = await api(`/upload/${cancelledId}`, {
       method: 'DELETE',
       headers: { 'X-Owner-Token': cancelled['X-Owner-Token']! },
@@ -211,7 +210,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
 
     // A socket that goes away mid-upload leaves its session dormant, for a resume: not failed yet.
     const { id: cutId, bytesKept: cutBytes } = await cutUpload(700)
-    const { streamed } = server.service.services
+    const { sessionRows: streamed } = server.service.services
 
     // An upload into a file request, over chunked HTTP through the client core.
     const log = loggingFetch()
@@ -381,7 +380,7 @@ describe('metrics after a scripted workload', { timeout: 120_000 }, () => {
         other.service.services.sessions.expireDormant(idleMs, idleMs),
       ])
       expect([200, 404]).toContain(cancel.status)
-      expect(await server.service.services.streamed.find(cut.id)).toBeUndefined()
+      expect(await server.service.services.sessionRows.find(cut.id)).toBeUndefined()
       const after = await scrape()
       const failed = seriesKey('fileshare_uploads_failed_total', { transport: 'ws' })
       expect(after.get(failed)! - before.get(failed)!).toBe(1)

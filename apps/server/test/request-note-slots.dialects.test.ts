@@ -9,7 +9,7 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { manualClock, reopenDatabase, startTestServer, type TestServer } from './harness.js'
-import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
+import { HOLD_LAPSE_MS } from '../src/sessions/session-records.js'
 import {
   call,
   chunk,

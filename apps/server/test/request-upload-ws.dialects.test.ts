@@ -60,6 +60,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const ENV = { BASE_URL, FILE_MAX_SIZE: '8MB', FILE_REQUEST_DAILY_LIMIT: '0' }
 /** Commits fsync; on a busy machine that can take a while. */
 const POLL = { timeout: 10_000, interval: 25 }
+/** Any session context: these tests look up the live session of an id they opened. */
+const anyContext = (context: unknown): context is unknown => context !== undefined
 /** How soon a socket that ended early must have given its slot back. */
 const FREED = { timeout: 1000, interval: 5 }
 
@@ -481,9 +483,9 @@ describe('request upload socket', () => {
         const first = await TestSocket.open(url)
         const firstId = await first.init(initFrame(inbox.uploadToken, 2 * MiB))
         first.sendBytes(randomBytes(MiB + 5))
-        const { requests } = server.service.services
+        const { sessions } = server.service.services
         await expect
-          .poll(async () => (await requests.uploadSession(inbox.id, firstId)).bytesAccepted, POLL)
+          .poll(() => sessions.get(firstId, anyContext)?.bytesAccepted, POLL)
           .toBe(MiB + 5)
 
         // While the first socket runs, its slot is taken.
@@ -524,10 +526,8 @@ describe('request upload socket', () => {
         resumable: true,
       })
       first.sendBytes(body.subarray(0, MiB + 5))
-      const { requests, streamed } = server.service.services
-      await expect
-        .poll(async () => (await requests.uploadSession(inbox.id, firstId)).bytesAccepted, POLL)
-        .toBe(MiB + 5)
+      const { sessions, sessionRows: streamed } = server.service.services
+      await expect.poll(() => sessions.get(firstId, anyContext)?.bytesAccepted, POLL).toBe(MiB + 5)
       first.ws.terminate()
       await first.closed
       await expect.poll(async () => (await streamed.find(firstId))?.holder, POLL).toBeNull()
@@ -886,10 +886,8 @@ describe('request upload socket quota', () => {
     const first = await TestSocket.open(url)
     const firstId = await first.init(initFrame(inbox.uploadToken, full))
     first.sendBytes(randomBytes(1000))
-    const { requests } = server.service.services
-    await expect
-      .poll(async () => (await requests.uploadSession(inbox.id, firstId)).bytesAccepted, POLL)
-      .toBe(1000)
+    const { sessions } = server.service.services
+    await expect.poll(() => sessions.get(firstId, anyContext)?.bytesAccepted, POLL).toBe(1000)
     expect(await remaining()).toBe(0)
     first.ws.terminate()
     await first.closed

@@ -12,7 +12,7 @@ import { FILESYSTEM } from './backends.js'
 import { manualClock, reopenDatabase, startTestServer, type TestServer } from './harness.js'
 import { querySql } from './dialects.js'
 import { TestSocket } from './test-socket.js'
-import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
+import { HOLD_LAPSE_MS } from '../src/sessions/session-records.js'
 import {
   b64u,
   call,
@@ -109,9 +109,9 @@ describe('restart', () => {
       expect((await chunk(server, req, plain, 0, randomBytes(50))).status).toBe(200)
       expect((await init(server, req, 100)).status).toBe(409)
       // As after a crash: the sessions are not ended, so their reservations stay in the database.
-      const { sessions, storedChunks } = server.service.services
+      const { sessions, chunkSessions } = server.service.services
       sessions.suspendAll = () => Promise.resolve()
-      if (storedChunks) storedChunks.endHeld = () => Promise.resolve()
+      if (chunkSessions) chunkSessions.endHeld = () => Promise.resolve()
       await server.close({ keepData: true })
       const db = await reopenDatabase(server.dataDir)
       expect(await querySql(db, 'SELECT reserved_uploads AS n FROM file_requests')).toEqual([

@@ -10,9 +10,9 @@ import { toBase64Url } from '@fileshare/protocol'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 import { UPLOAD_IN_PROGRESS_MESSAGE } from '../src/sessions/upload-session.js'
-import type { StreamedSessionRow } from '../src/sessions/streamed-session-records.js'
+import type { StreamRow } from '../src/sessions/session-records.js'
 import { blobFiles, type Backend } from './backends.js'
-import { querySql, TEST_DIALECT } from './dialects.js'
+import { querySql } from './dialects.js'
 import {
   manualClock,
   randomToken,
@@ -20,18 +20,7 @@ import {
   startTestServer,
   type TestServer,
 } from './harness.js'
-import {
-  call,
-  chunk,
-  createRequest,
-  ENV,
-  finalize,
-  finalizeBody,
-  initOk,
-  nextIp,
-  readRequest,
-} from './requests.suite.js'
-import { RawRequest } from './raw-request.js'
+import { call, createRequest, ENV, finalizeBody, nextIp, readRequest } from './requests.suite.js'
 import { TEST_PART_SIZE } from './s3-backend.js'
 import { TestSocket, type Frame } from './test-socket.js'
 
@@ -130,9 +119,9 @@ async function stored(server: TestServer, id: string): Promise<Buffer> {
 }
 
 /** The session's row once its connection's end has been recorded (no instance holds it). */
-async function dormant(server: TestServer, id: string): Promise<StreamedSessionRow> {
-  const { streamed } = server.service.services
-  let row: StreamedSessionRow | undefined
+async function dormant(server: TestServer, id: string): Promise<StreamRow> {
+  const { sessionRows: streamed } = server.service.services
+  let row: StreamRow | undefined
   await expect
     .poll(async () => {
       row = await streamed.find(id)
@@ -214,7 +203,7 @@ export function resumeSuite(backend: Backend): void {
         socket.sendJson(upload.finalizeFrame)
         expect(await socket.waitFor('done')).toMatchObject({ id: upload.id })
         expect((await stored(server, upload.id)).equals(body)).toBe(true)
-        expect(await server.service.services.streamed.find(upload.id)).toBeUndefined()
+        expect(await server.service.services.sessionRows.find(upload.id)).toBeUndefined()
         expect(await hasPartial(server, upload.id)).toBe(false)
       })
 
@@ -241,7 +230,7 @@ export function resumeSuite(backend: Backend): void {
           message: 'Invalid request',
           status: 400,
         })
-        expect(await server.service.services.streamed.find(upload.id)).toEqual(before)
+        expect(await server.service.services.sessionRows.find(upload.id)).toEqual(before)
         expect(await blobFiles(server)).toEqual(files)
 
         const [socket, from] = await resumeAt(upload, before.bytesWritten)
@@ -291,7 +280,7 @@ export function resumeSuite(backend: Backend): void {
         upload.socket.ws.close(1000)
         await upload.socket.closed
         await expect
-          .poll(() => server.service.services.streamed.find(upload.id), POLL)
+          .poll(() => server.service.services.sessionRows.find(upload.id), POLL)
           .toBeUndefined()
         expect(await refusedResume(upload, upload.resumeFrame(0))).toEqual({
           type: 'error',
@@ -311,7 +300,7 @@ export function resumeSuite(backend: Backend): void {
         headers: { 'X-Inbox-Owner-Token': req.ownerToken },
       })
       expect(deleted.status).toBe(200)
-      expect(await server.service.services.streamed.find(id)).toBeUndefined()
+      expect(await server.service.services.sessionRows.find(id)).toBeUndefined()
       expect(await hasPartial(server, id)).toBe(false)
     })
 
@@ -324,7 +313,7 @@ export function resumeSuite(backend: Backend): void {
       const quota = async () => (await call(server, 'GET', '/quota', { ip })).body.usedBytes
       expect(await quota()).toBe(8 * MiB)
       expect(await hasPartial(server, opened.id)).toBe(true)
-      const { takedown, streamed } = server.service.services
+      const { takedown, sessionRows: streamed } = server.service.services
       const removed = await takedown.remove(req.id, 'Copyright complaint')
       expect(removed).toMatchObject({ kind: 'request' })
       expect(await streamed.find(opened.id)).toBeUndefined()
@@ -337,7 +326,7 @@ export function resumeSuite(backend: Backend): void {
       // Past a part, so that S3 holds bytes too.
       upload.socket.sendBytes(randomBytes(6 * MiB))
       await expect.poll(() => accepted(server, upload.id), POLL).toBe(6 * MiB)
-      const { streamed } = server.service.services
+      const { sessionRows: streamed } = server.service.services
       // As when this instance's heartbeat lapsed and another claimed the session.
       const other = crypto.randomUUID()
       await querySql(server.service.db, 'UPDATE upload_sessions SET holder = ? WHERE id = ?', [
@@ -377,7 +366,7 @@ export function resumeSuite(backend: Backend): void {
       await expect(
         provider.status('upload', crypto.randomUUID(), ownerToken),
       ).rejects.toMatchObject(notFound)
-      expect(await server.service.services.streamed.find(upload.id)).toEqual(row)
+      expect(await server.service.services.sessionRows.find(upload.id)).toEqual(row)
     })
 
     // The store finishes a part after the write that completed it: the point is recorded then,
@@ -398,47 +387,6 @@ export function resumeSuite(backend: Backend): void {
         upload.socket.sendJson(upload.finalizeFrame)
         await upload.socket.waitFor('done')
         expect((await stored(server, upload.id)).equals(body)).toBe(true)
-      },
-    )
-
-    // On PostgreSQL chunked uploads into requests are sessions kept by chunk
-    // (stored-chunk-sessions.ts), whose resume cluster-chunks.s3.pg.test.ts covers.
-    it.runIf(TEST_DIALECT === 'sqlite')(
-      'takes up a chunked upload cut mid-chunk at the chunk its row records, byte for byte',
-      async () => {
-        const req = await createRequest(server, { maxSize: 40 * MiB })
-        const parts = [randomBytes(3 * MiB), randomBytes(3 * MiB), randomBytes(MiB)]
-        const size = parts.reduce((sum, part) => sum + part.length, 0)
-        const uid = await initOk(server, req, size)
-        expect((await chunk(server, req, uid, 0, parts[0]!)).status).toBe(200)
-        // Chunk 1 breaks off after half its body.
-        const path = `/api/request/${req.id}/upload/${uid}/chunk?index=1`
-        const broken = await RawRequest.open(server.url, path, {
-          'Content-Length': String(parts[1]!.length),
-        })
-        await broken.write(parts[1]!.subarray(0, 1.5 * MiB))
-        broken.destroy()
-        const row = await dormant(server, uid)
-        // Its client did not ask to resume, yet a cleanup run before the chunk's retry leaves it:
-        // the retry of a chunk is the chunked transport's own (spec: every index once).
-        expect((await server.service.cleanup.runOnce()).failedSteps).toEqual([])
-        expect(await server.service.services.streamed.find(uid)).toBeDefined()
-        // Filesystem: chunk 0 is durable; S3 keeps a part being gathered in memory only.
-        if (filesystem) expect(row).toMatchObject({ nextIndex: 1, bytesWritten: 3 * MiB })
-        const provider = server.service.services.sessionStatus
-        expect(await provider.status('request', uid, req.id)).toEqual({
-          bytesWritten: row.bytesWritten,
-          nextIndex: row.nextIndex,
-          declaredSize: size,
-          transport: 'chunks',
-        })
-        const next = row.nextIndex!
-        expect(row.bytesWritten).toBe(parts.slice(0, next).reduce((sum, p) => sum + p.length, 0))
-        for (let index = next; index < parts.length; index++) {
-          expect((await chunk(server, req, uid, index, parts[index]!)).status).toBe(200)
-        }
-        expect((await finalize(server, req, uid, finalizeBody())).status).toBe(200)
-        expect((await stored(server, uid)).equals(Buffer.concat(parts))).toBe(true)
       },
     )
   })
@@ -472,12 +420,12 @@ export function resumeSuite(backend: Backend): void {
 
       clock.advance((IDLE_SEC - 1) * 1000)
       await server.service.cleanup.runOnce()
-      expect(await server.service.services.streamed.find(id)).toBeDefined()
+      expect(await server.service.services.sessionRows.find(id)).toBeDefined()
 
       clock.advance(2000)
       const report = await server.service.cleanup.runOnce()
       expect(report.sessionsExpired).toBe(1)
-      expect(await server.service.services.streamed.find(id)).toBeUndefined()
+      expect(await server.service.services.sessionRows.find(id)).toBeUndefined()
       expect(await hasPartial(server, id)).toBe(false)
       expect(await quota()).toBe(0)
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(1)

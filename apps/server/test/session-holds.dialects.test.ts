@@ -295,7 +295,7 @@ describe('the holds of a session end in the step that ends it', () => {
     "one heartbeat keeps an instance's sessions of both writers, and one sweep ends both",
     async () => {
       const { req, streamed } = await sessionsOfBothWriters()
-      const { sessions, streamed: records } = server.service.services
+      const { sessions, sessionRows: records } = server.service.services
       const beats = async () => {
         const rows = await querySql<{ holder: string | null; beat: number | string }>(
           db,

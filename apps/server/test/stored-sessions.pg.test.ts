@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
 
 import { PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
-import { HOLD_LAPSE_MS } from '../src/sessions/streamed-session-records.js'
+import { HOLD_LAPSE_MS } from '../src/sessions/session-records.js'
 import { manualClock, startTestServer, type TestServer } from './harness.js'
 import {
   ENV,
@@ -124,7 +124,7 @@ describe('chunked sessions whose clients did not ask to resume', () => {
         expect((await chunk(a, req, uid, 0, randomBytes(20))).status).toBe(200)
       }
       // As after a kill: nothing of A ends its sessions, and its heartbeat stops.
-      a.service.services.storedChunks!.endHeld = () => Promise.resolve()
+      a.service.services.chunkSessions!.endHeld = () => Promise.resolve()
       await a.close({ keepData: true })
       b = await startTestServer({ env: ENV, dataDir: a.dataDir, clock })
       // A's hold is fresh: it may be alive, so B takes nothing from it.

@@ -70,7 +70,7 @@ async function expectKeptForResume(
   id: string,
   sessions: UploadSessions = server.service.services.sessions,
 ): Promise<void> {
-  const { streamed } = server.service.services
+  const { sessionRows: streamed } = server.service.services
   await expect
     .poll(async () => {
       const files = await blobFiles(server)
@@ -393,7 +393,7 @@ describe('upload socket', () => {
       const { socket, id } = await midUpload()
       socket.ws.close(1000)
       await expectNothingStored(server, id)
-      expect(await server.service.services.streamed.find(id)).toBeUndefined()
+      expect(await server.service.services.sessionRows.find(id)).toBeUndefined()
     })
 
     it('keeps the session for a resume, storing nothing, when the connection drops', async () => {
@@ -406,7 +406,7 @@ describe('upload socket', () => {
     it('ends the session at once when a client that did not ask to resume drops', async () => {
       const { socket, id, ownerToken } = await midUpload()
       socket.ws.terminate()
-      const { streamed } = server.service.services
+      const { sessionRows: streamed } = server.service.services
       await expect
         .poll(async () => {
           const files = await blobFiles(server)
@@ -787,7 +787,7 @@ describe('upload socket flow control', () => {
     expect((await kept.closed).code).toBe(1006)
     // Only the session whose client asked to resume it outlives its socket.
     await expectKeptForResume(server, keptId, sessions)
-    await expect.poll(() => server.service.services.streamed.find(id), POLL).toBeUndefined()
+    await expect.poll(() => server.service.services.sessionRows.find(id), POLL).toBeUndefined()
   })
 })
 
@@ -873,7 +873,7 @@ describe('resuming over a new socket while the old one is still here', () => {
     await old.closed
     // The connection's end is seen; its suspension waits for the writes before it records.
     await expect.poll(() => side.sessions.get(id, isAny)).toBeUndefined()
-    const { streamed, tombstones } = server.service.services
+    const { sessionRows: streamed, tombstones } = server.service.services
     const provider = new SessionStatusService(streamed, side.sessions, tombstones)
     const status = provider.status('upload', id, headers.ownerToken)
     setTimeout(() => gate.open(), 200)

@@ -28,17 +28,17 @@ import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
 import { SessionEnds } from '../sessions/session-ends.js'
 import { SessionHoldEnds } from '../sessions/session-holds.js'
-import { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
-import { StreamedSessionRecords } from '../sessions/streamed-session-records.js'
+import { ChunkSessions } from '../sessions/chunk-sessions.js'
+import { SessionRecords } from '../sessions/session-records.js'
 import { UploadSessions } from '../sessions/upload-sessions.js'
 import { UploadsService } from '../uploads/uploads.js'
 
 export interface Services {
   sessions: UploadSessions
-  /** The rows of durable streamed sessions, which any instance may resume. */
-  streamed: StreamedSessionRecords
-  /** Chunked sessions in the database, on PostgreSQL, where any instance takes any chunk. */
-  storedChunks: StoredChunkSessions | undefined
+  /** The rows of every unfinished session, of either writer (upload_sessions). */
+  sessionRows: SessionRecords
+  /** Chunked sessions, kept in the database so that any instance takes any chunk. */
+  chunkSessions: ChunkSessions
   uploads: UploadsService
   notes: NotesService
   requests: RequestsService
@@ -83,7 +83,7 @@ export async function createServices(
   })
   // Where every session's quota hold and request slot end, streamed and stored alike.
   const holdEnds = new SessionHoldEnds(db, quota)
-  const streamed = new StreamedSessionRecords(db, now)
+  const sessionRows = new SessionRecords(db, now)
   // The one end of a session from its row, of either writer.
   const ends = new SessionEnds(db, blobs, holdEnds)
   const sessions = new UploadSessions({
@@ -91,31 +91,27 @@ export async function createServices(
     now,
     onError,
     bufferBudget: config.fileUploadChunkBuffer,
-    records: streamed,
+    records: sessionRows,
     holdEnds,
     ends,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
-  // SQLite serves one instance: its chunked sessions stay in memory, with no database write per
-  // chunk and the chunk due next streamed straight into its blob.
-  const storedChunks =
-    db.dialect === 'postgres'
-      ? new StoredChunkSessions(
-          db,
-          blobs,
-          {
-            window: config.fileUploadConcurrentChunks,
-            maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
-            speedLimit: config.fileUploadSpeedLimit,
-          },
-          sessions,
-          holdEnds,
-          ends,
-          now,
-          sessions.holder,
-          uploadChunkSize(config),
-        )
-      : undefined
+  // Chunked sessions live in the database on either dialect, so that any instance takes any chunk.
+  const chunkSessions = new ChunkSessions(
+    db,
+    blobs,
+    {
+      window: config.fileUploadConcurrentChunks,
+      maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
+      speedLimit: config.fileUploadSpeedLimit,
+    },
+    sessions,
+    holdEnds,
+    ends,
+    now,
+    sessions.holder,
+    uploadChunkSize(config),
+  )
   // On PostgreSQL several instances may share the database, and so these limits; on SQLite the
   // one instance keeps them in memory, which costs a request no write.
   const shared = db.dialect === 'postgres'
@@ -139,7 +135,7 @@ export async function createServices(
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
-  const uploads = new UploadsService({ ...uploadDeps, storedChunks, tombstones })
+  const uploads = new UploadsService({ ...uploadDeps, chunkSessions, tombstones })
   const notes = new NotesService({ config, db, lockout, tombstones, now })
   const outbox = new NotificationOutbox(db, now)
   const { smtpUrl, from, allowPrivate, abuseEmail } = config.notify
@@ -156,7 +152,7 @@ export async function createServices(
   })
   const requests = new RequestsService({
     ...uploadDeps,
-    storedChunks,
+    chunkSessions,
     ipHash,
     tombstones,
     onError,
@@ -164,24 +160,21 @@ export async function createServices(
     onNotificationsQueued: () => notifier.wake(),
   })
   // Where GET /api/upload/:id/status and its request twin look: the one row of either writer.
-  const sessionStatus = new SessionStatusService(streamed, sessions, tombstones)
+  const sessionStatus = new SessionStatusService(sessionRows, sessions, tombstones)
   // What the sweeps by age must leave alone: one source per kind of session.
-  const liveKeys = liveSessionKeys([
-    () => sessions.resumableIds(),
-    ...(storedChunks ? [() => storedChunks.ids()] : []),
-  ])
+  const liveKeys = liveSessionKeys([() => sessions.resumableIds(), () => chunkSessions.ids()])
   const inbox = new InboxService({
     db,
     blobs,
     sessions,
-    storedChunks,
+    chunkSessions,
     lockout,
     janitor,
     tombstones,
     grantTtlMs: config.downloadGrantTtlSec * 1000,
     now,
   })
-  const takedown = new Takedown({ db, tombstones, janitor, sessions, storedChunks, now })
+  const takedown = new Takedown({ db, tombstones, janitor, sessions, chunkSessions, now })
   const reports = new ReportsService({
     db,
     limiter: reportLimiter,
@@ -203,8 +196,8 @@ export async function createServices(
         })
   return {
     sessions,
-    streamed,
-    storedChunks,
+    sessionRows,
+    chunkSessions,
     uploads,
     notes,
     requests,

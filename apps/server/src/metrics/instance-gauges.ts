@@ -120,7 +120,7 @@ export function instanceGauges(deps: InstanceGaugeDeps): Registry {
 
   new Gauge({
     name: 'fileshare_upload_sessions_active',
-    help: 'Upload sessions this instance holds in memory (socket, single-request and chunked).',
+    help: 'Upload sessions this instance holds in memory (socket and single-request).',
     registers,
     collect() {
       this.set(deps.sessions.size)
@@ -128,7 +128,7 @@ export function instanceGauges(deps: InstanceGaugeDeps): Registry {
   })
   single(
     'fileshare_upload_sessions_stored',
-    'Chunked upload sessions kept in the database (PostgreSQL); the same on every instance.',
+    'Chunked upload sessions, kept in the database; the same on every instance.',
     (s) => s.storedSessions,
   )
   fromDatabase(

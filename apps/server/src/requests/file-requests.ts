@@ -28,7 +28,7 @@ import { findRequest, isRequestOpen, iso, requestNotFound } from './request-reco
 import { parseCreateBody, parseRequestToken } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
 import { invalid } from '../validation.js'
-import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import { type UploadSessions } from '../sessions/upload-sessions.js'
 
 /** Who creates a request: the daily limit counts per login user when there is one, else per IP. */
@@ -50,7 +50,7 @@ export interface RequestsDeps {
   quota: UploadQuota
   janitor: BlobJanitor
   /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
-  storedChunks?: StoredChunkSessions | undefined
+  chunkSessions: ChunkSessions
   ipHash: DailyIpHash
   /** Where a request the operator took down is remembered. */
   tombstones: Tombstones

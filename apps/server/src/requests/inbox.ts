@@ -32,7 +32,7 @@ import { parseRequestToken } from './request-validation.js'
 import { belongsTo } from './request-upload-context.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { tokenMatches } from '../access/tokens.js'
-import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { UploadSessions } from '../sessions/upload-sessions.js'
 import { endWaitingRequestUploads } from '../sessions/waiting-request-uploads.js'
 
@@ -41,7 +41,7 @@ export interface InboxDeps {
   blobs: BlobStore
   sessions: UploadSessions
   /** Chunked sessions in the database (PostgreSQL), ended with their request. */
-  storedChunks?: StoredChunkSessions | undefined
+  chunkSessions: ChunkSessions
   lockout: Lockout
   janitor: BlobJanitor
   /** Where a request the operator took down is remembered. */

@@ -20,7 +20,7 @@ import { decrement, decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { NOTE_SLOT_CONTEXT } from '../sessions/stored-contexts.js'
-import { HOLD_LAPSE_MS } from '../sessions/streamed-session-records.js'
+import { HOLD_LAPSE_MS } from '../sessions/session-records.js'
 import { findRequest, isRequestOpen } from './request-records.js'
 
 /** What taking a slot reads: the database, the takedowns for a refusal's answer, the clock. */

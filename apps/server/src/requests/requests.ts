@@ -11,7 +11,6 @@ import { randomUUID } from 'node:crypto'
 import {
   ERROR_MESSAGES,
   REQUEST_CHUNK_MAX_BYTES,
-  REQUEST_HTTP_SESSION_TIMEOUT_MS,
   isUuid,
   type ReceivedHeaderValues,
 } from '@fileshare/protocol'
@@ -35,10 +34,9 @@ import {
 } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
 import type { SessionHolds } from '../sessions/session-holds.js'
-import type { SessionScope } from '../sessions/stored-chunk-intake.js'
-import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
-import { finalizeStored } from '../sessions/stored-finalize.js'
-import type { StreamedTransport } from '../sessions/streamed-session-records.js'
+import type { SessionScope } from '../sessions/chunk-intake.js'
+import type { ChunkSessions } from '../sessions/chunk-sessions.js'
+import { finalizeChunks } from '../sessions/chunk-finalize.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
@@ -51,22 +49,19 @@ export class RequestsService extends FileRequests {
         const init = decodeRequestInit(row.context)
         const requestId = row.requestId ?? ''
         const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp: '' }
-        return { spec: this.sessionSpec(context, row.transport) }
+        return { spec: this.sessionSpec(context) }
       },
     })
   }
 
-  /** The settings of a session: over HTTP an idle one ends after one hour. */
-  private sessionSpec(
-    context: RequestUploadContext,
-    transport: StreamedTransport,
-  ): NewSession<RequestUploadContext> {
+  /** The settings of a socket's session, which enforces its own progress rule. */
+  private sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
     const { config } = this.deps
     return {
       declaredSize: context.init.size,
       context,
       limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
-      idleMs: transport === 'chunks' ? REQUEST_HTTP_SESSION_TIMEOUT_MS : null,
+      idleMs: null,
     }
   }
 
@@ -84,28 +79,25 @@ export class RequestsService extends FileRequests {
    * Opens an upload into a request: 404 for an unknown request or a wrong token, 410 when it is
    * closed or expired, then the slot and the size against `maxSize` in one statement (409 full,
    * 413 too large), then the sender's quota (413, 429). Whatever ends the session other than a
-   * commit returns the slot and the quota. Over HTTP an idle session ends after one hour; a socket
-   * (`idleMs` null) enforces its own progress rule. Only a `resumable` session (its client asked)
-   * keeps its slot past a lost connection or a restart.
+   * commit returns the slot and the quota. Only a `resumable` session (its client asked) keeps its
+   * slot past a lost connection or a restart.
    */
   async beginUpload(
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
-    transport: StreamedTransport,
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
     init = await this.admitUpload(requestId, init)
     const holds = await this.holdQuota(requestId, init, clientIp)
     const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp }
-    const session = await this.deps.sessions.create(this.sessionSpec(context, transport), holds, {
+    const session = await this.deps.sessions.create(this.sessionSpec(context), holds, {
       kind: 'request',
       requestId,
-      transport,
       context: encodeRequestInit(init),
       resumable,
     })
-    trackUploadSession(session, transport, true)
+    trackUploadSession(session, 'ws', true)
     return session
   }
 
@@ -156,8 +148,7 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<string> {
-    const stored = this.deps.storedChunks
-    if (!stored) return (await this.beginUpload(requestId, init, clientIp, 'chunks', resumable)).id
+    const stored = this.deps.chunkSessions
     init = await this.admitUpload(requestId, init)
     const holds = await this.holdQuota(requestId, init, clientIp)
     const id = randomUUID()
@@ -186,8 +177,8 @@ export class RequestsService extends FileRequests {
   }
 
   /** The chunked sessions kept in the database, when they are (PostgreSQL). */
-  get storedChunks(): StoredChunkSessions | undefined {
-    return this.deps.storedChunks
+  get chunkSessions(): ChunkSessions {
+    return this.deps.chunkSessions
   }
 
   /** 404 unless `uploadId` is an open chunked session of `requestId` (before a body is read). */
@@ -207,8 +198,7 @@ export class RequestsService extends FileRequests {
     uploadId: string,
     fields: RequestUploadFinalize,
   ): Promise<string> {
-    const stored = this.deps.storedChunks
-    if (!stored) return this.finalize(await this.uploadSession(requestId, uploadId), fields)
+    const stored = this.deps.chunkSessions
     await this.requireChunkedUpload(requestId, uploadId)
     if (!(await this.requestExists(requestId))) {
       await stored.remove([uploadId])
@@ -216,7 +206,7 @@ export class RequestsService extends FileRequests {
     }
     if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const deps = { stored, janitor: this.deps.janitor }
-    const queued = await finalizeStored(deps, uploadId, requestId, async (tx, claimed) => {
+    const queued = await finalizeChunks(deps, uploadId, requestId, async (tx, claimed) => {
       const init = decodeRequestInit(claimed.context)
       const count = await this.storeUpload(tx, requestId, uploadId, init, fields)
       if (count === false) throw requestNotFound()
@@ -227,55 +217,33 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Resumes the unfinished upload `uploadId` of request `requestId` from the largest durable point
-   * at or below `offset` (`recorded` for chunks: the chunk its row records). 404 for an unknown
-   * upload or one of another request, 400 for an offset past the durable bytes, 409 while a live
-   * connection holds it.
+   * Resumes the unfinished upload `uploadId` of request `requestId` over a new socket from the
+   * largest durable point at or below `offset`. 404 for an unknown upload or one of another
+   * request, 400 for an offset past the durable bytes, 409 while a live connection holds it.
    */
   async resumeUpload(
     requestId: string,
     uploadId: string,
-    offset: number | 'recorded',
+    offset: number,
   ): Promise<UploadSession<RequestUploadContext>> {
     if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const session = await this.deps.sessions.resume<RequestUploadContext>(
       uploadId,
       (row) => {
-        const chunks = offset === 'recorded'
-        if (
-          row.kind !== 'request' ||
-          row.requestId !== requestId ||
-          (chunks && row.transport !== 'chunks')
-        ) {
+        if (row.kind !== 'request' || row.requestId !== requestId) {
           throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
         }
       },
       offset,
     )
-    trackUploadSession(session, offset === 'recorded' ? 'chunks' : 'ws', true, 'resumed')
+    trackUploadSession(session, 'ws', true, 'resumed')
     return session
-  }
-
-  /** The open session `uploadId` of request `requestId`; 404 when unknown or of another request. */
-  async uploadSession(
-    requestId: string,
-    uploadId: string,
-  ): Promise<UploadSession<RequestUploadContext>> {
-    const session = isUuid(uploadId)
-      ? this.deps.sessions.get(uploadId, belongsTo(requestId))
-      : undefined
-    return session ?? this.resumeUpload(requestId, uploadId, 'recorded')
   }
 
   /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
   async isUploadSession(requestId: string, uploadId: string): Promise<boolean> {
-    if (this.deps.sessions.get(uploadId, belongsTo(requestId)) !== undefined) return true
-    // A dormant session (a chunk cut off, or a restart it was asked to outlive) takes its next chunk.
-    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
-    if (dormant?.kind === 'request' && dormant.requestId === requestId) return true
-    const stored = this.deps.storedChunks
-    if (!stored || !isUuid(uploadId) || !isUuid(requestId)) return false
-    return (await stored.find(uploadId, requestId)) !== undefined
+    if (!isUuid(uploadId) || !isUuid(requestId)) return false
+    return (await this.deps.chunkSessions.find(uploadId, requestId)) !== undefined
   }
 
   /** Checks a finalize body; a 400 here leaves the session as it is, so the body may be resent. */
@@ -377,8 +345,8 @@ export class RequestsService extends FileRequests {
 
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
   async cancel(requestId: string, uploadId: string): Promise<void> {
-    const stored = this.deps.storedChunks
-    if (stored && isUuid(uploadId) && (await stored.find(uploadId, requestId))) {
+    const stored = this.deps.chunkSessions
+    if (isUuid(uploadId) && (await stored.find(uploadId, requestId))) {
       await stored.remove([uploadId])
       recordUploadFailed('chunks')
       return

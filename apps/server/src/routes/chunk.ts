@@ -10,8 +10,7 @@ import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-import type { ChunkAdmission } from '../sessions/stored-chunk-intake.js'
-import type { UploadSession } from '../sessions/upload-session.js'
+import type { ChunkAdmission } from '../sessions/chunk-intake.js'
 import { closing, pumpBody } from './body.js'
 
 /** The chunk's index and Content-Length, read from its head; a bad index answers 400. */
@@ -32,35 +31,8 @@ function chunkHead(c: Context<AppEnv>): { index: number; length: number | undefi
   return { index, length: length === undefined ? undefined : Number(length) }
 }
 
+/** Admits a chunk by `admit`, streams its body into the store, records it and answers. */
 export async function receiveChunk(
-  c: Context<AppEnv>,
-  session: UploadSession<unknown>,
-  now: () => number,
-): Promise<Response> {
-  // Every refusal before the body is whole closes the connection instead of reading on.
-  const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
-  const { index, length } = chunkHead(c)
-  let intake
-  try {
-    intake = session.admitChunk(index, length)
-  } catch (error) {
-    throw refuse(error)
-  }
-  try {
-    await pumpBody(c, (piece) => intake.take(piece))
-    const bytesWritten = await intake.finish()
-    const delay = session.throttleDelayMs(now())
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
-    return c.json({ bytesWritten }, 200)
-  } catch (error) {
-    throw refuse(error)
-  } finally {
-    intake.end()
-  }
-}
-
-/** The same for a session kept in the database: the chunk is stored and recorded whole. */
-export async function receiveStoredChunk(
   c: Context<AppEnv>,
   admit: (index: number, length: number | undefined) => Promise<ChunkAdmission>,
 ): Promise<Response> {

@@ -18,7 +18,7 @@ import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../requests/requests.js'
 import { parseResumable } from '../validation.js'
 import { readJson, refuseFormPost, requireJsonBody } from './body.js'
-import { receiveChunk, receiveStoredChunk } from './chunk.js'
+import { receiveChunk } from './chunk.js'
 import { requestId } from './route-ids.js'
 
 export interface RequestRouteDeps {
@@ -49,9 +49,6 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
   const { requests } = deps
   const app = new Hono<AppEnv>()
   app.use('*', requestsEnabled(deps.enabled))
-
-  const session = (c: Context<AppEnv>) =>
-    requests.uploadSession(requestId(c), c.req.param('uid') ?? '')
 
   app.post('/', async (c) => {
     const user = await deps.creator(c)
@@ -86,13 +83,11 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
   })
 
   app.post('/:id/upload/:uid/chunk', async (c) => {
-    const stored = requests.storedChunks
-    if (!stored) return receiveChunk(c, await session(c), deps.now)
     const id = requestId(c)
     const uid = c.req.param('uid') ?? ''
-    return receiveStoredChunk(c, async (index, n) => {
+    return receiveChunk(c, async (index, n) => {
       if (!isUuid(uid)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-      return stored.admit(uid, index, n, requests.chunkScope(id))
+      return requests.chunkSessions.admit(uid, index, n, requests.chunkScope(id))
     })
   })
 

@@ -12,7 +12,7 @@ import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { parseResumable } from '../validation.js'
 import { bodyChunks, closing, refuseFormPost } from './body.js'
-import { receiveChunk, receiveStoredChunk } from './chunk.js'
+import { receiveChunk } from './chunk.js'
 import { uploadId } from './route-ids.js'
 
 export interface UploadRouteDeps {
@@ -75,19 +75,14 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     return c.json({ id }, 201)
   })
 
-  app.post('/upload/:id/chunk', async (c) => {
-    const stored = uploads.storedChunks
-    if (stored) {
-      return receiveStoredChunk(c, (index, n) =>
-        stored.admit(uploadId(c), index, n, uploads.chunkScope),
-      )
-    }
-    return receiveChunk(c, await uploads.session(uploadId(c)), deps.now)
-  })
+  app.post('/upload/:id/chunk', async (c) =>
+    receiveChunk(c, (index, n) =>
+      uploads.chunkSessions.admit(uploadId(c), index, n, uploads.chunkScope),
+    ),
+  )
 
   app.post('/upload/:id/finalize', async (c) => {
     const id = uploadId(c)
-    if (!uploads.storedChunks) await uploads.session(id)
     refuseFormPost(c)
     const finalized = await uploads.finalizeChunked(id, c.req.header(RECEIVED_HEADERS.ownerToken))
     return c.json({ id: finalized, url: uploads.shareUrl(finalized) }, 200)

@@ -1,122 +1,285 @@
 /**
- * One chunk request of a chunked upload from its admission to its answer. The session admits it
- * on its headers alone (spec: POST /api/upload/:id/chunk), before any byte of the body is read;
- * the intake then takes the body piece by piece: the chunk that is next in order goes straight to
- * the blob writer, any other is held in memory against the session's window and the server's
- * buffer budget until its turn.
- * May touch: nothing directly; the session it is given (ChunkHost) writes and holds the bytes.
+ * Taking in the chunks of a chunked upload session kept in the database (chunk-sessions.ts):
+ * admitting a chunk on its head before its body is read, storing its body as it arrives (on S3 a
+ * large one goes straight into the multipart upload of the blob) and recording it by one
+ * transaction of conditional statements: the session must be open and keep within its declared
+ * size, and the index must be new; the same transaction moves `next_index` past the chunks now
+ * recorded without a gap. A chunk cut off before its record (a crash) leaves no record, only
+ * stored bytes that its retry replaces or the join leaves out and the sweeps remove, so its retry
+ * is accepted anywhere. Never a session's holds.
+ *
+ * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
+import { once } from 'node:events'
+import { PassThrough } from 'node:stream'
+
 import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 
+import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
+import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 
-/** What an intake needs of its session; implemented by the session's ChunkOrder. */
-export interface ChunkHost {
-  readonly maxChunkSize: number
-  /** Throws 404 once the session has ended. */
-  assertOpen(): void
-  /** Counts `bytes` more against the declared size; throws 400 when they would pass it. */
-  reserveBytes(bytes: number): void
-  unreserveBytes(bytes: number): void
-  /** Takes `bytes` from the server's buffer budget; false when it is used up. */
-  reserveBuffer(bytes: number): boolean
-  releaseBuffer(bytes: number): void
-  /** Appends bytes of the chunk that is streaming; resolves when the store has taken them. */
-  stream(piece: Uint8Array): Promise<void>
-  /** The streaming chunk is whole: the next index is due. Resolves once it is written. */
-  streamed(index: number, length: number): Promise<number>
-  /**
-   * A chunk read into memory is whole: written when due (resolving once it is), else held for
-   * its turn (resolving at once). Either way the session now owns its share of the budget.
-   */
-  buffered(index: number, mode: IntakeMode, parts: Uint8Array[], length: number): Promise<number>
-  /** The request is over: `placed` once `finish` handed the chunk over, else how it ended. */
-  released(index: number, mode: IntakeMode, outcome: IntakeOutcome): void
+export interface StoredChunkLimits {
+  /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
+  window: number
+  /** Chunk requests of one session under way at once on this instance. */
+  maxChunksInFlight: number
+  /** Bytes per second, 0 for none. */
+  speedLimit: number
+}
+
+/** Which sessions a route reaches: those of its file request (or of none), and its chunk limit. */
+export interface SessionScope {
+  requestId: string | null
+  maxChunkSize: number
 }
 
 /**
- * `stream`: next in order with a known length, written as it arrives; `in-order`: next in order
- * without a Content-Length, read whole first; `out-of-order`: held until its turn.
+ * A chunk admitted on its head: `take` passes its body on (its promise, when there is one, is the
+ * backpressure); `finish` stores and records it, answering `bytesWritten`; `release` ends it.
  */
-export type IntakeMode = 'stream' | 'in-order' | 'out-of-order'
-/** `cut-off`: a streaming chunk broke off after some of its bytes were written. */
-export type IntakeOutcome = 'placed' | 'dropped' | 'cut-off'
+export interface ChunkAdmission {
+  take(piece: Uint8Array): Promise<void> | undefined
+  finish(): Promise<number>
+  /** Milliseconds the answer waits to hold the speed limit, after `record`. */
+  delayMs(): number
+  release(): void
+}
 
-const chunkTooLarge = () => new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+const uploadNotFound = () => new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+const duplicate = () => new HttpError(400, ERROR_MESSAGES.duplicateChunk)
+const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+
+/** This instance's budget of chunk bytes held in memory (FILE_UPLOAD_CHUNK_BUFFER). */
+export interface ChunkBuffer {
+  reserveBuffer(bytes: number): boolean
+  releaseBuffer(bytes: number): void
+}
+
 const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
+/** The rows of the chunk writer (they name no stream writer's state); `which` among them. */
+export function chunkRows(tables: Db['tables'], which?: SQL): SQL | undefined {
+  return and(isNull(tables.uploadSessions.writerState), which)
+}
+
+/** The row of open session `id` of `requestId`: another request's session is not found. */
+export function openSessionIn(tables: Db['tables'], id: string, requestId: string | null) {
+  const { uploadSessions: s } = tables
+  return and(
+    isNull(s.writerState),
+    eq(s.id, id),
+    eq(s.state, 'open'),
+    requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId),
+  )
+}
+
 export class ChunkIntake {
-  private length = 0
-  /** Bytes counted against the declared size and not yet accepted. */
-  private reserved = 0
-  /** Bytes taken from the buffer budget and not yet handed over to the session. */
-  private budgeted = 0
-  private readonly parts: Uint8Array[] = []
-  private state: 'receiving' | 'placed' | 'ended' = 'receiving'
+  /** Indexes being received on this instance, per session (the limits are per instance). */
+  private readonly receiving = new Map<string, Set<number>>()
+  /** When each session last took a chunk here, by the wall clock, for a shutdown's drain. */
+  private readonly activeAt = new Map<string, number>()
 
   constructor(
-    private readonly host: ChunkHost,
-    readonly index: number,
-    readonly mode: IntakeMode,
-    /** The body's Content-Length, when it has one: counted in full at admission. */
-    private readonly declared: number | undefined,
-    reservedAtAdmission: { bytes: number; budget: number },
-  ) {
-    this.reserved = reservedAtAdmission.bytes
-    this.budgeted = reservedAtAdmission.budget
+    private readonly db: Db,
+    private readonly blobs: BlobStore,
+    private readonly limits: StoredChunkLimits,
+    private readonly buffer: ChunkBuffer,
+    private readonly now: () => number,
+  ) {}
+
+  /**
+   * Admits a chunk on its head before its body is read (spec: POST /api/upload/:id/chunk): 404
+   * for no open session in `scope`, 400 for an empty chunk, an index already recorded or bytes
+   * past the declared size, 413 past the chunk limit, 429 past the window or the requests in
+   * flight. One statement reads the session row and whether the index is taken; the early chunks
+   * it counts are those past `next_index`, at most a window of them.
+   */
+  async admit(
+    id: string,
+    index: number,
+    declared: number | undefined,
+    scope: SessionScope,
+  ): Promise<ChunkAdmission> {
+    if (declared === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
+    if (declared !== undefined && declared > scope.maxChunkSize) {
+      throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+    }
+    const { uploadSessions: s } = this.db.tables
+    const [row] = await this.db.query
+      .select({
+        declaredSize: s.declaredSize,
+        receivedBytes: s.receivedBytes,
+        createdAt: s.createdAt,
+        partsUpload: s.partsUpload,
+        due: s.nextIndex,
+        early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
+        taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
+      })
+      .from(s)
+      .where(openSessionIn(this.db.tables, id, scope.requestId))
+    if (!row) throw uploadNotFound()
+    const due = row.due ?? 0
+    const receiving = this.receiving.get(id) ?? new Set<number>()
+    if (index < due || Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
+    if (declared !== undefined && row.receivedBytes + declared > row.declaredSize) {
+      throw sizeMismatch()
+    }
+    if (receiving.size >= this.limits.maxChunksInFlight) {
+      throw new HttpError(429, ERROR_MESSAGES.tooManyChunksInFlight)
+    }
+    // The early-chunk window as for sessions in memory: recorded chunks past the one due count,
+    // with this instance's early chunks still being received.
+    if (index !== due) {
+      const receivingEarly = [...receiving].filter((i) => i > due).length
+      const early = Number(row.early) + receivingEarly
+      if (index > due + this.limits.window || early >= this.limits.window) {
+        throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+      }
+    }
+    receiving.add(index)
+    this.receiving.set(id, receiving)
+    this.activeAt.set(id, performance.now())
+    let released = false
+    let received = row.receivedBytes
+    let budgeted = 0
+    let length = 0
+    const pieces: Uint8Array[] = []
+    // With a Content-Length the body streams into the store as it arrives; without one it is
+    // read whole first, within this instance's buffer budget.
+    const feed = declared === undefined ? undefined : new PassThrough()
+    // A body that ends early destroys the feed with an error, which the store's read reports; a
+    // store that has not begun reading yet has no listener, and an unheard 'error' ends the process.
+    feed?.on('error', () => undefined)
+    const storing = feed && this.blobs.putChunk(id, index, feed, declared!, row.partsUpload)
+    // Awaited by finish; a request that ends before it only needs the failure kept quiet.
+    storing?.catch(() => undefined)
+    return {
+      take: (piece) => {
+        length += piece.length
+        if (feed) {
+          if (length > declared!) throw sizeMismatch()
+          // A store that fails stops reading: its failure, not a drain, then ends the wait.
+          if (!feed.write(piece)) return Promise.race([once(feed, 'drain'), storing]).then(() => {})
+          return undefined
+        }
+        if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
+        if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
+        if (!this.buffer.reserveBuffer(piece.length)) throw budgetUsedUp()
+        budgeted += piece.length
+        pieces.push(piece)
+        return undefined
+      },
+      finish: async () => {
+        if (length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
+        if (declared !== undefined && length !== declared) throw sizeMismatch()
+        feed?.end()
+        const stored = await (storing ??
+          this.blobs.putChunk(id, index, pieces, length, row.partsUpload))
+        const recorded = await this.record(id, index, stored)
+        received = recorded.received
+        return recorded.written
+      },
+      delayMs: () => {
+        if (this.limits.speedLimit <= 0) return 0
+        const due = row.createdAt + (received / this.limits.speedLimit) * 1000
+        return Math.max(0, due - this.now())
+      },
+      release: () => {
+        if (released) return
+        released = true
+        pieces.length = 0
+        this.buffer.releaseBuffer(budgeted)
+        // A body that ended early fails the store's write, which leaves nothing behind.
+        feed?.destroy(new Error('The chunk request ended before its body'))
+        receiving.delete(index)
+        if (receiving.size === 0) this.receiving.delete(id)
+        this.activeAt.set(id, performance.now())
+      },
+    }
+  }
+
+  /** Sessions receiving a chunk here, or that took one within `quietMs`; older ones are forgotten. */
+  activeWithin(quietMs: number): string[] {
+    const since = performance.now() - quietMs
+    for (const [id, at] of this.activeAt) {
+      if (at < since && !this.receiving.has(id)) this.activeAt.delete(id)
+    }
+    return [...this.activeAt.keys()]
   }
 
   /**
-   * Takes the next piece of the body; a streaming chunk returns the write, to be awaited before
-   * the next piece is read. A body without a Content-Length is counted here and refused the
-   * moment it passes a limit.
+   * Records a stored chunk: the session's received bytes grow only while it is open and within
+   * its declared size, and the index is inserted only when new; either refusal rolls both back
+   * and removes the stored part. The chunk due next moves `next_index` past it and past the early
+   * chunks already recorded after it. The first statement locks the session's row, so records of
+   * one session on any instance run one after the other. Answers `bytesWritten` (the bytes below
+   * `next_index`, as an in-order writer counts them) and all bytes received.
    */
-  take(piece: Uint8Array): Promise<void> | undefined {
-    this.host.assertOpen()
-    this.length += piece.length
-    if (this.declared === undefined) {
-      if (this.length > this.host.maxChunkSize) throw chunkTooLarge()
-      this.host.reserveBytes(piece.length)
-      this.reserved += piece.length
-      if (this.mode !== 'stream') {
-        if (!this.host.reserveBuffer(piece.length)) throw budgetUsedUp()
-        this.budgeted += piece.length
-      }
-    } else if (this.length > this.declared) {
-      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+  private async record(
+    id: string,
+    index: number,
+    stored: StoredChunk,
+  ): Promise<{ written: number; received: number }> {
+    const length = stored.size
+    const { uploadSessions: s, chunkParts: p } = this.db.tables
+    try {
+      return await this.db.transaction(async (tx) => {
+        const [grown] = await tx
+          .update(s)
+          .set({ receivedBytes: sql`${s.receivedBytes} + ${length}`, lastActivity: this.now() })
+          .where(
+            and(
+              eq(s.id, id),
+              eq(s.state, 'open'),
+              lte(sql`${s.receivedBytes} + ${length}`, s.declaredSize),
+            ),
+          )
+          .returning({
+            receivedBytes: s.receivedBytes,
+            nextIndex: s.nextIndex,
+            bytesWritten: s.bytesWritten,
+          })
+        if (!grown) throw (await this.isOpen(tx, id)) ? sizeMismatch() : uploadNotFound()
+        const inserted = await tx
+          .insert(p)
+          .values({ sessionId: id, chunkIndex: index, ...stored })
+          .onConflictDoNothing()
+          .returning({ chunkIndex: p.chunkIndex })
+        if (inserted.length === 0) throw duplicate()
+        let { bytesWritten } = grown
+        let nextIndex = grown.nextIndex ?? 0
+        if (index === nextIndex) {
+          // The early chunks recorded after it, fewer than a window of them.
+          const after = await tx
+            .select({ index: p.chunkIndex, size: p.size })
+            .from(p)
+            .where(and(eq(p.sessionId, id), gt(p.chunkIndex, index)))
+            .orderBy(asc(p.chunkIndex))
+          nextIndex = index + 1
+          bytesWritten += length
+          for (const part of after) {
+            if (part.index !== nextIndex) break
+            nextIndex++
+            bytesWritten += part.size
+          }
+          await tx.update(s).set({ nextIndex, bytesWritten }).where(eq(s.id, id))
+        }
+        return { written: bytesWritten, received: grown.receivedBytes }
+      })
+    } catch (error) {
+      await this.blobs.deleteChunks([stored])
+      throw error
     }
-    if (this.mode === 'stream') return this.host.stream(piece)
-    this.parts.push(piece)
-    return undefined
   }
 
-  /** The body ended: places the chunk and resolves with the bytes written so far. */
-  async finish(): Promise<number> {
-    this.host.assertOpen()
-    if (this.length === 0) throw new HttpError(400, ERROR_MESSAGES.emptyChunk)
-    if (this.declared !== undefined && this.length !== this.declared) {
-      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
-    }
-    // From here the session owns the bytes, their place in the declared size and the budget.
-    this.state = 'placed'
-    this.host.unreserveBytes(this.reserved)
-    this.reserved = 0
-    this.budgeted = 0
-    if (this.mode === 'stream') return this.host.streamed(this.index, this.length)
-    return this.host.buffered(this.index, this.mode, this.parts.splice(0), this.length)
-  }
-
-  /** The request is over, whichever way; frees what an unplaced chunk still holds. */
-  end(): void {
-    if (this.state === 'ended') return
-    const placed = this.state === 'placed'
-    this.state = 'ended'
-    if (!placed) {
-      this.host.unreserveBytes(this.reserved)
-      this.host.releaseBuffer(this.budgeted)
-      this.parts.length = 0
-    }
-    const cutOff = !placed && this.mode === 'stream' && this.length > 0
-    this.host.released(this.index, this.mode, placed ? 'placed' : cutOff ? 'cut-off' : 'dropped')
+  private async isOpen(tx: Executor, id: string): Promise<boolean> {
+    const { uploadSessions: s } = this.db.tables
+    const [row] = await tx
+      .select({ id: s.id })
+      .from(s)
+      .where(and(eq(s.id, id), eq(s.state, 'open')))
+    return row !== undefined
   }
 }

@@ -3,7 +3,7 @@
  * /api/upload/:id/status and GET /api/request/:id/upload/:uid/status): one query of the
  * session's row, whichever writer keeps it (upload_sessions): the bytes the store holds durably
  * and, for chunks, the chunk due next. A session that finalize claimed has no status.
- * May touch: nothing directly; reads rows through streamed-session-records.ts, and the takedown
+ * May touch: nothing directly; reads rows through session-records.ts, and the takedown
  * tombstones of requests.
  */
 import { ERROR_MESSAGES, type UploadStatusResponse } from '@fileshare/protocol'
@@ -13,7 +13,7 @@ import { HttpError } from '../http-error.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { requestTakedown } from '../requests/request-records.js'
 import { decodeSpec } from './stored-contexts.js'
-import type { StreamedSessionRecords } from './streamed-session-records.js'
+import type { SessionRecords } from './session-records.js'
 import type { UploadSessions } from './upload-sessions.js'
 
 export type SessionStatus = UploadStatusResponse
@@ -22,7 +22,7 @@ export type SessionKind = 'upload' | 'request'
 
 export class SessionStatusService {
   constructor(
-    private readonly records: StreamedSessionRecords,
+    private readonly records: SessionRecords,
     private readonly sessions: Pick<UploadSessions, 'settled'>,
     private readonly tombstones: Tombstones,
   ) {}

@@ -1,7 +1,7 @@
 /**
- * An upload session held in memory, on a real filesystem store: the steps of a chunk request are
- * reachable only through the intake its chunk order hands out, chunks reach the writer in index
- * order, and a commit waits for no chunk that is still arriving.
+ * An upload session of the stream writer, on a real filesystem store: bytes appended in order
+ * become the blob at commit, and a commit short of the declared size ends the session, leaving
+ * no blob.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -17,19 +17,6 @@ import { SessionHoldEnds } from './session-holds.js'
 import { sessionLimits } from './session-limits.js'
 import type { UploadSession } from './upload-session.js'
 import { UploadSessions } from './upload-sessions.js'
-
-/** What a chunk intake does to its session, which no route or socket may do. */
-const CHUNK_STEPS = [
-  'maxChunkSize',
-  'reserveBytes',
-  'unreserveBytes',
-  'reserveBuffer',
-  'releaseBuffer',
-  'stream',
-  'streamed',
-  'buffered',
-  'released',
-]
 
 const text = (value: string) => new TextEncoder().encode(value)
 
@@ -69,32 +56,18 @@ describe('upload session', () => {
       () => Promise.resolve(),
     )
 
-  it('keeps the steps of a chunk request off the session: only its intake takes them', async () => {
+  it('commits the bytes appended in order as the blob', async () => {
     const session = await open(6)
-    for (const step of CHUNK_STEPS) expect(step in session, step).toBe(false)
-  })
-
-  it('writes a chunk that came before its predecessor after it, in index order', async () => {
-    const session = await open(6)
-    const late = session.admitChunk(1, 3)
-    late.take(text('def'))
-    // Held in memory for its turn: nothing is written yet.
-    expect(await late.finish()).toBe(0)
-    late.end()
-    const first = session.admitChunk(0, 3)
-    await first.take(text('abc'))
-    await first.finish()
-    first.end()
+    await session.append(text('abc'))
+    await session.append(text('def'))
     await commit(session)
     expect(session.state).toBe('committed')
     expect(await new Response(await blobs.read(session.id)).text()).toBe('abcdef')
   })
 
-  it('refuses a commit while a chunk is still arriving, though every byte is written', async () => {
-    const session = await open(3)
-    const chunk = session.admitChunk(0, 3)
-    await chunk.take(text('abc'))
-    expect(session.bytesWritten).toBe(3)
+  it('refuses a commit short of the declared size, and leaves no blob', async () => {
+    const session = await open(6)
+    await session.append(text('abc'))
     const refused = await commit(session).then(
       () => undefined,
       (error: unknown) => error,
@@ -102,7 +75,6 @@ describe('upload session', () => {
     expect(refused).toBeInstanceOf(HttpError)
     expect((refused as HttpError).status).toBe(400)
     expect((refused as HttpError).message).toBe(ERROR_MESSAGES.sizeMismatch)
-    chunk.end()
     expect(session.state).toBe('aborted')
     await expect(blobs.read(session.id)).rejects.toThrow()
   })

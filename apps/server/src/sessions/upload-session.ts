@@ -1,8 +1,8 @@
 /**
- * One upload session held by this instance, shared by every transport (single request, chunked
- * HTTP, WebSocket) and by uploads into file requests: it owns the blob writer and its write
- * chain, counts bytes against the declared length, and ends in exactly one of commit or abort.
- * Chunk requests are admitted and put in order by its private chunk order (chunk-order.ts).
+ * One upload session of the stream writer, held by this instance (a single request or a
+ * WebSocket, for normal uploads and uploads into file requests): it owns the blob writer and its
+ * write chain, counts bytes against the declared length, and ends in exactly one of commit or
+ * abort. Chunked uploads have the chunk writer instead (chunk-sessions.ts).
  * Nothing here knows about records or tokens: a commit writes the caller's record in the
  * transaction that ends the session and its holds (session-holds.ts); `onEnd` tells others of the
  * end.
@@ -20,8 +20,6 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobWriter } from '../storage/blob-store.js'
-import type { ChunkIntake } from './chunk-intake.js'
-import { ChunkOrder } from './chunk-order.js'
 import type { DurableLink, ResumePoint } from './durable-link.js'
 import type { SessionHoldEnds, SessionHolds } from './session-holds.js'
 import type { SessionLimits } from './session-limits.js'
@@ -45,9 +43,6 @@ export interface SessionRegistry {
   /** The service clock. */
   now(): number
   reportError(error: unknown): void
-  /** Takes `bytes` from the server's buffer budget; false when it is used up. */
-  reserveBuffer(bytes: number): boolean
-  releaseBuffer(bytes: number): void
   /** The session has ended or is suspended: it is no longer open here. */
   forget(session: UploadSession<unknown>): void
   /** A suspension under way, which shutdown and a resume of the session wait for. */
@@ -65,12 +60,10 @@ export class UploadSession<T = unknown> {
   /** Wall-clock time of the last bytes, for telling running uploads from abandoned ones. */
   private lastActivityWall = performance.now()
   private stateValue: SessionState = 'open'
-  /** Bytes accepted so far: written, queued for writing, or waiting for an earlier chunk. */
+  /** Bytes accepted so far: written or queued for writing. */
   private accepted = 0
   private chain: Promise<void> = Promise.resolve()
   private readonly endListeners: Array<(outcome: SessionOutcome) => void | Promise<void>> = []
-  /** Admits chunk requests and puts them in order; only their intakes reach it. */
-  private readonly chunks: ChunkOrder
 
   constructor(
     /** Also the key of the blob, and the id of the record made from it. */
@@ -95,27 +88,9 @@ export class UploadSession<T = unknown> {
       this.accepted = start.offset
       this.startOffset = start.offset
     }
-    this.chunks = new ChunkOrder(
-      {
-        limits: this.limits,
-        declaredSize: this.declaredSize,
-        accepted: () => this.accepted,
-        bytesWritten: () => this.writer.bytesWritten,
-        assertOpen: () => this.assertOpen(),
-        accept: (length) => this.accept(length),
-        touch: () => this.touch(),
-        write: (bytes) => this.enqueueWrite(bytes),
-        written: () => this.chain,
-        checkpoint: (nextIndex, end) => this.checkpointChunk(nextIndex, end),
-        cutOff: () => void (this.link ? this.rewind(this.link) : this.abort()),
-        reserveBuffer: (bytes) => this.registry.reserveBuffer(bytes),
-        releaseBuffer: (bytes) => this.registry.releaseBuffer(bytes),
-      },
-      start,
-    )
     // The store makes bytes durable after the write that brought them (an S3 part uploads in
     // the background): each move is recorded as it happens, not when more bytes arrive.
-    if (link?.transport === 'ws') {
+    if (link) {
       link.writer.onDurable(() =>
         link.follow(this.lastActivity, (error) => this.registry.reportError(error), 1),
       )
@@ -221,44 +196,6 @@ export class UploadSession<T = unknown> {
   }
 
   /**
-   * Once the chunks before `nextIndex` are handed to the writer, makes them durable and records
-   * them, without holding up the chunks after them; answers when that is done (chunked sessions
-   * answer a chunk only then). A failure fails the session.
-   */
-  private checkpointChunk(nextIndex: number, end: number): Promise<void> {
-    const link = this.link
-    if (!link) return Promise.resolve()
-    const durable = this.chain.then(() => link.chunkDone(nextIndex, end, this.lastActivity))
-    const checkpoint = durable.catch((error: unknown) => {
-      void this.abort()
-      throw error
-    })
-    // Awaited by the chunk's answer, or by the commit or suspension that follows.
-    checkpoint.catch(() => undefined)
-    this.checkpoints = checkpoint
-    return checkpoint
-  }
-
-  /** The last chunk checkpoint under way, which a commit waits for. */
-  private checkpoints: Promise<void> = Promise.resolve()
-
-  /**
-   * Admits a chunk request before any byte of its body is read; the intake it answers takes the
-   * body (chunk-order.ts has the rules).
-   */
-  admitChunk(index: number, declared: number | undefined): ChunkIntake {
-    return this.chunks.admit(index, declared)
-  }
-
-  /** How long the answer to the latest chunk should wait so the upload keeps to the speed limit. */
-  throttleDelayMs(now: number): number {
-    if (this.limits.speedLimit <= 0) return 0
-    const due =
-      this.startedAt + ((this.accepted - this.startOffset) / this.limits.speedLimit) * 1000
-    return Math.max(0, due - now)
-  }
-
-  /**
    * Makes the blob durable once every declared byte is written, then writes the upload's record
    * with `record` in the transaction that ends the session: its row deleted, its holds ended as
    * kept. A different total ends the session with 400 `Body size does not match declared content
@@ -274,12 +211,11 @@ export class UploadSession<T = unknown> {
     this.stateValue = 'committing'
     try {
       await this.chain
-      await this.checkpoints
     } catch (error) {
       await this.discard()
       throw error
     }
-    if (this.chunks.unfinished || this.writer.bytesWritten !== this.declaredSize) {
+    if (this.writer.bytesWritten !== this.declaredSize) {
       await this.discard()
       throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
     }
@@ -323,24 +259,17 @@ export class UploadSession<T = unknown> {
     return this.rewind(this.link)
   }
 
-  /**
-   * Makes the session dormant at its last durable point, for its next connection or chunk to
-   * continue from. Chunks held in memory for their turn are dropped (the client sends them
-   * again). A chunk cut off mid-body takes this way whether or not the client asked to resume:
-   * its retry continues the session at once.
-   */
+  /** Makes the session dormant at its last durable point, for its next connection to continue from. */
   private rewind(link: DurableLink): Promise<void> {
     if (this.stateValue !== 'open') return Promise.resolve()
     this.stateValue = 'suspended'
     this.registry.forget(this)
-    this.chunks.dropWaiting()
     return this.registry.track(this.id, this.keep(link))
   }
 
   private async keep(link: DurableLink): Promise<void> {
     try {
       await this.chain
-      await this.checkpoints.catch(() => undefined)
       await link.suspend(this.lastActivity)
     } catch (error) {
       this.registry.reportError(error)
@@ -352,7 +281,6 @@ export class UploadSession<T = unknown> {
   private async discard(): Promise<void> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
-    this.chunks.dropWaiting()
     // The holds first: a request slot or quota freed by the end must be free the moment the
     // session is gone, not only once its partial blob has been removed. A store that cannot
     // discard now (an outage) leaves the partial bytes to the cleanup job's sweep of unfinished

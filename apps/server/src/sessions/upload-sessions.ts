@@ -25,11 +25,11 @@ import {
   type SessionHolds,
 } from './session-holds.js'
 import {
-  StreamedSessionRecords,
+  SessionRecords,
   type SessionRow,
-  type StreamedKind,
-  type StreamedSessionRow,
-} from './streamed-session-records.js'
+  type SessionKindName,
+  type StreamRow,
+} from './session-records.js'
 import {
   UploadSession,
   type NewSession,
@@ -38,7 +38,7 @@ import {
 } from './upload-session.js'
 
 /** A session that received nothing for this long is not waited for at shutdown. */
-const DRAIN_QUIET_MS = 5000
+export const DRAIN_QUIET_MS = 5000
 
 export interface UploadSessionsOptions {
   blobs: BlobStore
@@ -47,7 +47,7 @@ export interface UploadSessionsOptions {
   bufferBudget?: number
   onError?: (error: unknown) => void
   /** The rows of durable sessions; without them every session lives in memory only. */
-  records?: StreamedSessionRecords
+  records?: SessionRecords
   /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
   holdEnds: SessionHoldEnds
   /** How a session of either writer ends from its row (session-ends.ts). */
@@ -59,7 +59,7 @@ export interface UploadSessionsOptions {
  * resumed: the session's settings and context (its holds are the row's own, session-holds.ts).
  */
 export interface SessionKind<T> {
-  restore(row: StreamedSessionRow): { spec: NewSession<T> }
+  restore(row: StreamRow): { spec: NewSession<T> }
 }
 
 /** How often this instance renews the holds of the sessions it holds. */
@@ -88,10 +88,10 @@ export class UploadSessions implements SessionRegistry {
   private readonly blobs: BlobStore
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
-  private readonly records: StreamedSessionRecords | undefined
+  private readonly records: SessionRecords | undefined
   private readonly ends: SessionEnds | undefined
   readonly holdEnds: SessionHoldEnds
-  private readonly kinds = new Map<StreamedKind, SessionKind<unknown>>()
+  private readonly kinds = new Map<SessionKindName, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
   readonly holder = randomUUID()
   private heartbeat: NodeJS.Timeout | undefined
@@ -116,7 +116,7 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /** Registers how sessions of `kind` are restored from their rows. */
-  registerKind<T>(kind: StreamedKind, handler: SessionKind<T>): void {
+  registerKind<T>(kind: SessionKindName, handler: SessionKind<T>): void {
     this.kinds.set(kind, handler as SessionKind<unknown>)
   }
 
@@ -154,10 +154,11 @@ export class UploadSessions implements SessionRegistry {
       await records.insert({
         id,
         ...durable,
+        transport: 'ws',
         quota: encodeQuotaHold(holds.quota),
         declaredSize: spec.declaredSize,
         bytesWritten: 0,
-        nextIndex: durable.transport === 'chunks' ? 0 : null,
+        nextIndex: null,
         writerState: '',
         holder: this.holder,
         heartbeatAt: now,
@@ -175,54 +176,43 @@ export class UploadSessions implements SessionRegistry {
       await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
     }
-    const start = { offset: 0, nextIndex: 0 }
-    const link = new DurableLink(
-      id,
-      durable.transport,
-      durable.resumable,
-      writer,
-      records,
-      this.holder,
-      start,
-      '',
-    )
+    const start = { offset: 0 }
+    const link = new DurableLink(id, durable.resumable, writer, records, this.holder, start, '')
     const session = new UploadSession<T>(id, this, writer, spec, holds, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
   }
 
   /**
-   * Resumes the durable session `id` on this instance, from the largest durable point at or
-   * below `offset` (`recorded`: the point its row holds, for chunks). `check` sees the row first
+   * Resumes the durable session `id` on this instance over a new socket, from the largest durable
+   * point at or below `offset`. `check` sees the row first
    * and refuses what it must (owner, kind, offset) while nothing has changed yet. 404 without a
    * row, 409 while a live connection holds it on another instance, or here for HOLDER_WAIT_MS
    * (the connection here is pinged first, and dropped when silent for HOLDER_PROBE_MS).
    */
   async resume<T>(
     id: string,
-    check: (row: StreamedSessionRow) => void,
-    offset: number | 'recorded',
+    check: (row: StreamRow) => void,
+    offset: number,
   ): Promise<UploadSession<T>> {
     const records = this.records
     const found = records ? await records.find(id) : undefined
     if (!records || !found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const kind = this.kinds.get(found.kind)
     if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    // A session whose client did not ask to resume it belongs to its connection alone; only its
-    // own chunks continue it.
-    if (!found.resumable && offset !== 'recorded') {
+    // A session whose client did not ask to resume it belongs to its connection alone.
+    if (!found.resumable) {
       throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
     check(found)
-    const wanted = offset === 'recorded' ? found.bytesWritten : offset
+    const wanted = offset
     if (wanted > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
     // A new socket's resume, its credentials proven, may find the old connection here still
     // draining what it read before the drop, not yet seeing its close: it waits for that end.
-    // Chunk requests never wait: those of a session open here find it open.
     // A holder that no longer answers is pinged at once and dropped, rather than holding the
     // session until its keepalive ends it; one that answers keeps it.
-    if (offset !== 'recorded') this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
-    if (offset !== 'recorded' && !(await this.leaves(id, HOLDER_WAIT_MS))) {
+    this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
+    if (!(await this.leaves(id, HOLDER_WAIT_MS))) {
       throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
     }
     if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
@@ -246,14 +236,9 @@ export class UploadSessions implements SessionRegistry {
       await records.record(id, this.holder, { ...point, bytesWritten: wanted })
       const writer = await this.blobs.reopen(id, row.writerState, wanted)
       const from = writer.bytesWritten
-      if (row.transport === 'chunks' && from !== wanted) {
-        await writer.suspend(false)
-        throw new Error(`Upload session ${id} cannot continue at chunk ${row.nextIndex}`)
-      }
-      const start = { offset: from, nextIndex: row.nextIndex ?? 0 }
+      const start = { offset: from }
       const link = new DurableLink(
         id,
-        row.transport,
         row.resumable,
         writer,
         records,
@@ -320,7 +305,7 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /** The row of session `id` when it is not open on this instance. */
-  async findDormant(id: string): Promise<StreamedSessionRow | undefined> {
+  async findDormant(id: string): Promise<StreamRow | undefined> {
     if (this.sessions.has(id)) return undefined
     return this.records?.find(id)
   }

@@ -5,19 +5,19 @@
  * they idle out.
  * May touch: nothing directly; through the session layer.
  */
-import type { StoredChunkSessions } from './stored-chunk-sessions.js'
+import type { ChunkSessions } from './chunk-sessions.js'
 import type { UploadSessions } from './upload-sessions.js'
 
 export interface WaitingUploadSessions {
   sessions: UploadSessions
   /** Chunked sessions in the database (PostgreSQL); undefined where they live in memory. */
-  storedChunks?: StoredChunkSessions | undefined
+  chunkSessions: ChunkSessions
 }
 
 export async function endWaitingRequestUploads(
   deps: WaitingUploadSessions,
   requestId: string,
 ): Promise<void> {
-  await deps.storedChunks?.removeOfRequest(requestId)
+  await deps.chunkSessions.removeOfRequest(requestId)
   await deps.sessions.endDormantOfRequest(requestId)
 }

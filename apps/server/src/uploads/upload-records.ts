@@ -19,7 +19,7 @@ import { CountedReads, type DownloadResult, type GrantedRead } from '../records/
 import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
 import { infoTimes, passwordFields } from '../records/public-info.js'
 import { judgeToken, tokenMatches } from '../access/tokens.js'
-import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
+import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import { type UploadSessions } from '../sessions/upload-sessions.js'
 import { decodeBase64Strict, invalid } from '../validation.js'
 
@@ -29,7 +29,7 @@ export interface UploadsDeps {
   blobs: BlobStore
   sessions: UploadSessions
   /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
-  storedChunks?: StoredChunkSessions | undefined
+  chunkSessions: ChunkSessions
   quota: UploadQuota
   lockout: Lockout
   janitor: BlobJanitor

@@ -15,17 +15,13 @@ import { eq } from 'drizzle-orm'
 import { randomUUID } from 'node:crypto'
 
 import { HttpError } from '../http-error.js'
-import {
-  recordUploadFailed,
-  recordUploadStarted,
-  type UploadTransport,
-} from '../metrics/recorder.js'
+import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
 import { tokenMatches } from '../access/tokens.js'
-import type { SessionScope } from '../sessions/stored-chunk-intake.js'
-import type { StoredChunkSessions } from '../sessions/stored-chunk-sessions.js'
-import { finalizeStored } from '../sessions/stored-finalize.js'
+import type { SessionScope } from '../sessions/chunk-intake.js'
+import type { ChunkSessions } from '../sessions/chunk-sessions.js'
+import { finalizeChunks } from '../sessions/chunk-finalize.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
@@ -48,6 +44,9 @@ export function isFileUploadContext(context: unknown): context is FileUploadCont
   return (context as FileUploadContext | undefined)?.kind === 'file'
 }
 
+/** The transports of the stream writer: chunked uploads have the chunk writer. */
+type StreamTransport = 'ws' | 'single'
+
 export class UploadsService extends UploadRecords {
   constructor(deps: UploadsDeps) {
     super(deps)
@@ -55,15 +54,15 @@ export class UploadsService extends UploadRecords {
       restore: (row) => {
         const spec = decodeSpec(row.context)
         const context: FileUploadContext = { kind: 'file', spec, clientIp: '' }
-        return { spec: this.sessionSpec(context, row.transport) }
+        return { spec: this.sessionSpec(context, 'ws') }
       },
     })
   }
 
-  /** The settings of a session; chunked sessions end after UPLOAD_SESSION_IDLE_SEC idle. */
+  /** The settings of a session; a single request's ends after UPLOAD_SESSION_IDLE_SEC idle. */
   private sessionSpec(
     context: FileUploadContext,
-    transport: UploadTransport,
+    transport: StreamTransport,
   ): NewSession<FileUploadContext> {
     const { config } = this.deps
     return {
@@ -85,19 +84,19 @@ export class UploadsService extends UploadRecords {
   }
 
   /** The chunked sessions kept in the database, when they are (PostgreSQL). */
-  get storedChunks(): StoredChunkSessions | undefined {
-    return this.deps.storedChunks
+  get chunkSessions(): ChunkSessions {
+    return this.deps.chunkSessions
   }
 
   /**
-   * Opens a session for a validated upload, holding its size against the client's quota. A
-   * chunked or WebSocket session has a row; when `resumable` (its client asked) it outlives its
+   * Opens a stream writer's session for a validated upload, holding its size against the client's
+   * quota. A WebSocket session has a row; when `resumable` (its client asked) it outlives its
    * connection and a restart (docs/api.md, resume), otherwise it ends with them.
    */
   async begin(
     spec: UploadSpec,
     clientIp: string,
-    transport: UploadTransport,
+    transport: StreamTransport,
     resumable = false,
   ): Promise<UploadSession<FileUploadContext>> {
     const { sessions, quota } = this.deps
@@ -109,7 +108,6 @@ export class UploadsService extends UploadRecords {
         : {
             kind: 'upload' as const,
             requestId: null,
-            transport,
             context: encodeSpec(spec),
             resumable,
           }
@@ -144,27 +142,6 @@ export class UploadsService extends UploadRecords {
   }
 
   /**
-   * The open chunked session `id`, or 404 `Upload not found`. A dormant one (its connection broke
-   * off mid-chunk, or the server restarted and its client asked to resume) continues here at the
-   * chunk its row records.
-   */
-  async session(id: string): Promise<UploadSession<FileUploadContext>> {
-    const session = this.deps.sessions.get(id, isFileUploadContext)
-    if (session) return session
-    const resumed = await this.deps.sessions.resume<FileUploadContext>(
-      id,
-      (row) => {
-        if (row.kind !== 'upload' || row.transport !== 'chunks') {
-          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-        }
-      },
-      'recorded',
-    )
-    trackUploadSession(resumed, 'chunks', false, 'resumed')
-    return resumed
-  }
-
-  /**
    * Finalizes: the owner token must match, every declared byte must be there; then the blob is
    * committed and only after that the record created, in the transaction that ends the session
    * and records its quota hold, so a crash between the two leaves an orphan blob for the cleanup
@@ -194,8 +171,7 @@ export class UploadsService extends UploadRecords {
    * instance ends the session ends the hold: recorded at finalize, given back otherwise.
    */
   async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
-    const stored = this.deps.storedChunks
-    if (!stored) return (await this.begin(spec, clientIp, 'chunks', resumable)).id
+    const stored = this.deps.chunkSessions
     const held = await this.deps.quota.reserve(clientIp, spec.size)
     const id = randomUUID()
     try {
@@ -214,7 +190,7 @@ export class UploadsService extends UploadRecords {
     return id
   }
 
-  /** The chunks a normal upload's chunk route admits (stored-chunk-sessions.ts). */
+  /** The chunks a normal upload's chunk route admits (chunk-sessions.ts). */
   get chunkScope(): SessionScope {
     return { requestId: null, maxChunkSize: this.deps.config.fileChunkMaxSize }
   }
@@ -225,10 +201,9 @@ export class UploadsService extends UploadRecords {
    * chunks joined into the blob, and the record created in the transaction that ends the session.
    */
   async finalizeChunked(id: string, ownerToken: string | undefined): Promise<string> {
-    const stored = this.deps.storedChunks
-    if (!stored) return this.finalize(await this.session(id), ownerToken)
+    const stored = this.deps.chunkSessions
     const spec = await this.storedSpec(stored, id, ownerToken)
-    await finalizeStored({ stored, janitor: this.deps.janitor }, id, null, async (tx) => {
+    await finalizeChunks({ stored, janitor: this.deps.janitor }, id, null, async (tx) => {
       await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
     })
     return id
@@ -236,7 +211,7 @@ export class UploadsService extends UploadRecords {
 
   /** The spec of open stored session `id`: 404 when there is none, 401 for a wrong owner token. */
   private async storedSpec(
-    stored: StoredChunkSessions,
+    stored: ChunkSessions,
     id: string,
     ownerToken: string | undefined,
   ): Promise<UploadSpec> {
@@ -255,8 +230,8 @@ export class UploadsService extends UploadRecords {
    * The tombstone of an expired upload goes too; one of a takedown stays, answering 410.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
-    const stored = this.deps.storedChunks
-    if (stored && (await stored.find(id, null))) {
+    const stored = this.deps.chunkSessions
+    if (await stored.find(id, null)) {
       await this.storedSpec(stored, id, ownerToken)
       await stored.remove([id])
       recordUploadFailed('chunks')

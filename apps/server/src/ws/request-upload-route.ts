@@ -63,7 +63,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
         const init = requests.declaredInFrame(frame.request)
         const resumable = parseResumable(frame.resumable, 'frame')
         const ip = deps.ipOf(request)
-        return opened(await requests.beginUpload(requestId, init, ip, 'ws', resumable))
+        return opened(await requests.beginUpload(requestId, init, ip, resumable))
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {

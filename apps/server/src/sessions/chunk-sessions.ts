@@ -1,9 +1,9 @@
 /**
- * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk, the
- * status or the finalize (PostgreSQL; SQLite runs one instance and keeps sessions in memory,
- * upload-sessions.ts), normal uploads and uploads into requests alike: opening a session, its
+ * Chunked HTTP upload sessions kept in the database on either dialect, so that any instance takes
+ * a chunk, the status or the finalize, normal uploads and uploads into requests alike: opening a
+ * session, its
  * finalize (claimed atomically, its chunks joined in order, its record written in the transaction
- * that deletes its rows) and every other end. Taking chunks in is stored-chunk-intake.ts. What a
+ * that deletes its rows) and every other end. Taking chunks in is chunk-intake.ts. What a
  * session holds (its quota and, in a request, its slot) is named on its row and ended
  * (session-holds.ts) by the transaction that deletes the row, whichever instance runs it. A
  * session whose client did not ask to resume it names the instance that opened it, and ends with
@@ -13,7 +13,7 @@
  * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
@@ -24,12 +24,12 @@ import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-hol
 import {
   chunkRows,
   openSessionIn,
-  StoredChunkIntake,
+  ChunkIntake,
   type ChunkAdmission,
   type ChunkBuffer,
   type SessionScope,
   type StoredChunkLimits,
-} from './stored-chunk-intake.js'
+} from './chunk-intake.js'
 
 /** What a new session holds until it ends. */
 export interface SessionOpening {
@@ -68,8 +68,8 @@ export interface ClaimedSession {
 
 const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
 
-export class StoredChunkSessions {
-  private readonly intake: StoredChunkIntake
+export class ChunkSessions {
+  private readonly intake: ChunkIntake
 
   constructor(
     private readonly db: Db,
@@ -92,7 +92,37 @@ export class StoredChunkSessions {
      */
     private readonly chunkSize: number,
   ) {
-    this.intake = new StoredChunkIntake(db, blobs, limits, buffer, now)
+    this.intake = new ChunkIntake(db, blobs, limits, buffer, now)
+  }
+
+  /**
+   * At shutdown, waits at most `timeoutMs` while a session open in the database took a chunk on
+   * this instance within `quietMs` (its client is still sending: it may finish within the grace,
+   * as a socket's upload may). Answers how many sessions bound to this instance are still open;
+   * a database that does not answer holds nothing up (0).
+   */
+  drain(timeoutMs: number, quietMs: number): Promise<number> {
+    return this.drainOpen(timeoutMs, quietMs).catch(() => 0)
+  }
+
+  private async drainOpen(timeoutMs: number, quietMs: number): Promise<number> {
+    const { uploadSessions: s } = this.db.tables
+    const openOf = async (which: SQL) => {
+      const [row] = await this.db.query
+        .select({ n: count() })
+        .from(s)
+        .where(chunkRows(this.db.tables, and(eq(s.state, 'open'), which)))
+      return Number(row?.n ?? 0)
+    }
+    // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
+    const deadline = performance.now() + timeoutMs
+    for (;;) {
+      const active = this.intake.activeWithin(quietMs)
+      if (active.length === 0 || (await openOf(inArray(s.id, active))) === 0) break
+      if (performance.now() >= deadline) break
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    return openOf(eq(s.holder, this.holder))
   }
 
   /**
@@ -159,7 +189,7 @@ export class StoredChunkSessions {
     return row && { ...row, nextIndex: row.nextIndex ?? 0 }
   }
 
-  /** Admits a chunk on its head before its body is read (stored-chunk-intake.ts). */
+  /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
   admit(
     id: string,
     index: number,

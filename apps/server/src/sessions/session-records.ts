@@ -17,14 +17,14 @@ import type { Db, Executor } from '../db/client.js'
 /** A holder that has not beaten for this long is taken for dead, and its sessions may move. */
 export const HOLD_LAPSE_MS = 30_000
 
-export type StreamedKind = 'upload' | 'request'
-export type StreamedTransport = UploadStatusTransport
+export type SessionKindName = 'upload' | 'request'
+export type SessionTransport = UploadStatusTransport
 
-export interface StreamedSessionRow {
+export interface StreamRow {
   id: string
-  kind: StreamedKind
+  kind: SessionKindName
   requestId: string | null
-  transport: StreamedTransport
+  transport: SessionTransport
   declaredSize: number
   bytesWritten: number
   nextIndex: number | null
@@ -42,7 +42,7 @@ export interface StreamedSessionRow {
 }
 
 /** A row of either writer: the chunk writer's name no writer state. */
-export type SessionRow = Omit<StreamedSessionRow, 'writerState'> & { writerState: string | null }
+export type SessionRow = Omit<StreamRow, 'writerState'> & { writerState: string | null }
 
 /** A durable point of a session: its bytes, the chunk due next and the writer's state. */
 export interface RecordedPoint {
@@ -52,7 +52,7 @@ export interface RecordedPoint {
   lastActivity: number
 }
 
-export class StreamedSessionRecords {
+export class SessionRecords {
   constructor(
     private readonly db: Db,
     private readonly now: () => number,
@@ -67,16 +67,16 @@ export class StreamedSessionRecords {
     return and(isNotNull(this.table.writerState), which)
   }
 
-  async insert(row: StreamedSessionRow): Promise<void> {
+  async insert(row: StreamRow): Promise<void> {
     await this.db.query.insert(this.table).values(row)
   }
 
-  async find(id: string): Promise<StreamedSessionRow | undefined> {
+  async find(id: string): Promise<StreamRow | undefined> {
     const [row] = await this.db.query
       .select()
       .from(this.table)
       .where(this.mine(eq(this.table.id, id)))
-    return row as StreamedSessionRow | undefined
+    return row as StreamRow | undefined
   }
 
   /** The row of session `id` of either writer while it is open (finalize has not claimed it). */
@@ -93,7 +93,7 @@ export class StreamedSessionRecords {
    * Takes the hold of session `id` for `holder`: answers the row when it was free or its holder's
    * hold had lapsed, undefined when it does not exist or another holder is alive.
    */
-  async claim(id: string, holder: string): Promise<StreamedSessionRow | undefined> {
+  async claim(id: string, holder: string): Promise<StreamRow | undefined> {
     const t = this.table
     const now = this.now()
     const [row] = await this.db.query
@@ -103,7 +103,7 @@ export class StreamedSessionRecords {
         this.mine(and(eq(t.id, id), or(isNull(t.holder), lt(t.heartbeatAt, now - HOLD_LAPSE_MS)))),
       )
       .returning()
-    return row as StreamedSessionRow | undefined
+    return row as StreamRow | undefined
   }
 
   /** Records a durable point while `holder` holds the session; false when it no longer does. */

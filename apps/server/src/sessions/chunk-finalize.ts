@@ -2,7 +2,7 @@
  * The finalize of a chunked upload kept in the database, the same for a normal upload and one
  * into a request: on whichever instance the request reached, the session is claimed once, its
  * chunks joined into the blob, and the record written in the transaction that ends it.
- * May touch: the metrics registry; the rest through stored-chunk-sessions.ts and the
+ * May touch: the metrics registry; the rest through chunk-sessions.ts and the
  * record callback it is given.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
@@ -11,22 +11,22 @@ import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobJanitor } from '../records/blob-janitor.js'
-import type { ClaimedSession, StoredChunkSessions } from './stored-chunk-sessions.js'
+import type { ClaimedSession, ChunkSessions } from './chunk-sessions.js'
 
 /**
  * Finalizes session `id` of `requestId` (null: a normal upload); `record` writes its record and
  * answers what the caller needs of it. 404 when the session is not open there. Every failure
  * counts as a failed chunked upload, and one after the join removes the blob too.
  */
-export async function finalizeStored<T>(
-  deps: { stored: StoredChunkSessions; janitor: BlobJanitor },
+export async function finalizeChunks<T>(
+  deps: { stored: ChunkSessions; janitor: BlobJanitor },
   id: string,
   requestId: string | null,
   record: (tx: Executor, claimed: ClaimedSession) => Promise<T>,
 ): Promise<T> {
   const { stored, janitor } = deps
   const claimed = await stored.claim(id, requestId).catch((error: unknown) => {
-    // Chunks missing at the claim end the session (stored-chunk-sessions.ts).
+    // Chunks missing at the claim end the session (chunk-sessions.ts).
     if (error instanceof HttpError) recordUploadFailed('chunks')
     throw error
   })
