@@ -43,6 +43,8 @@ import { FileWriter, syncDirectory } from './filesystem-writer.js'
 
 /** The suffix of a resumable writer's partial file, after its key. */
 const RESUMABLE_SUFFIX = '.resume'
+/** Bytes of a chunk's body gathered into one write. */
+const WRITE_BATCH = 1024 * 1024
 export class FilesystemBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const
   private readonly root: string
@@ -408,17 +410,48 @@ async function writeBody(
   offset: number,
   pass: (write: () => Promise<unknown>) => Promise<unknown>,
 ): Promise<void> {
-  let written = 0
-  for await (const piece of body) {
-    if (written + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
-    const at = offset + written
-    await pass(async () => {
-      const { bytesWritten } = await handle.write(piece, 0, piece.length, at)
-      if (bytesWritten !== piece.length) throw new Error(`Short write to chunk ${ref}`)
+  let received = 0
+  let batch: Uint8Array[] = []
+  let batchBytes = 0
+  let at = offset
+  // One write under way while the body is read on: at most two batches are held.
+  let writing: Promise<unknown> = Promise.resolve()
+  const flush = () => {
+    const buffers = batch
+    const size = batchBytes
+    const position = at
+    batch = []
+    batchBytes = 0
+    at += size
+    writing = pass(async () => {
+      const { bytesWritten } = await handle.writev(buffers, position)
+      if (bytesWritten !== size) throw new Error(`Short write to chunk ${ref}`)
     })
-    written += piece.length
+    // Awaited before the next batch or at the end; a failure must not go unheard meanwhile.
+    writing.catch(() => undefined)
   }
-  if (written !== length) throw new Error(`Chunk ${ref} has ${written} of ${length} bytes`)
+  try {
+    for await (const piece of body) {
+      if (received + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
+      received += piece.length
+      batch.push(piece)
+      batchBytes += piece.length
+      if (batchBytes >= WRITE_BATCH) {
+        await writing
+        flush()
+      }
+    }
+  } catch (error) {
+    // The write under way ends before the caller closes the file or leaves the session's gate.
+    await writing.catch(() => undefined)
+    throw error
+  }
+  await writing
+  if (received !== length) throw new Error(`Chunk ${ref} has ${received} of ${length} bytes`)
+  if (batchBytes > 0) {
+    flush()
+    await writing
+  }
   await handle.datasync()
 }
 
