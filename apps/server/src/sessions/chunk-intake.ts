@@ -58,7 +58,7 @@ export interface ChunkBuffer {
 }
 
 /** Bytes of a chunk's body the feed into the store holds before it pauses the request. */
-const FEED_BYTES = 1024 * 1024
+const FEED_BYTES = 256 * 1024
 
 const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
@@ -151,7 +151,8 @@ export class ChunkIntake {
     const pieces: Uint8Array[] = []
     // With a Content-Length the body streams into the store as it arrives; without one it is
     // read whole first, within this instance's buffer budget.
-    // The feed holds up to a store write's worth before it pauses the request, not 16 KiB.
+    // The feed holds what arrives while the store writes (it is read on at once otherwise, so a
+    // stalled body leaves nothing in it), before it pauses the request.
     const feed = declared === undefined ? undefined : new PassThrough({ highWaterMark: FEED_BYTES })
     // A body that ends early destroys the feed with an error, which the store's read reports; a
     // store that has not begun reading yet has no listener, and an unheard 'error' ends the process.

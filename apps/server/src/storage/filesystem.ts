@@ -43,7 +43,7 @@ import { FileWriter, syncDirectory } from './filesystem-writer.js'
 
 /** The suffix of a resumable writer's partial file, after its key. */
 const RESUMABLE_SUFFIX = '.resume'
-/** Bytes of a chunk's body gathered into one write. */
+/** Bytes of a chunk's body gathered while a write is under way, before reading waits for it. */
 const WRITE_BATCH = 1024 * 1024
 export class FilesystemBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const
@@ -414,32 +414,40 @@ async function writeBody(
   let batch: Uint8Array[] = []
   let batchBytes = 0
   let at = offset
-  // One write under way while the body is read on: at most two batches are held.
-  let writing: Promise<unknown> = Promise.resolve()
-  const flush = () => {
-    const buffers = batch
-    const size = batchBytes
-    const position = at
-    batch = []
-    batchBytes = 0
-    at += size
-    writing = pass(async () => {
-      const { bytesWritten } = await handle.writev(buffers, position)
-      if (bytesWritten !== size) throw new Error(`Short write to chunk ${ref}`)
-    })
-    // Awaited before the next batch or at the end; a failure must not go unheard meanwhile.
-    writing.catch(() => undefined)
+  let busy = false
+  // Writes what has arrived at once, and what arrives meanwhile in one write after it: a body
+  // that stalls holds nothing back, and one that streams is not held up by each write.
+  const writeAll = async () => {
+    busy = true
+    try {
+      while (batchBytes > 0) {
+        const buffers = batch
+        const size = batchBytes
+        const position = at
+        batch = []
+        batchBytes = 0
+        at += size
+        await pass(async () => {
+          const { bytesWritten } = await handle.writev(buffers, position)
+          if (bytesWritten !== size) throw new Error(`Short write to chunk ${ref}`)
+        })
+      }
+    } finally {
+      busy = false
+    }
   }
+  let writing: Promise<void> = Promise.resolve()
   try {
     for await (const piece of body) {
       if (received + piece.length > length) throw new Error(`Chunk ${ref} passed ${length} bytes`)
       received += piece.length
       batch.push(piece)
       batchBytes += piece.length
-      if (batchBytes >= WRITE_BATCH) {
-        await writing
-        flush()
-      }
+      if (!busy) {
+        writing = writeAll()
+        // Awaited below; a failure must not go unheard meanwhile.
+        writing.catch(() => undefined)
+      } else if (batchBytes >= WRITE_BATCH) await writing
     }
   } catch (error) {
     // The write under way ends before the caller closes the file or leaves the session's gate.
@@ -448,10 +456,6 @@ async function writeBody(
   }
   await writing
   if (received !== length) throw new Error(`Chunk ${ref} has ${received} of ${length} bytes`)
-  if (batchBytes > 0) {
-    flush()
-    await writing
-  }
   await handle.datasync()
 }
 
