@@ -5,7 +5,16 @@
  * exit code 1 and names each difference.
  */
 import { createHash } from 'node:crypto'
-import { appendFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import {
+  appendFile,
+  cp,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -169,9 +178,15 @@ describe('fileshare verify-web', () => {
 
   it('uses the manifest a release carries, for the same version only', async () => {
     const url = await host('carried')
-    // A release's package: the command's code with the web app's manifest beside it.
-    const dist = join(fileURLToPath(new URL('..', import.meta.url)), `.carried-${process.pid}`)
+    // A release's package: the command's code with the web app's manifest beside it, made outside
+    // the source tree (which the lint step may walk while this test runs), its dependencies
+    // those of this package.
+    const pkg = fileURLToPath(new URL('..', import.meta.url))
+    const release = await mkdtemp(join(temp, 'release-'))
+    const dist = join(release, 'dist')
     await cp(join(CLI, '..'), dist, { recursive: true })
+    await cp(join(pkg, 'package.json'), join(release, 'package.json'))
+    await symlink(join(pkg, 'node_modules'), join(release, 'node_modules'), 'dir')
     try {
       const command = [process.execPath, join(dist, 'index.js')]
       const env = { HOME: await newHome() }
@@ -192,7 +207,7 @@ describe('fileshare verify-web', () => {
         `The server runs version ${manifest.manifest.app_version}; the manifest is of version 0.0.1`,
       )
     } finally {
-      await rm(dist, { recursive: true, force: true })
+      await rm(release, { recursive: true, force: true })
     }
   })
 
