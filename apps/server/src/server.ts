@@ -20,7 +20,6 @@ import { createLogger, type Logger } from './logger.js'
 import { CleanupJob } from './ops/cleanup.js'
 import { createServices, type Services } from './composition/container.js'
 import { openBlobStore } from './storage/open-blob-store.js'
-import { DRAIN_QUIET_MS } from './sessions/upload-sessions.js'
 import type { BlobStore } from './storage/blob-store.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
 import { attachUploadSockets } from './ws/upload-socket.js'
@@ -175,7 +174,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         const [, streams, chunked] = await Promise.all([
           services.notifier.stop(config.shutdownGraceMs),
           services.sessions.drain(config.shutdownGraceMs),
-          services.chunkSessions.drain(config.shutdownGraceMs, DRAIN_QUIET_MS),
+          services.chunkSessions.drain(config.shutdownGraceMs),
         ])
         const left = streams + chunked
         if (left > 0) logger.warn(`stopping with ${left} unfinished uploads; they may resume`)

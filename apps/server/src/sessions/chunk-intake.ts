@@ -19,6 +19,7 @@ import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import { DRAIN_QUIET_MS } from './session-limits.js'
 
 export interface StoredChunkLimits {
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
@@ -81,7 +82,10 @@ export function openSessionIn(tables: Db['tables'], id: string, requestId: strin
 export class ChunkIntake {
   /** Indexes being received on this instance, per session (the limits are per instance). */
   private readonly receiving = new Map<string, Set<number>>()
-  /** When each session last took a chunk here, by the wall clock, for a shutdown's drain. */
+  /**
+   * When each session last took a chunk here, by the wall clock, for a shutdown's drain; those
+   * quiet for DRAIN_QUIET_MS are forgotten as chunks end, so it holds the recently active only.
+   */
   private readonly activeAt = new Map<string, number>()
 
   constructor(
@@ -201,17 +205,22 @@ export class ChunkIntake {
         receiving.delete(index)
         if (receiving.size === 0) this.receiving.delete(id)
         this.activeAt.set(id, performance.now())
+        this.forgetQuiet()
       },
     }
   }
 
-  /** Sessions receiving a chunk here, or that took one within `quietMs`; older ones are forgotten. */
-  activeWithin(quietMs: number): string[] {
-    const since = performance.now() - quietMs
+  /** Sessions receiving a chunk here, or that took one within DRAIN_QUIET_MS. */
+  active(): string[] {
+    this.forgetQuiet()
+    return [...this.activeAt.keys()]
+  }
+
+  private forgetQuiet(): void {
+    const since = performance.now() - DRAIN_QUIET_MS
     for (const [id, at] of this.activeAt) {
       if (at < since && !this.receiving.has(id)) this.activeAt.delete(id)
     }
-    return [...this.activeAt.keys()]
   }
 
   /**

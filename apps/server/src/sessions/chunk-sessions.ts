@@ -97,15 +97,15 @@ export class ChunkSessions {
 
   /**
    * At shutdown, waits at most `timeoutMs` while a session open in the database took a chunk on
-   * this instance within `quietMs` (its client is still sending: it may finish within the grace,
+   * this instance within DRAIN_QUIET_MS (its client is still sending: it may finish within the grace,
    * as a socket's upload may). Answers how many sessions bound to this instance are still open;
    * a database that does not answer holds nothing up (0).
    */
-  drain(timeoutMs: number, quietMs: number): Promise<number> {
-    return this.drainOpen(timeoutMs, quietMs).catch(() => 0)
+  drain(timeoutMs: number): Promise<number> {
+    return this.drainOpen(timeoutMs).catch(() => 0)
   }
 
-  private async drainOpen(timeoutMs: number, quietMs: number): Promise<number> {
+  private async drainOpen(timeoutMs: number): Promise<number> {
     const { uploadSessions: s } = this.db.tables
     const openOf = async (which: SQL) => {
       const [row] = await this.db.query
@@ -117,7 +117,7 @@ export class ChunkSessions {
     // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
     const deadline = performance.now() + timeoutMs
     for (;;) {
-      const active = this.intake.activeWithin(quietMs)
+      const active = this.intake.active()
       if (active.length === 0 || (await openOf(inArray(s.id, active))) === 0) break
       if (performance.now() >= deadline) break
       await new Promise((resolve) => setTimeout(resolve, 50))

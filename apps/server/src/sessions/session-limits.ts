@@ -6,6 +6,9 @@
  */
 import type { Config } from '../config.js'
 
+/** A session that received nothing for this long is not waited for at shutdown. */
+export const DRAIN_QUIET_MS = 5000
+
 export interface SessionLimits {
   /** Largest chunk body in bytes. */
   maxChunkSize: number

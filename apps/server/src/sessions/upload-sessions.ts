@@ -36,9 +36,7 @@ import {
   type SessionRegistry,
   UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
-
-/** A session that received nothing for this long is not waited for at shutdown. */
-export const DRAIN_QUIET_MS = 5000
+import { DRAIN_QUIET_MS } from './session-limits.js'
 
 export interface UploadSessionsOptions {
   blobs: BlobStore
