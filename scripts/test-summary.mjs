@@ -7,10 +7,10 @@ import { readdirSync, readFileSync } from 'node:fs'
 const SLOWEST = 15
 const dir = new URL('../.test-results/', import.meta.url)
 
-/** The JSON files in one folder of .test-results/, none when it is missing. */
-function reports(folder) {
+/** The files of one folder of .test-results/ ending in `ending`, none when it is missing. */
+function filesIn(folder, ending = '.json') {
   try {
-    return readdirSync(folder).filter((name) => name.endsWith('.json'))
+    return readdirSync(folder).filter((name) => name.endsWith(ending))
   } catch {
     // No reports at all is reported as zero tests below, which fails the run.
     return []
@@ -18,9 +18,10 @@ function reports(folder) {
 }
 
 const FAILURE_LINES = 6
+const DESCRIPTION_LINES = 60
 const total = { passed: 0, failed: 0, skipped: 0 }
 const failures = []
-for (const name of reports(dir)) {
+for (const name of filesIn(dir)) {
   const report = JSON.parse(readFileSync(new URL(name, dir), 'utf8'))
   for (const file of report.testResults ?? []) {
     for (const test of file.assertionResults ?? []) {
@@ -38,7 +39,7 @@ for (const name of reports(dir)) {
 }
 
 const filesDir = new URL('files/', dir)
-const files = reports(filesDir).flatMap((name) => {
+const files = filesIn(filesDir).flatMap((name) => {
   const run = name.replace(/\.json$/, '')
   const { files } = JSON.parse(readFileSync(new URL(name, filesDir), 'utf8'))
   return files.map((entry) => ({ ...entry, run }))
@@ -66,6 +67,18 @@ if (failures.length > 0) {
     console.log(`    ${test.fullName ?? test.title}`)
     for (const line of message.slice(0, FAILURE_LINES)) console.log(`      ${line}`)
   }
+  console.log('')
+}
+
+// What the browser suite saw when a test failed (its pages, unanswered requests, console), one
+// text per failed test (apps/web/e2e/suite.ts).
+const descriptions = new URL('failures/', dir)
+for (const name of filesIn(descriptions, '.txt')) {
+  const lines = readFileSync(new URL(name, descriptions), 'utf8').trimEnd().split('\n')
+  console.log(`Pages at the failure of: ${lines[0]}`)
+  for (const line of lines.slice(1, 1 + DESCRIPTION_LINES)) console.log(`  ${line}`)
+  if (lines.length > 1 + DESCRIPTION_LINES)
+    console.log(`  (${lines.length - 1 - DESCRIPTION_LINES} more lines)`)
   console.log('')
 }
 

@@ -76,6 +76,9 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
             },
           })
           res.writeHead(record.status, answer.rawHeaders)
+          // An answer cut upstream is cut for the client too, rather than left open forever.
+          answer.on('aborted', () => res.destroy())
+          answer.on('error', () => res.destroy())
           answer.pipe(counter).pipe(res)
         }
         if (hold?.test(line)) held.push(passOn)
@@ -83,6 +86,10 @@ export async function startProxy(target: string, port = 0): Promise<RecordingPro
       },
     )
     forward.on('error', () => res.destroy())
+    // A client that goes away takes its request to the server with it.
+    res.on('close', () => {
+      if (!res.writableFinished) forward.destroy()
+    })
     req.pipe(forward)
   })
 

@@ -8,11 +8,11 @@
  * our server (fonts, CDNs), a Content-Security-Policy violation, an uncaught error in a page. Any
  * of them fails the test that caused it.
  */
-import { mkdir } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 
 import { freePort } from '@fileshare/testing'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, inject } from 'vitest'
 
 import {
@@ -58,8 +58,10 @@ export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) =
   let own = ''
   const contexts: BrowserContext[] = []
   const violations: string[] = []
+  const traces = new WeakMap<BrowserContext, ContextTrace>()
 
   const watch = (context: BrowserContext) => {
+    traces.set(context, traceContext(context))
     context.on('request', (request) => {
       const url = new URL(request.url())
       // The browser's own parts (its PDF viewer) are no other host.
@@ -99,7 +101,9 @@ export function useSuite(options: SuiteOptions | (() => Promise<SuiteOptions>) =
     allowed = [own, ...(resolved.allowedOrigins ?? [])]
   })
   afterEach(async ({ task }) => {
-    if (task.result?.state === 'fail') await describeFailure(task.name, contexts)
+    if (task.result?.state === 'fail') {
+      await describeFailure(task.name, contexts, (context) => traces.get(context))
+    }
     await Promise.all(contexts.splice(0).map((context) => context.close()))
     const found = violations.splice(0)
     if (found.length > 0) throw new Error(found.join('\n'))
@@ -149,24 +153,70 @@ export function openBrowser(extraArgs: string[] = []): Promise<TestBrowser> {
   return extraArgs.length === 0 && endpoint ? connectBrowser(endpoint) : launchBrowser(extraArgs)
 }
 
+/** What a context's pages and workers asked for and said, kept for a failure's description. */
+interface ContextTrace {
+  /** Requests without an answer yet, with when they started. */
+  unanswered: Map<Request, number>
+  /** The last console lines and failed requests, oldest first. */
+  events: string[]
+}
+
+const TRACE_EVENTS = 30
+
+function traceContext(context: BrowserContext): ContextTrace {
+  const trace: ContextTrace = { unanswered: new Map(), events: [] }
+  const note = (line: string) => {
+    trace.events.push(`${new Date().toISOString().slice(11, 23)} ${line}`)
+    if (trace.events.length > TRACE_EVENTS) trace.events.shift()
+  }
+  context.on('request', (request) => trace.unanswered.set(request, Date.now()))
+  context.on('requestfinished', (request) => trace.unanswered.delete(request))
+  context.on('requestfailed', (request) => {
+    trace.unanswered.delete(request)
+    note(`request failed: ${request.method()} ${request.url()} ${request.failure()?.errorText}`)
+  })
+  context.on('console', (message) => note(`console ${message.type()}: ${message.text()}`))
+  return trace
+}
+
 /**
- * What every page showed when a test failed: its address and accessibility tree on stderr, and a
- * screenshot under artifacts/failures/.
+ * What every page showed when a test failed: its address and accessibility tree, the requests
+ * still unanswered and the context's last console lines, on stderr and in a text file under
+ * .test-results/failures/ (which the run's summary prints, since CI keeps only a log's tail), and
+ * a screenshot under artifacts/failures/.
  */
-async function describeFailure(test: string, contexts: BrowserContext[]): Promise<void> {
+async function describeFailure(
+  test: string,
+  contexts: BrowserContext[],
+  traceOf: (context: BrowserContext) => ContextTrace | undefined,
+): Promise<void> {
   const dir = fileURLToPath(new URL('./artifacts/failures/', import.meta.url))
-  await mkdir(dir, { recursive: true })
-  const pages = contexts.flatMap((context) => context.pages())
-  for (const [index, page] of pages.entries()) {
+  const texts = fileURLToPath(new URL('../../../.test-results/failures/', import.meta.url))
+  await Promise.all([mkdir(dir, { recursive: true }), mkdir(texts, { recursive: true })])
+  const name = test.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)
+  const lines: string[] = []
+  for (const [index, context] of contexts.entries()) {
+    const trace = traceOf(context)
+    const now = Date.now()
+    for (const [request, at] of trace?.unanswered ?? []) {
+      lines.push(
+        `context ${index} unanswered for ${now - at} ms: ${request.method()} ${request.url()}`,
+      )
+    }
+    for (const event of trace?.events ?? []) lines.push(`context ${index} ${event}`)
+  }
+  for (const [index, page] of contexts.flatMap((context) => context.pages()).entries()) {
     try {
       const tree = await page.locator('body').ariaSnapshot({ timeout: 2000 })
-      console.error(`[${test}] page ${index} at ${page.url()}:\n${tree}`)
-      const name = `${test.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}-${index}.png`
-      await page.screenshot({ path: dir + name, fullPage: true, timeout: 5000 })
+      lines.push(`page ${index} at ${page.url()}:`, tree)
+      await page.screenshot({ path: `${dir}${name}-${index}.png`, fullPage: true, timeout: 5000 })
     } catch {
       // A page that closed or hangs has nothing more to tell.
     }
   }
+  const text = lines.join('\n')
+  console.error(`[${test}]\n${text}`)
+  await writeFile(`${texts}${name}.txt`, `${test}\n${text}\n`)
 }
 
 function required<T>(value: T | undefined, name: string): T {
