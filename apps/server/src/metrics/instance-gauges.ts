@@ -5,7 +5,7 @@
  * May touch: tables uploads, notes, file_requests, request_uploads, upload_quota,
  * upload_sessions (read only); the metrics registry; the log.
  */
-import { count, eq, isNull, sql } from 'drizzle-orm'
+import { count, eq, sql } from 'drizzle-orm'
 import { Gauge, Registry } from 'prom-client'
 
 import type { Db } from '../db/client.js'
@@ -56,7 +56,7 @@ async function readSnapshot(deps: InstanceGaugeDeps): Promise<Snapshot> {
       db.query
         .select({ items: count() })
         .from(uploadSessions)
-        .where(isNull(uploadSessions.writerState)),
+        .where(eq(uploadSessions.transport, 'chunks')),
     ],
   )
   return {

@@ -63,16 +63,16 @@ const FEED_BYTES = 256 * 1024
 
 const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
 
-/** The rows of the chunk writer (they name no stream writer's state); `which` among them. */
+/** The rows of the chunk writer, chunked HTTP's; `which` among them. */
 export function chunkRows(tables: Db['tables'], which?: SQL): SQL | undefined {
-  return and(isNull(tables.uploadSessions.writerState), which)
+  return and(eq(tables.uploadSessions.transport, 'chunks'), which)
 }
 
 /** The row of open session `id` of `requestId`: another request's session is not found. */
 export function openSessionIn(tables: Db['tables'], id: string, requestId: string | null) {
   const { uploadSessions: s } = tables
   return and(
-    isNull(s.writerState),
+    eq(s.transport, 'chunks'),
     eq(s.id, id),
     eq(s.state, 'open'),
     requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId),

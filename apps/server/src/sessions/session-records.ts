@@ -62,9 +62,9 @@ export class SessionRecords {
     return this.db.tables.uploadSessions
   }
 
-  /** The rows of this writer, those naming its writer state; `which` among them. */
+  /** The rows of this writer, the WebSocket's; `which` among them. */
   private mine(which?: SQL): SQL | undefined {
-    return and(isNotNull(this.table.writerState), which)
+    return and(eq(this.table.transport, 'ws'), which)
   }
 
   async insert(row: StreamRow): Promise<void> {
@@ -165,7 +165,7 @@ export class SessionRecords {
           and(not(byRequest), lt(t.lastActivity, before)),
         ),
         or(
-          isNull(t.writerState),
+          eq(t.transport, 'chunks'),
           isNull(t.holder),
           eq(t.holder, holder),
           lt(t.heartbeatAt, now - HOLD_LAPSE_MS),
