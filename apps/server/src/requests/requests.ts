@@ -36,7 +36,8 @@ import { tokenMatches } from '../access/tokens.js'
 import type { SessionHolds } from '../sessions/session-holds.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
-import { finalizeChunks } from '../sessions/chunk-finalize.js'
+import { openChunked } from '../sessions/chunk-finalize.js'
+import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
@@ -176,44 +177,24 @@ export class RequestsService extends FileRequests {
     }
   }
 
-  /** The chunked sessions kept in the database, when they are (PostgreSQL). */
+  /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
   get chunkSessions(): ChunkSessions {
     return this.deps.chunkSessions
   }
 
-  /** 404 unless `uploadId` is an open chunked session of `requestId` (before a body is read). */
-  async requireChunkedUpload(requestId: string, uploadId: string): Promise<void> {
-    if (!(await this.isUploadSession(requestId, uploadId))) {
-      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    }
-  }
-
   /**
-   * Finalizes a chunked upload into a request on whichever instance the request reached: the
-   * session is claimed once, its chunks joined into the blob, and the inbox entry, the move of the
-   * slot from reserved to used and the quota are written in the transaction that ends it.
+   * Open chunked upload `uploadId` of request `requestId`, on whichever instance it was opened;
+   * 404 when there is none (before a finalize body is read).
    */
-  async finalizeChunked(
-    requestId: string,
-    uploadId: string,
-    fields: RequestUploadFinalize,
-  ): Promise<string> {
-    const stored = this.deps.chunkSessions
-    await this.requireChunkedUpload(requestId, uploadId)
-    if (!(await this.requestExists(requestId))) {
-      await stored.remove([uploadId])
-      throw requestNotFound()
-    }
-    if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const deps = { stored, janitor: this.deps.janitor }
-    const queued = await finalizeChunks(deps, uploadId, requestId, async (tx, claimed) => {
-      const init = decodeRequestInit(claimed.context)
-      const count = await this.storeUpload(tx, requestId, uploadId, init, fields)
-      if (count === false) throw requestNotFound()
-      return count
-    })
-    if (queued > 0) this.deps.onNotificationsQueued?.()
-    return uploadId
+  async chunked(requestId: string, uploadId: string): Promise<FinishingSession<RequestUploadEnd>> {
+    const session = isUuid(uploadId)
+      ? await openChunked(this.deps.chunkSessions, uploadId, requestId, (context) => ({
+          requestId,
+          init: decodeRequestInit(context),
+        }))
+      : undefined
+    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    return session
   }
 
   /**
@@ -252,14 +233,15 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Stores a finished upload: 404 when the request was deleted meanwhile; the commit ends the
-   * session with 400 when bytes are missing (the slot is returned); then the inbox entry, the
+   * Stores a finished upload, whichever writer holds its session: 404 when the request was
+   * deleted meanwhile; the finish ends the session with 400 when bytes are missing (the slot is
+   * returned); then the inbox entry, the
    * move of the slot from reserved to used, the added bytes and the queued notifications are one
    * transaction, so a notification exists exactly when the upload does. An upload
    * whose request closed or expired while it ran still finishes (spec: File request, close).
    */
   async finalize(
-    session: UploadSession<RequestUploadContext>,
+    session: FinishingSession<RequestUploadEnd>,
     fields: RequestUploadFinalize,
   ): Promise<string> {
     const { janitor } = this.deps
@@ -268,7 +250,7 @@ export class RequestsService extends FileRequests {
       await session.abort()
       throw requestNotFound()
     }
-    const queued = await session.commit(
+    const queued = await session.finish(
       async (tx) => {
         const count = await this.storeUpload(tx, requestId, session.id, init, fields)
         if (count === false) throw requestNotFound()
@@ -395,3 +377,6 @@ export class RequestsService extends FileRequests {
     return resetReservations(this.deps.db, this.deps.now)
   }
 }
+
+/** What a finalize reads of the context of a session uploading into a request. */
+type RequestUploadEnd = Pick<RequestUploadContext, 'requestId' | 'init'>

@@ -94,7 +94,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
   app.post('/:id/upload/:uid/finalize', async (c) => {
     const id = requestId(c)
     const uid = c.req.param('uid') ?? ''
-    await requests.requireChunkedUpload(id, uid)
+    const session = await requests.chunked(id, uid)
     requireJsonBody(c)
     const body = await readJson(
       c,
@@ -102,10 +102,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    return c.json(
-      { id: await requests.finalizeChunked(id, uid, requests.parseFinalize(body)) },
-      200,
-    )
+    return c.json({ id: await requests.finalize(session, requests.parseFinalize(body)) }, 200)
   })
 
   app.delete('/:id/upload/:uid', async (c) => {

@@ -84,7 +84,8 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
   app.post('/upload/:id/finalize', async (c) => {
     const id = uploadId(c)
     refuseFormPost(c)
-    const finalized = await uploads.finalizeChunked(id, c.req.header(RECEIVED_HEADERS.ownerToken))
+    const session = await uploads.chunked(id)
+    const finalized = await uploads.finalize(session, c.req.header(RECEIVED_HEADERS.ownerToken))
     return c.json({ id: finalized, url: uploads.shareUrl(finalized) }, 200)
   })
 

@@ -3,28 +3,48 @@
  * into a request: on whichever instance the request reached, the session is claimed once, its
  * chunks joined into the blob, and the record written in the transaction that ends it.
  * May touch: the metrics registry; the rest through chunk-sessions.ts and the
- * record callback it is given.
+ * callbacks it is given.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
-import type { BlobJanitor } from '../records/blob-janitor.js'
-import type { ClaimedSession, ChunkSessions } from './chunk-sessions.js'
+import type { ChunkSessions } from './chunk-sessions.js'
+import type { FinishingSession } from './finishing-session.js'
 
 /**
- * Finalizes session `id` of `requestId` (null: a normal upload); `record` writes its record and
- * answers what the caller needs of it. 404 when the session is not open there. Every failure
- * counts as a failed chunked upload, and one after the join removes the blob too.
+ * Open session `id` of `requestId` (null: a normal upload), to finalize or cancel, its context decoded
+ * by `decode`; undefined when no such session is open.
  */
-export async function finalizeChunks<T>(
-  deps: { stored: ChunkSessions; janitor: BlobJanitor },
+export async function openChunked<C>(
+  stored: ChunkSessions,
   id: string,
   requestId: string | null,
-  record: (tx: Executor, claimed: ClaimedSession) => Promise<T>,
+  decode: (context: string) => C,
+): Promise<FinishingSession<C> | undefined> {
+  const open = await stored.find(id, requestId)
+  if (!open) return undefined
+  return {
+    id,
+    context: decode(open.context),
+    finish: (record, discard) => finalizeChunks(stored, id, requestId, record, discard),
+    abort: () => stored.remove([id]),
+  }
+}
+
+/**
+ * Finalizes session `id` of `requestId`; `record` writes its record and answers what the caller
+ * needs of it. 404 when the session is no longer open there (another finalize claimed it). Every
+ * failure counts as a failed chunked upload, and one after the join calls `discard` too.
+ */
+async function finalizeChunks<T>(
+  stored: ChunkSessions,
+  id: string,
+  requestId: string | null,
+  record: (tx: Executor) => Promise<T>,
+  discard: () => Promise<unknown>,
 ): Promise<T> {
-  const { stored, janitor } = deps
   const claimed = await stored.claim(id, requestId).catch((error: unknown) => {
     // Chunks missing at the claim end the session (chunk-sessions.ts).
     if (error instanceof HttpError) recordUploadFailed('chunks')
@@ -39,10 +59,10 @@ export async function finalizeChunks<T>(
     throw error
   }
   try {
-    result = await stored.complete(id, (tx) => record(tx, claimed))
+    result = await stored.complete(id, record)
   } catch (error) {
     recordUploadFailed('chunks')
-    await janitor.remove(id)
+    await discard()
     throw error
   }
   recordUploadCompleted('chunks', claimed.declaredSize, requestId !== null)

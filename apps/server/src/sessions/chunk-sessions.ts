@@ -57,9 +57,8 @@ export interface OpenChunkSession {
   createdAt: number
 }
 
-/** A claimed session: its context and its chunks in order, for finalize to join. */
+/** A claimed session: its chunks in order, for finalize to join. */
 export interface ClaimedSession {
-  context: string
   declaredSize: number
   /** What the store prepared for the session's chunks (blob-store.ts `startChunks`). */
   partsUpload: string | null
@@ -210,11 +209,7 @@ export class ChunkSessions {
       .update(s)
       .set({ state: 'committing', lastActivity: this.now() })
       .where(openSessionIn(this.db.tables, id, requestId))
-      .returning({
-        context: s.context,
-        declaredSize: s.declaredSize,
-        partsUpload: s.partsUpload,
-      })
+      .returning({ declaredSize: s.declaredSize, partsUpload: s.partsUpload })
     if (!claimed) return undefined
     const chunks = await this.db.query
       .select({ ref: p.ref, size: p.size, etag: p.etag, index: p.chunkIndex })

@@ -51,7 +51,7 @@ describe('upload session', () => {
       { quota: null, slot: null },
     )
   const commit = (session: UploadSession) =>
-    session.commit(
+    session.finish(
       () => Promise.resolve(),
       () => Promise.resolve(),
     )

@@ -21,6 +21,7 @@ import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobWriter } from '../storage/blob-store.js'
 import type { DurableLink, ResumePoint } from './durable-link.js'
+import type { FinishingSession } from './finishing-session.js'
 import type { SessionHoldEnds, SessionHolds } from './session-holds.js'
 import type { SessionLimits } from './session-limits.js'
 
@@ -51,7 +52,7 @@ export interface SessionRegistry {
   readonly holdEnds: SessionHoldEnds
 }
 
-export class UploadSession<T = unknown> {
+export class UploadSession<T = unknown> implements FinishingSession<T> {
   readonly declaredSize: number
   readonly context: T
   readonly startedAt: number
@@ -203,7 +204,7 @@ export class UploadSession<T = unknown> {
    * transaction fails nothing of it stays: the session ends as failed, its holds given back, and
    * `discard` removes the committed blob.
    */
-  async commit<R>(
+  async finish<R>(
     record: (tx: Executor) => Promise<R>,
     discard: () => Promise<unknown>,
   ): Promise<R> {

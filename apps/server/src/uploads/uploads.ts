@@ -20,8 +20,9 @@ import { trackUploadSession } from '../metrics/track-session.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
 import { tokenMatches } from '../access/tokens.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
+import { openChunked } from '../sessions/chunk-finalize.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
-import { finalizeChunks } from '../sessions/chunk-finalize.js'
+import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
@@ -83,7 +84,7 @@ export class UploadsService extends UploadRecords {
     return parseUploadFrame(this.deps.config, frameHeaders)
   }
 
-  /** The chunked sessions kept in the database, when they are (PostgreSQL). */
+  /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
   get chunkSessions(): ChunkSessions {
     return this.deps.chunkSessions
   }
@@ -142,23 +143,18 @@ export class UploadsService extends UploadRecords {
   }
 
   /**
-   * Finalizes: the owner token must match, every declared byte must be there; then the blob is
-   * committed and only after that the record created, in the transaction that ends the session
-   * and records its quota hold, so a crash between the two leaves an orphan blob for the cleanup
-   * job and never a record without its blob; a record that fails removes the blob.
+   * Finalizes, whichever writer holds the session: the owner token must match, every declared
+   * byte must be there; then the blob is committed and only after that the record created, in
+   * the transaction that ends the session and records its quota hold, so a crash between the two
+   * leaves an orphan blob for the cleanup job and never a record without its blob; a record that
+   * fails removes the blob.
    */
-  async finalize(
-    session: UploadSession<FileUploadContext>,
-    ownerToken: string | undefined,
-  ): Promise<string> {
-    if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-    }
-    const { uploads } = this.deps.db.tables
+  async finalize(session: FinishingSession<UploadSpecContext>, ownerToken: string | undefined) {
+    requireOwner(ownerToken, session.context.spec.ownerTokenHash)
     const row = uploadRow(session.id, session.context.spec, this.deps.now())
-    await session.commit(
+    await session.finish(
       async (tx) => {
-        await tx.insert(uploads).values(row)
+        await tx.insert(this.deps.db.tables.uploads).values(row)
       },
       () => this.deps.janitor.remove(session.id),
     )
@@ -195,33 +191,17 @@ export class UploadsService extends UploadRecords {
     return { requestId: null, maxChunkSize: this.deps.config.fileChunkMaxSize }
   }
 
-  /**
-   * Finalizes a chunked upload on whichever instance the request reached (spec: POST
-   * /api/upload/:id/finalize): the owner token first, then the session is claimed once, its
-   * chunks joined into the blob, and the record created in the transaction that ends the session.
-   */
-  async finalizeChunked(id: string, ownerToken: string | undefined): Promise<string> {
-    const stored = this.deps.chunkSessions
-    const spec = await this.storedSpec(stored, id, ownerToken)
-    await finalizeChunks({ stored, janitor: this.deps.janitor }, id, null, async (tx) => {
-      await tx.insert(this.deps.db.tables.uploads).values(uploadRow(id, spec, this.deps.now()))
-    })
-    return id
+  /** Open chunked upload `id`, on whichever instance it was opened; 404 when there is none. */
+  async chunked(id: string): Promise<FinishingSession<UploadSpecContext>> {
+    const session = await this.openChunked(id)
+    if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    return session
   }
 
-  /** The spec of open stored session `id`: 404 when there is none, 401 for a wrong owner token. */
-  private async storedSpec(
-    stored: ChunkSessions,
-    id: string,
-    ownerToken: string | undefined,
-  ): Promise<UploadSpec> {
-    const open = await stored.find(id, null)
-    if (!open) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const spec = decodeSpec(open.context)
-    if (!tokenMatches(ownerToken, spec.ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-    }
-    return spec
+  private openChunked(id: string): Promise<FinishingSession<UploadSpecContext> | undefined> {
+    return openChunked(this.deps.chunkSessions, id, null, (context) => ({
+      spec: decodeSpec(context),
+    }))
   }
 
   /**
@@ -230,26 +210,22 @@ export class UploadsService extends UploadRecords {
    * The tombstone of an expired upload goes too; one of a takedown stays, answering 410.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
-    const stored = this.deps.chunkSessions
-    if (await stored.find(id, null)) {
-      await this.storedSpec(stored, id, ownerToken)
-      await stored.remove([id])
+    const chunked = await this.openChunked(id)
+    if (chunked) {
+      requireOwner(ownerToken, chunked.context.spec.ownerTokenHash)
+      await chunked.abort()
       recordUploadFailed('chunks')
       return
     }
     const session = this.deps.sessions.get(id, isFileUploadContext)
     if (session) {
-      if (!tokenMatches(ownerToken, session.context.spec.ownerTokenHash)) {
-        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-      }
+      requireOwner(ownerToken, session.context.spec.ownerTokenHash)
       await session.abort()
       return
     }
     const dormant = await this.deps.sessions.findDormant(id)
     if (dormant?.kind === 'upload') {
-      if (!tokenMatches(ownerToken, decodeSpec(dormant.context).ownerTokenHash)) {
-        throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-      }
+      requireOwner(ownerToken, decodeSpec(dormant.context).ownerTokenHash)
       await this.deps.sessions.endDormant(dormant)
       return
     }
@@ -269,6 +245,16 @@ export class UploadsService extends UploadRecords {
       },
     }
     await deleteAsOwner(this.deps.tombstones, upload, ownerToken)
+  }
+}
+
+/** What a finalize reads of a normal upload's session context. */
+type UploadSpecContext = Pick<FileUploadContext, 'spec'>
+
+/** 401 unless `ownerToken` is the upload's owner token. */
+function requireOwner(ownerToken: string | undefined, hash: Uint8Array): void {
+  if (!tokenMatches(ownerToken, hash)) {
+    throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
   }
 }
 
