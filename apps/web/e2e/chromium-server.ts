@@ -3,9 +3,11 @@
  * hands its WebSocket address to the test files (`inject('chromiumEndpoint')`), which connect
  * to it and open a fresh context per test (suite.ts). Closed when the run ends. Where Chromium
  * is missing outside CI the address is empty and the suites skip; under CI=true it fails here.
+ * The run holds the network-quiet lock (@fileshare/testing) throughout.
  */
 import { existsSync } from 'node:fs'
 
+import { holdNetworkQuiet } from '@fileshare/testing'
 import { chromium } from 'playwright-core'
 import type { TestProject } from 'vitest/node'
 
@@ -23,10 +25,17 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('chromiumEndpoint', '')
     return async () => {}
   }
-  const server = await chromium.launchServer({
-    executablePath: CHROMIUM_PATH,
-    args: CHROMIUM_ARGS,
-  })
+  // No network interface may come or go while pages load: the container suite waits meanwhile.
+  const release = await holdNetworkQuiet('the browser suite')
+  const server = await chromium
+    .launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS })
+    .catch(async (error: unknown) => {
+      await release()
+      throw error
+    })
   project.provide('chromiumEndpoint', server.wsEndpoint())
-  return () => server.close()
+  return async () => {
+    await server.close()
+    await release()
+  }
 }

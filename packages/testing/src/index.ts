@@ -15,6 +15,7 @@ export {
   type StartableService,
 } from './in-process-server.js'
 export { Browser, location } from './login-walk.js'
+export { holdNetworkQuiet, NETWORK_QUIET_LOCK } from './network-quiet.js'
 export { nginxMissing, spawnNginx, type NginxProcess } from './nginx.js'
 export { portOpen } from './port-open.js'
 export { PEAK_RSS_NODE_ARGS, PEAK_RSS_STDIO, peakRssOf } from './peak-rss.js'
