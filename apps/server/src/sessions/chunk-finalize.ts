@@ -14,8 +14,8 @@ import type { ChunkSessions } from './chunk-sessions.js'
 import type { FinishingSession } from './finishing-session.js'
 
 /**
- * Open session `id` of `requestId` (null: a normal upload), to finalize or cancel, its context decoded
- * by `decode`; undefined when no such session is open.
+ * Open session `id` of `requestId` (null: a normal upload), to finalize or cancel, its context
+ * decoded by `decode`; undefined when no such session is open.
  */
 export async function openChunked<C>(
   stored: ChunkSessions,

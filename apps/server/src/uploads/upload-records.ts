@@ -199,9 +199,7 @@ export class UploadRecords {
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */
   async saveMeta(id: string, ownerToken: string | undefined, body: unknown): Promise<void> {
     const row = await this.find(id)
-    if (!tokenMatches(ownerToken, row.ownerTokenHash)) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-    }
+    requireOwner(ownerToken, row.ownerTokenHash)
     const { encryptedMeta, nonce } = (
       typeof body === 'object' && body !== null ? body : {}
     ) as Record<string, unknown>
@@ -245,5 +243,12 @@ export class UploadRecords {
       throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
     }
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
+  }
+}
+
+/** 401 unless `ownerToken` is the upload's owner token (spec: `Invalid or missing owner token`). */
+export function requireOwner(ownerToken: string | undefined, hash: Uint8Array): void {
+  if (!tokenMatches(ownerToken, hash)) {
+    throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
   }
 }

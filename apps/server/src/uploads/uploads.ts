@@ -18,7 +18,6 @@ import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
-import { tokenMatches } from '../access/tokens.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import { openChunked } from '../sessions/chunk-finalize.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
@@ -26,7 +25,7 @@ import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
 import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
-import { UploadRecords, type UploadsDeps } from './upload-records.js'
+import { requireOwner, UploadRecords, type UploadsDeps } from './upload-records.js'
 import {
   parseUploadFrame,
   parseUploadHeaders,
@@ -132,9 +131,7 @@ export class UploadsService extends UploadRecords {
       id,
       (row) => {
         if (row.kind !== 'upload') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-        if (!tokenMatches(ownerToken, decodeSpec(row.context).ownerTokenHash)) {
-          throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-        }
+        requireOwner(ownerToken, decodeSpec(row.context).ownerTokenHash)
       },
       offset,
     )
@@ -250,13 +247,6 @@ export class UploadsService extends UploadRecords {
 
 /** What a finalize reads of a normal upload's session context. */
 type UploadSpecContext = Pick<FileUploadContext, 'spec'>
-
-/** 401 unless `ownerToken` is the upload's owner token. */
-function requireOwner(ownerToken: string | undefined, hash: Uint8Array): void {
-  if (!tokenMatches(ownerToken, hash)) {
-    throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingOwnerToken)
-  }
-}
 
 /** The columns of an upload's record. */
 function uploadRow(id: string, spec: UploadSpec, now: number) {
