@@ -9,13 +9,12 @@ import { ROOT, SERVER_SOURCE, serverSourceFiles } from './server-sources.mjs'
 
 /** The tables by the property names the code uses, mapped to their names in SQL. */
 function tableNames() {
-  const schema = readFileSync(join(SERVER_SOURCE, 'db/schema.ts'), 'utf8')
+  const tables = readFileSync(join(SERVER_SOURCE, 'db/tables.ts'), 'utf8')
   const names = new Map()
-  for (const [, property, name] of schema.matchAll(
-    /export const (\w+) = sqliteTable\(\s*'(\w+)'/g,
-  )) {
+  for (const [, property, name] of tables.matchAll(/const (\w+) = c\.table\(\s*'(\w+)'/g)) {
     names.set(property, name)
   }
+  if (names.size === 0) throw new Error('no table found in db/tables.ts')
   return names
 }
 
