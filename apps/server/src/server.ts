@@ -182,6 +182,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
         await sockets.close()
         await services.sessions.suspendAll()
         services.sessions.stop()
+        // Holds whose release the database refused get a last try before the pool closes.
+        await services.sessions.holdEnds.retryReleases()
+        services.sessions.holdEnds.stop()
         await http.close()
         // Once no chunk or finalize is under way here: the chunked sessions bound to this instance.
         // A database already gone cannot end them; another instance does once their hold lapses.

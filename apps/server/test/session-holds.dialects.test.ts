@@ -31,6 +31,7 @@ import {
   ENV,
   finalize,
   finalizeBody,
+  init,
   initOk,
   nextIp,
   readRequest,
@@ -177,6 +178,46 @@ describe('the holds of a session end in the step that ends it', () => {
     await recover(db)
     expect(await socketUpload(server, ip)).toBe(true)
     expect(await ledger(db)).toEqual({ held: 0, recorded: SIZE, records: 1, sessions: 0 })
+  })
+
+  const reservedSlots = async (id: string) =>
+    Number(
+      (
+        await querySql<{ n: number }>(
+          db,
+          `SELECT reserved_uploads AS n FROM file_requests WHERE id = '${id}'`,
+        )
+      )[0]!.n,
+    )
+
+  /** No session row can be written, and no held byte given back, as while the database is away. */
+  async function refuseSessionsAndReleases() {
+    await crashAt(db, 'crash_at_session', 'INSERT', 'upload_sessions', '1 = 1')
+    await crashAt(db, 'crash_at_release', 'UPDATE', 'upload_quota', 'NEW.held < OLD.held')
+  }
+  async function answerAgain() {
+    await recoverFrom(db, 'crash_at_session', 'upload_sessions')
+    await recoverFrom(db, 'crash_at_release', 'upload_quota')
+  }
+
+  it('a socket upload whose session cannot open gives its hold back once the database answers', async () => {
+    await refuseSessionsAndReleases()
+    await expect(socketUpload(server, nextIp())).rejects.toThrow(/Internal server error/)
+    expect(await ledger(db)).toEqual({ held: SIZE, recorded: 0, records: 0, sessions: 0 })
+    await answerAgain()
+    await expect
+      .poll(() => ledger(db), POLL)
+      .toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+  })
+
+  it('a chunked upload into a request whose session cannot open gives its slot and hold back', async () => {
+    const req = await createRequest(server, { maxUploads: 1 })
+    await refuseSessionsAndReleases()
+    expect((await init(server, req, SIZE, {}, nextIp())).status).toBe(500)
+    expect(await reservedSlots(req.id)).toBe(1)
+    await answerAgain()
+    await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 0, sessions: 0 })
+    expect(await reservedSlots(req.id)).toBe(0)
   })
 
   const uploadsIntoRequests = [

@@ -66,8 +66,17 @@ export function decodeQuotaHold(text: string): QuotaHold | null {
   return { clientHash, windowStart: windowStart as number, bytes: bytes as number }
 }
 
+/** First wait before a refused release is tried again; each failure doubles it up to the most. */
+const RETRY_FIRST_MS = 500
+const RETRY_MOST_MS = 30_000
+
 /** Where a session's holds end: the database and the quota. */
 export class SessionHoldEnds {
+  /** Releases the database refused (it was away), tried again until it takes them. */
+  private readonly unreleased = new Set<SessionHolds>()
+  private retryTimer: NodeJS.Timeout | undefined
+  private retryMs = RETRY_FIRST_MS
+
   constructor(
     private readonly db: Db,
     private readonly quota: Pick<UploadQuota, 'endHold'>,
@@ -100,8 +109,52 @@ export class SessionHoldEnds {
     })
   }
 
-  /** Gives back the holds of a session that never got going (no row, no record), in one transaction. */
+  /**
+   * Gives back the holds of a session that never got going (no row, no record), in one
+   * transaction. Nothing else would give them back, so a release the database refuses (a restart,
+   * a lost connection) is kept and tried again until it succeeds; the error still goes to the
+   * caller.
+   */
   async release(holds: SessionHolds): Promise<void> {
-    await this.end(holds, false, () => Promise.resolve(true))
+    try {
+      await this.end(holds, false, () => Promise.resolve(true))
+    } catch (error) {
+      this.unreleased.add(holds)
+      this.scheduleRetry()
+      throw error
+    }
+  }
+
+  /** Tries the refused releases again now; answers how many are still refused. */
+  async retryReleases(): Promise<number> {
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+    for (const holds of [...this.unreleased]) {
+      try {
+        await this.end(holds, false, () => Promise.resolve(true))
+        this.unreleased.delete(holds)
+      } catch {
+        break
+      }
+    }
+    if (this.unreleased.size === 0) this.retryMs = RETRY_FIRST_MS
+    else {
+      this.retryMs = Math.min(RETRY_MOST_MS, this.retryMs * 2)
+      this.scheduleRetry()
+    }
+    return this.unreleased.size
+  }
+
+  /** Stops the retries (shutdown, after a last try). */
+  stop(): void {
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
+  }
+
+  private scheduleRetry(): void {
+    if (this.retryTimer) return
+    this.retryTimer = setTimeout(() => void this.retryReleases(), this.retryMs)
+    // Not what keeps the process alive: a stopping instance tries once more itself.
+    this.retryTimer.unref()
   }
 }
