@@ -26,6 +26,8 @@ export interface DropProxyOptions {
    * (target to client, for downloads).
    */
   direction?: 'up' | 'down'
+  /** The loopback port to listen on; a free one by default. */
+  port?: number
   /** Told of each drop as it happens, before a client can see it: its number, from 1. */
   onDrop?: (drops: number) => void
 }
@@ -40,6 +42,8 @@ export interface DropProxy {
   readonly forwarded: number
   /** Ends the refusal after a drop at once: new connections are taken again. */
   restore(): void
+  /** Drops every open connection now, as a count reached would (a cut at a moment, not a count). */
+  cut(): void
   close(): Promise<void>
 }
 
@@ -96,7 +100,7 @@ export async function startDropProxy(options: DropProxyOptions): Promise<DropPro
       }
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
   return {
     url: `http://127.0.0.1:${port}`,
@@ -110,6 +114,7 @@ export async function startDropProxy(options: DropProxyOptions): Promise<DropPro
     restore() {
       downUntil = 0
     },
+    cut: dropAll,
     close: async () => {
       for (const socket of open) socket.destroy()
       await new Promise<void>((resolve) => server.close(() => resolve()))

@@ -56,6 +56,14 @@ export interface Radosgw extends RadosgwAddress {
   stop(): Promise<void>
 }
 
+/** A gateway this process started, whose daemon it may stop and start again (an S3 outage). */
+export interface OwnRadosgw extends Radosgw {
+  /** Stops the radosgw daemon alone; the cluster keeps its objects. */
+  stopGateway(): Promise<void>
+  /** Starts the daemon again on the same port and waits until it answers. */
+  startGateway(): Promise<void>
+}
+
 /**
  * Why the S3 suites cannot run here, or null when they can. Under CI=true a missing radosgw is
  * installed from Debian's packages (as root) or the suite fails; outside CI it is only reported.
@@ -65,7 +73,7 @@ export async function radosgwMissing(): Promise<string | null> {
   return installUnderCi('radosgw', PACKAGES, 'the S3 suites are skipped')
 }
 
-export async function startRadosgw(): Promise<Radosgw> {
+export async function startRadosgw(): Promise<OwnRadosgw> {
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), 'fileshare-radosgw-'))
   const children: ChildProcess[] = []
@@ -89,6 +97,7 @@ export async function startRadosgw(): Promise<Radosgw> {
       // A failed spawn shows as an exit code in waitForPort; the event itself is not an error.
       child.on('error', () => undefined)
       children.push(child)
+      return child
     }
 
     await run('monmaptool', [
@@ -116,7 +125,7 @@ export async function startRadosgw(): Promise<Radosgw> {
     await ceph('ceph', ['osd', 'create'])
     await ceph('ceph-osd', ['-i', '0', '--mkfs'])
     daemon('ceph-osd', ['-i', '0'])
-    daemon('radosgw', ['-n', 'client.rgw'])
+    let gateway = daemon('radosgw', ['-n', 'client.rgw'])
     await waitForPort(rgwPort, Date.now() + START_TIMEOUT_MS, children)
 
     const accessKeyId = randomBytes(10).toString('hex').toUpperCase()
@@ -144,6 +153,15 @@ export async function startRadosgw(): Promise<Radosgw> {
       startMs: Date.now() - started,
       async collectGarbage() {
         await ceph('radosgw-admin', ['gc', 'process', '--include-all'])
+      },
+      async stopGateway() {
+        await stopChild(gateway)
+        children.splice(children.indexOf(gateway), 1)
+      },
+      async startGateway() {
+        if (!hasExited(gateway)) return
+        gateway = daemon('radosgw', ['-n', 'client.rgw'])
+        await waitForPort(rgwPort, Date.now() + START_TIMEOUT_MS, children)
       },
       async stop() {
         await stopAll(children)
