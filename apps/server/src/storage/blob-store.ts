@@ -63,10 +63,7 @@ export interface BlobStore {
   discardResumable(key: string, state: string): Promise<void>
   /** A stream of the whole blob; fails if it does not exist. */
   read(key: string): Promise<ReadableStream<Uint8Array>>
-  /**
-   * The blob opened for a download the server sends, cheaper per byte than `read()`; fails if it
-   * does not exist. A store has this or `presign()`, which `deliverBlob` prefers.
-   */
+  /** The blob opened for a download the server sends; a store has this or `presign()`. */
   open?(key: string): Promise<OpenedBlob>
   /** Bytes `start` up to `end` (exclusive) of the blob, as `open()` opens it (read grants). */
   openRange?(key: string, start: number, end: number): Promise<OpenedBlob>
@@ -75,10 +72,7 @@ export interface BlobStore {
    * Only stores that clients can reach directly have it (S3: spec, What the service does, 7).
    */
   presign?(key: string): Promise<string>
-  /**
-   * How long a URL from `presign()` can fetch its blob: the blob of a download counted at time t
-   * is kept until t plus this (records/blob-janitor.ts).
-   */
+  /** How long a URL from `presign()` can fetch its blob, which is kept that long after it. */
   readonly presignedUrlLifetimeMs?: number
   /** The origin of presigned URLs, which the web app's Content-Security-Policy must allow. */
   readonly downloadOrigin?: string

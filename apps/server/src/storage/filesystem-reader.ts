@@ -34,17 +34,13 @@ function returnBlock(block: Buffer): void {
 /** One open blob file, read once, through either way; the reader closes the handle at the end. */
 export class FileBlob implements OpenedBlob {
   private closed = false
-  private position: number
-  private readonly end: number
 
-  /** `range` limits the reads to bytes `start` up to `end` (exclusive) of the file. */
+  /** Reads bytes `position` up to `end` (exclusive) of the file. */
   constructor(
     private readonly handle: FileHandle,
-    range?: { start: number; end: number },
-  ) {
-    this.position = range?.start ?? 0
-    this.end = range?.end ?? Infinity
-  }
+    private position = 0,
+    private readonly end = Infinity,
+  ) {}
 
   /** Reads the next piece of at most `block.length` bytes into `block`; 0 at the end. */
   private async readInto(block: Buffer): Promise<number> {

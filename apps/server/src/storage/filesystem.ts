@@ -47,7 +47,6 @@ export class FilesystemBlobStore implements BlobStore {
   private readonly root: string
   private readonly partial: string
   private readonly chunks: string
-  private chunksMade: Promise<void> | undefined
   private readonly gates = new SessionGates()
 
   private constructor(dataDir: string) {
@@ -74,14 +73,7 @@ export class FilesystemBlobStore implements BlobStore {
 
   /** Makes the folder of chunks on first use: only sessions kept in the database store chunks. */
   private async chunksFolder(): Promise<void> {
-    this.chunksMade ??= mkdir(this.chunks, { recursive: true }).then(
-      () => undefined,
-      (error: unknown) => {
-        this.chunksMade = undefined
-        throw error
-      },
-    )
-    await this.chunksMade
+    await mkdir(this.chunks, { recursive: true })
   }
 
   /** Creates the session's file, as long as its blob and durable with its folder entry. */
@@ -307,7 +299,7 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async openRange(key: string, start: number, end: number): Promise<OpenedBlob> {
-    return new FileBlob(await open(this.path(key), 'r'), { start, end })
+    return new FileBlob(await open(this.path(key), 'r'), start, end)
   }
 
   async delete(key: string): Promise<void> {

@@ -73,10 +73,7 @@ export class S3Chunks {
     return { Bucket: this.bucket, Key: key, UploadId: upload }
   }
 
-  /**
-   * A chunk that can be a part goes into the session's upload with UploadPart (its length known,
-   * so the body streams); any other is an object of its own.
-   */
+  /** A chunk that can be a part goes into the session's upload, any other into its own object. */
   async putChunk(
     key: string,
     index: number,
@@ -126,10 +123,7 @@ export class S3Chunks {
     }
   }
 
-  /**
-   * Every chunk but the last is the part of its index: the last, when stored apart, is copied in
-   * as the final part (S3 takes a last part of any size), and the upload completes.
-   */
+  /** Every chunk but the last is a part: the last, when stored apart, is copied in as the final. */
   private async completeParts(key: string, upload: string, chunks: readonly StoredChunk[]) {
     const target = this.target(key, upload)
     const parts: CompletedPart[] = chunks.map((chunk, i) => ({
@@ -138,15 +132,8 @@ export class S3Chunks {
     }))
     const last = chunks.at(-1)!
     if (partNumberOf(last) === null) {
-      const copied = await this.client.send(
-        new UploadPartCopyCommand({
-          ...target,
-          PartNumber: chunks.length,
-          CopySource: `${this.bucket}/${last.ref}`,
-          CopySourceRange: byteRange(0, last.size),
-        }),
-      )
-      parts[chunks.length - 1]!.ETag = copied.CopyPartResult?.ETag
+      const copy = { source: last.ref, start: 0, length: last.size }
+      parts[chunks.length - 1] = await this.writePart(target, chunks.length, { copy })
     }
     await multipart.complete(this.client, target, parts)
   }

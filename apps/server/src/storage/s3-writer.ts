@@ -15,10 +15,7 @@ import { type ResumableWriter, type WriterCheckpoint } from './blob-store.js'
 /** Parts uploading at once per writer: enough to keep the S3 server busy while the next gathers. */
 const MAX_PARTS_IN_FLIGHT = 3
 
-/**
- * Attempts per part. A part's body is a stream over the chunks it holds, which the SDK does not
- * send twice, so the writer retries a part itself, with a new stream over the same chunks.
- */
+/** Attempts per part: the SDK does not send a stream twice, so the writer retries a part itself. */
 const PART_ATTEMPTS = 3
 
 /** The chunks of one part, in order, and their total length. */
@@ -194,10 +191,7 @@ export class S3Writer implements ResumableWriter {
     return { Bucket: this.bucket, Key: this.key, UploadId: uploadId }
   }
 
-  /**
-   * Starts uploading the part gathered so far once a place in flight is free, creating the
-   * multipart upload with the first; false when the writer stopped first.
-   */
+  /** Uploads the part gathered so far once a place is free; false when the writer stopped first. */
   private startPart(): Promise<boolean> {
     const part = this.gathering
     this.gathering = { pieces: [], length: 0 }
@@ -218,7 +212,6 @@ export class S3Writer implements ResumableWriter {
   private async uploadPart(uploadId: string, partNumber: number, part: Part): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // A new stream each attempt: the SDK does not send a stream's bytes twice.
         const body = Readable.from(part.pieces, { objectMode: false })
         return await multipart.sendPart(
           this.client,

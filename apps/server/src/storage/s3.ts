@@ -48,12 +48,10 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
   readonly downloadOrigin: string
   readonly presignedUrlLifetimeMs: number
   private readonly partSize: number
-  private readonly expirySec: number
 
   constructor(options: S3StoreOptions) {
     super(s3Client(options), options.bucket, options.now ?? Date.now)
     this.partSize = options.partSize
-    this.expirySec = options.presignedUrlExpirySec
     this.presignedUrlLifetimeMs = options.presignedUrlExpirySec * 1000
     const endpoint = new URL(options.endpoint)
     // Virtual-hosted addressing puts the bucket in the host name of every presigned URL.
@@ -136,7 +134,7 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
     assertBlobKey(key)
     await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))
     return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
-      expiresIn: this.expirySec,
+      expiresIn: this.presignedUrlLifetimeMs / 1000,
     })
   }
 
