@@ -1,7 +1,8 @@
 /**
  * The writer of a blob file under DATA_DIR/blobs/.partial (filesystem.ts): batched writes at
- * their offsets in the thread pool, background flushes, the checkpoints of a resumable writer,
- * and a commit that fsyncs the file, renames it into place and fsyncs the folder.
+ * their offsets in the thread pool, so the socket that feeds it is not read in lockstep with the
+ * disk; background flushes, so that the commit's fsync waits for the last stretch only; the
+ * checkpoints of a resumable writer; a commit that fsyncs, renames and fsyncs the folder.
  * May touch: the file system (the partial file and folders it is given).
  */
 import { open, rename, rm, type FileHandle } from 'node:fs/promises'
@@ -17,12 +18,7 @@ export const WRITES_IN_FLIGHT = 3
 
 /** Bytes written between two flushes of an upload's data to disk in the background. */
 export const SYNC_EVERY = 16 * 1024 * 1024
-/**
- * Hands a batch to the thread pool while the ones before it are still being written, so the
- * socket that feeds the writer is not read in lockstep with the disk, and flushes in the
- * background so that the commit's fsync waits for the last stretch only. The first failure fails
- * the next write and the commit.
- */
+/** The first failure of a write or a flush fails the next write and the commit. */
 export class FileWriter implements ResumableWriter {
   bytesWritten: number
   private pending: Uint8Array[] = []

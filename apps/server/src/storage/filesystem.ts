@@ -55,6 +55,7 @@ export class FilesystemBlobStore implements BlobStore {
     this.chunks = join(this.root, '.chunks')
   }
 
+  /** The folder of chunks is made on first use: only sessions kept in the database have chunks. */
   static async open(dataDir: string): Promise<FilesystemBlobStore> {
     const store = new FilesystemBlobStore(dataDir)
     await mkdir(store.partial, { recursive: true })
@@ -71,15 +72,10 @@ export class FilesystemBlobStore implements BlobStore {
     return join(this.chunks, sessionFileName(key))
   }
 
-  /** Makes the folder of chunks on first use: only sessions kept in the database store chunks. */
-  private async chunksFolder(): Promise<void> {
-    await mkdir(this.chunks, { recursive: true })
-  }
-
   /** Creates the session's file, as long as its blob and durable with its folder entry. */
   async startChunks(key: string, size: number, chunkSize: number): Promise<string> {
     const state = encodeLayout({ size, chunkSize })
-    await this.chunksFolder()
+    await mkdir(this.chunks, { recursive: true })
     await createFile(this.sessionPath(key), async (handle) => {
       await handle.truncate(size)
       await handle.sync()
@@ -112,7 +108,7 @@ export class FilesystemBlobStore implements BlobStore {
     const offset = upload === null ? null : placeOf(decodeLayout(upload), index, length)
     if (offset !== null) return this.putInPlace(key, index, body, length, offset)
     const ref = newChunkName(key, index)
-    await this.chunksFolder()
+    await mkdir(this.chunks, { recursive: true })
     const handle = await createFile(this.chunkPath(ref), (handle) =>
       writeBody(handle, ref, body, length, 0, (write) => write()),
     )

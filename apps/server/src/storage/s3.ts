@@ -1,10 +1,7 @@
 /**
- * Blobs as objects in an S3-compatible bucket. A writer streams into a multipart upload with a
- * bounded number of parts in flight, so memory stays bounded whatever the blob's size; a blob
- * smaller than one part is sent at commit as one PutObject (s3-writer.ts). An object exists only
- * once complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()` (spec:
- * What the service does, 7). The chunks of chunked sessions kept in the database are
- * s3-chunks.ts's.
+ * Blobs as objects in an S3-compatible bucket, written by s3-writer.ts. An object exists only once
+ * complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()` (spec: What
+ * the service does, 7). The chunks of sessions kept in the database are s3-chunks.ts's.
  * May touch: the network (S3: the bucket).
  */
 import {
