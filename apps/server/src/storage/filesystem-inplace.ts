@@ -1,15 +1,13 @@
 /**
  * The layout of a chunked upload's session file on the filesystem (filesystem.ts): one file per
  * session, `blobs/.chunks/<key>.inplace`, that holds each chunk of the stride the server asks for
- * at the offset `index * chunkSize`, so that a whole upload becomes its blob by a rename. Owns the
- * strict text forms of the layout (the session's `startChunks` state) and of an in-place chunk's
- * ref, where a chunk goes, and the gate that stops this process's writes into a session file
- * before a join or an abort takes it.
+ * at `index * chunkSize`, so that a whole upload becomes its blob by a rename. Owns the strict
+ * text forms of the layout and of an in-place chunk's ref, and the gate that stops this process's
+ * writes into a session file before a join or an abort takes it.
  * May touch: nothing outside this module (no file system, no database).
  */
 import { assertBlobKey } from './blob-store.js'
 
-/** How a session file is laid out: the blob's size and the stride of its chunks. */
 export interface InPlaceLayout {
   size: number
   chunkSize: number
@@ -42,18 +40,15 @@ export function decodeLayout(state: string): InPlaceLayout {
   return { size, chunkSize }
 }
 
-/** The name of session `key`'s file, made from the checked key alone. */
 export function sessionFileName(key: string): string {
   assertBlobKey(key)
   return `${key}.inplace`
 }
 
-/** The session key of a session file's name, or null for another name. */
 export function sessionOfFile(name: string): string | null {
   return SESSION_FILE.exec(name)?.[1] ?? null
 }
 
-/** The ref of chunk `index` of session `key` written in its session file. */
 export function inPlaceRef(key: string, index: number): string {
   assertBlobKey(key)
   return `${key}.${index}.inplace`

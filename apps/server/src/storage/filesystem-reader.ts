@@ -6,24 +6,20 @@
 import { type FileHandle } from 'node:fs/promises'
 import type { Writable } from 'node:stream'
 
-import { drained, LengthCheck, type OpenedBlob } from './blob-store.js'
+import { drained, type OpenedBlob } from './blob-store.js'
 
 /** Bytes read per step of a download. */
 export const READ_BLOCK = 2 * 1024 * 1024
 
 /**
- * A download reads its next block while this much is still queued on the socket, and waits for
- * the socket to drain below it: the socket always has the next bytes ready, and a download holds
- * at most this much plus two blocks (8 MiB). One block at a time left the socket idle between
- * the end of one write and the next; on loopback the window sends about a quarter faster.
+ * A download reads its next block while this much is still queued on the socket: one block at a
+ * time left the socket idle between one write and the next.
  */
 export const SEND_WINDOW = 2 * READ_BLOCK
 
 /**
- * Read buffers of finished writes, kept for the next block or download. A fresh buffer for
- * every block costs more in garbage collection than reading and sending it (after the server has
- * been idle, V8 collects the old generation for every few such buffers); a few kept buffers make
- * a download allocate nothing per block.
+ * Read buffers of finished writes, kept for the next block or download: a fresh buffer for every
+ * block costs more in garbage collection (of the old generation) than reading and sending it.
  */
 const spareBlocks: Buffer[] = []
 const SPARE_BLOCKS_KEPT = 4
@@ -38,24 +34,16 @@ function returnBlock(block: Buffer): void {
 /** One open blob file, read once, through either way; the reader closes the handle at the end. */
 export class FileBlob implements OpenedBlob {
   private closed = false
-  /** Where the next read starts, or null to read on from the file's own position. */
-  private position: number | null
-  private readonly end: number
 
-  /** `range` limits the reads to bytes `start` up to `end` (exclusive) of the file. */
+  /** Reads bytes `position` up to `end` (exclusive) of the file. */
   constructor(
     private readonly handle: FileHandle,
-    range?: { start: number; end: number },
-  ) {
-    this.position = range?.start ?? null
-    this.end = range?.end ?? Infinity
-  }
+    private position = 0,
+    private readonly end = Infinity,
+  ) {}
 
   /** Reads the next piece of at most `block.length` bytes into `block`; 0 at the end. */
   private async readInto(block: Buffer): Promise<number> {
-    if (this.position === null) {
-      return (await this.handle.read(block, 0, block.length, null)).bytesRead
-    }
     const want = Math.min(block.length, this.end - this.position)
     if (want <= 0) return 0
     const { bytesRead } = await this.handle.read(block, 0, want, this.position)
@@ -82,24 +70,26 @@ export class FileBlob implements OpenedBlob {
 
   /**
    * Reads the next block while the ones before it are being sent, up to SEND_WINDOW queued on
-   * `out` (or its own high-water mark, when that is larger). A block goes back to the spares
-   * only once its write has completed, when the socket no longer holds it; a failed or
-   * abandoned write leaves it to the garbage collector.
+   * `out`. A block goes back to the spares only once its write has completed, when the socket no
+   * longer holds it.
    */
   async pipeTo(out: Writable, expected: number): Promise<void> {
     let next: Promise<{ block: Buffer; length: number }> | undefined = this.readBlock()
-    const count = new LengthCheck(expected)
+    let sent = 0
+    const wrongLength = () =>
+      new Error(`The stored blob does not have its recorded length of ${expected} bytes`)
     try {
       for (;;) {
         const { block, length } = await next
         next = undefined
         if (length === 0) {
           returnBlock(block)
-          count.end()
+          if (sent !== expected) throw wrongLength()
           return void out.end()
         }
         if (out.destroyed) return
-        count.add(length)
+        sent += length
+        if (sent > expected) throw wrongLength()
         const data = length === READ_BLOCK ? block : block.subarray(0, length)
         const flowing = out.write(data, (error) => {
           if (!error) returnBlock(block)

@@ -1,7 +1,8 @@
 /**
  * The writer of a blob file under DATA_DIR/blobs/.partial (filesystem.ts): batched writes at
- * their offsets in the thread pool, background flushes, the checkpoints of a resumable writer,
- * and a commit that fsyncs the file, renames it into place and fsyncs the folder.
+ * their offsets in the thread pool, so the socket that feeds it is not read in lockstep with the
+ * disk; background flushes, so that the commit's fsync waits for the last stretch only; the
+ * checkpoints of a resumable writer; a commit that fsyncs, renames and fsyncs the folder.
  * May touch: the file system (the partial file and folders it is given).
  */
 import { open, rename, rm, type FileHandle } from 'node:fs/promises'
@@ -10,23 +11,14 @@ import { dirname } from 'node:path'
 import { type ResumableWriter, type WriterCheckpoint } from './blob-store.js'
 
 /** Small writes are gathered into one write call of about this size. */
-const WRITE_BATCH = 1024 * 1024
+export const WRITE_BATCH = 1024 * 1024
 
-/**
- * Batches of one upload in the thread pool at once: three of libuv's four threads, so a single
- * upload keeps the disk busy and a read for a download still finds a thread.
- */
+/** Batches of one upload in the thread pool at once: a download's read still finds a thread. */
 export const WRITES_IN_FLIGHT = 3
 
 /** Bytes written between two flushes of an upload's data to disk in the background. */
 export const SYNC_EVERY = 16 * 1024 * 1024
-/**
- * Writes gathered batches at their offsets, with up to WRITES_IN_FLIGHT of them in the thread
- * pool at once: a batch is handed over while the ones before it are still being written, so the
- * socket that feeds the writer is not read in lockstep with the disk. Every SYNC_EVERY bytes the
- * file's data so far is flushed to disk in the background, so that the commit's fsync waits for
- * the last stretch only. The first failure of any of these fails the next write and the commit.
- */
+/** The first failure of a write or a flush fails the next write and the commit. */
 export class FileWriter implements ResumableWriter {
   bytesWritten: number
   private pending: Uint8Array[] = []
@@ -57,8 +49,6 @@ export class FileWriter implements ResumableWriter {
   onDurable(listener: () => void): void {
     this.durableListener = listener
   }
-
-  readonly reopensAnywhere = true
 
   /** Waits for the batches under way now (not those started later), then flushes to disk. */
   async checkpoint(): Promise<WriterCheckpoint> {
@@ -195,9 +185,8 @@ export class FileWriter implements ResumableWriter {
 }
 
 /**
- * Flushes a directory's entries to disk. A rename is durable only once its directory is: without
- * this, a power loss after the upload's record was committed could bring the blob back under its
- * partial name, and the record would point at nothing.
+ * Flushes a directory's entries to disk: a rename is durable only once its directory is, or a
+ * power loss could bring a recorded blob back under its partial name.
  */
 export async function syncDirectory(path: string): Promise<void> {
   const directory = await open(path, 'r')

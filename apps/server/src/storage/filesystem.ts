@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import {
   assertBlobKey,
   CHUNK_NAME,
+  isBlobKey,
   chunkSessionOf,
   newChunkName,
   type BlobStore,
@@ -39,19 +40,13 @@ import {
   sessionOfFile,
   type InPlaceLayout,
 } from './filesystem-inplace.js'
-import { FileWriter, syncDirectory } from './filesystem-writer.js'
+import { FileWriter, syncDirectory, WRITE_BATCH } from './filesystem-writer.js'
 
-/** The suffix of a resumable writer's partial file, after its key. */
-const RESUMABLE_SUFFIX = '.resume'
-/** Bytes of a chunk's body gathered while a write is under way, before reading waits for it. */
-const WRITE_BATCH = 1024 * 1024
 export class FilesystemBlobStore implements BlobStore {
   readonly kind = 'filesystem' as const
   private readonly root: string
   private readonly partial: string
-  /** Chunks of sessions kept in the database, as `<key>.<index>.<random>`. */
   private readonly chunks: string
-  private chunksMade: Promise<void> | undefined
   private readonly gates = new SessionGates()
 
   private constructor(dataDir: string) {
@@ -60,6 +55,7 @@ export class FilesystemBlobStore implements BlobStore {
     this.chunks = join(this.root, '.chunks')
   }
 
+  /** The folder of chunks is made on first use: only sessions kept in the database have chunks. */
   static async open(dataDir: string): Promise<FilesystemBlobStore> {
     const store = new FilesystemBlobStore(dataDir)
     await mkdir(store.partial, { recursive: true })
@@ -72,42 +68,20 @@ export class FilesystemBlobStore implements BlobStore {
     return join(this.chunks, ref)
   }
 
-  /** The session file of session `key` (filesystem-inplace.ts). */
   private sessionPath(key: string): string {
     return join(this.chunks, sessionFileName(key))
   }
 
-  /** Makes the folder of chunks on first use: only sessions kept in the database store chunks. */
-  private async chunksFolder(): Promise<void> {
-    this.chunksMade ??= mkdir(this.chunks, { recursive: true }).then(
-      () => undefined,
-      (error: unknown) => {
-        this.chunksMade = undefined
-        throw error
-      },
-    )
-    await this.chunksMade
-  }
-
-  /**
-   * Creates the session's file, as long as its blob, durable with its folder entry, and answers
-   * its layout: chunks of `chunkSize` bytes go in place, at `index * chunkSize`.
-   */
+  /** Creates the session's file, as long as its blob and durable with its folder entry. */
   async startChunks(key: string, size: number, chunkSize: number): Promise<string> {
     const state = encodeLayout({ size, chunkSize })
-    const path = this.sessionPath(key)
-    await this.chunksFolder()
-    const handle = await open(path, 'wx', 0o600)
-    try {
+    await mkdir(this.chunks, { recursive: true })
+    await createFile(this.sessionPath(key), async (handle) => {
       await handle.truncate(size)
       await handle.sync()
       await handle.close()
       await syncDirectory(this.chunks)
-    } catch (error) {
-      await handle.close().catch(() => undefined)
-      await rm(path, { force: true })
-      throw error
-    }
+    })
     return state
   }
 
@@ -123,10 +97,7 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  /**
-   * Writes a chunk that fits the session's stride in place in its session file, and any other
-   * (another length, a session started without a layout) into a file of its own.
-   */
+  /** Writes a chunk that fits the session's stride in place, and any other into its own file. */
   async putChunk(
     key: string,
     index: number,
@@ -137,24 +108,15 @@ export class FilesystemBlobStore implements BlobStore {
     const offset = upload === null ? null : placeOf(decodeLayout(upload), index, length)
     if (offset !== null) return this.putInPlace(key, index, body, length, offset)
     const ref = newChunkName(key, index)
-    const path = this.chunkPath(ref)
-    await this.chunksFolder()
-    const handle = await open(path, 'wx', 0o600)
-    try {
-      await writeBody(handle, ref, body, length, 0, (write) => write())
-    } catch (error) {
-      await handle.close().catch(() => undefined)
-      await rm(path, { force: true })
-      throw error
-    }
+    await mkdir(this.chunks, { recursive: true })
+    const handle = await createFile(this.chunkPath(ref), (handle) =>
+      writeBody(handle, ref, body, length, 0, (write) => write()),
+    )
     await handle.close()
     return { ref, size: length, etag: null }
   }
 
-  /**
-   * Writes a chunk at `offset` of the session file. A failed body leaves its region as it is:
-   * nothing records it, and its retry writes the region again.
-   */
+  /** A failed body leaves its region as it is: nothing records it, and a retry writes it again. */
   private async putInPlace(
     key: string,
     index: number,
@@ -181,9 +143,8 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   /**
-   * Joins the chunks into the blob `key`. When they all lie in place and tile the blob in order,
-   * the session file becomes the blob by a rename; otherwise their bytes are copied into a new
-   * blob. Either way the session file is gone afterwards.
+   * Renames the session file into place when the chunks all lie in it and tile the blob in order,
+   * and copies their bytes into a new blob otherwise; either way the session file is gone after.
    */
   async joinChunks(
     key: string,
@@ -204,7 +165,6 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  /** Makes the session file the blob: fsynced, renamed into place, its folder fsynced. */
   private async renameSession(key: string, layout: InPlaceLayout): Promise<void> {
     const source = this.sessionPath(key)
     const target = this.path(key)
@@ -225,7 +185,6 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  /** Copies every chunk's bytes, in order, into a new blob `key`. */
   private async copyChunks(
     key: string,
     chunks: readonly StoredChunk[],
@@ -297,20 +256,13 @@ export class FilesystemBlobStore implements BlobStore {
   /** The partial file of a resumable writer: `<key>.resume`, a name the key alone fixes. */
   private resumablePath(key: string): string {
     assertBlobKey(key)
-    return join(this.partial, `${key}${RESUMABLE_SUFFIX}`)
+    return join(this.partial, `${key}.resume`)
   }
 
   async createResumable(key: string): Promise<ResumableWriter> {
     const temp = this.resumablePath(key)
-    const handle = await open(temp, 'wx', 0o600)
-    try {
-      // The file's entry must survive a power loss too, or its fsynced bytes would be lost.
-      await syncDirectory(this.partial)
-    } catch (error) {
-      await handle.close().catch(() => undefined)
-      await rm(temp, { force: true })
-      throw error
-    }
+    // The file's entry must survive a power loss too, or its fsynced bytes would be lost.
+    const handle = await createFile(temp, () => syncDirectory(this.partial))
     return new FileWriter(handle, temp, this.path(key), 0)
   }
 
@@ -343,7 +295,7 @@ export class FilesystemBlobStore implements BlobStore {
   }
 
   async openRange(key: string, start: number, end: number): Promise<OpenedBlob> {
-    return new FileBlob(await open(this.path(key), 'r'), { start, end })
+    return new FileBlob(await open(this.path(key), 'r'), start, end)
   }
 
   async delete(key: string): Promise<void> {
@@ -352,12 +304,7 @@ export class FilesystemBlobStore implements BlobStore {
 
   async *list(): AsyncIterable<StoredBlob> {
     for (const entry of await readdir(this.root, { withFileTypes: true })) {
-      if (!entry.isFile()) continue
-      try {
-        assertBlobKey(entry.name)
-      } catch {
-        continue
-      }
+      if (!entry.isFile() || !isBlobKey(entry.name)) continue
       const info = await stat(join(this.root, entry.name)).catch(() => null)
       if (info) yield { key: entry.name, size: info.size, modifiedAt: info.mtimeMs }
     }
@@ -373,10 +320,7 @@ export class FilesystemBlobStore implements BlobStore {
     return removeOlder(this.partial, unkept, Date.now() - olderThanMs)
   }
 
-  /**
-   * Creates and removes an empty file where uploads are written: a folder that is gone, not a
-   * folder, read-only or on a read-only filesystem fails here as an upload would.
-   */
+  /** Creates and removes an empty file where uploads are written, failing as an upload would. */
   async check(): Promise<void> {
     // Named like a partial blob (`<key>.<random>`) with no key, so a leftover is swept as one.
     const probe = join(this.partial, `.${randomUUID()}`)
@@ -400,7 +344,7 @@ function tilesInPlace(key: string, chunks: readonly StoredChunk[], layout: InPla
 
 /**
  * Writes a chunk's body at `offset` of `handle` through `pass` (the session's gate, or none),
- * failing when it does not bring exactly `length` bytes; durable (fdatasync) once it resolves.
+ * failing when it does not bring exactly `length` bytes; durable once it resolves.
  */
 async function writeBody(
   handle: FileHandle,
@@ -479,6 +423,22 @@ async function copyRange(
 }
 
 const wrongSize = (chunk: StoredChunk) => new Error(`Chunk ${chunk.ref} is not ${chunk.size} bytes`)
+
+/** Creates the file `path` and runs `prepare` on it; a failure closes and removes it again. */
+async function createFile(
+  path: string,
+  prepare: (handle: FileHandle) => Promise<unknown>,
+): Promise<FileHandle> {
+  const handle = await open(path, 'wx', 0o600)
+  try {
+    await prepare(handle)
+  } catch (error) {
+    await handle.close().catch(() => undefined)
+    await rm(path, { force: true })
+    throw error
+  }
+  return handle
+}
 
 /** Removes the files `names` of `dir` last modified at or before `cutoff`; answers how many. */
 async function removeOlder(dir: string, names: readonly string[], cutoff: number): Promise<number> {

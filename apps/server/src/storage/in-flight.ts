@@ -12,10 +12,7 @@ export class InFlight {
 
   constructor(private readonly limit: number) {}
 
-  /**
-   * Waits for a free place, then starts `task`; true once it started, false when `stop()` came
-   * first. Throws the first failure of any task instead of starting another.
-   */
+  /** Starts `task` once a place is free: false when `stop()` came first, throws a failure. */
   async start(task: () => Promise<void>): Promise<boolean> {
     while (this.running.size >= this.limit && this.failure === undefined && !this.stopped) {
       await Promise.race(this.running)
@@ -50,10 +47,7 @@ export class InFlight {
   }
 }
 
-/**
- * Runs `work` over `items` with at most `limit` at once and answers the results in order. The
- * first failure stops new work and is thrown once the work under way has settled.
- */
+/** Runs `work` over `items`, `limit` at once; the first failure is thrown once all settled. */
 export async function inParallel<T, R>(
   items: readonly T[],
   limit: number,

@@ -6,10 +6,7 @@ import type { Config } from '../config.js'
 import type { BlobStore } from './blob-store.js'
 import { FilesystemBlobStore } from './filesystem.js'
 
-/**
- * The store named by STORAGE_BACKEND; an S3 bucket that does not exist yet is created. The S3
- * client is loaded only for S3: it is large, and slows the start of a process that needs none.
- */
+/** Loads the S3 client only for S3: it is large, and slows the start of a process without S3. */
 export async function openBlobStore(config: Config): Promise<BlobStore> {
   if (!config.s3) return FilesystemBlobStore.open(config.dataDir)
   const { S3BlobStore } = await import('./s3.js')

@@ -1,12 +1,11 @@
 /**
- * The chunks of chunked sessions kept in the database, on S3. A session whose blob can hold a
- * part has a multipart upload of that blob from its start: a chunk of at least the part minimum
- * is sent straight into it as part `index + 1`, so finalize completes the upload and copies
- * nothing. A smaller chunk (the spec admits any non-empty size) is an object of its own under
- * CHUNK_PREFIX. When every chunk but the last is a part, finalize copies the last in as the final
- * part; otherwise (small chunks before the end, or past S3's part count) it completes the parts
- * into the blob and builds the blob again from ranges of it and of the small chunks
- * (s3-join-plan.ts).
+ * The chunks of chunked sessions kept in the database, on S3, as the base of the S3 store (s3.ts).
+ * A session whose blob can hold a part has a multipart upload of that blob from its start: a
+ * chunk of at least the part minimum is sent straight into it as part `index + 1`, so finalize
+ * completes the upload and copies nothing. A smaller chunk (the spec admits any non-empty size)
+ * is an object of its own under CHUNK_PREFIX. When every chunk but the last is a part, finalize
+ * copies the last in as the final part; otherwise it completes the parts into the blob and builds
+ * the blob again from ranges of it and of the small chunks (s3-join-plan.ts).
  * May touch: the network (S3: chunk objects under CHUNK_PREFIX and their blob's multipart
  * upload).
  */
@@ -14,6 +13,7 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  paginateListObjectsV2,
   PutObjectCommand,
   UploadPartCopyCommand,
   type CompletedPart,
@@ -30,7 +30,6 @@ import {
   type StoredChunk,
 } from './blob-store.js'
 import { inParallel } from './in-flight.js'
-import { objectPages } from './s3-listing.js'
 import {
   MAX_PART_SIZE,
   MAX_PARTS,
@@ -52,33 +51,30 @@ const DELETE_BATCH = 1000
 
 export class S3Chunks {
   constructor(
-    private readonly client: S3Client,
-    private readonly bucket: string,
-    private readonly now: () => number,
+    readonly client: S3Client,
+    readonly bucket: string,
+    protected readonly now: () => number,
   ) {}
 
   /** A multipart upload of the blob, or null when the blob is too small for a part. */
-  async start(key: string, size: number): Promise<string | null> {
+  async startChunks(key: string, size: number, _chunkSize: number): Promise<string | null> {
     assertBlobKey(key)
     if (size < MIN_PART_SIZE) return null
     return (await multipart.create(this.client, this.bucket, key)).UploadId
   }
 
-  async abort(key: string, upload: string): Promise<void> {
+  async abortChunks(key: string, upload: string): Promise<void> {
     assertBlobKey(key)
     await multipart.abort(this.client, this.target(key, upload))
   }
 
-  /** The session's multipart upload of the blob `key`. */
-  private target(key: string, upload: string): multipart.Target {
+  /** The multipart upload `upload` of the blob `key`. */
+  protected target(key: string, upload: string): multipart.Target {
     return { Bucket: this.bucket, Key: key, UploadId: upload }
   }
 
-  /**
-   * A chunk that can be a part goes into the session's upload with UploadPart (its length known,
-   * so the body streams); any other is an object of its own.
-   */
-  async put(
+  /** A chunk that can be a part goes into the session's upload, any other into its own object. */
+  async putChunk(
     key: string,
     index: number,
     body: ChunkBody,
@@ -111,7 +107,11 @@ export class S3Chunks {
     return { ref, size: length, etag: put.ETag ?? null }
   }
 
-  async join(key: string, chunks: readonly StoredChunk[], upload: string | null): Promise<void> {
+  async joinChunks(
+    key: string,
+    chunks: readonly StoredChunk[],
+    upload: string | null,
+  ): Promise<void> {
     assertBlobKey(key)
     for (const chunk of chunks) assertStoredRef(chunk.ref)
     const last = chunks.length - 1
@@ -123,10 +123,7 @@ export class S3Chunks {
     }
   }
 
-  /**
-   * Every chunk but the last is the part of its index: the last, when stored apart, is copied in
-   * as the final part (S3 takes a last part of any size), and the upload completes.
-   */
+  /** Every chunk but the last is a part: the last, when stored apart, is copied in as the final. */
   private async completeParts(key: string, upload: string, chunks: readonly StoredChunk[]) {
     const target = this.target(key, upload)
     const parts: CompletedPart[] = chunks.map((chunk, i) => ({
@@ -135,15 +132,8 @@ export class S3Chunks {
     }))
     const last = chunks.at(-1)!
     if (partNumberOf(last) === null) {
-      const copied = await this.client.send(
-        new UploadPartCopyCommand({
-          ...target,
-          PartNumber: chunks.length,
-          CopySource: `${this.bucket}/${last.ref}`,
-          CopySourceRange: byteRange(0, last.size),
-        }),
-      )
-      parts[chunks.length - 1]!.ETag = copied.CopyPartResult?.ETag
+      const copy = { source: last.ref, start: 0, length: last.size }
+      parts[chunks.length - 1] = await this.writePart(target, chunks.length, { copy })
     }
     await multipart.complete(this.client, target, parts)
   }
@@ -164,7 +154,7 @@ export class S3Chunks {
       await multipart.complete(this.client, this.target(key, upload), parts)
       joined = true
     } else if (upload !== null) {
-      await this.abort(key, upload)
+      await this.abortChunks(key, upload)
     }
     let offset = 0
     const ranges = chunks.map((chunk): Range => {
@@ -243,7 +233,7 @@ export class S3Chunks {
   }
 
   /** Removes chunks stored as objects, in batches; parts go with their upload. */
-  async delete(chunks: readonly StoredChunk[]): Promise<void> {
+  async deleteChunks(chunks: readonly StoredChunk[]): Promise<void> {
     const refs: string[] = []
     for (const chunk of chunks) {
       assertStoredRef(chunk.ref)
@@ -252,13 +242,13 @@ export class S3Chunks {
     await this.deleteObjects(refs)
   }
 
-  /** Removes chunk objects older than `olderThanMs` whose session is not one of `keep`. */
-  async sweep(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
+  async sweepChunks(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
     const cutoff = this.now() - olderThanMs
     let removed = 0
-    for await (const page of objectPages(this.client, this.bucket, CHUNK_PREFIX)) {
+    const listing = { Bucket: this.bucket, Prefix: CHUNK_PREFIX }
+    for await (const page of paginateListObjectsV2({ client: this.client }, listing)) {
       const stale: string[] = []
-      for (const object of page) {
+      for (const object of page.Contents ?? []) {
         const ref = object.Key ?? ''
         const session = ref.startsWith(CHUNK_PREFIX)
           ? chunkSessionOf(ref.slice(CHUNK_PREFIX.length))

@@ -1,8 +1,6 @@
 /**
  * How the S3 store joins byte ranges of several objects into one multipart upload: which parts
- * S3 copies itself (UploadPartCopy of one range) and which the server reads and sends
- * (UploadPart of small ranges together), keeping every part but the last at least the part
- * minimum and the upload within S3's part count.
+ * S3 copies itself (UploadPartCopy) and which the server reads and sends together (UploadPart).
  * May touch: nothing (pure).
  */
 
@@ -24,12 +22,9 @@ export interface Range {
 export type PlannedPart = { copy: Range } | { send: Range[]; length: number }
 
 /**
- * Plans the parts of an object made of `ranges` in order. A range of at least the part target
- * is copied whole (cut into even pieces when it passes MAX_PART_SIZE); smaller ranges are
- * gathered, with the start of what follows them, into parts of exactly the target. The target is
- * the part minimum, or more when the object would otherwise need more than MAX_PARTS parts; so
- * every part but the last has at least the target and memory holds at most a target per part
- * being sent.
+ * Plans the parts of an object made of `ranges` in order: a range of at least the target is
+ * copied whole (in even pieces past MAX_PART_SIZE), smaller ones are gathered into parts of
+ * exactly the target, which is the part minimum or more when MAX_PARTS would not do.
  */
 export function planParts(ranges: readonly Range[]): PlannedPart[] {
   const total = ranges.reduce((sum, range) => sum + range.length, 0)

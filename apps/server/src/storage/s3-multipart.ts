@@ -1,7 +1,7 @@
 /**
- * The multipart upload steps of the S3 store, written once for the blob writer (s3.ts) and the
- * chunks of stored sessions (s3-chunks.ts): create, send a part, complete, abort. Imported as
- * `multipart`, so that `multipart.abort` reads apart from the callers' own abort.
+ * The multipart upload steps of the S3 store, written once for the blob writer (s3-writer.ts) and
+ * the chunks of stored sessions (s3-chunks.ts), and what an SDK failure means to them. Imported
+ * as `multipart`, so that `multipart.abort` reads apart from the callers' own abort.
  * May touch: the network (S3 multipart uploads).
  */
 import {
@@ -14,8 +14,6 @@ import {
 } from '@aws-sdk/client-s3'
 import type { Readable } from 'node:stream'
 
-import { isNotFound } from './s3-errors.js'
-
 /** One multipart upload: the object it writes and its UploadId. */
 export interface Target {
   Bucket: string
@@ -23,7 +21,6 @@ export interface Target {
   UploadId: string
 }
 
-/** Starts a multipart upload of `key` and answers its target. */
 export async function create(client: S3Client, bucket: string, key: string): Promise<Target> {
   const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }))
   if (!created.UploadId) throw new Error('CreateMultipartUpload returned no UploadId')
@@ -69,4 +66,25 @@ export async function abort(client: S3Client, target: Target): Promise<void> {
   } catch (error) {
     if (!isNotFound(error)) throw error
   }
+}
+
+/** The HTTP status of an SDK failure; undefined when no answer came. */
+function statusOf(error: unknown): number | undefined {
+  return (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode
+}
+
+/** A failure worth another attempt: no answer at all, a server error, or "slow down". */
+export function isTransient(error: unknown): boolean {
+  const status = statusOf(error)
+  return status === undefined || status >= 500 || status === 429 || status === 408
+}
+
+export function isNotFound(error: unknown): boolean {
+  const name = (error as { name?: string } | null)?.name
+  return (
+    name === 'NotFound' ||
+    name === 'NoSuchBucket' ||
+    name === 'NoSuchUpload' ||
+    statusOf(error) === 404
+  )
 }

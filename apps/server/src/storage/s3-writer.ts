@@ -8,21 +8,14 @@ import { PutObjectCommand, S3Client, type CompletedPart } from '@aws-sdk/client-
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 
-import { isTransient } from './s3-errors.js'
 import { InFlight } from './in-flight.js'
 import * as multipart from './s3-multipart.js'
 import { type ResumableWriter, type WriterCheckpoint } from './blob-store.js'
 
-/**
- * Parts uploading at once per writer: enough to keep the S3 server busy while the next part
- * gathers. With the part being gathered, a writer holds at most four parts of data.
- */
+/** Parts uploading at once per writer: enough to keep the S3 server busy while the next gathers. */
 const MAX_PARTS_IN_FLIGHT = 3
 
-/**
- * Attempts per part. A part's body is a stream over the chunks it holds, which the SDK does not
- * send twice, so the writer retries a part itself, with a new stream over the same chunks.
- */
+/** Attempts per part: the SDK does not send a stream twice, so the writer retries a part itself. */
 const PART_ATTEMPTS = 3
 
 /** The chunks of one part, in order, and their total length. */
@@ -32,14 +25,11 @@ interface Part {
 }
 
 /**
- * Gathers written chunks, without copying them, into parts of exactly the part size (a chunk
- * that straddles two parts is split into two views of it). A full part starts uploading at once
- * while fewer than MAX_PARTS_IN_FLIGHT are running; otherwise the `write()` that filled it waits
- * for a place. No full part waits beside those: it would add memory (one part more per upload)
- * but no speed, since the socket or request body behind the writer keeps flowing into the part
- * being gathered meanwhile. The writer keeps each chunk until its part is stored, so a caller
- * must not change a chunk's bytes after writing it (none does: every transport hands over bytes
- * it received and no longer uses).
+ * Gathers written chunks, without copying them, into parts of exactly the part size. A full part
+ * starts uploading once fewer than MAX_PARTS_IN_FLIGHT are running, and the `write()` that filled
+ * it waits for that: a full part waiting beside them would add memory but no speed. The writer
+ * keeps each chunk until its part is stored, so a caller must not change a chunk's bytes after
+ * writing it (none does).
  */
 export class S3Writer implements ResumableWriter {
   bytesWritten = 0
@@ -101,12 +91,7 @@ export class S3Writer implements ResumableWriter {
     this.durableListener = listener
   }
 
-  readonly reopensAnywhere = false
-
-  /**
-   * The part being gathered cannot be made durable before it is full, and parts are stored as
-   * they fill: this answers the durable point as it stands.
-   */
+  /** The part being gathered cannot be made durable before it is full: the point as it stands. */
   async checkpoint(): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     return this.durable()
@@ -206,10 +191,7 @@ export class S3Writer implements ResumableWriter {
     return { Bucket: this.bucket, Key: this.key, UploadId: uploadId }
   }
 
-  /**
-   * Starts uploading the part gathered so far once a place in flight is free, creating the
-   * multipart upload with the first; false when the writer stopped first.
-   */
+  /** Uploads the part gathered so far once a place is free; false when the writer stopped first. */
   private startPart(): Promise<boolean> {
     const part = this.gathering
     this.gathering = { pieces: [], length: 0 }
@@ -230,7 +212,6 @@ export class S3Writer implements ResumableWriter {
   private async uploadPart(uploadId: string, partNumber: number, part: Part): Promise<string> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // A new stream each attempt: the SDK does not send a stream's bytes twice.
         const body = Readable.from(part.pieces, { objectMode: false })
         return await multipart.sendPart(
           this.client,
@@ -240,7 +221,7 @@ export class S3Writer implements ResumableWriter {
           part.length,
         )
       } catch (error) {
-        if (attempt >= PART_ATTEMPTS || this.aborted || !isTransient(error)) throw error
+        if (attempt >= PART_ATTEMPTS || this.aborted || !multipart.isTransient(error)) throw error
         await sleep(100 * 2 ** attempt)
       }
     }

@@ -1,11 +1,7 @@
 /**
- * Blobs as objects in an S3-compatible bucket. A writer streams into a multipart upload: it keeps
- * the written chunks themselves (no copy) until they make up a part, with at most
- * MAX_PARTS_IN_FLIGHT part uploads running, so memory stays bounded whatever the blob's size; a
- * blob smaller than one part is sent at commit as one PutObject (s3-writer.ts). An object exists
- * only once complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()`
- * (spec: What the service does, 7). The chunks of chunked sessions kept in the database are
- * s3-chunks.ts's.
+ * Blobs as objects in an S3-compatible bucket, written by s3-writer.ts. An object exists only once
+ * complete, and multipart uploads left by a crash are aborted by `sweepUnfinished()` (spec: What
+ * the service does, 7). The chunks of sessions kept in the database are s3-chunks.ts's.
  * May touch: the network (S3: the bucket).
  */
 import {
@@ -17,22 +13,22 @@ import {
   HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListPartsCommand,
+  paginateListObjectsV2,
   S3Client,
   type CompletedPart,
+  type Part,
 } from '@aws-sdk/client-s3'
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner'
 
 import type { S3Settings } from '../config.js'
 import { asStorageFailure } from './unavailable.js'
 import { S3Chunks } from './s3-chunks.js'
-import { isNotFound } from './s3-errors.js'
-import { objectPages } from './s3-listing.js'
 import { MIN_PART_SIZE } from './s3-join-plan.js'
 import * as multipart from './s3-multipart.js'
 import {
   assertBlobKey,
+  isBlobKey,
   type BlobStore,
-  type BlobWriter,
   type ResumableWriter,
   type StoredBlob,
 } from './blob-store.js'
@@ -44,64 +40,20 @@ export interface S3StoreOptions extends S3Settings {
   now?: () => number
 }
 
-export class S3BlobStore implements BlobStore {
+export class S3BlobStore extends S3Chunks implements BlobStore {
   readonly kind = 's3' as const
-  readonly client: S3Client
-  readonly bucket: string
   readonly downloadOrigin: string
   readonly presignedUrlLifetimeMs: number
   private readonly partSize: number
-  private readonly expirySec: number
-  private readonly now: () => number
-  private readonly chunks: S3Chunks
 
   constructor(options: S3StoreOptions) {
-    this.bucket = options.bucket
+    super(s3Client(options), options.bucket, options.now ?? Date.now)
     this.partSize = options.partSize
-    this.expirySec = options.presignedUrlExpirySec
     this.presignedUrlLifetimeMs = options.presignedUrlExpirySec * 1000
-    this.now = options.now ?? Date.now
     const endpoint = new URL(options.endpoint)
     // Virtual-hosted addressing puts the bucket in the host name of every presigned URL.
     if (!options.forcePathStyle) endpoint.hostname = `${options.bucket}.${endpoint.hostname}`
     this.downloadOrigin = endpoint.origin
-    this.client = new S3Client({
-      endpoint: options.endpoint,
-      region: options.region,
-      forcePathStyle: options.forcePathStyle,
-      credentials: {
-        accessKeyId: options.accessKeyId,
-        secretAccessKey: options.secretAccessKey,
-      },
-      // Checksums only where S3 demands them: the default CRC32 trailers are not understood by
-      // every S3-compatible server (radosgw 16 among them), and TLS plus the GCM tags of the
-      // ciphertext already guard the bytes.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    })
-    // SigV4 over plain HTTP would hash every part's body (a second pass over each byte, on the
-    // cores the upload needs); the signature still covers the request and its headers, and the
-    // ciphertext carries its own GCM tags, so the body is sent unsigned as over HTTPS.
-    this.client.middlewareStack.add(
-      (next) => async (args) => {
-        const { request } = args as { request: { headers?: Record<string, string> } }
-        if (request.headers) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD'
-        return next(args)
-      },
-      { step: 'build', name: 'fileshareUnsignedPayload' },
-    )
-    // After the SDK's own retries: a server out of reach is the storage's outage.
-    this.client.middlewareStack.add(
-      (next) => async (args) => {
-        try {
-          return await next(args)
-        } catch (error) {
-          throw asStorageFailure(error)
-        }
-      },
-      { step: 'initialize', name: 'fileshareStorageOutage' },
-    )
-    this.chunks = new S3Chunks(this.client, this.bucket, this.now)
   }
 
   /** Creates the bucket when it does not exist yet, so a fresh S3 server needs no manual step. */
@@ -109,19 +61,18 @@ export class S3BlobStore implements BlobStore {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
     } catch (error) {
-      if (!isNotFound(error)) throw error
+      if (!multipart.isNotFound(error)) throw error
       await this.client.send(new CreateBucketCommand({ Bucket: this.bucket }))
     }
   }
 
-  async create(key: string): Promise<BlobWriter> {
+  async create(key: string): Promise<S3Writer> {
     assertBlobKey(key)
     return new S3Writer(this.client, this.bucket, key, this.partSize)
   }
 
-  async createResumable(key: string): Promise<ResumableWriter> {
-    assertBlobKey(key)
-    return new S3Writer(this.client, this.bucket, key, this.partSize)
+  createResumable(key: string): Promise<ResumableWriter> {
+    return this.create(key)
   }
 
   /**
@@ -132,9 +83,9 @@ export class S3BlobStore implements BlobStore {
   async reopen(key: string, state: string, offset: number): Promise<ResumableWriter> {
     assertBlobKey(key)
     const resumed = parseWriterState(state)
-    if (resumed === null) return new S3Writer(this.client, this.bucket, key, this.partSize)
+    if (resumed === null) return this.create(key)
     const { uploadId, partSize } = resumed
-    const sizes = new Map<number, { etag: string; size: number }>()
+    const stored = new Map<number, Part>()
     let marker: string | undefined
     do {
       const page = await this.client.send(
@@ -146,18 +97,15 @@ export class S3BlobStore implements BlobStore {
         }),
       )
       for (const part of page.Parts ?? []) {
-        if (part.PartNumber && part.ETag) {
-          sizes.set(part.PartNumber, { etag: part.ETag, size: part.Size ?? 0 })
-        }
+        if (part.PartNumber && part.ETag) stored.set(part.PartNumber, part)
       }
       marker = page.IsTruncated ? page.NextPartNumberMarker : undefined
     } while (marker)
     const completed: CompletedPart[] = []
-    const wanted = Math.floor(offset / partSize)
-    for (let number = 1; number <= wanted; number++) {
-      const part = sizes.get(number)
-      if (!part || part.size !== partSize) break
-      completed.push({ PartNumber: number, ETag: part.etag })
+    for (let number = 1; number <= Math.floor(offset / partSize); number++) {
+      const part = stored.get(number)
+      if (part?.Size !== partSize) break
+      completed.push({ PartNumber: number, ETag: part.ETag })
     }
     return new S3Writer(this.client, this.bucket, key, partSize, { uploadId, completed })
   }
@@ -165,12 +113,7 @@ export class S3BlobStore implements BlobStore {
   async discardResumable(key: string, state: string): Promise<void> {
     assertBlobKey(key)
     const resumed = parseWriterState(state)
-    if (resumed === null) return
-    await multipart.abort(this.client, {
-      Bucket: this.bucket,
-      Key: key,
-      UploadId: resumed.uploadId,
-    })
+    if (resumed !== null) await multipart.abort(this.client, this.target(key, resumed.uploadId))
   }
 
   async read(key: string): Promise<ReadableStream<Uint8Array>> {
@@ -188,7 +131,7 @@ export class S3BlobStore implements BlobStore {
     assertBlobKey(key)
     await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }))
     return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
-      expiresIn: this.expirySec,
+      expiresIn: this.presignedUrlLifetimeMs / 1000,
     })
   }
 
@@ -198,8 +141,11 @@ export class S3BlobStore implements BlobStore {
   }
 
   async *list(): AsyncIterable<StoredBlob> {
-    for await (const page of objectPages(this.client, this.bucket)) {
-      for (const object of page) {
+    for await (const page of paginateListObjectsV2(
+      { client: this.client },
+      { Bucket: this.bucket },
+    )) {
+      for (const object of page.Contents ?? []) {
         if (!object.Key || !isBlobKey(object.Key)) continue
         yield {
           key: object.Key,
@@ -244,15 +190,46 @@ export class S3BlobStore implements BlobStore {
   async check(): Promise<void> {
     await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }))
   }
+}
 
-  // The chunks of chunked sessions kept in the database are S3Chunks' (s3-chunks.ts).
-  readonly startChunks: BlobStore['startChunks'] = (key, size) => this.chunks.start(key, size)
-  readonly abortChunks: BlobStore['abortChunks'] = (key, upload) => this.chunks.abort(key, upload)
-  readonly putChunk: BlobStore['putChunk'] = (...chunk) => this.chunks.put(...chunk)
-  readonly joinChunks: BlobStore['joinChunks'] = (...join) => this.chunks.join(...join)
-  readonly deleteChunks: BlobStore['deleteChunks'] = (chunks) => this.chunks.delete(chunks)
-  readonly sweepChunks: BlobStore['sweepChunks'] = (olderThanMs, keep) =>
-    this.chunks.sweep(olderThanMs, keep)
+function s3Client(options: S3Settings): S3Client {
+  const client = new S3Client({
+    endpoint: options.endpoint,
+    region: options.region,
+    forcePathStyle: options.forcePathStyle,
+    credentials: {
+      accessKeyId: options.accessKeyId,
+      secretAccessKey: options.secretAccessKey,
+    },
+    // Checksums only where S3 demands them: the default CRC32 trailers are not understood by
+    // every S3-compatible server (radosgw 16 among them), and TLS plus the GCM tags of the
+    // ciphertext already guard the bytes.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  })
+  // SigV4 over plain HTTP would hash every part's body (a second pass over each byte, on the
+  // cores the upload needs); the signature still covers the request and its headers, and the
+  // ciphertext carries its own GCM tags, so the body is sent unsigned as over HTTPS.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const { request } = args as { request: { headers?: Record<string, string> } }
+      if (request.headers) request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD'
+      return next(args)
+    },
+    { step: 'build', name: 'fileshareUnsignedPayload' },
+  )
+  // After the SDK's own retries: a server out of reach is the storage's outage.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args)
+      } catch (error) {
+        throw asStorageFailure(error)
+      }
+    },
+    { step: 'initialize', name: 'fileshareStorageOutage' },
+  )
+  return client
 }
 
 /** The multipart upload a resumable writer's checkpoint names, or null when it had none yet. */
@@ -268,13 +245,4 @@ function parseWriterState(state: string): { uploadId: string; partSize: number }
     throw new Error('Unreadable writer state')
   }
   return { uploadId: parsed.uploadId, partSize: parsed.partSize }
-}
-
-function isBlobKey(key: string): boolean {
-  try {
-    assertBlobKey(key)
-    return true
-  } catch {
-    return false
-  }
 }
