@@ -3,8 +3,9 @@
  * part upload that fails, and how chunks of sessions kept in the database become parts.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
+import { PassThrough } from 'node:stream'
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { radosgwMissing, type Radosgw } from '@fileshare/testing/radosgw'
 
 import type { BlobWriter, StoredChunk } from '../src/storage/blob-store.js'
@@ -153,6 +154,29 @@ describe.skipIf(missing !== null)('S3 blob store', { timeout: 30_000 }, () => {
       await expect(store.joinChunks(key, chunks, upload)).rejects.toThrow()
       await expect(store.read(key)).rejects.toThrow()
       expect((await openMultipartKeys(store)).filter((name) => name.includes(key))).toEqual([])
+    })
+
+    // Security: a client that drops a chunk request while it streams into S3 must cost that
+    // chunk alone; an 'error' nobody hears on the body the SDK reads would end the process.
+    it.each([
+      { name: 'an object of its own', size: 1000, parts: false },
+      { name: 'a part of the upload', size: 6 * MiB, parts: true },
+    ])('fails a chunk sent as $name whose body breaks off, and nothing else', async (c) => {
+      const key = randomUUID()
+      const upload = c.parts ? await store.startChunks(key, 2 * c.size, c.size) : null
+      const feed = new PassThrough()
+      feed.on('error', () => undefined)
+      const put = store.putChunk(key, 0, feed, c.size, upload)
+      feed.write(randomBytes(Math.min(c.size - 1, 64 * 1024)))
+      // The store has begun reading the body when the request goes away.
+      await vi.waitFor(() => expect(feed.readableLength).toBe(0))
+      feed.destroy(new Error('The chunk request ended before its body'))
+      await expect(put).rejects.toThrow()
+      if (upload !== null) await store.abortChunks(key, upload)
+      // The store goes on taking chunks.
+      const { chunks } = await putChunks([1000])
+      expect(chunks).toMatchObject([{ size: 1000 }])
+      await store.deleteChunks(chunks)
     })
 
     it('deletes chunk objects in batches of one request', async () => {

@@ -84,25 +84,19 @@ export class S3Chunks {
     const partNumber = index + 1
     if (upload !== null && isPartSize(length) && partNumber <= MAX_PARTS) {
       assertBlobKey(key)
-      const stream = Readable.from(body, { objectMode: false })
-      const etag = await multipart.sendPart(
-        this.client,
-        this.target(key, upload),
-        partNumber,
-        stream,
-        length,
-      )
+      const { stream, abortSignal } = sentBody(body)
+      const target = this.target(key, upload)
+      const etag = await multipart.sendPart(this.client, target, partNumber, stream, length, {
+        abortSignal,
+      })
       return { ref: `part:${partNumber}`, size: length, etag }
     }
     const ref = CHUNK_PREFIX + newChunkName(key, index)
+    const { stream, abortSignal } = sentBody(body)
     // A known length lets the body stream (radosgw refuses a streamed body without one).
     const put = await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: ref,
-        Body: Readable.from(body, { objectMode: false }),
-        ContentLength: length,
-      }),
+      new PutObjectCommand({ Bucket: this.bucket, Key: ref, Body: stream, ContentLength: length }),
+      { abortSignal },
     )
     return { ref, size: length, etag: put.ETag ?? null }
   }
@@ -305,4 +299,16 @@ function assertStoredRef(ref: string): void {
 /** An HTTP Range (RFC 9110, 14.1.2) of `length` bytes from `start`. */
 function byteRange(start: number, length: number): string {
   return `bytes=${start}-${start + length - 1}`
+}
+
+/**
+ * A chunk's body as the SDK reads it, and the signal that ends the send when the body fails (its
+ * request went away): the SDK pipes the body, which passes no error on, so the send would wait for
+ * bytes that never come while the error, heard by no one, ended the process.
+ */
+function sentBody(body: ChunkBody): { stream: Readable; abortSignal: AbortSignal } {
+  const stream = Readable.from(body, { objectMode: false })
+  const abort = new AbortController()
+  stream.on('error', (error) => abort.abort(error))
+  return { stream, abortSignal: abort.signal }
 }

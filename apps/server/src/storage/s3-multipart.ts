@@ -37,9 +37,11 @@ export async function sendPart(
   partNumber: number,
   body: Readable | Buffer,
   length: number,
+  options: { abortSignal?: AbortSignal } = {},
 ): Promise<string> {
   const sent = await client.send(
     new UploadPartCommand({ ...target, PartNumber: partNumber, Body: body, ContentLength: length }),
+    options,
   )
   if (!sent.ETag) throw new Error('UploadPart returned no ETag')
   return sent.ETag
