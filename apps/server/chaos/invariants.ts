@@ -28,6 +28,7 @@ import {
 } from '@fileshare/protocol'
 import pg from 'pg'
 
+import { ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
 import type { ChaosCluster } from './cluster.js'
 import type { Ledger, Reads } from './ledger.js'
 import { gone, readCounted, viewCounted } from './workload.js'
@@ -45,6 +46,8 @@ export interface Bounds {
 const TRIES = 5
 const TRY_GAP_MS = 1_000
 const UNHANDLED = /unhandled|uncaught/i
+/** How long past its grace the sweep may take to reach a leftover (two cleanup runs and more). */
+const SWEEP_SLACK_MS = 60_000
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -319,8 +322,24 @@ export async function overdue(databaseUrl: string, lifetimes: SessionLifetimes):
   }
 }
 
-/** Every object in the bucket belongs to a stored upload or a queued removal; no part is open. */
-export async function checkBucket(cluster: ChaosCluster, violations: Violations): Promise<void> {
+/**
+ * Every object in the bucket belongs to a stored upload, a live session or a queued removal, and
+ * every open multipart upload to a live session. What a crash leaves between writing a blob and
+ * its record the cleanup sweeps once it is older than its grace (ORPHAN_GRACE_MS, and the idle
+ * time plus PARTIAL_MARGIN_MS for parts): younger leftovers are counted as awaiting that sweep,
+ * older ones are orphans it missed.
+ */
+export async function checkBucket(
+  cluster: ChaosCluster,
+  idleMs: number,
+  violations: Violations,
+): Promise<{ awaitingSweep: number }> {
+  let awaitingSweep = 0
+  const now = Date.now()
+  const judge = (what: string, since: Date | undefined, graceMs: number) => {
+    if (since !== undefined && now - since.getTime() < graceMs + SWEEP_SLACK_MS) awaitingSweep++
+    else add(violations, 'no orphans', what)
+  }
   const { gateway, bucket } = cluster
   const s3 = new S3Client({
     endpoint: gateway.endpoint,
@@ -347,14 +366,14 @@ export async function checkBucket(cluster: ChaosCluster, violations: Violations)
       for (const object of page.Contents ?? []) {
         const key = object.Key ?? ''
         stored.add(key)
-        if (!known.has(owner(key))) add(violations, 'no orphans', `object ${key}`)
+        if (!known.has(owner(key))) judge(`object ${key}`, object.LastModified, ORPHAN_GRACE_MS)
       }
       token = page.NextContinuationToken
     } while (token)
     const { Uploads = [] } = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket }))
     for (const upload of Uploads) {
       if (!known.has(owner(upload.Key ?? ''))) {
-        add(violations, 'no orphans', `multipart upload of ${upload.Key}`)
+        judge(`multipart upload of ${upload.Key}`, upload.Initiated, idleMs + PARTIAL_MARGIN_MS)
       }
     }
     const { rows: items } = await client.query<{ id: string }>(
@@ -368,6 +387,7 @@ export async function checkBucket(cluster: ChaosCluster, violations: Violations)
     s3.destroy()
     await client.end()
   }
+  return { awaitingSweep }
 }
 
 /** Exits the schedule did not ask for, unhandled errors in the logs, and peak memory. */

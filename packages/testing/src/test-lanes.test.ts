@@ -21,6 +21,7 @@ describe('the lanes of pnpm test', () => {
       'lint',
       'container test',
       'Node LTS lines',
+      'chaos run',
       'formatting',
       'source layout',
       'commit messages',

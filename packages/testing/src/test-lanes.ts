@@ -3,9 +3,9 @@
  * by side, the steps of one lane one after another. The main lane runs the packages' test suites;
  * the side lane holds what does not need their results: the type checks and lints, the container
  * suite (mostly waiting on podman and the network), the suites on the other Node LTS lines, the
- * formatting, the source layout and the commit messages. Neither lane builds: the build comes
- * before both, and turbo runs the test tasks `--only`, so it restores no build output under a
- * running suite. Only that script reads this module.
+ * chaos run over the cluster, the formatting, the source layout and the commit messages. Neither
+ * lane builds: the build comes before both, and turbo runs the test tasks `--only`, so it restores
+ * no build output under a running suite. Only that script reads this module.
  */
 import { availableParallelism } from 'node:os'
 
@@ -17,6 +17,8 @@ export interface TestStep {
 }
 
 const CONTAINER = '@fileshare/container-tests'
+/** The chaos run of every test run: a minute of faults from a fixed seed, so a failure replays. */
+export const CHAOS_ARGS = ['--seconds', '60', '--seed', '1', '--max-mib', '100']
 
 /** `script` of every package, one package at a time, each whatever the others answered. */
 const everyPackage = (script: string): TestStep => ({
@@ -38,6 +40,11 @@ export const SIDE_LANE: readonly TestStep[] = [
   everyPackage('lint'),
   { name: 'container test', command: 'pnpm', args: ['--filter', CONTAINER, 'run', 'test'] },
   { name: 'Node LTS lines', command: 'node', args: ['scripts/test-node-lts.mjs'] },
+  {
+    name: 'chaos run',
+    command: 'pnpm',
+    args: ['--filter', '@fileshare/server', 'run', 'chaos', ...CHAOS_ARGS],
+  },
   { name: 'formatting', command: 'prettier', args: ['--check', '.'] },
   { name: 'source layout', command: 'pnpm', args: ['check:layout'] },
   { name: 'commit messages', command: 'node', args: ['scripts/check-commits.mjs'] },
