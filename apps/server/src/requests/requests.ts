@@ -39,7 +39,6 @@ import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import { openChunked } from '../sessions/chunk-finalize.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
-import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 
 export class RequestsService extends FileRequests {
@@ -57,11 +56,9 @@ export class RequestsService extends FileRequests {
 
   /** The settings of a socket's session, which enforces its own progress rule. */
   private sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
-    const { config } = this.deps
     return {
       declaredSize: context.init.size,
       context,
-      limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
       idleMs: null,
     }
   }

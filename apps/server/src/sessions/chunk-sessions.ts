@@ -1,14 +1,9 @@
 /**
- * Chunked HTTP upload sessions kept in the database on either dialect, so that any instance takes
- * a chunk, the status or the finalize, normal uploads and uploads into requests alike: opening a
- * session, its
- * finalize (claimed atomically, its chunks joined in order, its record written in the transaction
- * that deletes its rows) and every other end. Taking chunks in is chunk-intake.ts. What a
- * session holds (its quota and, in a request, its slot) is named on its row and ended
- * (session-holds.ts) by the transaction that deletes the row, whichever instance runs it. A
- * session whose client did not ask to resume it names the instance that opened it, and ends with
- * that instance (its stop, or its heartbeat lapsing), as the spec's sessions end with a server
- * restart.
+ * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk, the
+ * status or the finalize: opening a session, its finalize (claimed atomically, its chunks joined
+ * in order, its record written in the transaction that deletes its rows and ends its holds) and
+ * every other end. Taking chunks in is chunk-intake.ts. A session whose client did not ask to
+ * resume it ends with the instance that opened it, as the spec's sessions end with a restart.
  *
  * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
@@ -42,19 +37,6 @@ export interface SessionOpening {
   quota: QuotaHold | null
   /** Whether the client asked to resume it: otherwise it ends with this instance. */
   resumable: boolean
-}
-
-/** An open session as its row says. */
-export interface OpenChunkSession {
-  id: string
-  context: string
-  declaredSize: number
-  receivedBytes: number
-  /** The lowest chunk index not recorded: every chunk below it is durable. */
-  nextIndex: number
-  /** The size of the chunks below `nextIndex`. */
-  bytesWritten: number
-  createdAt: number
 }
 
 /** A claimed session: its chunks in order, for finalize to join. */
@@ -95,10 +77,9 @@ export class ChunkSessions {
   }
 
   /**
-   * At shutdown, waits at most `timeoutMs` while a session open in the database took a chunk on
-   * this instance within DRAIN_QUIET_MS (its client is still sending: it may finish within the grace,
-   * as a socket's upload may). Answers how many sessions bound to this instance are still open;
-   * a database that does not answer holds nothing up (0).
+   * At shutdown, waits at most `timeoutMs` while an open session took a chunk here within
+   * DRAIN_QUIET_MS (its client may finish within the grace). Answers how many sessions bound to
+   * this instance are still open; a database that does not answer holds nothing up (0).
    */
   drain(timeoutMs: number): Promise<number> {
     return this.drainOpen(timeoutMs).catch(() => 0)
@@ -124,10 +105,7 @@ export class ChunkSessions {
     return openOf(eq(s.holder, this.holder))
   }
 
-  /**
-   * At shutdown, once no chunk or finalize is under way here: ends the open sessions bound to this
-   * instance (spec: a server restart frees their slots).
-   */
+  /** At shutdown, after the drain: ends the open sessions bound to this instance. */
   async endHeld(): Promise<void> {
     const { uploadSessions: s } = this.db.tables
     const rows = await this.db.query
@@ -138,9 +116,8 @@ export class ChunkSessions {
   }
 
   /**
-   * Opens a session: what the store prepares for its chunks (S3: the multipart upload that large
-   * chunks join as parts; the filesystem: the session file that holds them in place) is made
-   * here, once, and named on the row before any chunk can arrive.
+   * Opens a session: what the store prepares for its chunks (S3: the multipart upload; the
+   * filesystem: the session file) is made here, once, and named on the row before any chunk.
    */
   async open(id: string, opening: SessionOpening): Promise<void> {
     const partsUpload = await this.blobs.startChunks(id, opening.declaredSize, this.chunkSize)
@@ -170,22 +147,14 @@ export class ChunkSessions {
     }
   }
 
-  /** The open session `id` within `requestId` (null: a normal upload), or undefined. */
-  async find(id: string, requestId: string | null): Promise<OpenChunkSession | undefined> {
+  /** The context of open session `id` within `requestId` (null: a normal upload), or undefined. */
+  async find(id: string, requestId: string | null): Promise<{ context: string } | undefined> {
     const { uploadSessions: s } = this.db.tables
     const [row] = await this.db.query
-      .select({
-        id: s.id,
-        context: s.context,
-        declaredSize: s.declaredSize,
-        receivedBytes: s.receivedBytes,
-        nextIndex: s.nextIndex,
-        bytesWritten: s.bytesWritten,
-        createdAt: s.createdAt,
-      })
+      .select({ context: s.context })
       .from(s)
       .where(openSessionIn(this.db.tables, id, requestId))
-    return row && { ...row, nextIndex: row.nextIndex ?? 0 }
+    return row
   }
 
   /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
@@ -200,8 +169,8 @@ export class ChunkSessions {
 
   /**
    * Claims the open session for finalize, once, whichever instance asks: undefined when it is not
-   * open in `requestId` (unknown, ended or claimed already). The chunks are read after the claim,
-   * when no more can be recorded; a session missing bytes ends (400).
+   * open in `requestId`. The chunks are read after the claim, when no more can be recorded; a
+   * session missing bytes ends (400).
    */
   async claim(id: string, requestId: string | null): Promise<ClaimedSession | undefined> {
     const { uploadSessions: s, chunkParts: p } = this.db.tables
@@ -239,8 +208,8 @@ export class ChunkSessions {
 
   /**
    * Ends a claimed session whose chunks are joined: `commit` writes its record in the transaction
-   * that deletes the session's rows and ends its holds as kept; its stored chunks go after. When
-   * `commit` or the transaction fails, the session ends as failed (remove()).
+   * that deletes the session's rows and keeps its holds; its stored chunks go after. When that
+   * transaction fails, the session ends as failed.
    */
   async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
     const { uploadSessions: s, chunkParts: p } = this.db.tables
@@ -248,7 +217,10 @@ export class ChunkSessions {
     try {
       outcome = await this.db.transaction(async (tx) => {
         const result = await commit(tx)
-        const [row] = await tx.delete(s).where(eq(s.id, id)).returning(heldColumns(s))
+        const [row] = await tx
+          .delete(s)
+          .where(eq(s.id, id))
+          .returning({ requestId: s.requestId, context: s.context, quota: s.quota })
         // Another path ended it meanwhile (idle, its instance gone) and gave its holds back: no
         // record may stay without them.
         if (!row) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
@@ -267,10 +239,7 @@ export class ChunkSessions {
     return outcome.result
   }
 
-  /**
-   * Ends sessions as failed (cancelled, a finalize that failed) through the one end of every
-   * session (session-ends.ts); the sweeps of idle sessions and lapsed holds end them there too.
-   */
+  /** Ends sessions as failed (cancelled, a finalize that failed) through session-ends.ts. */
   async remove(ids: readonly string[]): Promise<void> {
     await this.ends.end(ids)
   }
@@ -291,8 +260,4 @@ export class ChunkSessions {
     const rows = await this.db.query.select({ id: s.id }).from(s).where(chunkRows(this.db.tables))
     return new Set(rows.map((row) => row.id))
   }
-}
-
-function heldColumns(s: Db['tables']['uploadSessions']) {
-  return { requestId: s.requestId, context: s.context, quota: s.quota }
 }

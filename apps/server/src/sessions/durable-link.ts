@@ -1,9 +1,7 @@
 /**
- * The link of a durable upload session to its row in the database (session-records.ts):
- * while this instance holds the session it records the points its resumable writer made durable,
- * and at the end it either gives the row up for a resume (suspend) or deletes it (remove). A
- * WebSocket session is durable; its client may resume it on any instance from the point recorded
- * here.
+ * The link of a durable (WebSocket) upload session to its row (session-records.ts): while this
+ * instance holds the session it records the points its resumable writer made durable, and at the
+ * end it either gives the row up for a resume on any instance (suspend) or deletes it (remove).
  *
  * May touch: the upload_sessions table (through its records) and the session's resumable writer.
  */
@@ -21,22 +19,23 @@ export interface DurableSpec {
   resumable: boolean
 }
 
-/** Where a resumed session continues. */
-export interface ResumePoint {
-  offset: number
-}
-
 /** A WebSocket session records its durable point at least every this many bytes. */
 export const CHECKPOINT_BYTES = 16 * 1024 * 1024
 
-/**
- * The link of a durable session to its row: records what the writer made durable on its own
- * while this instance holds it, at most one update at a time.
- */
+interface FollowCall {
+  lastActivity: number
+  onError: (error: unknown) => void
+  step: number
+}
+
 export class DurableLink {
-  /** The point last recorded. */
-  private recorded: { bytesWritten: number; writerState: string }
+  /** The bytes last recorded. */
+  private recorded: number
   private recording: Promise<void> | undefined
+  /** A `follow` that came while a record was under way. */
+  private followAgain: FollowCall | undefined
+  /** Set once the session is suspended or removed: nothing more is recorded. */
+  private ended = false
 
   constructor(
     readonly id: string,
@@ -45,14 +44,9 @@ export class DurableLink {
     readonly writer: ResumableWriter,
     private readonly records: SessionRecords,
     private readonly holder: string,
-    start: ResumePoint,
-    writerState: string,
+    offset: number,
   ) {
-    this.recorded = { bytesWritten: start.offset, writerState }
-  }
-
-  get bytesRecorded(): number {
-    return this.recorded.bytesWritten
+    this.recorded = offset
   }
 
   /**
@@ -71,8 +65,18 @@ export class DurableLink {
       return
     }
     const point = this.writer.durable()
-    if (point.offset - this.recorded.bytesWritten < Math.max(step, 1)) return
-    this.recording = this.save({ ...point, lastActivity })
+    if (point.offset - this.recorded < Math.max(step, 1)) return
+    this.recording = this.records
+      .record(this.id, this.holder, {
+        bytesWritten: point.offset,
+        writerState: point.state,
+        nextIndex: null,
+        lastActivity,
+      })
+      .then((held) => {
+        if (!held) throw new Error(`Upload session ${this.id} is no longer held by this instance`)
+        this.recorded = point.offset
+      })
       .catch(onError)
       .finally(() => {
         this.recording = undefined
@@ -80,27 +84,6 @@ export class DurableLink {
         this.followAgain = undefined
         if (again) this.follow(again.lastActivity, again.onError, again.step)
       })
-  }
-
-  /** A `follow` that came while a record was under way. */
-  private followAgain:
-    { lastActivity: number; onError: (error: unknown) => void; step: number } | undefined
-  /** Set once the session is suspended or removed: nothing more is recorded. */
-  private ended = false
-
-  private async save(point: {
-    offset: number
-    state: string
-    lastActivity: number
-  }): Promise<void> {
-    const recorded = { bytesWritten: point.offset, writerState: point.state }
-    const held = await this.records.record(this.id, this.holder, {
-      ...recorded,
-      nextIndex: null,
-      lastActivity: point.lastActivity,
-    })
-    if (!held) throw new Error(`Upload session ${this.id} is no longer held by this instance`)
-    this.recorded = recorded
   }
 
   /** Closes the writer and gives the row up, keeping every byte the store can make durable. */
@@ -119,9 +102,8 @@ export class DurableLink {
   }
 
   /**
-   * Deletes the row on `tx`, after `close()`: the session has ended. False when another instance
-   * holds it now (this one lost its hold): the session, its quota, slot and bytes are that
-   * instance's.
+   * Deletes the row on `tx`, after `close()`. False when another instance holds it now: the
+   * session, its quota, slot and bytes are that instance's.
    */
   remove(tx: Executor): Promise<boolean> {
     return this.records.remove(this.id, this.holder, tx)

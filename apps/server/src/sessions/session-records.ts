@@ -1,12 +1,10 @@
 /**
- * The rows of upload sessions (table `upload_sessions`). The stream writer's (those naming a
- * writer state) are written at a session's start,
- * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted,
- * in the transaction that ends its holds: session-holds.ts).
- * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
- * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
- * For the rows of both writers alike: the one heartbeat of an instance's holds, and the claims
- * by which the sweeps take sessions that idled out or whose instance is gone.
+ * The rows of upload sessions (table `upload_sessions`). The stream writer's are written at a
+ * session's start, at each checkpoint, when its connection ends and at its end. Which instance
+ * holds a session is a conditional UPDATE: a hold is taken only when the row has none, or when its
+ * holder's heartbeat lapsed (the holder died). For the rows of both writers: the heartbeat of an
+ * instance's holds, and the claims by which the sweeps take sessions that idled out or whose
+ * instance is gone.
  * May touch: table upload_sessions.
  */
 import type { UploadStatusTransport } from '@fileshare/protocol'
@@ -18,13 +16,12 @@ import type { Db, Executor } from '../db/client.js'
 export const HOLD_LAPSE_MS = 30_000
 
 export type SessionKindName = 'upload' | 'request'
-export type SessionTransport = UploadStatusTransport
 
 export interface StreamRow {
   id: string
   kind: SessionKindName
   requestId: string | null
-  transport: SessionTransport
+  transport: UploadStatusTransport
   declaredSize: number
   bytesWritten: number
   nextIndex: number | null
@@ -89,10 +86,7 @@ export class SessionRecords {
     return row as SessionRow | undefined
   }
 
-  /**
-   * Takes the hold of session `id` for `holder`: answers the row when it was free or its holder's
-   * hold had lapsed, undefined when it does not exist or another holder is alive.
-   */
+  /** Takes the hold of session `id` for `holder` when it is free or its holder's lapsed. */
   async claim(id: string, holder: string): Promise<StreamRow | undefined> {
     const t = this.table
     const now = this.now()
@@ -139,9 +133,8 @@ export class SessionRecords {
   }
 
   /**
-   * Deletes the row on `tx` (the transaction that ends the session and its holds), while
-   * `holder` holds it when given; answers whether it was there (the session ends once, and only
-   * by its holder).
+   * Deletes the row on `tx` (the transaction that ends the session and its holds), only while
+   * `holder` holds it when given; answers whether it was there (a session ends once).
    */
   async remove(id: string, holder: string | undefined, tx: Executor): Promise<boolean> {
     const t = this.table
@@ -152,8 +145,7 @@ export class SessionRecords {
 
   /**
    * Claims, for `holder`, the sessions without a byte since `before` (`requestBefore` for chunked
-   * uploads into a request) that no live instance has open: the cleanup job ends them. A chunk
-   * writer's session is open on no instance, whichever holds it.
+   * uploads into a request) that no live instance has open (a chunk writer's never is).
    */
   async claimIdle(before: number, requestBefore: number, holder: string): Promise<SessionRow[]> {
     const t = this.table
@@ -177,8 +169,7 @@ export class SessionRecords {
   /**
    * Claims, for `holder`, the sessions whose client did not ask to resume them and whose instance
    * is gone: its hold lapsed, or with `all` (the only instance, starting) every one it does not
-   * hold itself, so that they end (spec: Upload slot inside a request, server restart). A dormant
-   * one (a chunk cut off mid-body, its retry to come) is not taken otherwise.
+   * hold (spec: Upload slot inside a request, server restart).
    */
   async claimUnresumable(holder: string, all: boolean): Promise<SessionRow[]> {
     const t = this.table

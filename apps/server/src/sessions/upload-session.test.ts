@@ -14,7 +14,6 @@ import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
 import { FilesystemBlobStore } from '../storage/filesystem.js'
 import { SessionHoldEnds } from './session-holds.js'
-import { sessionLimits } from './session-limits.js'
 import type { UploadSession } from './upload-session.js'
 import { UploadSessions } from './upload-sessions.js'
 
@@ -41,15 +40,7 @@ describe('upload session', () => {
   })
 
   const open = (declaredSize: number) =>
-    sessions.create(
-      {
-        declaredSize,
-        context: null,
-        limits: sessionLimits({ fileUploadConcurrentChunks: 4, fileUploadSpeedLimit: 0 }, 1024),
-        idleMs: null,
-      },
-      { quota: null, slot: null },
-    )
+    sessions.create({ declaredSize, context: null, idleMs: null }, { quota: null, slot: null })
   const commit = (session: UploadSession) =>
     session.finish(
       () => Promise.resolve(),

@@ -1,10 +1,8 @@
 /**
  * The registry of the upload sessions open on this instance (upload-session.ts): it creates them,
- * with a row for a durable one, resumes a durable session from its row on any instance, renews
- * this instance's holds on the rows, ends dormant sessions that idled out or whose instance is
- * gone, ends idle ones, and drains or suspends them all at shutdown. It also keeps the server's
- * budget of chunk bytes held in memory. A durable session whose connection ended is dormant (in no
- * registry) until a resume reaches any instance.
+ * with a row for a durable one, resumes a dormant one (in no registry, its connection ended) from
+ * its row, renews this instance's holds, ends sessions that idled out or whose instance is gone,
+ * and drains or suspends them all at shutdown. It also keeps the budget of chunk bytes in memory.
  *
  * May touch: the upload_sessions table, the blob store, and timers (the holds' heartbeat, a
  * resume's wait for the connection holding its session).
@@ -52,10 +50,7 @@ export interface UploadSessionsOptions {
   ends?: SessionEnds
 }
 
-/**
- * What a kind of session (normal upload, upload into a request) makes of its row when it is
- * resumed: the session's settings and context (its holds are the row's own, session-holds.ts).
- */
+/** What a kind of session (normal upload, upload into a request) makes of its row at a resume. */
 export interface SessionKind<T> {
   restore(row: StreamRow): { spec: NewSession<T> }
 }
@@ -64,22 +59,17 @@ export interface SessionKind<T> {
 const HEARTBEAT_MS = 10_000
 
 /**
- * How long a socket's resume waits for the connection holding its session on this instance to
- * end before it is refused with 409: long enough for an old socket to drain what it read.
+ * How long a resume waits for the connection holding its session here to end before it is
+ * refused with 409: long enough for an old socket to drain what it read.
  */
-export const HOLDER_WAIT_MS = 3000
+const HOLDER_WAIT_MS = 3000
 
 /**
- * How long, within HOLDER_WAIT_MS, the connection holding a session here has to answer the ping a
- * resume sends it before it is taken for dead and dropped (its client's network changed and no
- * close came), leaving the rest of the wait for its suspension to be recorded.
+ * How long, within HOLDER_WAIT_MS, that connection has to answer a ping before it is taken for
+ * dead (its client's network changed and no close came) and dropped.
  */
-export const HOLDER_PROBE_MS = 2000
+const HOLDER_PROBE_MS = 2000
 
-/**
- * The registry of sessions under way on this instance. Durable sessions also have a row; one
- * whose connection ended is dormant (in no registry) until a resume reaches any instance.
- */
 export class UploadSessions implements SessionRegistry {
   private readonly sessions = new Map<string, UploadSession>()
   private bufferedBytes = 0
@@ -124,9 +114,8 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Opens a session holding `holds`; with `durable` (and a database) it gets a row naming them
-   * and a resumable writer, so it outlives its connection. When it cannot open, its holds are
-   * given back with its row, if it got one.
+   * Opens a session holding `holds`; with `durable` it gets a row naming them and a resumable
+   * writer. When it cannot open, its holds are given back with its row, if it got one.
    */
   async create<T>(
     spec: NewSession<T>,
@@ -174,19 +163,16 @@ export class UploadSessions implements SessionRegistry {
       await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
     }
-    const start = { offset: 0 }
-    const link = new DurableLink(id, durable.resumable, writer, records, this.holder, start, '')
+    const link = new DurableLink(id, durable.resumable, writer, records, this.holder, 0)
     const session = new UploadSession<T>(id, this, writer, spec, holds, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
   }
 
   /**
-   * Resumes the durable session `id` on this instance over a new socket, from the largest durable
-   * point at or below `offset`. `check` sees the row first
-   * and refuses what it must (owner, kind, offset) while nothing has changed yet. 404 without a
-   * row, 409 while a live connection holds it on another instance, or here for HOLDER_WAIT_MS
-   * (the connection here is pinged first, and dropped when silent for HOLDER_PROBE_MS).
+   * Resumes the durable session `id` here over a new socket, from the largest durable point at or
+   * below `offset`. `check` sees the row first and refuses what it must (owner, kind) while
+   * nothing has changed yet. 404 without a row, 409 while a live connection holds it.
    */
   async resume<T>(
     id: string,
@@ -199,16 +185,12 @@ export class UploadSessions implements SessionRegistry {
     const kind = this.kinds.get(found.kind)
     if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     // A session whose client did not ask to resume it belongs to its connection alone.
-    if (!found.resumable) {
-      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    }
+    if (!found.resumable) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     check(found)
-    const wanted = offset
-    if (wanted > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
-    // A new socket's resume, its credentials proven, may find the old connection here still
-    // draining what it read before the drop, not yet seeing its close: it waits for that end.
-    // A holder that no longer answers is pinged at once and dropped, rather than holding the
-    // session until its keepalive ends it; one that answers keeps it.
+    if (offset > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+    // The old connection here may still be draining what it read, not yet seeing its close: the
+    // resume waits for it, and pings it so that a dead one is dropped rather than kept until its
+    // keepalive ends it.
     this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
     if (!(await this.leaves(id, HOLDER_WAIT_MS))) {
       throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
@@ -222,43 +204,23 @@ export class UploadSessions implements SessionRegistry {
       if (await records.find(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
       throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
-    const point = {
-      nextIndex: row.nextIndex,
-      writerState: row.writerState,
-      lastActivity: row.lastActivity,
-    }
+    const { nextIndex, writerState, lastActivity } = row
+    const point = { nextIndex, writerState, lastActivity }
     try {
       // It moved between the look and the claim: refused as if it had been seen so.
-      if (wanted > row.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+      if (offset > row.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
       // Recorded before the bytes past it are dropped, so the row never claims more than is kept.
-      await records.record(id, this.holder, { ...point, bytesWritten: wanted })
-      const writer = await this.blobs.reopen(id, row.writerState, wanted)
+      await records.record(id, this.holder, { ...point, bytesWritten: offset })
+      const writer = await this.blobs.reopen(id, writerState, offset)
       const from = writer.bytesWritten
-      const start = { offset: from }
-      const link = new DurableLink(
-        id,
-        row.resumable,
-        writer,
-        records,
-        this.holder,
-        start,
-        row.writerState,
-      )
-      const { spec } = kind.restore(row)
-      const session = new UploadSession<T>(
-        id,
-        this,
-        writer,
-        spec as NewSession<T>,
-        holdsOfRow(row),
-        this.now(),
-        link,
-        start,
-      )
+      const link = new DurableLink(id, row.resumable, writer, records, this.holder, from)
+      const spec = kind.restore(row).spec as NewSession<T>
+      const holds = holdsOfRow(row)
+      const session = new UploadSession<T>(id, this, writer, spec, holds, this.now(), link, from)
       // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
-      session.lastActivity = row.lastActivity
+      session.lastActivity = lastActivity
       this.sessions.set(id, session as UploadSession)
-      if (from !== wanted) await records.record(id, this.holder, { ...point, bytesWritten: from })
+      if (from !== offset) await records.record(id, this.holder, { ...point, bytesWritten: from })
       return session
     } catch (error) {
       const kept = await records.find(id)
@@ -269,8 +231,7 @@ export class UploadSessions implements SessionRegistry {
 
   /**
    * Ends the sessions of either writer without a byte for `idleMs` (`requestIdleMs` for chunked
-   * uploads into a request) that no live instance has open: their rows, their quota and request
-   * slots, then their bytes. Returns how many ended.
+   * uploads into a request) that no live instance has open; answers how many ended.
    */
   async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
     const records = this.records
@@ -282,9 +243,8 @@ export class UploadSessions implements SessionRegistry {
 
   /**
    * Ends the sessions whose client did not ask to resume them and whose instance is gone (with
-   * `all`, at the start of the only instance: every one it does not hold), with their quota,
-   * request slots and bytes (spec: Upload slot inside a request, server restart). Returns how
-   * many ended.
+   * `all`, at the start of the only instance: every one it does not hold), as the spec ends them
+   * with a server restart (Upload slot inside a request). Answers how many ended.
    */
   async endUnresumable(all = false): Promise<number> {
     const records = this.records
@@ -308,10 +268,7 @@ export class UploadSessions implements SessionRegistry {
     return this.records?.find(id)
   }
 
-  /**
-   * Ends a session from its row (an explicit abort, or idle): the row and its quota and request
-   * slot in one transaction, then its bytes. Answers false when it had ended already.
-   */
+  /** Ends a session from its row (session-ends.ts); false when it had ended already. */
   async endDormant(row: SessionRow): Promise<boolean> {
     return (await this.endRows([row])) > 0
   }
@@ -401,9 +358,8 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Waits, at most `timeoutMs`, until no session is running: each has finished or has received
-   * nothing for a few seconds (an abandoned session must not hold up a shutdown). Returns how many
-   * sessions are still open.
+   * Waits, at most `timeoutMs`, until every session has finished or received nothing for
+   * DRAIN_QUIET_MS (an abandoned one must not hold up a shutdown); answers how many are open.
    */
   async drain(timeoutMs: number): Promise<number> {
     // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
@@ -420,13 +376,8 @@ export class UploadSessions implements SessionRegistry {
     return new Set(this.sessions.keys())
   }
 
-  async abortAll(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((s) => s.abort()))
-  }
-
   /**
-   * At shutdown: sessions whose client asked to resume them are suspended for a resume after the
-   * restart, others end;
+   * At shutdown: resumable sessions are suspended for a resume after the restart, others end;
    * resolves once every suspension under way is recorded.
    */
   async suspendAll(): Promise<void> {

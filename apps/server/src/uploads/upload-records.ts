@@ -63,10 +63,7 @@ export class UploadRecords {
     return row
   }
 
-  /**
-   * The upload; 410 when the cleanup job or the operator removed it (tombstones.ts), else 404
-   * when unknown.
-   */
+  /** The upload; 410 when the cleanup job or the operator removed it, else 404 when unknown. */
   private async find(id: string) {
     const row = await this.stored(id)
     if (row) return row
@@ -114,19 +111,20 @@ export class UploadRecords {
   }
 
   /**
-   * Admits the auth token of a download. On a password-protected upload the lockout of
-   * `upload:<id>` applies here as on the password check: a wrong token is a password guess
-   * whichever route it is sent to.
+   * Admits the auth token of a read, else 401 `message`. On a password-protected upload the
+   * lockout of `upload:<id>` applies: a wrong token is a password guess whichever route it is
+   * sent to.
    */
   private async admitReader(
     row: { id: string; hasPassword: boolean; authTokenHash: Buffer },
     authToken: string | undefined,
     clientIp: string,
+    message: string = ERROR_MESSAGES.invalidOrMissingAuthToken,
   ): Promise<void> {
     const guard = { key: `upload:${row.id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(authToken, row.authTokenHash)
     if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
+      throw new HttpError(401, message)
     }
   }
 
@@ -151,9 +149,8 @@ export class UploadRecords {
 
   /**
    * Reads a range of an upload under a read grant, without counting (docs/api.md, Read grants):
-   * 404 or 410 as the upload's other routes, 401 for the auth token, 410 once the upload expired
-   * (a download limit reached since does not end the grant), 401 or 410 for the grant, 416 for
-   * a `range` that is not one satisfiable byte range. Without `range`, the whole blob.
+   * 410 once the upload expired (a download limit reached since does not end the grant), 416 for
+   * a `range` that is not one satisfiable byte range; without `range`, the whole blob.
    */
   async readGranted(
     id: string,
@@ -173,10 +170,8 @@ export class UploadRecords {
 
   /**
    * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
-   * leaving a tombstone for each so their ids go on answering 410 (tombstones.ts), then removes
-   * their blobs (record first, so an id never points at a missing blob), holding a blob whose
-   * presigned URL may still be fetched (blob-janitor.ts). Returns how many went, how many blob
-   * removals failed and were queued for later, and how many blobs are held.
+   * leaving tombstones so their ids answer 410, then their blobs (record first, so an id never
+   * points at a missing blob) but those a presigned URL may still fetch (blob-janitor.ts).
    */
   async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
@@ -225,9 +220,7 @@ export class UploadRecords {
 
   /**
    * Checks the auth token of a password-protected upload without counting a download
-   * (spec: POST /api/password/:id) and answers its metadata, which info withholds: 404, 410,
-   * 400 (no password), then the lockout of `upload:<id>` as on every password route (a
-   * well-formed wrong token counts), then 401.
+   * (spec: POST /api/password/:id) and answers its metadata, which info withholds.
    */
   async checkPassword(
     id: string,
@@ -237,11 +230,7 @@ export class UploadRecords {
     const row = await this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
-    const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
-    const token = judgeToken(authToken, row.authTokenHash)
-    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
-    }
+    await this.admitReader(row, authToken, clientIp, ERROR_MESSAGES.invalidPassword)
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
 }
