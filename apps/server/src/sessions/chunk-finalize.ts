@@ -1,9 +1,8 @@
 /**
- * The finalize of a chunked upload kept in the database, the same for a normal upload and one
- * into a request: on whichever instance the request reached, the session is claimed once, its
- * chunks joined into the blob, and the record written in the transaction that ends it.
- * May touch: the metrics registry; the rest through chunk-sessions.ts and the
- * callbacks it is given.
+ * The finalize of a chunked upload, the same for a normal upload and one into a request: on
+ * whichever instance the request reached, the session is claimed once, its chunks joined into the
+ * blob, and the record written in the transaction that ends it.
+ * May touch: the metrics registry; the rest through chunk-sessions.ts and its callbacks.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
@@ -34,9 +33,9 @@ export async function openChunked<C>(
 }
 
 /**
- * Finalizes session `id` of `requestId`; `record` writes its record and answers what the caller
- * needs of it. 404 when the session is no longer open there (another finalize claimed it). Every
- * failure counts as a failed chunked upload, and one after the join calls `discard` too.
+ * Finalizes session `id` of `requestId`: 404 when it is no longer open there (another finalize
+ * claimed it). Every failure that ends the session counts as a failed chunked upload, and one
+ * after the join calls `discard` too.
  */
 async function finalizeChunks<T>(
   stored: ChunkSessions,
@@ -54,15 +53,12 @@ async function finalizeChunks<T>(
   let result: T
   try {
     await stored.join(id, claimed)
+    result = await stored.complete(id, record).catch(async (error: unknown) => {
+      await discard()
+      throw error
+    })
   } catch (error) {
     recordUploadFailed('chunks')
-    throw error
-  }
-  try {
-    result = await stored.complete(id, record)
-  } catch (error) {
-    recordUploadFailed('chunks')
-    await discard()
     throw error
   }
   recordUploadCompleted('chunks', claimed.declaredSize, requestId !== null)

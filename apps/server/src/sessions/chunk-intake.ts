@@ -1,10 +1,8 @@
 /**
  * Taking in the chunks of a chunked upload session (chunk-sessions.ts): admitting a chunk on its
- * head before its body is read, storing its body as it arrives and recording it by one
- * transaction of conditional statements (the session open and within its declared size, the index
- * new, `next_index` moved past the chunks recorded without a gap). A chunk cut off before its
- * record leaves only stored bytes that its retry replaces or the sweeps remove, so its retry is
- * accepted anywhere. Never a session's holds.
+ * head, storing its body as it arrives and recording it by one transaction of conditional
+ * statements. A chunk cut off before its record leaves only stored bytes that its retry replaces
+ * or the sweeps remove, so its retry is accepted anywhere.
  *
  * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
@@ -17,7 +15,7 @@ import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
-import { DRAIN_QUIET_MS } from './session-limits.js'
+import { DRAIN_QUIET_MS } from './upload-session.js'
 
 export interface StoredChunkLimits {
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
@@ -34,14 +32,12 @@ export interface SessionScope {
   maxChunkSize: number
 }
 
-/**
- * A chunk admitted on its head: `take` passes its body on (its promise, when there is one, is the
- * backpressure); `finish` stores and records it, answering `bytesWritten`; `release` ends it.
- */
+/** A chunk admitted on its head; `take`'s promise, when there is one, is the backpressure. */
 export interface ChunkAdmission {
   take(piece: Uint8Array): Promise<void> | undefined
+  /** Stores and records the chunk, answering `bytesWritten`. */
   finish(): Promise<number>
-  /** Milliseconds the answer waits to hold the speed limit, after `record`. */
+  /** Milliseconds the answer waits to hold the speed limit. */
   delayMs(): number
   release(): void
 }
@@ -74,10 +70,7 @@ export function openSessionIn(tables: Db['tables'], id: string, requestId: strin
 export class ChunkIntake {
   /** Indexes being received on this instance, per session (the limits are per instance). */
   private readonly receiving = new Map<string, Set<number>>()
-  /**
-   * When each session last took a chunk here, by the wall clock, for a shutdown's drain; those
-   * quiet for DRAIN_QUIET_MS are forgotten as chunks end, so it holds the recently active only.
-   */
+  /** When each session last took a chunk here (wall clock), for a shutdown's drain. */
   private readonly activeAt = new Map<string, number>()
 
   constructor(
@@ -126,8 +119,7 @@ export class ChunkIntake {
     if (receiving.size >= this.limits.maxChunksInFlight) {
       throw new HttpError(429, ERROR_MESSAGES.tooManyChunksInFlight)
     }
-    // The early-chunk window as for sessions in memory: recorded chunks past the one due count,
-    // with this instance's early chunks still being received.
+    // Recorded chunks past the one due count against the window, with those being received here.
     if (index !== due) {
       const receivingEarly = [...receiving].filter((i) => i > due).length
       const early = Number(row.early) + receivingEarly
@@ -215,11 +207,9 @@ export class ChunkIntake {
   }
 
   /**
-   * Records a stored chunk: the session's received bytes grow only while it is open and within
-   * its declared size, and the index is inserted only when new; either refusal rolls both back
-   * and removes the stored part. The first statement locks the session's row, so records of one
-   * session on any instance run one after the other. Answers the bytes below `next_index` and all
-   * bytes received.
+   * Records a stored chunk while the session is open and within its declared size, and its index
+   * new; a refusal removes the stored part. The first statement locks the session's row, so records
+   * of one session on any instance run one after the other.
    */
   private async record(
     id: string,

@@ -57,20 +57,12 @@ export class ChunkSessions {
     private readonly blobs: BlobStore,
     limits: StoredChunkLimits,
     buffer: ChunkBuffer,
-    /** Where a session's quota hold and request slot end (session-holds.ts). */
     private readonly holds: SessionHoldEnds,
-    /** How a session ends as failed (session-ends.ts). */
     private readonly ends: SessionEnds,
     private readonly now: () => number,
-    /**
-     * This instance, as the holder of the sessions whose client did not ask to resume: its one
-     * heartbeat (upload-sessions.ts) keeps them, and the sweep of lapsed holds ends them.
-     */
+    /** This instance, as the holder of the sessions whose client did not ask to resume. */
     private readonly holder: string,
-    /**
-     * The chunk size clients are asked for (config.ts `uploadChunkSize`), by which the store lays
-     * out a session's chunks (blob-store.ts `startChunks`).
-     */
+    /** The chunk size clients are asked for, by which the store lays out a session's chunks. */
     private readonly chunkSize: number,
   ) {
     this.intake = new ChunkIntake(db, blobs, limits, buffer, now)
@@ -108,11 +100,7 @@ export class ChunkSessions {
   /** At shutdown, after the drain: ends the open sessions bound to this instance. */
   async endHeld(): Promise<void> {
     const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(chunkRows(this.db.tables, and(eq(s.holder, this.holder), eq(s.state, 'open'))))
-    await this.remove(rows.map((row) => row.id))
+    await this.remove(await this.idsOf(and(eq(s.holder, this.holder), eq(s.state, 'open'))))
   }
 
   /**
@@ -246,18 +234,21 @@ export class ChunkSessions {
 
   /** Ends every session of a request that is being deleted. */
   async removeOfRequest(requestId: string): Promise<void> {
-    const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(chunkRows(this.db.tables, eq(s.requestId, requestId)))
-    await this.remove(rows.map((row) => row.id))
+    await this.remove(await this.idsOf(eq(this.db.tables.uploadSessions.requestId, requestId)))
   }
 
   /** Ids of every session in the database, whose stored chunks must not be swept. */
   async ids(): Promise<Set<string>> {
+    return new Set(await this.idsOf())
+  }
+
+  /** Ids of the sessions `which` selects. */
+  private async idsOf(which?: SQL): Promise<string[]> {
     const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query.select({ id: s.id }).from(s).where(chunkRows(this.db.tables))
-    return new Set(rows.map((row) => row.id))
+    const rows = await this.db.query
+      .select({ id: s.id })
+      .from(s)
+      .where(chunkRows(this.db.tables, which))
+    return rows.map((row) => row.id)
   }
 }

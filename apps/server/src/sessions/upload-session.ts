@@ -20,6 +20,9 @@ import type { SessionHoldEnds, SessionHolds } from './session-holds.js'
 /** The answer to a resume of a session that a live connection holds (docs/api.md). */
 export const UPLOAD_IN_PROGRESS_MESSAGE = 'Upload already in progress'
 
+/** A session that received nothing for this long is not waited for at shutdown. */
+export const DRAIN_QUIET_MS = 5000
+
 export type SessionOutcome = 'committed' | 'aborted'
 export type SessionState = 'open' | 'committing' | 'suspended' | SessionOutcome
 

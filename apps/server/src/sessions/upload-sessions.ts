@@ -8,12 +8,13 @@
  * resume's wait for the connection holding its session).
  */
 import { randomUUID } from 'node:crypto'
+import { EventEmitter, once } from 'node:events'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
-import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
+import type { BlobStore } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
 import type { SessionEnds } from './session-ends.js'
 import {
@@ -29,12 +30,12 @@ import {
   type StreamRow,
 } from './session-records.js'
 import {
+  DRAIN_QUIET_MS,
   UploadSession,
   type NewSession,
   type SessionRegistry,
   UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
-import { DRAIN_QUIET_MS } from './session-limits.js'
 
 export interface UploadSessionsOptions {
   blobs: BlobStore
@@ -42,12 +43,12 @@ export interface UploadSessionsOptions {
   /** Bytes of chunk bodies held in memory across all sessions (FILE_UPLOAD_CHUNK_BUFFER). */
   bufferBudget?: number
   onError?: (error: unknown) => void
-  /** The rows of durable sessions; without them every session lives in memory only. */
-  records?: SessionRecords
+  /** The rows of durable sessions. */
+  records: SessionRecords
   /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
   holdEnds: SessionHoldEnds
   /** How a session of either writer ends from its row (session-ends.ts). */
-  ends?: SessionEnds
+  ends: SessionEnds
 }
 
 /** What a kind of session (normal upload, upload into a request) makes of its row at a resume. */
@@ -76,13 +77,13 @@ export class UploadSessions implements SessionRegistry {
   private readonly blobs: BlobStore
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
-  private readonly records: SessionRecords | undefined
-  private readonly ends: SessionEnds | undefined
+  private readonly records: SessionRecords
+  private readonly ends: SessionEnds
   readonly holdEnds: SessionHoldEnds
   private readonly kinds = new Map<SessionKindName, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
   readonly holder = randomUUID()
-  private heartbeat: NodeJS.Timeout | undefined
+  private readonly heartbeat: NodeJS.Timeout
   readonly now: () => number
 
   constructor(options: UploadSessionsOptions) {
@@ -93,14 +94,11 @@ export class UploadSessions implements SessionRegistry {
     this.records = options.records
     this.holdEnds = options.holdEnds
     this.ends = options.ends
-    if (this.records) {
-      const records = this.records
-      // The one heartbeat of this instance: it renews its holds on rows of both writers.
-      this.heartbeat = setInterval(() => {
-        records.beat(this.holder).catch((error: unknown) => this.reportError(error))
-      }, HEARTBEAT_MS)
-      this.heartbeat.unref()
-    }
+    // The one heartbeat of this instance: it renews its holds on rows of both writers.
+    this.heartbeat = setInterval(() => {
+      this.records.beat(this.holder).catch((error: unknown) => this.reportError(error))
+    }, HEARTBEAT_MS)
+    this.heartbeat.unref()
   }
 
   /** Registers how sessions of `kind` are restored from their rows. */
@@ -124,21 +122,19 @@ export class UploadSessions implements SessionRegistry {
   ): Promise<UploadSession<T>> {
     const id = randomUUID()
     const records = this.records
-    if (!durable || !records) {
-      let writer: BlobWriter
-      try {
-        writer = await this.blobs.create(id)
-      } catch (error) {
-        await this.holdEnds.release(holds)
-        throw error
-      }
+    const giveBack = async (error: unknown): Promise<never> => {
+      await this.holdEnds.release(holds)
+      throw error
+    }
+    if (!durable) {
+      const writer = await this.blobs.create(id).catch(giveBack)
       const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
     }
     const now = this.now()
-    try {
-      await records.insert({
+    await records
+      .insert({
         id,
         ...durable,
         transport: 'ws',
@@ -152,17 +148,11 @@ export class UploadSessions implements SessionRegistry {
         lastActivity: now,
         createdAt: now,
       })
-    } catch (error) {
-      await this.holdEnds.release(holds)
-      throw error
-    }
-    let writer: ResumableWriter
-    try {
-      writer = await this.blobs.createResumable(id)
-    } catch (error) {
+      .catch(giveBack)
+    const writer = await this.blobs.createResumable(id).catch(async (error: unknown) => {
       await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
-    }
+    })
     const link = new DurableLink(id, durable.resumable, writer, records, this.holder, 0)
     const session = new UploadSession<T>(id, this, writer, spec, holds, now, link)
     this.sessions.set(id, session as UploadSession)
@@ -180,8 +170,8 @@ export class UploadSessions implements SessionRegistry {
     offset: number,
   ): Promise<UploadSession<T>> {
     const records = this.records
-    const found = records ? await records.find(id) : undefined
-    if (!records || !found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const found = await records.find(id)
+    if (!found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const kind = this.kinds.get(found.kind)
     if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     // A session whose client did not ask to resume it belongs to its connection alone.
@@ -234,11 +224,10 @@ export class UploadSessions implements SessionRegistry {
    * uploads into a request) that no live instance has open; answers how many ended.
    */
   async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
-    const records = this.records
-    if (!records) return 0
     const now = this.now()
-    const rows = await records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
-    return this.endRows(rows)
+    return this.endRows(
+      await this.records.claimIdle(now - idleMs, now - requestIdleMs, this.holder),
+    )
   }
 
   /**
@@ -247,15 +236,13 @@ export class UploadSessions implements SessionRegistry {
    * with a server restart (Upload slot inside a request). Answers how many ended.
    */
   async endUnresumable(all = false): Promise<number> {
-    const records = this.records
-    if (!records) return 0
-    return this.endRows(await records.claimUnresumable(this.holder, all))
+    return this.endRows(await this.records.claimUnresumable(this.holder, all))
   }
 
   /** Ends, from their rows, the claimed sessions not open here; answers how many ended. */
   private async endRows(rows: readonly SessionRow[]): Promise<number> {
     const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
-    const ended = (await this.ends?.end(ids)) ?? []
+    const ended = await this.ends.end(ids)
     // No live session records these ends (metrics/track-session.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     for (const session of ended) recordUploadFailed(session.transport, session.bytesWritten)
@@ -265,7 +252,7 @@ export class UploadSessions implements SessionRegistry {
   /** The row of session `id` when it is not open on this instance. */
   async findDormant(id: string): Promise<StreamRow | undefined> {
     if (this.sessions.has(id)) return undefined
-    return this.records?.find(id)
+    return this.records.find(id)
   }
 
   /** Ends a session from its row (session-ends.ts); false when it had ended already. */
@@ -275,15 +262,13 @@ export class UploadSessions implements SessionRegistry {
 
   /** Ends the dormant sessions uploading into request `requestId` (it is being deleted). */
   async endDormantOfRequest(requestId: string): Promise<void> {
-    for (const row of (await this.records?.ofRequest(requestId)) ?? []) {
-      if (!this.sessions.has(row.id)) await this.endDormant(row)
-    }
+    for (const row of await this.records.ofRequest(requestId)) await this.endDormant(row)
   }
 
   /** Ids of the sessions whose bytes must be kept: open here, or resumable anywhere. */
   async resumableIds(): Promise<Set<string>> {
     const ids = this.ids()
-    for (const id of (await this.records?.ids()) ?? []) ids.add(id)
+    for (const id of await this.records.ids()) ids.add(id)
     return ids
   }
 
@@ -301,31 +286,20 @@ export class UploadSessions implements SessionRegistry {
   forget(session: UploadSession<unknown>): void {
     if (this.sessions.get(session.id) !== session) return
     this.sessions.delete(session.id)
-    const waiting = this.leaving.get(session.id)
-    this.leaving.delete(session.id)
-    for (const left of waiting ?? []) left()
+    this.left.emit(session.id)
   }
 
-  /** Resumes waiting for the session open here to leave (its connection to end), by id. */
-  private readonly leaving = new Map<string, Set<() => void>>()
+  /** Emits the id of a session no longer open here, for the resumes waiting for it to leave. */
+  private readonly left = new EventEmitter().setMaxListeners(0)
 
   /** Resolves true once no session `id` is open here, or false after `ms` while one still is. */
-  private leaves(id: string, ms: number): Promise<boolean> {
-    if (!this.sessions.has(id)) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const waiting = this.leaving.get(id) ?? new Set()
-      this.leaving.set(id, waiting)
-      const left = () => {
-        clearTimeout(timer)
-        resolve(true)
-      }
-      const timer = setTimeout(() => {
-        waiting.delete(left)
-        if (waiting.size === 0 && this.leaving.get(id) === waiting) this.leaving.delete(id)
-        resolve(false)
-      }, ms)
-      waiting.add(left)
-    })
+  private async leaves(id: string, ms: number): Promise<boolean> {
+    if (!this.sessions.has(id)) return true
+    const signal = AbortSignal.timeout(ms)
+    return once(this.left, id, { signal }).then(
+      () => true,
+      () => false,
+    )
   }
 
   /** Resolves once a suspension of session `id` under way here is recorded (at once if none). */

@@ -199,16 +199,11 @@ export class UploadRecords {
       typeof body === 'object' && body !== null ? body : {}
     ) as Record<string, unknown>
     const problems: Record<string, string> = {}
-    const nonEmptyBase64 = (value: unknown, field: string): value is string => {
-      if (typeof value === 'string' && value.length <= META_MAX_LENGTH) {
-        if (decodeBase64Strict(value) !== null) return true
-      }
-      problems[field] = 'must be non-empty base64'
-      return false
+    for (const [field, value] of Object.entries({ encryptedMeta, nonce })) {
+      const ok = typeof value === 'string' && value.length <= META_MAX_LENGTH
+      if (!ok || decodeBase64Strict(value) === null) problems[field] = 'must be non-empty base64'
     }
-    const metaOk = nonEmptyBase64(encryptedMeta, 'encryptedMeta')
-    const nonceOk = nonEmptyBase64(nonce, 'nonce')
-    if (!metaOk || !nonceOk) throw invalid(problems)
+    if (Object.keys(problems).length > 0) throw invalid(problems)
     const { uploads } = this.deps.db.tables
     const [saved] = await this.deps.db.query
       .update(uploads)
