@@ -36,7 +36,6 @@ import { tokenMatches } from '../access/tokens.js'
 import type { SessionHolds } from '../sessions/session-holds.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
-import { openChunked } from '../sessions/chunk-finalize.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
@@ -185,7 +184,7 @@ export class RequestsService extends FileRequests {
    */
   async chunked(requestId: string, uploadId: string): Promise<FinishingSession<RequestUploadEnd>> {
     const session = isUuid(uploadId)
-      ? await openChunked(this.deps.chunkSessions, uploadId, requestId, (context) => ({
+      ? await this.deps.chunkSessions.opened(uploadId, requestId, (context) => ({
           requestId,
           init: decodeRequestInit(context),
         }))

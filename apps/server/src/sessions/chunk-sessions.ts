@@ -1,11 +1,11 @@
 /**
  * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk, the
- * status or the finalize: opening a session, its finalize (claimed atomically, its chunks joined
- * in order, its record written in the transaction that deletes its rows and ends its holds) and
- * every other end. Taking chunks in is chunk-intake.ts. A session whose client did not ask to
- * resume it ends with the instance that opened it, as the spec's sessions end with a restart.
+ * status or the finalize: opening a session, its finalize and every other end. Taking chunks in
+ * is chunk-intake.ts. A session whose client did not ask to resume it ends with the instance that
+ * opened it, as the spec's sessions end with a restart.
  *
- * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
+ * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store
+ * (chunks); the metrics registry.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm'
@@ -13,7 +13,9 @@ import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm'
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { QuotaHold } from '../limits/quota.js'
+import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import type { FinishingSession } from './finishing-session.js'
 import type { SessionEnds } from './session-ends.js'
 import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
 import {
@@ -37,14 +39,6 @@ export interface SessionOpening {
   quota: QuotaHold | null
   /** Whether the client asked to resume it: otherwise it ends with this instance. */
   resumable: boolean
-}
-
-/** A claimed session: its chunks in order, for finalize to join. */
-export interface ClaimedSession {
-  declaredSize: number
-  /** What the store prepared for the session's chunks (blob-store.ts `startChunks`). */
-  partsUpload: string | null
-  chunks: StoredChunk[]
 }
 
 const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
@@ -156,18 +150,44 @@ export class ChunkSessions {
   }
 
   /**
-   * Claims the open session for finalize, once, whichever instance asks: undefined when it is not
-   * open in `requestId`. The chunks are read after the claim, when no more can be recorded; a
-   * session missing bytes ends (400).
+   * Open session `id` of `requestId` to finalize or cancel, its context decoded by `decode`;
+   * undefined when no such session is open.
    */
-  async claim(id: string, requestId: string | null): Promise<ClaimedSession | undefined> {
+  async opened<C>(
+    id: string,
+    requestId: string | null,
+    decode: (context: string) => C,
+  ): Promise<FinishingSession<C> | undefined> {
+    const open = await this.find(id, requestId)
+    if (!open) return undefined
+    return {
+      id,
+      context: decode(open.context),
+      finish: (record, discard) => this.finish(id, requestId, record, discard),
+      abort: () => this.remove([id]),
+    }
+  }
+
+  /**
+   * Finalizes session `id` of `requestId`: claimed once, whichever instance asks (404 when no
+   * longer open there); its chunks, read after the claim when no more can be recorded, joined into
+   * the blob; then `commit` writes its record in the transaction that deletes the session's rows
+   * and keeps its holds, its stored chunks going after. A failure after the claim ends the session
+   * (remove()) and counts as a failed chunked upload; one after the join calls `discard` too.
+   */
+  private async finish<T>(
+    id: string,
+    requestId: string | null,
+    commit: (tx: Executor) => Promise<T>,
+    discard: () => Promise<unknown>,
+  ): Promise<T> {
     const { uploadSessions: s, chunkParts: p } = this.db.tables
     const [claimed] = await this.db.query
       .update(s)
       .set({ state: 'committing', lastActivity: this.now() })
       .where(openSessionIn(this.db.tables, id, requestId))
       .returning({ declaredSize: s.declaredSize, partsUpload: s.partsUpload })
-    if (!claimed) return undefined
+    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const chunks = await this.db.query
       .select({ ref: p.ref, size: p.size, etag: p.etag, index: p.chunkIndex })
       .from(p)
@@ -179,27 +199,29 @@ export class ChunkSessions {
       chunks.reduce((sum, chunk) => sum + chunk.size, 0) === claimed.declaredSize
     if (!whole) {
       await this.remove([id])
+      recordUploadFailed('chunks')
       throw sizeMismatch()
     }
-    return { ...claimed, chunks: chunks.map(({ ref, size, etag }) => ({ ref, size, etag })) }
-  }
-
-  /** Joins a claimed session's chunks into the blob `id`; a join that fails ends the session. */
-  async join(id: string, claimed: ClaimedSession): Promise<void> {
-    try {
-      await this.blobs.joinChunks(id, claimed.chunks, claimed.partsUpload)
-    } catch (error) {
+    const parts = chunks.map(({ ref, size, etag }) => ({ ref, size, etag }))
+    await this.blobs.joinChunks(id, parts, claimed.partsUpload).catch(async (error: unknown) => {
+      recordUploadFailed('chunks')
       await this.remove([id])
       throw error
+    })
+    let result: T
+    try {
+      result = await this.complete(id, commit)
+    } catch (error) {
+      recordUploadFailed('chunks')
+      await discard()
+      throw error
     }
+    recordUploadCompleted('chunks', claimed.declaredSize, requestId !== null)
+    return result
   }
 
-  /**
-   * Ends a claimed session whose chunks are joined: `commit` writes its record in the transaction
-   * that deletes the session's rows and keeps its holds; its stored chunks go after. When that
-   * transaction fails, the session ends as failed.
-   */
-  async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
+  /** The end of a joined session by `commit`'s transaction; a failed one ends it as failed. */
+  private async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
     const { uploadSessions: s, chunkParts: p } = this.db.tables
     let outcome: { result: T; chunks: StoredChunk[] }
     try {

@@ -15,7 +15,7 @@ export interface DurableSpec {
   requestId: string | null
   /** The JSON the record is made from at finalize (token hashes only). */
   context: string
-  /** Whether the client asked to resume it after a lost connection or a restart (docs/api.md). */
+  /** Whether the client asked to resume it (docs/api.md). */
   resumable: boolean
 }
 
@@ -101,10 +101,7 @@ export class DurableLink {
     await this.recording?.catch(() => undefined)
   }
 
-  /**
-   * Deletes the row on `tx`, after `close()`. False when another instance holds it now: the
-   * session, its quota, slot and bytes are that instance's.
-   */
+  /** Deletes the row on `tx`, after `close()`; false when another instance holds it now. */
   remove(tx: Executor): Promise<boolean> {
     return this.records.remove(this.id, this.holder, tx)
   }

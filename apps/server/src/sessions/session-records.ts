@@ -1,10 +1,7 @@
 /**
- * The rows of upload sessions (table `upload_sessions`). The stream writer's are written at a
- * session's start, at each checkpoint, when its connection ends and at its end. Which instance
- * holds a session is a conditional UPDATE: a hold is taken only when the row has none, or when its
- * holder's heartbeat lapsed (the holder died). For the rows of both writers: the heartbeat of an
- * instance's holds, and the claims by which the sweeps take sessions that idled out or whose
- * instance is gone.
+ * The rows of upload sessions (table `upload_sessions`). Which instance holds a session is a
+ * conditional UPDATE: a hold is taken only when the row has none or its holder's heartbeat lapsed
+ * (the holder died); the sweeps claim the sessions that idled out or whose instance is gone.
  * May touch: table upload_sessions.
  */
 import type { UploadStatusTransport } from '@fileshare/protocol'
@@ -25,12 +22,10 @@ export interface StreamRow {
   declaredSize: number
   bytesWritten: number
   nextIndex: number | null
-  /** The stream writer's resumable writer state. */
   writerState: string
   context: string
-  /** The session's quota hold as JSON (session-holds.ts), '' while the quota is off. */
+  /** The quota hold as JSON (session-holds.ts). */
   quota: string
-  /** Whether the client asked to resume it (docs/api.md); otherwise no resume reaches it. */
   resumable: boolean
   holder: string | null
   heartbeatAt: number
@@ -41,7 +36,7 @@ export interface StreamRow {
 /** A row of either writer: the chunk writer's name no writer state. */
 export type SessionRow = Omit<StreamRow, 'writerState'> & { writerState: string | null }
 
-/** A durable point of a session: its bytes, the chunk due next and the writer's state. */
+/** A durable point of a session. */
 export interface RecordedPoint {
   bytesWritten: number
   nextIndex: number | null
@@ -59,7 +54,7 @@ export class SessionRecords {
     return this.db.tables.uploadSessions
   }
 
-  /** The rows of this writer, the WebSocket's; `which` among them. */
+  /** The stream writer's rows; `which` among them. */
   private mine(which?: SQL): SQL | undefined {
     return and(eq(this.table.transport, 'ws'), which)
   }
@@ -120,7 +115,7 @@ export class SessionRecords {
       .where(and(eq(t.id, id), eq(t.holder, holder)))
   }
 
-  /** Keeps the holds of `holder` alive: the one heartbeat of its sessions of both writers. */
+  /** Keeps the holds of `holder` alive, on the rows of both writers. */
   async beat(holder: string): Promise<void> {
     const t = this.table
     await this.db.query.update(t).set({ heartbeatAt: this.now() }).where(eq(t.holder, holder))
@@ -206,7 +201,7 @@ export class SessionRecords {
     return rows as SessionRow[]
   }
 
-  /** Ids of every session that may still resume (their partial blobs must not be swept). */
+  /** Ids of every session that may still resume. */
   async ids(): Promise<Set<string>> {
     const rows = await this.db.query.select({ id: this.table.id }).from(this.table)
     return new Set(rows.map((row) => row.id))

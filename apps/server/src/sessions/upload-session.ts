@@ -1,10 +1,7 @@
 /**
  * One upload session of the stream writer held by this instance (a single request or a
  * WebSocket): it owns the blob writer and its write chain, counts bytes against the declared
- * length, and ends in exactly one of commit or abort; a commit writes the caller's record in the
- * transaction that ends the session and its holds (session-holds.ts). A WebSocket session also
- * has a row (durable-link.ts); one whose client asked to resume it is suspended when its
- * connection ends without `done` or an abort, for any instance to resume (upload-sessions.ts).
+ * length, and ends in exactly one of commit, abort or (a resumable socket's) suspension.
  *
  * May touch: the blob store (its own writer), and the upload_sessions table through its link.
  */
@@ -35,14 +32,12 @@ export interface NewSession<T> {
 
 /** What a session needs of the registry holding it (upload-sessions.ts). */
 export interface SessionRegistry {
-  /** The service clock. */
   now(): number
   reportError(error: unknown): void
-  /** The session has ended or is suspended: it is no longer open here. */
+  /** The session is no longer open here. */
   forget(session: UploadSession<unknown>): void
   /** A suspension under way, which shutdown and a resume of the session wait for. */
   track(id: string, suspension: Promise<void>): Promise<void>
-  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
   readonly holdEnds: SessionHoldEnds
 }
 
@@ -61,15 +56,13 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
   private readonly endListeners: Array<(outcome: SessionOutcome) => void | Promise<void>> = []
 
   constructor(
-    /** Also the key of the blob, and the id of the record made from it. */
+    /** Also the key of the blob and the id of its record. */
     readonly id: string,
     private readonly registry: SessionRegistry,
     private readonly writer: BlobWriter,
     spec: NewSession<T>,
-    /** What the session holds until it ends: its quota and, in a request, its slot. */
     private readonly holds: SessionHolds,
     now: number,
-    /** The row of a durable session. */
     private readonly link?: DurableLink,
     /** The byte this session's connection started from (not 0 when resumed). */
     readonly startOffset = 0,
@@ -108,10 +101,7 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     this.prober = probe
   }
 
-  /**
-   * Asks the connection holding this session to prove its peer alive within `withinMs`, or end
-   * (and so suspend the session): a resume is waiting for it.
-   */
+  /** Asks the connection to prove its peer alive within `withinMs` or end: a resume waits. */
   probe(withinMs: number): void {
     if (this.stateValue === 'open') this.prober?.(withinMs)
   }
@@ -125,10 +115,7 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     if (this.stateValue !== 'open') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
-  /**
-   * Appends bytes in arrival order (single request and WebSocket). Resolves once the store has
-   * taken them, which is the transport's backpressure signal.
-   */
+  /** Appends bytes in arrival order; resolves once the store took them (the backpressure). */
   append(bytes: Uint8Array): Promise<void> {
     this.assertOpen()
     if (this.accepted + bytes.length > this.declaredSize) {
@@ -155,10 +142,9 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
   }
 
   /**
-   * Makes the blob durable once every declared byte is written (else 400, spec: File upload
-   * states), then writes the upload's record with `record` in the transaction that ends the
-   * session and keeps its holds. When that transaction fails nothing of it stays: the session
-   * ends as failed and `discard` removes the committed blob.
+   * Commits the blob once every declared byte is written (else 400, spec: File upload states),
+   * then writes `record` in the transaction that ends the session; when that fails, `discard`
+   * removes the committed blob.
    */
   async finish<R>(
     record: (tx: Executor) => Promise<R>,
@@ -220,7 +206,6 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     }
   }
 
-  /** Discards the session's bytes and ends it, from any state but an ended one. */
   private async discard(): Promise<void> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'

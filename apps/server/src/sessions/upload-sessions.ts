@@ -1,8 +1,7 @@
 /**
  * The registry of the upload sessions open on this instance (upload-session.ts): it creates them,
- * with a row for a durable one, resumes a dormant one (in no registry, its connection ended) from
- * its row, renews this instance's holds, ends sessions that idled out or whose instance is gone,
- * and drains or suspends them all at shutdown. It also keeps the budget of chunk bytes in memory.
+ * resumes a dormant one (its connection ended) from its row, renews this instance's holds, ends
+ * sessions that idled out or whose instance is gone, and drains or suspends them at shutdown.
  *
  * May touch: the upload_sessions table, the blob store, and timers (the holds' heartbeat, a
  * resume's wait for the connection holding its session).
@@ -43,11 +42,8 @@ export interface UploadSessionsOptions {
   /** Bytes of chunk bodies held in memory across all sessions (FILE_UPLOAD_CHUNK_BUFFER). */
   bufferBudget?: number
   onError?: (error: unknown) => void
-  /** The rows of durable sessions. */
   records: SessionRecords
-  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
   holdEnds: SessionHoldEnds
-  /** How a session of either writer ends from its row (session-ends.ts). */
   ends: SessionEnds
 }
 
@@ -56,7 +52,7 @@ export interface SessionKind<T> {
   restore(row: StreamRow): { spec: NewSession<T> }
 }
 
-/** How often this instance renews the holds of the sessions it holds. */
+/** How often this instance renews its holds. */
 const HEARTBEAT_MS = 10_000
 
 /**
@@ -101,7 +97,6 @@ export class UploadSessions implements SessionRegistry {
     this.heartbeat.unref()
   }
 
-  /** Registers how sessions of `kind` are restored from their rows. */
   registerKind<T>(kind: SessionKindName, handler: SessionKind<T>): void {
     this.kinds.set(kind, handler as SessionKind<unknown>)
   }
@@ -111,10 +106,7 @@ export class UploadSessions implements SessionRegistry {
     clearInterval(this.heartbeat)
   }
 
-  /**
-   * Opens a session holding `holds`; with `durable` it gets a row naming them and a resumable
-   * writer. When it cannot open, its holds are given back with its row, if it got one.
-   */
+  /** Opens a session holding `holds`, with a row and a resumable writer when `durable`. */
   async create<T>(
     spec: NewSession<T>,
     holds: SessionHolds,
@@ -160,9 +152,8 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Resumes the durable session `id` here over a new socket, from the largest durable point at or
-   * below `offset`. `check` sees the row first and refuses what it must (owner, kind) while
-   * nothing has changed yet. 404 without a row, 409 while a live connection holds it.
+   * Resumes the durable session `id` here from the largest durable point at or below `offset`;
+   * `check` refuses what it must (owner, kind) before anything changes.
    */
   async resume<T>(
     id: string,
@@ -219,10 +210,7 @@ export class UploadSessions implements SessionRegistry {
     }
   }
 
-  /**
-   * Ends the sessions of either writer without a byte for `idleMs` (`requestIdleMs` for chunked
-   * uploads into a request) that no live instance has open; answers how many ended.
-   */
+  /** Ends the dormant sessions of either writer that idled out; answers how many ended. */
   async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
     const now = this.now()
     return this.endRows(
@@ -231,15 +219,14 @@ export class UploadSessions implements SessionRegistry {
   }
 
   /**
-   * Ends the sessions whose client did not ask to resume them and whose instance is gone (with
-   * `all`, at the start of the only instance: every one it does not hold), as the spec ends them
-   * with a server restart (Upload slot inside a request). Answers how many ended.
+   * Ends the unresumable sessions whose instance is gone (with `all`, at the start of the only
+   * instance: every one it does not hold), as a restart does in the spec; answers how many.
    */
   async endUnresumable(all = false): Promise<number> {
     return this.endRows(await this.records.claimUnresumable(this.holder, all))
   }
 
-  /** Ends, from their rows, the claimed sessions not open here; answers how many ended. */
+  /** Ends the claimed sessions not open here; answers how many ended. */
   private async endRows(rows: readonly SessionRow[]): Promise<number> {
     const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
     const ended = await this.ends.end(ids)
@@ -260,7 +247,7 @@ export class UploadSessions implements SessionRegistry {
     return (await this.endRows([row])) > 0
   }
 
-  /** Ends the dormant sessions uploading into request `requestId` (it is being deleted). */
+  /** Ends the dormant sessions uploading into request `requestId`, which is going away. */
   async endDormantOfRequest(requestId: string): Promise<void> {
     for (const row of await this.records.ofRequest(requestId)) await this.endDormant(row)
   }
@@ -331,10 +318,7 @@ export class UploadSessions implements SessionRegistry {
     return stale.length
   }
 
-  /**
-   * Waits, at most `timeoutMs`, until every session has finished or received nothing for
-   * DRAIN_QUIET_MS (an abandoned one must not hold up a shutdown); answers how many are open.
-   */
+  /** Waits at most `timeoutMs` while a session still receives bytes; answers how many are open. */
   async drain(timeoutMs: number): Promise<number> {
     // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
     const deadline = performance.now() + timeoutMs
@@ -350,19 +334,13 @@ export class UploadSessions implements SessionRegistry {
     return new Set(this.sessions.keys())
   }
 
-  /**
-   * At shutdown: resumable sessions are suspended for a resume after the restart, others end;
-   * resolves once every suspension under way is recorded.
-   */
+  /** At shutdown: suspends every session (upload-session.ts) and waits for the suspensions. */
   async suspendAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.suspend()))
     await Promise.all(this.suspending.values())
   }
 
-  /**
-   * Suspensions under way, by session: shutdown waits for them before the database closes, and a
-   * resume reaching this instance meanwhile waits for its session's.
-   */
+  /** Suspensions under way, which shutdown and a resume of their session wait for. */
   private readonly suspending = new Map<string, Promise<void>>()
 
   track(id: string, suspension: Promise<void>): Promise<void> {

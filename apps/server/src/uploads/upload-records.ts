@@ -1,7 +1,6 @@
 /**
  * A stored upload's life after its session committed (spec: File upload states): public info,
- * existence, counted downloads and read grants, metadata set once, the password check, and the
- * retirement of expired and used-up uploads for the cleanup job. It never touches a session.
+ * counted downloads and read grants, metadata set once, the password check, and retirement.
  * May touch: table uploads; the lockout, tombstones, counted reads and blob removal through their
  * modules.
  */
@@ -28,7 +27,6 @@ export interface UploadsDeps {
   db: Db
   blobs: BlobStore
   sessions: UploadSessions
-  /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
   chunkSessions: ChunkSessions
   quota: UploadQuota
   lockout: Lockout
@@ -56,7 +54,6 @@ export class UploadRecords {
     return `${this.deps.config.baseUrl}/d/${id}`
   }
 
-  /** The record of a stored upload, or undefined. */
   protected async stored(id: string) {
     const { uploads } = this.deps.db.tables
     const [row] = await this.deps.db.query.select().from(uploads).where(eq(uploads.id, id))
@@ -82,9 +79,8 @@ export class UploadRecords {
   }
 
   /**
-   * Public info (spec: GET /api/info/:id); 404 unknown, 410 expired or used up. A protected
-   * upload's metadata stays out of it: with the link, that ciphertext would let anyone test
-   * password guesses offline, past the lockout. checkPassword hands it out instead.
+   * Public info (spec: GET /api/info/:id). A protected upload's metadata stays out of it: with the
+   * link, that ciphertext would let anyone test password guesses offline, past the lockout.
    */
   async info(id: string): Promise<UploadInfoResponse> {
     const row = await this.find(id)
@@ -111,9 +107,8 @@ export class UploadRecords {
   }
 
   /**
-   * Admits the auth token of a read, else 401 `message`. On a password-protected upload the
-   * lockout of `upload:<id>` applies: a wrong token is a password guess whichever route it is
-   * sent to.
+   * Admits the auth token of a read, else 401 `message`. On a protected upload the lockout of
+   * `upload:<id>` applies: a wrong token is a password guess whichever route it is sent to.
    */
   private async admitReader(
     row: { id: string; hasPassword: boolean; authTokenHash: Buffer },
@@ -129,10 +124,8 @@ export class UploadRecords {
   }
 
   /**
-   * Counts one download atomically (the increment happens only while the count is below the
-   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL. With
-   * `withGrant`, a download the server sends also issues a read grant (docs/api.md); a presigned
-   * URL reads ranges itself.
+   * Counts one download atomically (counted-reads.ts), then opens the blob or, on S3, presigns
+   * its URL; `withGrant` also issues a read grant for a download the server sends (docs/api.md).
    */
   async download(
     id: string,
@@ -213,10 +206,7 @@ export class UploadRecords {
     if (saved === undefined) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
   }
 
-  /**
-   * Checks the auth token of a password-protected upload without counting a download
-   * (spec: POST /api/password/:id) and answers its metadata, which info withholds.
-   */
+  /** The password check (spec: POST /api/password/:id): answers the metadata info withholds. */
   async checkPassword(
     id: string,
     authToken: string | undefined,

@@ -1,9 +1,7 @@
 /**
- * File upload sessions: opening one for a declaration checked at init (upload-spec.ts), resuming
- * it, turning a committed session into a record, and the owner's deletion, which cancels a session
- * still open. The record's life after that is upload-records.ts.
- * May touch: table uploads; the metrics registry; the rest through the session layer
- * (sessions/) and the quota.
+ * File upload sessions: opening, resuming, turning a committed session into a record, and the
+ * owner's deletion, which cancels a session still open (the record's life is upload-records.ts).
+ * May touch: table uploads; the metrics registry; the rest through sessions/ and the quota.
  */
 import {
   Declaration,
@@ -19,7 +17,6 @@ import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
-import { openChunked } from '../sessions/chunk-finalize.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
@@ -63,10 +60,7 @@ export class UploadsService extends UploadRecords {
     }
   }
 
-  /**
-   * The declaration in the headers of `POST /api/upload` (`sizeHeader` `content-length`) or
-   * `POST /api/upload/init` (`x-content-length`), checked against the settings.
-   */
+  /** The declaration in an upload's headers, checked against the settings (upload-spec.ts). */
   declaredInHeaders(headers: ReceivedHeaderValues, sizeHeader: DeclaredSizeHeader): DeclaredUpload {
     return declaredUpload(this.deps.config, (limits) =>
       Declaration.fromHeaders(headers, limits, sizeHeader),
@@ -78,15 +72,11 @@ export class UploadsService extends UploadRecords {
     return declaredUpload(this.deps.config, (limits) => Declaration.fromFrame(frameHeaders, limits))
   }
 
-  /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
   get chunkSessions(): ChunkSessions {
     return this.deps.chunkSessions
   }
 
-  /**
-   * Opens a stream writer's session for a validated upload, holding its size against the client's
-   * quota. A WebSocket session has a row; a `resumable` one outlives its connection and a restart.
-   */
+  /** Opens a stream writer's session, holding the declared size against the client's quota. */
   async begin(
     spec: UploadSpec,
     clientIp: string,
@@ -105,11 +95,7 @@ export class UploadsService extends UploadRecords {
     return session
   }
 
-  /**
-   * Resumes the unfinished upload `id` over a new WebSocket (docs/api.md, resume): 404 for no such
-   * session, 401 for a wrong owner token, 400 for an offset past the durable bytes, 409 while a
-   * live connection holds it.
-   */
+  /** Resumes the unfinished upload `id` over a new WebSocket (docs/api.md, resume). */
   async resume(
     id: string,
     ownerToken: string | undefined,
@@ -146,10 +132,7 @@ export class UploadsService extends UploadRecords {
     return session.id
   }
 
-  /**
-   * Opens a chunked upload (spec: POST /api/upload/init) and answers its id; its quota hold is
-   * named on the session's row, so that whichever instance ends the session ends the hold.
-   */
+  /** Opens a chunked upload (spec: POST /api/upload/init), its quota hold named on its row. */
   async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
     const held = await this.deps.quota.reserve(clientIp, spec.size)
     const id = randomUUID()
@@ -169,7 +152,6 @@ export class UploadsService extends UploadRecords {
     return id
   }
 
-  /** The chunks a normal upload's chunk route admits (chunk-sessions.ts). */
   get chunkScope(): SessionScope {
     return { requestId: null, maxChunkSize: this.deps.config.fileChunkMaxSize }
   }
@@ -182,15 +164,14 @@ export class UploadsService extends UploadRecords {
   }
 
   private openChunked(id: string): Promise<FinishingSession<UploadSpecContext> | undefined> {
-    return openChunked(this.deps.chunkSessions, id, null, (context) => ({
+    return this.deps.chunkSessions.opened(id, null, (context) => ({
       spec: decodeSpec(context),
     }))
   }
 
   /**
-   * Deletes the record first, then the blob best effort (spec: DELETE /api/upload/:id). An id
-   * that is still an unfinished session is cancelled the same way, with the same owner token.
-   * The tombstone of an expired upload goes too; one of a takedown stays, answering 410.
+   * Deletes the record, then the blob (spec: DELETE /api/upload/:id); an unfinished session is
+   * cancelled with the same owner token. A takedown's tombstone stays, answering 410.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     const chunked = await this.openChunked(id)
