@@ -22,20 +22,15 @@ import {
   chunkRows,
   openSessionIn,
   ChunkIntake,
-  type ChunkAdmission,
   type ChunkBuffer,
-  type SessionScope,
   type StoredChunkLimits,
 } from './chunk-intake.js'
 
-/** What a new session holds until it ends. */
 export interface SessionOpening {
   declaredSize: number
   /** What finalize needs, as JSON (token hashes, never tokens). */
   context: string
-  /** The file request whose slot the session holds, or null for a normal upload. */
   requestId: string | null
-  /** The declared size held against the client's quota, or null while the quota is off. */
   quota: QuotaHold | null
   /** Whether the client asked to resume it: otherwise it ends with this instance. */
   resumable: boolean
@@ -45,6 +40,8 @@ const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
 
 export class ChunkSessions {
   private readonly intake: ChunkIntake
+  /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
+  readonly admit: ChunkIntake['admit']
 
   constructor(
     private readonly db: Db,
@@ -60,18 +57,14 @@ export class ChunkSessions {
     private readonly chunkSize: number,
   ) {
     this.intake = new ChunkIntake(db, blobs, limits, buffer, now)
+    this.admit = (...chunk) => this.intake.admit(...chunk)
   }
 
   /**
-   * At shutdown, waits at most `timeoutMs` while an open session took a chunk here within
-   * DRAIN_QUIET_MS (its client may finish within the grace). Answers how many sessions bound to
-   * this instance are still open; a database that does not answer holds nothing up (0).
+   * At shutdown, waits at most `timeoutMs` while an open session took a chunk here lately; answers
+   * how many sessions bound here are open (0 when the database does not answer).
    */
-  drain(timeoutMs: number): Promise<number> {
-    return this.drainOpen(timeoutMs).catch(() => 0)
-  }
-
-  private async drainOpen(timeoutMs: number): Promise<number> {
+  async drain(timeoutMs: number): Promise<number> {
     const { uploadSessions: s } = this.db.tables
     const openOf = async (which: SQL) => {
       const [row] = await this.db.query
@@ -82,13 +75,17 @@ export class ChunkSessions {
     }
     // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
     const deadline = performance.now() + timeoutMs
-    for (;;) {
-      const active = this.intake.active()
-      if (active.length === 0 || (await openOf(inArray(s.id, active))) === 0) break
-      if (performance.now() >= deadline) break
-      await new Promise((resolve) => setTimeout(resolve, 50))
+    try {
+      for (;;) {
+        const active = this.intake.active()
+        if (active.length === 0 || (await openOf(inArray(s.id, active))) === 0) break
+        if (performance.now() >= deadline) break
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      return await openOf(eq(s.holder, this.holder))
+    } catch {
+      return 0
     }
-    return openOf(eq(s.holder, this.holder))
   }
 
   /** At shutdown, after the drain: ends the open sessions bound to this instance. */
@@ -139,20 +136,7 @@ export class ChunkSessions {
     return row
   }
 
-  /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
-  admit(
-    id: string,
-    index: number,
-    declared: number | undefined,
-    scope: SessionScope,
-  ): Promise<ChunkAdmission> {
-    return this.intake.admit(id, index, declared, scope)
-  }
-
-  /**
-   * Open session `id` of `requestId` to finalize or cancel, its context decoded by `decode`;
-   * undefined when no such session is open.
-   */
+  /** Open session `id` of `requestId` to finalize or cancel, its context decoded by `decode`. */
   async opened<C>(
     id: string,
     requestId: string | null,
@@ -169,11 +153,9 @@ export class ChunkSessions {
   }
 
   /**
-   * Finalizes session `id` of `requestId`: claimed once, whichever instance asks (404 when no
-   * longer open there); its chunks, read after the claim when no more can be recorded, joined into
-   * the blob; then `commit` writes its record in the transaction that deletes the session's rows
-   * and keeps its holds, its stored chunks going after. A failure after the claim ends the session
-   * (remove()) and counts as a failed chunked upload; one after the join calls `discard` too.
+   * Finalizes session `id`: claimed once, whichever instance asks (else 404); its chunks, read
+   * after the claim when no more can be recorded, joined into the blob; then `commit`'s record.
+   * A failure after the claim ends the session and counts; one after the join calls `discard`.
    */
   private async finish<T>(
     id: string,
@@ -264,7 +246,6 @@ export class ChunkSessions {
     return new Set(await this.idsOf())
   }
 
-  /** Ids of the sessions `which` selects. */
   private async idsOf(which?: SQL): Promise<string[]> {
     const { uploadSessions: s } = this.db.tables
     const rows = await this.db.query

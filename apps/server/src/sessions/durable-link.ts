@@ -22,46 +22,32 @@ export interface DurableSpec {
 /** A WebSocket session records its durable point at least every this many bytes. */
 export const CHECKPOINT_BYTES = 16 * 1024 * 1024
 
-interface FollowCall {
-  lastActivity: number
-  onError: (error: unknown) => void
-  step: number
-}
-
 export class DurableLink {
-  /** The bytes last recorded. */
-  private recorded: number
   private recording: Promise<void> | undefined
   /** A `follow` that came while a record was under way. */
-  private followAgain: FollowCall | undefined
+  private followAgain:
+    [lastActivity: number, onError: (error: unknown) => void, step: number] | undefined
   /** Set once the session is suspended or removed: nothing more is recorded. */
   private ended = false
 
   constructor(
     readonly id: string,
-    /** Whether its client asked to resume it: only then does a lost connection keep it. */
     readonly resumable: boolean,
     readonly writer: ResumableWriter,
     private readonly records: SessionRecords,
     private readonly holder: string,
-    offset: number,
-  ) {
-    this.recorded = offset
-  }
+    /** The bytes last recorded. */
+    private recorded: number,
+  ) {}
 
   /**
-   * Records the writer's durable point once it moved at least `step` bytes past the point
-   * recorded; never waits for it. A call while a record is under way is taken up after it, so
-   * the last move is recorded too.
+   * Records the writer's durable point once it moved `step` bytes past the last, without waiting;
+   * a call while a record is under way is taken up after it, so the last move is recorded too.
    */
   follow(lastActivity: number, onError: (error: unknown) => void, step = CHECKPOINT_BYTES): void {
     if (this.ended) return
     if (this.recording) {
-      this.followAgain = {
-        lastActivity,
-        onError,
-        step: Math.min(step, this.followAgain?.step ?? step),
-      }
+      this.followAgain = [lastActivity, onError, Math.min(step, this.followAgain?.[2] ?? step)]
       return
     }
     const point = this.writer.durable()
@@ -82,7 +68,7 @@ export class DurableLink {
         this.recording = undefined
         const again = this.followAgain
         this.followAgain = undefined
-        if (again) this.follow(again.lastActivity, again.onError, again.step)
+        if (again) this.follow(...again)
       })
   }
 

@@ -3,11 +3,9 @@
  * kind of session: the sweeps by age leave what these wrote alone.
  * May touch: nothing directly; asks the sources it is given.
  */
-export type LiveKeySource = () => Iterable<string> | Promise<Iterable<string>>
-
 /** The union of what the sources answer, read afresh on every call. */
 export function liveSessionKeys(
-  sources: readonly LiveKeySource[],
+  sources: readonly (() => Iterable<string> | Promise<Iterable<string>>)[],
 ): () => Promise<ReadonlySet<string>> {
   return async () => {
     const keys = new Set<string>()

@@ -27,9 +27,8 @@ export class SessionEnds {
   ) {}
 
   /**
-   * Ends the sessions `ids` that still have a row, as failed; answers those this call ended (a
-   * session ends once). Every store removal is tried (what a failure leaves, the sweeps by age
-   * remove), and the first failure is thrown after.
+   * Ends the sessions `ids` that still have a row, as failed; answers those this call ended. Every
+   * store removal is tried (the sweeps take what a failure leaves); the first failure is thrown.
    */
   async end(ids: readonly string[]): Promise<EndedSession[]> {
     if (ids.length === 0) return []
@@ -49,17 +48,13 @@ export class SessionEnds {
           partsUpload: s.partsUpload,
         })
       for (const row of rows) await this.holds.endOn(tx, holdsOfRow(row), false)
+      const ended = rows.map((row) => row.id)
       const chunks: StoredChunk[] =
-        rows.length === 0
+        ended.length === 0
           ? []
           : await tx
               .delete(p)
-              .where(
-                inArray(
-                  p.sessionId,
-                  rows.map((row) => row.id),
-                ),
-              )
+              .where(inArray(p.sessionId, ended))
               .returning({ ref: p.ref, size: p.size, etag: p.etag })
       return { rows, chunks }
     })

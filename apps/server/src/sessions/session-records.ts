@@ -36,7 +36,6 @@ export interface StreamRow {
 /** A row of either writer: the chunk writer's name no writer state. */
 export type SessionRow = Omit<StreamRow, 'writerState'> & { writerState: string | null }
 
-/** A durable point of a session. */
 export interface RecordedPoint {
   bytesWritten: number
   nextIndex: number | null
@@ -127,10 +126,7 @@ export class SessionRecords {
     await this.db.query.update(t).set({ holder: null }).where(isNotNull(t.holder))
   }
 
-  /**
-   * Deletes the row on `tx` (the transaction that ends the session and its holds), only while
-   * `holder` holds it when given; answers whether it was there (a session ends once).
-   */
+  /** Deletes the row on `tx` while `holder` (when given) holds it; false when it was gone. */
   async remove(id: string, holder: string | undefined, tx: Executor): Promise<boolean> {
     const t = this.table
     const held = holder === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.holder, holder))
@@ -139,8 +135,8 @@ export class SessionRecords {
   }
 
   /**
-   * Claims, for `holder`, the sessions without a byte since `before` (`requestBefore` for chunked
-   * uploads into a request) that no live instance has open (a chunk writer's never is).
+   * Claims the sessions idle since `before` (`requestBefore`: chunked uploads into a request) that
+   * no live instance has open (a chunk writer's never is).
    */
   async claimIdle(before: number, requestBefore: number, holder: string): Promise<SessionRow[]> {
     const t = this.table
@@ -162,9 +158,8 @@ export class SessionRecords {
   }
 
   /**
-   * Claims, for `holder`, the sessions whose client did not ask to resume them and whose instance
-   * is gone: its hold lapsed, or with `all` (the only instance, starting) every one it does not
-   * hold (spec: Upload slot inside a request, server restart).
+   * Claims the unresumable sessions whose hold lapsed, or with `all` (the only instance, starting)
+   * every one not held here (spec: Upload slot inside a request, server restart).
    */
   async claimUnresumable(holder: string, all: boolean): Promise<SessionRow[]> {
     const t = this.table
@@ -192,7 +187,6 @@ export class SessionRecords {
     return rows as SessionRow[]
   }
 
-  /** The sessions uploading into request `requestId`. */
   async ofRequest(requestId: string): Promise<SessionRow[]> {
     const rows = await this.db.query
       .select()

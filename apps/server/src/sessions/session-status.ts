@@ -22,11 +22,7 @@ export class SessionStatusService {
     private readonly tombstones: Tombstones,
   ) {}
 
-  /**
-   * The status of session `id` of `kind`: `credential` is the owner token of a normal upload
-   * (401 when wrong) or the id of the request. Without such a session, the 410 of a request the
-   * operator took down, else 404.
-   */
+  /** The status of session `id`; `credential` is an upload's owner token or the request's id. */
   async status(
     kind: SessionKindName,
     id: string,

@@ -62,7 +62,7 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     private readonly writer: BlobWriter,
     spec: NewSession<T>,
     private readonly holds: SessionHolds,
-    now: number,
+    lastActivity: number,
     private readonly link?: DurableLink,
     /** The byte this session's connection started from (not 0 when resumed). */
     readonly startOffset = 0,
@@ -70,7 +70,7 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     this.declaredSize = spec.declaredSize
     this.context = spec.context
     this.idleMs = spec.idleMs
-    this.lastActivity = now
+    this.lastActivity = lastActivity
     this.accepted = startOffset
     // The store makes bytes durable after the write that brought them (an S3 part uploads in
     // the background): each move is recorded as it happens, not when more bytes arrive.

@@ -55,16 +55,10 @@ export interface SessionKind<T> {
 /** How often this instance renews its holds. */
 const HEARTBEAT_MS = 10_000
 
-/**
- * How long a resume waits for the connection holding its session here to end before it is
- * refused with 409: long enough for an old socket to drain what it read.
- */
+/** How long a resume waits for the connection holding its session here to drain and end. */
 const HOLDER_WAIT_MS = 3000
 
-/**
- * How long, within HOLDER_WAIT_MS, that connection has to answer a ping before it is taken for
- * dead (its client's network changed and no close came) and dropped.
- */
+/** How long, within that wait, the connection has to answer a ping before it is dropped as dead. */
 const HOLDER_PROBE_MS = 2000
 
 export class UploadSessions implements SessionRegistry {
@@ -151,10 +145,7 @@ export class UploadSessions implements SessionRegistry {
     return session
   }
 
-  /**
-   * Resumes the durable session `id` here from the largest durable point at or below `offset`;
-   * `check` refuses what it must (owner, kind) before anything changes.
-   */
+  /** Resumes session `id` here from its durable point at or below `offset`, if `check` passes. */
   async resume<T>(
     id: string,
     check: (row: StreamRow) => void,
@@ -197,9 +188,8 @@ export class UploadSessions implements SessionRegistry {
       const link = new DurableLink(id, row.resumable, writer, records, this.holder, from)
       const spec = kind.restore(row).spec as NewSession<T>
       const holds = holdsOfRow(row)
-      const session = new UploadSession<T>(id, this, writer, spec, holds, this.now(), link, from)
       // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
-      session.lastActivity = lastActivity
+      const session = new UploadSession<T>(id, this, writer, spec, holds, lastActivity, link, from)
       this.sessions.set(id, session as UploadSession)
       if (from !== offset) await records.record(id, this.holder, { ...point, bytesWritten: from })
       return session
@@ -213,15 +203,11 @@ export class UploadSessions implements SessionRegistry {
   /** Ends the dormant sessions of either writer that idled out; answers how many ended. */
   async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
     const now = this.now()
-    return this.endRows(
-      await this.records.claimIdle(now - idleMs, now - requestIdleMs, this.holder),
-    )
+    const rows = await this.records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
+    return this.endRows(rows)
   }
 
-  /**
-   * Ends the unresumable sessions whose instance is gone (with `all`, at the start of the only
-   * instance: every one it does not hold), as a restart does in the spec; answers how many.
-   */
+  /** Ends the unresumable sessions whose instance is gone (`all`: every one not held here). */
   async endUnresumable(all = false): Promise<number> {
     return this.endRows(await this.records.claimUnresumable(this.holder, all))
   }

@@ -142,8 +142,7 @@ export class UploadRecords {
 
   /**
    * Reads a range of an upload under a read grant, without counting (docs/api.md, Read grants):
-   * 410 once the upload expired (a download limit reached since does not end the grant), 416 for
-   * a `range` that is not one satisfiable byte range; without `range`, the whole blob.
+   * 410 once it expired (a download limit reached since does not end the grant).
    */
   async readGranted(
     id: string,

@@ -53,11 +53,8 @@ export class UploadsService extends UploadRecords {
     context: FileUploadContext,
     transport: StreamTransport,
   ): NewSession<FileUploadContext> {
-    return {
-      declaredSize: context.spec.size,
-      context,
-      idleMs: transport === 'ws' ? null : this.deps.config.uploadSessionIdleSec * 1000,
-    }
+    const idleMs = transport === 'ws' ? null : this.deps.config.uploadSessionIdleSec * 1000
+    return { declaredSize: context.spec.size, context, idleMs }
   }
 
   /** The declaration in an upload's headers, checked against the settings (upload-spec.ts). */
@@ -114,9 +111,8 @@ export class UploadsService extends UploadRecords {
   }
 
   /**
-   * Finalizes, whichever writer holds the session: the blob is committed before the record is
-   * written, so a crash between the two leaves an orphan blob for the cleanup job and never a
-   * record without its blob; a record that fails removes the blob.
+   * Finalizes, whichever writer holds the session: the blob is committed before the record, so a
+   * crash between the two leaves an orphan blob for the cleanup job, never a record without blob.
    */
   async finalize(session: FinishingSession<UploadSpecContext>, ownerToken: string | undefined) {
     const { expireSec, ...spec } = session.context.spec
@@ -164,9 +160,7 @@ export class UploadsService extends UploadRecords {
   }
 
   private openChunked(id: string): Promise<FinishingSession<UploadSpecContext> | undefined> {
-    return this.deps.chunkSessions.opened(id, null, (context) => ({
-      spec: decodeSpec(context),
-    }))
+    return this.deps.chunkSessions.opened(id, null, (context) => ({ spec: decodeSpec(context) }))
   }
 
   /**
