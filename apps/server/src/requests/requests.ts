@@ -36,10 +36,8 @@ import { tokenMatches } from '../access/tokens.js'
 import type { SessionHolds } from '../sessions/session-holds.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
-import { openChunked } from '../sessions/chunk-finalize.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeRequestInit, encodeRequestInit } from '../sessions/stored-contexts.js'
-import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 
 export class RequestsService extends FileRequests {
@@ -57,11 +55,9 @@ export class RequestsService extends FileRequests {
 
   /** The settings of a socket's session, which enforces its own progress rule. */
   private sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
-    const { config } = this.deps
     return {
       declaredSize: context.init.size,
       context,
-      limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
       idleMs: null,
     }
   }
@@ -188,7 +184,7 @@ export class RequestsService extends FileRequests {
    */
   async chunked(requestId: string, uploadId: string): Promise<FinishingSession<RequestUploadEnd>> {
     const session = isUuid(uploadId)
-      ? await openChunked(this.deps.chunkSessions, uploadId, requestId, (context) => ({
+      ? await this.deps.chunkSessions.opened(uploadId, requestId, (context) => ({
           requestId,
           init: decodeRequestInit(context),
         }))

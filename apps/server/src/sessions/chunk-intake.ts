@@ -1,12 +1,8 @@
 /**
- * Taking in the chunks of a chunked upload session kept in the database (chunk-sessions.ts):
- * admitting a chunk on its head before its body is read, storing its body as it arrives (on S3 a
- * large one goes straight into the multipart upload of the blob) and recording it by one
- * transaction of conditional statements: the session must be open and keep within its declared
- * size, and the index must be new; the same transaction moves `next_index` past the chunks now
- * recorded without a gap. A chunk cut off before its record (a crash) leaves no record, only
- * stored bytes that its retry replaces or the join leaves out and the sweeps remove, so its retry
- * is accepted anywhere. Never a session's holds.
+ * Taking in the chunks of a chunked upload session (chunk-sessions.ts): admitting a chunk on its
+ * head, storing its body as it arrives and recording it by one transaction of conditional
+ * statements. A chunk cut off before its record leaves only stored bytes that its retry replaces
+ * or the sweeps remove, so its retry is accepted anywhere.
  *
  * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
@@ -16,10 +12,10 @@ import { PassThrough } from 'node:stream'
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 
-import type { Db, Executor } from '../db/client.js'
+import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
-import { DRAIN_QUIET_MS } from './session-limits.js'
+import { DRAIN_QUIET_MS } from './upload-session.js'
 
 export interface StoredChunkLimits {
   /** How far past the chunks recorded an index may be (FILE_UPLOAD_CONCURRENT_CHUNKS). */
@@ -36,14 +32,12 @@ export interface SessionScope {
   maxChunkSize: number
 }
 
-/**
- * A chunk admitted on its head: `take` passes its body on (its promise, when there is one, is the
- * backpressure); `finish` stores and records it, answering `bytesWritten`; `release` ends it.
- */
+/** A chunk admitted on its head; `take`'s promise, when there is one, is the backpressure. */
 export interface ChunkAdmission {
   take(piece: Uint8Array): Promise<void> | undefined
+  /** Stores and records the chunk, answering `bytesWritten`. */
   finish(): Promise<number>
-  /** Milliseconds the answer waits to hold the speed limit, after `record`. */
+  /** Milliseconds the answer waits to hold the speed limit. */
   delayMs(): number
   release(): void
 }
@@ -61,8 +55,6 @@ export interface ChunkBuffer {
 /** Bytes of a chunk's body the feed into the store holds before it pauses the request. */
 const FEED_BYTES = 256 * 1024
 
-const budgetUsedUp = () => new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
-
 /** The rows of the chunk writer, chunked HTTP's; `which` among them. */
 export function chunkRows(tables: Db['tables'], which?: SQL): SQL | undefined {
   return and(eq(tables.uploadSessions.transport, 'chunks'), which)
@@ -71,21 +63,14 @@ export function chunkRows(tables: Db['tables'], which?: SQL): SQL | undefined {
 /** The row of open session `id` of `requestId`: another request's session is not found. */
 export function openSessionIn(tables: Db['tables'], id: string, requestId: string | null) {
   const { uploadSessions: s } = tables
-  return and(
-    eq(s.transport, 'chunks'),
-    eq(s.id, id),
-    eq(s.state, 'open'),
-    requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId),
-  )
+  const ofRequest = requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId)
+  return chunkRows(tables, and(eq(s.id, id), eq(s.state, 'open'), ofRequest))
 }
 
 export class ChunkIntake {
   /** Indexes being received on this instance, per session (the limits are per instance). */
   private readonly receiving = new Map<string, Set<number>>()
-  /**
-   * When each session last took a chunk here, by the wall clock, for a shutdown's drain; those
-   * quiet for DRAIN_QUIET_MS are forgotten as chunks end, so it holds the recently active only.
-   */
+  /** When each session last took a chunk here (wall clock), for a shutdown's drain. */
   private readonly activeAt = new Map<string, number>()
 
   constructor(
@@ -97,11 +82,9 @@ export class ChunkIntake {
   ) {}
 
   /**
-   * Admits a chunk on its head before its body is read (spec: POST /api/upload/:id/chunk): 404
-   * for no open session in `scope`, 400 for an empty chunk, an index already recorded or bytes
-   * past the declared size, 413 past the chunk limit, 429 past the window or the requests in
-   * flight. One statement reads the session row and whether the index is taken; the early chunks
-   * it counts are those past `next_index`, at most a window of them.
+   * Admits a chunk on its head before its body is read (spec: POST /api/upload/:id/chunk): 404,
+   * 400, 413 or 429 as the spec says. One statement reads the session row, whether the index is
+   * taken and how many early chunks (past `next_index`) are recorded.
    */
   async admit(
     id: string,
@@ -136,8 +119,7 @@ export class ChunkIntake {
     if (receiving.size >= this.limits.maxChunksInFlight) {
       throw new HttpError(429, ERROR_MESSAGES.tooManyChunksInFlight)
     }
-    // The early-chunk window as for sessions in memory: recorded chunks past the one due count,
-    // with this instance's early chunks still being received.
+    // Recorded chunks past the one due count against the window, with those being received here.
     if (index !== due) {
       const receivingEarly = [...receiving].filter((i) => i > due).length
       const early = Number(row.early) + receivingEarly
@@ -153,10 +135,9 @@ export class ChunkIntake {
     let budgeted = 0
     let length = 0
     const pieces: Uint8Array[] = []
-    // With a Content-Length the body streams into the store as it arrives; without one it is
-    // read whole first, within this instance's buffer budget.
-    // The feed holds what arrives while the store writes (it is read on at once otherwise, so a
-    // stalled body leaves nothing in it), before it pauses the request.
+    // With a Content-Length the body streams into the store as it arrives (the feed holds what
+    // arrives while the store writes, then pauses the request); without one it is read whole
+    // first, within this instance's buffer budget.
     const feed = declared === undefined ? undefined : new PassThrough({ highWaterMark: FEED_BYTES })
     // A body that ends early destroys the feed with an error, which the store's read reports; a
     // store that has not begun reading yet has no listener, and an unheard 'error' ends the process.
@@ -175,7 +156,9 @@ export class ChunkIntake {
         }
         if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
         if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
-        if (!this.buffer.reserveBuffer(piece.length)) throw budgetUsedUp()
+        if (!this.buffer.reserveBuffer(piece.length)) {
+          throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
+        }
         budgeted += piece.length
         pieces.push(piece)
         return undefined
@@ -224,12 +207,9 @@ export class ChunkIntake {
   }
 
   /**
-   * Records a stored chunk: the session's received bytes grow only while it is open and within
-   * its declared size, and the index is inserted only when new; either refusal rolls both back
-   * and removes the stored part. The chunk due next moves `next_index` past it and past the early
-   * chunks already recorded after it. The first statement locks the session's row, so records of
-   * one session on any instance run one after the other. Answers `bytesWritten` (the bytes below
-   * `next_index`, as an in-order writer counts them) and all bytes received.
+   * Records a stored chunk while the session is open and within its declared size, and its index
+   * new; a refusal removes the stored part. The first statement locks the session's row, so records
+   * of one session on any instance run one after the other.
    */
   private async record(
     id: string,
@@ -255,7 +235,13 @@ export class ChunkIntake {
             nextIndex: s.nextIndex,
             bytesWritten: s.bytesWritten,
           })
-        if (!grown) throw (await this.isOpen(tx, id)) ? sizeMismatch() : uploadNotFound()
+        if (!grown) {
+          const open = await tx
+            .select({ id: s.id })
+            .from(s)
+            .where(and(eq(s.id, id), eq(s.state, 'open')))
+          throw open.length > 0 ? sizeMismatch() : uploadNotFound()
+        }
         const inserted = await tx
           .insert(p)
           .values({ sessionId: id, chunkIndex: index, ...stored })
@@ -286,14 +272,5 @@ export class ChunkIntake {
       await this.blobs.deleteChunks([stored])
       throw error
     }
-  }
-
-  private async isOpen(tx: Executor, id: string): Promise<boolean> {
-    const { uploadSessions: s } = this.db.tables
-    const [row] = await tx
-      .select({ id: s.id })
-      .from(s)
-      .where(and(eq(s.id, id), eq(s.state, 'open')))
-    return row !== undefined
   }
 }

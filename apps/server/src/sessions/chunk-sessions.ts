@@ -1,16 +1,11 @@
 /**
- * Chunked HTTP upload sessions kept in the database on either dialect, so that any instance takes
- * a chunk, the status or the finalize, normal uploads and uploads into requests alike: opening a
- * session, its
- * finalize (claimed atomically, its chunks joined in order, its record written in the transaction
- * that deletes its rows) and every other end. Taking chunks in is chunk-intake.ts. What a
- * session holds (its quota and, in a request, its slot) is named on its row and ended
- * (session-holds.ts) by the transaction that deletes the row, whichever instance runs it. A
- * session whose client did not ask to resume it names the instance that opened it, and ends with
- * that instance (its stop, or its heartbeat lapsing), as the spec's sessions end with a server
- * restart.
+ * Chunked HTTP upload sessions kept in the database, so that any instance takes a chunk, the
+ * status or the finalize: opening a session, its finalize and every other end. Taking chunks in
+ * is chunk-intake.ts. A session whose client did not ask to resume it ends with the instance that
+ * opened it, as the spec's sessions end with a restart.
  *
- * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
+ * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store
+ * (chunks); the metrics registry.
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm'
@@ -18,93 +13,58 @@ import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm'
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { QuotaHold } from '../limits/quota.js'
+import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import type { FinishingSession } from './finishing-session.js'
 import type { SessionEnds } from './session-ends.js'
 import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
 import {
   chunkRows,
   openSessionIn,
   ChunkIntake,
-  type ChunkAdmission,
   type ChunkBuffer,
-  type SessionScope,
   type StoredChunkLimits,
 } from './chunk-intake.js'
 
-/** What a new session holds until it ends. */
 export interface SessionOpening {
   declaredSize: number
   /** What finalize needs, as JSON (token hashes, never tokens). */
   context: string
-  /** The file request whose slot the session holds, or null for a normal upload. */
   requestId: string | null
-  /** The declared size held against the client's quota, or null while the quota is off. */
   quota: QuotaHold | null
   /** Whether the client asked to resume it: otherwise it ends with this instance. */
   resumable: boolean
-}
-
-/** An open session as its row says. */
-export interface OpenChunkSession {
-  id: string
-  context: string
-  declaredSize: number
-  receivedBytes: number
-  /** The lowest chunk index not recorded: every chunk below it is durable. */
-  nextIndex: number
-  /** The size of the chunks below `nextIndex`. */
-  bytesWritten: number
-  createdAt: number
-}
-
-/** A claimed session: its chunks in order, for finalize to join. */
-export interface ClaimedSession {
-  declaredSize: number
-  /** What the store prepared for the session's chunks (blob-store.ts `startChunks`). */
-  partsUpload: string | null
-  chunks: StoredChunk[]
 }
 
 const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
 
 export class ChunkSessions {
   private readonly intake: ChunkIntake
+  /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
+  readonly admit: ChunkIntake['admit']
 
   constructor(
     private readonly db: Db,
     private readonly blobs: BlobStore,
     limits: StoredChunkLimits,
     buffer: ChunkBuffer,
-    /** Where a session's quota hold and request slot end (session-holds.ts). */
     private readonly holds: SessionHoldEnds,
-    /** How a session ends as failed (session-ends.ts). */
     private readonly ends: SessionEnds,
     private readonly now: () => number,
-    /**
-     * This instance, as the holder of the sessions whose client did not ask to resume: its one
-     * heartbeat (upload-sessions.ts) keeps them, and the sweep of lapsed holds ends them.
-     */
+    /** This instance, as the holder of the sessions whose client did not ask to resume. */
     private readonly holder: string,
-    /**
-     * The chunk size clients are asked for (config.ts `uploadChunkSize`), by which the store lays
-     * out a session's chunks (blob-store.ts `startChunks`).
-     */
+    /** The chunk size clients are asked for, by which the store lays out a session's chunks. */
     private readonly chunkSize: number,
   ) {
     this.intake = new ChunkIntake(db, blobs, limits, buffer, now)
+    this.admit = (...chunk) => this.intake.admit(...chunk)
   }
 
   /**
-   * At shutdown, waits at most `timeoutMs` while a session open in the database took a chunk on
-   * this instance within DRAIN_QUIET_MS (its client is still sending: it may finish within the grace,
-   * as a socket's upload may). Answers how many sessions bound to this instance are still open;
-   * a database that does not answer holds nothing up (0).
+   * At shutdown, waits at most `timeoutMs` while an open session took a chunk here lately; answers
+   * how many sessions bound here are open (0 when the database does not answer).
    */
-  drain(timeoutMs: number): Promise<number> {
-    return this.drainOpen(timeoutMs).catch(() => 0)
-  }
-
-  private async drainOpen(timeoutMs: number): Promise<number> {
+  async drain(timeoutMs: number): Promise<number> {
     const { uploadSessions: s } = this.db.tables
     const openOf = async (which: SQL) => {
       const [row] = await this.db.query
@@ -115,32 +75,28 @@ export class ChunkSessions {
     }
     // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
     const deadline = performance.now() + timeoutMs
-    for (;;) {
-      const active = this.intake.active()
-      if (active.length === 0 || (await openOf(inArray(s.id, active))) === 0) break
-      if (performance.now() >= deadline) break
-      await new Promise((resolve) => setTimeout(resolve, 50))
+    try {
+      for (;;) {
+        const active = this.intake.active()
+        if (active.length === 0 || (await openOf(inArray(s.id, active))) === 0) break
+        if (performance.now() >= deadline) break
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      return await openOf(eq(s.holder, this.holder))
+    } catch {
+      return 0
     }
-    return openOf(eq(s.holder, this.holder))
   }
 
-  /**
-   * At shutdown, once no chunk or finalize is under way here: ends the open sessions bound to this
-   * instance (spec: a server restart frees their slots).
-   */
+  /** At shutdown, after the drain: ends the open sessions bound to this instance. */
   async endHeld(): Promise<void> {
     const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(chunkRows(this.db.tables, and(eq(s.holder, this.holder), eq(s.state, 'open'))))
-    await this.remove(rows.map((row) => row.id))
+    await this.remove(await this.idsOf(and(eq(s.holder, this.holder), eq(s.state, 'open'))))
   }
 
   /**
-   * Opens a session: what the store prepares for its chunks (S3: the multipart upload that large
-   * chunks join as parts; the filesystem: the session file that holds them in place) is made
-   * here, once, and named on the row before any chunk can arrive.
+   * Opens a session: what the store prepares for its chunks (S3: the multipart upload; the
+   * filesystem: the session file) is made here, once, and named on the row before any chunk.
    */
   async open(id: string, opening: SessionOpening): Promise<void> {
     const partsUpload = await this.blobs.startChunks(id, opening.declaredSize, this.chunkSize)
@@ -170,47 +126,50 @@ export class ChunkSessions {
     }
   }
 
-  /** The open session `id` within `requestId` (null: a normal upload), or undefined. */
-  async find(id: string, requestId: string | null): Promise<OpenChunkSession | undefined> {
+  /** The context of open session `id` within `requestId` (null: a normal upload), or undefined. */
+  async find(id: string, requestId: string | null): Promise<{ context: string } | undefined> {
     const { uploadSessions: s } = this.db.tables
     const [row] = await this.db.query
-      .select({
-        id: s.id,
-        context: s.context,
-        declaredSize: s.declaredSize,
-        receivedBytes: s.receivedBytes,
-        nextIndex: s.nextIndex,
-        bytesWritten: s.bytesWritten,
-        createdAt: s.createdAt,
-      })
+      .select({ context: s.context })
       .from(s)
       .where(openSessionIn(this.db.tables, id, requestId))
-    return row && { ...row, nextIndex: row.nextIndex ?? 0 }
+    return row
   }
 
-  /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
-  admit(
+  /** Open session `id` of `requestId` to finalize or cancel, its context decoded by `decode`. */
+  async opened<C>(
     id: string,
-    index: number,
-    declared: number | undefined,
-    scope: SessionScope,
-  ): Promise<ChunkAdmission> {
-    return this.intake.admit(id, index, declared, scope)
+    requestId: string | null,
+    decode: (context: string) => C,
+  ): Promise<FinishingSession<C> | undefined> {
+    const open = await this.find(id, requestId)
+    if (!open) return undefined
+    return {
+      id,
+      context: decode(open.context),
+      finish: (record, discard) => this.finish(id, requestId, record, discard),
+      abort: () => this.remove([id]),
+    }
   }
 
   /**
-   * Claims the open session for finalize, once, whichever instance asks: undefined when it is not
-   * open in `requestId` (unknown, ended or claimed already). The chunks are read after the claim,
-   * when no more can be recorded; a session missing bytes ends (400).
+   * Finalizes session `id`: claimed once, whichever instance asks (else 404); its chunks, read
+   * after the claim when no more can be recorded, joined into the blob; then `commit`'s record.
+   * A failure after the claim ends the session and counts; one after the join calls `discard`.
    */
-  async claim(id: string, requestId: string | null): Promise<ClaimedSession | undefined> {
+  private async finish<T>(
+    id: string,
+    requestId: string | null,
+    commit: (tx: Executor) => Promise<T>,
+    discard: () => Promise<unknown>,
+  ): Promise<T> {
     const { uploadSessions: s, chunkParts: p } = this.db.tables
     const [claimed] = await this.db.query
       .update(s)
       .set({ state: 'committing', lastActivity: this.now() })
       .where(openSessionIn(this.db.tables, id, requestId))
       .returning({ declaredSize: s.declaredSize, partsUpload: s.partsUpload })
-    if (!claimed) return undefined
+    if (!claimed) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const chunks = await this.db.query
       .select({ ref: p.ref, size: p.size, etag: p.etag, index: p.chunkIndex })
       .from(p)
@@ -222,33 +181,38 @@ export class ChunkSessions {
       chunks.reduce((sum, chunk) => sum + chunk.size, 0) === claimed.declaredSize
     if (!whole) {
       await this.remove([id])
+      recordUploadFailed('chunks')
       throw sizeMismatch()
     }
-    return { ...claimed, chunks: chunks.map(({ ref, size, etag }) => ({ ref, size, etag })) }
-  }
-
-  /** Joins a claimed session's chunks into the blob `id`; a join that fails ends the session. */
-  async join(id: string, claimed: ClaimedSession): Promise<void> {
-    try {
-      await this.blobs.joinChunks(id, claimed.chunks, claimed.partsUpload)
-    } catch (error) {
+    const parts = chunks.map(({ ref, size, etag }) => ({ ref, size, etag }))
+    await this.blobs.joinChunks(id, parts, claimed.partsUpload).catch(async (error: unknown) => {
+      recordUploadFailed('chunks')
       await this.remove([id])
       throw error
+    })
+    let result: T
+    try {
+      result = await this.complete(id, commit)
+    } catch (error) {
+      recordUploadFailed('chunks')
+      await discard()
+      throw error
     }
+    recordUploadCompleted('chunks', claimed.declaredSize, requestId !== null)
+    return result
   }
 
-  /**
-   * Ends a claimed session whose chunks are joined: `commit` writes its record in the transaction
-   * that deletes the session's rows and ends its holds as kept; its stored chunks go after. When
-   * `commit` or the transaction fails, the session ends as failed (remove()).
-   */
-  async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
+  /** The end of a joined session by `commit`'s transaction; a failed one ends it as failed. */
+  private async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
     const { uploadSessions: s, chunkParts: p } = this.db.tables
     let outcome: { result: T; chunks: StoredChunk[] }
     try {
       outcome = await this.db.transaction(async (tx) => {
         const result = await commit(tx)
-        const [row] = await tx.delete(s).where(eq(s.id, id)).returning(heldColumns(s))
+        const [row] = await tx
+          .delete(s)
+          .where(eq(s.id, id))
+          .returning({ requestId: s.requestId, context: s.context, quota: s.quota })
         // Another path ended it meanwhile (idle, its instance gone) and gave its holds back: no
         // record may stay without them.
         if (!row) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
@@ -267,32 +231,27 @@ export class ChunkSessions {
     return outcome.result
   }
 
-  /**
-   * Ends sessions as failed (cancelled, a finalize that failed) through the one end of every
-   * session (session-ends.ts); the sweeps of idle sessions and lapsed holds end them there too.
-   */
+  /** Ends sessions as failed (cancelled, a finalize that failed) through session-ends.ts. */
   async remove(ids: readonly string[]): Promise<void> {
     await this.ends.end(ids)
   }
 
   /** Ends every session of a request that is being deleted. */
   async removeOfRequest(requestId: string): Promise<void> {
-    const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query
-      .select({ id: s.id })
-      .from(s)
-      .where(chunkRows(this.db.tables, eq(s.requestId, requestId)))
-    await this.remove(rows.map((row) => row.id))
+    await this.remove(await this.idsOf(eq(this.db.tables.uploadSessions.requestId, requestId)))
   }
 
   /** Ids of every session in the database, whose stored chunks must not be swept. */
   async ids(): Promise<Set<string>> {
-    const { uploadSessions: s } = this.db.tables
-    const rows = await this.db.query.select({ id: s.id }).from(s).where(chunkRows(this.db.tables))
-    return new Set(rows.map((row) => row.id))
+    return new Set(await this.idsOf())
   }
-}
 
-function heldColumns(s: Db['tables']['uploadSessions']) {
-  return { requestId: s.requestId, context: s.context, quota: s.quota }
+  private async idsOf(which?: SQL): Promise<string[]> {
+    const { uploadSessions: s } = this.db.tables
+    const rows = await this.db.query
+      .select({ id: s.id })
+      .from(s)
+      .where(chunkRows(this.db.tables, which))
+    return rows.map((row) => row.id)
+  }
 }

@@ -1,9 +1,7 @@
 /**
- * The link of a durable upload session to its row in the database (session-records.ts):
- * while this instance holds the session it records the points its resumable writer made durable,
- * and at the end it either gives the row up for a resume (suspend) or deletes it (remove). A
- * WebSocket session is durable; its client may resume it on any instance from the point recorded
- * here.
+ * The link of a durable (WebSocket) upload session to its row (session-records.ts): while this
+ * instance holds the session it records the points its resumable writer made durable, and at the
+ * end it either gives the row up for a resume on any instance (suspend) or deletes it (remove).
  *
  * May touch: the upload_sessions table (through its records) and the session's resumable writer.
  */
@@ -17,90 +15,61 @@ export interface DurableSpec {
   requestId: string | null
   /** The JSON the record is made from at finalize (token hashes only). */
   context: string
-  /** Whether the client asked to resume it after a lost connection or a restart (docs/api.md). */
+  /** Whether the client asked to resume it (docs/api.md). */
   resumable: boolean
-}
-
-/** Where a resumed session continues. */
-export interface ResumePoint {
-  offset: number
 }
 
 /** A WebSocket session records its durable point at least every this many bytes. */
 export const CHECKPOINT_BYTES = 16 * 1024 * 1024
 
-/**
- * The link of a durable session to its row: records what the writer made durable on its own
- * while this instance holds it, at most one update at a time.
- */
 export class DurableLink {
-  /** The point last recorded. */
-  private recorded: { bytesWritten: number; writerState: string }
   private recording: Promise<void> | undefined
+  /** A `follow` that came while a record was under way. */
+  private followAgain:
+    [lastActivity: number, onError: (error: unknown) => void, step: number] | undefined
+  /** Set once the session is suspended or removed: nothing more is recorded. */
+  private ended = false
 
   constructor(
     readonly id: string,
-    /** Whether its client asked to resume it: only then does a lost connection keep it. */
     readonly resumable: boolean,
     readonly writer: ResumableWriter,
     private readonly records: SessionRecords,
     private readonly holder: string,
-    start: ResumePoint,
-    writerState: string,
-  ) {
-    this.recorded = { bytesWritten: start.offset, writerState }
-  }
-
-  get bytesRecorded(): number {
-    return this.recorded.bytesWritten
-  }
+    /** The bytes last recorded. */
+    private recorded: number,
+  ) {}
 
   /**
-   * Records the writer's durable point once it moved at least `step` bytes past the point
-   * recorded; never waits for it. A call while a record is under way is taken up after it, so
-   * the last move is recorded too.
+   * Records the writer's durable point once it moved `step` bytes past the last, without waiting;
+   * a call while a record is under way is taken up after it, so the last move is recorded too.
    */
   follow(lastActivity: number, onError: (error: unknown) => void, step = CHECKPOINT_BYTES): void {
     if (this.ended) return
     if (this.recording) {
-      this.followAgain = {
-        lastActivity,
-        onError,
-        step: Math.min(step, this.followAgain?.step ?? step),
-      }
+      this.followAgain = [lastActivity, onError, Math.min(step, this.followAgain?.[2] ?? step)]
       return
     }
     const point = this.writer.durable()
-    if (point.offset - this.recorded.bytesWritten < Math.max(step, 1)) return
-    this.recording = this.save({ ...point, lastActivity })
+    if (point.offset - this.recorded < Math.max(step, 1)) return
+    this.recording = this.records
+      .record(this.id, this.holder, {
+        bytesWritten: point.offset,
+        writerState: point.state,
+        nextIndex: null,
+        lastActivity,
+      })
+      .then((held) => {
+        if (!held) throw new Error(`Upload session ${this.id} is no longer held by this instance`)
+        this.recorded = point.offset
+      })
       .catch(onError)
       .finally(() => {
         this.recording = undefined
         const again = this.followAgain
         this.followAgain = undefined
-        if (again) this.follow(again.lastActivity, again.onError, again.step)
+        if (again) this.follow(...again)
       })
-  }
-
-  /** A `follow` that came while a record was under way. */
-  private followAgain:
-    { lastActivity: number; onError: (error: unknown) => void; step: number } | undefined
-  /** Set once the session is suspended or removed: nothing more is recorded. */
-  private ended = false
-
-  private async save(point: {
-    offset: number
-    state: string
-    lastActivity: number
-  }): Promise<void> {
-    const recorded = { bytesWritten: point.offset, writerState: point.state }
-    const held = await this.records.record(this.id, this.holder, {
-      ...recorded,
-      nextIndex: null,
-      lastActivity: point.lastActivity,
-    })
-    if (!held) throw new Error(`Upload session ${this.id} is no longer held by this instance`)
-    this.recorded = recorded
   }
 
   /** Closes the writer and gives the row up, keeping every byte the store can make durable. */
@@ -118,11 +87,7 @@ export class DurableLink {
     await this.recording?.catch(() => undefined)
   }
 
-  /**
-   * Deletes the row on `tx`, after `close()`: the session has ended. False when another instance
-   * holds it now (this one lost its hold): the session, its quota, slot and bytes are that
-   * instance's.
-   */
+  /** Deletes the row on `tx`, after `close()`; false when another instance holds it now. */
   remove(tx: Executor): Promise<boolean> {
     return this.records.remove(this.id, this.holder, tx)
   }

@@ -1,14 +1,11 @@
 /**
- * The keys of every upload session that may still write bytes, on any instance: the sweeps by
- * age (storage `sweepUnfinished`, `sweepChunks`) leave what these wrote alone. Each kind of
- * session adds one source: this instance's sessions in memory, sessions kept in the database.
+ * The keys of every upload session that may still write bytes, on any instance, one source per
+ * kind of session: the sweeps by age leave what these wrote alone.
  * May touch: nothing directly; asks the sources it is given.
  */
-export type LiveKeySource = () => Iterable<string> | Promise<Iterable<string>>
-
 /** The union of what the sources answer, read afresh on every call. */
 export function liveSessionKeys(
-  sources: readonly LiveKeySource[],
+  sources: readonly (() => Iterable<string> | Promise<Iterable<string>>)[],
 ): () => Promise<ReadonlySet<string>> {
   return async () => {
     const keys = new Set<string>()

@@ -1,13 +1,12 @@
 /**
  * The one way an upload session ends without its upload, whichever writer wrote it (cancelled,
- * idle, its instance gone, a finalize that failed): one transaction deletes its row and its
- * recorded chunks and gives back the holds the row names (session-holds.ts); then what the row
- * names in the store is freed: the stream writer's resumable writer, the chunk writer's parts
- * upload and stored chunks.
+ * idle, its instance gone, a finalize that failed): one transaction deletes its row and recorded
+ * chunks and gives back its holds (session-holds.ts); then what it wrote in the store is freed.
  *
  * May touch: tables upload_sessions and chunk_parts (deletes); the blob store (what a session
  * wrote); the quota and request slots through session-holds.ts.
  */
+import type { UploadStatusTransport } from '@fileshare/protocol'
 import { inArray } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
@@ -16,8 +15,7 @@ import { holdsOfRow, type SessionHoldEnds } from './session-holds.js'
 
 /** A session that ended here: what the metrics count of it. */
 export interface EndedSession {
-  id: string
-  transport: 'ws' | 'chunks'
+  transport: UploadStatusTransport
   bytesWritten: number
 }
 
@@ -29,9 +27,8 @@ export class SessionEnds {
   ) {}
 
   /**
-   * Ends the sessions `ids` that still have a row, as failed; answers those this call ended (a
-   * session ends once). Every store removal is tried; what a failure leaves, the sweeps by age
-   * remove (no row names it any more), and the first failure is thrown after.
+   * Ends the sessions `ids` that still have a row, as failed; answers those this call ended. Every
+   * store removal is tried (the sweeps take what a failure leaves); the first failure is thrown.
    */
   async end(ids: readonly string[]): Promise<EndedSession[]> {
     if (ids.length === 0) return []
@@ -50,20 +47,14 @@ export class SessionEnds {
           writerState: s.writerState,
           partsUpload: s.partsUpload,
         })
-      for (const row of rows) {
-        await this.holds.endOn(tx, holdsOfRow(row), false)
-      }
+      for (const row of rows) await this.holds.endOn(tx, holdsOfRow(row), false)
+      const ended = rows.map((row) => row.id)
       const chunks: StoredChunk[] =
-        rows.length === 0
+        ended.length === 0
           ? []
           : await tx
               .delete(p)
-              .where(
-                inArray(
-                  p.sessionId,
-                  rows.map((row) => row.id),
-                ),
-              )
+              .where(inArray(p.sessionId, ended))
               .returning({ ref: p.ref, size: p.size, etag: p.etag })
       return { rows, chunks }
     })
@@ -79,10 +70,6 @@ export class SessionEnds {
     ])
     const failed = freed.find((outcome) => outcome.status === 'rejected')
     if (failed) throw failed.reason
-    return rows.map(({ id, transport, bytesWritten }) => ({
-      id,
-      transport: transport as EndedSession['transport'],
-      bytesWritten,
-    }))
+    return rows as EndedSession[]
   }
 }

@@ -1,9 +1,8 @@
 /**
- * What an upload session holds until it ends, for every kind of session: the declared size held
- * against its client's quota and, in a file request, one of the request's slots. The holds end
- * here and nowhere else, inside the transaction that ends the session (its record written, or its
- * row deleted), so that they end exactly once whichever instance or path ends it; and the JSON a
- * streamed session's row keeps its quota hold in.
+ * What an upload session holds until it ends: the declared size held against its client's quota
+ * and, in a file request, one of its slots. The holds end here and nowhere else, inside the
+ * transaction that ends the session, so that they end exactly once whichever instance or path
+ * ends it; and the JSON a session row keeps its quota hold in.
  *
  * May touch: nothing directly; the quota (limits/quota.ts) and the request's slot counters
  * (requests/request-slots.ts) on the transaction it is given.
@@ -13,34 +12,25 @@ import type { QuotaHold, UploadQuota } from '../limits/quota.js'
 import { endSlot } from '../requests/request-slots.js'
 import { holdsNoteSlot } from './stored-contexts.js'
 
-/** A slot of a file request held by a session; `note`: one kept for a sender's note. */
-export interface SlotHold {
-  requestId: string
-  note: boolean
-}
-
 export interface SessionHolds {
   /** Null while the quota is off. */
   quota: QuotaHold | null
-  /** Null for a normal upload. */
-  slot: SlotHold | null
-}
-
-/** What a session row says of its holds: its request, its context and its quota hold's JSON. */
-export interface HoldingRow {
-  requestId: string | null
-  context: string
-  quota: string
+  /** A slot of a file request (`note`: one kept for a sender's note); null for a normal upload. */
+  slot: { requestId: string; note: boolean } | null
 }
 
 /** The holds a session row names (streamed and stored rows alike). */
-export function holdsOfRow(row: HoldingRow): SessionHolds {
+export function holdsOfRow(row: {
+  requestId: string | null
+  context: string
+  quota: string
+}): SessionHolds {
   const slot =
     row.requestId === null ? null : { requestId: row.requestId, note: holdsNoteSlot(row.context) }
   return { quota: decodeQuotaHold(row.quota), slot }
 }
 
-/** A quota hold as a streamed session's row keeps it (`quota` column); '' while the quota is off. */
+/** A quota hold as a session row keeps it (`quota` column); '' while the quota is off. */
 export function encodeQuotaHold(hold: QuotaHold | null): string {
   if (hold === null) return ''
   const { clientHash, windowStart, bytes } = hold
@@ -48,8 +38,8 @@ export function encodeQuotaHold(hold: QuotaHold | null): string {
 }
 
 /**
- * The quota hold of a streamed session's row. Rows written before holds took this shape name
- * the window `start`; anything else that is not a hold is refused rather than guessed at.
+ * The quota hold of a session row. Rows written before holds took this shape name the window
+ * `start`; anything else that is not a hold is refused rather than guessed at.
  */
 export function decodeQuotaHold(text: string): QuotaHold | null {
   if (text === '') return null
@@ -83,9 +73,8 @@ export class SessionHoldEnds {
   ) {}
 
   /**
-   * Ends `holds` on `tx`, the transaction that ends their session. `kept` (the upload's record is
-   * written in `tx`): the quota's bytes are recorded and the slot moves from reserved to used;
-   * otherwise both are given back.
+   * Ends `holds` on `tx`, the transaction that ends their session: `kept` (the upload's record is
+   * written in `tx`) records the quota's bytes and uses the slot; otherwise both are given back.
    */
   async endOn(tx: Executor, holds: SessionHolds, kept: boolean): Promise<void> {
     if (holds.quota !== null) await this.quota.endHold(tx, holds.quota, kept)
@@ -94,8 +83,7 @@ export class SessionHoldEnds {
 
   /**
    * One transaction: `step` ends the session (writes its record, deletes its row) and answers
-   * whether this call ended it; only then do its holds end, in the same transaction. A step that
-   * throws rolls everything back and leaves the holds as they were.
+   * whether this call ended it; only then do its holds end. A step that throws rolls it all back.
    */
   async end(
     holds: SessionHolds,

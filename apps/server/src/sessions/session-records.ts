@@ -1,12 +1,7 @@
 /**
- * The rows of upload sessions (table `upload_sessions`). The stream writer's (those naming a
- * writer state) are written at a session's start,
- * at each checkpoint (one conditional UPDATE), when its connection ends and at its end (deleted,
- * in the transaction that ends its holds: session-holds.ts).
- * Which instance holds a session open is a conditional UPDATE too: a hold is taken only when the
- * row has none, or when its holder's heartbeat is older than HOLD_LAPSE_MS (the holder died).
- * For the rows of both writers alike: the one heartbeat of an instance's holds, and the claims
- * by which the sweeps take sessions that idled out or whose instance is gone.
+ * The rows of upload sessions (table `upload_sessions`). Which instance holds a session is a
+ * conditional UPDATE: a hold is taken only when the row has none or its holder's heartbeat lapsed
+ * (the holder died); the sweeps claim the sessions that idled out or whose instance is gone.
  * May touch: table upload_sessions.
  */
 import type { UploadStatusTransport } from '@fileshare/protocol'
@@ -18,22 +13,19 @@ import type { Db, Executor } from '../db/client.js'
 export const HOLD_LAPSE_MS = 30_000
 
 export type SessionKindName = 'upload' | 'request'
-export type SessionTransport = UploadStatusTransport
 
 export interface StreamRow {
   id: string
   kind: SessionKindName
   requestId: string | null
-  transport: SessionTransport
+  transport: UploadStatusTransport
   declaredSize: number
   bytesWritten: number
   nextIndex: number | null
-  /** The stream writer's resumable writer state. */
   writerState: string
   context: string
-  /** The session's quota hold as JSON (session-holds.ts), '' while the quota is off. */
+  /** The quota hold as JSON (session-holds.ts). */
   quota: string
-  /** Whether the client asked to resume it (docs/api.md); otherwise no resume reaches it. */
   resumable: boolean
   holder: string | null
   heartbeatAt: number
@@ -44,7 +36,6 @@ export interface StreamRow {
 /** A row of either writer: the chunk writer's name no writer state. */
 export type SessionRow = Omit<StreamRow, 'writerState'> & { writerState: string | null }
 
-/** A durable point of a session: its bytes, the chunk due next and the writer's state. */
 export interface RecordedPoint {
   bytesWritten: number
   nextIndex: number | null
@@ -62,7 +53,7 @@ export class SessionRecords {
     return this.db.tables.uploadSessions
   }
 
-  /** The rows of this writer, the WebSocket's; `which` among them. */
+  /** The stream writer's rows; `which` among them. */
   private mine(which?: SQL): SQL | undefined {
     return and(eq(this.table.transport, 'ws'), which)
   }
@@ -89,10 +80,7 @@ export class SessionRecords {
     return row as SessionRow | undefined
   }
 
-  /**
-   * Takes the hold of session `id` for `holder`: answers the row when it was free or its holder's
-   * hold had lapsed, undefined when it does not exist or another holder is alive.
-   */
+  /** Takes the hold of session `id` for `holder` when it is free or its holder's lapsed. */
   async claim(id: string, holder: string): Promise<StreamRow | undefined> {
     const t = this.table
     const now = this.now()
@@ -126,7 +114,7 @@ export class SessionRecords {
       .where(and(eq(t.id, id), eq(t.holder, holder)))
   }
 
-  /** Keeps the holds of `holder` alive: the one heartbeat of its sessions of both writers. */
+  /** Keeps the holds of `holder` alive, on the rows of both writers. */
   async beat(holder: string): Promise<void> {
     const t = this.table
     await this.db.query.update(t).set({ heartbeatAt: this.now() }).where(eq(t.holder, holder))
@@ -138,11 +126,7 @@ export class SessionRecords {
     await this.db.query.update(t).set({ holder: null }).where(isNotNull(t.holder))
   }
 
-  /**
-   * Deletes the row on `tx` (the transaction that ends the session and its holds), while
-   * `holder` holds it when given; answers whether it was there (the session ends once, and only
-   * by its holder).
-   */
+  /** Deletes the row on `tx` while `holder` (when given) holds it; false when it was gone. */
   async remove(id: string, holder: string | undefined, tx: Executor): Promise<boolean> {
     const t = this.table
     const held = holder === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.holder, holder))
@@ -151,9 +135,8 @@ export class SessionRecords {
   }
 
   /**
-   * Claims, for `holder`, the sessions without a byte since `before` (`requestBefore` for chunked
-   * uploads into a request) that no live instance has open: the cleanup job ends them. A chunk
-   * writer's session is open on no instance, whichever holds it.
+   * Claims the sessions idle since `before` (`requestBefore`: chunked uploads into a request) that
+   * no live instance has open (a chunk writer's never is).
    */
   async claimIdle(before: number, requestBefore: number, holder: string): Promise<SessionRow[]> {
     const t = this.table
@@ -175,10 +158,8 @@ export class SessionRecords {
   }
 
   /**
-   * Claims, for `holder`, the sessions whose client did not ask to resume them and whose instance
-   * is gone: its hold lapsed, or with `all` (the only instance, starting) every one it does not
-   * hold itself, so that they end (spec: Upload slot inside a request, server restart). A dormant
-   * one (a chunk cut off mid-body, its retry to come) is not taken otherwise.
+   * Claims the unresumable sessions whose hold lapsed, or with `all` (the only instance, starting)
+   * every one not held here (spec: Upload slot inside a request, server restart).
    */
   async claimUnresumable(holder: string, all: boolean): Promise<SessionRow[]> {
     const t = this.table
@@ -206,7 +187,6 @@ export class SessionRecords {
     return rows as SessionRow[]
   }
 
-  /** The sessions uploading into request `requestId`. */
   async ofRequest(requestId: string): Promise<SessionRow[]> {
     const rows = await this.db.query
       .select()
@@ -215,7 +195,7 @@ export class SessionRecords {
     return rows as SessionRow[]
   }
 
-  /** Ids of every session that may still resume (their partial blobs must not be swept). */
+  /** Ids of every session that may still resume. */
   async ids(): Promise<Set<string>> {
     const rows = await this.db.query.select({ id: this.table.id }).from(this.table)
     return new Set(rows.map((row) => row.id))

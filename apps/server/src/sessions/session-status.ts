@@ -1,8 +1,7 @@
 /**
  * How far an unfinished upload got, for a client that resumes it (docs/api.md, GET
- * /api/upload/:id/status and GET /api/request/:id/upload/:uid/status): one query of the
- * session's row, whichever writer keeps it (upload_sessions): the bytes the store holds durably
- * and, for chunks, the chunk due next. A session that finalize claimed has no status.
+ * /api/upload/:id/status and its request twin): the session's row, whichever writer keeps it.
+ * A session that finalize claimed has no status.
  * May touch: nothing directly; reads rows through session-records.ts, and the takedown
  * tombstones of requests.
  */
@@ -13,12 +12,8 @@ import { HttpError } from '../http-error.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { requestTakedown } from '../requests/request-records.js'
 import { decodeSpec } from './stored-contexts.js'
-import type { SessionRecords } from './session-records.js'
+import type { SessionKindName, SessionRecords } from './session-records.js'
 import type { UploadSessions } from './upload-sessions.js'
-
-export type SessionStatus = UploadStatusResponse
-
-export type SessionKind = 'upload' | 'request'
 
 export class SessionStatusService {
   constructor(
@@ -27,17 +22,12 @@ export class SessionStatusService {
     private readonly tombstones: Tombstones,
   ) {}
 
-  /**
-   * The status of session `id` of `kind`: `credential` is the owner token of a normal upload
-   * (401 when wrong, compared in constant time with the stored hash) or the id of the request.
-   * Without such a session, the 410 of a request the operator took down (as on its other
-   * routes), else 404 `Upload not found`.
-   */
+  /** The status of session `id`; `credential` is an upload's owner token or the request's id. */
   async status(
-    kind: SessionKind,
+    kind: SessionKindName,
     id: string,
     credential: string | undefined,
-  ): Promise<SessionStatus> {
+  ): Promise<UploadStatusResponse> {
     // A connection that ended here a moment ago records where it got to: answer that point,
     // not the checkpoint before it, so a prompt resume sends nothing twice.
     await this.sessions.settled(id)

@@ -1,8 +1,7 @@
 /**
  * The codec of what a session row keeps for its finalize, as the JSON of its `context` column: a
- * normal upload's spec, or an upload into a request's declared fields. Token hashes are stored
- * as base64; tokens themselves never are. Decoding is strict: a context that does not hold every
- * field in its one spelling is a `StoredContextError` naming the field, never a half-built value.
+ * normal upload's spec, or an upload into a request's declared fields (token hashes, never
+ * tokens). Decoding is strict: a field not in its one spelling is a `StoredContextError`.
  *
  * May touch: nothing (pure).
  */

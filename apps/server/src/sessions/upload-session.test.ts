@@ -13,8 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
 import { FilesystemBlobStore } from '../storage/filesystem.js'
+import { SessionEnds } from './session-ends.js'
 import { SessionHoldEnds } from './session-holds.js'
-import { sessionLimits } from './session-limits.js'
+import { SessionRecords } from './session-records.js'
 import type { UploadSession } from './upload-session.js'
 import { UploadSessions } from './upload-sessions.js'
 
@@ -32,7 +33,10 @@ describe('upload session', () => {
     db = await openSqlite(dataDir)
     // These sessions hold no quota and no slot: their holds' end is the transaction alone.
     const quota = { endHold: () => Promise.reject(new Error('no quota is held')) }
-    sessions = new UploadSessions({ blobs, holdEnds: new SessionHoldEnds(db, quota) })
+    const holdEnds = new SessionHoldEnds(db, quota)
+    const records = new SessionRecords(db, Date.now)
+    const ends = new SessionEnds(db, blobs, holdEnds)
+    sessions = new UploadSessions({ blobs, holdEnds, records, ends })
   })
   afterEach(async () => {
     sessions.stop()
@@ -41,15 +45,7 @@ describe('upload session', () => {
   })
 
   const open = (declaredSize: number) =>
-    sessions.create(
-      {
-        declaredSize,
-        context: null,
-        limits: sessionLimits({ fileUploadConcurrentChunks: 4, fileUploadSpeedLimit: 0 }, 1024),
-        idleMs: null,
-      },
-      { quota: null, slot: null },
-    )
+    sessions.create({ declaredSize, context: null, idleMs: null }, { quota: null, slot: null })
   const commit = (session: UploadSession) =>
     session.finish(
       () => Promise.resolve(),

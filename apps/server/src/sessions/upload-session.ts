@@ -1,17 +1,7 @@
 /**
- * One upload session of the stream writer, held by this instance (a single request or a
- * WebSocket, for normal uploads and uploads into file requests): it owns the blob writer and its
- * write chain, counts bytes against the declared length, and ends in exactly one of commit or
- * abort. Chunked uploads have the chunk writer instead (chunk-sessions.ts).
- * Nothing here knows about records or tokens: a commit writes the caller's record in the
- * transaction that ends the session and its holds (session-holds.ts); `onEnd` tells others of the
- * end.
- *
- * A durable session (every one but a single-request upload) also has a row, through its durable
- * link (durable-link.ts), and a resumable writer. One whose client asked to resume it is
- * suspended when its connection ends otherwise than by `done` or an abort (its bytes made durable
- * and the row released), for any instance to resume (upload-sessions.ts); any other ends with its
- * connection, as the spec has it.
+ * One upload session of the stream writer held by this instance (a single request or a
+ * WebSocket): it owns the blob writer and its write chain, counts bytes against the declared
+ * length, and ends in exactly one of commit, abort or (a resumable socket's) suspension.
  *
  * May touch: the blob store (its own writer), and the upload_sessions table through its link.
  */
@@ -20,13 +10,15 @@ import { ERROR_MESSAGES } from '@fileshare/protocol'
 import type { Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobWriter } from '../storage/blob-store.js'
-import type { DurableLink, ResumePoint } from './durable-link.js'
+import type { DurableLink } from './durable-link.js'
 import type { FinishingSession } from './finishing-session.js'
 import type { SessionHoldEnds, SessionHolds } from './session-holds.js'
-import type { SessionLimits } from './session-limits.js'
 
 /** The answer to a resume of a session that a live connection holds (docs/api.md). */
 export const UPLOAD_IN_PROGRESS_MESSAGE = 'Upload already in progress'
+
+/** A session that received nothing for this long is not waited for at shutdown. */
+export const DRAIN_QUIET_MS = 5000
 
 export type SessionOutcome = 'committed' | 'aborted'
 export type SessionState = 'open' | 'committing' | 'suspended' | SessionOutcome
@@ -34,61 +26,52 @@ export type SessionState = 'open' | 'committing' | 'suspended' | SessionOutcome
 export interface NewSession<T> {
   declaredSize: number
   context: T
-  limits: SessionLimits
   /** Over HTTP the session is dropped after this much idle time; sockets manage their own. */
   idleMs: number | null
 }
 
 /** What a session needs of the registry holding it (upload-sessions.ts). */
 export interface SessionRegistry {
-  /** The service clock. */
   now(): number
   reportError(error: unknown): void
-  /** The session has ended or is suspended: it is no longer open here. */
+  /** The session is no longer open here. */
   forget(session: UploadSession<unknown>): void
   /** A suspension under way, which shutdown and a resume of the session wait for. */
   track(id: string, suspension: Promise<void>): Promise<void>
-  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
   readonly holdEnds: SessionHoldEnds
 }
 
 export class UploadSession<T = unknown> implements FinishingSession<T> {
   readonly declaredSize: number
   readonly context: T
-  readonly startedAt: number
+  readonly idleMs: number | null
   /** Service-clock time of the last bytes, for the idle timeout. */
   lastActivity: number
   /** Wall-clock time of the last bytes, for telling running uploads from abandoned ones. */
   private lastActivityWall = performance.now()
   private stateValue: SessionState = 'open'
   /** Bytes accepted so far: written or queued for writing. */
-  private accepted = 0
+  private accepted: number
   private chain: Promise<void> = Promise.resolve()
   private readonly endListeners: Array<(outcome: SessionOutcome) => void | Promise<void>> = []
 
   constructor(
-    /** Also the key of the blob, and the id of the record made from it. */
+    /** Also the key of the blob and the id of its record. */
     readonly id: string,
     private readonly registry: SessionRegistry,
     private readonly writer: BlobWriter,
     spec: NewSession<T>,
-    /** What the session holds until it ends: its quota and, in a request, its slot. */
     private readonly holds: SessionHolds,
-    now: number,
-    /** The row of a durable session, and where a resumed one continues. */
+    lastActivity: number,
     private readonly link?: DurableLink,
-    start?: ResumePoint,
+    /** The byte this session's connection started from (not 0 when resumed). */
+    readonly startOffset = 0,
   ) {
     this.declaredSize = spec.declaredSize
     this.context = spec.context
-    this.limits = spec.limits
     this.idleMs = spec.idleMs
-    this.startedAt = now
-    this.lastActivity = now
-    if (start) {
-      this.accepted = start.offset
-      this.startOffset = start.offset
-    }
+    this.lastActivity = lastActivity
+    this.accepted = startOffset
     // The store makes bytes durable after the write that brought them (an S3 part uploads in
     // the background): each move is recorded as it happens, not when more bytes arrive.
     if (link) {
@@ -98,24 +81,8 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     }
   }
 
-  /** The byte this session's connection started from (not 0 when resumed). */
-  readonly startOffset: number = 0
-
-  /** Whether the session outlives its connection (it has a row). */
-  get durable(): boolean {
-    return this.link !== undefined
-  }
-
-  readonly limits: SessionLimits
-  readonly idleMs: number | null
-
   get state(): SessionState {
     return this.stateValue
-  }
-
-  /** Bytes durably handed to the blob store. */
-  get bytesWritten(): number {
-    return this.writer.bytesWritten
   }
 
   get bytesAccepted(): number {
@@ -130,15 +97,11 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
   /** How the connection holding this session checks that its peer still answers. */
   private prober: ((withinMs: number) => void) | undefined
 
-  /** Set by the connection holding the session: see `probe`. */
   onProbe(probe: (withinMs: number) => void): void {
     this.prober = probe
   }
 
-  /**
-   * Asks the connection holding this session to prove its peer alive within `withinMs`, or end
-   * (and so suspend the session): a resume is waiting for it.
-   */
+  /** Asks the connection to prove its peer alive within `withinMs` or end: a resume waits. */
   probe(withinMs: number): void {
     if (this.stateValue === 'open') this.prober?.(withinMs)
   }
@@ -152,57 +115,36 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     if (this.stateValue !== 'open') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
   }
 
-  private accept(length: number): void {
-    if (this.accepted + length > this.declaredSize) {
-      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
-    }
-    this.accepted += length
-    this.touch()
-  }
-
-  private touch(): void {
-    this.lastActivity = this.registry.now()
-    this.lastActivityWall = performance.now()
-  }
-
-  private enqueueWrite(bytes: Uint8Array | readonly Uint8Array[]): Promise<void> {
-    const pieces = bytes instanceof Uint8Array ? [bytes] : bytes
-    const write = this.chain.then(async () => {
-      for (const piece of pieces) await this.writer.write(piece)
-    })
-    // A failed write fails the whole session; later writes on the chain fail with it.
-    this.chain = write.catch((error: unknown) => {
-      void this.abort()
-      throw error
-    })
-    return this.chain
-  }
-
-  /**
-   * Appends bytes in arrival order (single request and WebSocket). Resolves once the store has
-   * taken them, which is the transport's backpressure signal.
-   */
+  /** Appends bytes in arrival order; resolves once the store took them (the backpressure). */
   append(bytes: Uint8Array): Promise<void> {
     this.assertOpen()
-    this.accept(bytes.length)
-    const written = this.enqueueWrite(bytes)
-    if (this.link) {
-      const link = this.link
-      void written.then(
+    if (this.accepted + bytes.length > this.declaredSize) {
+      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+    }
+    this.accepted += bytes.length
+    this.lastActivity = this.registry.now()
+    this.lastActivityWall = performance.now()
+    // A failed write fails the whole session; later writes on the chain fail with it.
+    this.chain = this.chain
+      .then(() => this.writer.write(bytes))
+      .catch((error: unknown) => {
+        void this.abort()
+        throw error
+      })
+    const link = this.link
+    if (link) {
+      void this.chain.then(
         () => link.follow(this.lastActivity, (error) => this.registry.reportError(error)),
         () => undefined,
       )
     }
-    return written
+    return this.chain
   }
 
   /**
-   * Makes the blob durable once every declared byte is written, then writes the upload's record
-   * with `record` in the transaction that ends the session: its row deleted, its holds ended as
-   * kept. A different total ends the session with 400 `Body size does not match declared content
-   * length` (spec: File upload states, finalize with total bytes that differ). When the record's
-   * transaction fails nothing of it stays: the session ends as failed, its holds given back, and
-   * `discard` removes the committed blob.
+   * Commits the blob once every declared byte is written (else 400, spec: File upload states),
+   * then writes `record` in the transaction that ends the session; when that fails, `discard`
+   * removes the committed blob.
    */
   async finish<R>(
     record: (tx: Executor) => Promise<R>,
@@ -212,15 +154,9 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     this.stateValue = 'committing'
     try {
       await this.chain
-    } catch (error) {
-      await this.discard()
-      throw error
-    }
-    if (this.writer.bytesWritten !== this.declaredSize) {
-      await this.discard()
-      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
-    }
-    try {
+      if (this.writer.bytesWritten !== this.declaredSize) {
+        throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
+      }
       await this.writer.commit()
     } catch (error) {
       await this.discard()
@@ -240,32 +176,24 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
   }
 
   /**
-   * Ends the session and discards its bytes; safe to call at any time, more than once, and never
-   * rejects (a failure is reported). A commit under way is left to finish (its caller owns the
-   * outcome), so no blob is torn mid-rename.
+   * Ends the session and discards its bytes; safe at any time and never rejects. A commit under
+   * way is left to finish (its caller owns the outcome), so no blob is torn mid-rename.
    */
   async abort(): Promise<void> {
     if (this.stateValue === 'open') await this.discard()
   }
 
   /**
-   * The connection ended without `done` or an abort: a session whose client asked to resume it
-   * keeps its bytes and its row (with its quota and request slot) for a resume, on any instance;
-   * any other is aborted, its slot and quota free at once (spec: Upload slot inside a request,
-   * socket closed before done).
+   * The connection ended without `done` or an abort: a resumable session keeps its bytes, row and
+   * holds for a resume on any instance; any other is aborted, its slot and quota free at once
+   * (spec: Upload slot inside a request, socket closed before done).
    */
   suspend(): Promise<void> {
     if (this.stateValue !== 'open') return Promise.resolve()
     if (!this.link?.resumable) return this.abort()
-    return this.rewind(this.link)
-  }
-
-  /** Makes the session dormant at its last durable point, for its next connection to continue from. */
-  private rewind(link: DurableLink): Promise<void> {
-    if (this.stateValue !== 'open') return Promise.resolve()
     this.stateValue = 'suspended'
     this.registry.forget(this)
-    return this.registry.track(this.id, this.keep(link))
+    return this.registry.track(this.id, this.keep(this.link))
   }
 
   private async keep(link: DurableLink): Promise<void> {
@@ -278,7 +206,6 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     }
   }
 
-  /** Discards the session's bytes and ends it, from any state but an ended one. */
   private async discard(): Promise<void> {
     if (this.stateValue === 'aborted' || this.stateValue === 'committed') return
     this.stateValue = 'aborted'
@@ -292,10 +219,9 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
   }
 
   /**
-   * Ends the session in one transaction (session-holds.ts): `record` (a commit's) is written, the
-   * row deleted and the holds ended, kept on a commit. False when another instance took it over,
-   * whose end it then is; a commit then fails, its record undone. An abort whose transaction fails
-   * is reported: the row and its holds stay for the cleanup job, which ends the dormant session.
+   * Ends the session in one transaction: `record` (a commit's), the row deleted, the holds ended.
+   * False when another instance took it over (a commit then fails, its record undone). An abort
+   * whose transaction fails is reported: the row and holds stay for the cleanup job.
    */
   private async end(
     outcome: SessionOutcome,

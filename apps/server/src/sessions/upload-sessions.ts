@@ -1,21 +1,19 @@
 /**
  * The registry of the upload sessions open on this instance (upload-session.ts): it creates them,
- * with a row for a durable one, resumes a durable session from its row on any instance, renews
- * this instance's holds on the rows, ends dormant sessions that idled out or whose instance is
- * gone, ends idle ones, and drains or suspends them all at shutdown. It also keeps the server's
- * budget of chunk bytes held in memory. A durable session whose connection ended is dormant (in no
- * registry) until a resume reaches any instance.
+ * resumes a dormant one (its connection ended) from its row, renews this instance's holds, ends
+ * sessions that idled out or whose instance is gone, and drains or suspends them at shutdown.
  *
  * May touch: the upload_sessions table, the blob store, and timers (the holds' heartbeat, a
  * resume's wait for the connection holding its session).
  */
 import { randomUUID } from 'node:crypto'
+import { EventEmitter, once } from 'node:events'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
-import type { BlobStore, BlobWriter, ResumableWriter } from '../storage/blob-store.js'
+import type { BlobStore } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
 import type { SessionEnds } from './session-ends.js'
 import {
@@ -31,12 +29,12 @@ import {
   type StreamRow,
 } from './session-records.js'
 import {
+  DRAIN_QUIET_MS,
   UploadSession,
   type NewSession,
   type SessionRegistry,
   UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
-import { DRAIN_QUIET_MS } from './session-limits.js'
 
 export interface UploadSessionsOptions {
   blobs: BlobStore
@@ -44,55 +42,38 @@ export interface UploadSessionsOptions {
   /** Bytes of chunk bodies held in memory across all sessions (FILE_UPLOAD_CHUNK_BUFFER). */
   bufferBudget?: number
   onError?: (error: unknown) => void
-  /** The rows of durable sessions; without them every session lives in memory only. */
-  records?: SessionRecords
-  /** Where a session's holds end, in the transaction that ends it (session-holds.ts). */
+  records: SessionRecords
   holdEnds: SessionHoldEnds
-  /** How a session of either writer ends from its row (session-ends.ts). */
-  ends?: SessionEnds
+  ends: SessionEnds
 }
 
-/**
- * What a kind of session (normal upload, upload into a request) makes of its row when it is
- * resumed: the session's settings and context (its holds are the row's own, session-holds.ts).
- */
+/** What a kind of session (normal upload, upload into a request) makes of its row at a resume. */
 export interface SessionKind<T> {
   restore(row: StreamRow): { spec: NewSession<T> }
 }
 
-/** How often this instance renews the holds of the sessions it holds. */
+/** How often this instance renews its holds. */
 const HEARTBEAT_MS = 10_000
 
-/**
- * How long a socket's resume waits for the connection holding its session on this instance to
- * end before it is refused with 409: long enough for an old socket to drain what it read.
- */
-export const HOLDER_WAIT_MS = 3000
+/** How long a resume waits for the connection holding its session here to drain and end. */
+const HOLDER_WAIT_MS = 3000
 
-/**
- * How long, within HOLDER_WAIT_MS, the connection holding a session here has to answer the ping a
- * resume sends it before it is taken for dead and dropped (its client's network changed and no
- * close came), leaving the rest of the wait for its suspension to be recorded.
- */
-export const HOLDER_PROBE_MS = 2000
+/** How long, within that wait, the connection has to answer a ping before it is dropped as dead. */
+const HOLDER_PROBE_MS = 2000
 
-/**
- * The registry of sessions under way on this instance. Durable sessions also have a row; one
- * whose connection ended is dormant (in no registry) until a resume reaches any instance.
- */
 export class UploadSessions implements SessionRegistry {
   private readonly sessions = new Map<string, UploadSession>()
   private bufferedBytes = 0
   private readonly blobs: BlobStore
   private readonly bufferBudget: number
   private readonly errorSink: (error: unknown) => void
-  private readonly records: SessionRecords | undefined
-  private readonly ends: SessionEnds | undefined
+  private readonly records: SessionRecords
+  private readonly ends: SessionEnds
   readonly holdEnds: SessionHoldEnds
   private readonly kinds = new Map<SessionKindName, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
   readonly holder = randomUUID()
-  private heartbeat: NodeJS.Timeout | undefined
+  private readonly heartbeat: NodeJS.Timeout
   readonly now: () => number
 
   constructor(options: UploadSessionsOptions) {
@@ -103,17 +84,13 @@ export class UploadSessions implements SessionRegistry {
     this.records = options.records
     this.holdEnds = options.holdEnds
     this.ends = options.ends
-    if (this.records) {
-      const records = this.records
-      // The one heartbeat of this instance: it renews its holds on rows of both writers.
-      this.heartbeat = setInterval(() => {
-        records.beat(this.holder).catch((error: unknown) => this.reportError(error))
-      }, HEARTBEAT_MS)
-      this.heartbeat.unref()
-    }
+    // The one heartbeat of this instance: it renews its holds on rows of both writers.
+    this.heartbeat = setInterval(() => {
+      this.records.beat(this.holder).catch((error: unknown) => this.reportError(error))
+    }, HEARTBEAT_MS)
+    this.heartbeat.unref()
   }
 
-  /** Registers how sessions of `kind` are restored from their rows. */
   registerKind<T>(kind: SessionKindName, handler: SessionKind<T>): void {
     this.kinds.set(kind, handler as SessionKind<unknown>)
   }
@@ -123,11 +100,7 @@ export class UploadSessions implements SessionRegistry {
     clearInterval(this.heartbeat)
   }
 
-  /**
-   * Opens a session holding `holds`; with `durable` (and a database) it gets a row naming them
-   * and a resumable writer, so it outlives its connection. When it cannot open, its holds are
-   * given back with its row, if it got one.
-   */
+  /** Opens a session holding `holds`, with a row and a resumable writer when `durable`. */
   async create<T>(
     spec: NewSession<T>,
     holds: SessionHolds,
@@ -135,21 +108,19 @@ export class UploadSessions implements SessionRegistry {
   ): Promise<UploadSession<T>> {
     const id = randomUUID()
     const records = this.records
-    if (!durable || !records) {
-      let writer: BlobWriter
-      try {
-        writer = await this.blobs.create(id)
-      } catch (error) {
-        await this.holdEnds.release(holds)
-        throw error
-      }
+    const giveBack = async (error: unknown): Promise<never> => {
+      await this.holdEnds.release(holds)
+      throw error
+    }
+    if (!durable) {
+      const writer = await this.blobs.create(id).catch(giveBack)
       const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
     }
     const now = this.now()
-    try {
-      await records.insert({
+    await records
+      .insert({
         id,
         ...durable,
         transport: 'ws',
@@ -163,52 +134,35 @@ export class UploadSessions implements SessionRegistry {
         lastActivity: now,
         createdAt: now,
       })
-    } catch (error) {
-      await this.holdEnds.release(holds)
-      throw error
-    }
-    let writer: ResumableWriter
-    try {
-      writer = await this.blobs.createResumable(id)
-    } catch (error) {
+      .catch(giveBack)
+    const writer = await this.blobs.createResumable(id).catch(async (error: unknown) => {
       await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
-    }
-    const start = { offset: 0 }
-    const link = new DurableLink(id, durable.resumable, writer, records, this.holder, start, '')
+    })
+    const link = new DurableLink(id, durable.resumable, writer, records, this.holder, 0)
     const session = new UploadSession<T>(id, this, writer, spec, holds, now, link)
     this.sessions.set(id, session as UploadSession)
     return session
   }
 
-  /**
-   * Resumes the durable session `id` on this instance over a new socket, from the largest durable
-   * point at or below `offset`. `check` sees the row first
-   * and refuses what it must (owner, kind, offset) while nothing has changed yet. 404 without a
-   * row, 409 while a live connection holds it on another instance, or here for HOLDER_WAIT_MS
-   * (the connection here is pinged first, and dropped when silent for HOLDER_PROBE_MS).
-   */
+  /** Resumes session `id` here from its durable point at or below `offset`, if `check` passes. */
   async resume<T>(
     id: string,
     check: (row: StreamRow) => void,
     offset: number,
   ): Promise<UploadSession<T>> {
     const records = this.records
-    const found = records ? await records.find(id) : undefined
-    if (!records || !found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const found = await records.find(id)
+    if (!found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     const kind = this.kinds.get(found.kind)
     if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     // A session whose client did not ask to resume it belongs to its connection alone.
-    if (!found.resumable) {
-      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    }
+    if (!found.resumable) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     check(found)
-    const wanted = offset
-    if (wanted > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
-    // A new socket's resume, its credentials proven, may find the old connection here still
-    // draining what it read before the drop, not yet seeing its close: it waits for that end.
-    // A holder that no longer answers is pinged at once and dropped, rather than holding the
-    // session until its keepalive ends it; one that answers keeps it.
+    if (offset > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+    // The old connection here may still be draining what it read, not yet seeing its close: the
+    // resume waits for it, and pings it so that a dead one is dropped rather than kept until its
+    // keepalive ends it.
     this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
     if (!(await this.leaves(id, HOLDER_WAIT_MS))) {
       throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
@@ -222,43 +176,22 @@ export class UploadSessions implements SessionRegistry {
       if (await records.find(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
       throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
-    const point = {
-      nextIndex: row.nextIndex,
-      writerState: row.writerState,
-      lastActivity: row.lastActivity,
-    }
+    const { nextIndex, writerState, lastActivity } = row
+    const point = { nextIndex, writerState, lastActivity }
     try {
       // It moved between the look and the claim: refused as if it had been seen so.
-      if (wanted > row.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+      if (offset > row.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
       // Recorded before the bytes past it are dropped, so the row never claims more than is kept.
-      await records.record(id, this.holder, { ...point, bytesWritten: wanted })
-      const writer = await this.blobs.reopen(id, row.writerState, wanted)
+      await records.record(id, this.holder, { ...point, bytesWritten: offset })
+      const writer = await this.blobs.reopen(id, writerState, offset)
       const from = writer.bytesWritten
-      const start = { offset: from }
-      const link = new DurableLink(
-        id,
-        row.resumable,
-        writer,
-        records,
-        this.holder,
-        start,
-        row.writerState,
-      )
-      const { spec } = kind.restore(row)
-      const session = new UploadSession<T>(
-        id,
-        this,
-        writer,
-        spec as NewSession<T>,
-        holdsOfRow(row),
-        this.now(),
-        link,
-        start,
-      )
+      const link = new DurableLink(id, row.resumable, writer, records, this.holder, from)
+      const spec = kind.restore(row).spec as NewSession<T>
+      const holds = holdsOfRow(row)
       // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
-      session.lastActivity = row.lastActivity
+      const session = new UploadSession<T>(id, this, writer, spec, holds, lastActivity, link, from)
       this.sessions.set(id, session as UploadSession)
-      if (from !== wanted) await records.record(id, this.holder, { ...point, bytesWritten: from })
+      if (from !== offset) await records.record(id, this.holder, { ...point, bytesWritten: from })
       return session
     } catch (error) {
       const kept = await records.find(id)
@@ -267,35 +200,22 @@ export class UploadSessions implements SessionRegistry {
     }
   }
 
-  /**
-   * Ends the sessions of either writer without a byte for `idleMs` (`requestIdleMs` for chunked
-   * uploads into a request) that no live instance has open: their rows, their quota and request
-   * slots, then their bytes. Returns how many ended.
-   */
+  /** Ends the dormant sessions of either writer that idled out; answers how many ended. */
   async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
-    const records = this.records
-    if (!records) return 0
     const now = this.now()
-    const rows = await records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
+    const rows = await this.records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
     return this.endRows(rows)
   }
 
-  /**
-   * Ends the sessions whose client did not ask to resume them and whose instance is gone (with
-   * `all`, at the start of the only instance: every one it does not hold), with their quota,
-   * request slots and bytes (spec: Upload slot inside a request, server restart). Returns how
-   * many ended.
-   */
+  /** Ends the unresumable sessions whose instance is gone (`all`: every one not held here). */
   async endUnresumable(all = false): Promise<number> {
-    const records = this.records
-    if (!records) return 0
-    return this.endRows(await records.claimUnresumable(this.holder, all))
+    return this.endRows(await this.records.claimUnresumable(this.holder, all))
   }
 
-  /** Ends, from their rows, the claimed sessions not open here; answers how many ended. */
+  /** Ends the claimed sessions not open here; answers how many ended. */
   private async endRows(rows: readonly SessionRow[]): Promise<number> {
     const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
-    const ended = (await this.ends?.end(ids)) ?? []
+    const ended = await this.ends.end(ids)
     // No live session records these ends (metrics/track-session.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     for (const session of ended) recordUploadFailed(session.transport, session.bytesWritten)
@@ -305,28 +225,23 @@ export class UploadSessions implements SessionRegistry {
   /** The row of session `id` when it is not open on this instance. */
   async findDormant(id: string): Promise<StreamRow | undefined> {
     if (this.sessions.has(id)) return undefined
-    return this.records?.find(id)
+    return this.records.find(id)
   }
 
-  /**
-   * Ends a session from its row (an explicit abort, or idle): the row and its quota and request
-   * slot in one transaction, then its bytes. Answers false when it had ended already.
-   */
+  /** Ends a session from its row (session-ends.ts); false when it had ended already. */
   async endDormant(row: SessionRow): Promise<boolean> {
     return (await this.endRows([row])) > 0
   }
 
-  /** Ends the dormant sessions uploading into request `requestId` (it is being deleted). */
+  /** Ends the dormant sessions uploading into request `requestId`, which is going away. */
   async endDormantOfRequest(requestId: string): Promise<void> {
-    for (const row of (await this.records?.ofRequest(requestId)) ?? []) {
-      if (!this.sessions.has(row.id)) await this.endDormant(row)
-    }
+    for (const row of await this.records.ofRequest(requestId)) await this.endDormant(row)
   }
 
   /** Ids of the sessions whose bytes must be kept: open here, or resumable anywhere. */
   async resumableIds(): Promise<Set<string>> {
     const ids = this.ids()
-    for (const id of (await this.records?.ids()) ?? []) ids.add(id)
+    for (const id of await this.records.ids()) ids.add(id)
     return ids
   }
 
@@ -344,31 +259,20 @@ export class UploadSessions implements SessionRegistry {
   forget(session: UploadSession<unknown>): void {
     if (this.sessions.get(session.id) !== session) return
     this.sessions.delete(session.id)
-    const waiting = this.leaving.get(session.id)
-    this.leaving.delete(session.id)
-    for (const left of waiting ?? []) left()
+    this.left.emit(session.id)
   }
 
-  /** Resumes waiting for the session open here to leave (its connection to end), by id. */
-  private readonly leaving = new Map<string, Set<() => void>>()
+  /** Emits the id of a session no longer open here, for the resumes waiting for it to leave. */
+  private readonly left = new EventEmitter().setMaxListeners(0)
 
   /** Resolves true once no session `id` is open here, or false after `ms` while one still is. */
-  private leaves(id: string, ms: number): Promise<boolean> {
-    if (!this.sessions.has(id)) return Promise.resolve(true)
-    return new Promise((resolve) => {
-      const waiting = this.leaving.get(id) ?? new Set()
-      this.leaving.set(id, waiting)
-      const left = () => {
-        clearTimeout(timer)
-        resolve(true)
-      }
-      const timer = setTimeout(() => {
-        waiting.delete(left)
-        if (waiting.size === 0 && this.leaving.get(id) === waiting) this.leaving.delete(id)
-        resolve(false)
-      }, ms)
-      waiting.add(left)
-    })
+  private async leaves(id: string, ms: number): Promise<boolean> {
+    if (!this.sessions.has(id)) return true
+    const signal = AbortSignal.timeout(ms)
+    return once(this.left, id, { signal }).then(
+      () => true,
+      () => false,
+    )
   }
 
   /** Resolves once a suspension of session `id` under way here is recorded (at once if none). */
@@ -400,11 +304,7 @@ export class UploadSessions implements SessionRegistry {
     return stale.length
   }
 
-  /**
-   * Waits, at most `timeoutMs`, until no session is running: each has finished or has received
-   * nothing for a few seconds (an abandoned session must not hold up a shutdown). Returns how many
-   * sessions are still open.
-   */
+  /** Waits at most `timeoutMs` while a session still receives bytes; answers how many are open. */
   async drain(timeoutMs: number): Promise<number> {
     // Wall-clock time: the service clock may be a test's manual clock, which never moves here.
     const deadline = performance.now() + timeoutMs
@@ -420,24 +320,13 @@ export class UploadSessions implements SessionRegistry {
     return new Set(this.sessions.keys())
   }
 
-  async abortAll(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((s) => s.abort()))
-  }
-
-  /**
-   * At shutdown: sessions whose client asked to resume them are suspended for a resume after the
-   * restart, others end;
-   * resolves once every suspension under way is recorded.
-   */
+  /** At shutdown: suspends every session (upload-session.ts) and waits for the suspensions. */
   async suspendAll(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((s) => s.suspend()))
     await Promise.all(this.suspending.values())
   }
 
-  /**
-   * Suspensions under way, by session: shutdown waits for them before the database closes, and a
-   * resume reaching this instance meanwhile waits for its session's.
-   */
+  /** Suspensions under way, which shutdown and a resume of their session wait for. */
   private readonly suspending = new Map<string, Promise<void>>()
 
   track(id: string, suspension: Promise<void>): Promise<void> {

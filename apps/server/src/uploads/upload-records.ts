@@ -1,7 +1,6 @@
 /**
  * A stored upload's life after its session committed (spec: File upload states): public info,
- * existence, counted downloads and read grants, metadata set once, the password check, and the
- * retirement of expired and used-up uploads for the cleanup job. It never touches a session.
+ * counted downloads and read grants, metadata set once, the password check, and retirement.
  * May touch: table uploads; the lockout, tombstones, counted reads and blob removal through their
  * modules.
  */
@@ -28,7 +27,6 @@ export interface UploadsDeps {
   db: Db
   blobs: BlobStore
   sessions: UploadSessions
-  /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
   chunkSessions: ChunkSessions
   quota: UploadQuota
   lockout: Lockout
@@ -56,17 +54,13 @@ export class UploadRecords {
     return `${this.deps.config.baseUrl}/d/${id}`
   }
 
-  /** The record of a stored upload, or undefined. */
   protected async stored(id: string) {
     const { uploads } = this.deps.db.tables
     const [row] = await this.deps.db.query.select().from(uploads).where(eq(uploads.id, id))
     return row
   }
 
-  /**
-   * The upload; 410 when the cleanup job or the operator removed it (tombstones.ts), else 404
-   * when unknown.
-   */
+  /** The upload; 410 when the cleanup job or the operator removed it, else 404 when unknown. */
   private async find(id: string) {
     const row = await this.stored(id)
     if (row) return row
@@ -85,9 +79,8 @@ export class UploadRecords {
   }
 
   /**
-   * Public info (spec: GET /api/info/:id); 404 unknown, 410 expired or used up. A protected
-   * upload's metadata stays out of it: with the link, that ciphertext would let anyone test
-   * password guesses offline, past the lockout. checkPassword hands it out instead.
+   * Public info (spec: GET /api/info/:id). A protected upload's metadata stays out of it: with the
+   * link, that ciphertext would let anyone test password guesses offline, past the lockout.
    */
   async info(id: string): Promise<UploadInfoResponse> {
     const row = await this.find(id)
@@ -114,27 +107,25 @@ export class UploadRecords {
   }
 
   /**
-   * Admits the auth token of a download. On a password-protected upload the lockout of
-   * `upload:<id>` applies here as on the password check: a wrong token is a password guess
-   * whichever route it is sent to.
+   * Admits the auth token of a read, else 401 `message`. On a protected upload the lockout of
+   * `upload:<id>` applies: a wrong token is a password guess whichever route it is sent to.
    */
   private async admitReader(
     row: { id: string; hasPassword: boolean; authTokenHash: Buffer },
     authToken: string | undefined,
     clientIp: string,
+    message: string = ERROR_MESSAGES.invalidOrMissingAuthToken,
   ): Promise<void> {
     const guard = { key: `upload:${row.id}`, clientIp, hasPassword: row.hasPassword }
     const token = judgeToken(authToken, row.authTokenHash)
     if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidOrMissingAuthToken)
+      throw new HttpError(401, message)
     }
   }
 
   /**
-   * Counts one download atomically (the increment happens only while the count is below the
-   * limit and the upload has not expired), then opens the blob or, on S3, presigns its URL. With
-   * `withGrant`, a download the server sends also issues a read grant (docs/api.md); a presigned
-   * URL reads ranges itself.
+   * Counts one download atomically (counted-reads.ts), then opens the blob or, on S3, presigns
+   * its URL; `withGrant` also issues a read grant for a download the server sends (docs/api.md).
    */
   async download(
     id: string,
@@ -151,9 +142,7 @@ export class UploadRecords {
 
   /**
    * Reads a range of an upload under a read grant, without counting (docs/api.md, Read grants):
-   * 404 or 410 as the upload's other routes, 401 for the auth token, 410 once the upload expired
-   * (a download limit reached since does not end the grant), 401 or 410 for the grant, 416 for
-   * a `range` that is not one satisfiable byte range. Without `range`, the whole blob.
+   * 410 once it expired (a download limit reached since does not end the grant).
    */
   async readGranted(
     id: string,
@@ -173,10 +162,8 @@ export class UploadRecords {
 
   /**
    * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
-   * leaving a tombstone for each so their ids go on answering 410 (tombstones.ts), then removes
-   * their blobs (record first, so an id never points at a missing blob), holding a blob whose
-   * presigned URL may still be fetched (blob-janitor.ts). Returns how many went, how many blob
-   * removals failed and were queued for later, and how many blobs are held.
+   * leaving tombstones so their ids answer 410, then their blobs (record first, so an id never
+   * points at a missing blob) but those a presigned URL may still fetch (blob-janitor.ts).
    */
   async retireFinished(): Promise<RetiredCount> {
     const now = this.deps.now()
@@ -204,16 +191,11 @@ export class UploadRecords {
       typeof body === 'object' && body !== null ? body : {}
     ) as Record<string, unknown>
     const problems: Record<string, string> = {}
-    const nonEmptyBase64 = (value: unknown, field: string): value is string => {
-      if (typeof value === 'string' && value.length <= META_MAX_LENGTH) {
-        if (decodeBase64Strict(value) !== null) return true
-      }
-      problems[field] = 'must be non-empty base64'
-      return false
+    for (const [field, value] of Object.entries({ encryptedMeta, nonce })) {
+      const ok = typeof value === 'string' && value.length <= META_MAX_LENGTH
+      if (!ok || decodeBase64Strict(value) === null) problems[field] = 'must be non-empty base64'
     }
-    const metaOk = nonEmptyBase64(encryptedMeta, 'encryptedMeta')
-    const nonceOk = nonEmptyBase64(nonce, 'nonce')
-    if (!metaOk || !nonceOk) throw invalid(problems)
+    if (Object.keys(problems).length > 0) throw invalid(problems)
     const { uploads } = this.deps.db.tables
     const [saved] = await this.deps.db.query
       .update(uploads)
@@ -223,12 +205,7 @@ export class UploadRecords {
     if (saved === undefined) throw new HttpError(409, ERROR_MESSAGES.metadataAlreadySet)
   }
 
-  /**
-   * Checks the auth token of a password-protected upload without counting a download
-   * (spec: POST /api/password/:id) and answers its metadata, which info withholds: 404, 410,
-   * 400 (no password), then the lockout of `upload:<id>` as on every password route (a
-   * well-formed wrong token counts), then 401.
-   */
+  /** The password check (spec: POST /api/password/:id): answers the metadata info withholds. */
   async checkPassword(
     id: string,
     authToken: string | undefined,
@@ -237,11 +214,7 @@ export class UploadRecords {
     const row = await this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     if (!row.hasPassword) throw new HttpError(400, ERROR_MESSAGES.uploadNotPasswordProtected)
-    const guard = { key: `upload:${id}`, clientIp, hasPassword: true }
-    const token = judgeToken(authToken, row.authTokenHash)
-    if (!(await tokenUnderLockout(this.deps.lockout, guard, token))) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidPassword)
-    }
+    await this.admitReader(row, authToken, clientIp, ERROR_MESSAGES.invalidPassword)
     return { encryptedMeta: row.encryptedMeta, nonce: row.metaNonce }
   }
 }

@@ -7,18 +7,16 @@
  * May touch: nothing (pure).
  */
 import {
-  Declaration,
   fromBase64Url,
+  type Decoded,
+  type Declaration,
   type DeclarationLimits,
-  type DeclaredSizeHeader,
-  type ReceivedHeaderValues,
 } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
 import { hashToken } from '../access/tokens.js'
 import { decodedOrThrow } from '../validation.js'
 
-/** What a client declares before sending bytes: the same on every transport. */
 export interface UploadSpec {
   size: number
   salt: string
@@ -38,22 +36,24 @@ export interface DeclaredUpload {
   ownerToken: string
 }
 
-/** The settings a declaration is checked against. */
-export type UploadSpecLimits = Pick<
-  Config,
-  'fileDownloadOptions' | 'fileExpireOptionsSec' | 'fileMaxFilesPerUpload' | 'fileMaxSize'
->
-
-function declarationLimits(config: UploadSpecLimits): DeclarationLimits {
-  return {
-    downloadOptions: config.fileDownloadOptions,
-    expireOptionsSec: config.fileExpireOptionsSec,
-    maxFilesPerUpload: config.fileMaxFilesPerUpload,
-    maxSize: config.fileMaxSize,
-  }
-}
-
-function declaredUpload(declaration: Declaration): DeclaredUpload {
+/**
+ * The declaration `decode` reads within the settings' limits, or its 400 or 413 as the spec says.
+ */
+export function declaredUpload(
+  config: Pick<
+    Config,
+    'fileDownloadOptions' | 'fileExpireOptionsSec' | 'fileMaxFilesPerUpload' | 'fileMaxSize'
+  >,
+  decode: (limits: DeclarationLimits) => Decoded<Declaration>,
+): DeclaredUpload {
+  const declaration = decodedOrThrow(
+    decode({
+      downloadOptions: config.fileDownloadOptions,
+      expireOptionsSec: config.fileExpireOptionsSec,
+      maxFilesPerUpload: config.fileMaxFilesPerUpload,
+      maxSize: config.fileMaxSize,
+    }),
+  )
   const { password } = declaration
   const spec: UploadSpec = {
     size: declaration.size,
@@ -68,25 +68,4 @@ function declaredUpload(declaration: Declaration): DeclaredUpload {
     ownerTokenHash: hashToken(fromBase64Url(declaration.ownerToken)),
   }
   return { spec, ownerToken: declaration.ownerToken }
-}
-
-/**
- * The declaration in the headers of `POST /api/upload` (`sizeHeader` `content-length`) or
- * `POST /api/upload/init` (`x-content-length`); 400 or 413 as the spec says.
- */
-export function parseUploadHeaders(
-  config: UploadSpecLimits,
-  headers: ReceivedHeaderValues,
-  sizeHeader: DeclaredSizeHeader,
-): DeclaredUpload {
-  return declaredUpload(
-    decodedOrThrow(Declaration.fromHeaders(headers, declarationLimits(config), sizeHeader)),
-  )
-}
-
-/** The declaration in an upload socket's `init` frame, checked as the HTTP init's headers are. */
-export function parseUploadFrame(config: UploadSpecLimits, frameHeaders: unknown): DeclaredUpload {
-  return declaredUpload(
-    decodedOrThrow(Declaration.fromFrame(frameHeaders, declarationLimits(config))),
-  )
 }

@@ -1,12 +1,10 @@
 /**
- * File upload sessions: opening one for a declaration checked at init (upload-spec.ts), resuming
- * it, turning a committed session into a record, the status of a stored chunked session and the
- * owner's deletion, which cancels a session still open. The record's life after that is
- * upload-records.ts.
- * May touch: table uploads; the metrics registry; the rest through the session layer
- * (sessions/) and the quota.
+ * File upload sessions: opening, resuming, turning a committed session into a record, and the
+ * owner's deletion, which cancels a session still open (the record's life is upload-records.ts).
+ * May touch: table uploads; the metrics registry; the rest through sessions/ and the quota.
  */
 import {
+  Declaration,
   ERROR_MESSAGES,
   type DeclaredSizeHeader,
   type ReceivedHeaderValues,
@@ -19,25 +17,17 @@ import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { deleteAsOwner } from '../records/owner-delete.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
-import { openChunked } from '../sessions/chunk-finalize.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
 import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
-import { sessionLimits } from '../sessions/session-limits.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 import { requireOwner, UploadRecords, type UploadsDeps } from './upload-records.js'
-import {
-  parseUploadFrame,
-  parseUploadHeaders,
-  type DeclaredUpload,
-  type UploadSpec,
-} from './upload-spec.js'
+import { declaredUpload, type DeclaredUpload, type UploadSpec } from './upload-spec.js'
 
 /** The context of a normal upload session (request uploads carry another). */
 export interface FileUploadContext {
   kind: 'file'
   spec: UploadSpec
-  clientIp: string
 }
 
 export function isFileUploadContext(context: unknown): context is FileUploadContext {
@@ -52,8 +42,7 @@ export class UploadsService extends UploadRecords {
     super(deps)
     deps.sessions.registerKind<FileUploadContext>('upload', {
       restore: (row) => {
-        const spec = decodeSpec(row.context)
-        const context: FileUploadContext = { kind: 'file', spec, clientIp: '' }
+        const context: FileUploadContext = { kind: 'file', spec: decodeSpec(row.context) }
         return { spec: this.sessionSpec(context, 'ws') }
       },
     })
@@ -64,35 +53,27 @@ export class UploadsService extends UploadRecords {
     context: FileUploadContext,
     transport: StreamTransport,
   ): NewSession<FileUploadContext> {
-    const { config } = this.deps
-    return {
-      declaredSize: context.spec.size,
-      context,
-      limits: sessionLimits(config, config.fileChunkMaxSize),
-      idleMs: transport === 'ws' ? null : config.uploadSessionIdleSec * 1000,
-    }
+    const idleMs = transport === 'ws' ? null : this.deps.config.uploadSessionIdleSec * 1000
+    return { declaredSize: context.spec.size, context, idleMs }
   }
 
   /** The declaration in an upload's headers, checked against the settings (upload-spec.ts). */
   declaredInHeaders(headers: ReceivedHeaderValues, sizeHeader: DeclaredSizeHeader): DeclaredUpload {
-    return parseUploadHeaders(this.deps.config, headers, sizeHeader)
+    return declaredUpload(this.deps.config, (limits) =>
+      Declaration.fromHeaders(headers, limits, sizeHeader),
+    )
   }
 
   /** The declaration in an upload socket's `init` frame, checked as the headers are. */
   declaredInFrame(frameHeaders: unknown): DeclaredUpload {
-    return parseUploadFrame(this.deps.config, frameHeaders)
+    return declaredUpload(this.deps.config, (limits) => Declaration.fromFrame(frameHeaders, limits))
   }
 
-  /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
   get chunkSessions(): ChunkSessions {
     return this.deps.chunkSessions
   }
 
-  /**
-   * Opens a stream writer's session for a validated upload, holding its size against the client's
-   * quota. A WebSocket session has a row; when `resumable` (its client asked) it outlives its
-   * connection and a restart (docs/api.md, resume), otherwise it ends with them.
-   */
+  /** Opens a stream writer's session, holding the declared size against the client's quota. */
   async begin(
     spec: UploadSpec,
     clientIp: string,
@@ -101,27 +82,17 @@ export class UploadsService extends UploadRecords {
   ): Promise<UploadSession<FileUploadContext>> {
     const { sessions, quota } = this.deps
     const holds = { quota: await quota.reserve(clientIp, spec.size), slot: null }
-    const context: FileUploadContext = { kind: 'file', spec, clientIp }
+    const context: FileUploadContext = { kind: 'file', spec }
     const durable =
       transport === 'single'
         ? undefined
-        : {
-            kind: 'upload' as const,
-            requestId: null,
-            context: encodeSpec(spec),
-            resumable,
-          }
+        : { kind: 'upload' as const, requestId: null, context: encodeSpec(spec), resumable }
     const session = await sessions.create(this.sessionSpec(context, transport), holds, durable)
     trackUploadSession(session, transport)
     return session
   }
 
-  /**
-   * Resumes the unfinished upload `id` over a new WebSocket from the largest durable point at or
-   * below `offset` (docs/api.md, resume): 404 for no such session, 401 for a wrong owner token,
-   * 400 for an offset past the durable bytes (none of which changes anything), 409 while a live
-   * connection holds it.
-   */
+  /** Resumes the unfinished upload `id` over a new WebSocket (docs/api.md, resume). */
   async resume(
     id: string,
     ownerToken: string | undefined,
@@ -140,15 +111,14 @@ export class UploadsService extends UploadRecords {
   }
 
   /**
-   * Finalizes, whichever writer holds the session: the owner token must match, every declared
-   * byte must be there; then the blob is committed and only after that the record created, in
-   * the transaction that ends the session and records its quota hold, so a crash between the two
-   * leaves an orphan blob for the cleanup job and never a record without its blob; a record that
-   * fails removes the blob.
+   * Finalizes, whichever writer holds the session: the blob is committed before the record, so a
+   * crash between the two leaves an orphan blob for the cleanup job, never a record without blob.
    */
   async finalize(session: FinishingSession<UploadSpecContext>, ownerToken: string | undefined) {
-    requireOwner(ownerToken, session.context.spec.ownerTokenHash)
-    const row = uploadRow(session.id, session.context.spec, this.deps.now())
+    const { expireSec, ...spec } = session.context.spec
+    requireOwner(ownerToken, spec.ownerTokenHash)
+    const now = this.deps.now()
+    const row = { ...spec, id: session.id, createdAt: now, expiresAt: now + expireSec * 1000 }
     await session.finish(
       async (tx) => {
         await tx.insert(this.deps.db.tables.uploads).values(row)
@@ -158,17 +128,12 @@ export class UploadsService extends UploadRecords {
     return session.id
   }
 
-  /**
-   * Opens a chunked upload (spec: POST /api/upload/init) and answers its id. With sessions in the
-   * database the declared size is held against the quota on the session's row, so that whichever
-   * instance ends the session ends the hold: recorded at finalize, given back otherwise.
-   */
+  /** Opens a chunked upload (spec: POST /api/upload/init), its quota hold named on its row. */
   async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
-    const stored = this.deps.chunkSessions
     const held = await this.deps.quota.reserve(clientIp, spec.size)
     const id = randomUUID()
     try {
-      await stored.open(id, {
+      await this.deps.chunkSessions.open(id, {
         declaredSize: spec.size,
         context: encodeSpec(spec),
         requestId: null,
@@ -183,7 +148,6 @@ export class UploadsService extends UploadRecords {
     return id
   }
 
-  /** The chunks a normal upload's chunk route admits (chunk-sessions.ts). */
   get chunkScope(): SessionScope {
     return { requestId: null, maxChunkSize: this.deps.config.fileChunkMaxSize }
   }
@@ -196,15 +160,12 @@ export class UploadsService extends UploadRecords {
   }
 
   private openChunked(id: string): Promise<FinishingSession<UploadSpecContext> | undefined> {
-    return openChunked(this.deps.chunkSessions, id, null, (context) => ({
-      spec: decodeSpec(context),
-    }))
+    return this.deps.chunkSessions.opened(id, null, (context) => ({ spec: decodeSpec(context) }))
   }
 
   /**
-   * Deletes the record first, then the blob best effort (spec: DELETE /api/upload/:id). An id
-   * that is still an unfinished session is cancelled the same way, with the same owner token.
-   * The tombstone of an expired upload goes too; one of a takedown stays, answering 410.
+   * Deletes the record, then the blob (spec: DELETE /api/upload/:id); an unfinished session is
+   * cancelled with the same owner token. A takedown's tombstone stays, answering 410.
    */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     const chunked = await this.openChunked(id)
@@ -247,21 +208,3 @@ export class UploadsService extends UploadRecords {
 
 /** What a finalize reads of a normal upload's session context. */
 type UploadSpecContext = Pick<FileUploadContext, 'spec'>
-
-/** The columns of an upload's record. */
-function uploadRow(id: string, spec: UploadSpec, now: number) {
-  return {
-    id,
-    size: spec.size,
-    salt: spec.salt,
-    fileCount: spec.fileCount,
-    maxDownloads: spec.maxDownloads,
-    hasPassword: spec.hasPassword,
-    passwordSalt: spec.passwordSalt,
-    passwordAlgo: spec.passwordAlgo,
-    authTokenHash: spec.authTokenHash,
-    ownerTokenHash: spec.ownerTokenHash,
-    createdAt: now,
-    expiresAt: now + spec.expireSec * 1000,
-  }
-}
