@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
-import { FILESYSTEM } from './backends.js'
+import { FILESYSTEM, followDownload } from './backends.js'
 import { startTestServer, type TestServer } from './harness.js'
 import { initChunked, json, MiB, sendChunk, uploadsSuite } from './uploads.suite.js'
 
@@ -30,5 +30,33 @@ describe('speed limit', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
     const config = await json(await fetch(`${server.url}/api/config`))
     expect(config.uploadSpeedLimit).toBe(MiB)
+  })
+})
+
+describe('a chunked upload whose stored chunks cannot be removed once it is recorded', () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  })
+  afterAll(() => server.close())
+
+  it('is stored and downloads whole, its chunks left to the sweep', async () => {
+    const data = randomBytes(3000)
+    const up = await initChunked(server, data.length)
+    expect((await sendChunk(server, up.id, 0, data)).status).toBe(200)
+    server.service.blobs.deleteChunks = () => Promise.reject(new Error('the storage is away'))
+    const res = await fetch(`${server.url}/api/upload/${up.id}/finalize`, {
+      method: 'POST',
+      headers: { 'X-Owner-Token': up.ownerToken },
+    })
+    expect(res.status, JSON.stringify(await json(res))).toBe(200)
+    const got = await followDownload(
+      server,
+      await fetch(`${server.url}/api/download/${up.id}`, {
+        headers: { 'X-Auth-Token': up.authToken },
+      }),
+    )
+    expect(got.status).toBe(200)
+    expect(Buffer.from(await got.arrayBuffer())).toEqual(data)
   })
 })
