@@ -14,25 +14,16 @@ import type { PostgresDb } from './postgres.js'
 /** The advisory lock key of the background work (distinct from the migrations' key). */
 export const CLEANUP_LOCK_KEY = 0x636c6e75
 
-/**
- * The `application_name` of the lock's connection, followed by the process id, so that an
- * operator can see in `pg_stat_activity` (joined with `pg_locks`) which instance holds it.
- */
+/** The lock connection's `application_name` (with the pid), to find the holder in pg_locks. */
 export const CLEANUP_APPLICATION_NAME = 'fileshare-cleanup'
 
 /** How long connecting for the lock may take before this round gives up. */
 const CONNECT_TIMEOUT_MS = 5_000
 
 export interface LeaderLock {
-  /**
-   * Whether this instance may run the background work now: takes the lock when it is free, and
-   * confirms on its connection that it is still held. A failure answers false.
-   */
+  /** Whether this instance may lead now: takes the lock when free, or confirms it still holds it. */
   acquire(): Promise<boolean>
-  /**
-   * Gives the lock up (closing its connection), so another instance can take it at once; a later
-   * `acquire()` may take it again.
-   */
+  /** Gives the lock up (closing its connection), so another instance can take it at once. */
   release(): Promise<void>
 }
 

@@ -16,7 +16,6 @@ export type SqliteDriverSetting = (typeof SQLITE_DRIVER_SETTINGS)[number]
 export interface SqliteStatement {
   /** Whether the statement returns rows (a SELECT, or a write with RETURNING). */
   readonly reader: boolean
-  /** The names of the columns of its rows. */
   columns(): string[]
   run(params: unknown[]): void
   get(params: unknown[]): unknown[] | undefined
@@ -26,9 +25,7 @@ export interface SqliteStatement {
 /** One open connection to a database file. */
 export interface SqliteConnection {
   readonly driver: SqliteDriverName
-  /** The database file's path. */
   readonly file: string
-  /** Whether a transaction is open on the connection. */
   readonly inTransaction: boolean
   prepare(text: string): SqliteStatement
   /** Runs SQL text that returns nothing the caller needs (BEGIN, a pragma that sets, DDL). */
