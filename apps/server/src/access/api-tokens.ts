@@ -21,7 +21,7 @@ import {
   type ApiTokenScope,
   type CreateApiTokenResponse,
 } from '@fileshare/protocol'
-import { and, count, desc, eq, isNull, lte, or } from 'drizzle-orm'
+import { and, count, desc, eq, isNull, lte, or, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { lockCount } from '../db/count-lock.js'
@@ -31,10 +31,7 @@ import { invalid } from '../validation.js'
 
 const DAY_MS = 86_400_000
 
-/**
- * How long an expired token stays listed (as expired, refused) before the cleanup job deletes it,
- * so its owner sees why a script stopped working (docs/operations.md, API tokens).
- */
+/** How long an expired token stays listed, so its owner sees why a script stopped working. */
 export const EXPIRED_TOKEN_GRACE_MS = 30 * DAY_MS
 
 /** Last use is recorded at most this often per token. */
@@ -119,54 +116,39 @@ export class ApiTokens {
   /** Revokes one of `subject`'s tokens; 404 when it has none of that id. */
   async revoke(subject: string, id: string): Promise<void> {
     const { apiTokens } = this.deps.db.tables
-    const gone = await this.deps.db.query
-      .delete(apiTokens)
-      .where(and(eq(apiTokens.id, id), eq(apiTokens.subject, subject)))
-      .returning({ id: apiTokens.id })
-    if (gone.length === 0) throw new HttpError(404, API_TOKEN_MESSAGES.tokenNotFound)
+    const gone = await this.deleteWhere(and(eq(apiTokens.id, id), eq(apiTokens.subject, subject)))
+    if (gone === 0) throw new HttpError(404, API_TOKEN_MESSAGES.tokenNotFound)
   }
 
   /** Revokes any token by id (the operator); answers whether there was one. */
   async revokeAny(id: string): Promise<boolean> {
-    const { apiTokens } = this.deps.db.tables
-    const gone = await this.deps.db.query
-      .delete(apiTokens)
-      .where(eq(apiTokens.id, id))
-      .returning({ id: apiTokens.id })
-    return gone.length > 0
+    return (await this.deleteWhere(eq(this.deps.db.tables.apiTokens.id, id))) > 0
   }
 
   /** Cleanup: deletes the tokens expired for longer than EXPIRED_TOKEN_GRACE_MS; how many went. */
-  async purgeExpired(): Promise<number> {
+  purgeExpired(): Promise<number> {
+    const cutoff = this.deps.now() - EXPIRED_TOKEN_GRACE_MS
+    return this.deleteWhere(lte(this.deps.db.tables.apiTokens.expiresAt, cutoff))
+  }
+
+  /** Deletes the tokens `condition` selects; how many went. */
+  private async deleteWhere(condition: SQL | undefined): Promise<number> {
     const { apiTokens } = this.deps.db.tables
     const gone = await this.deps.db.query
       .delete(apiTokens)
-      .where(lte(apiTokens.expiresAt, this.deps.now() - EXPIRED_TOKEN_GRACE_MS))
+      .where(condition)
       .returning({ id: apiTokens.id })
     return gone.length
   }
 
-  /**
-   * The holder of a presented token (the whole `fst_…` value), with its use recorded; 401 for a
-   * malformed, unknown, revoked or expired token, all alike.
-   */
+  /** The holder of a whole `fst_…` token, its use recorded; 401 alike for every invalid one. */
   async authenticate(presented: string): Promise<ApiTokenHolder> {
     const bytes = apiTokenBytes(presented)
     if (bytes === null) throw invalidToken()
     const { db, now } = this.deps
     const { apiTokens } = db.tables
     const hash = hashToken(bytes)
-    const [row] = await db.query
-      .select({
-        id: apiTokens.id,
-        subject: apiTokens.subject,
-        scopes: apiTokens.scopes,
-        tokenHash: apiTokens.tokenHash,
-        expiresAt: apiTokens.expiresAt,
-        lastUsedAt: apiTokens.lastUsedAt,
-      })
-      .from(apiTokens)
-      .where(eq(apiTokens.tokenHash, hash))
+    const [row] = await db.query.select().from(apiTokens).where(eq(apiTokens.tokenHash, hash))
     // The lookup finds the row by hash; the stored hash is then confirmed in constant time.
     const time = now()
     if (row === undefined || !hashMatches(hash, row.tokenHash) || row.expiresAt <= time) {
@@ -226,14 +208,9 @@ function listedColumns(apiTokens: ApiTokensTable) {
   }
 }
 
-function describe(row: {
-  id: string
-  name: string
-  scopes: string
-  createdAt: number
-  expiresAt: number
-  lastUsedAt: number | null
-}): ApiTokenInfo {
+function describe(
+  row: Omit<ApiTokensTable['$inferSelect'], 'subject' | 'tokenHash'>,
+): ApiTokenInfo {
   return {
     id: row.id,
     name: row.name,

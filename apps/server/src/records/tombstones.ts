@@ -35,10 +35,7 @@ export interface RemovedItem extends Tombstone {
   id: string
 }
 
-/**
- * The 410 of an item the operator took down: the same status as an expired one, so the spec's
- * meaning holds, told apart by `reason` (docs/api.md, Takedown).
- */
+/** A takedown's 410: an expired item's status, so the spec holds, told apart by `reason`. */
 export function takedownError(tombstone: Tombstone): HttpError | undefined {
   if (tombstone.removedAt == null) return undefined
   const fields: Record<string, string> = { reason: TAKEDOWN_REASON }
@@ -92,9 +89,8 @@ export class Tombstones {
   }
 
   /**
-   * Deletes the tombstone of an expired or used-up item for good (its owner deleted the item);
-   * whether there was one. A takedown's stays, in the same conditional delete, so one that lands
-   * meanwhile stays too: its 410 is thrown.
+   * Deletes an item's tombstone for its owner; whether there was one. A takedown's stays, by the
+   * same conditional delete, so one that lands meanwhile stays too: its 410 is thrown.
    */
   async remove(kind: TombstoneKind, id: string): Promise<boolean> {
     const { tombstones } = this.db.tables
