@@ -39,7 +39,17 @@ export function sessionKeys(secret: string, durationSec: number): SessionKeys {
   const pkceKey = new Uint8Array(
     hkdfSync('sha256', sessionKey, new Uint8Array(), PKCE_KEY_LABEL, 32),
   )
-  const options = { algorithms: ['HS256'] }
+  /** The payload of a valid token; null when it is malformed, tampered with or expired. */
+  const payloadOf = async <T>(token: string, key: Uint8Array, requiredClaims: string[]) => {
+    try {
+      return (await jwtVerify<Partial<T>>(token, key, { algorithms: ['HS256'], requiredClaims }))
+        .payload
+    } catch (err) {
+      // A token that fails verification is no credential; any other error is a bug.
+      if (err instanceof errors.JOSEError) return null
+      throw err
+    }
+  }
 
   return {
     // The payload is exactly the spec's: sub, name, email, iat, exp (no server-side state).
@@ -52,19 +62,12 @@ export function sessionKeys(secret: string, durationSec: number): SessionKeys {
         .sign(sessionKey),
 
     async verify(token) {
-      try {
-        const { payload } = await jwtVerify<Partial<SessionPayload>>(token, sessionKey, {
-          ...options,
-          requiredClaims: ['sub', 'iat', 'exp'],
-        })
-        const { sub, name, email } = payload
-        if (typeof sub !== 'string' || typeof name !== 'string' || typeof email !== 'string') {
-          return null
-        }
-        return { sub, name, email }
-      } catch (err) {
-        return invalidToken(err)
+      const payload = await payloadOf<SessionPayload>(token, sessionKey, ['sub', 'iat', 'exp'])
+      const { sub, name, email } = payload ?? {}
+      if (typeof sub !== 'string' || typeof name !== 'string' || typeof email !== 'string') {
+        return null
       }
+      return { sub, name, email }
     },
 
     signPkce: (pkce) =>
@@ -75,29 +78,12 @@ export function sessionKeys(secret: string, durationSec: number): SessionKeys {
         .sign(pkceKey),
 
     async verifyPkce(token) {
-      try {
-        const { payload } = await jwtVerify<Partial<PkceState>>(token, pkceKey, {
-          ...options,
-          requiredClaims: ['exp'],
-        })
-        const { state, nonce, verifier, cliCallback } = payload
-        if (
-          typeof state !== 'string' ||
-          typeof nonce !== 'string' ||
-          typeof verifier !== 'string'
-        ) {
-          return null
-        }
-        return { state, nonce, verifier, cliCallback: cliCallback ?? null }
-      } catch (err) {
-        return invalidToken(err)
+      const payload = await payloadOf<PkceState>(token, pkceKey, ['exp'])
+      const { state, nonce, verifier, cliCallback } = payload ?? {}
+      if (typeof state !== 'string' || typeof nonce !== 'string' || typeof verifier !== 'string') {
+        return null
       }
+      return { state, nonce, verifier, cliCallback: cliCallback ?? null }
     },
   }
-}
-
-/** A token that fails verification is no credential; any other error is a bug and propagates. */
-function invalidToken(err: unknown): null {
-  if (err instanceof errors.JOSEError) return null
-  throw err
 }

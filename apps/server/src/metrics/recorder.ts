@@ -7,10 +7,7 @@
 import { UPLOAD_STATUS_TRANSPORTS, type UploadStatusTransport } from '@fileshare/protocol'
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 
-/**
- * How an upload's bytes arrive: the upload socket or chunked HTTP, named as the status route names
- * them (docs/api.md), or one HTTP request.
- */
+/** How an upload's bytes arrive: as the status route names it (docs/api.md), or `single`. */
 export type UploadTransport = UploadStatusTransport | 'single'
 const UPLOAD_TRANSPORTS: readonly UploadTransport[] = [...UPLOAD_STATUS_TRANSPORTS, 'single']
 
@@ -139,9 +136,8 @@ let active: MetricSet | undefined
 let users = 0
 
 /**
- * Turns recording on for this process and answers its registry; `release` turns it off again
- * once every server that asked has stopped. Counters live as long as the process, as Prometheus
- * expects of a process's counters.
+ * Turns recording on and answers the registry; `release` turns it off once every server that
+ * asked has stopped. Counters live as long as the process, as Prometheus expects.
  */
 export function acquireRecorder(): { registry: Registry; release: () => void } {
   created ??= createMetricSet()
