@@ -21,7 +21,7 @@ import {
   type ApiTokenScope,
   type CreateApiTokenResponse,
 } from '@fileshare/protocol'
-import { and, count, desc, eq, isNull, lte, or, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, isNull, lte, or, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { lockCount } from '../db/count-lock.js'
@@ -45,20 +45,8 @@ export interface OwnedApiTokenInfo extends ApiTokenInfo {
   subject: string
 }
 
-/** Who a valid token speaks for, and what it may create. */
-export interface ApiTokenHolder {
-  id: string
-  subject: string
-  scopes: ApiTokenScope[]
-}
-
-export interface ApiTokensDeps {
-  db: Db
-  now: () => number
-}
-
 export class ApiTokens {
-  constructor(private readonly deps: ApiTokensDeps) {}
+  constructor(private readonly deps: { db: Db; now: () => number }) {}
 
   /** Makes a token for `subject` from a `POST /api/tokens` body; the answer alone holds it. */
   async create(subject: string, body: unknown): Promise<CreateApiTokenResponse> {
@@ -94,21 +82,18 @@ export class ApiTokens {
 
   /** The tokens of `subject`, newest first; never a token or its hash. */
   async list(subject: string): Promise<ApiTokenInfo[]> {
-    const { apiTokens } = this.deps.db.tables
-    const rows = await this.deps.db.query
-      .select(listedColumns(apiTokens))
-      .from(apiTokens)
-      .where(eq(apiTokens.subject, subject))
-      .orderBy(desc(apiTokens.createdAt), apiTokens.id)
-    return rows.map(describe)
+    const owned = await this.listAll(subject)
+    return owned.map(({ subject: _subject, ...info }) => info)
   }
 
-  /** Every token with its owner, newest first (the operator's view). */
-  async listAll(): Promise<OwnedApiTokenInfo[]> {
+  /** Every token with its owner (the operator's view), or only `subject`'s; newest first. */
+  async listAll(subject?: string): Promise<OwnedApiTokenInfo[]> {
     const { apiTokens } = this.deps.db.tables
+    const { tokenHash: _hash, ...listed } = getTableColumns(apiTokens)
     const rows = await this.deps.db.query
-      .select({ ...listedColumns(apiTokens), subject: apiTokens.subject })
+      .select(listed)
       .from(apiTokens)
+      .where(subject === undefined ? undefined : eq(apiTokens.subject, subject))
       .orderBy(desc(apiTokens.createdAt), apiTokens.id)
     return rows.map((row) => ({ ...describe(row), subject: row.subject }))
   }
@@ -142,7 +127,7 @@ export class ApiTokens {
   }
 
   /** The holder of a whole `fst_…` token, its use recorded; 401 alike for every invalid one. */
-  async authenticate(presented: string): Promise<ApiTokenHolder> {
+  async authenticate(presented: string) {
     const bytes = apiTokenBytes(presented)
     if (bytes === null) throw invalidToken()
     const { db, now } = this.deps
@@ -195,22 +180,9 @@ function invalidToken(): HttpError {
   return new HttpError(401, API_TOKEN_MESSAGES.invalidToken)
 }
 
-type ApiTokensTable = Db['tables']['apiTokens']
+type ApiTokenRow = Db['tables']['apiTokens']['$inferSelect']
 
-function listedColumns(apiTokens: ApiTokensTable) {
-  return {
-    id: apiTokens.id,
-    name: apiTokens.name,
-    scopes: apiTokens.scopes,
-    createdAt: apiTokens.createdAt,
-    expiresAt: apiTokens.expiresAt,
-    lastUsedAt: apiTokens.lastUsedAt,
-  }
-}
-
-function describe(
-  row: Omit<ApiTokensTable['$inferSelect'], 'subject' | 'tokenHash'>,
-): ApiTokenInfo {
+function describe(row: Omit<ApiTokenRow, 'subject' | 'tokenHash'>): ApiTokenInfo {
   return {
     id: row.id,
     name: row.name,

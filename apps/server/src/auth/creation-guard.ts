@@ -1,12 +1,9 @@
 /**
- * Who may create content (spec: Authentication, Optional login): a service left out of
- * ENABLED_SERVICES accepts nothing new (403), and with OIDC_PROTECT_* a creation needs a valid
- * session, from the `fileshare-auth` cookie or `Authorization: Bearer` (401 otherwise). Reading
- * stays public. One guard serves the HTTP routes and the upload sockets alike.
- *
- * A Bearer value beginning `fst_` is a personal API token (access/api-tokens.ts) instead of the
- * session JWT: it passes for the services in its scopes (403 for others) until it expires or is
- * revoked (401). A JWT never begins so, and every other Bearer value is checked as a JWT.
+ * Who may create content (spec: Authentication, Optional login), for the HTTP routes and upload
+ * sockets alike: a service left out of ENABLED_SERVICES accepts nothing new (403), and with
+ * OIDC_PROTECT_* a creation needs a session, from the cookie or `Authorization: Bearer` (401
+ * otherwise). A Bearer value beginning `fst_` (never a JWT) is a personal API token instead: it
+ * passes for the services in its scopes (403 for others) until it expires or is revoked (401).
  * May touch: nothing directly; API tokens through access/api-tokens.ts.
  */
 import {

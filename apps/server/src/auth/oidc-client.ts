@@ -12,7 +12,7 @@ import {
   generateCodeVerifier,
   generateState,
 } from 'arctic'
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
 
 import { HttpError } from '../http-error.js'
 import type { IdTokenClaims } from './adapters.js'
@@ -26,33 +26,13 @@ export interface OidcClientOptions {
   timeoutMs?: number
 }
 
-interface ProviderMetadata {
-  issuer: string
-  authorizationEndpoint: string
-  tokenEndpoint: string
-  endSessionEndpoint: string | null
-  jwks: JWTVerifyGetKey
-}
+type ProviderMetadata = Awaited<ReturnType<typeof discover>>
 
-export interface AuthorizationRequest {
-  url: URL
-  state: string
-  nonce: string
-  verifier: string
-}
-
-export interface OidcClient {
-  /** Starts a login; 503 when the provider cannot be reached. */
-  authorize(): Promise<AuthorizationRequest>
-  /** Exchanges the code and returns the verified ID-token claims; 400 or 503 on failure. */
-  complete(code: string, verifier: string, nonce: string): Promise<IdTokenClaims>
-  /** The provider's end-session endpoint, only from metadata already cached (spec: Login routes). */
-  endSessionEndpoint(): string | null
-}
+export type OidcClient = ReturnType<typeof oidcClient>
 
 const SCOPES = ['openid', 'profile', 'email']
 
-export function oidcClient(options: OidcClientOptions): OidcClient {
+export function oidcClient(options: OidcClientOptions) {
   const timeoutMs = options.timeoutMs ?? 10_000
   const oauth = new OAuth2Client(options.clientId, options.clientSecret, options.redirectUri)
   let cached: ProviderMetadata | undefined
@@ -67,6 +47,7 @@ export function oidcClient(options: OidcClientOptions): OidcClient {
   }
 
   return {
+    /** Starts a login; 503 when the provider cannot be reached. */
     async authorize() {
       const provider = await metadata()
       const state = generateState()
@@ -83,7 +64,8 @@ export function oidcClient(options: OidcClientOptions): OidcClient {
       return { url, state, nonce, verifier }
     },
 
-    async complete(code, verifier, nonce) {
+    /** Exchanges the code and returns the verified ID-token claims; 400 or 503 on failure. */
+    async complete(code: string, verifier: string, nonce: string): Promise<IdTokenClaims> {
       const provider = await metadata()
       let idToken: string
       try {
@@ -97,6 +79,7 @@ export function oidcClient(options: OidcClientOptions): OidcClient {
       return verifyIdToken(provider, options.clientId, idToken, nonce)
     },
 
+    /** Only from metadata already cached (spec: Login routes). */
     endSessionEndpoint: () => cached?.endSessionEndpoint ?? null,
   }
 }
@@ -129,7 +112,7 @@ async function verifyIdToken(
 }
 
 /** OpenID Connect Discovery 1.0 §4: the issuer in the document must be the configured one. */
-async function discover(issuer: string, timeoutMs: number): Promise<ProviderMetadata> {
+async function discover(issuer: string, timeoutMs: number) {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
   let document: Record<string, unknown>
   try {

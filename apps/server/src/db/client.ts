@@ -1,9 +1,7 @@
 /**
- * The database the services use, SQLite (the default, a file under DATA_DIR) or PostgreSQL
- * (DATABASE_URL), behind one interface: drizzle's query builders typed as PostgreSQL's, the tables
- * of the open dialect (schema.ts or schema-pg.ts, which have the same property names), and one
- * `transaction(body)`. Every query is awaited, whatever the driver; db/sqlite.ts and
- * db/postgres.ts are the only modules that name one, and open-database.ts picks between them.
+ * The database the services use, SQLite (under DATA_DIR) or PostgreSQL (DATABASE_URL), behind
+ * one interface: drizzle's query builders typed as PostgreSQL's, the open dialect's tables, and
+ * one `transaction(body)`. Only db/sqlite.ts and db/postgres.ts name a driver.
  * May touch: table settings (the health check's read).
  */
 import { count } from 'drizzle-orm'

@@ -1,11 +1,8 @@
 /**
- * The SQLite database under DATA_DIR: one connection in WAL mode, on node:sqlite or better-sqlite3
- * (sqlite-driver.ts), migrated from apps/server/drizzle, and reached by the services through
- * drizzle's asynchronous SQLite driver.
- *
- * The connection is one for the whole process, and a transaction on it spans several awaited
- * statements; so while one is open every statement from elsewhere waits at the gate, else it
- * would run inside that transaction (and be rolled back with it) or try to open a second one.
+ * The SQLite database under DATA_DIR: one connection for the process in WAL mode, on node:sqlite
+ * or better-sqlite3, migrated from apps/server/drizzle, reached through drizzle's asynchronous
+ * SQLite driver. A transaction spans awaited statements, so while one is open every statement
+ * from elsewhere waits, else it would run inside it (and be rolled back with it).
  * May touch: the file system (DATA_DIR, its SQLite file, and apps/server/drizzle); every table,
  * by migration.
  */
@@ -60,7 +57,6 @@ export async function openSqlite(
   }
 }
 
-/** Runs `body` between BEGIN and COMMIT, rolling back when it throws. */
 async function atomically<T>(sqlite: SqliteConnection, body: () => Promise<T>): Promise<T> {
   sqlite.exec('BEGIN')
   try {
@@ -73,7 +69,6 @@ async function atomically<T>(sqlite: SqliteConnection, body: () => Promise<T>): 
   }
 }
 
-/** The services' view of an open, migrated connection. */
 function sqliteDb(sqlite: SqliteConnection): SqliteDb {
   const run = statementRunner(sqlite)
   // Settled when the open transaction ends; undefined while none is open.

@@ -1,13 +1,9 @@
 /**
  * Counted downloads with read grants, shared by uploads and inbox files (docs/api.md, Read
- * grants): a download is counted, and when asked for issues a grant and answers a range of it; a
- * read under a grant answers a range without counting. Callers admit the reader and check the item
- * first.
- *
- * The count is one conditional UPDATE (spec: File upload states, "downloadCount + 1 atomically";
- * Upload slot, "download by requester"): it takes a download only while the count is below the
- * limit and the item has not expired, and notes its time (the blob must outlive a presigned URL
- * handed out then: blob-janitor.ts); a blob that cannot be handed out gives the download back.
+ * grants). The count is one conditional UPDATE (spec: File upload states, "downloadCount + 1
+ * atomically") that also notes its time, since the blob must outlive a presigned URL handed out
+ * then (blob-janitor.ts); a blob that cannot be handed out gives the download back. A read under
+ * a grant answers a range without counting. Callers admit the reader and check the item first.
  * May touch: tables uploads or request_uploads (the counted one), read_grants; the
  * blob store (reads).
  */
@@ -53,14 +49,6 @@ export interface GrantedRead extends ByteBounds {
   blob: OpenedBlob
 }
 
-interface CountedReadsDeps {
-  db: Db
-  blobs: BlobStore
-  /** DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
-  grantTtlMs: number
-  now: () => number
-}
-
 /** What one kind of item is: its table, the name of its prepared statements, its grants' column. */
 interface CountedKind {
   table: typeof uploads | typeof requestUploads
@@ -99,7 +87,8 @@ export class CountedReads {
   private readonly grants: ReadGrants
 
   constructor(
-    private readonly deps: CountedReadsDeps,
+    /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
+    private readonly deps: { db: Db; blobs: BlobStore; grantTtlMs: number; now: () => number },
     private readonly kind: CountedKind,
   ) {
     this.counter = prepareCounter(deps.db, kind)

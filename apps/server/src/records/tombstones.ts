@@ -1,10 +1,8 @@
 /**
- * What is left of uploads and notes the cleanup job removed for having expired or used up their
- * downloads or views. The live tables keep only what can still be read, so lookups and the job
- * cost what they did; an id found here answers 410, as the spec's states say (What the service
- * does 4; an exhausted or expired note stays at 410), until TOMBSTONE_RETENTION_MS past the
- * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good,
- * unless the operator took the item down (takedown.ts): that tombstone only its retention ends.
+ * What is left of uploads and notes the cleanup job removed, expired or used up, so the live
+ * tables keep only what can still be read. An id found here answers 410, as the spec's states say
+ * (What the service does 4), until TOMBSTONE_RETENTION_MS past the item's expiry; its owner may
+ * delete it for good, unless the operator took the item down (takedown.ts).
  * May touch: table tombstones.
  */
 import { and, eq, isNull, lte, sql } from 'drizzle-orm'
@@ -21,13 +19,11 @@ export const TOMBSTONE_RETENTION_MS = 30 * 24 * 3_600_000
 /** A request leaves one only when the operator takes it down (ops/takedown.ts). */
 export type TombstoneKind = 'upload' | 'note' | 'request'
 
+/** Its columns are described with the table (db/tables.ts). */
 export interface Tombstone {
   ownerTokenHash: Buffer
-  /** The item's own expiry (ms since the epoch); a used-up item may not have reached it yet. */
   expiresAt: number
-  /** When the operator took it down; null when it expired or was used up. */
   removedAt?: number | null
-  /** The operator's words on the takedown, if any. */
   takedownReason?: string | null
 }
 
@@ -55,12 +51,7 @@ export class Tombstones {
   constructor(private readonly db: Db) {
     const { tombstones } = db.tables
     this.lookup = db.query
-      .select({
-        ownerTokenHash: tombstones.ownerTokenHash,
-        expiresAt: tombstones.expiresAt,
-        removedAt: tombstones.removedAt,
-        takedownReason: tombstones.takedownReason,
-      })
+      .select()
       .from(tombstones)
       .where(
         and(eq(tombstones.id, sql.placeholder('id')), eq(tombstones.kind, sql.placeholder('kind'))),
