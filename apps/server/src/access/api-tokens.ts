@@ -116,7 +116,6 @@ export class ApiTokens {
     return this.deleteWhere(lte(this.deps.db.tables.apiTokens.expiresAt, cutoff))
   }
 
-  /** Deletes the tokens `condition` selects; how many went. */
   private async deleteWhere(condition: SQL | undefined): Promise<number> {
     const { apiTokens } = this.deps.db.tables
     const gone = await this.deps.db.query
@@ -202,11 +201,7 @@ function parseScopes(stored: string): ApiTokenScope[] {
 const BODY_FIELDS = new Set(['name', 'scopes', 'expiresInDays'])
 
 /** A `POST /api/tokens` body, or 400 naming each wrong field. */
-export function parseCreateBody(body: unknown): {
-  name: string
-  scopes: ApiTokenScope[]
-  expiresInDays: number
-} {
+export function parseCreateBody(body: unknown) {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid({ body: 'must be a JSON object' })
   }
@@ -227,16 +222,12 @@ export function parseCreateBody(body: unknown): {
     new Set(scopes).size === scopes.length &&
     scopes.every((s) => API_TOKEN_SCOPES.includes(s as ApiTokenScope))
   if (!validScopes) details.scopes = `must list some of ${API_TOKEN_SCOPES.join(', ')}, once each`
-  const days = fields.expiresInDays
-  if (
-    !Number.isSafeInteger(days) ||
-    (days as number) < 1 ||
-    (days as number) > API_TOKEN_MAX_DAYS
-  ) {
+  const days = fields.expiresInDays as number
+  if (!Number.isSafeInteger(days) || days < 1 || days > API_TOKEN_MAX_DAYS) {
     details.expiresInDays = `must be a whole number of days from 1 to ${API_TOKEN_MAX_DAYS}`
   }
   if (Object.keys(details).length > 0) throw invalid(details)
   // Stored in the protocol's order, so the list reads the same whatever order was sent.
   const ordered = API_TOKEN_SCOPES.filter((s) => (scopes as string[]).includes(s))
-  return { name, scopes: ordered, expiresInDays: days as number }
+  return { name, scopes: ordered, expiresInDays: days }
 }

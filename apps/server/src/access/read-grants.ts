@@ -32,7 +32,6 @@ export class ReadGrants {
     private readonly holder: GrantHolder,
   ) {}
 
-  /** A new grant for item `id`, whose download has just been counted. */
   async issue(id: string): Promise<IssuedGrant> {
     const bytes = randomBytes(GRANT_BYTES)
     const expiresAt = this.deps.now() + this.deps.grantTtlMs
@@ -70,7 +69,6 @@ export class ReadGrants {
       .where(and(eq(readGrants[this.holder], idColumn), gt(readGrants.expiresAt, now)))
   }
 
-  /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction. */
   async sweep(tx: Executor, now: number): Promise<void> {
     const { readGrants } = this.deps.db.tables
     await tx.delete(readGrants).where(lte(readGrants.expiresAt, now))

@@ -22,9 +22,10 @@ export interface OidcClientOptions {
   clientId: string
   clientSecret: string
   redirectUri: string
-  /** Longest wait for the provider on each call. */
-  timeoutMs?: number
 }
+
+/** The longest wait for the provider on each call. */
+const TIMEOUT_MS = 10_000
 
 type ProviderMetadata = Awaited<ReturnType<typeof discover>>
 
@@ -33,7 +34,6 @@ export type OidcClient = ReturnType<typeof oidcClient>
 const SCOPES = ['openid', 'profile', 'email']
 
 export function oidcClient(options: OidcClientOptions) {
-  const timeoutMs = options.timeoutMs ?? 10_000
   const oauth = new OAuth2Client(options.clientId, options.clientSecret, options.redirectUri)
   let cached: ProviderMetadata | undefined
   let pending: Promise<ProviderMetadata> | undefined
@@ -41,7 +41,7 @@ export function oidcClient(options: OidcClientOptions) {
   // One discovery at a time; a failure is not cached, so a provider that comes up later is found.
   const metadata = async (): Promise<ProviderMetadata> => {
     if (cached) return cached
-    pending ??= discover(options.issuer, timeoutMs).finally(() => (pending = undefined))
+    pending ??= discover(options.issuer).finally(() => (pending = undefined))
     cached = await pending
     return cached
   }
@@ -112,13 +112,13 @@ async function verifyIdToken(
 }
 
 /** OpenID Connect Discovery 1.0 §4: the issuer in the document must be the configured one. */
-async function discover(issuer: string, timeoutMs: number) {
+async function discover(issuer: string) {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
   let document: Record<string, unknown>
   try {
     const response = await fetch(url, {
       headers: { Accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
     })
     if (!response.ok) throw new Error(`discovery answered ${response.status}`)
     document = (await response.json()) as Record<string, unknown>
@@ -142,7 +142,7 @@ async function discover(issuer: string, timeoutMs: number) {
     authorizationEndpoint: field('authorization_endpoint'),
     tokenEndpoint: field('token_endpoint'),
     endSessionEndpoint: typeof endSession === 'string' && endSession !== '' ? endSession : null,
-    jwks: createRemoteJWKSet(new URL(field('jwks_uri')), { timeoutDuration: timeoutMs }),
+    jwks: createRemoteJWKSet(new URL(field('jwks_uri')), { timeoutDuration: TIMEOUT_MS }),
   }
 }
 

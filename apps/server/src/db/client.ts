@@ -23,14 +23,12 @@ export interface Db {
   /** The driver it runs on, for the start-up line: node:sqlite, better-sqlite3 or pg. */
   readonly driver: string
   readonly tables: Tables
-  /** Statements outside a transaction. */
   readonly query: Executor
   /**
    * Runs `body` in one transaction, rolled back when it throws. The body awaits nothing but its
    * statements on `tx` (no storage, no timers): on SQLite every other statement waits meanwhile.
    */
   transaction<T>(body: (tx: Executor) => Promise<T>): Promise<T>
-  /** Closes the connection or the pool; the last step of shutdown. */
   close(): Promise<void>
 }
 

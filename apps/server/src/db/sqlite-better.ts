@@ -31,7 +31,6 @@ export function openBetterSqlite3(Database: DatabaseConstructor, file: string): 
     exec: (text) => {
       db.exec(text)
     },
-    value: (text) => db.prepare(text).pluck().get(),
     close: () => {
       db.close()
     },

@@ -5,7 +5,6 @@
  * May touch: nothing (pure).
  */
 
-/** The drivers, by the name the start-up line gives them. */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3'
 
 /** SQLITE_DRIVER's values: auto picks node:sqlite where Node has it (sqlite-driver.ts). */
@@ -22,7 +21,6 @@ export interface SqliteStatement {
   all(params: unknown[]): unknown[][]
 }
 
-/** One open connection to a database file. */
 export interface SqliteConnection {
   readonly driver: SqliteDriverName
   readonly file: string
@@ -30,7 +28,5 @@ export interface SqliteConnection {
   prepare(text: string): SqliteStatement
   /** Runs SQL text that returns nothing the caller needs (BEGIN, a pragma that sets, DDL). */
   exec(text: string): void
-  /** The first column of the first row `text` returns (a pragma that reads). */
-  value(text: string): unknown
   close(): void
 }

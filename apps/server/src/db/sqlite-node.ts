@@ -53,11 +53,6 @@ export function openNodeSqlite(sqlite: NodeSqlite, file: string): SqliteConnecti
     },
     prepare: (text) => statement(translated(() => db.prepare(text))),
     exec: (text) => translated(() => db.exec(text)),
-    value: (text) => {
-      const query = db.prepare(text)
-      query.setReturnArrays(true)
-      return (query.get() as unknown[] | undefined)?.[0]
-    },
     close: () => db.close(),
   }
 }

@@ -42,7 +42,6 @@ export const pgColumns = {
 
 export type Columns = typeof pgColumns
 
-/** Every table, built from the column types `c`. */
 export function defineTables(c: Columns) {
   /** A finished file upload; it exists only once its blob is complete (spec: File upload states). */
   const uploads = c.table(
@@ -238,7 +237,6 @@ export function defineTables(c: Columns) {
         /** `open`, `resolved` or `dismissed`. */
         status: c.text('status').notNull().default('open'),
         createdAt: c.long('created_at').notNull(),
-        /** When the operator resolved or dismissed it. */
         closedAt: c.long('closed_at'),
         /** When a digest to ABUSE_EMAIL that named it was sent; null until then. */
         mailedAt: c.long('mailed_at'),

@@ -171,13 +171,12 @@ export function recordUploadCompleted(
 }
 
 /** An upload that ended without a stored upload, after taking in `bytes`. */
-export function recordUploadFailed(transport: UploadTransport, bytes = 0, count = 1): void {
-  if (!active || count === 0) return
-  active.uploadsFailed.inc({ transport }, count)
+export function recordUploadFailed(transport: UploadTransport, bytes = 0): void {
+  if (!active) return
+  active.uploadsFailed.inc({ transport })
   if (bytes > 0) active.bytesReceived.inc({ transport }, bytes)
 }
 
-/** An interrupted upload taken up again where it stopped. */
 export function recordUploadResumed(transport: UploadTransport): void {
   active?.uploadsResumed.inc({ transport })
 }
@@ -187,7 +186,6 @@ export function recordDownload(delivery: 'stream' | 'url'): void {
   active?.downloads.inc({ delivery })
 }
 
-/** Download bytes this server finished sending. */
 export function recordBytesSent(bytes: number): void {
   active?.bytesSent.inc(bytes)
 }
@@ -211,7 +209,6 @@ export function recordHttpAnswer(family: RouteFamily, status: number, seconds: n
   active.latency.observe({ family }, seconds)
 }
 
-/** One run of the cleanup job and what it removed. */
 export function recordCleanupRun(report: CleanupCounts): void {
   if (!active) return
   active.cleanupRuns.inc({ leading: String(report.leading) })
@@ -222,7 +219,6 @@ export function recordCleanupRun(report: CleanupCounts): void {
   for (const step of report.failedSteps) active.cleanupFailedSteps.inc({ step })
 }
 
-/** Whether this process records now (a server with metrics runs). */
 export function recording(): boolean {
   return active !== undefined
 }

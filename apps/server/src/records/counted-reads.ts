@@ -154,7 +154,6 @@ export class CountedReads {
     )
   }
 
-  /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction. */
   sweepGrants(tx: Executor, now: number): Promise<void> {
     return this.grants.sweep(tx, now)
   }

@@ -96,7 +96,6 @@ export class Tombstones {
     return false
   }
 
-  /** Deletes those whose retention ended by `now`; answers how many. */
   async purge(now: number): Promise<number> {
     const { tombstones } = this.db.tables
     const removed = await this.db.query
