@@ -17,13 +17,6 @@ import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
 import { HttpError } from '../http-error.js'
 import type { IdTokenClaims } from './adapters.js'
 
-export interface OidcClientOptions {
-  issuer: string
-  clientId: string
-  clientSecret: string
-  redirectUri: string
-}
-
 /** The longest wait for the provider on each call. */
 const TIMEOUT_MS = 10_000
 
@@ -33,7 +26,12 @@ export type OidcClient = ReturnType<typeof oidcClient>
 
 const SCOPES = ['openid', 'profile', 'email']
 
-export function oidcClient(options: OidcClientOptions) {
+export function oidcClient(options: {
+  issuer: string
+  clientId: string
+  clientSecret: string
+  redirectUri: string
+}) {
   const oauth = new OAuth2Client(options.clientId, options.clientSecret, options.redirectUri)
   let cached: ProviderMetadata | undefined
   let pending: Promise<ProviderMetadata> | undefined

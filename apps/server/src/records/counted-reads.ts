@@ -84,7 +84,8 @@ function prepareCounter(db: Db, { table, name }: CountedKind) {
 
 export class CountedReads {
   private readonly counter: ReturnType<typeof prepareCounter>
-  private readonly grants: ReadGrants
+  /** Swept by the cleanup job, in its transaction, before it deletes what is `finished()`. */
+  readonly grants: ReadGrants
 
   constructor(
     /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
@@ -152,10 +153,6 @@ export class CountedReads {
       lte(table.expiresAt, now),
       and(gte(table.downloadCount, table.maxDownloads), notExists(granted)),
     )
-  }
-
-  sweepGrants(tx: Executor, now: number): Promise<void> {
-    return this.grants.sweep(tx, now)
   }
 }
 

@@ -63,9 +63,7 @@ export class Tombstones {
   async bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): Promise<void> {
     const { tombstones } = this.db.tables
     for (const item of items) {
-      const { id, ownerTokenHash, expiresAt } = item
-      const removedAt = item.removedAt ?? null
-      const takedownReason = item.takedownReason ?? null
+      const { id, ownerTokenHash, expiresAt, removedAt = null, takedownReason = null } = item
       const set = { kind, ownerTokenHash, expiresAt, removedAt, takedownReason }
       await tx
         .insert(tombstones)
