@@ -60,10 +60,7 @@ function bearerValue(header: HeaderReader): string | undefined {
  * The session of a request, or null: a Bearer token when sent (an invalid one is not made good by
  * a cookie), else the session cookie. Other schemes are ignored, so HTTP Basic auth still works.
  */
-export async function readSession(
-  keys: SessionKeys,
-  header: HeaderReader,
-): Promise<SessionResponse | null> {
+export async function readSession(keys: SessionKeys, header: HeaderReader) {
   const bearer = bearerValue(header)
   if (bearer !== undefined) return keys.verify(bearer)
   const cookies = header('cookie')
@@ -73,10 +70,7 @@ export async function readSession(
 }
 
 /** The user an API token speaks for (name and email empty, tokens keep none), 401 if invalid. */
-export async function readApiToken(
-  tokens: ApiTokens,
-  header: HeaderReader,
-): Promise<{ user: SessionResponse; scopes: ApiTokenScope[] } | null> {
+export async function readApiToken(tokens: ApiTokens, header: HeaderReader) {
   const bearer = bearerValue(header)
   if (bearer === undefined || !isApiToken(bearer)) return null
   const holder = await tokens.authenticate(bearer)

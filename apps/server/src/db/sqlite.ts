@@ -29,10 +29,7 @@ export interface SqliteDb extends Db {
   readonly connection: SqliteConnection
 }
 
-export async function openSqlite(
-  dataDir: string,
-  driver: SqliteDriverSetting = 'auto',
-): Promise<SqliteDb> {
+export async function openSqlite(dataDir: string, driver: SqliteDriverSetting = 'auto') {
   mkdirSync(dataDir, { recursive: true })
   const sqlite = await openSqliteConnection(join(dataDir, 'fileshare.db'), driver)
   try {
