@@ -21,7 +21,7 @@ import {
   type ApiTokenScope,
   type CreateApiTokenResponse,
 } from '@fileshare/protocol'
-import { and, count, desc, eq, isNull, lte, or } from 'drizzle-orm'
+import { and, count, desc, eq, getTableColumns, isNull, lte, or, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { lockCount } from '../db/count-lock.js'
@@ -31,10 +31,7 @@ import { invalid } from '../validation.js'
 
 const DAY_MS = 86_400_000
 
-/**
- * How long an expired token stays listed (as expired, refused) before the cleanup job deletes it,
- * so its owner sees why a script stopped working (docs/operations.md, API tokens).
- */
+/** How long an expired token stays listed, so its owner sees why a script stopped working. */
 export const EXPIRED_TOKEN_GRACE_MS = 30 * DAY_MS
 
 /** Last use is recorded at most this often per token. */
@@ -48,20 +45,8 @@ export interface OwnedApiTokenInfo extends ApiTokenInfo {
   subject: string
 }
 
-/** Who a valid token speaks for, and what it may create. */
-export interface ApiTokenHolder {
-  id: string
-  subject: string
-  scopes: ApiTokenScope[]
-}
-
-export interface ApiTokensDeps {
-  db: Db
-  now: () => number
-}
-
 export class ApiTokens {
-  constructor(private readonly deps: ApiTokensDeps) {}
+  constructor(private readonly deps: { db: Db; now: () => number }) {}
 
   /** Makes a token for `subject` from a `POST /api/tokens` body; the answer alone holds it. */
   async create(subject: string, body: unknown): Promise<CreateApiTokenResponse> {
@@ -97,21 +82,18 @@ export class ApiTokens {
 
   /** The tokens of `subject`, newest first; never a token or its hash. */
   async list(subject: string): Promise<ApiTokenInfo[]> {
-    const { apiTokens } = this.deps.db.tables
-    const rows = await this.deps.db.query
-      .select(listedColumns(apiTokens))
-      .from(apiTokens)
-      .where(eq(apiTokens.subject, subject))
-      .orderBy(desc(apiTokens.createdAt), apiTokens.id)
-    return rows.map(describe)
+    const owned = await this.listAll(subject)
+    return owned.map(({ subject: _subject, ...info }) => info)
   }
 
-  /** Every token with its owner, newest first (the operator's view). */
-  async listAll(): Promise<OwnedApiTokenInfo[]> {
+  /** Every token with its owner (the operator's view), or only `subject`'s; newest first. */
+  async listAll(subject?: string): Promise<OwnedApiTokenInfo[]> {
     const { apiTokens } = this.deps.db.tables
+    const { tokenHash: _hash, ...listed } = getTableColumns(apiTokens)
     const rows = await this.deps.db.query
-      .select({ ...listedColumns(apiTokens), subject: apiTokens.subject })
+      .select(listed)
       .from(apiTokens)
+      .where(subject === undefined ? undefined : eq(apiTokens.subject, subject))
       .orderBy(desc(apiTokens.createdAt), apiTokens.id)
     return rows.map((row) => ({ ...describe(row), subject: row.subject }))
   }
@@ -119,54 +101,38 @@ export class ApiTokens {
   /** Revokes one of `subject`'s tokens; 404 when it has none of that id. */
   async revoke(subject: string, id: string): Promise<void> {
     const { apiTokens } = this.deps.db.tables
-    const gone = await this.deps.db.query
-      .delete(apiTokens)
-      .where(and(eq(apiTokens.id, id), eq(apiTokens.subject, subject)))
-      .returning({ id: apiTokens.id })
-    if (gone.length === 0) throw new HttpError(404, API_TOKEN_MESSAGES.tokenNotFound)
+    const gone = await this.deleteWhere(and(eq(apiTokens.id, id), eq(apiTokens.subject, subject)))
+    if (gone === 0) throw new HttpError(404, API_TOKEN_MESSAGES.tokenNotFound)
   }
 
   /** Revokes any token by id (the operator); answers whether there was one. */
   async revokeAny(id: string): Promise<boolean> {
-    const { apiTokens } = this.deps.db.tables
-    const gone = await this.deps.db.query
-      .delete(apiTokens)
-      .where(eq(apiTokens.id, id))
-      .returning({ id: apiTokens.id })
-    return gone.length > 0
+    return (await this.deleteWhere(eq(this.deps.db.tables.apiTokens.id, id))) > 0
   }
 
   /** Cleanup: deletes the tokens expired for longer than EXPIRED_TOKEN_GRACE_MS; how many went. */
-  async purgeExpired(): Promise<number> {
+  purgeExpired(): Promise<number> {
+    const cutoff = this.deps.now() - EXPIRED_TOKEN_GRACE_MS
+    return this.deleteWhere(lte(this.deps.db.tables.apiTokens.expiresAt, cutoff))
+  }
+
+  private async deleteWhere(condition: SQL | undefined): Promise<number> {
     const { apiTokens } = this.deps.db.tables
     const gone = await this.deps.db.query
       .delete(apiTokens)
-      .where(lte(apiTokens.expiresAt, this.deps.now() - EXPIRED_TOKEN_GRACE_MS))
+      .where(condition)
       .returning({ id: apiTokens.id })
     return gone.length
   }
 
-  /**
-   * The holder of a presented token (the whole `fst_…` value), with its use recorded; 401 for a
-   * malformed, unknown, revoked or expired token, all alike.
-   */
-  async authenticate(presented: string): Promise<ApiTokenHolder> {
+  /** The holder of a whole `fst_…` token, its use recorded; 401 alike for every invalid one. */
+  async authenticate(presented: string) {
     const bytes = apiTokenBytes(presented)
     if (bytes === null) throw invalidToken()
     const { db, now } = this.deps
     const { apiTokens } = db.tables
     const hash = hashToken(bytes)
-    const [row] = await db.query
-      .select({
-        id: apiTokens.id,
-        subject: apiTokens.subject,
-        scopes: apiTokens.scopes,
-        tokenHash: apiTokens.tokenHash,
-        expiresAt: apiTokens.expiresAt,
-        lastUsedAt: apiTokens.lastUsedAt,
-      })
-      .from(apiTokens)
-      .where(eq(apiTokens.tokenHash, hash))
+    const [row] = await db.query.select().from(apiTokens).where(eq(apiTokens.tokenHash, hash))
     // The lookup finds the row by hash; the stored hash is then confirmed in constant time.
     const time = now()
     if (row === undefined || !hashMatches(hash, row.tokenHash) || row.expiresAt <= time) {
@@ -213,27 +179,9 @@ function invalidToken(): HttpError {
   return new HttpError(401, API_TOKEN_MESSAGES.invalidToken)
 }
 
-type ApiTokensTable = Db['tables']['apiTokens']
+type ApiTokenRow = Db['tables']['apiTokens']['$inferSelect']
 
-function listedColumns(apiTokens: ApiTokensTable) {
-  return {
-    id: apiTokens.id,
-    name: apiTokens.name,
-    scopes: apiTokens.scopes,
-    createdAt: apiTokens.createdAt,
-    expiresAt: apiTokens.expiresAt,
-    lastUsedAt: apiTokens.lastUsedAt,
-  }
-}
-
-function describe(row: {
-  id: string
-  name: string
-  scopes: string
-  createdAt: number
-  expiresAt: number
-  lastUsedAt: number | null
-}): ApiTokenInfo {
+function describe(row: Omit<ApiTokenRow, 'subject' | 'tokenHash'>): ApiTokenInfo {
   return {
     id: row.id,
     name: row.name,
@@ -253,11 +201,7 @@ function parseScopes(stored: string): ApiTokenScope[] {
 const BODY_FIELDS = new Set(['name', 'scopes', 'expiresInDays'])
 
 /** A `POST /api/tokens` body, or 400 naming each wrong field. */
-export function parseCreateBody(body: unknown): {
-  name: string
-  scopes: ApiTokenScope[]
-  expiresInDays: number
-} {
+export function parseCreateBody(body: unknown) {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid({ body: 'must be a JSON object' })
   }
@@ -278,16 +222,12 @@ export function parseCreateBody(body: unknown): {
     new Set(scopes).size === scopes.length &&
     scopes.every((s) => API_TOKEN_SCOPES.includes(s as ApiTokenScope))
   if (!validScopes) details.scopes = `must list some of ${API_TOKEN_SCOPES.join(', ')}, once each`
-  const days = fields.expiresInDays
-  if (
-    !Number.isSafeInteger(days) ||
-    (days as number) < 1 ||
-    (days as number) > API_TOKEN_MAX_DAYS
-  ) {
+  const days = fields.expiresInDays as number
+  if (!Number.isSafeInteger(days) || days < 1 || days > API_TOKEN_MAX_DAYS) {
     details.expiresInDays = `must be a whole number of days from 1 to ${API_TOKEN_MAX_DAYS}`
   }
   if (Object.keys(details).length > 0) throw invalid(details)
   // Stored in the protocol's order, so the list reads the same whatever order was sent.
   const ordered = API_TOKEN_SCOPES.filter((s) => (scopes as string[]).includes(s))
-  return { name, scopes: ordered, expiresInDays: days as number }
+  return { name, scopes: ordered, expiresInDays: days }
 }

@@ -25,23 +25,16 @@ export interface IssuedGrant {
   expiresAt: number
 }
 
-export interface ReadGrantsDeps {
-  db: Db
-  /** DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
-  ttlMs: number
-  now: () => number
-}
-
 export class ReadGrants {
   constructor(
-    private readonly deps: ReadGrantsDeps,
+    /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
+    private readonly deps: { db: Db; grantTtlMs: number; now: () => number },
     private readonly holder: GrantHolder,
   ) {}
 
-  /** A new grant for item `id`, whose download has just been counted. */
   async issue(id: string): Promise<IssuedGrant> {
     const bytes = randomBytes(GRANT_BYTES)
-    const expiresAt = this.deps.now() + this.deps.ttlMs
+    const expiresAt = this.deps.now() + this.deps.grantTtlMs
     const { readGrants } = this.deps.db.tables
     await this.deps.db.query
       .insert(readGrants)
@@ -49,35 +42,25 @@ export class ReadGrants {
     return { token: toBase64Url(bytes), expiresAt }
   }
 
-  /**
-   * Admits a presented grant for item `id`: 401 when it is missing, malformed, unknown or for
-   * another item, 410 with its own message when it has lapsed.
-   */
+  /** Admits a grant for item `id`: 401 if missing, malformed, unknown or another's; 410 lapsed. */
   async admit(id: string, presented: string | undefined): Promise<void> {
     const bytes = tokenBytes(presented)
-    if (bytes === null || bytes.length !== GRANT_BYTES) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    }
-    const hash = hashToken(bytes)
     const { readGrants } = this.deps.db.tables
-    const [grant] = await this.deps.db.query
-      .select()
-      .from(readGrants)
-      .where(and(eq(readGrants.tokenHash, hash), eq(readGrants[this.holder], id)))
     // Looked up by the token's hash, which only the holder of the token can name.
-    if (grant === undefined) {
-      throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    }
+    const [grant] =
+      bytes === null || bytes.length !== GRANT_BYTES
+        ? []
+        : await this.deps.db.query
+            .select()
+            .from(readGrants)
+            .where(and(eq(readGrants.tokenHash, hashToken(bytes)), eq(readGrants[this.holder], id)))
+    if (grant === undefined) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
     if (grant.expiresAt <= this.deps.now()) {
       throw new HttpError(410, ERROR_MESSAGES.readGrantExpired)
     }
   }
 
-  /**
-   * The condition, for a cleanup's DELETE, that a grant for the row whose id is `idColumn` still
-   * lasts at `now`: a used-up item stays while it does, since the grant is for a download already
-   * counted.
-   */
+  /** The subquery, for a cleanup's DELETE, of the grants for row `idColumn` lasting at `now`. */
   lasting(tx: Executor, idColumn: Column, now: number) {
     const { readGrants } = this.deps.db.tables
     return tx
@@ -86,7 +69,6 @@ export class ReadGrants {
       .where(and(eq(readGrants[this.holder], idColumn), gt(readGrants.expiresAt, now)))
   }
 
-  /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction. */
   async sweep(tx: Executor, now: number): Promise<void> {
     const { readGrants } = this.deps.db.tables
     await tx.delete(readGrants).where(lte(readGrants.expiresAt, now))

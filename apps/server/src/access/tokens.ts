@@ -28,10 +28,7 @@ export function tokenMatches(presented: string | undefined | null, stored: Uint8
   return judgeToken(presented, stored).matches
 }
 
-/**
- * A presented token as the lockout judges it (limits/lockout.ts): whether it matches, and whether
- * it is a token at all, since only a well-formed wrong token can be a password guess.
- */
+/** Whether a token matches, and is one at all: only a well-formed wrong one is a guess. */
 export function judgeToken(
   presented: string | undefined | null,
   stored: Uint8Array,

@@ -1,12 +1,9 @@
 /**
- * Who may create content (spec: Authentication, Optional login): a service left out of
- * ENABLED_SERVICES accepts nothing new (403), and with OIDC_PROTECT_* a creation needs a valid
- * session, from the `fileshare-auth` cookie or `Authorization: Bearer` (401 otherwise). Reading
- * stays public. One guard serves the HTTP routes and the upload sockets alike.
- *
- * A Bearer value beginning `fst_` is a personal API token (access/api-tokens.ts) instead of the
- * session JWT: it passes for the services in its scopes (403 for others) until it expires or is
- * revoked (401). A JWT never begins so, and every other Bearer value is checked as a JWT.
+ * Who may create content (spec: Authentication, Optional login), for the HTTP routes and upload
+ * sockets alike: a service left out of ENABLED_SERVICES accepts nothing new (403), and with
+ * OIDC_PROTECT_* a creation needs a session, from the cookie or `Authorization: Bearer` (401
+ * otherwise). A Bearer value beginning `fst_` (never a JWT) is a personal API token instead: it
+ * passes for the services in its scopes (403 for others) until it expires or is revoked (401).
  * May touch: nothing directly; API tokens through access/api-tokens.ts.
  */
 import {
@@ -29,9 +26,8 @@ import type { SessionKeys } from './session.js'
 export type HeaderReader = (name: string) => string | undefined
 
 /**
- * Resolves to the logged-in creator when the service needs a login, to null when it does not
- * (the daily request limit then counts per IP); rejects with 403 or 401. With `identify` it
- * reads the caller's login on an unprotected service too (null without one or without login).
+ * The logged-in creator when the service needs a login, else null (the daily request limit then
+ * counts per IP), or 403 or 401; with `identify`, the caller's login on any service.
  */
 export type CreationGuard = (
   service: ServiceName,
@@ -61,14 +57,10 @@ function bearerValue(header: HeaderReader): string | undefined {
 }
 
 /**
- * The session of a request, or null. A Bearer token, when sent, is the credential (command line)
- * and an invalid one is not made good by a cookie; otherwise the session cookie (browser). Other
- * `Authorization` schemes are ignored, so a site behind HTTP Basic auth still logs in.
+ * The session of a request, or null: a Bearer token when sent (an invalid one is not made good by
+ * a cookie), else the session cookie. Other schemes are ignored, so HTTP Basic auth still works.
  */
-export async function readSession(
-  keys: SessionKeys,
-  header: HeaderReader,
-): Promise<SessionResponse | null> {
+export async function readSession(keys: SessionKeys, header: HeaderReader) {
   const bearer = bearerValue(header)
   if (bearer !== undefined) return keys.verify(bearer)
   const cookies = header('cookie')
@@ -77,14 +69,8 @@ export async function readSession(
   return token === undefined ? null : keys.verify(token)
 }
 
-/**
- * The user an API token speaks for, when the request carries one; the name and email are not
- * kept with tokens and answer empty. 401 for a token that is not valid now.
- */
-export async function readApiToken(
-  tokens: ApiTokens,
-  header: HeaderReader,
-): Promise<{ user: SessionResponse; scopes: ApiTokenScope[] } | null> {
+/** The user an API token speaks for (name and email empty, tokens keep none), 401 if invalid. */
+export async function readApiToken(tokens: ApiTokens, header: HeaderReader) {
   const bearer = bearerValue(header)
   if (bearer === undefined || !isApiToken(bearer)) return null
   const holder = await tokens.authenticate(bearer)
@@ -92,9 +78,8 @@ export async function readApiToken(
 }
 
 /**
- * The guard of every creation route and upload socket. `keys` are the login's session keys, null
- * when login is off (loadLogin, login.ts); loadConfig refuses OIDC_PROTECT_* without login, so a
- * protected service always has them. `tokens` checks personal API tokens.
+ * The guard of every creation route and upload socket. `keys` is null when login is off;
+ * loadConfig refuses OIDC_PROTECT_* without login, so a protected service always has them.
  */
 export function creationGuard(
   config: Config,

@@ -3,24 +3,11 @@
  * loads jose and arctic (about 14 MB of memory and 160 ms at start).
  * May touch: nothing directly; through routes/auth.ts, routes/tokens.ts and access/api-tokens.ts.
  */
-import type { Hono } from 'hono'
-
-import type { AppEnv } from '../app-env.js'
 import { loginEnabled, type Config } from '../config.js'
 import type { ApiTokens } from '../access/api-tokens.js'
-import type { SessionKeys } from './session.js'
 
-export interface Login {
-  /** Sign and check session tokens: for the login routes and the creation guard alike. */
-  keys: SessionKeys
-  /** The `/auth` routes. */
-  routes: Hono<AppEnv>
-  /** The personal API token routes, mounted under `/api` when some creation needs the login. */
-  tokenRoutes: Hono<AppEnv> | undefined
-}
-
-/** The login of `config`, or null when login is off. */
-export async function loadLogin(config: Config, tokens: ApiTokens): Promise<Login | null> {
+/** The session keys (for the login routes and the creation guard), `/auth` and token routes. */
+export async function loadLogin(config: Config, tokens: ApiTokens) {
   // loadConfig refuses login without a session secret; the second test narrows the type.
   if (!loginEnabled(config) || config.oidcSessionSecret === null) return null
   const [{ sessionKeys }, { authRoutes }, { tokenRoutes }] = await Promise.all([

@@ -12,48 +12,26 @@ import {
   generateCodeVerifier,
   generateState,
 } from 'arctic'
-import { createRemoteJWKSet, errors, jwtVerify, type JWTVerifyGetKey } from 'jose'
+import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
 
 import { HttpError } from '../http-error.js'
 import type { IdTokenClaims } from './adapters.js'
 
-export interface OidcClientOptions {
+/** The longest wait for the provider on each call. */
+const TIMEOUT_MS = 10_000
+
+type ProviderMetadata = Awaited<ReturnType<typeof discover>>
+
+export type OidcClient = ReturnType<typeof oidcClient>
+
+const SCOPES = ['openid', 'profile', 'email']
+
+export function oidcClient(options: {
   issuer: string
   clientId: string
   clientSecret: string
   redirectUri: string
-  /** Longest wait for the provider on each call. */
-  timeoutMs?: number
-}
-
-interface ProviderMetadata {
-  issuer: string
-  authorizationEndpoint: string
-  tokenEndpoint: string
-  endSessionEndpoint: string | null
-  jwks: JWTVerifyGetKey
-}
-
-export interface AuthorizationRequest {
-  url: URL
-  state: string
-  nonce: string
-  verifier: string
-}
-
-export interface OidcClient {
-  /** Starts a login; 503 when the provider cannot be reached. */
-  authorize(): Promise<AuthorizationRequest>
-  /** Exchanges the code and returns the verified ID-token claims; 400 or 503 on failure. */
-  complete(code: string, verifier: string, nonce: string): Promise<IdTokenClaims>
-  /** The provider's end-session endpoint, only from metadata already cached (spec: Login routes). */
-  endSessionEndpoint(): string | null
-}
-
-const SCOPES = ['openid', 'profile', 'email']
-
-export function oidcClient(options: OidcClientOptions): OidcClient {
-  const timeoutMs = options.timeoutMs ?? 10_000
+}) {
   const oauth = new OAuth2Client(options.clientId, options.clientSecret, options.redirectUri)
   let cached: ProviderMetadata | undefined
   let pending: Promise<ProviderMetadata> | undefined
@@ -61,12 +39,13 @@ export function oidcClient(options: OidcClientOptions): OidcClient {
   // One discovery at a time; a failure is not cached, so a provider that comes up later is found.
   const metadata = async (): Promise<ProviderMetadata> => {
     if (cached) return cached
-    pending ??= discover(options.issuer, timeoutMs).finally(() => (pending = undefined))
+    pending ??= discover(options.issuer).finally(() => (pending = undefined))
     cached = await pending
     return cached
   }
 
   return {
+    /** Starts a login; 503 when the provider cannot be reached. */
     async authorize() {
       const provider = await metadata()
       const state = generateState()
@@ -83,7 +62,8 @@ export function oidcClient(options: OidcClientOptions): OidcClient {
       return { url, state, nonce, verifier }
     },
 
-    async complete(code, verifier, nonce) {
+    /** Exchanges the code and returns the verified ID-token claims; 400 or 503 on failure. */
+    async complete(code: string, verifier: string, nonce: string): Promise<IdTokenClaims> {
       const provider = await metadata()
       let idToken: string
       try {
@@ -97,6 +77,7 @@ export function oidcClient(options: OidcClientOptions): OidcClient {
       return verifyIdToken(provider, options.clientId, idToken, nonce)
     },
 
+    /** Only from metadata already cached (spec: Login routes). */
     endSessionEndpoint: () => cached?.endSessionEndpoint ?? null,
   }
 }
@@ -129,13 +110,13 @@ async function verifyIdToken(
 }
 
 /** OpenID Connect Discovery 1.0 §4: the issuer in the document must be the configured one. */
-async function discover(issuer: string, timeoutMs: number): Promise<ProviderMetadata> {
+async function discover(issuer: string) {
   const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`
   let document: Record<string, unknown>
   try {
     const response = await fetch(url, {
       headers: { Accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(TIMEOUT_MS),
     })
     if (!response.ok) throw new Error(`discovery answered ${response.status}`)
     document = (await response.json()) as Record<string, unknown>
@@ -159,7 +140,7 @@ async function discover(issuer: string, timeoutMs: number): Promise<ProviderMeta
     authorizationEndpoint: field('authorization_endpoint'),
     tokenEndpoint: field('token_endpoint'),
     endSessionEndpoint: typeof endSession === 'string' && endSession !== '' ? endSession : null,
-    jwks: createRemoteJWKSet(new URL(field('jwks_uri')), { timeoutDuration: timeoutMs }),
+    jwks: createRemoteJWKSet(new URL(field('jwks_uri')), { timeoutDuration: TIMEOUT_MS }),
   }
 }
 

@@ -25,25 +25,28 @@ export interface PkceState {
   cliCallback: string | null
 }
 
-export interface SessionKeys {
-  sign(user: SessionResponse): Promise<string>
-  /** The user of a valid session JWT; null when it is malformed, tampered with or expired. */
-  verify(token: string): Promise<SessionResponse | null>
-  signPkce(pkce: PkceState): Promise<string>
-  /** The login state of a valid PKCE JWT; null when it is malformed, tampered with or expired. */
-  verifyPkce(token: string): Promise<PkceState | null>
-}
+export type SessionKeys = ReturnType<typeof sessionKeys>
 
-export function sessionKeys(secret: string, durationSec: number): SessionKeys {
+export function sessionKeys(secret: string, durationSec: number) {
   const sessionKey = new TextEncoder().encode(secret)
   const pkceKey = new Uint8Array(
     hkdfSync('sha256', sessionKey, new Uint8Array(), PKCE_KEY_LABEL, 32),
   )
-  const options = { algorithms: ['HS256'] }
+  /** The payload of a valid token; null when it is malformed, tampered with or expired. */
+  const payloadOf = async <T>(token: string, key: Uint8Array, requiredClaims: string[]) => {
+    try {
+      return (await jwtVerify<Partial<T>>(token, key, { algorithms: ['HS256'], requiredClaims }))
+        .payload
+    } catch (err) {
+      // A token that fails verification is no credential; any other error is a bug.
+      if (err instanceof errors.JOSEError) return null
+      throw err
+    }
+  }
 
   return {
     // The payload is exactly the spec's: sub, name, email, iat, exp (no server-side state).
-    sign: (user) =>
+    sign: (user: SessionResponse) =>
       new SignJWT({ name: user.name, email: user.email })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(user.sub)
@@ -51,53 +54,29 @@ export function sessionKeys(secret: string, durationSec: number): SessionKeys {
         .setExpirationTime(`${durationSec}s`)
         .sign(sessionKey),
 
-    async verify(token) {
-      try {
-        const { payload } = await jwtVerify<Partial<SessionPayload>>(token, sessionKey, {
-          ...options,
-          requiredClaims: ['sub', 'iat', 'exp'],
-        })
-        const { sub, name, email } = payload
-        if (typeof sub !== 'string' || typeof name !== 'string' || typeof email !== 'string') {
-          return null
-        }
-        return { sub, name, email }
-      } catch (err) {
-        return invalidToken(err)
+    async verify(token: string): Promise<SessionResponse | null> {
+      const payload = await payloadOf<SessionPayload>(token, sessionKey, ['sub', 'iat', 'exp'])
+      const { sub, name, email } = payload ?? {}
+      if (typeof sub !== 'string' || typeof name !== 'string' || typeof email !== 'string') {
+        return null
       }
+      return { sub, name, email }
     },
 
-    signPkce: (pkce) =>
+    signPkce: (pkce: PkceState) =>
       new SignJWT({ ...pkce })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setIssuedAt()
         .setExpirationTime(`${PKCE_COOKIE_MAX_AGE_SEC}s`)
         .sign(pkceKey),
 
-    async verifyPkce(token) {
-      try {
-        const { payload } = await jwtVerify<Partial<PkceState>>(token, pkceKey, {
-          ...options,
-          requiredClaims: ['exp'],
-        })
-        const { state, nonce, verifier, cliCallback } = payload
-        if (
-          typeof state !== 'string' ||
-          typeof nonce !== 'string' ||
-          typeof verifier !== 'string'
-        ) {
-          return null
-        }
-        return { state, nonce, verifier, cliCallback: cliCallback ?? null }
-      } catch (err) {
-        return invalidToken(err)
+    async verifyPkce(token: string): Promise<PkceState | null> {
+      const payload = await payloadOf<PkceState>(token, pkceKey, ['exp'])
+      const { state, nonce, verifier, cliCallback } = payload ?? {}
+      if (typeof state !== 'string' || typeof nonce !== 'string' || typeof verifier !== 'string') {
+        return null
       }
+      return { state, nonce, verifier, cliCallback: cliCallback ?? null }
     },
   }
-}
-
-/** A token that fails verification is no credential; any other error is a bug and propagates. */
-function invalidToken(err: unknown): null {
-  if (err instanceof errors.JOSEError) return null
-  throw err
 }

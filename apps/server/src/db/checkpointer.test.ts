@@ -27,7 +27,7 @@ describe('WAL checkpointer', () => {
       throw new Error(message)
     })
     // Automatic checkpoints are off on this connection, so only the worker can grow the file.
-    expect(db.connection.value('PRAGMA wal_autocheckpoint')).toBe(0)
+    expect(db.connection.prepare('PRAGMA wal_autocheckpoint').get([])).toEqual([0])
     const before = statSync(file).size
     insertRows(db, 2000)
     // A checkpoint may land in several steps: wait for the whole of the rows, not the first growth.

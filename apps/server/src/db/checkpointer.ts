@@ -38,16 +38,10 @@ parentPort.on('message', () => {
 })
 `
 
-export interface Checkpointer {
-  /** Runs a last full checkpoint and stops the worker. */
-  stop(): Promise<void>
-}
+export type Checkpointer = ReturnType<typeof startCheckpointer>
 
 /** Takes over the checkpoints of `sqlite` (a connection to a WAL-mode database file). */
-export function startCheckpointer(
-  sqlite: SqliteConnection,
-  onError: (message: string) => void,
-): Checkpointer {
+export function startCheckpointer(sqlite: SqliteConnection, onError: (message: string) => void) {
   const module =
     sqlite.driver === 'node:sqlite'
       ? null
@@ -64,7 +58,8 @@ export function startCheckpointer(
   worker.on('error', (error) => onError(`WAL checkpointer stopped: ${error.message}`))
   let stopped: Promise<void> | undefined
   return {
-    stop() {
+    /** Runs a last full checkpoint and stops the worker. */
+    stop(): Promise<void> {
       stopped ??= new Promise((resolve) => {
         worker.once('exit', () => resolve())
         worker.postMessage('stop')

@@ -1,9 +1,7 @@
 /**
- * The database the services use, SQLite (the default, a file under DATA_DIR) or PostgreSQL
- * (DATABASE_URL), behind one interface: drizzle's query builders typed as PostgreSQL's, the tables
- * of the open dialect (schema.ts or schema-pg.ts, which have the same property names), and one
- * `transaction(body)`. Every query is awaited, whatever the driver; db/sqlite.ts and
- * db/postgres.ts are the only modules that name one, and open-database.ts picks between them.
+ * The database the services use, SQLite (under DATA_DIR) or PostgreSQL (DATABASE_URL), behind
+ * one interface: drizzle's query builders typed as PostgreSQL's, the open dialect's tables, and
+ * one `transaction(body)`. Only db/sqlite.ts and db/postgres.ts name a driver.
  * May touch: table settings (the health check's read).
  */
 import { count } from 'drizzle-orm'
@@ -17,10 +15,7 @@ export type Dialect = 'sqlite' | 'postgres'
 /** The tables as services see them; on SQLite these are schema.ts's tables under the same names. */
 export type Tables = typeof schema
 
-/**
- * Where statements run: the database outside a transaction, or the transaction a helper writes
- * in (so its statements belong to its caller's transaction).
- */
+/** Where statements run: the database, or the caller's transaction a helper writes in. */
 export type Executor = PgDatabase<NodePgQueryResultHKT>
 
 export interface Db {
@@ -28,22 +23,16 @@ export interface Db {
   /** The driver it runs on, for the start-up line: node:sqlite, better-sqlite3 or pg. */
   readonly driver: string
   readonly tables: Tables
-  /** Statements outside a transaction. */
   readonly query: Executor
   /**
-   * Runs `body` in one transaction: committed when it resolves, rolled back when it throws. The
-   * body runs its statements on `tx` only, and awaits nothing else (no storage, no timers), since
-   * on SQLite every other statement waits while it is open.
+   * Runs `body` in one transaction, rolled back when it throws. The body awaits nothing but its
+   * statements on `tx` (no storage, no timers): on SQLite every other statement waits meanwhile.
    */
   transaction<T>(body: (tx: Executor) => Promise<T>): Promise<T>
-  /** Closes the connection or the pool; the last step of shutdown. */
   close(): Promise<void>
 }
 
-/**
- * Whether the database answers a query that reads one of its tables (health check); `SELECT 1`
- * alone would answer even with the database file gone or emptied.
- */
+/** Whether a table can be read (health check): `SELECT 1` answers even with the file gone. */
 export async function databaseAnswers(db: Db): Promise<boolean> {
   try {
     await db.query.select({ n: count() }).from(db.tables.settings)

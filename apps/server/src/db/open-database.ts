@@ -15,7 +15,6 @@ export interface DatabaseSettings {
   sqliteDriver?: SqliteDriverSetting
 }
 
-/** Opens the configured database and applies its migrations. */
 export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
   if (settings.databaseUrl === null) {
     const { openSqlite } = await import('./sqlite.js')

@@ -8,7 +8,6 @@ import type BetterSqlite3 from 'better-sqlite3'
 
 import type { SqliteConnection, SqliteStatement } from './sqlite-connection.js'
 
-type Database = BetterSqlite3.Database
 type DatabaseConstructor = typeof BetterSqlite3
 
 /** Loads the module; throws what loading it threw (not installed, or built for another Node). */
@@ -20,7 +19,7 @@ export async function loadBetterSqlite3(): Promise<DatabaseConstructor> {
 }
 
 export function openBetterSqlite3(Database: DatabaseConstructor, file: string): SqliteConnection {
-  const db: Database = new Database(file)
+  const db = new Database(file)
   return {
     driver: 'better-sqlite3',
     file,
@@ -31,7 +30,6 @@ export function openBetterSqlite3(Database: DatabaseConstructor, file: string): 
     exec: (text) => {
       db.exec(text)
     },
-    value: (text) => db.prepare(text).pluck().get(),
     close: () => {
       db.close()
     },

@@ -5,7 +5,6 @@
  * May touch: nothing (pure).
  */
 
-/** The drivers, by the name the start-up line gives them. */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3'
 
 /** SQLITE_DRIVER's values: auto picks node:sqlite where Node has it (sqlite-driver.ts). */
@@ -16,24 +15,18 @@ export type SqliteDriverSetting = (typeof SQLITE_DRIVER_SETTINGS)[number]
 export interface SqliteStatement {
   /** Whether the statement returns rows (a SELECT, or a write with RETURNING). */
   readonly reader: boolean
-  /** The names of the columns of its rows. */
   columns(): string[]
   run(params: unknown[]): void
   get(params: unknown[]): unknown[] | undefined
   all(params: unknown[]): unknown[][]
 }
 
-/** One open connection to a database file. */
 export interface SqliteConnection {
   readonly driver: SqliteDriverName
-  /** The database file's path. */
   readonly file: string
-  /** Whether a transaction is open on the connection. */
   readonly inTransaction: boolean
   prepare(text: string): SqliteStatement
   /** Runs SQL text that returns nothing the caller needs (BEGIN, a pragma that sets, DDL). */
   exec(text: string): void
-  /** The first column of the first row `text` returns (a pragma that reads). */
-  value(text: string): unknown
   close(): void
 }

@@ -23,7 +23,6 @@ export function chooseSqliteDriver(
   return hasNodeSqlite ? 'node:sqlite' : 'better-sqlite3'
 }
 
-/** Opens `file` with the driver `setting` selects on this Node. */
 export async function openSqliteConnection(
   file: string,
   setting: SqliteDriverSetting,

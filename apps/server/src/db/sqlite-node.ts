@@ -53,11 +53,6 @@ export function openNodeSqlite(sqlite: NodeSqlite, file: string): SqliteConnecti
     },
     prepare: (text) => statement(translated(() => db.prepare(text))),
     exec: (text) => translated(() => db.exec(text)),
-    value: (text) => {
-      const query = db.prepare(text)
-      query.setReturnArrays(true)
-      return (query.get() as unknown[] | undefined)?.[0]
-    },
     close: () => db.close(),
   }
 }
@@ -88,10 +83,7 @@ function withBuffers(row: unknown[]): unknown[] {
   return row
 }
 
-/**
- * Runs `call`, giving a failure the `code` better-sqlite3 would (SQLITE_CANTOPEN and the like),
- * which the start-up failures read; node:sqlite names every failure ERR_SQLITE_ERROR.
- */
+/** Gives a failure better-sqlite3's `code` (SQLITE_CANTOPEN...), which start-up failures read. */
 function translated<T>(call: () => T): T {
   try {
     return call()

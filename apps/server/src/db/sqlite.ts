@@ -1,11 +1,8 @@
 /**
- * The SQLite database under DATA_DIR: one connection in WAL mode, on node:sqlite or better-sqlite3
- * (sqlite-driver.ts), migrated from apps/server/drizzle, and reached by the services through
- * drizzle's asynchronous SQLite driver.
- *
- * The connection is one for the whole process, and a transaction on it spans several awaited
- * statements; so while one is open every statement from elsewhere waits at the gate, else it
- * would run inside that transaction (and be rolled back with it) or try to open a second one.
+ * The SQLite database under DATA_DIR: one connection for the process in WAL mode, on node:sqlite
+ * or better-sqlite3, migrated from apps/server/drizzle, reached through drizzle's asynchronous
+ * SQLite driver. A transaction spans awaited statements, so while one is open every statement
+ * from elsewhere waits, else it would run inside it (and be rolled back with it).
  * May touch: the file system (DATA_DIR, its SQLite file, and apps/server/drizzle); every table,
  * by migration.
  */
@@ -32,10 +29,7 @@ export interface SqliteDb extends Db {
   readonly connection: SqliteConnection
 }
 
-export async function openSqlite(
-  dataDir: string,
-  driver: SqliteDriverSetting = 'auto',
-): Promise<SqliteDb> {
+export async function openSqlite(dataDir: string, driver: SqliteDriverSetting = 'auto') {
   mkdirSync(dataDir, { recursive: true })
   const sqlite = await openSqliteConnection(join(dataDir, 'fileshare.db'), driver)
   try {
@@ -47,9 +41,12 @@ export async function openSqlite(
     sqlite.exec('PRAGMA busy_timeout = 5000')
     sqlite.exec('PRAGMA foreign_keys = ON')
     const db = sqliteDb(sqlite)
-    await migrate(db.query as never, (queries) => migrateIn(sqlite, queries), {
-      migrationsFolder: MIGRATIONS,
-    })
+    // The pending migrations' statements run in one transaction, as drizzle's migrators do.
+    await migrate(
+      db.query as never,
+      (queries) => atomically(sqlite, async () => queries.forEach((query) => sqlite.exec(query))),
+      { migrationsFolder: MIGRATIONS },
+    )
     return db
   } catch (error) {
     sqlite.close()
@@ -57,24 +54,24 @@ export async function openSqlite(
   }
 }
 
-/** Applies the pending migrations' statements in one transaction, as drizzle's migrators do. */
-async function migrateIn(sqlite: SqliteConnection, queries: string[]): Promise<void> {
+async function atomically<T>(sqlite: SqliteConnection, body: () => Promise<T>): Promise<T> {
   sqlite.exec('BEGIN')
   try {
-    for (const query of queries) sqlite.exec(query)
+    const result = await body()
     sqlite.exec('COMMIT')
+    return result
   } catch (error) {
     if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
     throw error
   }
 }
 
-/** The services' view of an open, migrated connection. */
-export function sqliteDb(sqlite: SqliteConnection): SqliteDb {
+function sqliteDb(sqlite: SqliteConnection): SqliteDb {
   const run = statementRunner(sqlite)
-  const gate = new TransactionGate()
+  // Settled when the open transaction ends; undefined while none is open.
+  let open: Promise<void> | undefined
   const outside: AsyncRemoteCallback = async (text, params, method) => {
-    if (gate.isOpen) await gate.passed()
+    while (open) await open
     return run(text, params, method)
   }
   const inside: AsyncRemoteCallback = async (text, params, method) => run(text, params, method)
@@ -87,18 +84,17 @@ export function sqliteDb(sqlite: SqliteConnection): SqliteDb {
     tables: schema as unknown as Tables,
     query,
     connection: sqlite,
-    transaction: (body) =>
-      gate.hold(async () => {
-        sqlite.exec('BEGIN')
-        try {
-          const result = await body(tx)
-          sqlite.exec('COMMIT')
-          return result
-        } catch (error) {
-          if (sqlite.inTransaction) sqlite.exec('ROLLBACK')
-          throw error
-        }
-      }),
+    async transaction(body) {
+      while (open) await open
+      let release!: () => void
+      open = new Promise((resolve) => (release = resolve))
+      try {
+        return await atomically(sqlite, () => body(tx))
+      } finally {
+        open = undefined
+        release()
+      }
+    },
     close: async () => {
       sqlite.close()
     },
@@ -112,17 +108,13 @@ function statementRunner(
   sqlite: SqliteConnection,
 ): (text: string, params: unknown[], method: Method) => { rows: unknown[] } {
   const cache = new Map<string, SqliteStatement>()
-  const prepare = (text: string): SqliteStatement => {
+  return (text, params, method) => {
     let statement = cache.get(text)
     if (!statement) {
       if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear()
       statement = sqlite.prepare(text)
       cache.set(text, statement)
     }
-    return statement
-  }
-  return (text, params, method) => {
-    const statement = prepare(text)
     if (!statement.reader) {
       statement.run(params)
       return { rows: [] }
@@ -130,34 +122,5 @@ function statementRunner(
     // No row is `rows: undefined`, which drizzle's proxy driver maps to no result.
     if (method === 'get') return { rows: statement.get(params) as unknown[] }
     return { rows: statement.all(params) }
-  }
-}
-
-/**
- * Lets one transaction at a time hold the connection; statements outside it pass only while
- * none is open.
- */
-export class TransactionGate {
-  private open: Promise<void> | undefined
-
-  get isOpen(): boolean {
-    return this.open !== undefined
-  }
-
-  /** Resolves once no transaction is open; at once when none is. */
-  async passed(): Promise<void> {
-    while (this.open) await this.open
-  }
-
-  async hold<T>(body: () => Promise<T>): Promise<T> {
-    while (this.open) await this.open
-    let release!: () => void
-    this.open = new Promise((resolve) => (release = resolve))
-    try {
-      return await body()
-    } finally {
-      this.open = undefined
-      release()
-    }
   }
 }

@@ -24,20 +24,15 @@ import {
 /** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
 
-/**
- * PostgreSQL's column types under the names the tables use; the services see every table as
- * built from these (db/client.ts), whichever dialect is open.
- */
+/** PostgreSQL's column types under the tables' names; the services' view of both (client.ts). */
 export const pgColumns = {
   table: pgTable,
   text,
   int: integer,
-  /** A time in milliseconds since the epoch, or a size in bytes: beyond 32 bits. */
   long: (name: string) => bigint(name, { mode: 'number' }),
   flag: boolean,
   bytes: bytea,
   intList: (name: string) => integer(name).array(),
-  /** A key the database numbers itself. */
   serialKey: (name: string) => serial(name).primaryKey(),
   index,
   uniqueIndex,
@@ -47,7 +42,6 @@ export const pgColumns = {
 
 export type Columns = typeof pgColumns
 
-/** Every table, built from the column types `c`. */
 export function defineTables(c: Columns) {
   /** A finished file upload; it exists only once its blob is complete (spec: File upload states). */
   const uploads = c.table(
@@ -74,64 +68,9 @@ export function defineTables(c: Columns) {
     (table) => [c.index('uploads_expires_at').on(table.expiresAt)],
   )
 
-  const notes = c.table(
-    'notes',
-    {
-      id: c.text('id').primaryKey(),
-      contentType: c.text('content_type').notNull(),
-      encryptedContent: c.bytes('encrypted_content').notNull(),
-      nonce: c.bytes('nonce').notNull(),
-      salt: c.text('salt').notNull(),
-      maxViews: c.int('max_views').notNull(),
-      viewCount: c.int('view_count').notNull().default(0),
-      hasPassword: c.flag('has_password').notNull(),
-      passwordSalt: c.text('password_salt'),
-      passwordAlgo: c.text('password_algo'),
-      authTokenHash: c.bytes('auth_token_hash').notNull(),
-      ownerTokenHash: c.bytes('owner_token_hash').notNull(),
-      createdAt: c.long('created_at').notNull(),
-      expiresAt: c.long('expires_at').notNull(),
-    },
-    (table) => [c.index('notes_expires_at').on(table.expiresAt)],
-  )
-
-  /**
-   * Bytes uploaded per client in a quota window, and bytes held by uploads that started in it and
-   * still run; the client is an HMAC of its IP (limits/quota.ts).
-   */
-  const uploadQuota = c.table(
-    'upload_quota',
-    {
-      clientHash: c.text('client_hash').notNull(),
-      windowStart: c.long('window_start').notNull(),
-      bytes: c.long('bytes').notNull(),
-      held: c.long('held').notNull().default(0),
-    },
-    (table) => [c.primaryKey({ columns: [table.clientHash, table.windowStart] })],
-  )
-
-  /**
-   * Blobs waiting for removal: those whose removal failed, and those held until a presigned URL
-   * handed out for them has expired (`notBefore`). Each cleanup run removes the ones that are due.
-   */
-  const blobDeletions = c.table('blob_deletions', {
-    key: c.text('key').primaryKey(),
-    attempts: c.int('attempts').notNull().default(0),
-    queuedAt: c.long('queued_at').notNull(),
-    /** Not removed before this time (milliseconds); 0 for at once. */
-    notBefore: c.long('not_before').notNull().default(0),
-  })
-
-  /** Server-wide secrets and settings generated at first start (for example the quota HMAC key). */
-  const settings = c.table('settings', {
-    key: c.text('key').primaryKey(),
-    value: c.bytes('value').notNull(),
-  })
-
   /**
    * A file request (spec: File request record). Slot counters live on the row, so reserving a slot
-   * and checking the size is one conditional UPDATE; `reservedUploads` counts running sessions and
-   * is reset at start, since sessions do not survive a restart.
+   * and checking the size is one conditional UPDATE; `reservedUploads` counts running sessions.
    */
   const fileRequests = c.table(
     'file_requests',
@@ -149,18 +88,12 @@ export function defineTables(c: Columns) {
       maxSize: c.long('max_size').notNull(),
       downloads: c.int('downloads').notNull(),
       reservedUploads: c.int('reserved_uploads').notNull().default(0),
-      /**
-       * When a slot was last reserved: the reset at start leaves a request reserved more recently
-       * alone, since another instance may be between reserving and creating its session.
-       */
+      /** The reset at start spares requests reserved since: another instance may be reserving. */
       slotReservedAt: c.long('slot_reserved_at').notNull().default(0),
       /** Finished uploads, deleted ones included (spec: GET /api/inbox/:id, usedUploads). */
       usedUploads: c.int('used_uploads').notNull().default(0),
       usedBytes: c.long('used_bytes').notNull().default(0),
-      /**
-       * Slots of `maxUploads` kept for senders' notes that go with files (`senderNotes`, half of
-       * them; 0 otherwise), and how many of the reserved and used slots are such notes.
-       */
+      /** Slots of `maxUploads` kept for senders' notes, and how many are reserved and used. */
       noteSlots: c.int('note_slots').notNull().default(0),
       reservedNotes: c.int('reserved_notes').notNull().default(0),
       usedNotes: c.int('used_notes').notNull().default(0),
@@ -208,261 +141,261 @@ export function defineTables(c: Columns) {
     ],
   )
 
-  /**
-   * Requests created per client and UTC day (FILE_REQUEST_DAILY_LIMIT), kept here so a restart
-   * does not reset them. The client is `user:<sub>` or `ip:` and an HMAC of the IP (limits/quota.ts).
-   */
-  const requestDailyCounts = c.table(
-    'request_daily_counts',
-    {
-      clientKey: c.text('client_key').notNull(),
-      dayStart: c.long('day_start').notNull(),
-      count: c.int('count').notNull(),
-    },
-    (table) => [c.primaryKey({ columns: [table.clientKey, table.dayStart] })],
-  )
-
-  /**
-   * What is left of an upload or note the cleanup job removed for having expired or used up its
-   * downloads or views: its id still answers 410 until 30 days past its expiry
-   * (records/tombstones.ts). The owner token's hash lets the owner delete it for good.
-   */
-  const tombstones = c.table(
-    'tombstones',
-    {
-      id: c.text('id').primaryKey(),
-      /** `upload` or `note`. */
-      kind: c.text('kind').notNull(),
-      ownerTokenHash: c.bytes('owner_token_hash').notNull(),
-      /** The item's own expiry; a used-up item may not have reached it yet. */
-      expiresAt: c.long('expires_at').notNull(),
-      /** When the operator took the item down (`fileshare-admin rm`); null when it expired. */
-      removedAt: c.long('removed_at'),
-      /** The operator's words on a takedown, shown with its 410; null when none were given. */
-      takedownReason: c.text('takedown_reason'),
-    },
-    (table) => [c.index('tombstones_expires_at').on(table.expiresAt)],
-  )
-
-  /**
-   * Abuse reports filed through `POST /api/report/:id` and handled with `fileshare-admin reports`.
-   * `key` is the link secret, only when the reporter chose to include it; nothing of the reporter
-   * (no IP, no login) is kept.
-   */
-  const reports = c.table(
-    'reports',
-    {
-      id: c.serialKey('id'),
-      /** The reported upload, note or request id, whether or not it exists. */
-      targetId: c.text('target_id').notNull(),
-      reason: c.text('reason').notNull(),
-      key: c.text('key'),
-      /** `open`, `resolved` or `dismissed`. */
-      status: c.text('status').notNull().default('open'),
-      createdAt: c.long('created_at').notNull(),
-      /** When the operator resolved or dismissed it. */
-      closedAt: c.long('closed_at'),
-      /** When a digest to ABUSE_EMAIL that named it was sent; null until then. */
-      mailedAt: c.long('mailed_at'),
-      /** Until when an instance holds it for the digest it is sending. */
-      mailLeaseUntil: c.long('mail_lease_until').notNull().default(0),
-    },
-    (table) => [c.index('reports_status').on(table.status)],
-  )
-
-  /**
-   * The rate-limit window of each client on PostgreSQL, shared by every instance
-   * (limits/shared-rate-limiter.ts): the newest slot and the requests counted per slot,
-   * newest first. The client is the daily HMAC of its IP. SQLite serves one instance, which keeps
-   * its windows in memory (limits/rate-limiter.ts), so this table stays empty there.
-   */
-  const rateLimitWindows = c.table(
-    'rate_limit_windows',
-    {
-      clientHash: c.text('client_hash').primaryKey(),
-      slot: c.long('slot').notNull(),
-      counts: c.intList('counts').notNull(),
-      /** Whether the request that wrote the row last was allowed. */
-      allowed: c.flag('allowed').notNull(),
-    },
-    (table) => [c.index('rate_limit_windows_slot').on(table.slot)],
-  )
-
-  /**
-   * Failed password attempts per key and client on PostgreSQL, shared by every instance
-   * (limits/lockout.ts, DbLockout). The entry is the daily HMAC of the key and the IP.
-   * SQLite serves one instance, which keeps them in memory, so this table stays empty there.
-   */
-  const lockouts = c.table(
-    'lockouts',
-    {
-      entryHash: c.text('entry_hash').primaryKey(),
-      failures: c.int('failures').notNull(),
-      /** 0 while not locked. */
-      lockedUntil: c.long('locked_until').notNull(),
-      /** When the entry stops mattering: the lock ends, or its failures are too old to count. */
-      expiresAt: c.long('expires_at').notNull(),
-    },
-    (table) => [c.index('lockouts_expires_at').on(table.expiresAt)],
-  )
-
-  /**
-   * Every upload session under way, of either writer: the stream writer (every WebSocket upload,
-   * and chunked uploads on SQLite) writes its bytes in order to one resumable blob writer and
-   * records durable points here (`writerState`); the chunk writer (chunked HTTP on PostgreSQL)
-   * stores chunks that any instance takes (`chunk_parts`, and `partsUpload`, the store's upload
-   * they join). `bytesWritten` is durable in the blob store and `nextIndex` the chunk due next
-   * (null for a WebSocket); `receivedBytes` counts every chunk recorded, early ones too, and grows
-   * only by a conditional update. `context` is the JSON the record is made from at finalize (token
-   * hashes as base64, never tokens); `quota` its quota hold (sessions/session-holds.ts), and a
-   * `requestId` holds one of its request's slots while the row exists. `holder` is the instance
-   * that holds the session, whose hold lapses when `heartbeatAt` grows old; `state` is `open`, or
-   * `committing` once finalize claimed it.
-   */
-  const uploadSessions = c.table(
-    'upload_sessions',
-    {
-      id: c.text('id').primaryKey(),
-      /** `upload` or `request`. */
-      kind: c.text('kind').notNull(),
-      requestId: c.text('request_id'),
-      /** `ws` or `chunks`. */
-      transport: c.text('transport').notNull(),
-      state: c.text('state').notNull().default('open'),
-      declaredSize: c.long('declared_size').notNull(),
-      bytesWritten: c.long('bytes_written').notNull().default(0),
-      receivedBytes: c.long('received_bytes').notNull().default(0),
-      nextIndex: c.int('next_index'),
-      /** The stream writer's resumable writer state, or null for the chunk writer. */
-      writerState: c.text('writer_state'),
-      /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
-      partsUpload: c.text('parts_upload'),
-      context: c.text('context').notNull(),
-      quota: c.text('quota').notNull().default(''),
-      /** Whether its client asked to resume it; otherwise it ends with its connection or instance. */
-      resumable: c.flag('resumable').notNull().default(true),
-      holder: c.text('holder'),
-      heartbeatAt: c.long('heartbeat_at').notNull(),
-      lastActivity: c.long('last_activity').notNull(),
-      createdAt: c.long('created_at').notNull(),
-    },
-    (table) => [
-      c.index('upload_sessions_last_activity').on(table.lastActivity),
-      c.index('upload_sessions_request_id').on(table.requestId),
-      c.index('upload_sessions_holder').on(table.holder),
-    ],
-  )
-
-  /** One stored chunk of a chunk writer's session: its size and where the blob store keeps it. */
-  const chunkParts = c.table(
-    'chunk_parts',
-    {
-      sessionId: c.text('session_id').notNull(),
-      chunkIndex: c.int('chunk_index').notNull(),
-      size: c.long('size').notNull(),
-      ref: c.text('ref').notNull(),
-      etag: c.text('etag'),
-    },
-    (table) => [c.primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
-  )
-
-  /**
-   * The outbox of inbox notifications: one row per channel of a finished upload into a request,
-   * written in the transaction that stores the upload. A worker claims a row by moving `leaseUntil`
-   * forward in one conditional update, so of several instances one sends it; a delivered or
-   * abandoned row is deleted. The row carries its target, so deleting the request loses nothing.
-   */
-  const notifications = c.table(
-    'notifications',
-    {
-      id: c.text('id').primaryKey(),
-      uploadId: c.text('upload_id').notNull(),
-      requestId: c.text('request_id').notNull(),
-      channel: c.text('channel').notNull(),
-      target: c.text('target').notNull(),
-      secret: c.bytes('secret'),
-      size: c.long('size').notNull(),
-      arrivedAt: c.long('arrived_at').notNull(),
-      attempts: c.int('attempts').notNull().default(0),
-      notBefore: c.long('not_before').notNull().default(0),
-      leaseUntil: c.long('lease_until').notNull().default(0),
-    },
-    (table) => [
-      c.index('notifications_not_before').on(table.notBefore),
-      c.index('notifications_upload_id').on(table.uploadId),
-    ],
-  )
-
-  /**
-   * Personal API tokens (access/api-tokens.ts): a signed-in user's credential for scripts, kept
-   * only as the SHA-256 hash of its random bytes and tied to the OIDC subject that made it.
-   * `scopes` is a comma-separated list of files, notes and requests. Revoking deletes the row.
-   */
-  const apiTokens = c.table(
-    'api_tokens',
-    {
-      id: c.text('id').primaryKey(),
-      subject: c.text('subject').notNull(),
-      name: c.text('name').notNull(),
-      scopes: c.text('scopes').notNull(),
-      tokenHash: c.bytes('token_hash').notNull(),
-      createdAt: c.long('created_at').notNull(),
-      expiresAt: c.long('expires_at').notNull(),
-      /** Updated at most once a minute, so a busy script does not write on every request. */
-      lastUsedAt: c.long('last_used_at'),
-    },
-    (table) => [
-      c.uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
-      c.index('api_tokens_subject').on(table.subject),
-      // The cleanup job's purge of long-expired tokens filters on it.
-      c.index('api_tokens_expires_at').on(table.expiresAt),
-    ],
-  )
-
-  /**
-   * Read grants (access/read-grants.ts): a counted download's leave to read ranges of the same
-   * upload, or of the same inbox file, again without counting, until `expiresAt`; kept only as the
-   * SHA-256 hash of the grant token, and removed with what it reads. Exactly one of `uploadId` and
-   * `requestUploadId` is set.
-   */
-  const readGrants = c.table(
-    'read_grants',
-    {
-      tokenHash: c.bytes('token_hash').primaryKey(),
-      uploadId: c.text('upload_id').references(() => uploads.id, { onDelete: 'cascade' }),
-      requestUploadId: c.text('request_upload_id').references(() => requestUploads.id, {
-        onDelete: 'cascade',
-      }),
-      expiresAt: c.long('expires_at').notNull(),
-    },
-    (table) => [
-      c.index('read_grants_upload_id').on(table.uploadId),
-      c.index('read_grants_request_upload_id').on(table.requestUploadId),
-      c.index('read_grants_expires_at').on(table.expiresAt),
-      c.check(
-        'read_grants_one_holder',
-        sql`(${table.uploadId} is null) <> (${table.requestUploadId} is null)`,
-      ),
-    ],
-  )
-
   return {
     uploads,
-    notes,
-    uploadQuota,
-    blobDeletions,
-    settings,
+    notes: c.table(
+      'notes',
+      {
+        id: c.text('id').primaryKey(),
+        contentType: c.text('content_type').notNull(),
+        encryptedContent: c.bytes('encrypted_content').notNull(),
+        nonce: c.bytes('nonce').notNull(),
+        salt: c.text('salt').notNull(),
+        maxViews: c.int('max_views').notNull(),
+        viewCount: c.int('view_count').notNull().default(0),
+        hasPassword: c.flag('has_password').notNull(),
+        passwordSalt: c.text('password_salt'),
+        passwordAlgo: c.text('password_algo'),
+        authTokenHash: c.bytes('auth_token_hash').notNull(),
+        ownerTokenHash: c.bytes('owner_token_hash').notNull(),
+        createdAt: c.long('created_at').notNull(),
+        expiresAt: c.long('expires_at').notNull(),
+      },
+      (table) => [c.index('notes_expires_at').on(table.expiresAt)],
+    ),
+
+    /** Bytes each client (an HMAC of its IP) uploaded, and holds in running uploads, per window. */
+    uploadQuota: c.table(
+      'upload_quota',
+      {
+        clientHash: c.text('client_hash').notNull(),
+        windowStart: c.long('window_start').notNull(),
+        bytes: c.long('bytes').notNull(),
+        held: c.long('held').notNull().default(0),
+      },
+      (table) => [c.primaryKey({ columns: [table.clientHash, table.windowStart] })],
+    ),
+
+    /** Blobs whose removal failed, or held until their presigned URL expires (blob-janitor.ts). */
+    blobDeletions: c.table('blob_deletions', {
+      key: c.text('key').primaryKey(),
+      attempts: c.int('attempts').notNull().default(0),
+      queuedAt: c.long('queued_at').notNull(),
+      notBefore: c.long('not_before').notNull().default(0),
+    }),
+
+    /** Server-wide secrets and settings generated at first start (such as the quota HMAC key). */
+    settings: c.table('settings', {
+      key: c.text('key').primaryKey(),
+      value: c.bytes('value').notNull(),
+    }),
+
     fileRequests,
     requestUploads,
-    requestDailyCounts,
-    tombstones,
-    reports,
-    rateLimitWindows,
-    lockouts,
-    uploadSessions,
-    chunkParts,
-    notifications,
-    apiTokens,
-    readGrants,
+
+    /** Requests per client and UTC day (FILE_REQUEST_DAILY_LIMIT), kept so a restart keeps them. */
+    requestDailyCounts: c.table(
+      'request_daily_counts',
+      {
+        clientKey: c.text('client_key').notNull(),
+        dayStart: c.long('day_start').notNull(),
+        count: c.int('count').notNull(),
+      },
+      (table) => [c.primaryKey({ columns: [table.clientKey, table.dayStart] })],
+    ),
+
+    /** What is left of a removed upload or note: its id answers 410 (records/tombstones.ts). */
+    tombstones: c.table(
+      'tombstones',
+      {
+        id: c.text('id').primaryKey(),
+        /** `upload` or `note`. */
+        kind: c.text('kind').notNull(),
+        ownerTokenHash: c.bytes('owner_token_hash').notNull(),
+        /** The item's own expiry; a used-up item may not have reached it yet. */
+        expiresAt: c.long('expires_at').notNull(),
+        /** When the operator took the item down (`fileshare-admin rm`); null when it expired. */
+        removedAt: c.long('removed_at'),
+        /** The operator's words on a takedown, shown with its 410; null when none were given. */
+        takedownReason: c.text('takedown_reason'),
+      },
+      (table) => [c.index('tombstones_expires_at').on(table.expiresAt)],
+    ),
+
+    /**
+     * Abuse reports (`POST /api/report/:id`, `fileshare-admin reports`). `key` is the link
+     * secret, only when the reporter chose to include it; nothing of the reporter is kept.
+     */
+    reports: c.table(
+      'reports',
+      {
+        id: c.serialKey('id'),
+        /** The reported upload, note or request id, whether or not it exists. */
+        targetId: c.text('target_id').notNull(),
+        reason: c.text('reason').notNull(),
+        key: c.text('key'),
+        /** `open`, `resolved` or `dismissed`. */
+        status: c.text('status').notNull().default('open'),
+        createdAt: c.long('created_at').notNull(),
+        closedAt: c.long('closed_at'),
+        /** When a digest to ABUSE_EMAIL that named it was sent; null until then. */
+        mailedAt: c.long('mailed_at'),
+        /** Until when an instance holds it for the digest it is sending. */
+        mailLeaseUntil: c.long('mail_lease_until').notNull().default(0),
+      },
+      (table) => [c.index('reports_status').on(table.status)],
+    ),
+
+    /**
+     * Each client's rate-limit window on PostgreSQL, shared by every instance: the newest slot and
+     * the counts per slot, newest first (limits/shared-rate-limiter.ts). Empty on SQLite.
+     */
+    rateLimitWindows: c.table(
+      'rate_limit_windows',
+      {
+        clientHash: c.text('client_hash').primaryKey(),
+        slot: c.long('slot').notNull(),
+        counts: c.intList('counts').notNull(),
+        /** Whether the request that wrote the row last was allowed. */
+        allowed: c.flag('allowed').notNull(),
+      },
+      (table) => [c.index('rate_limit_windows_slot').on(table.slot)],
+    ),
+
+    /** Failed password attempts per key and client on PostgreSQL (limits/lockout.ts). */
+    lockouts: c.table(
+      'lockouts',
+      {
+        entryHash: c.text('entry_hash').primaryKey(),
+        failures: c.int('failures').notNull(),
+        /** 0 while not locked. */
+        lockedUntil: c.long('locked_until').notNull(),
+        /** When the entry stops mattering: the lock ends, or its failures are too old to count. */
+        expiresAt: c.long('expires_at').notNull(),
+      },
+      (table) => [c.index('lockouts_expires_at').on(table.expiresAt)],
+    ),
+
+    /**
+     * Every upload session under way: the stream writer records its resumable blob writer's
+     * durable points (`writerState`); the chunk writer (chunked HTTP on PostgreSQL) stores chunks
+     * any instance takes (`chunk_parts`). `receivedBytes` grows only by a conditional update;
+     * `context` is the JSON the record is made from (token hashes, never tokens); `holder` holds
+     * the session until `heartbeatAt` grows old; `state` is `committing` once finalize claims it.
+     */
+    uploadSessions: c.table(
+      'upload_sessions',
+      {
+        id: c.text('id').primaryKey(),
+        /** `upload` or `request`. */
+        kind: c.text('kind').notNull(),
+        requestId: c.text('request_id'),
+        /** `ws` or `chunks`. */
+        transport: c.text('transport').notNull(),
+        state: c.text('state').notNull().default('open'),
+        declaredSize: c.long('declared_size').notNull(),
+        bytesWritten: c.long('bytes_written').notNull().default(0),
+        receivedBytes: c.long('received_bytes').notNull().default(0),
+        nextIndex: c.int('next_index'),
+        writerState: c.text('writer_state'),
+        /** The store's upload that large chunks join as parts (S3: an UploadId), or null. */
+        partsUpload: c.text('parts_upload'),
+        context: c.text('context').notNull(),
+        quota: c.text('quota').notNull().default(''),
+        /** Whether its client asked to resume it; else it ends with its connection or instance. */
+        resumable: c.flag('resumable').notNull().default(true),
+        holder: c.text('holder'),
+        heartbeatAt: c.long('heartbeat_at').notNull(),
+        lastActivity: c.long('last_activity').notNull(),
+        createdAt: c.long('created_at').notNull(),
+      },
+      (table) => [
+        c.index('upload_sessions_last_activity').on(table.lastActivity),
+        c.index('upload_sessions_request_id').on(table.requestId),
+        c.index('upload_sessions_holder').on(table.holder),
+      ],
+    ),
+
+    /** One stored chunk of a chunk writer's session: its size and where the blob store keeps it. */
+    chunkParts: c.table(
+      'chunk_parts',
+      {
+        sessionId: c.text('session_id').notNull(),
+        chunkIndex: c.int('chunk_index').notNull(),
+        size: c.long('size').notNull(),
+        ref: c.text('ref').notNull(),
+        etag: c.text('etag'),
+      },
+      (table) => [c.primaryKey({ columns: [table.sessionId, table.chunkIndex] })],
+    ),
+
+    /**
+     * The outbox of inbox notifications, written with the upload they tell of. A worker claims a
+     * row by moving `leaseUntil` in one conditional update, so of several instances one sends it.
+     */
+    notifications: c.table(
+      'notifications',
+      {
+        id: c.text('id').primaryKey(),
+        uploadId: c.text('upload_id').notNull(),
+        requestId: c.text('request_id').notNull(),
+        channel: c.text('channel').notNull(),
+        target: c.text('target').notNull(),
+        secret: c.bytes('secret'),
+        size: c.long('size').notNull(),
+        arrivedAt: c.long('arrived_at').notNull(),
+        attempts: c.int('attempts').notNull().default(0),
+        notBefore: c.long('not_before').notNull().default(0),
+        leaseUntil: c.long('lease_until').notNull().default(0),
+      },
+      (table) => [
+        c.index('notifications_not_before').on(table.notBefore),
+        c.index('notifications_upload_id').on(table.uploadId),
+      ],
+    ),
+
+    /** Personal API tokens (access/api-tokens.ts); `scopes` is a comma-separated list. */
+    apiTokens: c.table(
+      'api_tokens',
+      {
+        id: c.text('id').primaryKey(),
+        subject: c.text('subject').notNull(),
+        name: c.text('name').notNull(),
+        scopes: c.text('scopes').notNull(),
+        tokenHash: c.bytes('token_hash').notNull(),
+        createdAt: c.long('created_at').notNull(),
+        expiresAt: c.long('expires_at').notNull(),
+        /** Updated at most once a minute, so a busy script does not write on every request. */
+        lastUsedAt: c.long('last_used_at'),
+      },
+      (table) => [
+        c.uniqueIndex('api_tokens_token_hash').on(table.tokenHash),
+        c.index('api_tokens_subject').on(table.subject),
+        // The cleanup job's purge of long-expired tokens filters on it.
+        c.index('api_tokens_expires_at').on(table.expiresAt),
+      ],
+    ),
+
+    /** Read grants (access/read-grants.ts), for exactly one of an upload and an inbox file. */
+    readGrants: c.table(
+      'read_grants',
+      {
+        tokenHash: c.bytes('token_hash').primaryKey(),
+        uploadId: c.text('upload_id').references(() => uploads.id, { onDelete: 'cascade' }),
+        requestUploadId: c.text('request_upload_id').references(() => requestUploads.id, {
+          onDelete: 'cascade',
+        }),
+        expiresAt: c.long('expires_at').notNull(),
+      },
+      (table) => [
+        c.index('read_grants_upload_id').on(table.uploadId),
+        c.index('read_grants_request_upload_id').on(table.requestUploadId),
+        c.index('read_grants_expires_at').on(table.expiresAt),
+        c.check(
+          'read_grants_one_holder',
+          sql`(${table.uploadId} is null) <> (${table.requestUploadId} is null)`,
+        ),
+      ],
+    ),
   }
 }

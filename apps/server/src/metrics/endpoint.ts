@@ -28,19 +28,9 @@ export const METRICS_HOST = '127.0.0.1'
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i
 
-export interface ServerMetrics {
-  /** Counts each HTTP answer and its latency by route family. */
-  middleware: MiddlewareHandler
-  /** Whether `/metrics` is answered on the main port (no METRICS_PORT). */
-  onMainPort: boolean
-  /** Mounts `GET /metrics` on an app. */
-  mount<E extends Env>(app: Hono<E>): void
-  /** Starts the METRICS_PORT listener when there is one; answers its address. */
-  listen(): Promise<string | undefined>
-  close(): Promise<void>
-}
+export type ServerMetrics = ReturnType<typeof serverMetrics>
 
-export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps): ServerMetrics {
+export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps) {
   const recorder = acquireRecorder()
   const registry = Registry.merge([recorder.registry, instanceGauges(deps)])
   // Hashed once: each scrape compares two digests of equal length in constant time.
@@ -61,15 +51,20 @@ export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps
     })
   }
 
+  /** Counts each HTTP answer and its latency by route family. */
+  const middleware: MiddlewareHandler = async (c, next) => {
+    const started = performance.now()
+    await next()
+    recordHttpAnswer(routeFamily(c.req.path), c.res.status, (performance.now() - started) / 1000)
+  }
+
   return {
-    middleware: async (c, next) => {
-      const started = performance.now()
-      await next()
-      recordHttpAnswer(routeFamily(c.req.path), c.res.status, (performance.now() - started) / 1000)
-    },
+    middleware,
+    /** Whether `/metrics` is answered on the main port (no METRICS_PORT). */
     onMainPort: settings.port === null,
     mount,
-    async listen() {
+    /** Starts the METRICS_PORT listener when there is one; answers its address. */
+    async listen(): Promise<string | undefined> {
       if (settings.port === null) return undefined
       const app = new Hono()
       mount(app)

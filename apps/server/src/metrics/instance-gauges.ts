@@ -22,23 +22,16 @@ export interface InstanceGaugeDeps {
   logger: Pick<Logger, 'warn'>
 }
 
-interface Snapshot {
-  uploads: { items: number; bytes: number }
-  requestUploads: { items: number; bytes: number }
-  notes: number
-  requests: number
-  quotaUsed: number
-  quotaHeld: number
-  storedSessions: number
-}
+type Snapshot = Awaited<ReturnType<typeof readSnapshot>>
 
 const total = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)`.mapWith(Number)
 
-async function readSnapshot(deps: InstanceGaugeDeps): Promise<Snapshot> {
+async function readSnapshot(deps: InstanceGaugeDeps) {
   const { db } = deps
   const { uploads, requestUploads, notes, fileRequests, uploadQuota, uploadSessions } = db.tables
   const windowMs = deps.quotaWindowSec * 1000
   const windowStart = Math.floor(deps.now() / windowMs) * windowMs
+  const inWindow = eq(uploadQuota.windowStart, windowStart)
   const [[files], [inRequests], [noteCount], [requestCount], [quota], [stored]] = await Promise.all(
     [
       db.query.select({ items: count(), bytes: total(uploads.size) }).from(uploads),
@@ -47,9 +40,7 @@ async function readSnapshot(deps: InstanceGaugeDeps): Promise<Snapshot> {
       db.query.select({ items: count() }).from(fileRequests),
       db.query
         .select({
-          used: sql<number>`coalesce(sum(case when ${eq(uploadQuota.windowStart, windowStart)} then ${uploadQuota.bytes} else 0 end), 0)`.mapWith(
-            Number,
-          ),
+          used: total(sql`case when ${inWindow} then ${uploadQuota.bytes} else 0 end`),
           held: total(uploadQuota.held),
         })
         .from(uploadQuota),
@@ -88,11 +79,11 @@ export function instanceGauges(deps: InstanceGaugeDeps): Registry {
       })
     return pending
   }
-  /** A gauge set from the snapshot, one value per label value. */
+  /** A gauge set from the snapshot: one value, or one per `kind`. */
   const fromDatabase = (
     name: string,
     help: string,
-    values: (s: Snapshot) => Record<string, number>,
+    value: (s: Snapshot) => number | Record<string, number>,
   ) =>
     new Gauge<'kind'>({
       name,
@@ -103,18 +94,9 @@ export function instanceGauges(deps: InstanceGaugeDeps): Registry {
         this.reset()
         const taken = await snapshot()
         if (taken === undefined) return
-        for (const [kind, value] of Object.entries(values(taken))) this.set({ kind }, value)
-      },
-    })
-  const single = (name: string, help: string, value: (s: Snapshot) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      async collect() {
-        this.reset()
-        const taken = await snapshot()
-        if (taken !== undefined) this.set(value(taken))
+        const values = value(taken)
+        if (typeof values === 'number') this.set(values)
+        else for (const [kind, v] of Object.entries(values)) this.set({ kind }, v)
       },
     })
 
@@ -126,7 +108,7 @@ export function instanceGauges(deps: InstanceGaugeDeps): Registry {
       this.set(deps.sessions.size)
     },
   })
-  single(
+  fromDatabase(
     'fileshare_upload_sessions_stored',
     'Chunked upload sessions, kept in the database; the same on every instance.',
     (s) => s.storedSessions,
@@ -146,12 +128,12 @@ export function instanceGauges(deps: InstanceGaugeDeps): Registry {
       request_uploads: s.requestUploads.items,
     }),
   )
-  single(
+  fromDatabase(
     'fileshare_upload_quota_used_bytes',
     'Bytes counted against the upload quota in its current window, all clients together.',
     (s) => s.quotaUsed,
   )
-  single(
+  fromDatabase(
     'fileshare_upload_quota_held_bytes',
     'Bytes held against the upload quota by uploads still running, all clients together.',
     (s) => s.quotaHeld,

@@ -7,10 +7,7 @@
 import { UPLOAD_STATUS_TRANSPORTS, type UploadStatusTransport } from '@fileshare/protocol'
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client'
 
-/**
- * How an upload's bytes arrive: the upload socket or chunked HTTP, named as the status route names
- * them (docs/api.md), or one HTTP request.
- */
+/** How an upload's bytes arrive: as the status route names it (docs/api.md), or `single`. */
 export type UploadTransport = UploadStatusTransport | 'single'
 const UPLOAD_TRANSPORTS: readonly UploadTransport[] = [...UPLOAD_STATUS_TRANSPORTS, 'single']
 
@@ -139,9 +136,8 @@ let active: MetricSet | undefined
 let users = 0
 
 /**
- * Turns recording on for this process and answers its registry; `release` turns it off again
- * once every server that asked has stopped. Counters live as long as the process, as Prometheus
- * expects of a process's counters.
+ * Turns recording on and answers the registry; `release` turns it off once every server that
+ * asked has stopped. Counters live as long as the process, as Prometheus expects.
  */
 export function acquireRecorder(): { registry: Registry; release: () => void } {
   created ??= createMetricSet()
@@ -175,13 +171,12 @@ export function recordUploadCompleted(
 }
 
 /** An upload that ended without a stored upload, after taking in `bytes`. */
-export function recordUploadFailed(transport: UploadTransport, bytes = 0, count = 1): void {
-  if (!active || count === 0) return
-  active.uploadsFailed.inc({ transport }, count)
+export function recordUploadFailed(transport: UploadTransport, bytes = 0): void {
+  if (!active) return
+  active.uploadsFailed.inc({ transport })
   if (bytes > 0) active.bytesReceived.inc({ transport }, bytes)
 }
 
-/** An interrupted upload taken up again where it stopped. */
 export function recordUploadResumed(transport: UploadTransport): void {
   active?.uploadsResumed.inc({ transport })
 }
@@ -191,7 +186,6 @@ export function recordDownload(delivery: 'stream' | 'url'): void {
   active?.downloads.inc({ delivery })
 }
 
-/** Download bytes this server finished sending. */
 export function recordBytesSent(bytes: number): void {
   active?.bytesSent.inc(bytes)
 }
@@ -215,7 +209,6 @@ export function recordHttpAnswer(family: RouteFamily, status: number, seconds: n
   active.latency.observe({ family }, seconds)
 }
 
-/** One run of the cleanup job and what it removed. */
 export function recordCleanupRun(report: CleanupCounts): void {
   if (!active) return
   active.cleanupRuns.inc({ leading: String(report.leading) })
@@ -226,7 +219,6 @@ export function recordCleanupRun(report: CleanupCounts): void {
   for (const step of report.failedSteps) active.cleanupFailedSteps.inc({ step })
 }
 
-/** Whether this process records now (a server with metrics runs). */
 export function recording(): boolean {
   return active !== undefined
 }

@@ -19,10 +19,7 @@ export interface TrackedSession {
   onEnd(listener: (outcome: 'committed' | 'aborted') => void): void
 }
 
-/**
- * Counts the session as started (or resumed, when it continues an interrupted one), and as
- * completed or failed with its bytes when it ends; a suspended session has not ended.
- */
+/** Counts the session as started or resumed, and as completed or failed when it ends. */
 export function trackUploadSession(
   session: TrackedSession,
   transport: UploadTransport,

@@ -11,17 +11,8 @@ import type { Db, Executor } from '../db/client.js'
 import { increment } from '../db/expressions.js'
 import type { BlobStore } from '../storage/blob-store.js'
 
-/**
- * Kept on top of a presigned URL's lifetime: the URL is signed a moment after the download is
- * counted, and the S3 server's clock may run a little behind this one.
- */
+/** Added to a URL's lifetime: it is signed after the count, and S3's clock may run behind. */
 export const URL_HOLD_MARGIN_MS = 60_000
-
-/** A retired record's blob: its key, and when its last download was counted (null: never). */
-export interface RetiredBlob {
-  id: string
-  lastDownloadAt: number | null
-}
 
 /** What a cleanup step retired: records, failed blob removals queued, blobs held for a URL. */
 export interface RetiredCount {
@@ -54,15 +45,13 @@ export class BlobJanitor {
   }
 
   /**
-   * Of the blobs of records being retired (expired or used up), queues those whose last download
-   * handed out a presigned URL that is still valid, to be removed by `retry()` once it has
-   * expired plus URL_HOLD_MARGIN_MS; answers the keys to remove now. It writes through `tx`, the
-   * transaction that deletes the records: a crash between the two would otherwise leave the held
-   * blob to the orphan sweep, which does not wait for the URL.
+   * Of retired records' blobs, queues for `retry()` those a presigned URL may still fetch, and
+   * answers the keys to remove now. It writes in `tx`, the transaction deleting the records: else
+   * a crash between the two leaves the held blob to the orphan sweep, which does not wait.
    */
   async holdForUrls(
     tx: Executor,
-    blobs: Iterable<RetiredBlob>,
+    blobs: Iterable<{ id: string; lastDownloadAt: number | null }>,
   ): Promise<{ removeNow: string[]; held: number }> {
     const lifetime = this.blobs.presignedUrlLifetimeMs
     const time = this.now()
@@ -95,7 +84,7 @@ export class BlobJanitor {
     return queued
   }
 
-  /** Tries every queued removal that is due (held ones once their time has come); returns how many succeeded. */
+  /** Tries every queued removal that is due; answers how many succeeded. */
   async retry(): Promise<number> {
     const { blobDeletions } = this.db.tables
     let removed = 0

@@ -1,27 +1,34 @@
 /**
  * Counted downloads with read grants, shared by uploads and inbox files (docs/api.md, Read
- * grants): a download is counted, and when asked for issues a grant and answers a range of it; a
- * read under a grant answers a range without counting. Callers admit the reader and check the item
- * first.
+ * grants). The count is one conditional UPDATE (spec: File upload states, "downloadCount + 1
+ * atomically") that also notes its time, since the blob must outlive a presigned URL handed out
+ * then (blob-janitor.ts); a blob that cannot be handed out gives the download back. A read under
+ * a grant answers a range without counting. Callers admit the reader and check the item first.
  * May touch: tables uploads or request_uploads (the counted one), read_grants; the
  * blob store (reads).
  */
 import { ERROR_MESSAGES, parseByteRange, HEADERS } from '@fileshare/protocol'
-import { and, gte, lte, notExists, or, type SQL } from 'drizzle-orm'
+import { and, eq, gt, gte, lt, lte, notExists, or, sql, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
+import { decrement, increment } from '../db/expressions.js'
+import type { requestUploads, uploads } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 import { ReadGrants, type GrantHolder, type IssuedGrant } from '../access/read-grants.js'
-import type { BlobDelivery, BlobStore, OpenedBlob } from '../storage/blob-store.js'
-import { DownloadCounter, type CountedTable } from './download-counter.js'
+import {
+  deliverBlob,
+  type BlobDelivery,
+  type BlobStore,
+  type OpenedBlob,
+} from '../storage/blob-store.js'
 
 /** Bytes `start` up to `end` (exclusive). */
-export interface ByteBounds {
+interface ByteBounds {
   start: number
   end: number
 }
 
-export interface CountedHandout {
+interface CountedHandout {
   delivery: BlobDelivery
   /** The read grant asked for with the download; only a download the server sends has one. */
   grant?: IssuedGrant
@@ -42,39 +49,57 @@ export interface GrantedRead extends ByteBounds {
   blob: OpenedBlob
 }
 
-export interface CountedReadsDeps {
-  db: Db
-  blobs: BlobStore
-  /** DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
-  grantTtlMs: number
-  now: () => number
-}
-
 /** What one kind of item is: its table, the name of its prepared statements, its grants' column. */
-export interface CountedKind {
-  table: CountedTable
+interface CountedKind {
+  table: typeof uploads | typeof requestUploads
   name: string
   holder: GrantHolder
 }
 
+const ID = sql.placeholder('id')
+const NOW = sql.placeholder('now')
+
+/** Both statements prepared once, since every download runs them; PostgreSQL names them. */
+function prepareCounter(db: Db, { table, name }: CountedKind) {
+  return {
+    take: db.query
+      .update(table)
+      .set({ downloadCount: increment(table.downloadCount), lastDownloadAt: sql`${NOW}` })
+      .where(
+        and(
+          eq(table.id, ID),
+          lt(table.downloadCount, table.maxDownloads),
+          gt(table.expiresAt, NOW),
+        ),
+      )
+      .returning({ id: table.id })
+      .prepare(`${name}_take_download`),
+    giveBack: db.query
+      .update(table)
+      .set({ downloadCount: decrement(table.downloadCount) })
+      .where(and(eq(table.id, ID), gt(table.downloadCount, 0)))
+      .prepare(`${name}_give_back_download`),
+  }
+}
+
 export class CountedReads {
-  private readonly counter: DownloadCounter
-  private readonly grants: ReadGrants
+  private readonly counter: ReturnType<typeof prepareCounter>
+  /** Swept by the cleanup job, in its transaction, before it deletes what is `finished()`. */
+  readonly grants: ReadGrants
 
   constructor(
-    private readonly deps: CountedReadsDeps,
+    /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
+    private readonly deps: { db: Db; blobs: BlobStore; grantTtlMs: number; now: () => number },
     private readonly kind: CountedKind,
   ) {
-    this.counter = new DownloadCounter(deps.db, kind.table, kind.name, deps.blobs)
-    const { db, grantTtlMs: ttlMs, now } = deps
-    this.grants = new ReadGrants({ db, ttlMs, now }, kind.holder)
+    this.counter = prepareCounter(deps.db, kind)
+    this.grants = new ReadGrants(deps, kind.holder)
   }
 
   /**
-   * Counts one download of item `id` of `size` bytes atomically, then opens the blob or, on S3,
-   * presigns its URL. With `withGrant`, a download the server sends also issues a read grant; a
-   * presigned URL reads ranges itself. A `range` asked for with the grant is checked before the
-   * download is counted, and the answer is those bytes alone.
+   * Counts one download of item `id` (410 when expired or used up), then opens the blob or
+   * presigns its URL. With `withGrant`, a download the server sends also issues a read grant, and
+   * a `range` asked for with it is checked before the count and answered alone.
    */
   async deliver(
     id: string,
@@ -83,7 +108,15 @@ export class CountedReads {
     range: string | undefined,
   ): Promise<CountedHandout> {
     const bounds = withGrant && range !== undefined ? boundsOf(range, size) : undefined
-    const delivery = await this.counter.deliver(id, this.deps.now(), bounds)
+    const [taken] = await this.counter.take.execute({ id, now: this.deps.now() })
+    if (taken === undefined) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
+    let delivery: BlobDelivery
+    try {
+      delivery = await deliverBlob(this.deps.blobs, id, bounds)
+    } catch (error) {
+      await this.counter.giveBack.execute({ id })
+      throw error
+    }
     if (!withGrant || !('blob' in delivery)) return { delivery }
     // The grant comes last, once the bytes it goes with are open: a handout that fails before
     // it leaves no grant behind, and gives its count back with the blob.
@@ -92,16 +125,12 @@ export class CountedReads {
       return bounds === undefined ? { delivery, grant } : { delivery, grant, range: bounds }
     } catch (error) {
       await delivery.blob.close()
-      await this.counter.giveBack(id)
+      await this.counter.giveBack.execute({ id })
       throw error
     }
   }
 
-  /**
-   * Reads a range of item `id` of `size` bytes under a grant, without counting: 401 or 410 for
-   * the grant, 416 for a `range` that is not one satisfiable byte range. Without `range`, the
-   * whole blob.
-   */
+  /** Reads `range` (or all) of item `id` under a grant, uncounted: 401 or 410 for it, else 416. */
   async readGranted(
     id: string,
     size: number,
@@ -110,13 +139,13 @@ export class CountedReads {
   ): Promise<ByteBounds & { blob: OpenedBlob }> {
     await this.grants.admit(id, grant)
     const bounds = range === undefined ? { start: 0, end: size } : boundsOf(range, size)
-    return { ...bounds, blob: await this.openRange(id, bounds) }
+    // A store without ranges (S3) issues no grant, so none reaches here.
+    const { blobs } = this.deps
+    if (!blobs.openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    return { ...bounds, blob: await blobs.openRange(id, bounds.start, bounds.end) }
   }
 
-  /**
-   * The cleanup's condition for the items that are done by `now`: expired, or used up with no
-   * read grant lasting (the grant is for a download already counted).
-   */
+  /** The cleanup's condition: expired, or used up with no read grant lasting (already counted). */
   finished(tx: Executor, now: number): SQL | undefined {
     const { table } = this.kind
     const granted = this.grants.lasting(tx, table.id, now)
@@ -124,18 +153,6 @@ export class CountedReads {
       lte(table.expiresAt, now),
       and(gte(table.downloadCount, table.maxDownloads), notExists(granted)),
     )
-  }
-
-  /** Deletes the grants that lapsed by `now`, in the cleanup job's transaction. */
-  sweepGrants(tx: Executor, now: number): Promise<void> {
-    return this.grants.sweep(tx, now)
-  }
-
-  /** Opens bytes of a blob; a store without ranges (S3) issues no grant, so none reaches here. */
-  private openRange(id: string, bounds: ByteBounds): Promise<OpenedBlob> {
-    const { openRange } = this.deps.blobs
-    if (!openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    return openRange.call(this.deps.blobs, id, bounds.start, bounds.end)
   }
 }
 

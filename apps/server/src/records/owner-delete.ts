@@ -20,9 +20,8 @@ export interface OwnedItem<R extends { ownerTokenHash: Buffer }> {
 }
 
 /**
- * Deletes the item's record, or else its tombstone, once `ownerToken` matches the stored hash
- * (in constant time); whether anything was deleted. 404 when neither exists, a takedown's 410,
- * then 401.
+ * Deletes the item's record, or else its tombstone, once `ownerToken` matches; whether anything
+ * was deleted. 404 when neither exists, a takedown's 410, then 401.
  */
 export async function deleteAsOwner<R extends { ownerTokenHash: Buffer }>(
   tombstones: Tombstones,

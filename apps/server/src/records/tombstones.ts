@@ -1,10 +1,8 @@
 /**
- * What is left of uploads and notes the cleanup job removed for having expired or used up their
- * downloads or views. The live tables keep only what can still be read, so lookups and the job
- * cost what they did; an id found here answers 410, as the spec's states say (What the service
- * does 4; an exhausted or expired note stays at 410), until TOMBSTONE_RETENTION_MS past the
- * item's expiry, and 404 after that. The owner token's hash lets the owner delete it for good,
- * unless the operator took the item down (takedown.ts): that tombstone only its retention ends.
+ * What is left of uploads and notes the cleanup job removed, expired or used up, so the live
+ * tables keep only what can still be read. An id found here answers 410, as the spec's states say
+ * (What the service does 4), until TOMBSTONE_RETENTION_MS past the item's expiry; its owner may
+ * delete it for good, unless the operator took the item down (takedown.ts).
  * May touch: table tombstones.
  */
 import { and, eq, isNull, lte, sql } from 'drizzle-orm'
@@ -21,13 +19,11 @@ export const TOMBSTONE_RETENTION_MS = 30 * 24 * 3_600_000
 /** A request leaves one only when the operator takes it down (ops/takedown.ts). */
 export type TombstoneKind = 'upload' | 'note' | 'request'
 
+/** Its columns are described with the table (db/tables.ts). */
 export interface Tombstone {
   ownerTokenHash: Buffer
-  /** The item's own expiry (ms since the epoch); a used-up item may not have reached it yet. */
   expiresAt: number
-  /** When the operator took it down; null when it expired or was used up. */
   removedAt?: number | null
-  /** The operator's words on the takedown, if any. */
   takedownReason?: string | null
 }
 
@@ -35,10 +31,7 @@ export interface RemovedItem extends Tombstone {
   id: string
 }
 
-/**
- * The 410 of an item the operator took down: the same status as an expired one, so the spec's
- * meaning holds, told apart by `reason` (docs/api.md, Takedown).
- */
+/** A takedown's 410: an expired item's status, so the spec holds, told apart by `reason`. */
 export function takedownError(tombstone: Tombstone): HttpError | undefined {
   if (tombstone.removedAt == null) return undefined
   const fields: Record<string, string> = { reason: TAKEDOWN_REASON }
@@ -58,12 +51,7 @@ export class Tombstones {
   constructor(private readonly db: Db) {
     const { tombstones } = db.tables
     this.lookup = db.query
-      .select({
-        ownerTokenHash: tombstones.ownerTokenHash,
-        expiresAt: tombstones.expiresAt,
-        removedAt: tombstones.removedAt,
-        takedownReason: tombstones.takedownReason,
-      })
+      .select()
       .from(tombstones)
       .where(
         and(eq(tombstones.id, sql.placeholder('id')), eq(tombstones.kind, sql.placeholder('kind'))),
@@ -75,9 +63,7 @@ export class Tombstones {
   async bury(tx: Executor, kind: TombstoneKind, items: readonly RemovedItem[]): Promise<void> {
     const { tombstones } = this.db.tables
     for (const item of items) {
-      const { id, ownerTokenHash, expiresAt } = item
-      const removedAt = item.removedAt ?? null
-      const takedownReason = item.takedownReason ?? null
+      const { id, ownerTokenHash, expiresAt, removedAt = null, takedownReason = null } = item
       const set = { kind, ownerTokenHash, expiresAt, removedAt, takedownReason }
       await tx
         .insert(tombstones)
@@ -92,9 +78,8 @@ export class Tombstones {
   }
 
   /**
-   * Deletes the tombstone of an expired or used-up item for good (its owner deleted the item);
-   * whether there was one. A takedown's stays, in the same conditional delete, so one that lands
-   * meanwhile stays too: its 410 is thrown.
+   * Deletes an item's tombstone for its owner; whether there was one. A takedown's stays, by the
+   * same conditional delete, so one that lands meanwhile stays too: its 410 is thrown.
    */
   async remove(kind: TombstoneKind, id: string): Promise<boolean> {
     const { tombstones } = this.db.tables
@@ -109,7 +94,6 @@ export class Tombstones {
     return false
   }
 
-  /** Deletes those whose retention ended by `now`; answers how many. */
   async purge(now: number): Promise<number> {
     const { tombstones } = this.db.tables
     const removed = await this.db.query
