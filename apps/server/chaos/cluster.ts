@@ -14,11 +14,12 @@ import { join } from 'node:path'
 import { freePort, hasExited, spawnServer, stopChild, type SpawnedServer } from '@fileshare/testing'
 import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
 import { startPostgres } from '@fileshare/testing/postgres'
-import { startRadosgw, type OwnRadosgw } from '@fileshare/testing/radosgw'
+import { startRadosgw } from '@fileshare/testing/radosgw'
 
 import { SERVER_ENTRY, SERVER_NODE_ARGS } from '../bench/lib.js'
 import { startClusterNginx, type ClusterProxy } from '../test/cluster-nginx.js'
 import { s3Env } from '../test/s3-backend.js'
+import type { FaultKind } from './schedule.js'
 
 const INSTANCES = 3
 /** How long an instance that cannot start (its database away) is tried again. */
@@ -40,15 +41,30 @@ export interface Instance {
   logPath: string
 }
 
-export interface ChaosCluster {
-  /** Where clients go: the cutting proxy in front of nginx. */
-  url: string
-  databaseUrl: string
+/** A bucket the invariants list, and how to reach it. */
+export interface BucketAccess {
+  endpoint: string
+  region: string
   bucket: string
-  gateway: OwnRadosgw
+  accessKeyId: string
+  secretAccessKey: string
+}
+
+/** What a chaos run works on: the fixture started here, or a staging cluster (chaos/target.ts). */
+export interface ChaosCluster {
+  /** Where clients go. */
+  url: string
+  /** The database the invariants read; null when not given (a staging cluster's choice). */
+  databaseUrl: string | null
+  storage: BucketAccess | null
+  /** The instances whose processes are watched (exits, logs, peak memory); none on a target. */
   instances: Instance[]
   /** Exits and failed stops the schedule did not ask for, in words. */
   unexpected: string[]
+  /** Whether this cluster can carry out faults of `kind`; the schedule leaves out the others. */
+  can(kind: FaultKind): boolean
+  /** Frees the space of deleted objects, where the store needs it. */
+  collectGarbage(): Promise<void>
   kill(index: number, holdMs: number): Promise<void>
   term(index: number, holdMs: number): Promise<void>
   pause(index: number, holdMs: number): Promise<void>
@@ -152,10 +168,11 @@ export async function startChaosCluster(settings: ClusterSettings): Promise<Chao
     return {
       url: front.url,
       databaseUrl,
-      bucket: storage.S3_BUCKET!,
-      gateway,
+      storage: { ...gateway, bucket: storage.S3_BUCKET! },
       instances,
       unexpected,
+      can: () => true,
+      collectGarbage: () => gateway.collectGarbage(),
       async kill(index, holdMs) {
         const instance = instances[index]!
         if (!instance.server) return

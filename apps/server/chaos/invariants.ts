@@ -34,9 +34,9 @@ import type { Ledger, Reads } from './ledger.js'
 import { gone, readCounted, viewCounted } from './workload.js'
 
 export interface Bounds {
-  /** FILE_REQUEST_DAILY_LIMIT. */
+  /** FILE_REQUEST_DAILY_LIMIT; 0 for none. */
   dailyRequests: number
-  /** FILE_UPLOAD_QUOTA_BYTES. */
+  /** FILE_UPLOAD_QUOTA_BYTES; 0 for none. */
   quotaBytes: number
   /** Peak resident set of one instance, bytes. */
   peakRssBytes: number
@@ -85,6 +85,7 @@ async function readToLimit(
   reads: Reads,
   max: number,
   read: () => Promise<void>,
+  expiresAt = Infinity,
 ): Promise<void> {
   for (let final = 0; final <= max; final++) {
     const answered = await untilAnswered(read)
@@ -96,7 +97,7 @@ async function readToLimit(
   }
   if (reads.completed > max) {
     add(violations, 'counter limits', `${what} was read ${reads.completed} times, limit ${max}`)
-  } else if (reads.completed + reads.failed < max) {
+  } else if (reads.completed + reads.failed < max && Date.now() < expiresAt) {
     add(
       violations,
       'readable until its limit',
@@ -115,9 +116,21 @@ async function unreadable(violations: Violations, what: string, probe: () => Pro
     add(violations, 'nothing removed reads', `${what}: ${answered.message}`)
 }
 
-export async function checkItems(ledger: Ledger, url: string, violations: Violations) {
+export async function checkItems(
+  ledger: Ledger,
+  url: string,
+  bounds: Bounds,
+  violations: Violations,
+) {
   const api = new ApiClient({ baseUrl: url })
   const now = Date.now()
+  if (bounds.dailyRequests > 0 && ledger.requestsCreated > bounds.dailyRequests) {
+    add(
+      violations,
+      'counter limits',
+      `${ledger.requestsCreated} requests created in a day, limit ${bounds.dailyRequests}`,
+    )
+  }
   for (const entry of ledger.uploads) {
     const link = parseLink(entry.link).link as FileLink
     const what = `upload ${entry.id} (${entry.via}, ${entry.size} bytes)`
@@ -126,11 +139,17 @@ export async function checkItems(ledger: Ledger, url: string, violations: Violat
       await unreadable(violations, what, () => inspectFile(api, link))
       continue
     }
-    await readToLimit(violations, what, entry.reads, entry.maxDownloads, () =>
-      readCounted(ledger, what, entry.reads, entry.digest, async () => {
-        const unlocked = await unlockFile(api, link, await inspectFile(api, link))
-        return (await downloadFile(api, unlocked)).stream
-      }),
+    await readToLimit(
+      violations,
+      what,
+      entry.reads,
+      entry.maxDownloads,
+      () =>
+        readCounted(ledger, what, entry.reads, entry.digest, async () => {
+          const unlocked = await unlockFile(api, link, await inspectFile(api, link))
+          return (await downloadFile(api, unlocked)).stream
+        }),
+      entry.expiresAt,
     )
   }
   for (const entry of ledger.notes) {
@@ -141,8 +160,13 @@ export async function checkItems(ledger: Ledger, url: string, violations: Violat
       await unreadable(violations, what, () => inspectNote(api, link))
       continue
     }
-    await readToLimit(violations, what, entry.reads, entry.maxViews, () =>
-      viewCounted(ledger, api, entry.link, entry.reads, entry.digest),
+    await readToLimit(
+      violations,
+      what,
+      entry.reads,
+      entry.maxViews,
+      () => viewCounted(ledger, api, entry.link, entry.reads, entry.digest),
+      entry.expiresAt,
     )
   }
   for (const entry of ledger.requests) {
@@ -340,14 +364,16 @@ export async function checkBucket(
     if (since !== undefined && now - since.getTime() < graceMs + SWEEP_SLACK_MS) awaitingSweep++
     else add(violations, 'no orphans', what)
   }
-  const { gateway, bucket } = cluster
+  const { storage, databaseUrl } = cluster
+  if (!storage || !databaseUrl) return { awaitingSweep }
+  const { bucket } = storage
   const s3 = new S3Client({
-    endpoint: gateway.endpoint,
-    region: gateway.region,
+    endpoint: storage.endpoint,
+    region: storage.region,
     forcePathStyle: true,
-    credentials: { accessKeyId: gateway.accessKeyId, secretAccessKey: gateway.secretAccessKey },
+    credentials: { accessKeyId: storage.accessKeyId, secretAccessKey: storage.secretAccessKey },
   })
-  const client = new pg.Client({ connectionString: cluster.databaseUrl })
+  const client = new pg.Client({ connectionString: databaseUrl })
   await client.connect()
   try {
     const { rows } = await client.query<{ id: string }>(

@@ -42,6 +42,7 @@ import {
   viewNote,
   type FileLink,
   type InboxLink,
+  type ConfigResponse,
   type PayloadSource,
   type RequestLink,
 } from '@fileshare/protocol'
@@ -54,7 +55,10 @@ import { Seeded } from './seeded.js'
 const run = promisify(execFile)
 const CLI = fileURLToPath(new URL('../../cli/dist/index.js', import.meta.url))
 
-/** The server settings the workload draws its choices from (the cluster is started with them). */
+/**
+ * Settings the fixture's instances start with, so that the workload finds short expiries and
+ * small limits among the options it draws from (it reads them from `GET /api/config`).
+ */
 export const WORKLOAD_SETTINGS = {
   FILE_EXPIRE_OPTIONS_SEC: '4,3600',
   FILE_DOWNLOAD_OPTIONS: '1,2,3',
@@ -63,9 +67,6 @@ export const WORKLOAD_SETTINGS = {
   FILE_REQUEST_UPLOAD_OPTIONS: '1,2,3',
   FILE_REQUEST_DOWNLOAD_OPTIONS: '1,2',
 }
-const EXPIRE = [4, 3600, 3600, 3600]
-const LIMITS = [1, 2, 3]
-const REQUEST_EXPIRE_SEC = 86_400
 /** How long a lost connection is retried: past the hold of a killed instance's sessions. */
 const RESUME_MS = 60_000
 
@@ -83,6 +84,8 @@ const WEIGHTS = {
 
 export interface WorkloadOptions {
   url: string
+  /** The server's options (`GET /api/config`), which the workload draws from. */
+  config: ConfigResponse
   seed: number
   workers: number
   /** Largest upload in bytes. */
@@ -156,7 +159,16 @@ class Worker {
     return this.options.ledger
   }
 
-  private payload(max = this.options.maxBytes): PseudoRandomPayload {
+  private get config(): ConfigResponse {
+    return this.options.config
+  }
+
+  /** The shortest of `options` one time in four (to see items expire), else the longest. */
+  private expiry(options: readonly number[]): number {
+    return this.random.chance(0.25) ? Math.min(...options) : Math.max(...options)
+  }
+
+  private payload(max = Math.min(this.options.maxBytes, this.config.maxFileSize / 2)) {
     const seed = new Uint8Array(8)
     new DataView(seed.buffer).setFloat64(0, this.random.next())
     return new PseudoRandomPayload(this.random.size(max), seed)
@@ -172,9 +184,9 @@ class Worker {
 
   private async upload(api: ApiClient, via: 'ws' | 'chunks'): Promise<void> {
     const payload = this.payload()
-    const maxDownloads = this.random.pick(LIMITS)
+    const maxDownloads = this.random.pick(this.config.downloadOptions)
     const sent = await sendFile(api, sourceOf(payload), {
-      expireSec: this.random.pick(EXPIRE),
+      expireSec: this.expiry(this.config.expireOptions),
       maxDownloads,
       metadata: {
         archive: false,
@@ -202,8 +214,8 @@ class Worker {
     const payload = this.payload()
     const file = join(this.dir, `worker-${this.index}.bin`)
     await pipeline(Readable.from(payload.pieces(0)), createWriteStream(file))
-    const maxDownloads = this.random.pick(LIMITS)
-    const expire = this.random.pick(EXPIRE)
+    const maxDownloads = this.random.pick(this.config.downloadOptions)
+    const expire = this.expiry(this.config.expireOptions)
     const home = join(this.dir, `home-${this.index}`)
     const { stdout } = await run(
       process.execPath,
@@ -256,12 +268,12 @@ class Worker {
 
   private async note(): Promise<void> {
     const text = `note ${this.random.next()} `.repeat(this.random.int(1, 2000))
-    const maxViews = this.random.pick(LIMITS)
+    const maxViews = this.random.pick(this.config.noteViewOptions)
     const created = await createNote(this.ws, {
       text,
       contentType: 'text',
       maxViews,
-      expireSec: this.random.pick(EXPIRE),
+      expireSec: this.expiry(this.config.noteExpireOptions),
     })
     this.ledger.notes.push({
       id: created.id,
@@ -289,15 +301,16 @@ class Worker {
 
   /** A request, then senders at once, as many as its slots or more. */
   private async request(): Promise<void> {
-    const maxUploads = this.random.pick(LIMITS)
-    const downloads = this.random.pick([1, 2])
+    if (!this.config.fileRequestsEnabled) return this.uploadChunks()
+    const maxUploads = this.random.pick(this.config.fileRequestUploadOptions)
+    const downloads = this.random.pick(this.config.fileRequestDownloadOptions)
     let created
     try {
       created = await createFileRequest(this.chunks, {
         message: 'chaos',
-        expireSec: REQUEST_EXPIRE_SEC,
+        expireSec: Math.max(...this.config.fileRequestExpireOptions),
         maxUploads,
-        maxSize: 2 * this.options.maxBytes,
+        maxSize: this.config.fileRequestMaxSize,
         downloads,
       })
     } catch (error) {
@@ -322,7 +335,8 @@ class Worker {
     }
     this.ledger.requests.push(entry)
     const senders = maxUploads + this.random.int(0, 2)
-    const payloads = Array.from({ length: senders }, () => this.payload(this.options.maxBytes / 4))
+    const largest = Math.min(this.options.maxBytes / 4, this.config.fileRequestMaxSize / 2)
+    const payloads = Array.from({ length: senders }, () => this.payload(largest))
     const apis = payloads.map(() => (this.random.chance(0.5) ? this.ws : this.chunks))
     await Promise.all(
       payloads.map(async (payload, i) => {
