@@ -13,22 +13,23 @@ import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import { parseResumable } from '../validation.js'
-import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
+import {
+  resumeOffset,
+  type ControlFrame,
+  type OpenedUpload,
+  type UploadSocketHandler,
+} from './upload-handler.js'
 
 export const FILE_UPLOAD_PATH = '/api/upload/ws'
 
 export interface FileUploadHandlerDeps {
   uploads: UploadsService
-  /** The client address the quota is counted against. */
   ipOf(request: IncomingMessage): string
-  /** Throws 401 when creation needs a login and the upgrade request carries none. */
   requireLogin(request: IncomingMessage): Promise<void>
   /**
    * A socket that delivers less than 1 MiB (or the rest) in a window this long ends, as a request
-   * upload's socket does (spec: Upload slot inside a request): a socket kept open by its pings,
-   * or by a trickle of bytes, would otherwise hold its partial blob, its share of the quota and
-   * of the receive budget for ever.
+   * upload's does: one kept open by pings or a trickle of bytes would otherwise hold its partial
+   * blob and its share of the quota and of the receive budget for ever.
    */
   progressWindowMs: number
 }

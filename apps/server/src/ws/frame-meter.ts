@@ -11,10 +11,7 @@ const FIRST_CONTROL_OPCODE = 0x8
 const MAX_HEADER_BYTES = 14
 
 export class FrameMeter {
-  /**
-   * Bytes since the parser last held nothing: of the data message under way (its fragments so
-   * far, headers included) and of a frame not yet complete.
-   */
+  /** Bytes since the parser last held nothing: the message under way, headers included. */
   private held = 0
   /** Payload bytes the frame under way has yet to bring. */
   private owed = 0

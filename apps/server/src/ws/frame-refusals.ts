@@ -1,13 +1,10 @@
 /**
- * The one place the server reaches past `ws`'s public interface. ws refuses some frames itself
- * (one larger than `maxPayload`, a malformed frame, bad UTF-8) on its frame parser, the socket's
- * private `_receiver`, and closes the socket in the same step, before the socket's own `error`
- * event; after that no frame can be sent. A listener put ahead of ws's on the parser can still
- * send the spec's `error` frame before the close (spec: WebSocket /api/upload/ws, Failure).
- * ws checks a message's length against `maxPayload` as each frame header arrives, before any of
- * its payload is kept; this module sets that limit per socket, as what the socket may still
- * receive changes. frame-refusals.test.ts fails when ws changes any of this, so an upgrade cannot
- * break it unseen.
+ * The one place the server reaches past `ws`'s public interface, its private frame parser
+ * `_receiver`. ws refuses some frames itself (too large, malformed, bad UTF-8) on the parser and
+ * closes the socket in the same step; a listener put ahead of ws's can still send the spec's
+ * `error` frame first (spec: WebSocket /api/upload/ws, Failure). ws checks `maxPayload` as each
+ * frame header arrives; this module sets it per socket. frame-refusals.test.ts fails when ws
+ * changes any of this.
  * May touch: the WebSocket it is given (its frame parser's listeners and limit).
  */
 import { EventEmitter } from 'node:events'
@@ -31,10 +28,7 @@ export function frameParserOf(ws: WebSocket): FrameParser | undefined {
   return receiver as FrameParser
 }
 
-/**
- * Calls `listener` with ws's error (its `code` is `WS_ERR_*`) when ws refuses a frame, while the
- * socket is still open. Returns false when the parser is not there (then ws closes as it does).
- */
+/** Calls `listener` with ws's `WS_ERR_*` error while the socket is open; false without parser. */
 export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void): boolean {
   const parser = frameParserOf(ws)
   parser?.prependListener('error', listener)
@@ -42,9 +36,8 @@ export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void
 }
 
 /**
- * From the next frame header on, ws refuses (close 1009, `WS_ERR_UNSUPPORTED_MESSAGE_LENGTH`) a
- * message longer than `bytes`, at least 1, from its header. Returns false when the parser is
- * not there; the server-wide `maxPayload` then stays in force.
+ * From the next frame header on, ws refuses (close 1009) a message longer than `bytes`. Returns
+ * false when the parser is not there; the server-wide `maxPayload` then stays in force.
  */
 export function setFrameLimit(ws: WebSocket, bytes: number): boolean {
   const parser = frameParserOf(ws)

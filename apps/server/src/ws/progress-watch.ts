@@ -6,19 +6,11 @@
  * its own backpressure is not counted against the client.
  * May touch: timers.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 export interface ProgressRule {
-  /** Length of the sliding window in milliseconds. */
   windowMs: number
-  /** Bytes each window must bring, unless less than this is left. */
   minBytes: number
 }
-
-/** Sent in the `error` frame when a window passes with too little progress. */
-export const STALLED_MESSAGE = ERROR_MESSAGES.uploadStalled
-/** 408: the server stopped waiting for the rest of the upload, as for a request that timed out. */
-export const STALLED_STATUS = 408
 
 /** A moment from which the upload must reach `target` units within one window. */
 interface Checkpoint {
@@ -36,7 +28,7 @@ const CHECKPOINTS_PER_WINDOW = 64
 
 export interface ProgressWatchOptions {
   rule: ProgressRule
-  /** Bytes the upload declared. */
+  /** Bytes the upload has left to bring. */
   declaredSize: number
   /** Called once, when a window passes with too little progress. */
   onStall: () => void
@@ -46,11 +38,9 @@ export interface ProgressWatchOptions {
 
 /**
  * Watches one upload from `ready` until `stop()`. Each delivery adds a checkpoint (the bytes so
- * far plus the window's due, at the time of delivery) and settles every earlier checkpoint whose
- * target it reaches; one timer waits for the oldest unsettled one. Targets never decrease, so the
- * oldest checkpoint is always the first to fall due. The `finalize` frame counts as the upload's
- * last unit: a client that sent every byte must still finish within a window, or it could hold
- * its slot forever.
+ * far plus the window's due) and settles the earlier ones it reaches; one timer waits for the
+ * oldest, which falls due first since targets never decrease. The `finalize` frame counts as the
+ * last unit: a client that sent every byte must still finish within a window.
  */
 export class ProgressWatch {
   private readonly rule: ProgressRule
@@ -138,8 +128,7 @@ export class ProgressWatch {
   }
 
   private check(): void {
-    this.timer = undefined
-    this.armedFor = undefined
+    this.disarm()
     const first = this.checkpoints[0]
     if (this.stopped || this.pausedSince !== undefined || !first) return
     // A timer may fire a fraction of a millisecond before `now` says the window is over.

@@ -26,7 +26,12 @@ export class ReceiveAccount {
   private granted = 0
   private cancelWait: (() => void) | undefined
   private closed = false
-  private readonly onData = (chunk: Buffer) => this.read(chunk)
+  private readonly onData = (chunk: Buffer) => {
+    // A chunk already being emitted reaches this listener even after close() removed it.
+    if (this.closed) return
+    this.meter.push(chunk)
+    this.settle()
+  }
 
   /**
    * Listens to `socket` after the WebSocket parser does, so each chunk is counted once that
@@ -64,20 +69,13 @@ export class ReceiveAccount {
     this.granted = 0
   }
 
-  private read(chunk: Buffer): void {
-    if (this.closed) return
-    this.meter.push(chunk)
-    this.settle()
-  }
-
   private settle(): void {
     const { budget, maxFrame } = this.options
     const held = this.meter.heldBytes
     // A frame longer than any the socket may be sent is refused from its header; it commits none.
     const needed = Math.min(this.meter.committedBytes, held + maxFrame)
     const wasWaiting = this.waiting
-    this.cancelWait?.()
-    this.cancelWait = undefined
+    this.stopWaiting()
     if (needed <= this.granted || budget.tryTake(needed - this.granted)) {
       budget.give(this.granted - needed)
       this.granted = needed

@@ -39,13 +39,14 @@ export class ReceiveBudget {
   /** Counts `bytes` when they fit in what is left; answers whether they did. */
   tryTake(bytes: number): boolean {
     if (this.used + bytes > this.limit) return false
-    this.count(bytes)
+    this.force(bytes)
     return true
   }
 
   /** Counts bytes that are held already, whether or not they fit. */
   force(bytes: number): void {
-    this.count(bytes)
+    this.used += bytes
+    if (this.used > this.peak) this.peak = this.used
   }
 
   give(bytes: number): void {
@@ -68,17 +69,12 @@ export class ReceiveBudget {
     return () => this.waiters.delete(waiter)
   }
 
-  private count(bytes: number): void {
-    this.used += bytes
-    if (this.used > this.peak) this.peak = this.used
-  }
-
   private wake(): void {
     this.wakeQueued = false
     for (const waiter of this.waiters) {
       if (this.used + waiter.bytes > this.limit) continue
       this.waiters.delete(waiter)
-      this.count(waiter.bytes)
+      this.force(waiter.bytes)
       waiter.grant()
     }
   }

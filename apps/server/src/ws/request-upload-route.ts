@@ -1,7 +1,7 @@
 /**
  * The request upload socket `/api/request/:id/upload/ws` (spec: Uploading into a request): its
- * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare and is
- * decoded by the same protocol `RequestDeclaration`, its `finalize` frame carries the HTTP finalize body, and it
+ * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare (the same
+ * protocol `RequestDeclaration`), its `finalize` frame carries the HTTP finalize body, and it
  * must keep delivering or lose its slot (spec: Upload slot inside a request).
  * May touch: nothing directly; through RequestsService and the session layer.
  */
@@ -19,8 +19,12 @@ import type { RequestUploadContext } from '../requests/request-upload-context.js
 import type { RequestsService } from '../requests/requests.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import { parseResumable } from '../validation.js'
-import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
+import {
+  resumeOffset,
+  type ControlFrame,
+  type OpenedUpload,
+  type UploadSocketHandler,
+} from './upload-handler.js'
 import type { UploadSocketRoute } from './upload-socket.js'
 
 /** Lower-case UUIDs only, as everywhere else; any other path under the prefix is not found. */
@@ -33,19 +37,16 @@ export interface RequestUploadRouteDeps {
     RequestsService,
     'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
   >
-  /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
   /** Window of the progress rule; FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC unless a test says. */
   progressWindowMs?: number
-  /** Bytes each window must bring; tests may change it. */
-  minProgressBytes?: number
 }
 
 export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRoute {
   const { config, requests } = deps
   const progress = {
     windowMs: deps.progressWindowMs ?? config.fileUploadWsProgressWindowSec * 1000,
-    minBytes: deps.minProgressBytes ?? REQUEST_WS_MIN_PROGRESS_BYTES,
+    minBytes: REQUEST_WS_MIN_PROGRESS_BYTES,
   }
 
   function handler(requestId: string): UploadSocketHandler {
@@ -78,17 +79,12 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       return {
         session,
         /**
-         * An invalid body fails the socket (400 in the frame, close 1008) and frees the slot,
-         * unlike the HTTP route, which keeps the session for a corrected body: on a socket
-         * every `error` frame ends it (spec: WebSocket /api/upload/ws, step 6; 1008 for
-         * validation), and a session ends with its socket (spec: Upload slot inside a request,
-         * "socket closed before done").
+         * An invalid body fails the socket (400, close 1008) and frees the slot, unlike the HTTP
+         * route, which keeps the session for a corrected body: on a socket every `error` frame
+         * ends it (spec: WebSocket /api/upload/ws, step 6), and the session ends with it.
          */
-        async finalize(finalizeFrame) {
-          const body: Record<string, unknown> = { ...finalizeFrame }
-          delete body.type
-          const id = await requests.finalize(session, requests.parseFinalize(body))
-          return { id }
+        async finalize({ type: _type, ...body }) {
+          return { id: await requests.finalize(session, requests.parseFinalize(body)) }
         },
         revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
       }

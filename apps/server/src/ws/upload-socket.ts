@@ -21,7 +21,6 @@ import { rateLimitHeaders } from '../middleware/rate-limit.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
-import { afterReads } from './after-reads.js'
 import { ReceiveBudget } from './receive-budget.js'
 import { SocketsPerIp } from './sockets-per-ip.js'
 import { bufferLimits, UploadConnection } from './upload-connection.js'
@@ -37,20 +36,16 @@ export interface UploadSocketDeps {
   config: Config
   uploads: UploadsService
   logger: Logger
-  /** The client address for the quota; should be the one the HTTP routes use. */
+  /** The client address for the quota, as the HTTP routes see it. */
   ipOf: (request: IncomingMessage) => string
   /** Throws 401 when creation needs a login and the upgrade request carries none. */
   requireLogin: (request: IncomingMessage) => Promise<void>
-  /**
-   * The per-IP limit of every endpoint (spec: Limits, rate limit), counted once per upgrade
-   * request, with its headers on the handshake's answer; absent or off, nothing is counted.
-   */
+  /** The per-IP rate limit (spec: Limits), counted once per upgrade request when on. */
   rateLimiter?: RateLimit | undefined
   /** Further routes, such as `/api/request/:id/upload/ws`, tried after the normal upload socket. */
   routes?: UploadSocketRoute[]
-  /** Milliseconds between keepalive pings. */
+  /** Milliseconds between keepalive pings, and before the `init` frame; tests shorten them. */
   keepaliveMs?: number
-  /** How long a socket may wait before its `init` frame; 10 s by default (tests shorten it). */
   initTimeoutMs?: number
 }
 
@@ -59,11 +54,12 @@ export interface UploadSockets {
   stopAccepting(): void
   /** Drops every open socket (their sessions abort) and detaches from the HTTP server. */
   close(): Promise<void>
-  /** The most bytes one socket has held for the blob store since start, for tests and debugging. */
+  /**
+   * For tests and debugging: the most bytes one socket has held for the blob store, the most all
+   * sockets held at once (FILE_UPLOAD_WS_BUFFER_BUDGET), and the sockets waiting for that budget.
+   */
   readonly peakPendingBytes: number
-  /** The most bytes all sockets held at once (FILE_UPLOAD_WS_BUFFER_BUDGET), likewise. */
   readonly peakHeldBytes: number
-  /** Sockets whose reading waits for the budget, likewise. */
   readonly waitingForBudget: number
 }
 
@@ -145,7 +141,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     lastTick = now
     // And every verdict waits for this turn's reads, so that a pong already delivered to the
     // process is heard first, however little the tick was held up.
-    afterReads(() => {
+    setImmediate(() => {
       for (const connection of connections) connection.heartbeat(onTime)
     })
   }, keepaliveMs)
@@ -155,10 +151,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     socket.on('error', (error) => logger.debug('upload socket upgrade failed', error))
     const pathname = pathnameOf(request)
     let handler: UploadSocketHandler | undefined
-    for (const route of routes) {
-      handler = route.match(pathname)
-      if (handler) break
-    }
+    for (const route of routes) handler ??= route.match(pathname)
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
     if (!limiter) return accept(request, socket, head, handler)
     const matched = handler
@@ -235,7 +228,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     clearInterval(keepalive)
     server.off('upgrade', onUpgrade)
     const open = [...connections]
-    for (const connection of open) connection.terminate()
+    for (const connection of open) connection.ws.terminate()
     await Promise.all(open.map((connection) => connection.closed))
     await new Promise<void>((resolve) => wss.close(() => resolve()))
   }
