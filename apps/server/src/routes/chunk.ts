@@ -13,46 +13,39 @@ import { HttpError } from '../http-error.js'
 import type { ChunkAdmission } from '../sessions/chunk-intake.js'
 import { closing, pumpBody } from './body.js'
 
-/** The chunk's index and Content-Length, read from its head; a bad index answers 400. */
-function chunkHead(c: Context<AppEnv>): { index: number; length: number | undefined } {
-  let index: number
+function chunkIndex(c: Context<AppEnv>): number {
   try {
-    index = parseIntegerStrict(c.req.query('index'), {}, 'index')
+    return parseIntegerStrict(c.req.query('index'), {}, 'index')
   } catch {
-    throw closing(
-      c,
-      new HttpError(400, ERROR_MESSAGES.invalidRequest, {
-        details: { index: 'must be a whole number' },
-      }),
-    )
+    throw new HttpError(400, ERROR_MESSAGES.invalidRequest, {
+      details: { index: 'must be a whole number' },
+    })
   }
-  // Node's parser has checked the header: digits only, one value.
-  const length = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
-  return { index, length: length === undefined ? undefined : Number(length) }
 }
 
-/** Admits a chunk by `admit`, streams its body into the store, records it and answers. */
+/**
+ * Admits a chunk by `admit` from its index and Content-Length, streams its body into the store,
+ * records it and answers; every refusal closes the connection instead of reading the body.
+ */
 export async function receiveChunk(
   c: Context<AppEnv>,
   admit: (index: number, length: number | undefined) => Promise<ChunkAdmission>,
 ): Promise<Response> {
-  const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
-  const { index, length } = chunkHead(c)
-  let chunk
+  let chunk: ChunkAdmission | undefined
   try {
-    chunk = await admit(index, length)
-  } catch (error) {
-    throw refuse(error)
-  }
-  try {
-    await pumpBody(c, (piece) => chunk.take(piece))
+    const index = chunkIndex(c)
+    // Node's parser has checked the header: digits only, one value.
+    const length = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
+    chunk = await admit(index, length === undefined ? undefined : Number(length))
+    const admitted = chunk
+    await pumpBody(c, (piece) => admitted.take(piece))
     const bytesWritten = await chunk.finish()
     const delay = chunk.delayMs()
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
     return c.json({ bytesWritten }, 200)
   } catch (error) {
-    throw refuse(error)
+    throw closing(c, error)
   } finally {
-    chunk.release()
+    chunk?.release()
   }
 }

@@ -14,11 +14,10 @@ import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
 import { recordNoteView } from '../metrics/recorder.js'
 import type { NotesService } from '../notes/notes.js'
 import { invalid } from '../validation.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 import { noteId } from './route-ids.js'
 
 export interface NotesRouteDeps {
@@ -51,16 +50,11 @@ function json(body: string, status: 200 | 201): Response {
   return new Response(body, { status, headers: JSON_HEADERS })
 }
 
-const tooLargeNote = () => new HttpError(413, ERROR_MESSAGES.noteTooLarge)
 const notJson = () => invalid({ body: 'must be JSON' })
-const tooLargeTokenBody = () => new HttpError(413, ERROR_MESSAGES.invalidRequest)
-const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
 
 /** The `{ authToken }` body of view and password check; its token is judged by the service. */
-function tokenBody(c: Context<AppEnv>): Promise<unknown> {
-  requireJsonBody(c)
-  return readJson(c, TOKEN_BODY_LIMIT, tooLargeTokenBody, invalidRequest)
-}
+const tokenBody = (c: Context<AppEnv>) =>
+  readJson(c, TOKEN_BODY_LIMIT, ERROR_MESSAGES.invalidRequest)
 
 export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
   const { notes, requireLogin } = deps
@@ -68,8 +62,7 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
 
   app.post('/note', async (c) => {
     if (requireLogin) await requireLogin(c)
-    requireJsonBody(c)
-    const body = await readJson(c, deps.bodyLimit, tooLargeNote, notJson)
+    const body = await readJson(c, deps.bodyLimit, ERROR_MESSAGES.noteTooLarge, notJson)
     return json(JSON.stringify(await notes.create(body)), 201)
   })
 

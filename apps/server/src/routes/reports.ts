@@ -8,24 +8,21 @@ import { ERROR_MESSAGES, REPORT_BODY_MAX_BYTES } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
 import type { ReportsService } from '../ops/reports.js'
 import { invalid } from '../validation.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 
 export interface ReportRouteDeps {
   reports: ReportsService
   ipOf: (c: Context<AppEnv>) => string
 }
 
-const tooLarge = () => new HttpError(413, ERROR_MESSAGES.invalidRequest)
 const notJson = () => invalid({ body: 'must be JSON' })
 
 export function reportRoutes(deps: ReportRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
   app.post('/report/:id', async (c) => {
-    requireJsonBody(c)
-    const body = await readJson(c, REPORT_BODY_MAX_BYTES, tooLarge, notJson)
+    const body = await readJson(c, REPORT_BODY_MAX_BYTES, ERROR_MESSAGES.invalidRequest, notJson)
     await deps.reports.file(c.req.param('id'), body, deps.ipOf(c))
     return c.json({ ok: true }, 201)
   })

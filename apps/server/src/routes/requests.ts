@@ -17,7 +17,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../requests/requests.js'
 import { parseResumable } from '../validation.js'
-import { readJson, refuseFormPost, requireJsonBody } from './body.js'
+import { readJson, refuseFormPost } from './body.js'
 import { receiveChunk } from './chunk.js'
 import { requestId } from './route-ids.js'
 
@@ -52,13 +52,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/', async (c) => {
     const user = await deps.creator(c)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      REQUEST_BODY_MAX_BYTES,
-      () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const body = await readJson(c, REQUEST_BODY_MAX_BYTES, ERROR_MESSAGES.requestBodyTooLarge)
     const client = { ip: deps.ipOf(c), user, login: () => deps.login(c) }
     return c.json(await requests.create(body, client), 201)
   })
@@ -95,13 +89,8 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     const id = requestId(c)
     const uid = c.req.param('uid') ?? ''
     const session = await requests.chunked(id, uid)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      REQUEST_FINALIZE_BODY_MAX_BYTES,
-      () => new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const limit = REQUEST_FINALIZE_BODY_MAX_BYTES
+    const body = await readJson(c, limit, ERROR_MESSAGES.finalizeBodyTooLarge)
     return c.json({ id: await requests.finalize(session, requests.parseFinalize(body)) }, 200)
   })
 

@@ -17,7 +17,7 @@ import { readSession } from '../auth/creation-guard.js'
 import type { SessionKeys } from '../auth/session.js'
 import { HttpError } from '../http-error.js'
 import type { ApiTokens } from '../access/api-tokens.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 
 export function tokenRoutes(keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
@@ -33,13 +33,7 @@ export function tokenRoutes(keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> 
 
   app.post('/tokens', async (c) => {
     const subject = await subjectOf(c)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      API_TOKEN_BODY_MAX_BYTES,
-      () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const body = await readJson(c, API_TOKEN_BODY_MAX_BYTES, ERROR_MESSAGES.requestBodyTooLarge)
     return c.json(await tokens.create(subject, body), 201)
   })
 
