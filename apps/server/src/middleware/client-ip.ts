@@ -1,12 +1,9 @@
 /**
  * The client IP that rate limits, the upload quota and the lockout count by (spec: Limits): the
- * socket's peer, or behind N trusted reverse proxies (TRUST_PROXY) the N-th address from the end
- * of `X-Forwarded-For`: each proxy appends the peer it saw, so that one is what the outermost
- * proxy saw. Earlier entries come from the client and could be forged to dodge the limits; a
- * header shorter than the chain (a request that skipped the outer proxies) gives its first
- * address, the furthest one a trusted proxy wrote. An IPv6 client counts as its /64 network,
- * since one host is commonly given a whole /64 and could otherwise take a fresh address for
- * every request.
+ * socket's peer, or behind N trusted proxies (TRUST_PROXY) the N-th address from the end of
+ * `X-Forwarded-For`, the one the outermost proxy saw; earlier entries could be forged by the
+ * client. A header shorter than the chain gives its first address. An IPv6 client counts as its
+ * /64, since one host is commonly given a whole /64 and could take a fresh address per request.
  * May touch: nothing (pure): reads the request it is given.
  */
 import type { IncomingMessage } from 'node:http'
@@ -18,7 +15,7 @@ import type { Context } from 'hono'
 import { ipv6Hextets } from '../ip-address.js'
 
 /** What stands in for the address when none is known (for example under `app.request()`). */
-export const UNKNOWN_IP = 'unknown'
+const UNKNOWN_IP = 'unknown'
 
 const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/
 
@@ -43,9 +40,8 @@ export function requestIp(request: IncomingMessage, trustedProxies: number): str
 const IPV6_CLIENT_HEXTETS = 4
 
 /**
- * One spelling per client, so a dual-stack socket's `::ffff:1.2.3.4` and a proxy's `1.2.3.4`
- * count as the same client; an IPv6 address becomes its /64 network (`2001:db8:0:7::/64`), in
- * one spelling whatever zeros the address was written with or left out.
+ * One spelling per client: a dual-stack socket's `::ffff:1.2.3.4` is `1.2.3.4`, and an IPv6
+ * address its /64 (`2001:db8:0:7::/64`) however its zeros were written.
  */
 export function normalizeIp(ip: string): string {
   const lower = ip.toLowerCase()
@@ -56,10 +52,9 @@ export function normalizeIp(ip: string): string {
 }
 
 /**
- * The network a client counts as for abuse reports: its IPv4 /24 or its IPv6 /48, from what
- * `normalizeIp` gave. A /48 is what one IPv6 site is commonly given; for IPv4 a /24 (rather than
- * the address) keeps a holder of a small block, a hosting subnet say, to one allowance, while
- * reports are rare enough that unrelated reporters who share a /24 seldom meet the bound.
+ * The network a client counts as for abuse reports: the /48 one IPv6 site is commonly given, or
+ * the IPv4 /24, which keeps the holder of a small block to one allowance (reports are rare enough
+ * that unrelated reporters sharing a /24 seldom meet the bound).
  */
 export function reporterNetwork(clientIp: string): string {
   if (isIP(clientIp) === 4) return `${clientIp.split('.').slice(0, 3).join('.')}.0/24`

@@ -12,13 +12,19 @@ import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
-/** The `X-RateLimit-*` headers of a counted request. */
+/**
+ * The headers of a counted request: `X-RateLimit-*`, and on a refusal, which is recorded, also
+ * `Retry-After`. The upload sockets' handshakes answer with the same.
+ */
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
-  return {
+  const headers = {
     [HEADERS.rateLimitLimit]: String(result.limit),
     [HEADERS.rateLimitRemaining]: String(result.remaining),
     [HEADERS.rateLimitReset]: String(result.resetSec),
   }
+  if (result.allowed) return headers
+  recordRateLimitRefusal()
+  return { ...headers, [HEADERS.retryAfter]: String(result.retryAfterSec) }
 }
 
 /** A limit that is off (RATE_LIMIT_MAX=0) counts nothing and labels nothing. */
@@ -32,18 +38,12 @@ export function rateLimit(
   if (!limiter.enabled) return passThrough
   const count: MiddlewareHandler = (c, next) => {
     const answer = (result: RateLimitResult): Promise<Response | void> => {
-      const headers = rateLimitHeaders(result)
-      if (!result.allowed) {
-        recordRateLimitRefusal()
-        // Labelled the way every other answer is, so the names keep the spec's spelling (a
-        // Response's own headers go out in lower case).
-        const refuse = async () => {
-          c.res = c.json({ error: ERROR_MESSAGES.rateLimited }, 429)
-        }
-        const retry = { [HEADERS.retryAfter]: String(result.retryAfterSec) }
-        return withHeaders(c, refuse, { ...headers, ...retry })
+      // A refusal is labelled the way every other answer is, so the names keep the spec's
+      // spelling (a Response's own headers go out in lower case).
+      const refuse = async () => {
+        c.res = c.json({ error: ERROR_MESSAGES.rateLimited }, 429)
       }
-      return withHeaders(c, next, headers)
+      return withHeaders(c, result.allowed ? next : refuse, rateLimitHeaders(result))
     }
     // The in-memory limit answers at once; only the shared one waits for the database.
     const result = limiter.hit(ipOf(c))

@@ -33,7 +33,6 @@ export interface RequestRouteDeps {
   creator: (c: Context<AppEnv>) => Promise<string | null>
   /** The caller's login `sub` whether or not requests need one (401 for an invalid one). */
   login: (c: Context<AppEnv>) => Promise<string | null>
-  now: () => number
 }
 
 /** The 403 of every request and inbox route while `request` is not in ENABLED_SERVICES. */

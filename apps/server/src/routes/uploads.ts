@@ -19,7 +19,6 @@ export interface UploadRouteDeps {
   ipOf: (c: Context<AppEnv>) => string
   /** Throws 401 when creation needs a login and the caller has none. */
   requireLogin: (c: Context<AppEnv>) => Promise<void>
-  now: () => number
 }
 
 /** Whether the request's connection has closed, so no answer can reach the client. */

@@ -17,24 +17,21 @@ import {
   resumeOffset,
   type ControlFrame,
   type OpenedUpload,
-  type UploadSocketHandler,
+  type UploadSocketRoute,
 } from './upload-handler.js'
 
-export const FILE_UPLOAD_PATH = '/api/upload/ws'
-
-export interface FileUploadHandlerDeps {
+export interface FileUploadRouteDeps {
   uploads: UploadsService
   ipOf(request: IncomingMessage): string
   requireLogin(request: IncomingMessage): Promise<void>
   /**
    * A socket that delivers less than 1 MiB (or the rest) in a window this long ends, as a request
-   * upload's does: one kept open by pings or a trickle of bytes would otherwise hold its partial
-   * blob and its share of the quota and of the receive budget for ever.
+   * upload's does: one kept open by pings or a trickle would hold its blob and quota for ever.
    */
   progressWindowMs: number
 }
 
-export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHandler {
+export function fileUploadRoute(deps: FileUploadRouteDeps): UploadSocketRoute {
   const { uploads } = deps
   const opened = (
     session: UploadSession<FileUploadContext>,
@@ -47,7 +44,7 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
     },
     revoke: (id) => uploads.delete(id, ownerToken),
   })
-  return {
+  const handler = {
     progress: { windowMs: deps.progressWindowMs, minBytes: REQUEST_WS_MIN_PROGRESS_BYTES },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
@@ -70,4 +67,5 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
       return opened(await uploads.resume(id, token, offset), token)
     },
   }
+  return (pathname) => (pathname === '/api/upload/ws' ? handler : undefined)
 }

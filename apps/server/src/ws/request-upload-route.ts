@@ -23,9 +23,8 @@ import {
   resumeOffset,
   type ControlFrame,
   type OpenedUpload,
-  type UploadSocketHandler,
+  type UploadSocketRoute,
 } from './upload-handler.js'
-import type { UploadSocketRoute } from './upload-socket.js'
 
 /** Lower-case UUIDs only, as everywhere else; any other path under the prefix is not found. */
 const REQUEST_UPLOAD_PATH =
@@ -48,19 +47,30 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
     windowMs: deps.progressWindowMs ?? config.fileUploadWsProgressWindowSec * 1000,
     minBytes: REQUEST_WS_MIN_PROGRESS_BYTES,
   }
-
-  function handler(requestId: string): UploadSocketHandler {
-    const enabled = () => {
-      // A sender's upload is not a creation, so no login is asked for; the feature must be on.
-      if (!config.enabledServices.includes('request')) {
-        throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
-      }
+  // A sender's upload is not a creation, so no login is asked for; the feature must be on.
+  const requireEnabled = () => {
+    if (!config.enabledServices.includes('request')) {
+      throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
     }
+  }
+
+  return (pathname) => {
+    const requestId = REQUEST_UPLOAD_PATH.exec(pathname)?.[1]
+    if (requestId === undefined) return undefined
+    const opened = (session: UploadSession<RequestUploadContext>): OpenedUpload => ({
+      session,
+      // An invalid body fails the socket and frees the slot, unlike the HTTP route, which keeps
+      // the session for a corrected body: on a socket every `error` frame ends it (spec: step 6).
+      async finalize({ type: _type, ...body }) {
+        return { id: await requests.finalize(session, requests.parseFinalize(body)) }
+      },
+      revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
+    })
     return {
       progress,
       finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
-        enabled()
+        requireEnabled()
         const init = requests.declaredInFrame(frame.request)
         const resumable = parseResumable(frame.resumable, 'frame')
         const ip = deps.ipOf(request)
@@ -68,33 +78,11 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {
-        enabled()
+        requireEnabled()
         const offset = resumeOffset(frame)
         const uploadId = typeof frame.uploadId === 'string' ? frame.uploadId : ''
         return opened(await requests.resumeUpload(requestId, uploadId, offset))
       },
     }
-
-    function opened(session: UploadSession<RequestUploadContext>): OpenedUpload {
-      return {
-        session,
-        /**
-         * An invalid body fails the socket (400, close 1008) and frees the slot, unlike the HTTP
-         * route, which keeps the session for a corrected body: on a socket every `error` frame
-         * ends it (spec: WebSocket /api/upload/ws, step 6), and the session ends with it.
-         */
-        async finalize({ type: _type, ...body }) {
-          return { id: await requests.finalize(session, requests.parseFinalize(body)) }
-        },
-        revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
-      }
-    }
-  }
-
-  return {
-    match(pathname) {
-      const requestId = REQUEST_UPLOAD_PATH.exec(pathname)?.[1]
-      return requestId === undefined ? undefined : handler(requestId)
-    },
   }
 }

@@ -46,6 +46,9 @@ export interface UploadSocketHandler {
   readonly finalizeFrameMaxBytes?: number
 }
 
+/** The handler of one upload socket path, or undefined for a path of another route. */
+export type UploadSocketRoute = (pathname: string) => UploadSocketHandler | undefined
+
 /** The `offset` of a `resume` frame (docs/api.md): a whole number of bytes from 0, else 400. */
 export function resumeOffset(frame: ControlFrame): number {
   const { offset } = frame

@@ -9,28 +9,21 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 
-import { ERROR_MESSAGES, HEADERS, WS_CONTROL_FRAME_MAX_BYTES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, WS_CONTROL_FRAME_MAX_BYTES } from '@fileshare/protocol'
 import { WebSocketServer } from 'ws'
 
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../app.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../logger.js'
 import { isDatabaseUnavailable } from '../db/unavailable.js'
-import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import { rateLimitHeaders } from '../middleware/rate-limit.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import type { UploadsService } from '../uploads/uploads.js'
-import { FILE_UPLOAD_PATH, fileUploadHandler } from './file-upload-route.js'
+import { fileUploadRoute } from './file-upload-route.js'
 import { ReceiveBudget } from './receive-budget.js'
 import { SocketsPerIp } from './sockets-per-ip.js'
 import { bufferLimits, UploadConnection } from './upload-connection.js'
-import type { UploadSocketHandler } from './upload-handler.js'
-
-/** One upload socket path; the request upload socket is another entry of the same table. */
-export interface UploadSocketRoute {
-  /** The handler for this path, or undefined when the path belongs to another route. */
-  match(pathname: string): UploadSocketHandler | undefined
-}
+import type { UploadSocketHandler, UploadSocketRoute } from './upload-handler.js'
 
 export interface UploadSocketDeps {
   config: Config
@@ -42,7 +35,7 @@ export interface UploadSocketDeps {
   requireLogin: (request: IncomingMessage) => Promise<void>
   /** The per-IP rate limit (spec: Limits), counted once per upgrade request when on. */
   rateLimiter?: RateLimit | undefined
-  /** Further routes, such as `/api/request/:id/upload/ws`, tried after the normal upload socket. */
+  /** Further routes, such as `/api/request/:id/upload/ws`, tried after `/api/upload/ws`. */
   routes?: UploadSocketRoute[]
   /** Milliseconds between keepalive pings, and before the `init` frame; tests shorten them. */
   keepaliveMs?: number
@@ -97,16 +90,8 @@ function pathnameOf(request: IncomingMessage): string {
 
 export function attachUploadSockets(server: Server, deps: UploadSocketDeps): UploadSockets {
   const { config, logger } = deps
-  const fileHandler = fileUploadHandler({
-    uploads: deps.uploads,
-    ipOf: deps.ipOf,
-    requireLogin: deps.requireLogin,
-    progressWindowMs: config.fileUploadWsProgressWindowSec * 1000,
-  })
-  const routes: UploadSocketRoute[] = [
-    { match: (pathname) => (pathname === FILE_UPLOAD_PATH ? fileHandler : undefined) },
-    ...(deps.routes ?? []),
-  ]
+  const progressWindowMs = config.fileUploadWsProgressWindowSec * 1000
+  const routes = [fileUploadRoute({ ...deps, progressWindowMs }), ...(deps.routes ?? [])]
   const allowedOrigin = new URL(config.baseUrl).origin
   const limits = bufferLimits(config.fileUploadWsMaxBuffer)
   const budget = new ReceiveBudget(config.fileUploadWsBufferBudget)
@@ -151,19 +136,13 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     socket.on('error', (error) => logger.debug('upload socket upgrade failed', error))
     const pathname = pathnameOf(request)
     let handler: UploadSocketHandler | undefined
-    for (const route of routes) handler ??= route.match(pathname)
+    for (const route of routes) handler ??= route(pathname)
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
     if (!limiter) return accept(request, socket, head, handler)
     const matched = handler
     const limited = (result: RateLimitResult): void => {
       const headers = rateLimitHeaders(result)
-      if (!result.allowed) {
-        recordRateLimitRefusal()
-        return refuse(socket, 429, ERROR_MESSAGES.rateLimited, {
-          ...headers,
-          [HEADERS.retryAfter]: String(result.retryAfterSec),
-        })
-      }
+      if (!result.allowed) return refuse(socket, 429, ERROR_MESSAGES.rateLimited, headers)
       handshakeHeaders.set(request, headers)
       accept(request, socket, head, matched)
     }
