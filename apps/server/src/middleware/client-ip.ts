@@ -39,10 +39,7 @@ export function requestIp(request: IncomingMessage, trustedProxies: number): str
 /** Hextets of an IPv6 network prefix that make one client: a /64. */
 const IPV6_CLIENT_HEXTETS = 4
 
-/**
- * One spelling per client: a dual-stack socket's `::ffff:1.2.3.4` is `1.2.3.4`, and an IPv6
- * address its /64 (`2001:db8:0:7::/64`) however its zeros were written.
- */
+/** One spelling per client: `::ffff:1.2.3.4` is `1.2.3.4`, an IPv6 address its /64 prefix. */
 export function normalizeIp(ip: string): string {
   const lower = ip.toLowerCase()
   const mapped = IPV4_MAPPED.exec(lower)?.[1]

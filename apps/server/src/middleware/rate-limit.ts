@@ -1,7 +1,6 @@
 /**
- * The `/api` rate limit (spec: Limits, rate limit): `X-RateLimit-*` headers on every answer and a
- * 429 with `Retry-After` beyond the limit; while a shared limit's database is out of reach,
- * requests are neither counted nor labelled.
+ * The `/api` rate limit (spec: Limits): `X-RateLimit-*` headers on every answer and a 429 with
+ * `Retry-After` beyond the limit.
  * May touch: the metrics registry; the counts through limits/.
  */
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
@@ -12,10 +11,7 @@ import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
-/**
- * The headers of a counted request: `X-RateLimit-*`, and on a refusal, which is recorded, also
- * `Retry-After`. The upload sockets' handshakes answer with the same.
- */
+/** `X-RateLimit-*`, and `Retry-After` on a refusal, which is recorded; upload sockets use it too. */
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
   const headers = {
     [HEADERS.rateLimitLimit]: String(result.limit),
@@ -49,9 +45,8 @@ export function rateLimit(
     const result = limiter.hit(ipOf(c))
     if (!(result instanceof Promise)) return answer(result)
     return result.then(answer, (error: unknown) => {
-      // With the database out of reach nothing can be counted: the request goes on unlabelled,
-      // so that /api/health and /api/ready can say so, and any route that needs the database
-      // answers 503 itself.
+      // With the database out of reach nothing is counted: the request goes on unlabelled, so
+      // that /api/health can say so; a route that needs the database answers 503 itself.
       if (isDatabaseUnavailable(error)) return next()
       throw error
     })

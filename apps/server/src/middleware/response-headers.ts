@@ -32,9 +32,8 @@ export async function withHeaders(
 }
 
 /**
- * Sets `headers` on the answer a handler is about to build, spelled as given: under the Node
- * server on the Node response (a Response's own headers go out in lower case, while the spec
- * spells `Retry-After` and `X-RateLimit-*`), elsewhere on the context.
+ * Sets `headers` on the answer to come, spelled as given: under Node on the Node response (a
+ * Response's own headers go out in lower case), elsewhere on the context.
  */
 export function setAnswerHeaders(c: Context, headers: Readonly<Record<string, string>>): void {
   const outgoing = nodeResponse(c)

@@ -1,8 +1,7 @@
 /**
- * Browser hardening headers on every answer: API, static files, 404 and 500 alike. The service's
- * HTTP server puts them on each response before the app runs (listen.ts). The policy is the
- * protocol package's, the one the web app's integrity manifest records, and allows nothing from
- * other hosts unless the caller names them.
+ * Browser hardening headers on every answer, which the HTTP server sets before the app runs
+ * (listen.ts). The policy is the protocol package's, the one the web app's integrity manifest
+ * records.
  * May touch: nothing (pure).
  */
 import { contentSecurityPolicy } from '@fileshare/protocol'

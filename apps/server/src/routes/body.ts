@@ -84,15 +84,10 @@ export function closing<E>(c: Context<AppEnv>, error: E): E {
 const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
 
 /**
- * The JSON body of a route that takes one, checked in this order:
- * - 415 unless it is declared `application/json` (parameters such as `charset` allowed). A
- *   cross-site HTML form can only send `text/plain`, form-urlencoded or multipart bodies, and any
- *   other type makes the browser ask first (CORS preflight, which this server never grants), so a
- *   page elsewhere cannot make a signed-in browser spend its limits on a JSON route;
- * - 413 `tooLarge` past `limit` bytes: a declared `Content-Length` over it before reading, a body
- *   that grows past it while streaming at that point; the rest then stays unread and the answer
- *   closes the connection;
- * - `malformed()` for bytes that are not JSON.
+ * The JSON body of a route. 415 unless declared `application/json`: a cross-site form cannot send
+ * that type, and any other makes the browser ask first (CORS preflight, never granted here), so
+ * no page elsewhere can spend a signed-in browser's limits. 413 `tooLarge` past `limit`, declared
+ * or streamed, the rest left unread; `malformed()` for bytes that are not JSON.
  */
 export async function readJson(
   c: Context<AppEnv>,
@@ -125,10 +120,7 @@ function mediaType(c: Context<AppEnv>): string {
   return type.split(';')[0]!.trim().toLowerCase()
 }
 
-/**
- * The rule of `readJson` for the POST routes that take no body: a `Content-Type`, when sent, must
- * be `application/json`. A form always sends one; clients that send no body send none.
- */
+/** `readJson`'s 415 for POST routes without a body: a form always sends a `Content-Type`. */
 export function refuseFormPost(c: Context<AppEnv>): void {
   const type = mediaType(c)
   if (type !== '' && type !== 'application/json') throw new HttpError(415, ERROR_MESSAGES.notJson)

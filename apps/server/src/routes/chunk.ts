@@ -1,8 +1,7 @@
 /**
- * One chunk of a chunked upload, the same for normal uploads and uploads into requests (spec:
- * POST /api/upload/:id/chunk, POST /api/request/:id/upload/:uid/chunk): the index and the
- * Content-Length are admitted by the session before the body is read, the body then streams into
- * the session's intake, and the answer waits out the speed-limit delay.
+ * One chunk of a chunked upload, normal or into a request (spec: POST /api/upload/:id/chunk,
+ * POST /api/request/:id/upload/:uid/chunk): admitted before its body is read, then streamed into
+ * the session, the answer waiting out the speed-limit delay.
  * May touch: timers (the speed-limit delay); the rest through the session layer.
  */
 import { ERROR_MESSAGES, parseIntegerStrict, RECEIVED_HEADERS } from '@fileshare/protocol'
@@ -23,10 +22,7 @@ function chunkIndex(c: Context<AppEnv>): number {
   }
 }
 
-/**
- * Admits a chunk by `admit` from its index and Content-Length, streams its body into the store,
- * records it and answers; every refusal closes the connection instead of reading the body.
- */
+/** Admits, stores and answers a chunk; a refusal closes the connection instead of reading on. */
 export async function receiveChunk(
   c: Context<AppEnv>,
   admit: (index: number, length: number | undefined) => Promise<ChunkAdmission>,

@@ -26,9 +26,8 @@ export interface CountedRoute {
 }
 
 /**
- * Answers a counted route: without `X-Read-Grant` the spec's download (a `Range` ignored), with
- * `X-Read-Grant: request` a download that issues a grant, with a grant token a read under it.
- * `logger` hears of a download cut off after its 200 was sent (a failed read, damaged storage).
+ * Without `X-Read-Grant` the spec's download, with `X-Read-Grant: request` one that issues a grant,
+ * with a grant token a read under it. `logger` hears of a download cut off after its 200.
  */
 export async function answerCounted(
   c: Context<AppEnv>,
@@ -95,13 +94,10 @@ function sendBlob(c: Context<AppEnv>, part: BlobPart, logger: Pick<Logger, 'erro
   }
   const outgoing = c.env?.outgoing
   if (outgoing === undefined) return c.body(part.blob.stream(), status, headers)
-  // The blob is written straight to the Node response, past the web stream that a Response body
-  // would be read through: per block, that adapter cost more CPU than the disk and the socket
-  // together. writeHead merges in the headers already set on the response (the server's security
-  // headers, the rate limit's).
+  // Written straight to the Node response, past the web stream adapter, which cost more CPU than
+  // the disk and the socket together; writeHead merges in the headers already set.
   outgoing.writeHead(status, headers)
-  // A failed read, or a stored blob of another length than recorded, has destroyed the
-  // response, which the client sees at once as a cut-off body; there is nothing else to answer.
+  // A failed read or a blob of the wrong length destroys the response: the client sees it cut off.
   part.blob
     .pipeTo(outgoing, length)
     .then(() => recordBytesSent(length))

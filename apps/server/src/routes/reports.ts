@@ -1,7 +1,6 @@
 /**
- * The abuse report route, this project's own (docs/api.md, Abuse reports): `POST /api/report/:id`
- * with a JSON body of at most REPORT_BODY_MAX_BYTES, read only after its `Content-Type` passed
- * (no cross-site form can post here). The answer is the same whether the id exists or not.
+ * The abuse report route, this project's own (docs/api.md, Abuse reports): `POST /api/report/:id`.
+ * The answer is the same whether the id exists or not.
  * May touch: nothing directly; through ops/reports.ts.
  */
 import { ERROR_MESSAGES, REPORT_BODY_MAX_BYTES } from '@fileshare/protocol'

@@ -1,7 +1,6 @@
 /**
  * File request routes for senders and creators (spec: POST /api/request, GET /api/request/limit,
- * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService and the
- * shared chunk route. Every route answers 403 while `request` is not in ENABLED_SERVICES.
+ * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService.
  * May touch: nothing directly; through RequestsService.
  */
 import {
@@ -26,10 +25,7 @@ export interface RequestRouteDeps {
   /** Answers 403 on every route while file requests are disabled. */
   enabled: boolean
   ipOf: (c: Context<AppEnv>) => string
-  /**
-   * The creation guard of `POST /api/request` and `GET /api/request/limit` (403, 401); resolves
-   * to the caller's login `sub`, or null when the caller has none.
-   */
+  /** The creation guard (403, 401); the caller's login `sub`, or null without one. */
   creator: (c: Context<AppEnv>) => Promise<string | null>
   /** The caller's login `sub` whether or not requests need one (401 for an invalid one). */
   login: (c: Context<AppEnv>) => Promise<string | null>

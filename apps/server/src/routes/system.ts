@@ -1,7 +1,6 @@
 /**
- * Service routes that need no credential: `GET /api/config`, `GET /api/health` and
- * `GET /api/quota` (spec: Endpoints), and this project's `GET /api/ready` for load balancers
- * (docs/api.md).
+ * Service routes that need no credential: `GET /api/config`, `GET /api/health`, `GET /api/quota`
+ * (spec: Endpoints), and this project's `GET /api/ready` for load balancers (docs/api.md).
  * May touch: nothing directly; the quota and the health check through what it is given.
  */
 import { HEALTH_STATUS_OK, type ConfigResponse, type HealthResponse } from '@fileshare/protocol'

@@ -1,7 +1,6 @@
 /**
- * The personal API token routes (docs/api.md, API tokens), mounted under `/api` while login is on
- * and some creation needs it: `GET /tokens`, `POST /tokens`, `DELETE /tokens/:id`. They take the
- * login session only (cookie or session JWT), never an API token, so a token cannot mint more.
+ * The personal API token routes (docs/api.md, API tokens): `GET /tokens`, `POST /tokens`,
+ * `DELETE /tokens/:id`. They take the login session only, so a token cannot mint more.
  * May touch: nothing directly; through access/api-tokens.ts.
  */
 import {

@@ -1,7 +1,6 @@
 /**
- * How far an unfinished upload got, for a client that resumes it (ours, docs/api.md: GET
- * /api/upload/:id/status with X-Owner-Token, GET /api/request/:id/upload/:uid/status): thin
- * adapters over the session status service.
+ * How far an unfinished upload got, for a client that resumes it (docs/api.md: GET
+ * /api/upload/:id/status, GET /api/request/:id/upload/:uid/status).
  * May touch: nothing directly; through the session status service.
  */
 import { ERROR_MESSAGES, HEADERS, isUuid } from '@fileshare/protocol'

@@ -1,7 +1,6 @@
 /**
  * Upload routes (spec: POST /api/upload, /api/upload/init, /api/upload/:id/chunk,
- * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService and the
- * session layer.
+ * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService.
  * May touch: nothing directly; through UploadsService and the session layer.
  */
 import { RECEIVED_HEADERS } from '@fileshare/protocol'

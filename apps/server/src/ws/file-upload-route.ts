@@ -1,8 +1,7 @@
 /**
- * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of
- * `POST /api/upload/init` under its frame names (the protocol's `Declaration` decodes both) and
- * is checked the same way, plus the quota; its `finalize` frame needs the owner token the `init`
- * frame declared (spec: WebSocket /api/upload/ws).
+ * The normal upload socket `/api/upload/ws` (spec: WebSocket /api/upload/ws): its `init` frame
+ * declares what `POST /api/upload/init` does, checked the same way; its `finalize` frame needs
+ * the owner token `init` declared.
  * May touch: nothing directly; through UploadsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'
@@ -53,10 +52,7 @@ export function fileUploadRoute(deps: FileUploadRouteDeps): UploadSocketRoute {
       const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
       return opened(session, ownerToken)
     },
-    /**
-     * `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential (no login
-     * is asked for, as for the upload's finalize or deletion).
-     */
+    /** `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential. */
     async resume(frame: ControlFrame): Promise<OpenedUpload> {
       const { id, ownerToken } = frame
       const offset = resumeOffset(frame)

@@ -1,7 +1,6 @@
 /**
- * Follows the frames of a client's byte stream (RFC 6455 §5.2) as they arrive, reading headers
- * only, to tell how many bytes the WebSocket parser holds for a message not yet complete and how
- * many more the frame under way will bring. It decides nothing and keeps no payload.
+ * Follows the frame headers of a client's byte stream (RFC 6455 §5.2) to tell how many bytes the
+ * WebSocket parser holds for an incomplete message and how many the frame under way will bring.
  * May touch: nothing (pure).
  */
 
@@ -87,8 +86,7 @@ export class FrameMeter {
       // The parser hands the message on at its last fragment and keeps nothing of it.
       if (this.fin) this.held = 0
     } else if (!this.fragmented) {
-      // A control frame is handled at once; inside a fragmented message its bytes are counted
-      // with the message's until that ends.
+      // A control frame is handled at once, but inside a fragmented message counts until its end.
       this.held = 0
     }
     this.dataFrame = false

@@ -35,10 +35,7 @@ export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void
   return parser !== undefined
 }
 
-/**
- * From the next frame header on, ws refuses (close 1009) a message longer than `bytes`. Returns
- * false when the parser is not there; the server-wide `maxPayload` then stays in force.
- */
+/** ws refuses (1009) a message longer than `bytes` from the next header on; false without parser. */
 export function setFrameLimit(ws: WebSocket, bytes: number): boolean {
   const parser = frameParserOf(ws)
   // Zero would mean no limit at all to ws.

@@ -1,9 +1,7 @@
 /**
  * A progress floor for upload sockets that hold something scarce, such as a slot of a request
- * (spec: Upload slot inside a request, "less than 1 MiB, or less than the rest of the upload,
- * delivered in 10 minutes"): every window of `windowMs`, wherever it starts, must bring
- * `minBytes`, or all that was left when it started. Time the server kept the socket paused for
- * its own backpressure is not counted against the client.
+ * (spec: Upload slot inside a request): every window of `windowMs`, wherever it starts, must bring
+ * `minBytes`, or all that was left. Time the server kept the socket paused is not counted.
  * May touch: timers.
  */
 
@@ -20,9 +18,8 @@ interface Checkpoint {
 }
 
 /**
- * Checkpoints closer together than a window divided by this share the earlier one, so a client
- * sending tiny frames cannot grow the list; the rule then errs by at most that slice of a window,
- * and only in the client's favour.
+ * Checkpoints closer than this slice of a window share the earlier one, so tiny frames cannot grow
+ * the list; the rule then errs by at most that slice, in the client's favour.
  */
 const CHECKPOINTS_PER_WINDOW = 64
 
@@ -43,9 +40,7 @@ export interface ProgressWatchOptions {
  * last unit: a client that sent every byte must still finish within a window.
  */
 export class ProgressWatch {
-  private readonly rule: ProgressRule
   private readonly total: number
-  private readonly onStall: () => void
   private readonly now: () => number
   private readonly checkpoints: Checkpoint[] = []
   private delivered = 0
@@ -55,10 +50,8 @@ export class ProgressWatch {
   private armedFor: Checkpoint | undefined
   private stopped = false
 
-  constructor(options: ProgressWatchOptions) {
-    this.rule = options.rule
+  constructor(private readonly options: ProgressWatchOptions) {
     this.total = options.declaredSize + 1
-    this.onStall = options.onStall
     this.now = options.now ?? (() => performance.now())
     this.mark()
     this.arm()
@@ -105,8 +98,9 @@ export class ProgressWatch {
   private mark(): void {
     const at = this.clientTime()
     const last = this.checkpoints.at(-1)
-    if (last && at - last.at < this.rule.windowMs / CHECKPOINTS_PER_WINDOW) return
-    this.checkpoints.push({ at, target: Math.min(this.delivered + this.rule.minBytes, this.total) })
+    const { windowMs, minBytes } = this.options.rule
+    if (last && at - last.at < windowMs / CHECKPOINTS_PER_WINDOW) return
+    this.checkpoints.push({ at, target: Math.min(this.delivered + minBytes, this.total) })
   }
 
   private arm(): void {
@@ -115,7 +109,7 @@ export class ProgressWatch {
     if (this.timer && this.armedFor === first) return
     this.disarm()
     this.armedFor = first
-    const wait = Math.max(0, first.at + this.rule.windowMs - this.clientTime())
+    const wait = Math.max(0, first.at + this.options.rule.windowMs - this.clientTime())
     this.timer = setTimeout(() => this.check(), wait)
     // The socket keeps the process alive while it is open; the watch alone must not.
     this.timer.unref()
@@ -132,11 +126,11 @@ export class ProgressWatch {
     const first = this.checkpoints[0]
     if (this.stopped || this.pausedSince !== undefined || !first) return
     // A timer may fire a fraction of a millisecond before `now` says the window is over.
-    if (this.clientTime() < first.at + this.rule.windowMs) {
+    if (this.clientTime() < first.at + this.options.rule.windowMs) {
       this.arm()
       return
     }
     this.stop()
-    this.onStall()
+    this.options.onStall()
   }
 }

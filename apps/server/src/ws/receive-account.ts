@@ -1,9 +1,7 @@
 /**
- * One upload socket's share of the receive budget (receive-budget.ts): it follows the frames
- * arriving on the socket's TCP connection (frame-meter.ts) and, as each frame header arrives,
- * takes from the budget what the WebSocket parser will hold once that frame is complete. When the
- * budget cannot give it, reading pauses until it can: the rest of the frame stays with the
- * client, and the socket holds only what it had already read.
+ * One upload socket's share of the receive budget: as each frame header arrives on the socket's
+ * connection (frame-meter.ts), it takes what the WebSocket parser will hold once that frame is
+ * complete. When the budget cannot give it, reading pauses and the rest stays with the client.
  * May touch: the socket it is given (pauses its reads).
  */
 import type { Duplex } from 'node:stream'
@@ -33,10 +31,7 @@ export class ReceiveAccount {
     this.settle()
   }
 
-  /**
-   * Listens to `socket` after the WebSocket parser does, so each chunk is counted once that
-   * parser has taken in what it holds of it and handed on what is complete.
-   */
+  /** Listens after the WebSocket parser, so each chunk is counted once the parser has taken it. */
   constructor(
     private readonly socket: Duplex,
     private readonly options: ReceiveAccountOptions,
@@ -49,10 +44,7 @@ export class ReceiveAccount {
     return this.cancelWait !== undefined
   }
 
-  /**
-   * The parser handed on a complete message of `bytes` for storage: they stay counted, no longer
-   * for the parser but for the caller, who gives them back to the budget once they are stored.
-   */
+  /** The parser handed on `bytes` for storage: still counted, now for the caller to give back. */
   handOver(bytes: number): void {
     const moved = Math.min(bytes, this.granted)
     this.granted -= moved

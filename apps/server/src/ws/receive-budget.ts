@@ -1,6 +1,5 @@
 /**
- * The server-wide budget of bytes upload sockets hold in memory (FILE_UPLOAD_WS_BUFFER_BUDGET):
- * frames being received and bytes waiting for storage, counted for every socket of this process.
+ * The budget of bytes this process's upload sockets hold in memory (FILE_UPLOAD_WS_BUFFER_BUDGET).
  * A socket takes what it is about to hold before it reads it, or waits with reading paused; bytes
  * already in memory are counted whether or not they fit, so the count is never below the truth.
  * May touch: nothing (pure): the budget is its own memory.
@@ -21,17 +20,15 @@ export class ReceiveBudget {
 
   constructor(readonly limit: number) {}
 
-  /** Bytes counted now. */
+  /** For tests and debugging: bytes counted now, at the most at once, and sockets waiting. */
   get usedBytes(): number {
     return this.used
   }
 
-  /** The most bytes counted at once since start, for tests and debugging. */
   get peakBytes(): number {
     return this.peak
   }
 
-  /** Sockets waiting for bytes to fit, for tests and debugging. */
   get waitingCount(): number {
     return this.waiters.size
   }
@@ -60,8 +57,8 @@ export class ReceiveBudget {
   }
 
   /**
-   * Counts `bytes` and calls `grant` once they fit. Waiters are served in arrival order, each as
-   * soon as it fits, so a large one does not hold up small ones behind it. Answers a cancel.
+   * Counts `bytes` and calls `grant` once they fit, each waiter as soon as it does, so a large one
+   * does not hold up small ones behind it. Answers a cancel.
    */
   wait(bytes: number, grant: () => void): () => void {
     const waiter = { bytes, grant }

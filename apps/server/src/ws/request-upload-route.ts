@@ -1,8 +1,6 @@
 /**
  * The request upload socket `/api/request/:id/upload/ws` (spec: Uploading into a request): its
- * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare (the same
- * protocol `RequestDeclaration`), its `finalize` frame carries the HTTP finalize body, and it
- * must keep delivering or lose its slot (spec: Upload slot inside a request).
+ * frames carry what the HTTP init and finalize do, and it must keep delivering or lose its slot.
  * May touch: nothing directly; through RequestsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'

@@ -1,6 +1,5 @@
 /**
- * The upload sockets each client address has open (FILE_UPLOAD_WS_MAX_PER_IP), so one client
- * cannot hold many sockets at once, whatever each of them holds.
+ * The upload sockets each client address has open (FILE_UPLOAD_WS_MAX_PER_IP).
  * May touch: nothing (pure).
  */
 export class SocketsPerIp {

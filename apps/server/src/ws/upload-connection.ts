@@ -1,10 +1,7 @@
 /**
- * One upload WebSocket from its first frame to its close: the frame order of spec "WebSocket
- * /api/upload/ws" (init, ready, binary frames, finalize, done), backpressure between the socket
- * and the blob store, keepalive, a route's optional progress floor, and the mapping of every
- * failure onto an `error` frame and a close code. A route decides what `init` and `finalize`
- * mean; normal uploads and uploads into a request share everything else (spec: Uploading into a
- * request, "same frames, buffering, backpressure and keepalive").
+ * One upload WebSocket from its first frame to its close (spec: WebSocket /api/upload/ws): the
+ * frame order, backpressure towards the blob store, keepalive, a route's progress floor, and every
+ * failure as an `error` frame and a close code. Routes decide only what `init` and `finalize` mean.
  * May touch: the WebSocket it is given; timers (keepalive); the log.
  */
 import type { IncomingMessage } from 'node:http'
@@ -38,9 +35,8 @@ const HIGH_WATER_CAP = 4 * 1024 * 1024
 const MAX_CLOSE_REASON = 123
 
 /**
- * Past `maxBuffer` bytes not yet stored the socket is closed with 1009 (spec: Limits,
- * FILE_UPLOAD_WS_MAX_BUFFER). Reading pauses at the smaller of 4 MiB and half of it and resumes
- * at half of that: what was read before the pause took effect still arrives, into the other half.
+ * Reading pauses at the smaller of 4 MiB and half of FILE_UPLOAD_WS_MAX_BUFFER, resuming at half
+ * that: what was read before the pause took effect still arrives, into the other half.
  */
 export function bufferLimits(maxBuffer: number) {
   const highWater = Math.min(HIGH_WATER_CAP, Math.floor(maxBuffer / 2))
@@ -57,13 +53,11 @@ type ErrorFrame = UploadWsErrorFrame & { status: number; details?: Record<string
 export interface UploadConnectionOptions {
   limits: ReturnType<typeof bufferLimits>
   logger: Logger
-  /** Told the bytes waiting for the store after each frame; feeds the debug peak counter. */
+  /** Told the bytes waiting for the store after each frame (a debug peak counter). */
   onPending(bytes: number): void
-  /** The server-wide budget of bytes upload sockets hold (FILE_UPLOAD_WS_BUFFER_BUDGET). */
+  /** FILE_UPLOAD_WS_BUFFER_BUDGET, against which the frames of `socket` are counted. */
   budget: ReceiveBudget
-  /** The connection under the WebSocket, whose frames are counted against the budget. */
   socket: Duplex
-  /** A socket that sends no `init` within this long is closed with 1008; 10 s by default. */
   initTimeoutMs?: number
 }
 
@@ -82,7 +76,6 @@ export class UploadConnection {
   private heardAtPing = -1
   /** The handler's progress rule at work between `ready` and `finalize`. */
   private progress: ProgressWatch | undefined
-  /** Resolves once the socket has closed, whichever side closed it. */
   readonly closed: Promise<void>
   /** Fails a socket that has not sent `init` in time, so a silent one holds nothing for long. */
   private readonly initTimer: NodeJS.Timeout
@@ -128,10 +121,7 @@ export class UploadConnection {
     return this.holds.size > 0
   }
 
-  /**
-   * One keepalive tick: drops a socket from which nothing arrived since the previous ping, when
-   * `judge` (the tick came on time). A paused socket cannot read its pong, so it is spared.
-   */
+  /** Drops a socket silent since the last ping, when `judge`; a paused one cannot read its pong. */
   heartbeat(judge: boolean): void {
     if (judge && this.heard === this.heardAtPing && !this.paused) {
       this.ws.terminate()
@@ -143,8 +133,7 @@ export class UploadConnection {
 
   /**
    * Pings at once and drops the socket when nothing arrives within `withinMs`: a resume waits for
-   * its session, held by a peer that may be gone without a close. A paused socket is spared, and
-   * so is one past `finalize`, whose commit is under way.
+   * its session, held by a peer that may be gone without a close.
    */
   private probe(withinMs: number): void {
     if (this.phase !== 'receiving' || this.ws.readyState !== this.ws.OPEN) return
@@ -224,9 +213,8 @@ export class UploadConnection {
   }
 
   /**
-   * Sets the longest message ws admits from the next frame header on: a control frame, and while
-   * receiving a binary frame of what the upload still lacks, up to FILE_UPLOAD_WS_MAX_BUFFER. A
-   * longer frame is refused from its header, before its payload is read.
+   * The longest message ws admits from the next frame header on, refusing a longer one before its
+   * payload: a control frame, or while receiving what the upload lacks, up to the max buffer.
    */
   private limitFrames(): void {
     const { maxBuffer } = this.options.limits
@@ -245,11 +233,7 @@ export class UploadConnection {
     )
   }
 
-  /**
-   * Hands bytes to the session at once (its one write chain keeps the arrival order) and counts
-   * them as pending until the store has taken them; reading stops at the high-water mark and
-   * starts again at the low-water mark.
-   */
+  /** Hands bytes to the session at once (its write chain keeps their order), pending until stored. */
   private receiveBytes(bytes: Buffer): void {
     if (this.phase !== 'receiving' || !this.upload) {
       // Binary before ready, or after finalize (spec: close code 1002).
@@ -335,10 +319,7 @@ export class UploadConnection {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame))
   }
 
-  /**
-   * Starts the closing handshake; a paused socket reads again so the client's close arrives,
-   * outside the budget: from here on ws admits nothing longer than a control frame.
-   */
+  /** Starts the closing handshake; reading resumes, outside the budget, for the client's close. */
   private shut(code: WsCloseCode, reason: string): void {
     this.limitFrames()
     this.account.close()
@@ -364,10 +345,8 @@ export class UploadConnection {
   }
 
   /**
-   * A frame ws refused while reading it, mapped onto the spec's close codes. One over the frame
-   * limit (limitFrames) is refused from its header and answered as if it had been read: a text
-   * frame is too large, a binary one out of order, or past the declared length when the upload
-   * lacks less than the buffer, or else larger than the buffer.
+   * A frame ws refused, mapped onto the spec's close codes. One over the frame limit is answered
+   * as if it had been read: too large, out of order, past the declared length, or over the buffer.
    */
   private refusedByWs(error: unknown): void {
     const code = (error as { code?: unknown }).code
@@ -402,10 +381,8 @@ export class UploadConnection {
   }
 
   /**
-   * Aborts the session, or suspends it: one whose client asked to resume then stays resumable,
-   * with its durable bytes, quota and slot (docs/api.md, what ends a session). A commit under way
-   * is left alone: aborting its blob would race the rename that makes it visible, so `finish`
-   * revokes what it stores.
+   * Aborts or suspends the session (docs/api.md, what ends a session). A commit under way is left
+   * alone: aborting its blob would race the rename that makes it visible; `finish` revokes it.
    */
   private endSession(end: 'abort' | 'suspend', session = this.upload?.session): void {
     if (!session || session.state === 'committing') return
@@ -415,10 +392,7 @@ export class UploadConnection {
     })
   }
 
-  /**
-   * A client's close with 1000 before `done` is an explicit abort: nothing stays stored. Any
-   * other end of the connection (a drop, 1001, the server's shutdown) suspends the session.
-   */
+  /** A client's close with 1000 before `done` aborts; any other end of the socket suspends. */
   private onClose(code: number): void {
     clearTimeout(this.initTimer)
     this.progress?.stop()

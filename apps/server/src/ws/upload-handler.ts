@@ -32,17 +32,11 @@ export interface OpenedUpload {
 export interface UploadSocketHandler {
   /** Validates the `init` frame and opens a session; an HttpError refuses it (close 1008). */
   init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
-  /**
-   * Validates a `resume` frame and continues its session from a durable point (docs/api.md); an
-   * HttpError refuses it (close 1008) and changes nothing.
-   */
+  /** Continues a session from a durable point (docs/api.md); a refusal changes nothing. */
   resume(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
   /** A progress floor whose breach fails the socket (spec: Upload slot inside a request). */
   readonly progress?: ProgressRule
-  /**
-   * The longest `finalize` frame the route takes once every declared byte is in, when it is
-   * longer than a control frame (a request's finalize carries the upload's metadata).
-   */
+  /** The longest `finalize` frame, when longer than a control frame (a request's has metadata). */
   readonly finalizeFrameMaxBytes?: number
 }
 

@@ -1,10 +1,8 @@
 /**
  * Serves the upload WebSockets on the HTTP server's `upgrade` event (spec: WebSocket
- * /api/upload/ws). Upgrades that are switched off, come from another origin or name an unknown
- * path get a plain HTTP refusal, which clients treat as a failed handshake and fall back to the
- * chunked flow; every accepted socket runs the shared frame machinery with its route's handler.
- * May touch: the HTTP server's upgrade event and its sockets; timers; the log and the
- * metrics registry.
+ * /api/upload/ws). A refused upgrade gets a plain HTTP answer, on which clients fall back to the
+ * chunked flow; an accepted one runs an UploadConnection with its route's handler.
+ * May touch: the HTTP server's upgrade event and its sockets; timers; the log and the metrics.
  */
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -47,10 +45,7 @@ export interface UploadSockets {
   stopAccepting(): void
   /** Drops every open socket (their sessions abort) and detaches from the HTTP server. */
   close(): Promise<void>
-  /**
-   * For tests and debugging: the most bytes one socket has held for the blob store, the most all
-   * sockets held at once (FILE_UPLOAD_WS_BUFFER_BUDGET), and the sockets waiting for that budget.
-   */
+  /** For tests: the peak bytes of one socket's store queue and of the budget, and its waiters. */
   readonly peakPendingBytes: number
   readonly peakHeldBytes: number
   readonly waitingForBudget: number
@@ -119,13 +114,12 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
   const keepaliveMs = deps.keepaliveMs ?? KEEPALIVE_MS
   let lastTick = performance.now()
   const keepalive = setInterval(() => {
-    // Timers run before the reads of a loop turn: a tick that comes late, the process having
-    // been held up, may find a pong waiting unread. Such a tick pings without judging anyone.
+    // Timers run before the reads of a loop turn: a late tick may find a pong waiting unread, so
+    // it pings without judging anyone.
     const now = performance.now()
     const onTime = now - lastTick < keepaliveMs * 1.5
     lastTick = now
-    // And every verdict waits for this turn's reads, so that a pong already delivered to the
-    // process is heard first, however little the tick was held up.
+    // And every verdict waits for this turn's reads, so that a pong already delivered is heard.
     setImmediate(() => {
       for (const connection of connections) connection.heartbeat(onTime)
     })
@@ -146,8 +140,8 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
       handshakeHeaders.set(request, headers)
       accept(request, socket, head, matched)
     }
-    // The in-memory limit answers at once; the shared one waits for the database, and while the
-    // database is away no upgrade is counted or let in.
+    // The in-memory limit answers at once; the shared one waits for the database, and while that
+    // is away no upgrade is let in.
     const result = limiter.hit(deps.ipOf(request))
     if (!(result instanceof Promise)) return limited(result)
     result.then(limited, (error: unknown) => {
