@@ -36,7 +36,6 @@ export function requestIp(request: IncomingMessage, trustedProxies: number): str
   return forwarded !== undefined && isIP(forwarded) !== 0 ? normalizeIp(forwarded) : socketIp
 }
 
-/** Hextets of an IPv6 network prefix that make one client: a /64. */
 const IPV6_CLIENT_HEXTETS = 4
 
 /** One spelling per client: `::ffff:1.2.3.4` is `1.2.3.4`, an IPv6 address its /64 prefix. */

@@ -23,15 +23,12 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
   return { ...headers, [HEADERS.retryAfter]: String(result.retryAfterSec) }
 }
 
-/** A limit that is off (RATE_LIMIT_MAX=0) counts nothing and labels nothing. */
-const passThrough: MiddlewareHandler = (_c, next) => next()
-
+/** Mounted only while the limit is on (RATE_LIMIT_MAX above 0); requests `skip` picks pass. */
 export function rateLimit(
   limiter: RateLimit,
   ipOf: (c: Context) => string,
   skip?: (c: Context) => boolean | Promise<boolean>,
 ): MiddlewareHandler {
-  if (!limiter.enabled) return passThrough
   const count: MiddlewareHandler = (c, next) => {
     const answer = (result: RateLimitResult): Promise<Response | void> => {
       // A refusal is labelled the way every other answer is, so the names keep the spec's

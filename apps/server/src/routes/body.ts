@@ -23,24 +23,23 @@ export function pumpBody(
     let settled = false
     let busy = false
     let ended = false
-    const stopListening = () => {
+    /** Settles once, and stops listening; false when it had settled already. */
+    const settle = (): boolean => {
+      if (settled) return false
+      settled = true
       incoming.off('data', onData)
       incoming.off('end', onEnd)
       incoming.off('error', onError)
       incoming.off('close', onClose)
+      return true
     }
     const onError = (error: unknown) => {
-      if (settled) return
-      settled = true
-      stopListening()
+      if (!settle()) return
       incoming.pause()
       reject(error)
     }
     const finish = () => {
-      if (settled) return
-      settled = true
-      stopListening()
-      resolve()
+      if (settle()) resolve()
     }
     const onData = (piece: Buffer) => {
       let taken: void | Promise<void>

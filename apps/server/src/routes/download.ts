@@ -92,8 +92,7 @@ function sendBlob(c: Context<AppEnv>, part: BlobPart, logger: Pick<Logger, 'erro
   if (range !== undefined) {
     headers[HEADERS.contentRange] = `bytes ${range.start}-${range.end - 1}/${size}`
   }
-  const outgoing = c.env?.outgoing
-  if (outgoing === undefined) return c.body(part.blob.stream(), status, headers)
+  const { outgoing } = c.env
   // Written straight to the Node response, past the web stream adapter, which cost more CPU than
   // the disk and the socket together; writeHead merges in the headers already set.
   outgoing.writeHead(status, headers)

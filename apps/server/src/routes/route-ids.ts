@@ -15,11 +15,8 @@ function uuidParam(c: Context<AppEnv>, message: string): string {
   return id
 }
 
-/** The `:id` of an upload or of an upload session. */
 export const uploadId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.uploadNotFound)
 
-/** The `:id` of a note. */
 export const noteId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.noteNotFound)
 
-/** The `:id` of a file request. */
 export const requestId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.requestNotFound)

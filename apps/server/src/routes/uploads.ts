@@ -20,7 +20,6 @@ export interface UploadRouteDeps {
   requireLogin: (c: Context<AppEnv>) => Promise<void>
 }
 
-/** Whether the request's connection has closed, so no answer can reach the client. */
 function connectionGone(c: Context<AppEnv>): boolean {
   const { outgoing } = c.env
   return outgoing.destroyed || outgoing.socket === null || outgoing.socket.destroyed

@@ -23,7 +23,6 @@ export class FrameMeter {
   private readonly header = Buffer.alloc(MAX_HEADER_BYTES)
   private headerBytes = 0
 
-  /** Bytes held now for messages and frames not yet complete. */
   get heldBytes(): number {
     return this.held
   }

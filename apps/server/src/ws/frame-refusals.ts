@@ -11,7 +11,6 @@ import { EventEmitter } from 'node:events'
 
 import type { WebSocket } from 'ws'
 
-/** The fields of ws's parser this module reads or writes. */
 interface FrameParser extends EventEmitter {
   _maxPayload: number
   _opcode: number
@@ -28,19 +27,19 @@ export function frameParserOf(ws: WebSocket): FrameParser | undefined {
   return receiver as FrameParser
 }
 
-/** Calls `listener` with ws's `WS_ERR_*` error while the socket is open; false without parser. */
-export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void): boolean {
-  const parser = frameParserOf(ws)
-  parser?.prependListener('error', listener)
-  return parser !== undefined
+/**
+ * Calls `listener` with ws's `WS_ERR_*` error while the socket is open. Without the parser ws
+ * closes as it does, and the server-wide `maxPayload` stays in force.
+ */
+export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void): void {
+  frameParserOf(ws)?.prependListener('error', listener)
 }
 
-/** ws refuses (1009) a message longer than `bytes` from the next header on; false without parser. */
-export function setFrameLimit(ws: WebSocket, bytes: number): boolean {
+/** ws refuses (1009) a message longer than `bytes` from the next frame header on. */
+export function setFrameLimit(ws: WebSocket, bytes: number): void {
   const parser = frameParserOf(ws)
   // Zero would mean no limit at all to ws.
   if (parser) parser._maxPayload = Math.max(1, Math.floor(bytes))
-  return parser !== undefined
 }
 
 /** Whether the message ws is reading, or has just refused, is binary. */

@@ -57,7 +57,6 @@ export class ProgressWatch {
     this.arm()
   }
 
-  /** Counts bytes the client delivered. */
   received(bytes: number): void {
     if (this.stopped || bytes <= 0) return
     this.delivered += bytes
@@ -82,7 +81,6 @@ export class ProgressWatch {
     this.arm()
   }
 
-  /** Ends the watch: the upload finished, failed or closed. */
   stop(): void {
     this.stopped = true
     this.disarm()

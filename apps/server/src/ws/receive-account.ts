@@ -39,7 +39,6 @@ export class ReceiveAccount {
     socket.on('data', this.onData)
   }
 
-  /** Whether reading waits for the budget. */
   get waiting(): boolean {
     return this.cancelWait !== undefined
   }

@@ -5,7 +5,6 @@
  * May touch: nothing (pure): the budget is its own memory.
  */
 
-/** One socket waiting for bytes to fit. */
 interface Waiter {
   bytes: number
   grant: () => void
@@ -33,7 +32,6 @@ export class ReceiveBudget {
     return this.waiters.size
   }
 
-  /** Counts `bytes` when they fit in what is left; answers whether they did. */
   tryTake(bytes: number): boolean {
     if (this.used + bytes > this.limit) return false
     this.force(bytes)

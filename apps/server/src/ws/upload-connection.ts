@@ -161,16 +161,15 @@ export class UploadConnection {
     try {
       frame = JSON.parse(data.toString('utf8')) as ControlFrame
     } catch {
-      frame = undefined
+      // Refused below, as anything else that is not an object.
     }
     if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
-      this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
-    } else if (
-      (frame.type === 'init' || frame.type === 'resume') &&
-      this.phase === 'awaiting-init'
-    ) {
-      void this.open(frame, frame.type)
-    } else if (frame.type === 'finalize' && this.phase === 'receiving') {
+      return this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
+    }
+    const { type } = frame
+    if ((type === 'init' || type === 'resume') && this.phase === 'awaiting-init') {
+      void this.open(frame, type)
+    } else if (type === 'finalize' && this.phase === 'receiving') {
       void this.finish(frame)
     } else {
       // A second init, a finalize before ready or after finalize, or an unknown type.
@@ -227,10 +226,8 @@ export class UploadConnection {
   /** The longest text frame taken now: the route's `finalize` once every byte is in. */
   private controlFrameLimit(): number {
     const finalizing = this.phase === 'receiving' && this.lacking === 0
-    return Math.max(
-      WS_CONTROL_FRAME_MAX_BYTES,
-      finalizing ? (this.handler.finalizeFrameMaxBytes ?? 0) : 0,
-    )
+    const finalizeMax = finalizing ? (this.handler.finalizeFrameMaxBytes ?? 0) : 0
+    return Math.max(WS_CONTROL_FRAME_MAX_BYTES, finalizeMax)
   }
 
   /** Hands bytes to the session at once (its write chain keeps their order), pending until stored. */

@@ -19,7 +19,7 @@ import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { fileUploadRoute } from './file-upload-route.js'
 import { ReceiveBudget } from './receive-budget.js'
-import { SocketsPerIp } from './sockets-per-ip.js'
+
 import { bufferLimits, UploadConnection } from './upload-connection.js'
 import type { UploadSocketHandler, UploadSocketRoute } from './upload-handler.js'
 
@@ -40,16 +40,7 @@ export interface UploadSocketDeps {
   initTimeoutMs?: number
 }
 
-export interface UploadSockets {
-  /** Refuses new upgrades from now on; open sockets carry on. */
-  stopAccepting(): void
-  /** Drops every open socket (their sessions abort) and detaches from the HTTP server. */
-  close(): Promise<void>
-  /** For tests: the peak bytes of one socket's store queue and of the budget, and its waiters. */
-  readonly peakPendingBytes: number
-  readonly peakHeldBytes: number
-  readonly waitingForBudget: number
-}
+export type UploadSockets = ReturnType<typeof attachUploadSockets>
 
 const KEEPALIVE_MS = 30_000
 
@@ -83,14 +74,15 @@ function pathnameOf(request: IncomingMessage): string {
   }
 }
 
-export function attachUploadSockets(server: Server, deps: UploadSocketDeps): UploadSockets {
+export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
   const { config, logger } = deps
   const progressWindowMs = config.fileUploadWsProgressWindowSec * 1000
   const routes = [fileUploadRoute({ ...deps, progressWindowMs }), ...(deps.routes ?? [])]
   const allowedOrigin = new URL(config.baseUrl).origin
   const limits = bufferLimits(config.fileUploadWsMaxBuffer)
   const budget = new ReceiveBudget(config.fileUploadWsBufferBudget)
-  const perIp = new SocketsPerIp(config.fileUploadWsMaxPerIp)
+  /** Upload sockets open per client address (FILE_UPLOAD_WS_MAX_PER_IP, 0 for no limit). */
+  const openPerIp = new Map<string, number>()
   // ws refuses a longer message from its header, with close 1009. Until `ready` only a control
   // frame may come; each connection then raises its own limit (UploadConnection.limitFrames).
   const wss = new WebSocketServer({
@@ -104,9 +96,8 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
   /** The rate limit headers of each accepted upgrade, for its 101 answer. */
   const handshakeHeaders = new WeakMap<IncomingMessage, Record<string, string>>()
   wss.on('headers', (lines: string[], request: IncomingMessage) => {
-    const headers = handshakeHeaders.get(request)
-    if (headers)
-      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
+    const headers = Object.entries(handshakeHeaders.get(request) ?? {})
+    for (const [name, value] of headers) lines.push(`${name}: ${value}`)
   })
   let accepting = true
   let peakPendingBytes = 0
@@ -174,9 +165,18 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
     if (socket.destroyed) return
     // 429 before the upgrade: the client falls back to chunked HTTP, which has limits of its own.
     const ip = deps.ipOf(request)
-    if (!perIp.admit(ip)) return refuse(socket, 429, ERROR_MESSAGES.tooManyUploadSockets)
+    const open = openPerIp.get(ip) ?? 0
+    const maxPerIp = config.fileUploadWsMaxPerIp
+    if (maxPerIp > 0 && open >= maxPerIp) {
+      return refuse(socket, 429, ERROR_MESSAGES.tooManyUploadSockets)
+    }
+    openPerIp.set(ip, open + 1)
     // Whether ws upgrades it or refuses the handshake, the connection ends with its close.
-    socket.once('close', () => perIp.release(ip))
+    socket.once('close', () => {
+      const left = (openPerIp.get(ip) ?? 1) - 1
+      if (left > 0) openPerIp.set(ip, left)
+      else openPerIp.delete(ip)
+    })
     wss.handleUpgrade(request, socket, head, (ws) => {
       const connection = new UploadConnection(ws, request, matched, {
         limits,
@@ -207,13 +207,13 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps): Upl
   }
 
   return {
+    /** Refuses new upgrades from now on; open sockets carry on. */
     stopAccepting() {
       accepting = false
     },
-    close() {
-      closing ??= close()
-      return closing
-    },
+    /** Drops every open socket and detaches from the HTTP server. */
+    close: () => (closing ??= close()),
+    /** For tests: the peak bytes of one socket's store queue and of the budget, and its waiters. */
     get peakPendingBytes() {
       return peakPendingBytes
     },
