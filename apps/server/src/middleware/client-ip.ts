@@ -1,9 +1,7 @@
 /**
- * The client IP that rate limits, the upload quota and the lockout count by (spec: Limits): the
- * socket's peer, or behind N trusted proxies (TRUST_PROXY) the N-th address from the end of
- * `X-Forwarded-For`, the one the outermost proxy saw; earlier entries could be forged by the
- * client. A header shorter than the chain gives its first address. An IPv6 client counts as its
- * /64, since one host is commonly given a whole /64 and could take a fresh address per request.
+ * The client IP that limits count by (spec: Limits): the socket's peer, or behind N trusted
+ * proxies (TRUST_PROXY) the N-th `X-Forwarded-For` address from the end, as earlier ones could be
+ * forged. An IPv6 client counts as its /64, which one host is commonly given whole.
  * May touch: nothing (pure): reads the request it is given.
  */
 import type { IncomingMessage } from 'node:http'
@@ -20,9 +18,8 @@ const UNKNOWN_IP = 'unknown'
 const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/
 
 export function clientIp(c: Context, trustedProxies: number): string {
-  const bindings = c.env as Partial<HttpBindings> | undefined
-  if (!bindings?.incoming) return UNKNOWN_IP
-  return requestIp(bindings.incoming, trustedProxies)
+  const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming
+  return incoming ? requestIp(incoming, trustedProxies) : UNKNOWN_IP
 }
 
 /** The same rule on a Node request, for the upload sockets' upgrade requests. */
@@ -49,8 +46,7 @@ export function normalizeIp(ip: string): string {
 
 /**
  * The network a client counts as for abuse reports: the /48 one IPv6 site is commonly given, or
- * the IPv4 /24, which keeps the holder of a small block to one allowance (reports are rare enough
- * that unrelated reporters sharing a /24 seldom meet the bound).
+ * the IPv4 /24, keeping a small block to one allowance (reports are rare; sharers seldom meet it).
  */
 export function reporterNetwork(clientIp: string): string {
   if (isIP(clientIp) === 4) return `${clientIp.split('.').slice(0, 3).join('.')}.0/24`

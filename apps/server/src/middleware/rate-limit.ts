@@ -11,7 +11,7 @@ import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
-/** `X-RateLimit-*`, and `Retry-After` on a refusal, which is recorded; upload sockets use it too. */
+/** `X-RateLimit-*`, plus `Retry-After` on a refusal (recorded); the upload sockets use it too. */
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
   const headers = {
     [HEADERS.rateLimitLimit]: String(result.limit),

@@ -1,7 +1,6 @@
 /**
- * Browser hardening headers on every answer, which the HTTP server sets before the app runs
- * (listen.ts). The policy is the protocol package's, the one the web app's integrity manifest
- * records.
+ * Browser hardening headers on every answer, set by the HTTP server before the app runs
+ * (listen.ts), with the protocol package's policy, which the web app's integrity manifest records.
  * May touch: nothing (pure).
  */
 import { contentSecurityPolicy } from '@fileshare/protocol'

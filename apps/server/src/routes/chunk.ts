@@ -1,7 +1,6 @@
 /**
  * One chunk of a chunked upload, normal or into a request (spec: POST /api/upload/:id/chunk,
- * POST /api/request/:id/upload/:uid/chunk): admitted before its body is read, then streamed into
- * the session, the answer waiting out the speed-limit delay.
+ * POST /api/request/:id/upload/:uid/chunk), admitted before its body is read.
  * May touch: timers (the speed-limit delay); the rest through the session layer.
  */
 import { ERROR_MESSAGES, parseIntegerStrict, RECEIVED_HEADERS } from '@fileshare/protocol'

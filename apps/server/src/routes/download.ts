@@ -1,7 +1,6 @@
 /**
- * The answer to a counted download, shared by GET /api/download/:id and GET
- * /api/inbox/:id/file/:uid: the ciphertext streamed, or on S3 `{ url, size, fileCount }` with a
- * presigned URL from which the client fetches it (spec: What the service does, 7).
+ * The answer to a counted download (GET /api/download/:id, GET /api/inbox/:id/file/:uid): the
+ * ciphertext, or on S3 a presigned `{ url, size, fileCount }` (spec: What the service does, 7).
  * May touch: the blob store (streams the opened blob); the log and the metrics registry.
  */
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
@@ -13,9 +12,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
-import type { ByteBounds, DownloadResult, GrantedRead } from '../records/counted-reads.js'
-import type { IssuedGrant } from '../access/read-grants.js'
-import type { OpenedBlob } from '../storage/blob-store.js'
+import type { DownloadResult, GrantedRead } from '../records/counted-reads.js'
 
 /** The two ways of reading an item on a counted route (docs/api.md, Read grants). */
 export interface CountedRoute {
@@ -31,8 +28,8 @@ export interface CountedRoute {
  */
 export async function answerCounted(
   c: Context<AppEnv>,
-  route: CountedRoute,
   logger: Pick<Logger, 'error'>,
+  route: CountedRoute,
 ): Promise<Response> {
   // Hono answers HEAD through the GET route, and a HEAD (a link checker, a proxy probing the
   // address) would otherwise use up a download without a byte of ciphertext going out.
@@ -43,36 +40,23 @@ export async function answerCounted(
   const range = c.req.header(HEADERS.range)
   if (grant !== undefined && grant !== READ_GRANT_REQUEST) {
     const read = await route.readGranted(grant, range)
-    return sendBlob(c, { ...read, range: range === undefined ? undefined : read }, logger)
+    return sendBlob(c, range === undefined ? read : { ...read, range: read }, logger)
   }
   // A spec client's Range is ignored; one asked for with a grant is answered (docs/api.md).
-  const download = await route.download(
-    grant !== undefined,
-    grant === undefined ? undefined : range,
-  )
+  const withGrant = grant !== undefined
+  const download = await route.download(withGrant, withGrant ? range : undefined)
   const { size, fileCount, delivery } = download
   if ('url' in delivery) {
     recordDownload('url')
     return c.json({ url: delivery.url, size, fileCount }, 200)
   }
   recordDownload('stream')
-  return sendBlob(
-    c,
-    { ...download, blob: delivery.blob, offersRanges: grant !== undefined },
-    logger,
-  )
+  return sendBlob(c, { ...download, blob: delivery.blob, offersRanges: withGrant }, logger)
 }
 
-/** Bytes of a blob to send: all of it, or `range` of it. */
-interface BlobPart {
-  blob: OpenedBlob
-  size: number
-  fileCount: number
-  range?: ByteBounds | undefined
-  /** Offers ranges to the client (`Accept-Ranges`); true unless a spec download. */
-  offersRanges?: boolean
-  grant?: IssuedGrant | undefined
-}
+/** A blob to send, all of it or `range` of it; `offersRanges` unless a spec download. */
+type BlobPart = Pick<GrantedRead, 'blob' | 'size' | 'fileCount'> &
+  Pick<DownloadResult, 'range' | 'grant'> & { offersRanges?: boolean }
 
 /** A blob's bytes as 200, or as 206 with their `Content-Range`; with `grant`, its headers. */
 function sendBlob(c: Context<AppEnv>, part: BlobPart, logger: Pick<Logger, 'error'>): Response {

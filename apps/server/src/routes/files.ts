@@ -49,13 +49,12 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   // A read grant (docs/api.md) is asked for with X-Read-Grant: request, and used by sending it.
   app.get('/download/:id', async (c) => {
     const auth = () => c.req.header(HEADERS.authToken)
-    const route = {
-      download: (withGrant: boolean, range: string | undefined) =>
+    return answerCounted(c, deps.logger, {
+      download: (withGrant, range) =>
         uploads.download(uploadId(c), auth(), deps.ipOf(c), withGrant, range),
-      readGranted: (grant: string, range: string | undefined) =>
+      readGranted: (grant, range) =>
         uploads.readGranted(uploadId(c), auth(), grant, range, deps.ipOf(c)),
-    }
-    return answerCounted(c, route, deps.logger)
+    })
   })
 
   app.post('/password/:id', async (c) => {

@@ -7,7 +7,6 @@ import {
   ERROR_MESSAGES,
   REQUEST_BODY_MAX_BYTES,
   REQUEST_FINALIZE_BODY_MAX_BYTES,
-  isUuid,
   RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
@@ -18,7 +17,7 @@ import type { RequestsService } from '../requests/requests.js'
 import { parseResumable } from '../validation.js'
 import { readJson, refuseFormPost } from './body.js'
 import { receiveChunk } from './chunk.js'
-import { requestId } from './route-ids.js'
+import { requestId, requestUploadId } from './route-ids.js'
 
 export interface RequestRouteDeps {
   requests: RequestsService
@@ -73,11 +72,9 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/:id/upload/:uid/chunk', async (c) => {
     const id = requestId(c)
-    const uid = c.req.param('uid') ?? ''
-    return receiveChunk(c, async (index, n) => {
-      if (!isUuid(uid)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-      return requests.chunkSessions.admit(uid, index, n, requests.chunkScope(id))
-    })
+    return receiveChunk(c, async (index, n) =>
+      requests.chunkSessions.admit(requestUploadId(c), index, n, requests.chunkScope(id)),
+    )
   })
 
   app.post('/:id/upload/:uid/finalize', async (c) => {

@@ -1,7 +1,6 @@
 /**
- * The normal upload socket `/api/upload/ws` (spec: WebSocket /api/upload/ws): its `init` frame
- * declares what `POST /api/upload/init` does, checked the same way; its `finalize` frame needs
- * the owner token `init` declared.
+ * The normal upload socket `/api/upload/ws` (spec: WebSocket /api/upload/ws): `init` declares what
+ * `POST /api/upload/init` does; `finalize` needs the owner token `init` declared.
  * May touch: nothing directly; through UploadsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'

@@ -19,7 +19,7 @@ export class FrameMeter {
   private fin = false
   /** A data message has fragments before the frame under way. */
   private fragmented = false
-  /** The header being gathered, while it is incomplete. */
+
   private readonly header = Buffer.alloc(MAX_HEADER_BYTES)
   private headerBytes = 0
 

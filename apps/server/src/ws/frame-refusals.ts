@@ -1,10 +1,7 @@
 /**
- * The one place the server reaches past `ws`'s public interface, its private frame parser
- * `_receiver`. ws refuses some frames itself (too large, malformed, bad UTF-8) on the parser and
- * closes the socket in the same step; a listener put ahead of ws's can still send the spec's
- * `error` frame first (spec: WebSocket /api/upload/ws, Failure). ws checks `maxPayload` as each
- * frame header arrives; this module sets it per socket. frame-refusals.test.ts fails when ws
- * changes any of this.
+ * The one place the server reaches past `ws`'s public interface, to its frame parser: a listener
+ * ahead of ws's hears a refused frame while the spec's `error` frame can still be sent, and the
+ * `maxPayload` checked at each frame header is set per socket. frame-refusals.test.ts guards both.
  * May touch: the WebSocket it is given (its frame parser's listeners and limit).
  */
 import { EventEmitter } from 'node:events'
@@ -27,10 +24,7 @@ export function frameParserOf(ws: WebSocket): FrameParser | undefined {
   return receiver as FrameParser
 }
 
-/**
- * Calls `listener` with ws's `WS_ERR_*` error while the socket is open. Without the parser ws
- * closes as it does, and the server-wide `maxPayload` stays in force.
- */
+/** Calls `listener` with ws's `WS_ERR_*` error while the socket is open; else ws closes alone. */
 export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void): void {
   frameParserOf(ws)?.prependListener('error', listener)
 }

@@ -17,10 +17,7 @@ interface Checkpoint {
   target: number
 }
 
-/**
- * Checkpoints closer than this slice of a window share the earlier one, so tiny frames cannot grow
- * the list; the rule then errs by at most that slice, in the client's favour.
- */
+/** Checkpoints closer than this slice of a window merge, erring only in the client's favour. */
 const CHECKPOINTS_PER_WINDOW = 64
 
 export interface ProgressWatchOptions {

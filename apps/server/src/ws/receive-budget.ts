@@ -54,10 +54,7 @@ export class ReceiveBudget {
     }
   }
 
-  /**
-   * Counts `bytes` and calls `grant` once they fit, each waiter as soon as it does, so a large one
-   * does not hold up small ones behind it. Answers a cancel.
-   */
+  /** Counts `bytes` and calls `grant` once they fit, even past larger waiters; answers a cancel. */
   wait(bytes: number, grant: () => void): () => void {
     const waiter = { bytes, grant }
     this.waiters.add(waiter)

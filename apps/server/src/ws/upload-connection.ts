@@ -1,7 +1,6 @@
 /**
- * One upload WebSocket from its first frame to its close (spec: WebSocket /api/upload/ws): the
- * frame order, backpressure towards the blob store, keepalive, a route's progress floor, and every
- * failure as an `error` frame and a close code. Routes decide only what `init` and `finalize` mean.
+ * One upload WebSocket from its first frame to its close (spec: WebSocket /api/upload/ws): frame
+ * order, backpressure, keepalive, a progress floor, and each failure as `error` frame and close.
  * May touch: the WebSocket it is given; timers (keepalive); the log.
  */
 import type { IncomingMessage } from 'node:http'
@@ -34,10 +33,7 @@ import type {
 const HIGH_WATER_CAP = 4 * 1024 * 1024
 const MAX_CLOSE_REASON = 123
 
-/**
- * Reading pauses at the smaller of 4 MiB and half of FILE_UPLOAD_WS_MAX_BUFFER, resuming at half
- * that: what was read before the pause took effect still arrives, into the other half.
- */
+/** Reading pauses at min(4 MiB, half the max buffer), whose other half takes what still arrives. */
 export function bufferLimits(maxBuffer: number) {
   const highWater = Math.min(HIGH_WATER_CAP, Math.floor(maxBuffer / 2))
   return { maxBuffer, highWater, lowWater: Math.floor(highWater / 2) }
@@ -131,10 +127,7 @@ export class UploadConnection {
     this.ws.ping()
   }
 
-  /**
-   * Pings at once and drops the socket when nothing arrives within `withinMs`: a resume waits for
-   * its session, held by a peer that may be gone without a close.
-   */
+  /** Pings and drops the socket if silent for `withinMs`: a resume waits on its session's peer. */
   private probe(withinMs: number): void {
     if (this.phase !== 'receiving' || this.ws.readyState !== this.ws.OPEN) return
     const heard = this.heard
@@ -212,8 +205,8 @@ export class UploadConnection {
   }
 
   /**
-   * The longest message ws admits from the next frame header on, refusing a longer one before its
-   * payload: a control frame, or while receiving what the upload lacks, up to the max buffer.
+   * The longest frame ws takes from its next header on, refusing a longer one before its payload:
+   * a control frame, or while receiving what the upload lacks, up to the max buffer.
    */
   private limitFrames(): void {
     const { maxBuffer } = this.options.limits
@@ -230,7 +223,7 @@ export class UploadConnection {
     return Math.max(WS_CONTROL_FRAME_MAX_BYTES, finalizeMax)
   }
 
-  /** Hands bytes to the session at once (its write chain keeps their order), pending until stored. */
+  /** Hands bytes to the session at once (its write chain keeps order); pending until stored. */
   private receiveBytes(bytes: Buffer): void {
     if (this.phase !== 'receiving' || !this.upload) {
       // Binary before ready, or after finalize (spec: close code 1002).
@@ -341,10 +334,7 @@ export class UploadConnection {
     this.endSession('abort')
   }
 
-  /**
-   * A frame ws refused, mapped onto the spec's close codes. One over the frame limit is answered
-   * as if it had been read: too large, out of order, past the declared length, or over the buffer.
-   */
+  /** A frame ws refused (limitFrames), answered with the spec's close code as if it was read. */
   private refusedByWs(error: unknown): void {
     const code = (error as { code?: unknown }).code
     if (

@@ -1,8 +1,6 @@
 /**
  * What an upload socket's route provides to the connection that runs it (upload-connection.ts):
- * opening or resuming a session from the first frame, finalizing and revoking it. Normal uploads
- * (file-upload-route.ts) and uploads into requests (request-upload-route.ts) each provide one,
- * and read a `resume` frame's offset alike.
+ * opening or resuming a session from the first frame, finalizing and revoking it.
  * May touch: nothing (pure).
  */
 import type { IncomingMessage } from 'node:http'

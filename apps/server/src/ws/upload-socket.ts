@@ -43,6 +43,8 @@ export interface UploadSocketDeps {
 export type UploadSockets = ReturnType<typeof attachUploadSockets>
 
 const KEEPALIVE_MS = 30_000
+/** What an upgrade request's path is read against. */
+const BASE = 'http://upgrade.invalid'
 
 /** Answers an upgrade request with a JSON error and closes the connection. */
 function refuse(
@@ -66,14 +68,6 @@ function refuse(
   )
 }
 
-function pathnameOf(request: IncomingMessage): string {
-  try {
-    return new URL(request.url ?? '/', 'http://upgrade.invalid').pathname
-  } catch {
-    return ''
-  }
-}
-
 export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
   const { config, logger } = deps
   const progressWindowMs = config.fileUploadWsProgressWindowSec * 1000
@@ -81,8 +75,9 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
   const allowedOrigin = new URL(config.baseUrl).origin
   const limits = bufferLimits(config.fileUploadWsMaxBuffer)
   const budget = new ReceiveBudget(config.fileUploadWsBufferBudget)
-  /** Upload sockets open per client address (FILE_UPLOAD_WS_MAX_PER_IP, 0 for no limit). */
+  /** Upload sockets open per client address, at most FILE_UPLOAD_WS_MAX_PER_IP (0: no limit). */
   const openPerIp = new Map<string, number>()
+  const maxPerIp = config.fileUploadWsMaxPerIp || Infinity
   // ws refuses a longer message from its header, with close 1009. Until `ready` only a control
   // frame may come; each connection then raises its own limit (UploadConnection.limitFrames).
   const wss = new WebSocketServer({
@@ -119,7 +114,8 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
 
   function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     socket.on('error', (error) => logger.debug('upload socket upgrade failed', error))
-    const pathname = pathnameOf(request)
+    const url = request.url ?? '/'
+    const pathname = URL.canParse(url, BASE) ? new URL(url, BASE).pathname : ''
     let handler: UploadSocketHandler | undefined
     for (const route of routes) handler ??= route(pathname)
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
@@ -150,7 +146,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
     request: IncomingMessage,
     socket: Duplex,
     head: Buffer,
-    matched: UploadSocketHandler,
+    handler: UploadSocketHandler,
   ): void {
     // 404 as for a route that does not exist: the socket is not offered (spec: "Used only when
     // FILE_UPLOAD_WS is on"), and a client falls back on any failed handshake.
@@ -166,10 +162,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
     // 429 before the upgrade: the client falls back to chunked HTTP, which has limits of its own.
     const ip = deps.ipOf(request)
     const open = openPerIp.get(ip) ?? 0
-    const maxPerIp = config.fileUploadWsMaxPerIp
-    if (maxPerIp > 0 && open >= maxPerIp) {
-      return refuse(socket, 429, ERROR_MESSAGES.tooManyUploadSockets)
-    }
+    if (open >= maxPerIp) return refuse(socket, 429, ERROR_MESSAGES.tooManyUploadSockets)
     openPerIp.set(ip, open + 1)
     // Whether ws upgrades it or refuses the handshake, the connection ends with its close.
     socket.once('close', () => {
@@ -178,7 +171,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
       else openPerIp.delete(ip)
     })
     wss.handleUpgrade(request, socket, head, (ws) => {
-      const connection = new UploadConnection(ws, request, matched, {
+      const connection = new UploadConnection(ws, request, handler, {
         limits,
         logger,
         budget,
@@ -213,15 +206,10 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
     },
     /** Drops every open socket and detaches from the HTTP server. */
     close: () => (closing ??= close()),
-    /** For tests: the peak bytes of one socket's store queue and of the budget, and its waiters. */
+    /** For tests: the most bytes one socket held for the store, and the receive budget. */
     get peakPendingBytes() {
       return peakPendingBytes
     },
-    get peakHeldBytes() {
-      return budget.peakBytes
-    },
-    get waitingForBudget() {
-      return budget.waitingCount
-    },
+    budget: budget as Readonly<ReceiveBudget>,
   }
 }
