@@ -19,7 +19,6 @@ import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { fileUploadRoute } from './file-upload-route.js'
 import { ReceiveBudget } from './receive-budget.js'
-
 import { bufferLimits, UploadConnection } from './upload-connection.js'
 import type { UploadSocketHandler, UploadSocketRoute } from './upload-handler.js'
 
