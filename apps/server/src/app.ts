@@ -128,7 +128,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       uploads: services.uploads,
       ipOf,
       requireLogin: requireLogin('file'),
-      now: deps.now,
     }),
   )
   app.route('/api', fileRoutes({ uploads: services.uploads, ipOf, logger }))
@@ -158,7 +157,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         const user = await guard('request', (name) => c.req.header(name), { identify: true })
         return user?.sub ?? null
       },
-      now: deps.now,
     }),
   )
   app.route('/api/inbox', inboxRoutes({ inbox: services.inbox, enabled: requestsOn, ipOf, logger }))

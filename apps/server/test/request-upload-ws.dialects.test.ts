@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
 import {
+  ERROR_MESSAGES,
   PASSWORD_ALGO,
   buildLink,
   createDecryptStream,
@@ -45,7 +46,6 @@ import { WS_MAX_BUFFER_MIN, type Config } from '../src/config.js'
 import { createLogger } from '../src/logger.js'
 import { createServices, type Services } from '../src/composition/container.js'
 import type { BlobStore } from '../src/storage/blob-store.js'
-import { STALLED_MESSAGE } from '../src/ws/progress-watch.js'
 import { requestUploadRoute } from '../src/ws/request-upload-route.js'
 import { attachUploadSockets, type UploadSockets } from '../src/ws/upload-socket.js'
 import { randomToken, startTestServer, type TestServer } from './harness.js'
@@ -946,7 +946,7 @@ async function sideSockets(
 
 describe('request upload socket progress rule, with a 400 ms window', () => {
   const WINDOW = 400
-  const STALLED = { type: 'error', message: STALLED_MESSAGE, status: 408 }
+  const STALLED = { type: 'error', message: ERROR_MESSAGES.uploadStalled, status: 408 }
   let server: TestServer
   let side: Awaited<ReturnType<typeof sideSockets>>
 

@@ -1051,23 +1051,23 @@ describe('upload sockets sharing the smallest FILE_UPLOAD_WS_BUFFER_BUDGET', () 
     // The header and half the payload: the whole frame is taken from the budget.
     await holder.write(frameHeader(0x2, frame))
     await holder.write(holderBody.subarray(0, frame / 2))
-    await expect.poll(() => sockets.peakHeldBytes >= frame, POLL).toBe(true)
+    await expect.poll(() => sockets.budget.peakBytes >= frame, POLL).toBe(true)
 
     waiting.sendBytes(waitingBody, MiB)
     waiting.sendJson({ type: 'finalize' })
     await expect
-      .poll(() => sockets.waitingForBudget > 0 || waiting.frames.length > 1, POLL)
+      .poll(() => sockets.budget.waitingCount > 0 || waiting.frames.length > 1, POLL)
       .toBe(true)
     expect(waiting.frames).toEqual([{ type: 'ready', id: waitingId }])
     // What all sockets held never passed the budget by more than a read per socket.
-    expect(sockets.peakHeldBytes).toBeLessThanOrEqual(LIMIT + 2 * 64 * KiB)
+    expect(sockets.budget.peakBytes).toBeLessThanOrEqual(LIMIT + 2 * 64 * KiB)
 
     await holder.write(holderBody.subarray(frame / 2))
     await holder.write(textFrame(JSON.stringify({ type: 'finalize' })))
     await holder.until(() => holder.frames.texts.length > 1 || holder.ended)
     expect(JSON.parse(holder.frames.texts[1]!)).toMatchObject({ type: 'done', id: holderId })
     expect(await waiting.waitFor('done')).toMatchObject({ id: waitingId })
-    expect(sockets.peakHeldBytes).toBeLessThanOrEqual(LIMIT + 2 * 64 * KiB)
+    expect(sockets.budget.peakBytes).toBeLessThanOrEqual(LIMIT + 2 * 64 * KiB)
     expect((await download(server, holderId, holderHeaders.authToken!)).equals(holderBody)).toBe(
       true,
     )

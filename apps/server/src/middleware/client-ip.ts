@@ -1,12 +1,7 @@
 /**
- * The client IP that rate limits, the upload quota and the lockout count by (spec: Limits): the
- * socket's peer, or behind N trusted reverse proxies (TRUST_PROXY) the N-th address from the end
- * of `X-Forwarded-For`: each proxy appends the peer it saw, so that one is what the outermost
- * proxy saw. Earlier entries come from the client and could be forged to dodge the limits; a
- * header shorter than the chain (a request that skipped the outer proxies) gives its first
- * address, the furthest one a trusted proxy wrote. An IPv6 client counts as its /64 network,
- * since one host is commonly given a whole /64 and could otherwise take a fresh address for
- * every request.
+ * The client IP that limits count by (spec: Limits): the socket's peer, or behind N trusted
+ * proxies (TRUST_PROXY) the N-th `X-Forwarded-For` address from the end, as earlier ones could be
+ * forged. An IPv6 client counts as its /64, which one host is commonly given whole.
  * May touch: nothing (pure): reads the request it is given.
  */
 import type { IncomingMessage } from 'node:http'
@@ -18,14 +13,13 @@ import type { Context } from 'hono'
 import { ipv6Hextets } from '../ip-address.js'
 
 /** What stands in for the address when none is known (for example under `app.request()`). */
-export const UNKNOWN_IP = 'unknown'
+const UNKNOWN_IP = 'unknown'
 
 const IPV4_MAPPED = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/
 
 export function clientIp(c: Context, trustedProxies: number): string {
-  const bindings = c.env as Partial<HttpBindings> | undefined
-  if (!bindings?.incoming) return UNKNOWN_IP
-  return requestIp(bindings.incoming, trustedProxies)
+  const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming
+  return incoming ? requestIp(incoming, trustedProxies) : UNKNOWN_IP
 }
 
 /** The same rule on a Node request, for the upload sockets' upgrade requests. */
@@ -39,14 +33,9 @@ export function requestIp(request: IncomingMessage, trustedProxies: number): str
   return forwarded !== undefined && isIP(forwarded) !== 0 ? normalizeIp(forwarded) : socketIp
 }
 
-/** Hextets of an IPv6 network prefix that make one client: a /64. */
 const IPV6_CLIENT_HEXTETS = 4
 
-/**
- * One spelling per client, so a dual-stack socket's `::ffff:1.2.3.4` and a proxy's `1.2.3.4`
- * count as the same client; an IPv6 address becomes its /64 network (`2001:db8:0:7::/64`), in
- * one spelling whatever zeros the address was written with or left out.
- */
+/** One spelling per client: `::ffff:1.2.3.4` is `1.2.3.4`, an IPv6 address its /64 prefix. */
 export function normalizeIp(ip: string): string {
   const lower = ip.toLowerCase()
   const mapped = IPV4_MAPPED.exec(lower)?.[1]
@@ -56,10 +45,8 @@ export function normalizeIp(ip: string): string {
 }
 
 /**
- * The network a client counts as for abuse reports: its IPv4 /24 or its IPv6 /48, from what
- * `normalizeIp` gave. A /48 is what one IPv6 site is commonly given; for IPv4 a /24 (rather than
- * the address) keeps a holder of a small block, a hosting subnet say, to one allowance, while
- * reports are rare enough that unrelated reporters who share a /24 seldom meet the bound.
+ * The network a client counts as for abuse reports: the /48 one IPv6 site is commonly given, or
+ * the IPv4 /24, keeping a small block to one allowance (reports are rare; sharers seldom meet it).
  */
 export function reporterNetwork(clientIp: string): string {
   if (isIP(clientIp) === 4) return `${clientIp.split('.').slice(0, 3).join('.')}.0/24`

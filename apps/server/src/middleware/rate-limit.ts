@@ -1,7 +1,6 @@
 /**
- * The `/api` rate limit (spec: Limits, rate limit): `X-RateLimit-*` headers on every answer and a
- * 429 with `Retry-After` beyond the limit; while a shared limit's database is out of reach,
- * requests are neither counted nor labelled.
+ * The `/api` rate limit (spec: Limits): `X-RateLimit-*` headers on every answer and a 429 with
+ * `Retry-After` beyond the limit.
  * May touch: the metrics registry; the counts through limits/.
  */
 import { ERROR_MESSAGES, HEADERS } from '@fileshare/protocol'
@@ -12,46 +11,39 @@ import { recordRateLimitRefusal } from '../metrics/recorder.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import { withHeaders } from './response-headers.js'
 
-/** The `X-RateLimit-*` headers of a counted request. */
+/** `X-RateLimit-*`, plus `Retry-After` on a refusal (recorded); the upload sockets use it too. */
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
-  return {
+  const headers = {
     [HEADERS.rateLimitLimit]: String(result.limit),
     [HEADERS.rateLimitRemaining]: String(result.remaining),
     [HEADERS.rateLimitReset]: String(result.resetSec),
   }
+  if (result.allowed) return headers
+  recordRateLimitRefusal()
+  return { ...headers, [HEADERS.retryAfter]: String(result.retryAfterSec) }
 }
 
-/** A limit that is off (RATE_LIMIT_MAX=0) counts nothing and labels nothing. */
-const passThrough: MiddlewareHandler = (_c, next) => next()
-
+/** Mounted only while the limit is on (RATE_LIMIT_MAX above 0); requests `skip` picks pass. */
 export function rateLimit(
   limiter: RateLimit,
   ipOf: (c: Context) => string,
   skip?: (c: Context) => boolean | Promise<boolean>,
 ): MiddlewareHandler {
-  if (!limiter.enabled) return passThrough
   const count: MiddlewareHandler = (c, next) => {
     const answer = (result: RateLimitResult): Promise<Response | void> => {
-      const headers = rateLimitHeaders(result)
-      if (!result.allowed) {
-        recordRateLimitRefusal()
-        // Labelled the way every other answer is, so the names keep the spec's spelling (a
-        // Response's own headers go out in lower case).
-        const refuse = async () => {
-          c.res = c.json({ error: ERROR_MESSAGES.rateLimited }, 429)
-        }
-        const retry = { [HEADERS.retryAfter]: String(result.retryAfterSec) }
-        return withHeaders(c, refuse, { ...headers, ...retry })
+      // A refusal is labelled the way every other answer is, so the names keep the spec's
+      // spelling (a Response's own headers go out in lower case).
+      const refuse = async () => {
+        c.res = c.json({ error: ERROR_MESSAGES.rateLimited }, 429)
       }
-      return withHeaders(c, next, headers)
+      return withHeaders(c, result.allowed ? next : refuse, rateLimitHeaders(result))
     }
     // The in-memory limit answers at once; only the shared one waits for the database.
     const result = limiter.hit(ipOf(c))
     if (!(result instanceof Promise)) return answer(result)
     return result.then(answer, (error: unknown) => {
-      // With the database out of reach nothing can be counted: the request goes on unlabelled,
-      // so that /api/health and /api/ready can say so, and any route that needs the database
-      // answers 503 itself.
+      // With the database out of reach nothing is counted: the request goes on unlabelled, so
+      // that /api/health can say so; a route that needs the database answers 503 itself.
       if (isDatabaseUnavailable(error)) return next()
       throw error
     })

@@ -1,7 +1,6 @@
 /**
- * One info line per request: method, route pattern, status and duration. The pattern
- * (`/api/download/:id`) stands in for the path, so ids, query strings, tokens and client IPs never
- * reach the log.
+ * One info line per request: method, route pattern, status and duration. The pattern stands in
+ * for the path, so ids, query strings, tokens and client IPs never reach the log.
  * May touch: the log (logger.ts).
  */
 import type { MiddlewareHandler } from 'hono'

@@ -7,28 +7,33 @@ import type { HttpBindings } from '@hono/node-server'
 import type { Context, Next } from 'hono'
 
 /**
- * Runs the rest of the chain with `headers` on its answer, setting each header once.
- *
- * Under the Node server they go on the Node response before the chain runs, and `writeHead`
- * merges in whatever answer comes back: a handler's, the error handler's, a redirect with
- * immutable headers, or one written straight to the socket. An answer that names one of these
- * headers itself keeps its own value. Elsewhere (`app.request()` in tests) they are set on the
- * context before the chain and again on the final response, which may not have used them.
+ * Runs the rest of the chain with `headers` on its answer. Under the Node server they go on the
+ * Node response first, and `writeHead` merges them into whatever answer comes back, unless it
+ * names them itself. Elsewhere (`app.request()` in tests) they are also set on the final response.
  */
-export function withHeaders(
+export async function withHeaders(
   c: Context,
   next: Next,
   headers: Readonly<Record<string, string>>,
 ): Promise<void> {
-  if (nodeResponse(c) === undefined) return withResponseHeaders(c, next, headers)
   setAnswerHeaders(c, headers)
-  return next()
+  await next()
+  if (nodeResponse(c) !== undefined) return
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      c.res.headers.set(name, value)
+    } catch (err) {
+      // `Response.redirect()` and fetched responses have immutable headers; copy the response.
+      if (!(err instanceof TypeError)) throw err
+      c.res = new Response(c.res.body, c.res)
+      c.res.headers.set(name, value)
+    }
+  }
 }
 
 /**
- * Sets `headers` on the answer a handler is about to build, spelled as given: under the Node
- * server on the Node response (a Response's own headers go out in lower case, while the spec
- * spells `Retry-After` and `X-RateLimit-*`), elsewhere on the context.
+ * Sets `headers` on the answer to come, spelled as given: under Node on the Node response (a
+ * Response's own headers go out in lower case), elsewhere on the context.
  */
 export function setAnswerHeaders(c: Context, headers: Readonly<Record<string, string>>): void {
   const outgoing = nodeResponse(c)
@@ -39,24 +44,3 @@ export function setAnswerHeaders(c: Context, headers: Readonly<Record<string, st
 }
 
 const nodeResponse = (c: Context) => (c.env as Partial<HttpBindings> | undefined)?.outgoing
-
-async function withResponseHeaders(
-  c: Context,
-  next: Next,
-  headers: Readonly<Record<string, string>>,
-): Promise<void> {
-  for (const [name, value] of Object.entries(headers)) c.header(name, value)
-  await next()
-  let target = c.res.headers
-  for (const [name, value] of Object.entries(headers)) {
-    try {
-      target.set(name, value)
-    } catch (err) {
-      // `Response.redirect()` and fetched responses have immutable headers; copy the response.
-      if (!(err instanceof TypeError)) throw err
-      c.res = new Response(c.res.body, c.res)
-      target = c.res.headers
-      target.set(name, value)
-    }
-  }
-}

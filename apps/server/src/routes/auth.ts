@@ -1,7 +1,6 @@
 /**
  * The login routes `/auth/login`, `/auth/callback`, `/auth/logout` and `/auth/session` (spec:
- * Login routes, Optional login), mounted only when OIDC_ISSUER, OIDC_CLIENT_ID and
- * OIDC_CLIENT_SECRET are all set.
+ * Login routes), mounted only when OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set.
  * May touch: nothing directly; through auth/ and access/api-tokens.ts.
  */
 import {
@@ -30,10 +29,7 @@ import type { ApiTokens } from '../access/api-tokens.js'
 /** The PKCE cookie goes only to the login routes; the session cookie to the whole service. */
 const PKCE_COOKIE_PATH = '/auth'
 
-/**
- * The login routes, signing sessions with `keys` (the same the creation guard checks);
- * `/auth/session` also names the owner of a personal API token from `tokens`.
- */
+/** Sessions are signed with `keys`, which the creation guard checks; `tokens` name API tokens. */
 export function authRoutes(config: Config, keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> {
   const { oidcIssuer, oidcClientId, oidcClientSecret, oidcSessionSecret } = config
   if (!oidcIssuer || !oidcClientId || !oidcClientSecret || !oidcSessionSecret) {

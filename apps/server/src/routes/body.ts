@@ -1,7 +1,6 @@
 /**
  * Reading request bodies with strict limits: a body is counted while it streams and refused as
- * soon as it passes its limit, never buffered unbounded. Errors are passed as factories so that a
- * request that succeeds never pays for building one.
+ * soon as it passes its limit, never buffered unbounded.
  * May touch: nothing (pure): reads the request body it is given.
  */
 import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
@@ -9,18 +8,6 @@ import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
-
-/** The raw body as a stream of chunks (the Node request itself, which applies backpressure). */
-export async function* bodyChunks(c: Context<AppEnv>): AsyncGenerator<Uint8Array> {
-  const incoming = c.env.incoming
-  for await (const chunk of incoming) yield chunk as Buffer
-}
-
-/** A body as the socket delivered it: its pieces, uncopied, and their total length. */
-export interface BodyParts {
-  parts: Buffer[]
-  length: number
-}
 
 /**
  * Hands the body to `take` piece by piece, reading the next only once `take` has resolved. When
@@ -36,24 +23,23 @@ export function pumpBody(
     let settled = false
     let busy = false
     let ended = false
-    const stopListening = () => {
+    /** Settles once, and stops listening; false when it had settled already. */
+    const settle = (): boolean => {
+      if (settled) return false
+      settled = true
       incoming.off('data', onData)
       incoming.off('end', onEnd)
       incoming.off('error', onError)
       incoming.off('close', onClose)
+      return true
     }
     const onError = (error: unknown) => {
-      if (settled) return
-      settled = true
-      stopListening()
+      if (!settle()) return
       incoming.pause()
       reject(error)
     }
     const finish = () => {
-      if (settled) return
-      settled = true
-      stopListening()
-      resolve()
+      if (settle()) resolve()
     }
     const onData = (piece: Buffer) => {
       let taken: void | Promise<void>
@@ -88,52 +74,38 @@ export function pumpBody(
   })
 }
 
+/** Marks a refusal's answer to close the connection, so an unread body is not read to its end. */
+export function closing<E>(c: Context<AppEnv>, error: E): E {
+  if (error instanceof HttpError) c.env.outgoing.setHeader('Connection', 'close')
+  return error
+}
+
+const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
+
 /**
- * The whole body as its pieces, at most `limit` bytes: a declared `Content-Length` over it is
- * refused before reading, and a body that grows past it while streaming is refused at that
- * point; the rest then stays unread and the answer closes the connection.
+ * The JSON body of a route. 415 unless declared `application/json`: a cross-site form cannot send
+ * that type, and any other makes the browser ask first (CORS preflight, never granted here), so
+ * no page elsewhere can spend a signed-in browser's limits. 413 `tooLarge` past `limit`, declared
+ * or streamed, the rest left unread; `malformed()` for bytes that are not JSON.
  */
-export async function readBodyParts(
+export async function readJson(
   c: Context<AppEnv>,
   limit: number,
-  tooLarge: () => HttpError,
-): Promise<BodyParts> {
+  tooLarge: string,
+  malformed: () => HttpError = invalidRequest,
+): Promise<unknown> {
+  if (mediaType(c) !== 'application/json') throw new HttpError(415, ERROR_MESSAGES.notJson)
+  const refusal = () => closing(c, new HttpError(413, tooLarge))
   const declared = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
-  if (declared !== undefined && Number(declared) > limit) throw closing(c, tooLarge())
+  if (declared !== undefined && Number(declared) > limit) throw refusal()
   const parts: Buffer[] = []
   let length = 0
   await pumpBody(c, (piece) => {
     length += piece.length
-    if (length > limit) throw closing(c, tooLarge())
+    if (length > limit) throw refusal()
     parts.push(piece)
   })
-  return { parts, length }
-}
-
-/** The whole body in one buffer, with the limits of `readBodyParts`. */
-export async function readBody(
-  c: Context<AppEnv>,
-  limit: number,
-  tooLarge: () => HttpError,
-): Promise<Buffer> {
-  const { parts, length } = await readBodyParts(c, limit, tooLarge)
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, length)
-}
-
-/** Marks the answer to close the connection, so an unread body is not read to its end. */
-export function closing(c: Context<AppEnv>, error: HttpError): HttpError {
-  c.env.outgoing.setHeader('Connection', 'close')
-  return error
-}
-
-/** The body parsed as JSON, with the limits of `readBodyParts`; other bytes are `malformed()`. */
-export async function readJson(
-  c: Context<AppEnv>,
-  limit: number,
-  tooLarge: () => HttpError,
-  malformed: () => HttpError,
-): Promise<unknown> {
-  const body = await readBody(c, limit, tooLarge)
+  const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts, length)
   try {
     return JSON.parse(body.toString('utf8')) as unknown
   } catch {
@@ -147,20 +119,7 @@ function mediaType(c: Context<AppEnv>): string {
   return type.split(';')[0]!.trim().toLowerCase()
 }
 
-/**
- * 415 unless the body is declared `application/json` (parameters such as `charset` allowed). A
- * cross-site HTML form can only send `text/plain`, form-urlencoded or multipart bodies, and any
- * other type makes the browser ask first (CORS preflight, which this server never grants), so a
- * page elsewhere cannot make a signed-in browser spend its limits on a JSON route.
- */
-export function requireJsonBody(c: Context<AppEnv>): void {
-  if (mediaType(c) !== 'application/json') throw new HttpError(415, ERROR_MESSAGES.notJson)
-}
-
-/**
- * The same rule for the POST routes that take no body: a `Content-Type`, when sent, must be
- * `application/json`. A form always sends one; clients that send no body send none.
- */
+/** `readJson`'s 415 for POST routes without a body: a form always sends a `Content-Type`. */
 export function refuseFormPost(c: Context<AppEnv>): void {
   const type = mediaType(c)
   if (type !== '' && type !== 'application/json') throw new HttpError(415, ERROR_MESSAGES.notJson)

@@ -1,8 +1,6 @@
 /**
- * One chunk of a chunked upload, the same for normal uploads and uploads into requests (spec:
- * POST /api/upload/:id/chunk, POST /api/request/:id/upload/:uid/chunk): the index and the
- * Content-Length are admitted by the session before the body is read, the body then streams into
- * the session's intake, and the answer waits out the speed-limit delay.
+ * One chunk of a chunked upload, normal or into a request (spec: POST /api/upload/:id/chunk,
+ * POST /api/request/:id/upload/:uid/chunk), admitted before its body is read.
  * May touch: timers (the speed-limit delay); the rest through the session layer.
  */
 import { ERROR_MESSAGES, parseIntegerStrict, RECEIVED_HEADERS } from '@fileshare/protocol'
@@ -13,46 +11,36 @@ import { HttpError } from '../http-error.js'
 import type { ChunkAdmission } from '../sessions/chunk-intake.js'
 import { closing, pumpBody } from './body.js'
 
-/** The chunk's index and Content-Length, read from its head; a bad index answers 400. */
-function chunkHead(c: Context<AppEnv>): { index: number; length: number | undefined } {
-  let index: number
+function chunkIndex(c: Context<AppEnv>): number {
   try {
-    index = parseIntegerStrict(c.req.query('index'), {}, 'index')
+    return parseIntegerStrict(c.req.query('index'), {}, 'index')
   } catch {
-    throw closing(
-      c,
-      new HttpError(400, ERROR_MESSAGES.invalidRequest, {
-        details: { index: 'must be a whole number' },
-      }),
-    )
+    throw new HttpError(400, ERROR_MESSAGES.invalidRequest, {
+      details: { index: 'must be a whole number' },
+    })
   }
-  // Node's parser has checked the header: digits only, one value.
-  const length = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
-  return { index, length: length === undefined ? undefined : Number(length) }
 }
 
-/** Admits a chunk by `admit`, streams its body into the store, records it and answers. */
+/** Admits, stores and answers a chunk; a refusal closes the connection instead of reading on. */
 export async function receiveChunk(
   c: Context<AppEnv>,
   admit: (index: number, length: number | undefined) => Promise<ChunkAdmission>,
 ): Promise<Response> {
-  const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
-  const { index, length } = chunkHead(c)
-  let chunk
+  let chunk: ChunkAdmission | undefined
   try {
-    chunk = await admit(index, length)
-  } catch (error) {
-    throw refuse(error)
-  }
-  try {
-    await pumpBody(c, (piece) => chunk.take(piece))
+    const index = chunkIndex(c)
+    // Node's parser has checked the header: digits only, one value.
+    const length = c.env.incoming.headers[RECEIVED_HEADERS.contentLength]
+    chunk = await admit(index, length === undefined ? undefined : Number(length))
+    const admitted = chunk
+    await pumpBody(c, (piece) => admitted.take(piece))
     const bytesWritten = await chunk.finish()
     const delay = chunk.delayMs()
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
     return c.json({ bytesWritten }, 200)
   } catch (error) {
-    throw refuse(error)
+    throw closing(c, error)
   } finally {
-    chunk.release()
+    chunk?.release()
   }
 }

@@ -13,10 +13,9 @@ import {
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import type { UploadsService } from '../uploads/uploads.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 import { answerCounted } from './download.js'
 import { uploadId } from './route-ids.js'
 
@@ -35,13 +34,7 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
 
   app.post('/meta/:id', async (c) => {
     const id = uploadId(c)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      META_BODY_LIMIT,
-      () => new HttpError(413, ERROR_MESSAGES.invalidRequest),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const body = await readJson(c, META_BODY_LIMIT, ERROR_MESSAGES.invalidRequest)
     await uploads.saveMeta(id, c.req.header(RECEIVED_HEADERS.ownerToken), body)
     return c.json({ ok: true }, 200)
   })
@@ -56,13 +49,12 @@ export function fileRoutes(deps: FileRouteDeps): Hono<AppEnv> {
   // A read grant (docs/api.md) is asked for with X-Read-Grant: request, and used by sending it.
   app.get('/download/:id', async (c) => {
     const auth = () => c.req.header(HEADERS.authToken)
-    const route = {
-      download: (withGrant: boolean, range: string | undefined) =>
+    return answerCounted(c, deps.logger, {
+      download: (withGrant, range) =>
         uploads.download(uploadId(c), auth(), deps.ipOf(c), withGrant, range),
-      readGranted: (grant: string, range: string | undefined) =>
+      readGranted: (grant, range) =>
         uploads.readGranted(uploadId(c), auth(), grant, range, deps.ipOf(c)),
-    }
-    return answerCounted(c, route, deps.logger)
+    })
   })
 
   app.post('/password/:id', async (c) => {

@@ -39,13 +39,12 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
 
   // Read grants as on GET /api/download/:id (docs/api.md, Read grants), under the inbox token.
   app.get('/:id/file/:uid', async (c) => {
-    const route = {
-      download: (withGrant: boolean, range: string | undefined) =>
+    return answerCounted(c, deps.logger, {
+      download: (withGrant, range) =>
         inbox.file(requestId(c), uploadId(c), inboxToken(c), ipOf(c), withGrant, range),
-      readGranted: (grant: string, range: string | undefined) =>
+      readGranted: (grant, range) =>
         inbox.readGranted(requestId(c), uploadId(c), inboxToken(c), grant, range, ipOf(c)),
-    }
-    return answerCounted(c, route, deps.logger)
+    })
   })
 
   app.delete('/:id/file/:uid', async (c) => {

@@ -1,24 +1,17 @@
 /**
  * Note routes (spec: POST /api/note, GET /api/note/:id, POST /api/note/:id/view, POST
- * /api/note/:id/password, DELETE /api/note/:id): thin adapters over NotesService, mounted
- * under `/api`.
- *
- * JSON bodies are checked in this order: an id that is not a UUID answers 404 before the body is
- * read; a `Content-Type` other than `application/json` answers 415, so that no cross-site form
- * can post here (body.ts); the body is counted while it streams and refused with 413 past its
- * limit; malformed JSON answers 400 `Invalid request`. On note
- * creation every such 400 carries `details`, as the spec demands of that route.
+ * /api/note/:id/password, DELETE /api/note/:id): thin adapters over NotesService. An id that is
+ * not a UUID answers 404 before the body is read; on creation every 400 carries `details`.
  * May touch: the metrics registry; the rest through NotesService.
  */
 import { ERROR_MESSAGES, RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
 import { recordNoteView } from '../metrics/recorder.js'
 import type { NotesService } from '../notes/notes.js'
 import { invalid } from '../validation.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 import { noteId } from './route-ids.js'
 
 export interface NotesRouteDeps {
@@ -26,10 +19,7 @@ export interface NotesRouteDeps {
   ipOf: (c: Context<AppEnv>) => string
   /** Largest body of `POST /api/note`: the base64 of NOTE_MAX_SIZE + 256 bytes and the fields. */
   bodyLimit: number
-  /**
-   * Throws 401 when note creation needs a login (OIDC_PROTECT_NOTES) and the caller has none;
-   * absent when there is nothing to check.
-   */
+  /** Throws 401 when note creation needs a login (OIDC_PROTECT_NOTES) and the caller has none. */
   requireLogin?: ((c: Context<AppEnv>) => Promise<void>) | undefined
 }
 
@@ -37,10 +27,8 @@ export interface NotesRouteDeps {
 const TOKEN_BODY_LIMIT = 4 * 1024
 
 /**
- * The answer's headers as a plain object, built once: the Node adapter gives a plain object to
- * `writeHead` as it is, where a `Headers` object is copied back into one per answer. The other
- * headers (security, rate limit, `Cache-Control: no-store` on every `/api` answer) are set on
- * the response before the app runs (listen.ts).
+ * Built once as a plain object, which the Node adapter passes to `writeHead` as it is, where it
+ * copies a `Headers` object per answer; the other headers are set before the app runs (listen.ts).
  */
 const JSON_HEADERS = { [RECEIVED_HEADERS.contentType]: 'application/json' } as const
 
@@ -51,16 +39,11 @@ function json(body: string, status: 200 | 201): Response {
   return new Response(body, { status, headers: JSON_HEADERS })
 }
 
-const tooLargeNote = () => new HttpError(413, ERROR_MESSAGES.noteTooLarge)
 const notJson = () => invalid({ body: 'must be JSON' })
-const tooLargeTokenBody = () => new HttpError(413, ERROR_MESSAGES.invalidRequest)
-const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
 
 /** The `{ authToken }` body of view and password check; its token is judged by the service. */
-function tokenBody(c: Context<AppEnv>): Promise<unknown> {
-  requireJsonBody(c)
-  return readJson(c, TOKEN_BODY_LIMIT, tooLargeTokenBody, invalidRequest)
-}
+const tokenBody = (c: Context<AppEnv>) =>
+  readJson(c, TOKEN_BODY_LIMIT, ERROR_MESSAGES.invalidRequest)
 
 export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
   const { notes, requireLogin } = deps
@@ -68,8 +51,7 @@ export function notesRoutes(deps: NotesRouteDeps): Hono<AppEnv> {
 
   app.post('/note', async (c) => {
     if (requireLogin) await requireLogin(c)
-    requireJsonBody(c)
-    const body = await readJson(c, deps.bodyLimit, tooLargeNote, notJson)
+    const body = await readJson(c, deps.bodyLimit, ERROR_MESSAGES.noteTooLarge, notJson)
     return json(JSON.stringify(await notes.create(body)), 201)
   })
 

@@ -1,31 +1,27 @@
 /**
- * The abuse report route, this project's own (docs/api.md, Abuse reports): `POST /api/report/:id`
- * with a JSON body of at most REPORT_BODY_MAX_BYTES, read only after its `Content-Type` passed
- * (no cross-site form can post here). The answer is the same whether the id exists or not.
+ * The abuse report route, this project's own (docs/api.md, Abuse reports): `POST /api/report/:id`.
+ * The answer is the same whether the id exists or not.
  * May touch: nothing directly; through ops/reports.ts.
  */
 import { ERROR_MESSAGES, REPORT_BODY_MAX_BYTES } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
 import type { ReportsService } from '../ops/reports.js'
 import { invalid } from '../validation.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 
 export interface ReportRouteDeps {
   reports: ReportsService
   ipOf: (c: Context<AppEnv>) => string
 }
 
-const tooLarge = () => new HttpError(413, ERROR_MESSAGES.invalidRequest)
 const notJson = () => invalid({ body: 'must be JSON' })
 
 export function reportRoutes(deps: ReportRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
   app.post('/report/:id', async (c) => {
-    requireJsonBody(c)
-    const body = await readJson(c, REPORT_BODY_MAX_BYTES, tooLarge, notJson)
+    const body = await readJson(c, REPORT_BODY_MAX_BYTES, ERROR_MESSAGES.invalidRequest, notJson)
     await deps.reports.file(c.req.param('id'), body, deps.ipOf(c))
     return c.json({ ok: true }, 201)
   })

@@ -1,14 +1,12 @@
 /**
  * File request routes for senders and creators (spec: POST /api/request, GET /api/request/limit,
- * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService and the
- * shared chunk route. Every route answers 403 while `request` is not in ENABLED_SERVICES.
+ * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService.
  * May touch: nothing directly; through RequestsService.
  */
 import {
   ERROR_MESSAGES,
   REQUEST_BODY_MAX_BYTES,
   REQUEST_FINALIZE_BODY_MAX_BYTES,
-  isUuid,
   RECEIVED_HEADERS,
 } from '@fileshare/protocol'
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
@@ -17,23 +15,19 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../requests/requests.js'
 import { parseResumable } from '../validation.js'
-import { readJson, refuseFormPost, requireJsonBody } from './body.js'
+import { readJson, refuseFormPost } from './body.js'
 import { receiveChunk } from './chunk.js'
-import { requestId } from './route-ids.js'
+import { requestId, requestUploadId } from './route-ids.js'
 
 export interface RequestRouteDeps {
   requests: RequestsService
   /** Answers 403 on every route while file requests are disabled. */
   enabled: boolean
   ipOf: (c: Context<AppEnv>) => string
-  /**
-   * The creation guard of `POST /api/request` and `GET /api/request/limit` (403, 401); resolves
-   * to the caller's login `sub`, or null when the caller has none.
-   */
+  /** The creation guard (403, 401); the caller's login `sub`, or null without one. */
   creator: (c: Context<AppEnv>) => Promise<string | null>
   /** The caller's login `sub` whether or not requests need one (401 for an invalid one). */
   login: (c: Context<AppEnv>) => Promise<string | null>
-  now: () => number
 }
 
 /** The 403 of every request and inbox route while `request` is not in ENABLED_SERVICES. */
@@ -52,13 +46,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/', async (c) => {
     const user = await deps.creator(c)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      REQUEST_BODY_MAX_BYTES,
-      () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const body = await readJson(c, REQUEST_BODY_MAX_BYTES, ERROR_MESSAGES.requestBodyTooLarge)
     const client = { ip: deps.ipOf(c), user, login: () => deps.login(c) }
     return c.json(await requests.create(body, client), 201)
   })
@@ -84,24 +72,17 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/:id/upload/:uid/chunk', async (c) => {
     const id = requestId(c)
-    const uid = c.req.param('uid') ?? ''
-    return receiveChunk(c, async (index, n) => {
-      if (!isUuid(uid)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-      return requests.chunkSessions.admit(uid, index, n, requests.chunkScope(id))
-    })
+    return receiveChunk(c, async (index, n) =>
+      requests.chunkSessions.admit(requestUploadId(c), index, n, requests.chunkScope(id)),
+    )
   })
 
   app.post('/:id/upload/:uid/finalize', async (c) => {
     const id = requestId(c)
     const uid = c.req.param('uid') ?? ''
     const session = await requests.chunked(id, uid)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      REQUEST_FINALIZE_BODY_MAX_BYTES,
-      () => new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const limit = REQUEST_FINALIZE_BODY_MAX_BYTES
+    const body = await readJson(c, limit, ERROR_MESSAGES.finalizeBodyTooLarge)
     return c.json({ id: await requests.finalize(session, requests.parseFinalize(body)) }, 200)
   })
 

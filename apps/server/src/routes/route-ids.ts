@@ -9,17 +9,18 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 
-function uuidParam(c: Context<AppEnv>, message: string): string {
-  const id = c.req.param('id') ?? ''
+function uuidParam(c: Context<AppEnv>, message: string, name = 'id'): string {
+  const id = c.req.param(name) ?? ''
   if (!isUuid(id)) throw new HttpError(404, message)
   return id
 }
 
-/** The `:id` of an upload or of an upload session. */
 export const uploadId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.uploadNotFound)
 
-/** The `:id` of a note. */
 export const noteId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.noteNotFound)
 
-/** The `:id` of a file request. */
 export const requestId = (c: Context<AppEnv>) => uuidParam(c, ERROR_MESSAGES.requestNotFound)
+
+/** The `:uid` of an upload into a request. */
+export const requestUploadId = (c: Context<AppEnv>) =>
+  uuidParam(c, ERROR_MESSAGES.uploadNotFound, 'uid')

@@ -1,7 +1,6 @@
 /**
- * Service routes that need no credential: `GET /api/config`, `GET /api/health` and
- * `GET /api/quota` (spec: Endpoints), and this project's `GET /api/ready` for load balancers
- * (docs/api.md).
+ * Service routes that need no credential: `GET /api/config`, `GET /api/health`, `GET /api/quota`
+ * (spec: Endpoints), and this project's `GET /api/ready` for load balancers (docs/api.md).
  * May touch: nothing directly; the quota and the health check through what it is given.
  */
 import { HEALTH_STATUS_OK, type ConfigResponse, type HealthResponse } from '@fileshare/protocol'
@@ -22,58 +21,39 @@ export interface SystemRouteDeps {
   ipOf: (c: Context) => string
 }
 
-/** This project's `status` of a server that cannot do its work; answered with 503. */
-export const HEALTH_STATUS_UNAVAILABLE = 'unavailable'
-
 export interface HealthChecks {
   database: boolean
   storage: boolean
 }
 
-/** The health route's body: the spec's fields, and one extra field per part it depends on. */
-export interface HealthBody extends HealthResponse {
-  database: string
-  storage: string
-}
-
-/** Why `GET /api/ready` answers 503, in the order they are checked. */
-export type NotReadyReason = 'draining' | 'database' | 'storage'
-
-const UNCHECKED: HealthChecks = { database: false, storage: false }
-
-const statusOf = (ok: boolean): string => (ok ? HEALTH_STATUS_OK : HEALTH_STATUS_UNAVAILABLE)
+/** This project's `status` of a part that cannot do its work ('unavailable'), answered with 503. */
+const statusOf = (ok: boolean): string => (ok ? HEALTH_STATUS_OK : 'unavailable')
 
 export function systemRoutes(deps: SystemRouteDeps): Hono {
   const config = configResponse(deps.config)
+  const check = () => deps.checkHealth().catch(() => ({ database: false, storage: false }))
   return new Hono()
     .get('/config', (c) => c.json(config))
     .get('/health', async (c) => {
-      const checks = await deps.checkHealth().catch(() => UNCHECKED)
-      const healthy = checks.database && checks.storage
-      const body: HealthBody = {
-        status: statusOf(healthy),
+      const { database, storage } = await check()
+      const spec: HealthResponse = {
+        status: statusOf(database && storage),
         version: deps.version,
         timestamp: deps.now().toISOString(),
-        database: statusOf(checks.database),
-        storage: statusOf(checks.storage),
       }
-      return c.json(body, healthy ? 200 : 503)
+      // One extra field per part the service depends on.
+      const body = { ...spec, database: statusOf(database), storage: statusOf(storage) }
+      return c.json(body, database && storage ? 200 : 503)
     })
     .get('/ready', async (c) => {
-      const reason = await notReadyReason(deps)
-      if (reason === undefined) return c.json({ ready: true }, 200)
-      return c.json({ ready: false, reason }, 503)
+      // Why this instance should get no new requests now, in the order they are checked.
+      if (deps.draining()) return c.json({ ready: false, reason: 'draining' }, 503)
+      const { database, storage } = await check()
+      if (!database) return c.json({ ready: false, reason: 'database' }, 503)
+      if (!storage) return c.json({ ready: false, reason: 'storage' }, 503)
+      return c.json({ ready: true }, 200)
     })
     .get('/quota', async (c) => c.json(await deps.quota.status(deps.ipOf(c))))
-}
-
-/** Why this instance should get no new requests now, or undefined when it may. */
-async function notReadyReason(deps: SystemRouteDeps): Promise<NotReadyReason | undefined> {
-  if (deps.draining()) return 'draining'
-  const checks = await deps.checkHealth().catch(() => UNCHECKED)
-  if (!checks.database) return 'database'
-  if (!checks.storage) return 'storage'
-  return undefined
 }
 
 /** The settings a client needs, fixed for the process's lifetime (spec: GET /api/config). */

@@ -1,7 +1,6 @@
 /**
- * The personal API token routes (docs/api.md, API tokens), mounted under `/api` while login is on
- * and some creation needs it: `GET /tokens`, `POST /tokens`, `DELETE /tokens/:id`. They take the
- * login session only (cookie or session JWT), never an API token, so a token cannot mint more.
+ * The personal API token routes (docs/api.md, API tokens): `GET /tokens`, `POST /tokens`,
+ * `DELETE /tokens/:id`. They take the login session only, so a token cannot mint more.
  * May touch: nothing directly; through access/api-tokens.ts.
  */
 import {
@@ -17,7 +16,7 @@ import { readSession } from '../auth/creation-guard.js'
 import type { SessionKeys } from '../auth/session.js'
 import { HttpError } from '../http-error.js'
 import type { ApiTokens } from '../access/api-tokens.js'
-import { readJson, requireJsonBody } from './body.js'
+import { readJson } from './body.js'
 
 export function tokenRoutes(keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
@@ -33,13 +32,7 @@ export function tokenRoutes(keys: SessionKeys, tokens: ApiTokens): Hono<AppEnv> 
 
   app.post('/tokens', async (c) => {
     const subject = await subjectOf(c)
-    requireJsonBody(c)
-    const body = await readJson(
-      c,
-      API_TOKEN_BODY_MAX_BYTES,
-      () => new HttpError(413, ERROR_MESSAGES.requestBodyTooLarge),
-      () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
-    )
+    const body = await readJson(c, API_TOKEN_BODY_MAX_BYTES, ERROR_MESSAGES.requestBodyTooLarge)
     return c.json(await tokens.create(subject, body), 201)
   })
 

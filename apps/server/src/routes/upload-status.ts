@@ -1,17 +1,16 @@
 /**
- * How far an unfinished upload got, for a client that resumes it (ours, docs/api.md: GET
- * /api/upload/:id/status with X-Owner-Token, GET /api/request/:id/upload/:uid/status): thin
- * adapters over the session status service.
+ * How far an unfinished upload got, for a client that resumes it (docs/api.md: GET
+ * /api/upload/:id/status, GET /api/request/:id/upload/:uid/status).
  * May touch: nothing directly; through the session status service.
  */
-import { ERROR_MESSAGES, HEADERS, isUuid } from '@fileshare/protocol'
+import { HEADERS } from '@fileshare/protocol'
 import { Hono } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
+
 import type { SessionStatusService } from '../sessions/session-status.js'
 import { requestsEnabled } from './requests.js'
-import { requestId } from './route-ids.js'
+import { requestId, requestUploadId, uploadId } from './route-ids.js'
 
 export interface UploadStatusRouteDeps {
   sessionStatus: SessionStatusService
@@ -19,24 +18,18 @@ export interface UploadStatusRouteDeps {
   requestsEnabled: boolean
 }
 
-const uploadNotFound = () => new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-
 /** Routes mounted at `/api`. */
 export function uploadStatusRoutes(deps: UploadStatusRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()
 
   app.get('/upload/:id/status', async (c) => {
-    const id = c.req.param('id')
-    if (!isUuid(id)) throw uploadNotFound()
     const owner = c.req.header(HEADERS.ownerToken)
-    return c.json(await deps.sessionStatus.status('upload', id, owner), 200)
+    return c.json(await deps.sessionStatus.status('upload', uploadId(c), owner), 200)
   })
 
   app.get('/request/:id/upload/:uid/status', requestsEnabled(deps.requestsEnabled), async (c) => {
     const id = requestId(c)
-    const uid = c.req.param('uid')
-    if (!isUuid(uid)) throw uploadNotFound()
-    return c.json(await deps.sessionStatus.status('request', uid, id), 200)
+    return c.json(await deps.sessionStatus.status('request', requestUploadId(c), id), 200)
   })
 
   return app

@@ -1,17 +1,15 @@
 /**
  * Upload routes (spec: POST /api/upload, /api/upload/init, /api/upload/:id/chunk,
- * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService and the
- * session layer.
+ * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService.
  * May touch: nothing directly; through UploadsService and the session layer.
  */
 import { RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
-import { HttpError } from '../http-error.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { parseResumable } from '../validation.js'
-import { bodyChunks, closing, refuseFormPost } from './body.js'
+import { closing, refuseFormPost } from './body.js'
 import { receiveChunk } from './chunk.js'
 import { uploadId } from './route-ids.js'
 
@@ -20,10 +18,8 @@ export interface UploadRouteDeps {
   ipOf: (c: Context<AppEnv>) => string
   /** Throws 401 when creation needs a login and the caller has none. */
   requireLogin: (c: Context<AppEnv>) => Promise<void>
-  now: () => number
 }
 
-/** Whether the request's connection has closed, so no answer can reach the client. */
 function connectionGone(c: Context<AppEnv>): boolean {
   const { outgoing } = c.env
   return outgoing.destroyed || outgoing.socket === null || outgoing.socket.destroyed
@@ -35,20 +31,19 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
 
   app.post('/upload', async (c) => {
     // Every refusal before the body is read closes the connection instead of reading it.
-    const refuse = (error: unknown) => (error instanceof HttpError ? closing(c, error) : error)
     let session
     try {
       await deps.requireLogin(c)
       const { spec } = uploads.declaredInHeaders(c.req.header(), RECEIVED_HEADERS.contentLength)
       session = await uploads.begin(spec, deps.ipOf(c), 'single')
     } catch (error) {
-      throw refuse(error)
+      throw closing(c, error)
     }
     try {
-      for await (const chunk of bodyChunks(c)) await session.append(chunk)
+      for await (const chunk of c.env.incoming) await session.append(chunk as Buffer)
     } catch (error) {
       await session.abort()
-      throw refuse(error)
+      throw closing(c, error)
     }
     // Bytes past Content-Length make Node drop the connection as a malformed next request: the
     // answer could not reach the client, so the upload must not stay behind without its owner.

@@ -1,8 +1,6 @@
 /**
- * The normal upload socket `/api/upload/ws`: its `init` frame carries the declaration of
- * `POST /api/upload/init` under its frame names (the protocol's `Declaration` decodes both) and
- * is checked the same way, plus the quota; its `finalize` frame needs the owner token the `init`
- * frame declared (spec: WebSocket /api/upload/ws).
+ * The normal upload socket `/api/upload/ws` (spec: WebSocket /api/upload/ws): `init` declares what
+ * `POST /api/upload/init` does; `finalize` needs the owner token `init` declared.
  * May touch: nothing directly; through UploadsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'
@@ -13,27 +11,25 @@ import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import { parseResumable } from '../validation.js'
-import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
+import {
+  resumeOffset,
+  type ControlFrame,
+  type OpenedUpload,
+  type UploadSocketRoute,
+} from './upload-handler.js'
 
-export const FILE_UPLOAD_PATH = '/api/upload/ws'
-
-export interface FileUploadHandlerDeps {
+export interface FileUploadRouteDeps {
   uploads: UploadsService
-  /** The client address the quota is counted against. */
   ipOf(request: IncomingMessage): string
-  /** Throws 401 when creation needs a login and the upgrade request carries none. */
   requireLogin(request: IncomingMessage): Promise<void>
   /**
    * A socket that delivers less than 1 MiB (or the rest) in a window this long ends, as a request
-   * upload's socket does (spec: Upload slot inside a request): a socket kept open by its pings,
-   * or by a trickle of bytes, would otherwise hold its partial blob, its share of the quota and
-   * of the receive budget for ever.
+   * upload's does: one kept open by pings or a trickle would hold its blob and quota for ever.
    */
   progressWindowMs: number
 }
 
-export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHandler {
+export function fileUploadRoute(deps: FileUploadRouteDeps): UploadSocketRoute {
   const { uploads } = deps
   const opened = (
     session: UploadSession<FileUploadContext>,
@@ -46,7 +42,7 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
     },
     revoke: (id) => uploads.delete(id, ownerToken),
   })
-  return {
+  const handler = {
     progress: { windowMs: deps.progressWindowMs, minBytes: REQUEST_WS_MIN_PROGRESS_BYTES },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
@@ -55,10 +51,7 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
       const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
       return opened(session, ownerToken)
     },
-    /**
-     * `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential (no login
-     * is asked for, as for the upload's finalize or deletion).
-     */
+    /** `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential. */
     async resume(frame: ControlFrame): Promise<OpenedUpload> {
       const { id, ownerToken } = frame
       const offset = resumeOffset(frame)
@@ -69,4 +62,5 @@ export function fileUploadHandler(deps: FileUploadHandlerDeps): UploadSocketHand
       return opened(await uploads.resume(id, token, offset), token)
     },
   }
+  return (pathname) => (pathname === '/api/upload/ws' ? handler : undefined)
 }

@@ -1,7 +1,6 @@
 /**
- * Follows the frames of a client's byte stream (RFC 6455 §5.2) as they arrive, reading headers
- * only, to tell how many bytes the WebSocket parser holds for a message not yet complete and how
- * many more the frame under way will bring. It decides nothing and keeps no payload.
+ * Follows the frame headers of a client's byte stream (RFC 6455 §5.2) to tell how many bytes the
+ * WebSocket parser holds for an incomplete message and how many the frame under way will bring.
  * May touch: nothing (pure).
  */
 
@@ -11,10 +10,7 @@ const FIRST_CONTROL_OPCODE = 0x8
 const MAX_HEADER_BYTES = 14
 
 export class FrameMeter {
-  /**
-   * Bytes since the parser last held nothing: of the data message under way (its fragments so
-   * far, headers included) and of a frame not yet complete.
-   */
+  /** Bytes since the parser last held nothing: the message under way, headers included. */
   private held = 0
   /** Payload bytes the frame under way has yet to bring. */
   private owed = 0
@@ -23,11 +19,10 @@ export class FrameMeter {
   private fin = false
   /** A data message has fragments before the frame under way. */
   private fragmented = false
-  /** The header being gathered, while it is incomplete. */
+
   private readonly header = Buffer.alloc(MAX_HEADER_BYTES)
   private headerBytes = 0
 
-  /** Bytes held now for messages and frames not yet complete. */
   get heldBytes(): number {
     return this.held
   }
@@ -90,8 +85,7 @@ export class FrameMeter {
       // The parser hands the message on at its last fragment and keeps nothing of it.
       if (this.fin) this.held = 0
     } else if (!this.fragmented) {
-      // A control frame is handled at once; inside a fragmented message its bytes are counted
-      // with the message's until that ends.
+      // A control frame is handled at once, but inside a fragmented message counts until its end.
       this.held = 0
     }
     this.dataFrame = false

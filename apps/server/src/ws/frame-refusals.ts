@@ -1,20 +1,13 @@
 /**
- * The one place the server reaches past `ws`'s public interface. ws refuses some frames itself
- * (one larger than `maxPayload`, a malformed frame, bad UTF-8) on its frame parser, the socket's
- * private `_receiver`, and closes the socket in the same step, before the socket's own `error`
- * event; after that no frame can be sent. A listener put ahead of ws's on the parser can still
- * send the spec's `error` frame before the close (spec: WebSocket /api/upload/ws, Failure).
- * ws checks a message's length against `maxPayload` as each frame header arrives, before any of
- * its payload is kept; this module sets that limit per socket, as what the socket may still
- * receive changes. frame-refusals.test.ts fails when ws changes any of this, so an upgrade cannot
- * break it unseen.
+ * The one place the server reaches past `ws`'s public interface, to its frame parser: a listener
+ * ahead of ws's hears a refused frame while the spec's `error` frame can still be sent, and the
+ * `maxPayload` checked at each frame header is set per socket. frame-refusals.test.ts guards both.
  * May touch: the WebSocket it is given (its frame parser's listeners and limit).
  */
 import { EventEmitter } from 'node:events'
 
 import type { WebSocket } from 'ws'
 
-/** The fields of ws's parser this module reads or writes. */
 interface FrameParser extends EventEmitter {
   _maxPayload: number
   _opcode: number
@@ -31,26 +24,16 @@ export function frameParserOf(ws: WebSocket): FrameParser | undefined {
   return receiver as FrameParser
 }
 
-/**
- * Calls `listener` with ws's error (its `code` is `WS_ERR_*`) when ws refuses a frame, while the
- * socket is still open. Returns false when the parser is not there (then ws closes as it does).
- */
-export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void): boolean {
-  const parser = frameParserOf(ws)
-  parser?.prependListener('error', listener)
-  return parser !== undefined
+/** Calls `listener` with ws's `WS_ERR_*` error while the socket is open; else ws closes alone. */
+export function onFrameRefused(ws: WebSocket, listener: (error: unknown) => void): void {
+  frameParserOf(ws)?.prependListener('error', listener)
 }
 
-/**
- * From the next frame header on, ws refuses (close 1009, `WS_ERR_UNSUPPORTED_MESSAGE_LENGTH`) a
- * message longer than `bytes`, at least 1, from its header. Returns false when the parser is
- * not there; the server-wide `maxPayload` then stays in force.
- */
-export function setFrameLimit(ws: WebSocket, bytes: number): boolean {
+/** ws refuses (1009) a message longer than `bytes` from the next frame header on. */
+export function setFrameLimit(ws: WebSocket, bytes: number): void {
   const parser = frameParserOf(ws)
   // Zero would mean no limit at all to ws.
   if (parser) parser._maxPayload = Math.max(1, Math.floor(bytes))
-  return parser !== undefined
 }
 
 /** Whether the message ws is reading, or has just refused, is binary. */

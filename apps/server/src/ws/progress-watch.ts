@@ -1,24 +1,14 @@
 /**
  * A progress floor for upload sockets that hold something scarce, such as a slot of a request
- * (spec: Upload slot inside a request, "less than 1 MiB, or less than the rest of the upload,
- * delivered in 10 minutes"): every window of `windowMs`, wherever it starts, must bring
- * `minBytes`, or all that was left when it started. Time the server kept the socket paused for
- * its own backpressure is not counted against the client.
+ * (spec: Upload slot inside a request): every window of `windowMs`, wherever it starts, must bring
+ * `minBytes`, or all that was left. Time the server kept the socket paused is not counted.
  * May touch: timers.
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 export interface ProgressRule {
-  /** Length of the sliding window in milliseconds. */
   windowMs: number
-  /** Bytes each window must bring, unless less than this is left. */
   minBytes: number
 }
-
-/** Sent in the `error` frame when a window passes with too little progress. */
-export const STALLED_MESSAGE = ERROR_MESSAGES.uploadStalled
-/** 408: the server stopped waiting for the rest of the upload, as for a request that timed out. */
-export const STALLED_STATUS = 408
 
 /** A moment from which the upload must reach `target` units within one window. */
 interface Checkpoint {
@@ -27,16 +17,12 @@ interface Checkpoint {
   target: number
 }
 
-/**
- * Checkpoints closer together than a window divided by this share the earlier one, so a client
- * sending tiny frames cannot grow the list; the rule then errs by at most that slice of a window,
- * and only in the client's favour.
- */
+/** Checkpoints closer than this slice of a window merge, erring only in the client's favour. */
 const CHECKPOINTS_PER_WINDOW = 64
 
 export interface ProgressWatchOptions {
   rule: ProgressRule
-  /** Bytes the upload declared. */
+  /** Bytes the upload has left to bring. */
   declaredSize: number
   /** Called once, when a window passes with too little progress. */
   onStall: () => void
@@ -46,16 +32,12 @@ export interface ProgressWatchOptions {
 
 /**
  * Watches one upload from `ready` until `stop()`. Each delivery adds a checkpoint (the bytes so
- * far plus the window's due, at the time of delivery) and settles every earlier checkpoint whose
- * target it reaches; one timer waits for the oldest unsettled one. Targets never decrease, so the
- * oldest checkpoint is always the first to fall due. The `finalize` frame counts as the upload's
- * last unit: a client that sent every byte must still finish within a window, or it could hold
- * its slot forever.
+ * far plus the window's due) and settles the earlier ones it reaches; one timer waits for the
+ * oldest, which falls due first since targets never decrease. The `finalize` frame counts as the
+ * last unit: a client that sent every byte must still finish within a window.
  */
 export class ProgressWatch {
-  private readonly rule: ProgressRule
   private readonly total: number
-  private readonly onStall: () => void
   private readonly now: () => number
   private readonly checkpoints: Checkpoint[] = []
   private delivered = 0
@@ -65,16 +47,13 @@ export class ProgressWatch {
   private armedFor: Checkpoint | undefined
   private stopped = false
 
-  constructor(options: ProgressWatchOptions) {
-    this.rule = options.rule
+  constructor(private readonly options: ProgressWatchOptions) {
     this.total = options.declaredSize + 1
-    this.onStall = options.onStall
     this.now = options.now ?? (() => performance.now())
     this.mark()
     this.arm()
   }
 
-  /** Counts bytes the client delivered. */
   received(bytes: number): void {
     if (this.stopped || bytes <= 0) return
     this.delivered += bytes
@@ -99,7 +78,6 @@ export class ProgressWatch {
     this.arm()
   }
 
-  /** Ends the watch: the upload finished, failed or closed. */
   stop(): void {
     this.stopped = true
     this.disarm()
@@ -115,8 +93,9 @@ export class ProgressWatch {
   private mark(): void {
     const at = this.clientTime()
     const last = this.checkpoints.at(-1)
-    if (last && at - last.at < this.rule.windowMs / CHECKPOINTS_PER_WINDOW) return
-    this.checkpoints.push({ at, target: Math.min(this.delivered + this.rule.minBytes, this.total) })
+    const { windowMs, minBytes } = this.options.rule
+    if (last && at - last.at < windowMs / CHECKPOINTS_PER_WINDOW) return
+    this.checkpoints.push({ at, target: Math.min(this.delivered + minBytes, this.total) })
   }
 
   private arm(): void {
@@ -125,7 +104,7 @@ export class ProgressWatch {
     if (this.timer && this.armedFor === first) return
     this.disarm()
     this.armedFor = first
-    const wait = Math.max(0, first.at + this.rule.windowMs - this.clientTime())
+    const wait = Math.max(0, first.at + this.options.rule.windowMs - this.clientTime())
     this.timer = setTimeout(() => this.check(), wait)
     // The socket keeps the process alive while it is open; the watch alone must not.
     this.timer.unref()
@@ -138,16 +117,15 @@ export class ProgressWatch {
   }
 
   private check(): void {
-    this.timer = undefined
-    this.armedFor = undefined
+    this.disarm()
     const first = this.checkpoints[0]
     if (this.stopped || this.pausedSince !== undefined || !first) return
     // A timer may fire a fraction of a millisecond before `now` says the window is over.
-    if (this.clientTime() < first.at + this.rule.windowMs) {
+    if (this.clientTime() < first.at + this.options.rule.windowMs) {
       this.arm()
       return
     }
     this.stop()
-    this.onStall()
+    this.options.onStall()
   }
 }

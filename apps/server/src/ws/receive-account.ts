@@ -1,9 +1,7 @@
 /**
- * One upload socket's share of the receive budget (receive-budget.ts): it follows the frames
- * arriving on the socket's TCP connection (frame-meter.ts) and, as each frame header arrives,
- * takes from the budget what the WebSocket parser will hold once that frame is complete. When the
- * budget cannot give it, reading pauses until it can: the rest of the frame stays with the
- * client, and the socket holds only what it had already read.
+ * One upload socket's share of the receive budget: as each frame header arrives on the socket's
+ * connection (frame-meter.ts), it takes what the WebSocket parser will hold once that frame is
+ * complete. When the budget cannot give it, reading pauses and the rest stays with the client.
  * May touch: the socket it is given (pauses its reads).
  */
 import type { Duplex } from 'node:stream'
@@ -26,12 +24,14 @@ export class ReceiveAccount {
   private granted = 0
   private cancelWait: (() => void) | undefined
   private closed = false
-  private readonly onData = (chunk: Buffer) => this.read(chunk)
+  private readonly onData = (chunk: Buffer) => {
+    // A chunk already being emitted reaches this listener even after close() removed it.
+    if (this.closed) return
+    this.meter.push(chunk)
+    this.settle()
+  }
 
-  /**
-   * Listens to `socket` after the WebSocket parser does, so each chunk is counted once that
-   * parser has taken in what it holds of it and handed on what is complete.
-   */
+  /** Listens after the WebSocket parser, so each chunk is counted once the parser has taken it. */
   constructor(
     private readonly socket: Duplex,
     private readonly options: ReceiveAccountOptions,
@@ -39,15 +39,11 @@ export class ReceiveAccount {
     socket.on('data', this.onData)
   }
 
-  /** Whether reading waits for the budget. */
   get waiting(): boolean {
     return this.cancelWait !== undefined
   }
 
-  /**
-   * The parser handed on a complete message of `bytes` for storage: they stay counted, no longer
-   * for the parser but for the caller, who gives them back to the budget once they are stored.
-   */
+  /** The parser handed on `bytes` for storage: still counted, now for the caller to give back. */
   handOver(bytes: number): void {
     const moved = Math.min(bytes, this.granted)
     this.granted -= moved
@@ -64,20 +60,13 @@ export class ReceiveAccount {
     this.granted = 0
   }
 
-  private read(chunk: Buffer): void {
-    if (this.closed) return
-    this.meter.push(chunk)
-    this.settle()
-  }
-
   private settle(): void {
     const { budget, maxFrame } = this.options
     const held = this.meter.heldBytes
     // A frame longer than any the socket may be sent is refused from its header; it commits none.
     const needed = Math.min(this.meter.committedBytes, held + maxFrame)
     const wasWaiting = this.waiting
-    this.cancelWait?.()
-    this.cancelWait = undefined
+    this.stopWaiting()
     if (needed <= this.granted || budget.tryTake(needed - this.granted)) {
       budget.give(this.granted - needed)
       this.granted = needed

@@ -1,12 +1,10 @@
 /**
- * The server-wide budget of bytes upload sockets hold in memory (FILE_UPLOAD_WS_BUFFER_BUDGET):
- * frames being received and bytes waiting for storage, counted for every socket of this process.
+ * The budget of bytes this process's upload sockets hold in memory (FILE_UPLOAD_WS_BUFFER_BUDGET).
  * A socket takes what it is about to hold before it reads it, or waits with reading paused; bytes
  * already in memory are counted whether or not they fit, so the count is never below the truth.
  * May touch: nothing (pure): the budget is its own memory.
  */
 
-/** One socket waiting for bytes to fit. */
 interface Waiter {
   bytes: number
   grant: () => void
@@ -21,31 +19,29 @@ export class ReceiveBudget {
 
   constructor(readonly limit: number) {}
 
-  /** Bytes counted now. */
+  /** For tests and debugging: bytes counted now, at the most at once, and sockets waiting. */
   get usedBytes(): number {
     return this.used
   }
 
-  /** The most bytes counted at once since start, for tests and debugging. */
   get peakBytes(): number {
     return this.peak
   }
 
-  /** Sockets waiting for bytes to fit, for tests and debugging. */
   get waitingCount(): number {
     return this.waiters.size
   }
 
-  /** Counts `bytes` when they fit in what is left; answers whether they did. */
   tryTake(bytes: number): boolean {
     if (this.used + bytes > this.limit) return false
-    this.count(bytes)
+    this.force(bytes)
     return true
   }
 
   /** Counts bytes that are held already, whether or not they fit. */
   force(bytes: number): void {
-    this.count(bytes)
+    this.used += bytes
+    if (this.used > this.peak) this.peak = this.used
   }
 
   give(bytes: number): void {
@@ -58,19 +54,11 @@ export class ReceiveBudget {
     }
   }
 
-  /**
-   * Counts `bytes` and calls `grant` once they fit. Waiters are served in arrival order, each as
-   * soon as it fits, so a large one does not hold up small ones behind it. Answers a cancel.
-   */
+  /** Counts `bytes` and calls `grant` once they fit, even past larger waiters; answers a cancel. */
   wait(bytes: number, grant: () => void): () => void {
     const waiter = { bytes, grant }
     this.waiters.add(waiter)
     return () => this.waiters.delete(waiter)
-  }
-
-  private count(bytes: number): void {
-    this.used += bytes
-    if (this.used > this.peak) this.peak = this.used
   }
 
   private wake(): void {
@@ -78,7 +66,7 @@ export class ReceiveBudget {
     for (const waiter of this.waiters) {
       if (this.used + waiter.bytes > this.limit) continue
       this.waiters.delete(waiter)
-      this.count(waiter.bytes)
+      this.force(waiter.bytes)
       waiter.grant()
     }
   }

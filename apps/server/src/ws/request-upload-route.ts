@@ -1,8 +1,6 @@
 /**
  * The request upload socket `/api/request/:id/upload/ws` (spec: Uploading into a request): its
- * `init` frame declares what the headers of `POST /api/request/:id/upload/init` declare and is
- * decoded by the same protocol `RequestDeclaration`, its `finalize` frame carries the HTTP finalize body, and it
- * must keep delivering or lose its slot (spec: Upload slot inside a request).
+ * frames carry what the HTTP init and finalize do, and it must keep delivering or lose its slot.
  * May touch: nothing directly; through RequestsService and the session layer.
  */
 import type { IncomingMessage } from 'node:http'
@@ -19,9 +17,12 @@ import type { RequestUploadContext } from '../requests/request-upload-context.js
 import type { RequestsService } from '../requests/requests.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import { parseResumable } from '../validation.js'
-import { resumeOffset } from './resume-frame.js'
-import type { ControlFrame, OpenedUpload, UploadSocketHandler } from './upload-handler.js'
-import type { UploadSocketRoute } from './upload-socket.js'
+import {
+  resumeOffset,
+  type ControlFrame,
+  type OpenedUpload,
+  type UploadSocketRoute,
+} from './upload-handler.js'
 
 /** Lower-case UUIDs only, as everywhere else; any other path under the prefix is not found. */
 const REQUEST_UPLOAD_PATH =
@@ -33,33 +34,41 @@ export interface RequestUploadRouteDeps {
     RequestsService,
     'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
   >
-  /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
   /** Window of the progress rule; FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC unless a test says. */
   progressWindowMs?: number
-  /** Bytes each window must bring; tests may change it. */
-  minProgressBytes?: number
 }
 
 export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRoute {
   const { config, requests } = deps
   const progress = {
     windowMs: deps.progressWindowMs ?? config.fileUploadWsProgressWindowSec * 1000,
-    minBytes: deps.minProgressBytes ?? REQUEST_WS_MIN_PROGRESS_BYTES,
+    minBytes: REQUEST_WS_MIN_PROGRESS_BYTES,
+  }
+  // A sender's upload is not a creation, so no login is asked for; the feature must be on.
+  const requireEnabled = () => {
+    if (!config.enabledServices.includes('request')) {
+      throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
+    }
   }
 
-  function handler(requestId: string): UploadSocketHandler {
-    const enabled = () => {
-      // A sender's upload is not a creation, so no login is asked for; the feature must be on.
-      if (!config.enabledServices.includes('request')) {
-        throw new HttpError(403, ERROR_MESSAGES.fileRequestsDisabled)
-      }
-    }
+  return (pathname) => {
+    const requestId = REQUEST_UPLOAD_PATH.exec(pathname)?.[1]
+    if (requestId === undefined) return undefined
+    const opened = (session: UploadSession<RequestUploadContext>): OpenedUpload => ({
+      session,
+      // An invalid body fails the socket and frees the slot, unlike the HTTP route, which keeps
+      // the session for a corrected body: on a socket every `error` frame ends it (spec: step 6).
+      async finalize({ type: _type, ...body }) {
+        return { id: await requests.finalize(session, requests.parseFinalize(body)) }
+      },
+      revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
+    })
     return {
       progress,
       finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
-        enabled()
+        requireEnabled()
         const init = requests.declaredInFrame(frame.request)
         const resumable = parseResumable(frame.resumable, 'frame')
         const ip = deps.ipOf(request)
@@ -67,38 +76,11 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {
-        enabled()
+        requireEnabled()
         const offset = resumeOffset(frame)
         const uploadId = typeof frame.uploadId === 'string' ? frame.uploadId : ''
         return opened(await requests.resumeUpload(requestId, uploadId, offset))
       },
     }
-
-    function opened(session: UploadSession<RequestUploadContext>): OpenedUpload {
-      return {
-        session,
-        /**
-         * An invalid body fails the socket (400 in the frame, close 1008) and frees the slot,
-         * unlike the HTTP route, which keeps the session for a corrected body: on a socket
-         * every `error` frame ends it (spec: WebSocket /api/upload/ws, step 6; 1008 for
-         * validation), and a session ends with its socket (spec: Upload slot inside a request,
-         * "socket closed before done").
-         */
-        async finalize(finalizeFrame) {
-          const body: Record<string, unknown> = { ...finalizeFrame }
-          delete body.type
-          const id = await requests.finalize(session, requests.parseFinalize(body))
-          return { id }
-        },
-        revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
-      }
-    }
-  }
-
-  return {
-    match(pathname) {
-      const requestId = REQUEST_UPLOAD_PATH.exec(pathname)?.[1]
-      return requestId === undefined ? undefined : handler(requestId)
-    },
   }
 }

@@ -1,10 +1,6 @@
 /**
- * One upload WebSocket from its first frame to its close: the frame order of spec "WebSocket
- * /api/upload/ws" (init, ready, binary frames, finalize, done), backpressure between the socket
- * and the blob store, keepalive, a route's optional progress floor, and the mapping of every
- * failure onto an `error` frame and a close code. A route decides what `init` and `finalize`
- * mean; normal uploads and uploads into a request share everything else (spec: Uploading into a
- * request, "same frames, buffering, backpressure and keepalive").
+ * One upload WebSocket from its first frame to its close (spec: WebSocket /api/upload/ws): frame
+ * order, backpressure, keepalive, a progress floor, and each failure as `error` frame and close.
  * May touch: the WebSocket it is given; timers (keepalive); the log.
  */
 import type { IncomingMessage } from 'node:http'
@@ -19,13 +15,12 @@ import {
   type UploadWsReadyFrame,
   type WsCloseCode,
 } from '@fileshare/protocol'
-import type { RawData, WebSocket } from 'ws'
+import type { WebSocket } from 'ws'
 
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
-import { afterReads } from './after-reads.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
-import { ProgressWatch, STALLED_MESSAGE, STALLED_STATUS } from './progress-watch.js'
+import { ProgressWatch } from './progress-watch.js'
 import { ReceiveAccount } from './receive-account.js'
 import type { ReceiveBudget } from './receive-budget.js'
 import type {
@@ -35,26 +30,11 @@ import type {
   UploadSocketHandler,
 } from './upload-handler.js'
 
-/** Bytes a socket may hold that the blob store has not taken yet. */
-export interface BufferLimits {
-  /** Past this the socket is closed with 1009 (spec: Limits, FILE_UPLOAD_WS_MAX_BUFFER). */
-  maxBuffer: number
-  /** At or above this the socket stops reading. */
-  highWater: number
-  /** At or below this a paused socket reads again. */
-  lowWater: number
-}
-
 const HIGH_WATER_CAP = 4 * 1024 * 1024
 const MAX_CLOSE_REASON = 123
 
-/**
- * Reading pauses at the smaller of 4 MiB and half the max buffer and resumes at half of that.
- * What was read before the pause took effect (the rest of one socket read, a frame in progress)
- * still arrives; the other half of the buffer is the room for it, so with the default buffer a
- * client sending frames of up to a few MiB never meets the hard bound.
- */
-export function bufferLimits(maxBuffer: number): BufferLimits {
+/** Reading pauses at min(4 MiB, half the max buffer), whose other half takes what still arrives. */
+export function bufferLimits(maxBuffer: number) {
   const highWater = Math.min(HIGH_WATER_CAP, Math.floor(maxBuffer / 2))
   return { maxBuffer, highWater, lowWater: Math.floor(highWater / 2) }
 }
@@ -66,30 +46,14 @@ type ReadHold = 'store' | 'budget'
 
 type ErrorFrame = UploadWsErrorFrame & { status: number; details?: Record<string, string> }
 
-function isControlFrame(value: unknown): value is ControlFrame {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function byteLength(data: RawData): number {
-  if (Array.isArray(data)) return data.reduce((sum, piece) => sum + piece.length, 0)
-  return data instanceof ArrayBuffer ? data.byteLength : data.length
-}
-
-function toBuffer(data: RawData): Buffer {
-  if (Buffer.isBuffer(data)) return data
-  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data)
-}
-
 export interface UploadConnectionOptions {
-  limits: BufferLimits
+  limits: ReturnType<typeof bufferLimits>
   logger: Logger
-  /** Told the bytes waiting for the store after each frame; feeds the debug peak counter. */
+  /** Told the bytes waiting for the store after each frame (a debug peak counter). */
   onPending(bytes: number): void
-  /** The server-wide budget of bytes upload sockets hold (FILE_UPLOAD_WS_BUFFER_BUDGET). */
+  /** FILE_UPLOAD_WS_BUFFER_BUDGET, against which the frames of `socket` are counted. */
   budget: ReceiveBudget
-  /** The connection under the WebSocket, whose frames are counted against the budget. */
   socket: Duplex
-  /** A socket that sends no `init` within this long is closed with 1008; 10 s by default. */
   initTimeoutMs?: number
 }
 
@@ -101,29 +65,25 @@ export class UploadConnection {
   /** Bytes the upload still lacks, from `ready` on. */
   private lacking = 0
   private readonly holds = new Set<ReadHold>()
-  /** This socket's share of the receive budget. */
   private readonly account: ReceiveAccount
-  /**
-   * Counts what arrives from the peer (frames, pongs), and reads taken up again after a pause:
-   * the peer answered a ping when this has moved since.
-   */
+  /** Counts frames, pongs and reads taken up again: the peer answered a ping if it moved since. */
   private heard = 0
   /** `heard` at the keepalive's latest ping; none yet at first. */
   private heardAtPing = -1
   /** The handler's progress rule at work between `ready` and `finalize`. */
   private progress: ProgressWatch | undefined
-  /** Resolves once the socket has closed, whichever side closed it. */
   readonly closed: Promise<void>
   /** Fails a socket that has not sent `init` in time, so a silent one holds nothing for long. */
   private readonly initTimer: NodeJS.Timeout
 
   constructor(
-    private readonly ws: WebSocket,
+    readonly ws: WebSocket,
     private readonly request: IncomingMessage,
     private readonly handler: UploadSocketHandler,
     private readonly options: UploadConnectionOptions,
   ) {
-    ws.on('message', (data, isBinary) => this.receive(data, isBinary))
+    // ws's default binary type hands every message over as one Buffer.
+    ws.on('message', (data, isBinary) => this.receive(data as Buffer, isBinary))
     // Counted after ws has read each chunk (ws listens to the connection first).
     this.account = new ReceiveAccount(options.socket, {
       budget: options.budget,
@@ -132,9 +92,8 @@ export class UploadConnection {
       resume: () => this.releaseReading('budget'),
     })
     ws.on('pong', () => this.heard++)
-    // ws refuses some frames itself (one larger than the buffer, a malformed frame, bad UTF-8)
-    // and closes the socket at once. Heard ahead of ws, such a refusal fails the upload like any
-    // other: an `error` frame first, then the spec's close code (step 6, Failure).
+    // ws refuses some frames itself and closes the socket at once. Heard ahead of ws, such a
+    // refusal fails the upload like any other: an `error` frame, then the close (step 6, Failure).
     onFrameRefused(ws, (error) => this.refusedByWs(error))
     ws.on('error', (error) =>
       this.options.logger.debug('upload socket closed on a protocol error', error),
@@ -158,11 +117,7 @@ export class UploadConnection {
     return this.holds.size > 0
   }
 
-  /**
-   * One keepalive tick: drops a socket from which nothing arrived since the previous ping, when
-   * `judge` (the tick came on time). A paused socket is not read, so its pong cannot arrive; it
-   * is spared until it reads again.
-   */
+  /** Drops a socket silent since the last ping, when `judge`; a paused one cannot read its pong. */
   heartbeat(judge: boolean): void {
     if (judge && this.heard === this.heardAtPing && !this.paused) {
       this.ws.terminate()
@@ -172,55 +127,42 @@ export class UploadConnection {
     this.ws.ping()
   }
 
-  terminate(): void {
-    this.ws.terminate()
-  }
-
-  /**
-   * Pings at once, out of the keepalive schedule, and drops the socket when nothing arrives
-   * within `withinMs`: a resume waits for its session, held by a peer that may be gone without a
-   * close. The drop suspends the session as any other does. A paused socket is spared (its pong
-   * cannot be read), and so is one past `finalize`, whose commit is under way.
-   */
+  /** Pings and drops the socket if silent for `withinMs`: a resume waits on its session's peer. */
   private probe(withinMs: number): void {
     if (this.phase !== 'receiving' || this.ws.readyState !== this.ws.OPEN) return
     const heard = this.heard
     this.ws.ping()
     const timer = setTimeout(() => {
-      afterReads(() => {
+      // After this turn's reads, so that a pong already delivered to the process is heard first.
+      setImmediate(() => {
         if (this.phase === 'receiving' && this.heard === heard && !this.paused) this.ws.terminate()
       })
     }, withinMs)
     timer.unref()
   }
 
-  private receive(data: RawData, isBinary: boolean): void {
+  private receive(data: Buffer, isBinary: boolean): void {
     // Any frame proves the peer alive: a pong may wait behind megabytes of the client's data.
     this.heard++
     if (this.phase === 'ended') return
-    if (isBinary) {
-      this.receiveBytes(toBuffer(data))
-      return
-    }
+    if (isBinary) return this.receiveBytes(data)
     // Control frames are small JSON objects; a large one is refused before it is parsed.
-    if (byteLength(data) > this.controlFrameLimit()) {
-      this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.controlFrameTooLarge, 413)
-      return
+    if (data.length > this.controlFrameLimit()) {
+      return this.fail(WS_CLOSE_CODES.messageTooBig, ERROR_MESSAGES.controlFrameTooLarge, 413)
     }
-    let frame: unknown
+    let frame: ControlFrame | undefined
     try {
-      frame = JSON.parse(toBuffer(data).toString('utf8'))
+      frame = JSON.parse(data.toString('utf8')) as ControlFrame
     } catch {
-      this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
-      return
+      // Refused below, as anything else that is not an object.
     }
-    if (!isControlFrame(frame)) {
-      this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
-    } else if (frame.type === 'init' && this.phase === 'awaiting-init') {
-      void this.open(frame, 'init')
-    } else if (frame.type === 'resume' && this.phase === 'awaiting-init') {
-      void this.open(frame, 'resume')
-    } else if (frame.type === 'finalize' && this.phase === 'receiving') {
+    if (typeof frame !== 'object' || frame === null || Array.isArray(frame)) {
+      return this.fail(WS_CLOSE_CODES.unsupportedData, ERROR_MESSAGES.unsupportedFrame, 400)
+    }
+    const { type } = frame
+    if ((type === 'init' || type === 'resume') && this.phase === 'awaiting-init') {
+      void this.open(frame, type)
+    } else if (type === 'finalize' && this.phase === 'receiving') {
       void this.finish(frame)
     } else {
       // A second init, a finalize before ready or after finalize, or an unknown type.
@@ -233,25 +175,21 @@ export class UploadConnection {
     clearTimeout(this.initTimer)
     let upload: OpenedUpload
     try {
-      upload = await (how === 'init'
-        ? this.handler.init(frame, this.request)
-        : this.handler.resume(frame, this.request))
+      upload = await this.handler[how](frame, this.request)
     } catch (error) {
       // A refused resume leaves its session as it was: nothing was opened to discard.
-      this.failWith(error)
-      return
+      return this.failWith(error)
     }
     if (this.phase !== 'opening') {
       // The socket closed or broke the protocol while the session was being opened.
-      this.leave(upload.session)
-      return
+      return this.endSession('suspend', upload.session)
     }
     this.upload = upload
     this.phase = 'receiving'
-    this.lacking = upload.session.declaredSize - upload.session.startOffset
+    const { id, startOffset, declaredSize } = upload.session
+    this.lacking = declaredSize - startOffset
     this.limitFrames()
     upload.session.onProbe((withinMs) => this.probe(withinMs))
-    const { id, startOffset } = upload.session
     // A resume answers where the bytes continue: the client sends from there.
     this.send(how === 'init' ? { type: 'ready', id } : { type: 'ready', id, offset: startOffset })
     const rule = this.handler.progress
@@ -259,19 +197,16 @@ export class UploadConnection {
       this.progress = new ProgressWatch({
         rule,
         // A resumed upload has only what follows its offset left to bring.
-        declaredSize: upload.session.declaredSize - upload.session.startOffset,
-        onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, STALLED_MESSAGE, STALLED_STATUS),
+        declaredSize: this.lacking,
+        onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.uploadStalled, 408),
       })
       if (this.paused) this.progress.pause()
     }
   }
 
   /**
-   * Sets the longest message ws admits from the next frame header on. Before `ready` and after
-   * `finalize` only a control frame may come; in between a binary frame may bring what the
-   * upload still lacks, up to FILE_UPLOAD_WS_MAX_BUFFER, and a control frame still fits (once
-   * nothing is lacking, the route's longest `finalize`). A longer frame is refused from its
-   * header, before its payload is read.
+   * The longest frame ws takes from its next header on, refusing a longer one before its payload:
+   * a control frame, or while receiving what the upload lacks, up to the max buffer.
    */
   private limitFrames(): void {
     const { maxBuffer } = this.options.limits
@@ -283,31 +218,23 @@ export class UploadConnection {
 
   /** The longest text frame taken now: the route's `finalize` once every byte is in. */
   private controlFrameLimit(): number {
-    const finalizeMax = this.handler.finalizeFrameMaxBytes ?? 0
     const finalizing = this.phase === 'receiving' && this.lacking === 0
-    return finalizing
-      ? Math.max(WS_CONTROL_FRAME_MAX_BYTES, finalizeMax)
-      : WS_CONTROL_FRAME_MAX_BYTES
+    const finalizeMax = finalizing ? (this.handler.finalizeFrameMaxBytes ?? 0) : 0
+    return Math.max(WS_CONTROL_FRAME_MAX_BYTES, finalizeMax)
   }
 
-  /**
-   * Hands bytes to the session at once (it keeps one write chain, so order is the arrival
-   * order) and counts them as pending until the store has taken them; the socket stops reading
-   * at the high-water mark and reads again at the low-water mark.
-   */
+  /** Hands bytes to the session at once (its write chain keeps order); pending until stored. */
   private receiveBytes(bytes: Buffer): void {
     if (this.phase !== 'receiving' || !this.upload) {
       // Binary before ready, or after finalize (spec: close code 1002).
-      this.fail(WS_CLOSE_CODES.protocolError, ERROR_MESSAGES.protocolViolation, 400)
-      return
+      return this.fail(WS_CLOSE_CODES.protocolError, ERROR_MESSAGES.protocolViolation, 400)
     }
     let written: Promise<void>
     try {
       // Throws 400 size mismatch for bytes past the declared length.
       written = this.upload.session.append(bytes)
     } catch (error) {
-      this.failWith(error)
-      return
+      return this.failWith(error)
     }
     this.progress?.received(bytes.length)
     this.lacking -= bytes.length
@@ -343,8 +270,7 @@ export class UploadConnection {
     try {
       done = await upload.finalize(frame)
     } catch (error) {
-      this.failWith(error)
-      return
+      return this.failWith(error)
     }
     if (this.phase !== 'finalizing') {
       // The socket failed or closed during the commit: the client never learns of the upload.
@@ -378,18 +304,12 @@ export class UploadConnection {
 
   private send(
     frame:
-      | UploadWsReadyFrame
-      | (UploadWsReadyFrame & { offset: number })
-      | ErrorFrame
-      | (DoneFields & { type: 'done' }),
+      (UploadWsReadyFrame & { offset?: number }) | ErrorFrame | (DoneFields & { type: 'done' }),
   ): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame))
   }
 
-  /**
-   * Starts the closing handshake; a paused socket reads again so the client's close arrives,
-   * outside the budget: from here on ws admits nothing longer than a control frame.
-   */
+  /** Starts the closing handshake; reading resumes, outside the budget, for the client's close. */
   private shut(code: WsCloseCode, reason: string): void {
     this.limitFrames()
     this.account.close()
@@ -411,15 +331,10 @@ export class UploadConnection {
     this.progress?.stop()
     this.send({ type: 'error', message, status, ...(details ? { details } : {}) })
     this.shut(code, message)
-    this.discard()
+    this.endSession('abort')
   }
 
-  /**
-   * A frame ws refused while reading it, mapped onto the spec's close codes. One over the frame
-   * limit (limitFrames) is refused from its header and answered as if it had been read: a text
-   * frame is too large, a binary one out of order, or past the declared length when the upload
-   * lacks less than the buffer, or else larger than the buffer.
-   */
+  /** A frame ws refused (limitFrames), answered with the spec's close code as if it was read. */
   private refusedByWs(error: unknown): void {
     const code = (error as { code?: unknown }).code
     if (
@@ -446,49 +361,31 @@ export class UploadConnection {
   private failWith(error: unknown): void {
     if (this.phase === 'ended') return
     if (error instanceof HttpError && error.status < 500) {
-      this.fail(WS_CLOSE_CODES.policyViolation, error.message, error.status, error.details)
-      return
+      return this.fail(WS_CLOSE_CODES.policyViolation, error.message, error.status, error.details)
     }
     this.options.logger.error('upload socket failed', error)
     this.fail(WS_CLOSE_CODES.internalError, ERROR_MESSAGES.internalError, 500)
   }
 
   /**
-   * Aborts the session unless its commit is under way: aborting a blob in the middle of its
-   * commit would race the rename that makes it visible, so `finish` revokes what it stores.
+   * Aborts or suspends the session (docs/api.md, what ends a session). A commit under way is left
+   * alone: aborting its blob would race the rename that makes it visible; `finish` revokes it.
    */
-  private discard(session = this.upload?.session): void {
+  private endSession(end: 'abort' | 'suspend', session = this.upload?.session): void {
     if (!session || session.state === 'committing') return
-    session.abort().catch((error: unknown) => {
-      this.options.logger.error('discarding an upload session failed', error)
+    session[end]().catch((error: unknown) => {
+      const doing = end === 'abort' ? 'discarding' : 'suspending'
+      this.options.logger.error(`${doing} an upload session failed`, error)
     })
   }
 
-  /**
-   * Suspends the session of a connection lost before `done` (docs/api.md, what ends a session):
-   * one whose client asked to resume stays resumable, with its durable bytes, quota and slot; any
-   * other ends at once (`UploadSession.suspend`). A commit under way is left to finish, as for
-   * `discard`.
-   */
-  private leave(session = this.upload?.session): void {
-    if (!session || session.state === 'committing') return
-    session.suspend().catch((error: unknown) => {
-      this.options.logger.error('suspending an upload session failed', error)
-    })
-  }
-
-  /**
-   * A client's close with 1000 before `done` is an explicit abort: nothing stays stored. Any
-   * other end of the connection (a drop, 1001, the server's shutdown) leaves the session to
-   * resume, when its client asked to.
-   */
+  /** A client's close with 1000 before `done` aborts; any other end of the socket suspends. */
   private onClose(code: number): void {
     clearTimeout(this.initTimer)
     this.progress?.stop()
     this.account.close()
     if (this.phase === 'ended') return
     this.phase = 'ended'
-    if (code === WS_CLOSE_CODES.normal) this.discard()
-    else this.leave()
+    this.endSession(code === WS_CLOSE_CODES.normal ? 'abort' : 'suspend')
   }
 }

@@ -1,13 +1,13 @@
 /**
  * What an upload socket's route provides to the connection that runs it (upload-connection.ts):
- * opening or resuming a session from the first frame, finalizing and revoking it. Normal uploads
- * (file-upload-route.ts) and uploads into requests (request-upload-route.ts) each provide one.
+ * opening or resuming a session from the first frame, finalizing and revoking it.
  * May touch: nothing (pure).
  */
 import type { IncomingMessage } from 'node:http'
 
-import type { UploadWsDoneFrame } from '@fileshare/protocol'
+import { ERROR_MESSAGES, type UploadWsDoneFrame } from '@fileshare/protocol'
 
+import { HttpError } from '../http-error.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import type { ProgressRule } from './progress-watch.js'
 
@@ -30,19 +30,24 @@ export interface OpenedUpload {
 export interface UploadSocketHandler {
   /** Validates the `init` frame and opens a session; an HttpError refuses it (close 1008). */
   init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
-  /**
-   * Validates a `resume` frame and continues its session from a durable point (docs/api.md); an
-   * HttpError refuses it (close 1008) and changes nothing.
-   */
+  /** Continues a session from a durable point (docs/api.md); a refusal changes nothing. */
   resume(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
-  /**
-   * When set, a socket that delivers too little within a window after `ready` is failed with
-   * close 1008 and its session aborted (spec: Upload slot inside a request).
-   */
+  /** A progress floor whose breach fails the socket (spec: Upload slot inside a request). */
   readonly progress?: ProgressRule
-  /**
-   * The longest `finalize` frame the route takes once every declared byte is in, when it is
-   * longer than a control frame (a request's finalize carries the upload's metadata).
-   */
+  /** The longest `finalize` frame, when longer than a control frame (a request's has metadata). */
   readonly finalizeFrameMaxBytes?: number
+}
+
+/** The handler of one upload socket path, or undefined for a path of another route. */
+export type UploadSocketRoute = (pathname: string) => UploadSocketHandler | undefined
+
+/** The `offset` of a `resume` frame (docs/api.md): a whole number of bytes from 0, else 400. */
+export function resumeOffset(frame: ControlFrame): number {
+  const { offset } = frame
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+    throw new HttpError(400, ERROR_MESSAGES.invalidRequest, {
+      details: { offset: 'must be a whole number of bytes' },
+    })
+  }
+  return offset
 }
