@@ -5,7 +5,13 @@
  */
 import { formatBytes, parseBytes } from '@fileshare/protocol'
 
-import { ConfigError } from './config.js'
+/** A setting that cannot be used; its message is the one line printed before the server stops. */
+export class ConfigError extends Error {
+  constructor(variable: string, value: string, accepts: string) {
+    super(`${variable} must be ${accepts}, got ${JSON.stringify(value)}`)
+    this.name = 'ConfigError'
+  }
+}
 
 const LOCALE_FORMAT = 'language tags such as en, de or pt-BR'
 
@@ -24,6 +30,20 @@ function canonicalLocale(value: string): string | null {
 }
 
 export type Env = Record<string, string | undefined>
+
+const PLAIN_HTTP_URL = 'an http or https URL without query or fragment'
+
+function parseUrl(value: string): URL | null {
+  try {
+    return new URL(value)
+  } catch {
+    return null
+  }
+}
+
+const isHttp = (url: URL) => url.protocol === 'http:' || url.protocol === 'https:'
+
+const isPlainHttp = (url: URL) => isHttp(url) && !url.search && !url.hash
 
 /** A longer chain of proxies than this is a mistake in the setting rather than a deployment. */
 const MAX_TRUSTED_PROXIES = 16
@@ -156,15 +176,9 @@ export class Reader {
 
   url(name: string, fallback: string): string {
     const value = this.raw(name) ?? fallback
-    let url: URL
-    try {
-      url = new URL(value)
-    } catch {
-      throw new ConfigError(name, value, 'an http or https URL')
-    }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-      throw new ConfigError(name, value, 'an http or https URL without query or fragment')
-    }
+    const url = parseUrl(value)
+    if (url === null) throw new ConfigError(name, value, 'an http or https URL')
+    if (!isPlainHttp(url)) throw new ConfigError(name, value, PLAIN_HTTP_URL)
     return url.href.replace(/\/+$/, '')
   }
 
@@ -172,15 +186,8 @@ export class Reader {
   linkUrl(name: string): string | null {
     const value = this.raw(name)
     if (value === undefined) return null
-    let url: URL | null = null
-    try {
-      url = new URL(value)
-    } catch {
-      // Said below.
-    }
-    if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-      throw new ConfigError(name, value, 'an http or https URL')
-    }
+    const url = parseUrl(value)
+    if (url === null || !isHttp(url)) throw new ConfigError(name, value, 'an http or https URL')
     return url.href
   }
 
@@ -188,15 +195,8 @@ export class Reader {
   issuer(name: string): string | null {
     const value = this.raw(name)
     if (value === undefined) return null
-    let url: URL | undefined
-    try {
-      url = new URL(value)
-    } catch {
-      url = undefined
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) {
-      throw new ConfigError(name, value, 'an http or https URL without query or fragment')
-    }
+    const url = parseUrl(value)
+    if (url === null || !isPlainHttp(url)) throw new ConfigError(name, value, PLAIN_HTTP_URL)
     return value
   }
 
