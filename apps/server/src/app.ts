@@ -59,27 +59,24 @@ export interface AppDeps {
   metrics?: ServerMetrics | undefined
 }
 
-/** Where WEBCAT clients look for a domain's enrollment policy and manifest (webcat-spec). */
-export const WEBCAT_PATH = '/.well-known/webcat'
-
 /**
  * Body limit of the JSON note routes: twice the largest note's base64, with room for the other
- * fields. JSON may escape characters of the base64 (`\/` for `/`, as some encoders do by default),
- * so the body's length is no exact measure of the content: the size that counts is the decoded
- * one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
+ * fields, since JSON may escape base64 characters (`\/` for `/`); the size that counts is the
+ * decoded one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
  */
-export function noteBodyLimit(config: Pick<Config, 'noteMaxSize'>): number {
+function noteBodyLimit(config: Config): number {
   return 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { config, services, logger } = deps
+  const { config, services, logger, guard } = deps
   const app = new Hono<AppEnv>()
   const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustedProxies)
-  const { guard } = deps
+  const headers = (c: Context<AppEnv>) => (name: string) => c.req.header(name)
   const requireLogin = (service: ServiceName) => async (c: Context<AppEnv>) => {
-    await guard(service, (name) => c.req.header(name))
+    await guard(service, headers(c))
   }
+  const requestsOn = config.enabledServices.includes('request')
 
   // The security headers are put on every answer by the HTTP server (server.ts, listen.ts).
   // Middleware that would do nothing is not mounted, so requests do not pass through it.
@@ -119,7 +116,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     '/api',
     uploadStatusRoutes({
       sessionStatus: services.sessionStatus,
-      requestsEnabled: config.enabledServices.includes('request'),
+      requestsEnabled: requestsOn,
     }),
   )
   app.route(
@@ -141,8 +138,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       requireLogin: requireLogin('note'),
     }),
   )
-
-  const requestsOn = config.enabledServices.includes('request')
   app.route(
     '/api/request',
     requestRoutes({
@@ -150,14 +145,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       enabled: requestsOn,
       ipOf,
       // With OIDC_PROTECT_REQUESTS the daily limit counts per login user, otherwise per IP.
-      creator: async (c) => {
-        const user = await guard('request', (name) => c.req.header(name))
-        return user?.sub ?? null
-      },
-      login: async (c) => {
-        const user = await guard('request', (name) => c.req.header(name), { identify: true })
-        return user?.sub ?? null
-      },
+      creator: async (c) => (await guard('request', headers(c)))?.sub ?? null,
+      login: async (c) => (await guard('request', headers(c), { identify: true }))?.sub ?? null,
       now: deps.now,
     }),
   )
@@ -175,7 +164,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const webcat = deps.webcatFiles
   if (webcat !== undefined) {
     // Only the names read at start are answered; the path names no file.
-    app.get(`${WEBCAT_PATH}/:name`, (c, next) => {
+    // Where WEBCAT clients look for a domain's enrollment policy and manifest (webcat-spec).
+    app.get('/.well-known/webcat/:name', (c, next) => {
       const file = webcat.get(c.req.param('name'))
       if (file === undefined) return next()
       c.header(HEADERS.cacheControl, 'no-cache')

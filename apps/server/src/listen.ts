@@ -26,30 +26,23 @@ export interface ListenOptions {
 }
 
 /**
- * How long a connection may stand still in the middle of a request or an answer. Node's own
- * limit is on a whole request (5 minutes), which would cut off a large single-request upload
- * or a chunk on a slow link however steadily its bytes arrive; an idle limit stops only the
- * connections that have stopped. Headers must still arrive within Node's `headersTimeout`.
+ * How long a connection may stand still mid-request or mid-answer. Node's own limit is on a whole
+ * request, which would cut off a large upload on a slow link however steadily its bytes arrive.
  */
-export const IDLE_TIMEOUT_MS = 5 * 60_000
+const IDLE_TIMEOUT_MS = 5 * 60_000
 
 /**
- * How long an idle keep-alive connection stays open (Node's default, named here because the
- * proxy's setting depends on it). A proxy or load balancer in front must drop its idle upstream
- * connections sooner (nginx's upstream `keepalive_timeout`, docs/deploy.md), or it may send a
- * request on a connection the server is closing.
+ * How long an idle keep-alive connection stays open (Node's default, named because a proxy in
+ * front must drop its idle upstream connections sooner: docs/deploy.md).
  */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000
+const KEEP_ALIVE_TIMEOUT_MS = 5_000
 
 export interface RunningServer {
   /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
   url: string
   /** The Node server, for attaching WebSocket upgrades. */
   server: HttpServer
-  /**
-   * Stops listening for new connections but keeps open ones, so uploads under way on keep-alive
-   * connections can still send their remaining requests.
-   */
+  /** Stops listening but keeps open connections, so uploads under way can send their rest. */
   stopAccepting(): void
   /** Stops accepting connections and resolves once the requests under way have been answered. */
   close(): Promise<void>
@@ -68,9 +61,8 @@ export function listen<E extends Env>(
     const onFinish = () => {
       if (closing) server.closeIdleConnections()
     }
-    // The response headers go on each response before the app runs, as a middleware would put
-    // them, and the app's answer overrides any it names; set here, they cost each request no
-    // extra step through the app's middleware chain.
+    // Set before the app runs, so the app's answer overrides any it names, at no extra step
+    // through the app's middleware chain.
     const server = createServer(
       { requestTimeout: 0 },
       (request: IncomingMessage, response: ServerResponse) => {
