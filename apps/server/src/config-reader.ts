@@ -33,7 +33,7 @@ export type Env = Record<string, string | undefined>
 
 const PLAIN_HTTP_URL = 'an http or https URL without query or fragment'
 
-function parseUrl(value: string): URL | null {
+export function parseUrl(value: string): URL | null {
   try {
     return new URL(value)
   } catch {

@@ -11,7 +11,7 @@ import { REQUEST_WS_PROGRESS_WINDOW_MS, WS_FRAME_MAX_BYTES } from '@fileshare/pr
 import { DEFAULT_RETRY_POLICY } from './notify/retry-policy.js'
 import { parseNotifyEmail } from './notify/email-address.js'
 import { SQLITE_DRIVER_SETTINGS } from './db/sqlite-connection.js'
-import { ConfigError, Reader, type Env } from './config-reader.js'
+import { ConfigError, Reader, parseUrl, type Env } from './config-reader.js'
 
 /**
  * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
@@ -48,20 +48,9 @@ export function loginEnabled(config: {
  */
 function logoAddress(value: string | null, baseUrl: string): string | null {
   if (value === null) return null
-  const sameOrigin = (() => {
-    try {
-      return new URL(value).origin === new URL(baseUrl).origin
-    } catch {
-      return false
-    }
-  })()
-  if (
-    (value.startsWith('/') && !value.startsWith('//')) ||
-    /^data:image\//i.test(value) ||
-    sameOrigin
-  ) {
-    return value
-  }
+  const local = value.startsWith('/') && !value.startsWith('//')
+  const sameOrigin = parseUrl(value)?.origin === new URL(baseUrl).origin
+  if (local || /^data:image\//i.test(value) || sameOrigin) return value
   throw new ConfigError(
     'CUSTOM_LOGO',
     value,
@@ -89,6 +78,7 @@ export function loadConfig(env: Env = process.env) {
     WS_MAX_BUFFER_MIN,
   )
   const locales = read.localeList('LOCALES')
+  const webcatDir = read.optionalString('WEBCAT_DIR')
   const config = {
     port,
     host: read.host('HOST', '0.0.0.0'),
@@ -98,7 +88,7 @@ export function loadConfig(env: Env = process.env) {
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     sqliteDriver: read.oneOf('SQLITE_DRIVER', 'auto', SQLITE_DRIVER_SETTINGS),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
-    webcatDir: optionalPath(read.optionalString('WEBCAT_DIR')),
+    webcatDir: webcatDir === null ? null : resolve(webcatDir),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
 
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
@@ -213,24 +203,12 @@ export function loadConfig(env: Env = process.env) {
   return config
 }
 
-/** A file or folder named by a setting, resolved against the working folder; null when unset or empty. */
-function optionalPath(value: string | null): string | null {
-  return value === null || value === '' ? null : resolve(value)
-}
-
 /** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
 function databaseUrl(value: string | null): string | null {
-  if (value === null || value === '') return null
-  const valid = (() => {
-    try {
-      const url = new URL(value)
-      const host = url.host !== '' || url.searchParams.has('host')
-      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && host
-    } catch {
-      return false
-    }
-  })()
-  if (!valid) {
+  if (value === null) return null
+  const url = parseUrl(value)
+  const hasHost = url !== null && (url.host !== '' || url.searchParams.has('host'))
+  if (!hasHost || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
     // The address may hold a password: the message names the variable, not the value.
     throw new ConfigError(
       'DATABASE_URL',
@@ -243,7 +221,7 @@ function databaseUrl(value: string | null): string | null {
 
 /** The notification settings; the SMTP address may hold a password and stays out of errors. */
 function readNotify(read: Reader, baseUrl: string) {
-  const smtpUrl = read.optionalString('SMTP_URL') || null
+  const smtpUrl = read.optionalString('SMTP_URL')
   if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL', '(hidden)', 'an smtp:// or smtps:// address')
   }

@@ -1,9 +1,7 @@
 /**
- * Turns the usual reasons a correctly configured server still cannot start into the one line the
- * settings errors give (docs/configuration.md): a DATA_DIR that cannot hold the database or the
- * blobs, a DATABASE_URL whose server cannot be reached or refuses the login, or a HOST and PORT
- * that cannot be listened on. Anything else stays as it is, stack
- * included, since it is a fault to report rather than a setting to fix.
+ * Turns the usual reasons a correctly configured server still cannot start (an unusable DATA_DIR,
+ * an unreachable or refusing DATABASE_URL, a HOST and PORT that cannot be listened on) into one
+ * line, as settings errors give; anything else is a fault to report, stack included.
  * May touch: nothing (pure).
  */
 import { sep } from 'node:path'
@@ -19,12 +17,7 @@ export class StartupFailure extends Error {
   }
 }
 
-interface SystemError {
-  code?: unknown
-  syscall?: unknown
-  path?: unknown
-  message?: unknown
-}
+type SystemError = { code?: unknown; syscall?: unknown; path?: unknown; message?: unknown }
 
 const LISTEN_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND', 'EAI_AGAIN'])
 

@@ -9,9 +9,6 @@ import { join } from 'node:path'
 
 import { parseIntegrityManifest, scriptHashesOf } from '@fileshare/protocol'
 
-/** The built app's manifest, beside its index.html (apps/web/vite-plugin-integrity.ts). */
-export const INTEGRITY_MANIFEST_FILE = 'integrity.json'
-
 /**
  * The `'sha256-…'` sources the hosted app's policy needs for its inline import map; none when no
  * app is hosted or it was built without a manifest (a development build).
@@ -20,7 +17,8 @@ export function webAppScriptHashes(webRoot: string | undefined): string[] {
   if (webRoot === undefined) return []
   let text: string
   try {
-    text = readFileSync(join(webRoot, INTEGRITY_MANIFEST_FILE), 'utf8')
+    // The built app's manifest, beside its index.html (apps/web/vite-plugin-integrity.ts).
+    text = readFileSync(join(webRoot, 'integrity.json'), 'utf8')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
     throw error
@@ -30,11 +28,10 @@ export function webAppScriptHashes(webRoot: string | undefined): string[] {
 }
 
 /**
- * The files a WEBCAT client fetches under `/.well-known/webcat/` (webcat-spec, server.md): the
- * enrollment policy, the previous one while a change of policy settles, and the signed manifest
- * or bundle. Only these names are served, each read once at start.
+ * The files a WEBCAT client fetches (webcat-spec, server.md): the enrollment policy, the previous
+ * one while a change settles, and the signed manifest or bundle; only these names are served.
  */
-export const WEBCAT_FILES = [
+const WEBCAT_FILES = [
   'enrollment.json',
   'enrollment-prev.json',
   'manifest.json',

@@ -10,28 +10,18 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 
 import type { Config } from '../config.js'
-import { type Db } from '../db/client.js'
 import { openDatabase } from '../db/open-database.js'
 import { leaderLock } from '../db/leader-lock.js'
 import { createLogger } from '../logger.js'
 import { CleanupJob } from '../ops/cleanup.js'
-import { createServices, type Services } from '../composition/container.js'
+import { createServices } from '../composition/container.js'
 import { Inventory } from '../ops/inventory.js'
-import type { BlobStore } from '../storage/blob-store.js'
 import { openBlobStore } from '../storage/open-blob-store.js'
 import { AdminError } from './admin-error.js'
 
-export interface AdminContext {
-  config: Config
-  db: Db
-  blobs: BlobStore
-  services: Services
-  cleanup: CleanupJob
-  inventory: Inventory
-  close(): Promise<void>
-}
+export type AdminContext = Awaited<ReturnType<typeof openAdminContext>>
 
-export async function openAdminContext(config: Config): Promise<AdminContext> {
+export async function openAdminContext(config: Config) {
   // A mistyped DATA_DIR would otherwise get a new, empty database and report nothing.
   const sqliteFile = join(config.dataDir, 'fileshare.db')
   if (config.databaseUrl === null && !existsSync(sqliteFile)) {
