@@ -1,6 +1,6 @@
 /**
  * Starts the whole service from a config: database and migrations, blob store, services, HTTP
- * app, upload sockets and the cleanup job; and stops it in order. main.ts and the integration
+ * app, upload sockets and the cleanup job; and stops it in order. index.ts and the integration
  * tests both start the server through here.
  * May touch: the database and the blob store it opens; the network (the HTTP listener); timers;
  * process state (its pid); the log; the rest through the services.
