@@ -176,18 +176,11 @@ export function loadConfig(env: Env = process.env) {
     metrics: readMetrics(read, port),
     notify: readNotify(read, baseUrl),
   }
-  for (const [variable, on] of [
-    ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
-    ['OIDC_PROTECT_NOTES', config.oidcProtectNotes],
-    ['OIDC_PROTECT_REQUESTS', config.oidcProtectRequests],
-  ] as const) {
-    // A protected creation with no way to log in could never succeed.
-    if (on && !loginEnabled(config)) {
-      throw new ConfigError(
-        variable,
-        'true',
-        'false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set',
-      )
+  // A protected creation with no way to log in could never succeed.
+  for (const variable of ['OIDC_PROTECT_FILES', 'OIDC_PROTECT_NOTES', 'OIDC_PROTECT_REQUESTS']) {
+    if (read.boolean(variable, false) && !loginEnabled(config)) {
+      const needs = 'false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set'
+      throw new ConfigError(variable, 'true', needs)
     }
   }
   // The session secret signs every login (spec: Optional login 5); a short one can be guessed.

@@ -133,13 +133,10 @@ export async function startServer(config: Config, options: StartOptions) {
       ? {}
       : { initTimeoutMs: options.uploadInitTimeoutMs }),
   })
-  const leader = leaderLock(db, (leading) =>
-    logger.info(
-      leading
-        ? `this instance (process ${process.pid}) runs the background work`
-        : `this instance (process ${process.pid}) no longer runs the background work`,
-    ),
-  )
+  const leader = leaderLock(db, (leading) => {
+    const runs = leading ? 'runs' : 'no longer runs'
+    logger.info(`this instance (process ${process.pid}) ${runs} the background work`)
+  })
   const cleanup = new CleanupJob({ config, db, blobs, services, logger, leader, now })
   cleanup.start(config.cleanupIntervalSec * 1000)
   services.notifier.start()

@@ -95,16 +95,14 @@ export async function createServices(
   const lockout: Lockout = shared
     ? new DbLockout({ ...lockoutOptions, db, ipHash })
     : new MemoryLockout(lockoutOptions)
-  const limitOptions = { windowMs: config.rateLimitWindowMs, max: config.rateLimitMax, now }
-  const rateLimiter: RateLimit = shared
-    ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
-    : new RateLimiter(limitOptions)
-  // The same window as the `/api` limit, so both share the windows table and its pruning.
-  const reportOptions = { ...limitOptions, max: config.reportRateLimitMax }
+  // Every limit has the `/api` limit's window, so all share the windows table and its pruning.
+  const limiter = (max: number): RateLimit => {
+    const options = { windowMs: config.rateLimitWindowMs, max, now }
+    return shared ? new SharedRateLimiter({ ...options, db, ipHash }) : new RateLimiter(options)
+  }
+  const rateLimiter = limiter(config.rateLimitMax)
   // The per-network limit of abuse reports, pruned by the cleanup job with the others.
-  const reportLimiter: RateLimit = shared
-    ? new SharedRateLimiter({ ...reportOptions, db, ipHash })
-    : new RateLimiter(reportOptions)
+  const reportLimiter = limiter(config.reportRateLimitMax)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
