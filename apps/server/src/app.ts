@@ -45,13 +45,11 @@ export interface AppDeps {
   now: () => number
   /** Who may create content; the same guard checks the upload sockets (server.ts). */
   guard: CreationGuard
-  /** The `/auth` routes when login is on (auth/login.ts). */
+  /** The `/auth` and API token routes when login is on (auth/login.ts). */
   authRoutes?: Hono<AppEnv> | undefined
-  /** The personal API token routes, mounted under `/api` (auth/login.ts). */
   tokenRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
-  /** The WEBCAT files served under /.well-known/webcat/ (WEBCAT_DIR). */
   webcatFiles?: WebcatFiles | undefined
   /** True once shutdown has begun (`GET /api/ready` then answers 503). */
   draining: () => boolean

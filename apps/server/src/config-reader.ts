@@ -195,11 +195,9 @@ export class Reader {
   }
 
   host(name: string, fallback: string): string {
-    const value = this.raw(name) ?? fallback
-    if (!/^[A-Za-z0-9.:[\]%_-]+$/.test(value)) {
-      throw new ConfigError(name, value, 'a host name or an IPv4 or IPv6 address')
-    }
-    return value
+    return this.parsed(name, fallback, 'a host name or an IPv4 or IPv6 address', (value) =>
+      /^[A-Za-z0-9.:[\]%_-]+$/.test(value) ? value : undefined,
+    )
   }
 
   /** A comma-separated list of distinct language tags such as `de` or `pt-BR`, canonicalised. */

@@ -1,9 +1,8 @@
 /**
- * Closes an HTTP connection in stages (RFC 9112, section 9.6): once the last answer is written
- * the server sends its FIN but goes on reading, and discarding, whatever the client still sends,
- * until the client closes its side or `LINGER_MS` have passed. A socket closed at once with bytes
- * still arriving answers them with a reset, and a client still sending a body the server refused
- * (a 413 before the body was read) would lose the answer it had not read yet.
+ * Closes an HTTP connection in stages (RFC 9112, section 9.6): after the last answer the server
+ * sends its FIN but reads and discards what the client still sends, for up to `LINGER_MS`. Closed
+ * at once, the socket would answer arriving bytes with a reset, and a client still sending a body
+ * the server refused (an early 413) would lose the answer.
  * May touch: the socket it is given; timers.
  */
 import type { Socket } from 'node:net'

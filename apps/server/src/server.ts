@@ -129,9 +129,7 @@ export async function startServer(config: Config, options: StartOptions) {
       await guard('file', (name) => headerOf(request, name))
     },
     routes: [requestUploadRoute({ config, requests: services.requests, ipOf })],
-    ...(options.uploadInitTimeoutMs === undefined
-      ? {}
-      : { initTimeoutMs: options.uploadInitTimeoutMs }),
+    initTimeoutMs: options.uploadInitTimeoutMs,
   })
   const leader = leaderLock(db, (leading) => {
     const runs = leading ? 'runs' : 'no longer runs'

@@ -20,6 +20,7 @@ export class StartupFailure extends Error {
 type SystemError = { code?: unknown; syscall?: unknown; path?: unknown; message?: unknown }
 
 const LISTEN_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND', 'EAI_AGAIN'])
+const LISTEN_CALLS = new Set(['listen', 'getaddrinfo', 'bind'])
 
 /** The line for `error`, or undefined when it is not about DATA_DIR, HOST or PORT. */
 export function describeStartupFailure(
@@ -34,10 +35,7 @@ export function describeStartupFailure(
   const err = (error ?? {}) as SystemError
   const code = typeof err.code === 'string' ? err.code : undefined
   if (code === undefined) return undefined
-  if (
-    (err.syscall === 'listen' || err.syscall === 'getaddrinfo' || err.syscall === 'bind') &&
-    LISTEN_CODES.has(code)
-  ) {
+  if (LISTEN_CALLS.has(err.syscall as string) && LISTEN_CODES.has(code)) {
     return `cannot listen on HOST ${JSON.stringify(config.host)} and PORT ${config.port}: ${code}`
   }
   const inDataDir =

@@ -15,15 +15,10 @@ import { parseIntegrityManifest, scriptHashesOf } from '@fileshare/protocol'
  */
 export function webAppScriptHashes(webRoot: string | undefined): string[] {
   if (webRoot === undefined) return []
-  let text: string
-  try {
-    // The built app's manifest, beside its index.html (apps/web/vite-plugin-integrity.ts).
-    text = readFileSync(join(webRoot, 'integrity.json'), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-  const manifest = parseIntegrityManifest(JSON.parse(text) as unknown)
+  // The built app's manifest, beside its index.html (apps/web/vite-plugin-integrity.ts).
+  const file = join(webRoot, 'integrity.json')
+  if (!existsSync(file)) return []
+  const manifest = parseIntegrityManifest(JSON.parse(readFileSync(file, 'utf8')) as unknown)
   return scriptHashesOf(manifest.manifest.default_csp)
 }
 

@@ -1,8 +1,7 @@
 /**
- * What every fileshare-admin command works on: the server's configuration, its database (migrated
- * as the server would migrate it) and its blob store, with the server's own services over them;
- * no HTTP server, no cleanup timer. It works beside a running server: SQLite in WAL mode takes a
- * second process's statements, and PostgreSQL is shared by design.
+ * What every fileshare-admin command works on: the server's config, migrated database, blob store
+ * and services, without HTTP or timers; beside a running server too (SQLite's WAL takes a second
+ * process's statements, and PostgreSQL is shared by design).
  * May touch: the database and the blob store it opens; the file system (whether the SQLite
  * file exists); process state (stderr, for the log).
  */

@@ -1,8 +1,7 @@
 /**
  * The fileshare-admin command line: registers the subcommands, each of which opens the server's
- * database and storage (context.ts), does one thing and prints one answer, as text or, with
- * `--json`, as one JSON document on stdout. Failures are one line on stderr and an exit code
- * (admin-error.ts).
+ * database and storage (context.ts), does one thing and prints one answer, as text or as JSON
+ * (`--json`); failures are one line on stderr and an exit code (admin-error.ts).
  * May touch: the stdout and stderr it is given; the rest through context.ts and the commands.
  */
 import { Command, CommanderError } from 'commander'

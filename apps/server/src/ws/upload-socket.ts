@@ -51,7 +51,7 @@ export interface UploadSocketDeps {
   /** Milliseconds between keepalive pings. */
   keepaliveMs?: number
   /** How long a socket may wait before its `init` frame; 10 s by default (tests shorten it). */
-  initTimeoutMs?: number
+  initTimeoutMs?: number | undefined
 }
 
 export interface UploadSockets {
