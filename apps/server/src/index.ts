@@ -44,10 +44,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof StartupFailure) {
-    console.error(`fileshare: ${err.message}`)
-  } else {
-    console.error(err)
-  }
+  const oneLine = err instanceof ConfigError || err instanceof StartupFailure
+  console.error(oneLine ? `fileshare: ${err.message}` : err)
   process.exit(1)
 })

@@ -234,9 +234,9 @@ function readNotify(read: Reader, baseUrl: string) {
     } catch {
       throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
     }
-  }
-  if (abuseEmail !== null && smtpUrl === null) {
-    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+    if (smtpUrl === null) {
+      throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+    }
   }
   return {
     smtpUrl,
