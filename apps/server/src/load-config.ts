@@ -31,11 +31,9 @@ const OIDC_PROVIDERS = ['generic', 'pocketid', 'authentik', 'keycloak'] as const
 const S3_NEEDED = 'set when STORAGE_BACKEND is s3'
 
 /** Whether the login routes are active: all three OIDC variables are set (spec: Login routes). */
-export function loginEnabled(config: {
-  oidcIssuer: string | null
-  oidcClientId: string | null
-  oidcClientSecret: string | null
-}): boolean {
+export function loginEnabled(
+  config: Record<'oidcIssuer' | 'oidcClientId' | 'oidcClientSecret', string | null>,
+): boolean {
   return (
     config.oidcIssuer !== null && config.oidcClientId !== null && config.oidcClientSecret !== null
   )

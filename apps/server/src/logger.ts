@@ -14,10 +14,7 @@ export interface Logger {
   warn: LogFn
   info: LogFn
   debug: LogFn
-  /**
-   * Whether entries of `level` are written, so callers can skip the work of building them (the
-   * request log on every request). A logger without it writes every level.
-   */
+  /** Whether entries of `level` are written, so callers can skip building them; absent: all are. */
   enabled?: (level: EntryLevel) => boolean
 }
 
