@@ -45,41 +45,37 @@ export interface AppDeps {
   now: () => number
   /** Who may create content; the same guard checks the upload sockets (server.ts). */
   guard: CreationGuard
-  /** The `/auth` routes when login is on (auth/login.ts). */
+  /** The `/auth` and API token routes when login is on (auth/login.ts). */
   authRoutes?: Hono<AppEnv> | undefined
-  /** The personal API token routes, mounted under `/api` (auth/login.ts). */
   tokenRoutes?: Hono<AppEnv> | undefined
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
-  /** The WEBCAT files served under /.well-known/webcat/ (WEBCAT_DIR). */
   webcatFiles?: WebcatFiles | undefined
   /** True once shutdown has begun (`GET /api/ready` then answers 503). */
-  draining?: () => boolean
+  draining: () => boolean
   /** Counts answers, and serves `/metrics` unless METRICS_PORT does; absent while metrics are off. */
   metrics?: ServerMetrics | undefined
 }
 
-/** Where WEBCAT clients look for a domain's enrollment policy and manifest (webcat-spec). */
-export const WEBCAT_PATH = '/.well-known/webcat'
-
 /**
  * Body limit of the JSON note routes: twice the largest note's base64, with room for the other
- * fields. JSON may escape characters of the base64 (`\/` for `/`, as some encoders do by default),
- * so the body's length is no exact measure of the content: the size that counts is the decoded
- * one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
+ * fields, since JSON may escape base64 characters (`\/` for `/`); the size that counts is the
+ * decoded one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
  */
-export function noteBodyLimit(config: Pick<Config, 'noteMaxSize'>): number {
+function noteBodyLimit(config: Config): number {
   return 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { config, services, logger } = deps
+  const { config, services, logger, guard, now } = deps
+  const { rateLimiter, uploads, notes, requests, inbox, sessionStatus } = services
   const app = new Hono<AppEnv>()
   const ipOf = (c: Context<AppEnv>) => clientIp(c, config.trustedProxies)
-  const { guard } = deps
+  const headers = (c: Context<AppEnv>) => (name: string) => c.req.header(name)
   const requireLogin = (service: ServiceName) => async (c: Context<AppEnv>) => {
-    await guard(service, (name) => c.req.header(name))
+    await guard(service, headers(c))
   }
+  const requestsEnabled = config.enabledServices.includes('request')
 
   // The security headers are put on every answer by the HTTP server (server.ts, listen.ts).
   // Middleware that would do nothing is not mounted, so requests do not pass through it.
@@ -87,10 +83,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Before the answer counter, so scrapes count as no answer; outside /api, so no rate limit.
   if (deps.metrics?.onMainPort) deps.metrics.mount(app)
   if (deps.metrics) app.use('*', deps.metrics.middleware)
-  if (services.rateLimiter.enabled) {
+  if (rateLimiter.enabled) {
     app.use(
       '/api/*',
-      rateLimit(services.rateLimiter, ipOf, (c) => isRequestChunk(c, services)),
+      rateLimit(rateLimiter, ipOf, (c) => isRequestChunk(c, requests)),
     )
   }
 
@@ -99,7 +95,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     systemRoutes({
       config,
       version: deps.version,
-      now: () => new Date(deps.now()),
+      now: () => new Date(now()),
       quota: services.quota,
       ipOf,
       checkHealth: async () => {
@@ -112,68 +108,48 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
         ])
         return { database, storage }
       },
-      draining: deps.draining ?? (() => false),
+      draining: deps.draining,
     }),
   )
-  app.route(
-    '/api',
-    uploadStatusRoutes({
-      sessionStatus: services.sessionStatus,
-      requestsEnabled: config.enabledServices.includes('request'),
-    }),
-  )
-  app.route(
-    '/api',
-    uploadRoutes({
-      uploads: services.uploads,
-      ipOf,
-      requireLogin: requireLogin('file'),
-    }),
-  )
-  app.route('/api', fileRoutes({ uploads: services.uploads, ipOf, logger }))
+  app.route('/api', uploadStatusRoutes({ sessionStatus, requestsEnabled }))
+  app.route('/api', uploadRoutes({ uploads, ipOf, requireLogin: requireLogin('file') }))
+  app.route('/api', fileRoutes({ uploads, ipOf, logger }))
   app.route(
     '/api',
     notesRoutes({
-      notes: services.notes,
+      notes,
       ipOf,
       bodyLimit: noteBodyLimit(config),
       requireLogin: requireLogin('note'),
     }),
   )
-
-  const requestsOn = config.enabledServices.includes('request')
   app.route(
     '/api/request',
     requestRoutes({
-      requests: services.requests,
-      enabled: requestsOn,
+      requests,
+      enabled: requestsEnabled,
       ipOf,
       // With OIDC_PROTECT_REQUESTS the daily limit counts per login user, otherwise per IP.
-      creator: async (c) => {
-        const user = await guard('request', (name) => c.req.header(name))
-        return user?.sub ?? null
-      },
-      login: async (c) => {
-        const user = await guard('request', (name) => c.req.header(name), { identify: true })
-        return user?.sub ?? null
-      },
+      creator: async (c) => (await guard('request', headers(c)))?.sub ?? null,
+      login: async (c) => (await guard('request', headers(c), { identify: true }))?.sub ?? null,
     }),
   )
-  app.route('/api/inbox', inboxRoutes({ inbox: services.inbox, enabled: requestsOn, ipOf, logger }))
+  app.route('/api/inbox', inboxRoutes({ inbox, enabled: requestsEnabled, ipOf, logger }))
   app.route('/api', reportRoutes({ reports: services.reports, ipOf }))
 
   if (deps.tokenRoutes) app.route('/api', deps.tokenRoutes)
 
   if (deps.authRoutes) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
-    if (services.rateLimiter.enabled) app.use('/auth/*', rateLimit(services.rateLimiter, ipOf))
+    if (rateLimiter.enabled) app.use('/auth/*', rateLimit(rateLimiter, ipOf))
     app.route('/auth', deps.authRoutes)
   }
 
   const webcat = deps.webcatFiles
   if (webcat !== undefined) {
-    // Only the names read at start are answered; the path names no file.
-    app.get(`${WEBCAT_PATH}/:name`, (c, next) => {
+    // Where WEBCAT clients look for a domain's policy (webcat-spec); only the names read at start
+    // are answered, so the path names no file.
+    app.get('/.well-known/webcat/:name', (c, next) => {
       const file = webcat.get(c.req.param('name'))
       if (file === undefined) return next()
       c.header(HEADERS.cacheControl, 'no-cache')
@@ -243,8 +219,8 @@ const REQUEST_CHUNK_PATH = /^\/api\/request\/([^/]+)\/upload\/([^/]+)\/chunk$/
  * Chunk requests of uploads into requests skip the rate limit (spec: Endpoints); only those of an
  * open session do, so the exemption cannot be used to probe other routes.
  */
-async function isRequestChunk(c: Context, services: Services): Promise<boolean> {
+async function isRequestChunk(c: Context, requests: Services['requests']): Promise<boolean> {
   if (c.req.method !== 'POST') return false
   const match = REQUEST_CHUNK_PATH.exec(c.req.path)
-  return match !== null && (await services.requests.isUploadSession(match[1]!, match[2]!))
+  return match !== null && (await requests.isUploadSession(match[1]!, match[2]!))
 }

@@ -22,14 +22,9 @@ async function probe(): Promise<string | undefined> {
   }
 }
 
-probe().then(
-  (problem) => {
-    if (problem === undefined) return
-    console.error(`fileshare: ${problem}`)
-    process.exit(1)
-  },
-  (err: unknown) => {
-    console.error(`fileshare: ${(err as Error).message}`)
-    process.exit(1)
-  },
-)
+// A setting the probe cannot read is a problem too.
+const problem = await probe().catch((err: unknown) => (err as Error).message)
+if (problem !== undefined) {
+  console.error(`fileshare: ${problem}`)
+  process.exit(1)
+}

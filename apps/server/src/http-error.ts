@@ -18,7 +18,6 @@ export function tooManyRequests(message: string, retryAfterSec: number): HttpErr
 }
 
 export class HttpError extends Error {
-  readonly status: ContentfulStatusCode
   readonly details: Record<string, string> | undefined
   /** Extra response headers, such as `Retry-After`. */
   readonly headers: Record<string, string>
@@ -26,7 +25,7 @@ export class HttpError extends Error {
   readonly fields: Record<string, string> | undefined
 
   constructor(
-    status: ContentfulStatusCode,
+    readonly status: ContentfulStatusCode,
     message: string,
     options: {
       details?: Record<string, string>
@@ -37,7 +36,6 @@ export class HttpError extends Error {
   ) {
     super(message, { cause: options.cause })
     this.name = 'HttpError'
-    this.status = status
     this.details = options.details
     this.headers = options.headers ?? {}
     this.fields = options.fields

@@ -1,16 +1,50 @@
 /**
- * Entry point of `node apps/server/dist/index.js`: starts the service or stops with one line.
- * May touch: process state (stderr, exit code).
+ * Entry point of `node apps/server/dist/index.js`: reads the config, starts the service and stops
+ * cleanly on a signal; a setting or start-up failure stops it with one line.
+ * May touch: process state (signals, stdout, stderr, exit code, Node flags); the rest through
+ * server.ts.
  */
+import { fileURLToPath } from 'node:url'
+
 import { ConfigError } from './config.js'
-import { main } from './main.js'
-import { StartupFailure } from './startup-failure.js'
+import { loadConfig } from './load-config.js'
+import { describeNodeFlags } from './node-flags.js'
+import { readPackageVersion } from './package-version.js'
+import { startServer } from './server.js'
+import { describeStartupFailure, StartupFailure } from './startup-failure.js'
+
+/** The web app's build output, found from this module in both src/ and dist/. */
+const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url))
+
+async function main(): Promise<void> {
+  const config = loadConfig()
+  const service = await startServer(config, {
+    version: readPackageVersion(),
+    webRoot: WEB_ROOT,
+  }).catch((error: unknown) => {
+    const line = describeStartupFailure(error, config)
+    throw line === undefined ? error : new StartupFailure(line, { cause: error })
+  })
+  console.log(describeNodeFlags(process.execArgv))
+  const database = service.db.dialect === 'sqlite' ? `SQLite on ${service.db.driver}` : 'PostgreSQL'
+  console.log(`fileshare listening on ${service.url} (${database}, data in ${config.dataDir})`)
+
+  const stop = (signal: NodeJS.Signals): void => {
+    console.log(`fileshare stopping on ${signal}`)
+    service.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err)
+        process.exit(1)
+      },
+    )
+  }
+  process.once('SIGTERM', stop)
+  process.once('SIGINT', stop)
+}
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof StartupFailure) {
-    console.error(`fileshare: ${err.message}`)
-  } else {
-    console.error(err)
-  }
+  const oneLine = err instanceof ConfigError || err instanceof StartupFailure
+  console.error(oneLine ? `fileshare: ${err.message}` : err)
   process.exit(1)
 })

@@ -1,39 +1,33 @@
 /**
- * Closes an HTTP connection in stages (RFC 9112, section 9.6): once the last answer is written
- * the server sends its FIN but goes on reading, and discarding, whatever the client still sends,
- * until the client closes its side or `LINGER_MS` have passed. A socket closed at once with bytes
- * still arriving answers them with a reset, and a client still sending a body the server refused
- * (a 413 before the body was read) would lose the answer it had not read yet.
+ * Closes an HTTP connection in stages (RFC 9112, section 9.6): after the last answer the server
+ * sends its FIN but reads and discards what the client still sends, for up to `LINGER_MS`. Closed
+ * at once, the socket would answer arriving bytes with a reset, and a client still sending a body
+ * the server refused (an early 413) would lose the answer.
  * May touch: the socket it is given; timers.
  */
 import type { Socket } from 'node:net'
 
 /** The longest a closing connection keeps reading what its client still sends. */
-export const LINGER_MS = 2_000
+const LINGER_MS = 2_000
 
 /** Makes Node's close after a `Connection: close` answer (`destroySoon`) a lingering one. */
-export function lingerOnClose(socket: Socket, lingerMs = LINGER_MS): void {
-  socket.destroySoon =
-    lingerMs === LINGER_MS ? lingeringClose : () => closeLingering(socket, lingerMs)
+export function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = closeLingering
 }
 
-/** One function for every connection with the default linger, set as its `destroySoon`. */
-function lingeringClose(this: Socket): void {
-  closeLingering(this, LINGER_MS)
-}
-
-function closeLingering(socket: Socket, lingerMs: number): void {
-  if (socket.destroyed) return
+/** One function shared by every connection, set as its `destroySoon`. */
+function closeLingering(this: Socket): void {
+  if (this.destroyed) return
   // The client has closed its side already: nothing more can arrive to be discarded, so the
   // socket closes once what is written has gone out.
-  if (socket.readableEnded) {
-    socket.end(() => socket.destroy())
+  if (this.readableEnded) {
+    this.end(() => this.destroy())
     return
   }
-  const timer = setTimeout(() => socket.destroy(), lingerMs)
+  const timer = setTimeout(() => this.destroy(), LINGER_MS)
   timer.unref()
-  socket.once('close', () => clearTimeout(timer))
-  socket.once('end', () => socket.destroy())
-  socket.end()
-  socket.resume()
+  this.once('close', () => clearTimeout(timer))
+  this.once('end', () => this.destroy())
+  this.end()
+  this.resume()
 }

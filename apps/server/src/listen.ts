@@ -2,12 +2,7 @@
  * Starts an HTTP server for an app and hands back its address and a way to stop it.
  * May touch: the network (a listening socket and its connections).
  */
-import {
-  createServer,
-  type IncomingMessage,
-  type Server as HttpServer,
-  type ServerResponse,
-} from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Server, type AddressInfo, type Socket } from 'node:net'
 
 import { HEADERS } from '@fileshare/protocol'
@@ -26,88 +21,71 @@ export interface ListenOptions {
 }
 
 /**
- * How long a connection may stand still in the middle of a request or an answer. Node's own
- * limit is on a whole request (5 minutes), which would cut off a large single-request upload
- * or a chunk on a slow link however steadily its bytes arrive; an idle limit stops only the
- * connections that have stopped. Headers must still arrive within Node's `headersTimeout`.
+ * How long a connection may stand still mid-request or mid-answer. Node's own limit is on a whole
+ * request, which would cut off a large upload on a slow link however steadily its bytes arrive.
  */
-export const IDLE_TIMEOUT_MS = 5 * 60_000
+const IDLE_TIMEOUT_MS = 5 * 60_000
 
 /**
- * How long an idle keep-alive connection stays open (Node's default, named here because the
- * proxy's setting depends on it). A proxy or load balancer in front must drop its idle upstream
- * connections sooner (nginx's upstream `keepalive_timeout`, docs/deploy.md), or it may send a
- * request on a connection the server is closing.
+ * How long an idle keep-alive connection stays open (Node's default, named because a proxy in
+ * front must drop its idle upstream connections sooner: docs/deploy.md).
  */
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000
+const KEEP_ALIVE_TIMEOUT_MS = 5_000
 
-export interface RunningServer {
-  /** Base address that answers requests, e.g. http://127.0.0.1:3000. */
-  url: string
-  /** The Node server, for attaching WebSocket upgrades. */
-  server: HttpServer
-  /**
-   * Stops listening for new connections but keeps open ones, so uploads under way on keep-alive
-   * connections can still send their remaining requests.
-   */
-  stopAccepting(): void
-  /** Stops accepting connections and resolves once the requests under way have been answered. */
-  close(): Promise<void>
-}
+/**
+ * A listening server: its base address (`http://127.0.0.1:3000`), the Node server (for WebSocket
+ * upgrades), `stopAccepting()`, which keeps open connections so uploads under way can send their
+ * rest, and `close()`, which resolves once the requests under way have been answered.
+ */
+export type RunningServer = Awaited<ReturnType<typeof listen>>
 
-export function listen<E extends Env>(
-  app: Hono<E>,
-  options: ListenOptions,
-): Promise<RunningServer> {
-  return new Promise((resolve, reject) => {
-    let closing = false
-    const answer = getRequestListener(app.fetch, { hostname: options.host })
-    const extra = Object.entries(options.responseHeaders ?? {})
-    // A keep-alive socket whose response is still being written when close() runs is not idle
-    // yet, so it is closed as soon as that response finishes instead of lingering open.
-    const onFinish = () => {
-      if (closing) server.closeIdleConnections()
-    }
-    // The response headers go on each response before the app runs, as a middleware would put
-    // them, and the app's answer overrides any it names; set here, they cost each request no
-    // extra step through the app's middleware chain.
-    const server = createServer(
-      { requestTimeout: 0 },
-      (request: IncomingMessage, response: ServerResponse) => {
-        for (const [name, value] of extra) response.setHeader(name, value)
-        // API answers, errors included, are never to be reused: a browser that kept a 410 would
-        // show it again after the item was deleted (404). The app may still name its own.
-        if (request.url?.startsWith('/api/')) response.setHeader(HEADERS.cacheControl, 'no-store')
-        response.on('finish', onFinish)
-        void answer(request, response)
-      },
-    )
-    // Without a 'timeout' listener, Node destroys a socket that idles this long. An upgraded
-    // upload socket is taken off this timer by `ws`, and has its own keepalive.
-    server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
-    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-    server.on('connection', (socket: Socket) => lingerOnClose(socket))
+export async function listen<E extends Env>(app: Hono<E>, options: ListenOptions) {
+  let closing = false
+  const answer = getRequestListener(app.fetch, { hostname: options.host })
+  const extra = Object.entries(options.responseHeaders ?? {})
+  // A keep-alive socket whose response is still being written when close() runs is not idle
+  // yet, so it is closed as soon as that response finishes instead of lingering open.
+  const onFinish = () => {
+    if (closing) server.closeIdleConnections()
+  }
+  // Set before the app runs, so the app's answer overrides any it names, at no extra step
+  // through the app's middleware chain.
+  const server = createServer(
+    { requestTimeout: 0 },
+    (request: IncomingMessage, response: ServerResponse) => {
+      for (const [name, value] of extra) response.setHeader(name, value)
+      // API answers, errors included, are never to be reused: a browser that kept a 410 would
+      // show it again after the item was deleted (404). The app may still name its own.
+      if (request.url?.startsWith('/api/')) response.setHeader(HEADERS.cacheControl, 'no-store')
+      response.on('finish', onFinish)
+      void answer(request, response)
+    },
+  )
+  // Without a 'timeout' listener, Node destroys a socket that idles this long. An upgraded
+  // upload socket is taken off this timer by `ws`, and has its own keepalive.
+  server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  server.on('connection', (socket: Socket) => lingerOnClose(socket))
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
-    server.listen(options.port, options.host, () =>
-      resolve({ url: baseUrl(server.address() as AddressInfo), server, stopAccepting, close }),
-    )
-
-    let closed: Promise<void> | undefined
-    function stopAccepting(): void {
-      // net.Server's close stops listening only; http.Server's would also drop idle keep-alive
-      // connections, which an upload in progress still needs.
-      closed ??= new Promise((done, fail) => {
-        Server.prototype.close.call(server, (err?: Error) => (err ? fail(err) : done()))
-      })
-    }
-
-    function close(): Promise<void> {
-      stopAccepting()
-      closing = true
-      server.closeIdleConnections()
-      return closed!
-    }
+    server.listen(options.port, options.host, resolve)
   })
+
+  let closed: Promise<void> | undefined
+  const stopAccepting = (): void => {
+    // net.Server's close stops listening only; http.Server's would also drop idle keep-alive
+    // connections, which an upload in progress still needs.
+    closed ??= new Promise((done, fail) => {
+      Server.prototype.close.call(server, (err?: Error) => (err ? fail(err) : done()))
+    })
+  }
+  const close = (): Promise<void> => {
+    stopAccepting()
+    closing = true
+    server.closeIdleConnections()
+    return closed!
+  }
+  return { url: baseUrl(server.address() as AddressInfo), server, stopAccepting, close }
 }
 
 function baseUrl(info: AddressInfo): string {

@@ -1,31 +1,43 @@
 /**
  * Reads the server's settings from the environment once, typed, failing fast on a bad value with
- * one line that names the variable, the value and what it accepts. docs/configuration.md lists
- * every variable with its default.
+ * one line that names the variable, the value and what it accepts. Its result is the Config every
+ * module reads (config.ts); docs/configuration.md lists every variable with its default.
  * May touch: process state (the environment it is given, process.env by default).
  */
 import { resolve } from 'node:path'
 
-import { REQUEST_WS_PROGRESS_WINDOW_MS } from '@fileshare/protocol'
+import { REQUEST_WS_PROGRESS_WINDOW_MS, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
 import { DEFAULT_RETRY_POLICY } from './notify/retry-policy.js'
 import { parseNotifyEmail } from './notify/email-address.js'
 import { SQLITE_DRIVER_SETTINGS } from './db/sqlite-connection.js'
-import {
-  ConfigError,
-  METRICS_TOKEN_MIN_LENGTH,
-  NOTE_MAX_SIZE_LIMIT,
-  SESSION_SECRET_MIN_LENGTH,
-  WS_BUFFER_BUDGET_DEFAULT,
-  WS_MAX_BUFFER_MIN,
-  loginEnabled,
-  type Config,
-  type MetricsSettings,
-  type NotifySettings,
-  type S3Settings,
-  type StorageBackend,
-} from './config.js'
-import { Reader, type Env } from './config-reader.js'
+import { ConfigError, Reader, parseUrl, type Env } from './config-reader.js'
+
+/**
+ * The smallest FILE_UPLOAD_WS_MAX_BUFFER: two of the frames clients send (one record with its
+ * tag). Reading pauses at half the buffer, and the frame that crossed that mark still arrives,
+ * so a smaller buffer would close ordinary uploads with 1009 after `ready`, past any fallback.
+ */
+export const WS_MAX_BUFFER_MIN = 2 * WS_FRAME_MAX_BYTES
+
+/** Shortest OIDC_SESSION_SECRET and METRICS_TOKEN: a 256-bit HS256 key, so neither can be guessed. */
+const SECRET_MIN_LENGTH = 32
+
+const DAY = 86_400
+const GiB = 1024 ** 3
+const EXPIRE_OPTIONS_SEC: readonly number[] = [300, 3600, DAY, 7 * DAY]
+const SERVICES = ['file', 'note', 'request'] as const
+const OIDC_PROVIDERS = ['generic', 'pocketid', 'authentik', 'keycloak'] as const
+const S3_NEEDED = 'set when STORAGE_BACKEND is s3'
+
+/** Whether the login routes are active: all three OIDC variables are set (spec: Login routes). */
+export function loginEnabled(
+  config: Record<'oidcIssuer' | 'oidcClientId' | 'oidcClientSecret', string | null>,
+): boolean {
+  return (
+    config.oidcIssuer !== null && config.oidcClientId !== null && config.oidcClientSecret !== null
+  )
+}
 
 /**
  * CUSTOM_LOGO: a path on this server, a `data:image/` address, or an address under BASE_URL.
@@ -34,20 +46,9 @@ import { Reader, type Env } from './config-reader.js'
  */
 function logoAddress(value: string | null, baseUrl: string): string | null {
   if (value === null) return null
-  const sameOrigin = (() => {
-    try {
-      return new URL(value).origin === new URL(baseUrl).origin
-    } catch {
-      return false
-    }
-  })()
-  if (
-    (value.startsWith('/') && !value.startsWith('//')) ||
-    /^data:image\//i.test(value) ||
-    sameOrigin
-  ) {
-    return value
-  }
+  const local = value.startsWith('/') && !value.startsWith('//')
+  const sameOrigin = parseUrl(value)?.origin === new URL(baseUrl).origin
+  if (local || /^data:image\//i.test(value) || sameOrigin) return value
   throw new ConfigError(
     'CUSTOM_LOGO',
     value,
@@ -55,34 +56,18 @@ function logoAddress(value: string | null, baseUrl: string): string | null {
   )
 }
 
-const DAY = 86_400
-const GiB = 1024 ** 3
-
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env) {
   const read = new Reader(env)
   const port = read.integer('PORT', 3000, 0, 65535)
-  const fileExpireOptionsSec = read.integerList('FILE_EXPIRE_OPTIONS_SEC', [
-    300,
-    3600,
-    DAY,
-    7 * DAY,
-  ])
+  const fileExpireOptionsSec = read.integerList('FILE_EXPIRE_OPTIONS_SEC', [...EXPIRE_OPTIONS_SEC])
   const fileDownloadOptions = read.integerList(
     'FILE_DOWNLOAD_OPTIONS',
     [1, 2, 3, 5, 10, 20, 50, 100],
   )
-  const noteExpireOptionsSec = read.integerList('NOTE_EXPIRE_OPTIONS_SEC', [
-    300,
-    3600,
-    DAY,
-    7 * DAY,
-  ])
+  const noteExpireOptionsSec = read.integerList('NOTE_EXPIRE_OPTIONS_SEC', [...EXPIRE_OPTIONS_SEC])
   const noteViewOptions = read.integerList('NOTE_VIEW_OPTIONS', [1, 2, 3, 5, 10, 100])
 
-  const storageBackend = read.oneOf<StorageBackend>('STORAGE_BACKEND', 'filesystem', [
-    'filesystem',
-    's3',
-  ])
+  const storageBackend = read.oneOf('STORAGE_BACKEND', 'filesystem', ['filesystem', 's3'])
 
   const baseUrl = read.url('BASE_URL', `http://localhost:${port}`)
   const fileUploadWsMaxBuffer = read.size(
@@ -91,7 +76,8 @@ export function loadConfig(env: Env = process.env): Config {
     WS_MAX_BUFFER_MIN,
   )
   const locales = read.localeList('LOCALES')
-  const config: Config = {
+  const webcatDir = read.optionalString('WEBCAT_DIR')
+  const config = {
     port,
     host: read.host('HOST', '0.0.0.0'),
     baseUrl,
@@ -100,7 +86,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: read.integer('DATABASE_POOL_SIZE', 10, 1, 1000),
     sqliteDriver: read.oneOf('SQLITE_DRIVER', 'auto', SQLITE_DRIVER_SETTINGS),
     trustedProxies: read.proxyCount('TRUST_PROXY'),
-    webcatDir: optionalPath(read.optionalString('WEBCAT_DIR')),
+    webcatDir: webcatDir === null ? null : resolve(webcatDir),
     logLevel: read.oneOf('LOG_LEVEL', 'info', ['silent', 'error', 'warn', 'info', 'debug']),
 
     rateLimitWindowMs: read.integer('RATE_LIMIT_WINDOW', 60_000, 1000),
@@ -130,8 +116,8 @@ export function loadConfig(env: Env = process.env): Config {
     downloadGrantTtlSec: read.integer('DOWNLOAD_GRANT_TTL_SEC', 6 * 3600, 60, 7 * DAY),
     fileChunkMaxSize: read.size('FILE_CHUNK_MAX_SIZE', 16 * 1024 ** 2, 1),
 
-    // A note travels as one JSON body, read whole and parsed as one string.
-    noteMaxSize: read.size('NOTE_MAX_SIZE', 1024 ** 2, 1, NOTE_MAX_SIZE_LIMIT),
+    // A note travels as one JSON body, held in memory whole, twice over while parsed.
+    noteMaxSize: read.size('NOTE_MAX_SIZE', 1024 ** 2, 1, 64 * 1024 ** 2),
     noteExpireOptionsSec,
     noteExpireDefaultSec: read.defaultOf('NOTE_EXPIRE_DEFAULT_SEC', noteExpireOptionsSec, DAY),
     noteViewOptions,
@@ -142,7 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
     // One frame of the largest size must fit, or a socket could wait for it for ever.
     fileUploadWsBufferBudget: read.size(
       'FILE_UPLOAD_WS_BUFFER_BUDGET',
-      Math.max(WS_BUFFER_BUDGET_DEFAULT, fileUploadWsMaxBuffer),
+      Math.max(128 * 1024 ** 2, fileUploadWsMaxBuffer),
       fileUploadWsMaxBuffer,
     ),
     fileUploadWsMaxPerIp: read.integer('FILE_UPLOAD_WS_MAX_PER_IP', 16),
@@ -157,21 +143,12 @@ export function loadConfig(env: Env = process.env): Config {
 
     storageBackend,
     s3: storageBackend === 's3' ? readS3(read) : null,
-    enabledServices: read.listOf(
-      'ENABLED_SERVICES',
-      ['file', 'note', 'request'],
-      ['file', 'note', 'request'],
-    ),
+    enabledServices: read.listOf('ENABLED_SERVICES', [...SERVICES], SERVICES),
 
     oidcIssuer: read.issuer('OIDC_ISSUER'),
     oidcClientId: read.optionalString('OIDC_CLIENT_ID'),
     oidcClientSecret: read.optionalString('OIDC_CLIENT_SECRET'),
-    oidcProvider: read.oneOf('OIDC_PROVIDER', 'generic', [
-      'generic',
-      'pocketid',
-      'authentik',
-      'keycloak',
-    ]),
+    oidcProvider: read.oneOf('OIDC_PROVIDER', 'generic', OIDC_PROVIDERS),
     oidcSessionSecret: read.optionalString('OIDC_SESSION_SECRET'),
     // Browsers cap a cookie's Max-Age at 400 days (RFC 6265bis §5.5), and so does Hono.
     oidcSessionDurationSec: read.integer('OIDC_SESSION_DURATION', DAY, 60, 400 * DAY),
@@ -197,51 +174,32 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: readMetrics(read, port),
     notify: readNotify(read, baseUrl),
   }
-  for (const [variable, on] of [
-    ['OIDC_PROTECT_FILES', config.oidcProtectFiles],
-    ['OIDC_PROTECT_NOTES', config.oidcProtectNotes],
-    ['OIDC_PROTECT_REQUESTS', config.oidcProtectRequests],
-  ] as const) {
-    // A protected creation with no way to log in could never succeed.
-    if (on && !loginEnabled(config)) {
-      throw new ConfigError(
-        variable,
-        'true',
-        'false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set',
-      )
+  // A protected creation with no way to log in could never succeed.
+  for (const variable of ['OIDC_PROTECT_FILES', 'OIDC_PROTECT_NOTES', 'OIDC_PROTECT_REQUESTS']) {
+    if (read.boolean(variable, false) && !loginEnabled(config)) {
+      const needs = 'false unless OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set'
+      throw new ConfigError(variable, 'true', needs)
     }
   }
   // The session secret signs every login (spec: Optional login 5); a short one can be guessed.
   const secret = config.oidcSessionSecret
-  if (loginEnabled(config) && (secret === null || secret.length < SESSION_SECRET_MIN_LENGTH)) {
+  if (loginEnabled(config) && (secret === null || secret.length < SECRET_MIN_LENGTH)) {
     throw new ConfigError(
       'OIDC_SESSION_SECRET',
       // The value itself is a secret and stays out of the log.
       secret === null ? '' : `<${secret.length} characters>`,
-      `at least ${SESSION_SECRET_MIN_LENGTH} characters when OIDC login is enabled`,
+      `at least ${SECRET_MIN_LENGTH} characters when OIDC login is enabled`,
     )
   }
   return config
 }
 
-/** A file or folder named by a setting, resolved against the working folder; null when unset or empty. */
-function optionalPath(value: string | null): string | null {
-  return value === null || value === '' ? null : resolve(value)
-}
-
 /** DATABASE_URL: a postgres:// or postgresql:// address with a host, or unset. */
 function databaseUrl(value: string | null): string | null {
-  if (value === null || value === '') return null
-  const valid = (() => {
-    try {
-      const url = new URL(value)
-      const host = url.host !== '' || url.searchParams.has('host')
-      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && host
-    } catch {
-      return false
-    }
-  })()
-  if (!valid) {
+  if (value === null) return null
+  const url = parseUrl(value)
+  const hasHost = url !== null && (url.host !== '' || url.searchParams.has('host'))
+  if (!hasHost || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
     // The address may hold a password: the message names the variable, not the value.
     throw new ConfigError(
       'DATABASE_URL',
@@ -253,8 +211,8 @@ function databaseUrl(value: string | null): string | null {
 }
 
 /** The notification settings; the SMTP address may hold a password and stays out of errors. */
-function readNotify(read: Reader, baseUrl: string): NotifySettings {
-  const smtpUrl = read.optionalString('SMTP_URL') || null
+function readNotify(read: Reader, baseUrl: string) {
+  const smtpUrl = read.optionalString('SMTP_URL')
   if (smtpUrl !== null && !/^smtps?:\/\/[^\s]+$/.test(smtpUrl)) {
     throw new ConfigError('SMTP_URL', '(hidden)', 'an smtp:// or smtps:// address')
   }
@@ -274,9 +232,9 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
     } catch {
       throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'an email address')
     }
-  }
-  if (abuseEmail !== null && smtpUrl === null) {
-    throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+    if (smtpUrl === null) {
+      throw new ConfigError('ABUSE_EMAIL', abuseEmail, 'unset unless SMTP_URL is set')
+    }
   }
   return {
     smtpUrl,
@@ -301,7 +259,7 @@ function readNotify(read: Reader, baseUrl: string): NotifySettings {
  * The metrics settings: off unless METRICS_ENABLED, and then guarded by METRICS_TOKEN, served
  * only on METRICS_PORT at 127.0.0.1, or both; never open on the main port.
  */
-function readMetrics(read: Reader, mainPort: number): MetricsSettings | null {
+function readMetrics(read: Reader, mainPort: number) {
   if (!read.boolean('METRICS_ENABLED', false)) return null
   const token = read.optionalString('METRICS_TOKEN')
   const port =
@@ -313,12 +271,12 @@ function readMetrics(read: Reader, mainPort: number): MetricsSettings | null {
       'false unless METRICS_TOKEN or METRICS_PORT is set (/metrics is never open on the main port)',
     )
   }
-  if (token !== null && (token.length < METRICS_TOKEN_MIN_LENGTH || /\s/.test(token))) {
+  if (token !== null && (token.length < SECRET_MIN_LENGTH || /\s/.test(token))) {
     throw new ConfigError(
       'METRICS_TOKEN',
       // The value itself is a secret and stays out of the log.
       `<${token.length} characters>`,
-      `at least ${METRICS_TOKEN_MIN_LENGTH} characters without spaces`,
+      `at least ${SECRET_MIN_LENGTH} characters without spaces`,
     )
   }
   if (port !== null && port === mainPort) {
@@ -328,16 +286,14 @@ function readMetrics(read: Reader, mainPort: number): MetricsSettings | null {
 }
 
 /** The S3 settings; the endpoint, bucket and keys have no default (spec: STORAGE_BACKEND). */
-function readS3(read: Reader): S3Settings {
+function readS3(read: Reader) {
   return {
-    endpoint: read.url(
-      'S3_ENDPOINT',
-      read.required('S3_ENDPOINT', 'set when STORAGE_BACKEND is s3'),
-    ),
+    endpoint: read.url('S3_ENDPOINT', read.required('S3_ENDPOINT', S3_NEEDED)),
     region: read.string('S3_REGION', 'us-east-1'),
-    bucket: read.required('S3_BUCKET', 'set when STORAGE_BACKEND is s3'),
-    accessKeyId: read.required('S3_ACCESS_KEY_ID', 'set when STORAGE_BACKEND is s3'),
-    secretAccessKey: read.required('S3_SECRET_ACCESS_KEY', 'set when STORAGE_BACKEND is s3'),
+    bucket: read.required('S3_BUCKET', S3_NEEDED),
+    accessKeyId: read.required('S3_ACCESS_KEY_ID', S3_NEEDED),
+    secretAccessKey: read.required('S3_SECRET_ACCESS_KEY', S3_NEEDED),
+    // Addresses the bucket as a path (`endpoint/bucket/key`), as most self-hosted servers need.
     forcePathStyle: read.boolean('S3_FORCE_PATH_STYLE', false),
     presignedUrlExpirySec: read.integer('S3_PRESIGNED_URL_EXPIRY', 300, 1, 7 * DAY),
     // S3 refuses parts under 5 MiB (except the last) and over 5 GiB.

@@ -14,27 +14,21 @@ export interface Logger {
   warn: LogFn
   info: LogFn
   debug: LogFn
-  /**
-   * Whether entries of `level` are written, so callers can skip the work of building them (the
-   * request log on every request). A logger without it writes every level.
-   */
+  /** Whether entries of `level` are written, so callers can skip building them; absent: all are. */
   enabled?: (level: EntryLevel) => boolean
 }
 
-export interface LogStreams {
-  stdout: { write(line: string): unknown }
-  stderr: { write(line: string): unknown }
-}
+type LogStream = { write(line: string): unknown }
 
 const RANK: Record<LogLevel, number> = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 }
 
 export function createLogger(
   level: LogLevel,
-  streams: LogStreams = { stdout: process.stdout, stderr: process.stderr },
+  streams: { stdout: LogStream; stderr: LogStream } = process,
   now: () => Date = () => new Date(),
 ): Logger {
   const enabled = (entryLevel: EntryLevel) => RANK[entryLevel] <= RANK[level]
-  const entry = (entryLevel: EntryLevel, stream: LogStreams['stdout']): LogFn => {
+  const entry = (entryLevel: EntryLevel, stream: LogStream): LogFn => {
     if (!enabled(entryLevel)) return ignore
     return (message, detail) => {
       const parts = [now().toISOString(), entryLevel.toUpperCase(), oneLine(message)]

@@ -1,11 +1,8 @@
 /**
  * The V8 flags the server wants on a small machine, and the line it prints at start about them.
- *
- * An upload allocates a buffer for every socket read and WebSocket frame, and V8 collects that
- * memory often. By default it marks and sweeps on helper threads; with one or two cores those
- * threads take the CPU the upload needs, so there each collection runs on the server's thread in
- * one go. With more cores the parallel collector V8 is tuned for is kept. Node takes these flags
- * only on its command line, so `pnpm start` asks `print-node-flags.js` which to pass.
+ * Uploads make V8 collect garbage often, and on one or two cores its helper threads take the CPU
+ * the upload needs, so there each collection runs on the server's thread; more cores keep the
+ * parallel collector. Node takes these flags only on its command line (`print-node-flags.js`).
  * May touch: the machine's core count (read only).
  */
 import { availableParallelism } from 'node:os'
@@ -15,12 +12,9 @@ export const SMALL_MACHINE_FLAGS: readonly string[] = [
   '--no-incremental-marking',
 ]
 
-/** The most cores at which the server collects garbage on its own thread. */
-export const SMALL_MACHINE_MAX_CORES = 2
-
 /** The flags the server wants with `cores` available to it: none above two cores. */
 export function wantedNodeFlags(cores = availableParallelism()): readonly string[] {
-  return cores <= SMALL_MACHINE_MAX_CORES ? SMALL_MACHINE_FLAGS : []
+  return cores <= 2 ? SMALL_MACHINE_FLAGS : []
 }
 
 /** The wanted flags that `execArgv` (a process's Node options) lacks. */

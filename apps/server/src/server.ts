@@ -1,6 +1,6 @@
 /**
  * Starts the whole service from a config: database and migrations, blob store, services, HTTP
- * app, upload sockets and the cleanup job; and stops it in order. main.ts and the integration
+ * app, upload sockets and the cleanup job; and stops it in order. index.ts and the integration
  * tests both start the server through here.
  * May touch: the database and the blob store it opens; the network (the HTTP listener); timers;
  * process state (its pid); the log; the rest through the services.
@@ -9,18 +9,16 @@ import type { IncomingMessage } from 'node:http'
 
 import type { Config } from './config.js'
 import { createApp } from './app.js'
-import { startCheckpointer, type Checkpointer } from './db/checkpointer.js'
-import { type Db } from './db/client.js'
+import { startCheckpointer } from './db/checkpointer.js'
 import { openDatabase } from './db/open-database.js'
-import { leaderLock, type LeaderLock } from './db/leader-lock.js'
+import { leaderLock } from './db/leader-lock.js'
 import type { SqliteDb } from './db/sqlite.js'
 import { listen } from './listen.js'
 import { securityHeaderValues } from './middleware/security-headers.js'
 import { createLogger, type Logger } from './logger.js'
 import { CleanupJob } from './ops/cleanup.js'
-import { createServices, type Services } from './composition/container.js'
+import { createServices } from './composition/container.js'
 import { openBlobStore } from './storage/open-blob-store.js'
-import type { BlobStore } from './storage/blob-store.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
 import { attachUploadSockets } from './ws/upload-socket.js'
 import { readWebcatFiles, webAppScriptHashes } from './web-integrity.js'
@@ -38,26 +36,14 @@ export interface StartOptions {
   uploadInitTimeoutMs?: number
 }
 
-export interface RunningService {
-  url: string
-  app: ReturnType<typeof createApp>
-  config: Config
-  db: Db
-  blobs: BlobStore
-  services: Services
-  cleanup: CleanupJob
-  /** Whether this instance runs the shared background work (db/leader-lock.ts). */
-  leader: LeaderLock
-  /** The address of METRICS_PORT's listener, when metrics are served there. */
-  metricsUrl: string | undefined
-  /**
-   * Stops accepting connections, lets running uploads finish for up to SHUTDOWN_GRACE_MS, aborts
-   * what is left, and closes the database.
-   */
-  close(): Promise<void>
-}
+/**
+ * A started service: what it opened, whether this instance runs the shared background work
+ * (`leader`), METRICS_PORT's address, and `close()`: it stops accepting connections, lets running
+ * uploads finish for up to SHUTDOWN_GRACE_MS, aborts what is left, and closes the database.
+ */
+export type RunningService = Awaited<ReturnType<typeof startServer>>
 
-export async function startServer(config: Config, options: StartOptions): Promise<RunningService> {
+export async function startServer(config: Config, options: StartOptions) {
   const now = options.now ?? Date.now
   const logger = options.logger ?? createLogger(config.logLevel)
   // Files that vouch for the hosted app are read first: a malformed one stops the start early.
@@ -65,7 +51,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   const webcatFiles = config.webcatDir === null ? undefined : readWebcatFiles(config.webcatDir)
   const db = await openDatabase(config)
   // SQLite's WAL is folded back off the event loop; PostgreSQL checkpoints on its own.
-  const checkpointer: Checkpointer | undefined =
+  const checkpointer =
     db.dialect === 'sqlite'
       ? startCheckpointer((db as SqliteDb).connection, (message) => logger.error(message))
       : undefined
@@ -143,17 +129,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
       await guard('file', (name) => headerOf(request, name))
     },
     routes: [requestUploadRoute({ config, requests: services.requests, ipOf })],
-    ...(options.uploadInitTimeoutMs === undefined
-      ? {}
-      : { initTimeoutMs: options.uploadInitTimeoutMs }),
+    initTimeoutMs: options.uploadInitTimeoutMs,
   })
-  const leader = leaderLock(db, (leading) =>
-    logger.info(
-      leading
-        ? `this instance (process ${process.pid}) runs the background work`
-        : `this instance (process ${process.pid}) no longer runs the background work`,
-    ),
-  )
+  const leader = leaderLock(db, (leading) => {
+    const runs = leading ? 'runs' : 'no longer runs'
+    logger.info(`this instance (process ${process.pid}) ${runs} the background work`)
+  })
   const cleanup = new CleanupJob({ config, db, blobs, services, logger, leader, now })
   cleanup.start(config.cleanupIntervalSec * 1000)
   services.notifier.start()

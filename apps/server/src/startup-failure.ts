@@ -1,9 +1,7 @@
 /**
- * Turns the usual reasons a correctly configured server still cannot start into the one line the
- * settings errors give (docs/configuration.md): a DATA_DIR that cannot hold the database or the
- * blobs, a DATABASE_URL whose server cannot be reached or refuses the login, or a HOST and PORT
- * that cannot be listened on. Anything else stays as it is, stack
- * included, since it is a fault to report rather than a setting to fix.
+ * Turns the usual reasons a correctly configured server still cannot start (an unusable DATA_DIR,
+ * an unreachable or refusing DATABASE_URL, a HOST and PORT that cannot be listened on) into one
+ * line, as settings errors give; anything else is a fault to report, stack included.
  * May touch: nothing (pure).
  */
 import { sep } from 'node:path'
@@ -19,14 +17,10 @@ export class StartupFailure extends Error {
   }
 }
 
-interface SystemError {
-  code?: unknown
-  syscall?: unknown
-  path?: unknown
-  message?: unknown
-}
+type SystemError = { code?: unknown; syscall?: unknown; path?: unknown; message?: unknown }
 
 const LISTEN_CODES = new Set(['EADDRINUSE', 'EADDRNOTAVAIL', 'EACCES', 'ENOTFOUND', 'EAI_AGAIN'])
+const LISTEN_CALLS = new Set(['listen', 'getaddrinfo', 'bind'])
 
 /** The line for `error`, or undefined when it is not about DATA_DIR, HOST or PORT. */
 export function describeStartupFailure(
@@ -41,10 +35,7 @@ export function describeStartupFailure(
   const err = (error ?? {}) as SystemError
   const code = typeof err.code === 'string' ? err.code : undefined
   if (code === undefined) return undefined
-  if (
-    (err.syscall === 'listen' || err.syscall === 'getaddrinfo' || err.syscall === 'bind') &&
-    LISTEN_CODES.has(code)
-  ) {
+  if (LISTEN_CALLS.has(err.syscall as string) && LISTEN_CODES.has(code)) {
     return `cannot listen on HOST ${JSON.stringify(config.host)} and PORT ${config.port}: ${code}`
   }
   const inDataDir =

@@ -25,9 +25,8 @@ export function decodedOrThrow<T>(decoded: Decoded<T>): T {
 }
 
 /**
- * Whether a client asks to resume its upload (docs/api.md, Resuming uploads): the `X-Resumable`
- * header of an HTTP init (`true` or `false`) or the `resumable` field of an `init` frame (JSON
- * `true` or `false`). Absent means no, as for a client that knows only the spec; any other value
+ * Whether a client asks to resume its upload (docs/api.md, Resuming uploads), by `X-Resumable` or
+ * an `init` frame's `resumable`: absent means no, as for a spec client; anything but true or false
  * is 400 naming the field.
  */
 export function parseResumable(value: unknown, transport: 'header' | 'frame'): boolean {

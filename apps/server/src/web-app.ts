@@ -3,10 +3,11 @@
  * May touch: the file system (the built web app's folder).
  */
 import { serveStatic } from '@hono/node-server/serve-static'
-import type { Env, Hono, MiddlewareHandler } from 'hono'
+import type { Env, Hono } from 'hono'
 
 export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
-  app.use('*', outsideApi(serveStatic({ root })))
+  const files = serveStatic({ root })
+  app.use('*', (c, next) => (isUnder(c.req.path, '/api') ? next() : files(c, next)))
   // The web app routes in the browser, so a deep link must load the same page; a missing file
   // (a script, an image) or a path under /auth answers the JSON 404 instead of that page.
   const page = serveStatic({ root, path: 'index.html' })
@@ -17,20 +18,12 @@ export function mountWebApp<E extends Env>(app: Hono<E>, root: string): void {
  * Paths the web app routes itself: no file name, outside the API, the login, the assets,
  * `/.well-known` and `/metrics` (which answers 404 wherever metrics are not served, never a page).
  */
-export function isPagePath(path: string): boolean {
-  if (isApiPath(path) || isUnder(path, '/auth') || isUnder(path, '/assets')) return false
-  if (isUnder(path, '/metrics') || isUnder(path, '/.well-known')) return false
+function isPagePath(path: string): boolean {
+  const folders = ['/api', '/auth', '/assets', '/metrics', '/.well-known']
+  if (folders.some((folder) => isUnder(path, folder))) return false
   return !path.slice(path.lastIndexOf('/') + 1).includes('.')
 }
 
 function isUnder(path: string, folder: string): boolean {
   return path === folder || path.startsWith(`${folder}/`)
-}
-
-export function isApiPath(path: string): boolean {
-  return isUnder(path, '/api')
-}
-
-function outsideApi<E extends Env>(handler: MiddlewareHandler): MiddlewareHandler<E> {
-  return (c, next) => (isApiPath(c.req.path) ? next() : handler(c, next))
 }

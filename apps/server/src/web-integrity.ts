@@ -9,32 +9,24 @@ import { join } from 'node:path'
 
 import { parseIntegrityManifest, scriptHashesOf } from '@fileshare/protocol'
 
-/** The built app's manifest, beside its index.html (apps/web/vite-plugin-integrity.ts). */
-export const INTEGRITY_MANIFEST_FILE = 'integrity.json'
-
 /**
  * The `'sha256-…'` sources the hosted app's policy needs for its inline import map; none when no
  * app is hosted or it was built without a manifest (a development build).
  */
 export function webAppScriptHashes(webRoot: string | undefined): string[] {
   if (webRoot === undefined) return []
-  let text: string
-  try {
-    text = readFileSync(join(webRoot, INTEGRITY_MANIFEST_FILE), 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
-    throw error
-  }
-  const manifest = parseIntegrityManifest(JSON.parse(text) as unknown)
+  // The built app's manifest, beside its index.html (apps/web/vite-plugin-integrity.ts).
+  const file = join(webRoot, 'integrity.json')
+  if (!existsSync(file)) return []
+  const manifest = parseIntegrityManifest(JSON.parse(readFileSync(file, 'utf8')) as unknown)
   return scriptHashesOf(manifest.manifest.default_csp)
 }
 
 /**
- * The files a WEBCAT client fetches under `/.well-known/webcat/` (webcat-spec, server.md): the
- * enrollment policy, the previous one while a change of policy settles, and the signed manifest
- * or bundle. Only these names are served, each read once at start.
+ * The files a WEBCAT client fetches (webcat-spec, server.md): the enrollment policy, the previous
+ * one while a change settles, and the signed manifest or bundle; only these names are served.
  */
-export const WEBCAT_FILES = [
+const WEBCAT_FILES = [
   'enrollment.json',
   'enrollment-prev.json',
   'manifest.json',
@@ -50,34 +42,30 @@ function isObject(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-const isWholeAtLeast = (value: unknown, least: number) =>
-  Number.isInteger(value) && (value as number) >= least
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== ''
+
+const isPositiveWhole = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) >= 1
 
 /** What is wrong with an enrollment policy of either kind WEBCAT defines; undefined when none. */
 export function enrollmentFault(policy: Fields): string | undefined {
-  if (!isWholeAtLeast(policy.max_age, 1)) return '"max_age" must be a whole number of seconds'
+  if (!isPositiveWhole(policy.max_age)) return '"max_age" must be a whole number of seconds'
   if (policy.type === 'sigstore') {
     if (!isObject(policy.trusted_root)) return '"trusted_root" must be a Sigstore trusted root'
-    if (typeof policy.identity !== 'string' || policy.identity === '')
-      return '"identity" is missing'
-    if (typeof policy.issuer !== 'string' || policy.issuer === '') return '"issuer" is missing'
+    if (!isText(policy.identity)) return '"identity" is missing'
+    if (!isText(policy.issuer)) return '"issuer" is missing'
     return undefined
   }
   if (policy.type !== undefined && policy.type !== 'sigsum') {
     return '"type" must be "sigsum" or "sigstore"'
   }
-  const signers = policy.signers
-  if (
-    !Array.isArray(signers) ||
-    signers.length === 0 ||
-    !signers.every((s) => typeof s === 'string' && s !== '')
-  ) {
+  const { signers, threshold } = policy
+  if (!Array.isArray(signers) || signers.length === 0 || !signers.every(isText)) {
     return '"signers" must list at least one public key'
   }
-  if (!isWholeAtLeast(policy.threshold, 1))
-    return '"threshold" must be a whole number of at least 1'
-  if ((policy.threshold as number) > signers.length) return '"threshold" exceeds the signers'
-  if (typeof policy.policy !== 'string' || policy.policy === '') return '"policy" must be a string'
+  if (!isPositiveWhole(threshold)) return '"threshold" must be a whole number of at least 1'
+  if (threshold > signers.length) return '"threshold" exceeds the signers'
+  if (!isText(policy.policy)) return '"policy" must be a string'
   if (typeof policy.cas_url !== 'string' || !/^https:\/\/\S+$/.test(policy.cas_url)) {
     return '"cas_url" must be an https:// address'
   }

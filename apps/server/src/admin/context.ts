@@ -1,8 +1,7 @@
 /**
- * What every fileshare-admin command works on: the server's configuration, its database (migrated
- * as the server would migrate it) and its blob store, with the server's own services over them;
- * no HTTP server, no cleanup timer. It works beside a running server: SQLite in WAL mode takes a
- * second process's statements, and PostgreSQL is shared by design.
+ * What every fileshare-admin command works on: the server's config, migrated database, blob store
+ * and services, without HTTP or timers; beside a running server too (SQLite's WAL takes a second
+ * process's statements, and PostgreSQL is shared by design).
  * May touch: the database and the blob store it opens; the file system (whether the SQLite
  * file exists); process state (stderr, for the log).
  */
@@ -10,28 +9,18 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 
 import type { Config } from '../config.js'
-import { type Db } from '../db/client.js'
 import { openDatabase } from '../db/open-database.js'
 import { leaderLock } from '../db/leader-lock.js'
 import { createLogger } from '../logger.js'
 import { CleanupJob } from '../ops/cleanup.js'
-import { createServices, type Services } from '../composition/container.js'
+import { createServices } from '../composition/container.js'
 import { Inventory } from '../ops/inventory.js'
-import type { BlobStore } from '../storage/blob-store.js'
 import { openBlobStore } from '../storage/open-blob-store.js'
 import { AdminError } from './admin-error.js'
 
-export interface AdminContext {
-  config: Config
-  db: Db
-  blobs: BlobStore
-  services: Services
-  cleanup: CleanupJob
-  inventory: Inventory
-  close(): Promise<void>
-}
+export type AdminContext = Awaited<ReturnType<typeof openAdminContext>>
 
-export async function openAdminContext(config: Config): Promise<AdminContext> {
+export async function openAdminContext(config: Config) {
   // A mistyped DATA_DIR would otherwise get a new, empty database and report nothing.
   const sqliteFile = join(config.dataDir, 'fileshare.db')
   if (config.databaseUrl === null && !existsSync(sqliteFile)) {

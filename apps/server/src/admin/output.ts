@@ -12,14 +12,12 @@ export interface CommandOutput {
   exitCode?: number
 }
 
-/** A time as ISO 8601, or `-` for none. */
-export function time(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? '-' : new Date(ms).toISOString()
-}
-
 export function isoOrNull(ms: number | null | undefined): string | null {
   return ms === null || ms === undefined ? null : new Date(ms).toISOString()
 }
+
+/** A time as ISO 8601, or `-` for none. */
+export const time = (ms: number | null | undefined): string => isoOrNull(ms) ?? '-'
 
 /** A byte count in the one notation every fileshare program prints (IEC units, English digits). */
 export function bytes(n: number): string {

@@ -1,8 +1,7 @@
 /**
  * The fileshare-admin command line: registers the subcommands, each of which opens the server's
- * database and storage (context.ts), does one thing and prints one answer, as text or, with
- * `--json`, as one JSON document on stdout. Failures are one line on stderr and an exit code
- * (admin-error.ts).
+ * database and storage (context.ts), does one thing and prints one answer, as text or as JSON
+ * (`--json`); failures are one line on stderr and an exit code (admin-error.ts).
  * May touch: the stdout and stderr it is given; the rest through context.ts and the commands.
  */
 import { Command, CommanderError } from 'commander'
@@ -119,17 +118,11 @@ function positive(text: string): number {
 function describeFailure(error: unknown, io: AdminIo): number {
   // Commander printed its own message (usage, --help, --version).
   if (error instanceof CommanderError) return error.exitCode
-  if (error instanceof AdminError || error instanceof ConfigError) {
-    io.stderr.write(`fileshare-admin: ${error.message}\n`)
-    return error instanceof AdminError ? error.exitCode : ADMIN_EXIT.usage
-  }
-  // A database driver that cannot be had says so in one line, as the server does.
-  if (error instanceof StartupFailure) {
-    io.stderr.write(`fileshare-admin: ${error.message}\n`)
-    return ADMIN_EXIT.failure
-  }
-  io.stderr.write(
-    `fileshare-admin: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  )
-  return ADMIN_EXIT.failure
+  // A refusal, a setting, or a database driver that cannot be had: one line, as the server says it.
+  const oneLine =
+    error instanceof AdminError || error instanceof ConfigError || error instanceof StartupFailure
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+  io.stderr.write(`fileshare-admin: ${oneLine ? error.message : message}\n`)
+  if (error instanceof AdminError) return error.exitCode
+  return error instanceof ConfigError ? ADMIN_EXIT.usage : ADMIN_EXIT.failure
 }

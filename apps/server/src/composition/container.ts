@@ -33,36 +33,8 @@ import { SessionRecords } from '../sessions/session-records.js'
 import { UploadSessions } from '../sessions/upload-sessions.js'
 import { UploadsService } from '../uploads/uploads.js'
 
-export interface Services {
-  sessions: UploadSessions
-  /** The rows of every unfinished session, of either writer (upload_sessions). */
-  sessionRows: SessionRecords
-  /** Chunked sessions, kept in the database so that any instance takes any chunk. */
-  chunkSessions: ChunkSessions
-  uploads: UploadsService
-  notes: NotesService
-  requests: RequestsService
-  inbox: InboxService
-  /** How far an unfinished upload got, of either writer (session-status.ts). */
-  sessionStatus: SessionStatusService
-  /** Keys of every session that may still write, on any instance (live-sessions.ts). */
-  liveSessionKeys: () => Promise<ReadonlySet<string>>
-  quota: DbUploadQuota
-  lockout: Lockout
-  rateLimiter: RateLimit
-  janitor: BlobJanitor
-  tombstones: Tombstones
-  /** Sends the notifications of finished request uploads; started and stopped by server.ts. */
-  notifier: NotificationWorker
-  /** The operator's removals (fileshare-admin rm). */
-  takedown: Takedown
-  reports: ReportsService
-  /** The per-network limit of abuse reports, pruned by the cleanup job with the others. */
-  reportLimiter: RateLimit
-  /** Mails new abuse reports to ABUSE_EMAIL; the cleanup job's leader runs it. Null without. */
-  abuseDigest: AbuseDigest | null
-  apiTokens: ApiTokens
-}
+/** Every service of the server, as createServices builds them. */
+export type Services = Awaited<ReturnType<typeof createServices>>
 
 export async function createServices(
   config: Config,
@@ -70,7 +42,7 @@ export async function createServices(
   blobs: BlobStore,
   logger: Logger,
   now: () => number,
-): Promise<Services> {
+) {
   const onError = (error: unknown) =>
     logger.error(error instanceof Error ? (error.stack ?? error.message) : String(error))
   const ipHash = await DailyIpHash.load(db)
@@ -120,18 +92,17 @@ export async function createServices(
     lockoutMs: config.passwordLockoutMs,
     now,
   }
-  const lockout = shared
+  const lockout: Lockout = shared
     ? new DbLockout({ ...lockoutOptions, db, ipHash })
     : new MemoryLockout(lockoutOptions)
-  const limitOptions = { windowMs: config.rateLimitWindowMs, max: config.rateLimitMax, now }
-  const rateLimiter = shared
-    ? new SharedRateLimiter({ ...limitOptions, db, ipHash })
-    : new RateLimiter(limitOptions)
-  // The same window as the `/api` limit, so both share the windows table and its pruning.
-  const reportOptions = { ...limitOptions, max: config.reportRateLimitMax }
-  const reportLimiter = shared
-    ? new SharedRateLimiter({ ...reportOptions, db, ipHash })
-    : new RateLimiter(reportOptions)
+  // Every limit has the `/api` limit's window, so all share the windows table and its pruning.
+  const limiter = (max: number): RateLimit => {
+    const options = { windowMs: config.rateLimitWindowMs, max, now }
+    return shared ? new SharedRateLimiter({ ...options, db, ipHash }) : new RateLimiter(options)
+  }
+  const rateLimiter = limiter(config.rateLimitMax)
+  // The per-network limit of abuse reports, pruned by the cleanup job with the others.
+  const reportLimiter = limiter(config.reportRateLimitMax)
   const tombstones = new Tombstones(db)
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
@@ -142,6 +113,7 @@ export async function createServices(
   const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from)
   const title = config.customTitle
   const deadlineMs = config.notify.deliveryTimeoutMs
+  // Started and stopped by server.ts.
   const notifier = new NotificationWorker({
     outbox,
     mailer,
@@ -183,6 +155,7 @@ export async function createServices(
     now,
     notify: abuseNotifier(logger),
   })
+  // Mails new abuse reports to ABUSE_EMAIL; the cleanup job's leader runs it.
   const abuseDigest =
     abuseEmail === null || mailer === null
       ? null

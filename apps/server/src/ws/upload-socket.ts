@@ -36,7 +36,8 @@ export interface UploadSocketDeps {
   routes?: UploadSocketRoute[]
   /** Milliseconds between keepalive pings, and before the `init` frame; tests shorten them. */
   keepaliveMs?: number
-  initTimeoutMs?: number
+  /** How long a socket may wait before its `init` frame; 10 s by default (tests shorten it). */
+  initTimeoutMs?: number | undefined
 }
 
 export type UploadSockets = ReturnType<typeof attachUploadSockets>

@@ -1,7 +1,6 @@
 /**
  * `fileshare-admin ls [--kind upload|note|request|removed] [--limit n]`: items with their sizes,
- * times and counters, never a secret (ops/inventory.ts reads no token hash, salt or
- * ciphertext).
+ * times and counters, never a secret (ops/inventory.ts reads no token hash, salt or ciphertext).
  * May touch: nothing directly; reads through ops/inventory.ts.
  */
 import { ITEM_KINDS, type Item, type ItemKind } from '../../ops/inventory.js'

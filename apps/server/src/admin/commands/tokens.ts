@@ -31,8 +31,6 @@ export async function tokensCommand(
       }
 }
 
-const HEADER = ['ID', 'OWNER', 'NAME', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES']
-
 function tokenTable(tokens: OwnedApiTokenInfo[]): string {
   if (tokens.length === 0) return '(no API tokens)'
   const rows = tokens.map((t) => [
@@ -44,5 +42,5 @@ function tokenTable(tokens: OwnedApiTokenInfo[]): string {
     t.lastUsedAt ?? '-',
     t.expiresAt,
   ])
-  return table(HEADER, rows)
+  return table(['ID', 'OWNER', 'NAME', 'SCOPES', 'CREATED', 'LAST USED', 'EXPIRES'], rows)
 }
