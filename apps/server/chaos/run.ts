@@ -32,7 +32,8 @@ import { runWorkload, WORKLOAD_SETTINGS } from './workload.js'
 
 const MiB = 2 ** 20
 const CLEANUP_INTERVAL_SEC = 2
-const IDLE_SEC = 45
+/** Past a killed instance's hold (HOLD_LAPSE_MS) and a client's longest wait between resumes. */
+const IDLE_SEC = 90
 /** Longest the settle waits for the cleanup to end idle sessions and queued removals. */
 const SETTLE_MS = (IDLE_SEC + 6 * CLEANUP_INTERVAL_SEC + 30) * 1000
 const LIFETIMES: SessionLifetimes = {
@@ -208,6 +209,9 @@ for (const [invariant, details] of violations) {
   console.log(`VIOLATION ${invariant}: ${details.length}`)
   for (const detail of details.slice(0, 10)) console.log(`  ${detail}`)
 }
+console.log(
+  `acknowledged: ${ledger.uploads.length} uploads, ${ledger.notes.length} notes, ${ledger.requests.length} requests`,
+)
 for (const [what, count] of [...ledger.failures].sort()) {
   console.log(`failed ${what}: ${count}`)
   for (const sample of ledger.failureSamples.get(what) ?? []) console.log(`  ${sample}`)
