@@ -65,32 +65,30 @@ function prepareHit(db: Db) {
     .prepare('rate_limit_hit')
 }
 
+type SharedRateLimiterOptions = Omit<RateLimiterOptions, 'maxEntries'> & {
+  db: Db
+  ipHash: DailyIpHash
+}
+
 export class SharedRateLimiter implements RateLimit {
   readonly enabled: boolean
-  private readonly db: Db
-  private readonly ipHash: DailyIpHash
   private readonly slotMs: number
-  private readonly max: number
-  private readonly now: () => number
   private readonly hitStatement: ReturnType<typeof prepareHit>
 
-  constructor(options: Omit<RateLimiterOptions, 'maxEntries'> & { db: Db; ipHash: DailyIpHash }) {
-    this.db = options.db
-    this.ipHash = options.ipHash
+  constructor(private readonly options: SharedRateLimiterOptions) {
     this.slotMs = options.windowMs / SLOTS
-    this.max = options.max
-    this.now = options.now
     this.enabled = options.max > 0
     this.hitStatement = prepareHit(options.db)
   }
 
   async hit(ip: string): Promise<RateLimitResult> {
     if (!this.enabled) return UNLIMITED
-    const now = this.now()
+    const { max, ipHash } = this.options
+    const now = this.options.now()
     const [row] = await this.hitStatement.execute({
-      clientHash: this.ipHash.of(ip, now),
+      clientHash: ipHash.of(ip, now),
       slot: Math.floor(now / this.slotMs),
-      max: this.max,
+      max,
     })
     if (row === undefined) throw new Error('The rate limit upsert returned no row')
     return this.result(row, now)
@@ -98,9 +96,10 @@ export class SharedRateLimiter implements RateLimit {
 
   /** Deletes the windows whose newest slot has left the window. */
   async prune(): Promise<number> {
-    const { rateLimitWindows } = this.db.tables
-    const oldest = Math.floor(this.now() / this.slotMs) - SLOTS
-    const removed = await this.db.query
+    const { db, now } = this.options
+    const { rateLimitWindows } = db.tables
+    const oldest = Math.floor(now() / this.slotMs) - SLOTS
+    const removed = await db.query
       .delete(rateLimitWindows)
       .where(lt(rateLimitWindows.slot, oldest))
       .returning({ slot: rateLimitWindows.slot })
@@ -113,7 +112,7 @@ export class SharedRateLimiter implements RateLimit {
     row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
     const total = row.counts.reduce((sum, count) => sum + count, 0)
     return limitResult({ slot: row.slot, perSlot, total }, row.allowed, {
-      max: this.max,
+      max: this.options.max,
       slotMs: this.slotMs,
       now,
     })
