@@ -155,7 +155,6 @@ export async function createServices(
     chunkSessions,
     ipHash,
     tombstones,
-    onError,
     outbox,
     onNotificationsQueued: () => notifier.wake(),
   })

@@ -88,10 +88,9 @@ function infoColumns(table: typeof notes) {
 type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
 
 /**
- * The statements of the note routes, prepared once per service: building a query and preparing
- * it again on every request cost more than running it. View and password check read only the
- * columns they need (`access`): every column read, above all every blob, costs the driver a copy.
- * PostgreSQL prepares them once per connection under their names.
+ * The statements of the note routes, prepared once per service: building and preparing a query
+ * on every request cost more than running it. View and password check read only the columns they
+ * need (`access`): every column read, above all every blob, costs the driver a copy.
  */
 function prepareNoteStatements(db: Db) {
   const { notes } = db.tables
@@ -170,11 +169,6 @@ const CREATE_FIELDS = [
 
 const EQUALS_SIGN = 0x3d
 
-/** Standard base64 of exactly `size` bytes, or null. */
-function decodeExact(value: unknown, size: number): Buffer | null {
-  return decodeBase64Strict(value, { minBytes: size, maxBytes: size })
-}
-
 function notFound(): HttpError {
   return new HttpError(404, ERROR_MESSAGES.noteNotFound)
 }
@@ -216,7 +210,10 @@ export class NotesService {
     for (const key of Object.keys(body)) {
       if (!isOneOf(key, CREATE_FIELDS)) problems.set(key.slice(0, 64), 'is not a known field')
     }
-    const nonce = decodeExact(body.nonce, NOTE_NONCE_BYTES)
+    const nonce = decodeBase64Strict(body.nonce, {
+      minBytes: NOTE_NONCE_BYTES,
+      maxBytes: NOTE_NONCE_BYTES,
+    })
     if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
     const salt = canonicalBase64Url(body.salt, [NOTE_SALT_BYTES])
     if (salt === null) {
@@ -254,36 +251,25 @@ export class NotesService {
       }
     }
 
-    if (
-      problems.size > 0 ||
-      !content ||
-      !nonce ||
-      !ownerToken ||
-      !authToken ||
-      !isOneOf(contentType, NOTE_CONTENT_TYPES) ||
-      typeof maxViews !== 'number' ||
-      typeof expireSec !== 'number' ||
-      typeof hasPassword !== 'boolean'
-    ) {
-      throw invalid(Object.fromEntries(problems))
-    }
+    // Every value below that is missing or of another type has left a problem.
+    if (problems.size > 0) throw invalid(Object.fromEntries(problems))
 
     const now = this.deps.now()
-    const expiresAt = now + expireSec * 1000
+    const expiresAt = now + (expireSec as number) * 1000
     const id = randomUUID()
     const note: NewNote = {
       id,
-      contentType,
-      encryptedContent: content,
-      nonce,
+      contentType: contentType as NoteContentType,
+      encryptedContent: content!,
+      nonce: nonce!,
       // Stored in the one canonical spelling, so info answers the same bytes in one way.
       salt: salt!,
-      maxViews,
-      hasPassword,
+      maxViews: maxViews as number,
+      hasPassword: hasPassword as boolean,
       passwordSalt: hasPassword ? passwordSalt! : null,
       passwordAlgo: hasPassword ? PASSWORD_ALGO : null,
-      authTokenHash: hashToken(authToken),
-      ownerTokenHash: hashToken(ownerToken),
+      authTokenHash: hashToken(authToken!),
+      ownerTokenHash: hashToken(ownerToken!),
       createdAt: now,
       expiresAt,
     }
@@ -291,10 +277,7 @@ export class NotesService {
     return { id, expiresAt: new Date(expiresAt).toISOString() }
   }
 
-  /**
-   * Decodes `encryptedContent`, throwing 413 when it is over the limit (judged from the text's
-   * length before decoding, so an oversized body costs no decoding) and noting other problems.
-   */
+  /** Decodes `encryptedContent`; 413 over the limit, judged from the length before decoding. */
   private decodeContent(value: unknown, problems: Map<string, string>): Buffer | null {
     if (typeof value !== 'string') {
       problems.set('encryptedContent', 'must be base64')
@@ -324,9 +307,8 @@ export class NotesService {
   }
 
   /**
-   * Counts one view and returns the ciphertext (spec: POST /api/note/:id/view). The count is
-   * raised by one conditional UPDATE, so concurrent views never exceed maxViews: whichever
-   * request finds the limit reached in that statement answers 410.
+   * Counts one view and returns the ciphertext (spec: POST /api/note/:id/view), by one conditional
+   * UPDATE, so concurrent views never exceed maxViews.
    */
   async view(id: string, body: unknown, clientIp: string): Promise<NoteViewResponse> {
     const presented = authTokenOf(body)
@@ -351,11 +333,7 @@ export class NotesService {
     }
   }
 
-  /**
-   * Checks the auth token of a password-protected note without counting a view (spec: POST
-   * /api/note/:id/password). A well-formed wrong token counts as a failed attempt of
-   * `note:<id>` for this IP; a malformed one cannot be a password guess and does not.
-   */
+  /** Checks a protected note's auth token without counting a view (POST /api/note/:id/password). */
   async checkPassword(id: string, body: unknown, clientIp: string): Promise<void> {
     const presented = authTokenOf(body)
     const row = await this.available(id, this.statements.access)
@@ -367,10 +345,7 @@ export class NotesService {
     }
   }
 
-  /**
-   * Deletes a note, or what the cleanup job left of it; afterwards its id answers 404 everywhere
-   * (spec: DELETE /api/note/:id). A takedown's tombstone stays, answering 410.
-   */
+  /** Deletes a note or its tombstone (spec: DELETE /api/note/:id); a takedown's stays, 410. */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     if (!isUuid(id)) throw notFound()
     const [row] = await this.statements.find.execute({ id })
@@ -387,10 +362,7 @@ export class NotesService {
     if (!(await deleteAsOwner(this.deps.tombstones, note, ownerToken))) throw notFound()
   }
 
-  /**
-   * Cleanup: deletes expired and used-up notes, leaving a tombstone for each so their ids go on
-   * answering 410 (tombstones.ts). Returns how many went.
-   */
+  /** Cleanup: deletes expired and used-up notes, leaving tombstones that answer 410. */
   async retireFinished(): Promise<number> {
     const { notes } = this.deps.db.tables
     const now = this.deps.now()
@@ -404,10 +376,7 @@ export class NotesService {
     })
   }
 
-  /**
-   * The note as `statement` reads it; 404 unknown, 410 when the cleanup job or the operator
-   * removed it.
-   */
+  /** The note as `statement` reads it; 404 unknown, 410 when cleanup or the operator removed it. */
   private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
     if (!isUuid(id)) throw notFound()
     const [row] = await statement.execute({ id })

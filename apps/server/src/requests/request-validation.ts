@@ -23,7 +23,6 @@ import {
   fromBase64Url,
   RequestDeclaration,
   type ReceivedHeaderValues,
-  type RequestDeclarationLimits,
   decodeCanonicalBytes,
   isAllowedRequestUploads,
   isOneOf,
@@ -49,27 +48,6 @@ export type RequestLimitsConfig = Pick<
   | 'forceRequestPassword'
   | 'notify'
 >
-
-/** A checked `POST /api/request` body; tokens are already reduced to their stored hashes. */
-export interface NewFileRequest {
-  vault: Buffer
-  vaultNonce: Buffer
-  briefCiphertext: Buffer
-  briefNonce: Buffer
-  uploadTokenHash: Buffer
-  inboxTokenHash: Buffer
-  inboxOwnerTokenHash: Buffer
-  expireSec: number
-  maxUploads: number
-  /** Slots of `maxUploads` kept for senders' notes that go with files (ours: `senderNotes`). */
-  noteSlots: number
-  maxSize: number
-  downloads: number
-  hasPassword: boolean
-  /** Where to notify the creator of each finished upload; null for nobody. */
-  notifyEmail: string | null
-  notifyWebhook: string | null
-}
 
 /** What a sender declares when opening an upload into a request (HTTP headers or `init` frame). */
 export interface RequestUploadInit {
@@ -137,8 +115,11 @@ function bodyFields(body: unknown, allowed: readonly string[]): Record<string, u
   }
 }
 
-/** Checks a `POST /api/request` body against the record's rules and the server's settings. */
-export function parseCreateBody(body: unknown, config: RequestLimitsConfig): NewFileRequest {
+/**
+ * Checks a `POST /api/request` body against the record's rules and the server's settings: the
+ * request's columns, tokens reduced to their stored hashes, and `expireSec`.
+ */
+export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
   const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()
   const vault = problems.check('vault', () => bytes(fields.vault, REQUEST_VAULT_BYTES, 'vault'))
@@ -228,38 +209,23 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
   }
 }
 
-/** The settings a request upload's declaration is checked against. */
-export type RequestUploadLimits = Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>
-
-function requestUploadInit(declaration: RequestDeclaration): RequestUploadInit {
-  const { uploadToken, salt, size, fileCount, senderNote } = declaration
-  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
-}
-
-function declarationLimits(config: RequestUploadLimits): RequestDeclarationLimits {
-  return { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
-}
-
 /**
- * Checks the init headers of an upload into a request (spec: POST /api/request/:id/upload/init):
- * 400 for an invalid value or too many files, 413 for a size over FILE_MAX_SIZE. A malformed
- * token becomes null here; whether the token opens the request (404 if not) is for `beginUpload`.
+ * Checks the init headers of an upload into a request (spec: POST /api/request/:id/upload/init),
+ * or the `request` of an `init` frame: 400 for an invalid value or too many files, 413 for a size
+ * over FILE_MAX_SIZE. A malformed token becomes null here; whether the token opens the request
+ * (404 if not) is for `beginUpload`.
  */
-export function parseUploadInitHeaders(
-  headers: ReceivedHeaderValues,
-  config: RequestUploadLimits,
+export function parseUploadInit(
+  from: { headers: ReceivedHeaderValues } | { frame: unknown },
+  config: Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>,
 ): RequestUploadInit {
-  const decoded = RequestDeclaration.fromHeaders(headers, declarationLimits(config))
-  return requestUploadInit(decodedOrThrow(decoded))
-}
-
-/** Checks the `request` of a request upload socket's `init` frame, as the headers are checked. */
-export function parseUploadInitFrame(
-  request: unknown,
-  config: RequestUploadLimits,
-): RequestUploadInit {
-  const decoded = RequestDeclaration.fromFrame(request, declarationLimits(config))
-  return requestUploadInit(decodedOrThrow(decoded))
+  const limits = { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
+  const decoded =
+    'headers' in from
+      ? RequestDeclaration.fromHeaders(from.headers, limits)
+      : RequestDeclaration.fromFrame(from.frame, limits)
+  const { uploadToken, salt, size, fileCount, senderNote } = decodedOrThrow(decoded)
+  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
 }
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */

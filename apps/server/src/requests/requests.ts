@@ -27,8 +27,7 @@ import { FileRequests, type RequestsDeps } from './file-requests.js'
 import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
   parseFinalizeBody,
-  parseUploadInitFrame,
-  parseUploadInitHeaders,
+  parseUploadInit,
   type RequestUploadFinalize,
   type RequestUploadInit,
 } from './request-validation.js'
@@ -57,31 +56,29 @@ export class RequestsService extends FileRequests {
 
   /** The settings of a socket's session, which enforces its own progress rule. */
   private sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
-    const { config } = this.deps
-    return {
-      declaredSize: context.init.size,
-      context,
-      limits: sessionLimits(config, Math.min(config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)),
-      idleMs: null,
-    }
+    const limits = sessionLimits(this.deps.config, this.maxChunkSize())
+    return { declaredSize: context.init.size, context, limits, idleMs: null }
+  }
+
+  /** Requests take chunks of 16 MiB at most. */
+  private maxChunkSize(): number {
+    return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
   }
 
   /** Checks the init headers: 400 when invalid, 413 over FILE_MAX_SIZE. */
   declaredInHeaders(headers: ReceivedHeaderValues): RequestUploadInit {
-    return parseUploadInitHeaders(headers, this.deps.config)
+    return parseUploadInit({ headers }, this.deps.config)
   }
 
   /** Checks an `init` frame's `request` as the headers are checked. */
   declaredInFrame(request: unknown): RequestUploadInit {
-    return parseUploadInitFrame(request, this.deps.config)
+    return parseUploadInit({ frame: request }, this.deps.config)
   }
 
   /**
-   * Opens an upload into a request: 404 for an unknown request or a wrong token, 410 when it is
-   * closed or expired, then the slot and the size against `maxSize` in one statement (409 full,
-   * 413 too large), then the sender's quota (413, 429). Whatever ends the session other than a
-   * commit returns the slot and the quota. Only a `resumable` session (its client asked) keeps its
-   * slot past a lost connection or a restart.
+   * Opens an upload into a request over a socket: the checks of `admitUpload`, then the sender's
+   * quota (413, 429). Whatever ends the session other than a commit returns the slot and the
+   * quota; only a `resumable` session keeps them past a lost connection or a restart.
    */
   async beginUpload(
     requestId: string,
@@ -102,10 +99,7 @@ export class RequestsService extends FileRequests {
     return session
   }
 
-  /**
-   * The holds of an upload whose slot `admitUpload` took: that slot and the declared size held
-   * against the sender's quota. A quota that refuses gives the slot back.
-   */
+  /** The holds of an admitted upload: its slot and its quota; a quota refusal frees the slot. */
   private async holdQuota(
     requestId: string,
     init: RequestUploadInit,
@@ -121,9 +115,9 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * The checks of an upload's init: 404 for an unknown request or a wrong token, 410 when it is
-   * closed or expired, then the slot and the size against `maxSize` in one statement. Answers the
-   * init with `senderNote` saying whether the slot taken is a note's.
+   * An upload's init: 404 for an unknown request or a wrong token, 410 when it is closed or
+   * expired, then the slot and the size against `maxSize` in one statement (409 full, 413 too
+   * large). Answers the init with `senderNote` saying whether the slot taken is a note's.
    */
   private async admitUpload(
     requestId: string,
@@ -140,8 +134,8 @@ export class RequestsService extends FileRequests {
 
   /**
    * Opens a chunked upload into a request (spec: POST /api/request/:id/upload/init) and answers
-   * its id. With sessions in the database its slot and its quota hold are named on the session's
-   * row, so that any instance takes its chunks and whichever ends it gives them back.
+   * its id. Its slot and quota hold are named on the session's row, so that any instance takes
+   * its chunks and whichever ends it gives them back.
    */
   async beginChunkedUpload(
     requestId: string,
@@ -169,12 +163,9 @@ export class RequestsService extends FileRequests {
     return id
   }
 
-  /** The chunks an upload into a request admits: its own sessions, 16 MiB at most. */
+  /** The chunks an upload into a request admits: those of its own sessions. */
   chunkScope(requestId: string): SessionScope {
-    return {
-      requestId,
-      maxChunkSize: Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
-    }
+    return { requestId, maxChunkSize: this.maxChunkSize() }
   }
 
   /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
@@ -182,10 +173,7 @@ export class RequestsService extends FileRequests {
     return this.deps.chunkSessions
   }
 
-  /**
-   * Open chunked upload `uploadId` of request `requestId`, on whichever instance it was opened;
-   * 404 when there is none (before a finalize body is read).
-   */
+  /** An open chunked upload of `requestId`, from any instance; 404 before a body is read. */
   async chunked(requestId: string, uploadId: string): Promise<FinishingSession<RequestUploadEnd>> {
     const session = isUuid(uploadId)
       ? await openChunked(this.deps.chunkSessions, uploadId, requestId, (context) => ({
@@ -198,9 +186,8 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Resumes the unfinished upload `uploadId` of request `requestId` over a new socket from the
-   * largest durable point at or below `offset`. 404 for an unknown upload or one of another
-   * request, 400 for an offset past the durable bytes, 409 while a live connection holds it.
+   * Resumes an unfinished upload of `requestId` over a new socket from the largest durable point
+   * at or below `offset`: 404 unknown, 400 past the durable bytes, 409 while a connection holds it.
    */
   async resumeUpload(
     requestId: string,
@@ -234,11 +221,10 @@ export class RequestsService extends FileRequests {
 
   /**
    * Stores a finished upload, whichever writer holds its session: 404 when the request was
-   * deleted meanwhile; the finish ends the session with 400 when bytes are missing (the slot is
-   * returned); then the inbox entry, the
-   * move of the slot from reserved to used, the added bytes and the queued notifications are one
-   * transaction, so a notification exists exactly when the upload does. An upload
-   * whose request closed or expired while it ran still finishes (spec: File request, close).
+   * deleted meanwhile, 400 when bytes are missing (the slot is returned); the inbox entry, the
+   * slot's move to used, the bytes and the notifications are one transaction, so a notification
+   * exists exactly when the upload does. An upload whose request closed while it ran still
+   * finishes (spec: File request, close).
    */
   async finalize(
     session: FinishingSession<RequestUploadEnd>,
@@ -263,9 +249,8 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * On `tx`, the transaction that ends the session and its holds (its slot moves from reserved
-   * to used there): the inbox entry of a finished upload, the request's bytes and its
-   * notifications; the number of those queued, or false when the request is gone.
+   * On `tx`, which ends the session and its holds: the inbox entry, the request's bytes and the
+   * notifications; answers how many were queued, or false when the request is gone.
    */
   private async storeUpload(
     tx: Executor,
@@ -345,10 +330,9 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Undoes an upload `finalize` stored whose sender never learned it (its socket died during the
-   * commit): the entry and its blob are removed and its slot is free again, as for any socket
-   * that closes before `done` (spec: Uploading into a request). The quota keeps the bytes, which
-   * did arrive. Nothing happens when the upload is already gone. `note`: it held a note's slot.
+   * Undoes a stored upload whose sender never learned it (its socket died during the commit): the
+   * entry and blob go and the slot is free again, as for a socket closed before `done` (spec:
+   * Uploading into a request); the quota keeps the bytes, which did arrive. `note`: a note's slot.
    */
   async revoke(requestId: string, uploadId: string, note: boolean): Promise<void> {
     const { fileRequests, requestUploads } = this.deps.db.tables
