@@ -1,10 +1,8 @@
 /**
  * Abuse reports (`POST /api/report/:id`, `fileshare-admin reports`): filed by anyone holding a
- * link, stored for the operator, never telling the reporter whether the id exists (the answer is
- * the same either way). A reporter counts as its network (an IPv4 /24, an IPv6 /48), against a
- * rate limit and a daily limit, so that no network fills the open reports alone. Nothing of the
- * reporter is kept with a report: the limits count in memory, or under the daily HMAC of the
- * network in the database (limits/), and the daily counts go with their day.
+ * link, stored for the operator, never telling the reporter whether the id exists. A reporter
+ * counts as its network (IPv4 /24, IPv6 /48) against a rate and a daily limit, so that no network
+ * fills the open reports alone; nothing of the reporter is kept with a report.
  * May touch: tables reports, request_daily_counts (through limits/daily-counts.ts).
  */
 import {
@@ -41,7 +39,7 @@ export interface Report {
   closedAt: number | null
 }
 
-/** Reports waiting for the operator beyond which new ones are refused, so the table stays bounded. */
+/** Open reports beyond which new ones are refused, so the table stays bounded. */
 export const MAX_OPEN_REPORTS = 10_000
 
 /** The wait a reporter is told while that many are open: the operator works through them. */
@@ -69,9 +67,8 @@ export class ReportsService {
   constructor(private readonly deps: ReportsDeps) {}
 
   /**
-   * Files a report on `targetId`, whatever it names: 400 for a malformed id or body, 429 past the
-   * network's report limits or with too many reports open. The daily count, the check of the
-   * open reports and the report are one transaction, so a refused report counts nothing.
+   * Files a report on `targetId`, whatever it names: 400 malformed, 429 past the network's limits
+   * or with too many open. Count, check and report are one transaction: a refusal counts nothing.
    */
   async file(targetId: string, body: unknown, clientIp: string): Promise<Report> {
     if (!isUuid(targetId)) throw invalid({ id: 'must be a UUID' })

@@ -37,10 +37,9 @@ export class Takedown {
   constructor(private readonly deps: TakedownDeps) {}
 
   /**
-   * Takes `id` down with the operator's `reason` (null for none); undefined when no upload, note,
-   * request or tombstone has that id. An item the cleanup job already removed keeps its
-   * tombstone, now marked as taken down. Records go in one transaction, blobs after it, as on
-   * every deletion (the janitor queues a removal that fails).
+   * Takes `id` down with the operator's `reason`; undefined when nothing has that id. An item the
+   * cleanup job removed keeps its tombstone, marked as taken down. Records go in one transaction,
+   * blobs after it (the janitor queues a removal that fails).
    */
   async remove(id: string, reason: string | null): Promise<TakedownResult | undefined> {
     if (!isUuid(id)) return undefined
@@ -85,10 +84,7 @@ export class Takedown {
     return row && { kind: 'note', tombstone: row, blobs: [] }
   }
 
-  /**
-   * A request goes with every upload in it; an upload waiting for a resume ends after the
-   * transaction (remove), one running on a server ends at its finalize.
-   */
+  /** A request goes with its uploads; one running on a server ends at its finalize. */
   private async removeRequest(tx: Executor, id: string): Promise<Removed | undefined> {
     const { fileRequests, requestUploads } = this.deps.db.tables
     const uploads = await tx
