@@ -15,7 +15,6 @@ import { DailyIpHash, DbUploadQuota } from '../limits/quota.js'
 import { RateLimiter, type RateLimit } from '../limits/rate-limiter.js'
 import { SharedRateLimiter } from '../limits/shared-rate-limiter.js'
 import { NotesService } from '../notes/notes.js'
-import { abuseNotifier } from '../notify/abuse-notice.js'
 import { AbuseDigest } from '../notify/abuse-digest.js'
 import { smtpMailer } from '../notify/email.js'
 import { NotificationOutbox } from '../notify/outbox.js'
@@ -180,7 +179,7 @@ export async function createServices(
     dailyLimit: config.reportDailyLimit,
     ipHash,
     now,
-    notify: abuseNotifier(logger),
+    logger,
   })
   const abuseDigest =
     abuseEmail === null || mailer === null

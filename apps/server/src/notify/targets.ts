@@ -1,8 +1,7 @@
 /**
- * Checks the notification fields of `POST /api/request`: an email address (email-address.ts),
- * and a webhook URL over https (plain http only to hosts the operator lists) whose host
- * is not a private or loopback address unless NOTIFY_ALLOW_PRIVATE is on. The delivery checks
- * resolved addresses again (webhook.ts); this check refuses what is wrong on its face.
+ * Checks the `notifyWebhook` of `POST /api/request`: https (plain http only to hosts the operator
+ * lists), to no private or loopback host unless NOTIFY_ALLOW_PRIVATE is on. This refuses what is
+ * wrong on its face; the delivery checks resolved addresses (webhook.ts).
  * May touch: nothing (pure).
  */
 import { isIP } from 'node:net'

@@ -10,17 +10,6 @@ import type { Db } from '../db/client.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { TombstoneKind } from '../records/tombstones.js'
 
-export interface Stats {
-  uploads: { count: number; bytes: number; oldest: number | null }
-  notes: { count: number; bytes: number; oldest: number | null }
-  requests: { count: number; oldest: number | null; uploads: number; bytes: number }
-  /** Ids still answering 410; `takedowns` of them were removed by the operator. */
-  tombstones: { count: number; takedowns: number }
-  reports: { open: number }
-  /** Committed blobs as the store lists them, whatever the records say. */
-  storage: { blobs: number; bytes: number }
-}
-
 export type ItemKind = 'upload' | 'note' | 'request' | 'removed'
 
 export const ITEM_KINDS: readonly ItemKind[] = ['upload', 'note', 'request', 'removed']
@@ -36,7 +25,8 @@ export class Inventory {
     private readonly blobs: BlobStore,
   ) {}
 
-  async stats(): Promise<Stats> {
+  /** Counts per kind; `storage` is what the blob store lists, whatever the records say. */
+  async stats() {
     const { uploads, notes, fileRequests, requestUploads, tombstones, reports } = this.db.tables
     const q = this.db.query
     const [u] = await q

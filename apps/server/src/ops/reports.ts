@@ -3,20 +3,22 @@
  * link, stored for the operator, never telling the reporter whether the id exists. A reporter
  * counts as its network (IPv4 /24, IPv6 /48) against a rate and a daily limit, so that no network
  * fills the open reports alone; nothing of the reporter is kept with a report.
- * May touch: tables reports, request_daily_counts (through limits/daily-counts.ts).
+ * May touch: tables reports, request_daily_counts (through limits/daily-counts.ts); the log.
  */
 import {
   ERROR_MESSAGES,
   REPORT_REASON_MAX_CHARS,
   SECRET_SIZE,
-  fromBase64Url,
+  canonicalToken,
   isUuid,
 } from '@fileshare/protocol'
 import { and, count, desc, eq } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
+import type { reports } from '../db/schema-pg.js'
 import { lockCount } from '../db/count-lock.js'
 import { HttpError, tooManyRequests } from '../http-error.js'
+import type { Logger } from '../logger.js'
 import { reporterNetwork } from '../middleware/client-ip.js'
 import { countToday } from '../limits/daily-counts.js'
 import type { DailyIpHash } from '../limits/quota.js'
@@ -27,16 +29,9 @@ export type ReportStatus = 'open' | 'resolved' | 'dismissed'
 
 export const REPORT_STATUSES: readonly ReportStatus[] = ['open', 'resolved', 'dismissed']
 
-export interface Report {
-  /** The number the operator refers to it by. */
-  id: number
-  targetId: string
-  reason: string
-  /** The link secret, when the reporter chose to include it. */
-  key: string | null
+/** A report as filed: `id` is the number the operator knows it by, `key` the link's secret. */
+export type Report = Omit<typeof reports.$inferSelect, 'status' | 'mailedAt' | 'mailLeaseUntil'> & {
   status: ReportStatus
-  createdAt: number
-  closedAt: number | null
 }
 
 /** Open reports beyond which new ones are refused, so the table stays bounded. */
@@ -59,8 +54,8 @@ export interface ReportsDeps {
   dailyLimit: number
   ipHash: DailyIpHash
   now: () => number
-  /** Tells the operator of a new report (notify/abuse-notice.ts). */
-  notify: (report: Report) => void
+  /** Tells the operator of each new report by its number, never its reason or key. */
+  logger: Logger
 }
 
 export class ReportsService {
@@ -96,7 +91,8 @@ export class ReportsService {
         .returning(reportColumns(db))
       return report as Report
     })
-    this.deps.notify(filed)
+    const { id } = filed
+    this.deps.logger.info(`abuse report #${id} filed; see fileshare-admin reports show ${id}`)
     return filed
   }
 
@@ -153,19 +149,10 @@ function parseReport(body: unknown): { reason: string; key: string | null } {
     })
   }
   if (key === undefined || key === null) return { reason: text, key: null }
-  if (typeof key !== 'string' || !isLinkSecret(key)) {
+  if (canonicalToken(key, KEY_BYTES) === null) {
     throw new HttpError(400, ERROR_MESSAGES.reportKeyInvalid, {
       details: { key: 'must be the part of the link after #' },
     })
   }
-  return { reason: text, key }
-}
-
-function isLinkSecret(key: string): boolean {
-  try {
-    fromBase64Url(key, { canonical: true, bytes: KEY_BYTES })
-    return true
-  } catch {
-    return false
-  }
+  return { reason: text, key: key as string }
 }
