@@ -1,7 +1,6 @@
 /**
- * Failed-attempt lockout for password checks and, later, inbox routes (spec: Authentication,
- * Lockout): failures are counted per key (for example `upload:<id>`, `note:<id>`,
- * `request:<id>`) and client IP; after PASSWORD_MAX_ATTEMPTS the key is locked for that IP for
+ * Failed-attempt lockout (spec: Authentication, Lockout): failures are counted per key (such as
+ * `note:<id>`) and client IP; after PASSWORD_MAX_ATTEMPTS the key is locked for that IP for
  * PASSWORD_LOCKOUT_MS and every check answers 429 with `Retry-After`.
  * May touch: table lockouts; the metrics registry (metrics/recorder.ts).
  */
@@ -97,11 +96,9 @@ interface Attempts {
 const DEFAULT_MAX_ENTRIES = 100_000
 
 /**
- * Lockout kept in this process's memory. Failures older than the lockout duration are forgotten,
- * so a slow trickle of wrong guesses never locks; a lock lasts `lockoutMs` from the attempt that
- * set it, after which the pair starts again with no failures. An entry's failure count only grows
- * until the entry expires or a right token clears it, so it tells whether an attempt was admitted
- * after a given one.
+ * Lockout in this process's memory. Failures older than `lockoutMs` are forgotten, so a slow
+ * trickle of wrong guesses never locks. An entry's count only grows until it expires or a right
+ * token clears it, so it tells whether an attempt was admitted after a given one.
  */
 export class MemoryLockout implements Lockout {
   /** Ordered by last failure: every failure re-inserts its entry, so stale ones sit in front. */
@@ -151,7 +148,6 @@ export class MemoryLockout implements Lockout {
     return Promise.resolve(0)
   }
 
-  /** Remembered (key, IP) pairs. */
   get size(): number {
     return this.entries.size
   }

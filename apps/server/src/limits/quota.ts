@@ -13,9 +13,8 @@ import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError, secondsUntil, tooManyRequests } from '../http-error.js'
 
 /**
- * Bytes held against a client's quota while an upload runs: the client's hash and the window the
- * bytes are held in, never the IP, so that whichever instance ends the upload's session ends the
- * hold (and a session row may keep it).
+ * Bytes held against a client's quota while an upload runs, by hash and window, never the IP, so
+ * that whichever instance ends the upload's session ends the hold.
  */
 export interface QuotaHold {
   clientHash: string
@@ -57,19 +56,12 @@ interface Window {
 }
 
 /**
- * Quota usage in the database, shared by every instance and kept across restarts. Windows are
- * fixed and aligned to the Unix epoch. Each client's row of a window holds the bytes recorded in
- * it and the bytes `held` by uploads that started in it and still run. A reservation is one
- * conditional UPDATE that holds the bytes only if recorded + held + these bytes, with what the
- * previous window still holds, stay within the quota; ending a hold is one UPDATE, in the
- * transaction that ends its session, that moves the bytes from held to recorded (or drops them).
- * As each statement reads the row it has locked, reservations on any instance cannot both pass
- * when only one fits, and a check never falls between the two halves of an end.
- *
- * A running upload is counted by its own window and the next one (not in a third), and recorded
- * in the window it was held in. Bytes held by an instance that died count until their window
- * has passed. Taking the UTC date of the window's start for the client's HMAC (DailyIpHash) keeps
- * its hash the same for the whole window even when a window spans midnight.
+ * Quota usage in the database, in fixed windows aligned to the Unix epoch. A client's row of a
+ * window holds the bytes recorded in it and those `held` by uploads that started in it and still
+ * run (counted by the next window too). A reservation is one conditional UPDATE and ending a hold
+ * one UPDATE in its session's transaction; as each reads the row it has locked, reservations on
+ * any instance cannot both pass when only one fits. The client's HMAC takes the date of the
+ * window's start, so a window spanning midnight keeps one hash.
  */
 export class DbUploadQuota implements UploadQuota {
   private readonly db: Db
@@ -212,9 +204,8 @@ export class DbUploadQuota implements UploadQuota {
 }
 
 /**
- * HMAC-SHA256(dailyKey, ip) as hex, with dailyKey = HMAC-SHA256(secret, UTC date): an IP as the
- * upload quota and the daily request limit store it. Hashes cannot be tied to an IP without the
- * server secret, and those of one day cannot be linked to those of another.
+ * HMAC-SHA256(HMAC-SHA256(secret, UTC date), ip) as hex: an IP as the limits store it, which
+ * cannot be tied to the IP without the secret, nor linked to the same IP's hash of another day.
  */
 export class DailyIpHash {
   private dailyKey: { date: string; key: Buffer } | undefined

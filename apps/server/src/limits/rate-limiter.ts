@@ -48,7 +48,6 @@ export interface Counts {
   slot: number
   /** Requests per slot, slot `n` at `n % (SLOTS + 1)`, for the slots `slot - SLOTS` to `slot`. */
   perSlot: number[]
-  /** Their sum. */
   total: number
 }
 
@@ -89,7 +88,6 @@ export class RateLimiter implements RateLimit {
     return Promise.resolve(0)
   }
 
-  /** IPs remembered. */
   get size(): number {
     return this.counts.size
   }
@@ -125,10 +123,7 @@ export function limitResult(
   }
 }
 
-/**
- * When at most `left` of the requests counted now still count, if no more are made: slots leave
- * the count oldest first, slot `n` at the start of slot `n + SLOTS + 1`.
- */
+/** When at most `left` of the counted requests still count; slot `n` leaves at `n + SLOTS + 1`. */
 function freedAt(counts: Counts, left: number, now: number, slotMs: number): number {
   let total = counts.total
   for (let n = counts.slot - SLOTS; n <= counts.slot; n++) {

@@ -1,14 +1,9 @@
 /**
- * The per-IP rate limit of rate-limiter.ts kept in PostgreSQL, so that every instance behind a
- * load balancer counts against one window per client. One row per client holds the newest slot
- * and the counts of the SLOTS + 1 slots up to it (newest first). Each request is one
- * `insert … on conflict do update … returning`: the conflicting row is locked while its window is
- * moved on to the request's slot, its counts summed and the request counted only below the limit,
- * so concurrent requests on any instance are counted one after the other and never overshoot.
- *
- * The client is stored as the daily HMAC of its IP (quota.ts, DailyIpHash), never in clear; as
- * the hashes of one day cannot be linked to the next, a client's window starts afresh at midnight
- * UTC.
+ * The rate limit of rate-limiter.ts in PostgreSQL, one window per client for every instance: a
+ * row holds the newest slot and the counts of the SLOTS + 1 slots up to it (newest first). Each
+ * request is one `insert … on conflict do update … returning`, which locks the row, so concurrent
+ * requests on any instance never overshoot. The client is its IP's daily HMAC (DailyIpHash), so
+ * its window starts afresh at midnight UTC.
  * May touch: table rate_limit_windows.
  */
 import { lt, sql } from 'drizzle-orm'
@@ -34,10 +29,7 @@ const CLIENT = sql.placeholder('clientHash')
 const SLOT = sql.placeholder('slot')
 const MAX = sql.placeholder('max')
 
-/**
- * The upsert of one request, prepared once: planning it anew costs more than running it. In the
- * update, the columns name the row as it was, and `excluded` the request's slot.
- */
+/** The upsert of one request, prepared once; in it `excluded` is the request's slot. */
 function prepareHit(db: Db) {
   const { rateLimitWindows: table } = db.tables
   // Constants of the code, written into the statement so that their types are plain.

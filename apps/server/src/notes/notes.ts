@@ -1,19 +1,12 @@
 /**
  * Encrypted notes: creation with the spec's validation, public info, counted views, the password
- * check and deletion (spec: POST /api/note … DELETE /api/note/:id, Note states).
- *
- * Order of checks when several apply, the same on every route:
- * 0. view and password check: a body that is not a JSON object, 400 `Invalid request` (a missing
- *    or non-string `authToken` is a wrong token, 401: spec Authentication 1);
- * 1. an id that is not a UUID, or no such note: 404 `Note not found` (a deleted note is unknown);
- * 2. expired: 410 `Note has expired`; then view limit reached: 410 `View limit reached`. The
- *    state table answers 410 for exhausted or expired notes on view, info and password check
- *    whatever the token, and `GET /api/note/:id` already tells anyone the same without one;
- * 3. password check only: not protected, 400 `Note is not password-protected`;
- * 4. protected notes on view and password check: the lockout of `note:<id>` for the caller's IP
- *    (429 with `Retry-After`), so the view route is no way around it;
- * 5. the token: 401 (`Invalid auth token`, `Invalid password`, `Invalid owner token`).
- * Deletion skips step 2: an owner may delete a note that has expired or is used up.
+ * check and deletion (spec: POST /api/note … DELETE /api/note/:id, Note states). Every route
+ * checks in one order: a view or password body that is not a JSON object, 400 (a missing
+ * `authToken` is a wrong token: spec Authentication 1); a malformed or unknown id, 404; expired,
+ * then used up, 410 whatever the token (`GET /api/note/:id` tells anyone as much); a password
+ * check of a note without one, 400; on a protected note the lockout of `note:<id>` for the IP, 429,
+ * so the view route is no way around it; then the token, 401. Deletion skips the 410s: an owner
+ * may delete a note that has expired or is used up.
  * May touch: table notes; tombstones and the lockout through their modules.
  */
 import { randomUUID } from 'node:crypto'
@@ -53,7 +46,6 @@ export interface NotesDeps {
   db: Db
   lockout: Lockout
   tombstones: Tombstones
-  /** Milliseconds since the epoch. */
   now: () => number
 }
 
@@ -210,29 +202,22 @@ export class NotesService {
     for (const key of Object.keys(body)) {
       if (!isOneOf(key, CREATE_FIELDS)) problems.set(key.slice(0, 64), 'is not a known field')
     }
-    const nonce = decodeBase64Strict(body.nonce, {
-      minBytes: NOTE_NONCE_BYTES,
-      maxBytes: NOTE_NONCE_BYTES,
-    })
+    const nonceSize = { minBytes: NOTE_NONCE_BYTES, maxBytes: NOTE_NONCE_BYTES }
+    const nonce = decodeBase64Strict(body.nonce, nonceSize)
     if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
     const salt = canonicalBase64Url(body.salt, [NOTE_SALT_BYTES])
-    if (salt === null) {
-      problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
-    }
+    if (salt === null) problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
     const ownerToken = tokenBytes(typeof body.ownerToken === 'string' ? body.ownerToken : null)
     if (!ownerToken) problems.set('ownerToken', 'must be a base64url token')
     const authToken = tokenBytes(typeof body.authToken === 'string' ? body.authToken : null)
     if (!authToken) problems.set('authToken', 'must be a base64url token')
     const { contentType, maxViews, expireSec, hasPassword } = body
-    if (!isOneOf(contentType, NOTE_CONTENT_TYPES)) {
-      problems.set('contentType', `must be one of ${NOTE_CONTENT_TYPES.join(', ')}`)
+    const oneOf = (field: string, value: unknown, options: readonly unknown[]) => {
+      if (!isOneOf(value, options)) problems.set(field, `must be one of ${options.join(', ')}`)
     }
-    if (!isOneOf(maxViews, config.noteViewOptions)) {
-      problems.set('maxViews', `must be one of ${config.noteViewOptions.join(', ')}`)
-    }
-    if (!isOneOf(expireSec, config.noteExpireOptionsSec)) {
-      problems.set('expireSec', `must be one of ${config.noteExpireOptionsSec.join(', ')}`)
-    }
+    oneOf('contentType', contentType, NOTE_CONTENT_TYPES)
+    oneOf('maxViews', maxViews, config.noteViewOptions)
+    oneOf('expireSec', expireSec, config.noteExpireOptionsSec)
 
     if (typeof hasPassword !== 'boolean') problems.set('hasPassword', 'must be true or false')
     const passwordSalt = canonicalBase64Url(body.passwordSalt, [PASSWORD_SALT_BYTES])
@@ -240,9 +225,8 @@ export class NotesService {
       if (passwordSalt === null) {
         problems.set('passwordSalt', `must be base64url of ${PASSWORD_SALT_BYTES} bytes`)
       }
-      if (body.passwordAlgo !== PASSWORD_ALGO) {
+      if (body.passwordAlgo !== PASSWORD_ALGO)
         problems.set('passwordAlgo', `must be ${PASSWORD_ALGO}`)
-      }
     } else if (hasPassword === false) {
       // Present exactly when hasPassword is true (protocol PasswordFields): a stray salt would
       // otherwise be shown to readers of a note that has no password.

@@ -44,11 +44,9 @@ export interface InboxDeps {
   chunkSessions: ChunkSessions
   lockout: Lockout
   janitor: BlobJanitor
-  /** Where a request the operator took down is remembered. */
   tombstones: Tombstones
   /** How long a read grant lasts (DOWNLOAD_GRANT_TTL_SEC), in milliseconds. */
   grantTtlMs: number
-  /** Milliseconds since the epoch. */
   now: () => number
 }
 

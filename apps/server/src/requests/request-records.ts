@@ -43,7 +43,6 @@ export function isRequestOpen(row: Pick<RequestRow, 'closed' | 'closesAt'>, now:
   return !row.closed && row.closesAt > now
 }
 
-/** A time in milliseconds as the wire's ISO 8601 string. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString()
 }

@@ -22,6 +22,7 @@ import {
   decodeBriefCiphertext,
   fromBase64Url,
   RequestDeclaration,
+  type ByteLength,
   type ReceivedHeaderValues,
   decodeCanonicalBytes,
   isAllowedRequestUploads,
@@ -32,6 +33,7 @@ import {
 } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
+import type { requestUploads } from '../db/schema-pg.js'
 import { parseNotifyEmail } from '../notify/email-address.js'
 import { parseNotifyWebhook } from '../notify/targets.js'
 import { hashToken } from '../access/tokens.js'
@@ -56,20 +58,15 @@ export interface RequestUploadInit {
   salt: Buffer
   size: number
   fileCount: number
-  /**
-   * Ours (`X-Sender-Note`): a sender's note that goes with files. After the slot is reserved it
-   * says whether the upload holds one of the request's note slots.
-   */
+  /** Ours (`X-Sender-Note`): a note with files; once admitted, whether it holds a note slot. */
   senderNote: boolean
 }
 
 /** A checked finalize body (HTTP) or `finalize` frame (WebSocket). */
-export interface RequestUploadFinalize {
-  wrapEnc: Buffer
-  wrapCiphertext: Buffer
-  encryptedMeta: Buffer
-  metaNonce: Buffer
-}
+export type RequestUploadFinalize = Pick<
+  typeof requestUploads.$inferSelect,
+  'wrapEnc' | 'wrapCiphertext' | 'encryptedMeta' | 'metaNonce'
+>
 
 /** Collects one problem per field, so a 400 names everything that is wrong at once. */
 class Problems {
@@ -84,6 +81,11 @@ class Problems {
     }
   }
 
+  /** `value` as canonical base64url of `length` bytes. */
+  bytes(field: string, value: unknown, length: ByteLength): Buffer | undefined {
+    return this.check(field, () => Buffer.from(decodeCanonicalBytes(value, length, field)))
+  }
+
   add(field: string, reason: string): void {
     this.details[field] ??= reason
   }
@@ -93,14 +95,9 @@ class Problems {
   }
 }
 
-function bytes(value: unknown, length: number, field: string): Buffer {
-  return Buffer.from(decodeCanonicalBytes(value, length, field))
-}
-
 /**
- * A request token header: its value when canonical base64url of 32 bytes (spec: Encodings), else
- * null, which answers 404 like any wrong token (spec: Request tokens). Only well-formed tokens
- * reach the comparison, so only they can count toward the lockout.
+ * A request token header when canonical base64url of 32 bytes (spec: Encodings), else null, which
+ * answers 404 like a wrong token; only well-formed tokens can count toward the lockout.
  */
 export function parseRequestToken(value: string | undefined): string | null {
   return canonicalToken(value, REQUEST_TOKEN_BYTES)
@@ -122,12 +119,12 @@ function bodyFields(body: unknown, allowed: readonly string[]): Record<string, u
 export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
   const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()
-  const vault = problems.check('vault', () => bytes(fields.vault, REQUEST_VAULT_BYTES, 'vault'))
-  const vaultNonce = problems.check('vaultNonce', () =>
-    bytes(fields.vaultNonce, REQUEST_VAULT_NONCE_BYTES, 'vaultNonce'),
-  )
-  const token = (field: string) =>
-    problems.check(field, () => hashToken(bytes(fields[field], REQUEST_TOKEN_BYTES, field)))
+  const vault = problems.bytes('vault', fields.vault, REQUEST_VAULT_BYTES)
+  const vaultNonce = problems.bytes('vaultNonce', fields.vaultNonce, REQUEST_VAULT_NONCE_BYTES)
+  const token = (field: string) => {
+    const bytes = problems.bytes(field, fields[field], REQUEST_TOKEN_BYTES)
+    return bytes && hashToken(bytes)
+  }
   const inboxTokenHash = token('inboxAuthToken')
   const inboxOwnerTokenHash = token('inboxOwnerToken')
   const uploadTokenHash = token('uploadToken')
@@ -138,9 +135,7 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
   const briefCiphertext = brief
     ? problems.check('brief.ciphertext', () => Buffer.from(decodeBriefCiphertext(brief.ciphertext)))
     : undefined
-  const briefNonce = brief
-    ? problems.check('brief.nonce', () => bytes(brief.nonce, BRIEF_NONCE_BYTES, 'brief.nonce'))
-    : undefined
+  const briefNonce = brief && problems.bytes('brief.nonce', brief.nonce, BRIEF_NONCE_BYTES)
 
   const option = (field: string, options: readonly number[]) =>
     problems.check(field, () => {
@@ -211,9 +206,8 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
 
 /**
  * Checks the init headers of an upload into a request (spec: POST /api/request/:id/upload/init),
- * or the `request` of an `init` frame: 400 for an invalid value or too many files, 413 for a size
- * over FILE_MAX_SIZE. A malformed token becomes null here; whether the token opens the request
- * (404 if not) is for `beginUpload`.
+ * or an `init` frame's `request`: 400 invalid or too many files, 413 over FILE_MAX_SIZE. A
+ * malformed token becomes null; whether it opens the request (404 if not) is `beginUpload`'s.
  */
 export function parseUploadInit(
   from: { headers: ReceivedHeaderValues } | { frame: unknown },
@@ -232,24 +226,15 @@ export function parseUploadInit(
 export function parseFinalizeBody(body: unknown): RequestUploadFinalize {
   const fields = bodyFields(body, REQUEST_UPLOAD_FINALIZE_FIELDS)
   const problems = new Problems()
-  const wrapEnc = problems.check('wrapEnc', () =>
-    bytes(fields.wrapEnc, REQUEST_WRAP_ENC_BYTES, 'wrapEnc'),
+  const wrapEnc = problems.bytes('wrapEnc', fields.wrapEnc, REQUEST_WRAP_ENC_BYTES)
+  const wrapCiphertext = problems.bytes(
+    'wrapCiphertext',
+    fields.wrapCiphertext,
+    REQUEST_WRAP_CIPHERTEXT_BYTES,
   )
-  const wrapCiphertext = problems.check('wrapCiphertext', () =>
-    bytes(fields.wrapCiphertext, REQUEST_WRAP_CIPHERTEXT_BYTES, 'wrapCiphertext'),
-  )
-  const encryptedMeta = problems.check('encryptedMeta', () =>
-    Buffer.from(
-      decodeCanonicalBytes(
-        fields.encryptedMeta,
-        [REQUEST_META_MIN_BYTES, REQUEST_META_MAX_BYTES],
-        'encryptedMeta',
-      ),
-    ),
-  )
-  const metaNonce = problems.check('metaNonce', () =>
-    bytes(fields.metaNonce, REQUEST_META_NONCE_BYTES, 'metaNonce'),
-  )
+  const metaSize = [REQUEST_META_MIN_BYTES, REQUEST_META_MAX_BYTES] as const
+  const encryptedMeta = problems.bytes('encryptedMeta', fields.encryptedMeta, metaSize)
+  const metaNonce = problems.bytes('metaNonce', fields.metaNonce, REQUEST_META_NONCE_BYTES)
   problems.throwIfAny()
   return {
     wrapEnc: wrapEnc!,

@@ -60,7 +60,6 @@ export class RequestsService extends FileRequests {
     return { declaredSize: context.init.size, context, limits, idleMs: null }
   }
 
-  /** Requests take chunks of 16 MiB at most. */
   private maxChunkSize(): number {
     return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
   }
