@@ -166,16 +166,10 @@ type DbLockoutOptions = Omit<MemoryLockoutOptions, 'maxEntries'> & { db: Db; ipH
  * count after it, while a running lock (keyed by the day it was set) stays checked.
  */
 export class DbLockout implements Lockout {
-  private readonly db: Db
-  private readonly now: () => number
-
-  constructor(private readonly options: DbLockoutOptions) {
-    this.db = options.db
-    this.now = options.now
-  }
+  constructor(private readonly options: DbLockoutOptions) {}
 
   async assertOpen(key: string, clientIp: string): Promise<void> {
-    const now = this.now()
+    const now = this.options.now()
     await this.assertUnlocked(
       [this.entryHash(key, clientIp, now), this.yesterday(key, clientIp, now)],
       now,
@@ -183,8 +177,8 @@ export class DbLockout implements Lockout {
   }
 
   async admit(key: string, clientIp: string): Promise<LockoutTicket> {
-    const { lockouts } = this.db.tables
-    const now = this.now()
+    const { lockouts } = this.options.db.tables
+    const now = this.options.now()
     const today = this.entryHash(key, clientIp, now)
     // Nothing is counted under the day before any more; only a lock it holds still refuses.
     const yesterday = this.yesterday(key, clientIp, now)
@@ -194,7 +188,7 @@ export class DbLockout implements Lockout {
     const locked = sql`${lockouts.lockedUntil} > ${now}`
     // Attempts still counted, this one included: the old ones only while they have not expired.
     const failures = sql`(case when ${lockouts.expiresAt} > ${now} then ${lockouts.failures} else 0 end) + 1`
-    const [entry] = await this.db.query
+    const [entry] = await this.options.db.query
       .insert(lockouts)
       .values({
         entryHash: today,
@@ -218,28 +212,28 @@ export class DbLockout implements Lockout {
   }
 
   async succeed(key: string, clientIp: string, ticket: LockoutTicket): Promise<void> {
-    const { lockouts } = this.db.tables
+    const { lockouts } = this.options.db.tables
     // The entry the attempt was counted under, even when the day's key has changed since.
     const entryHash = this.entryHash(key, clientIp, ticket.at)
-    await this.db.query
+    await this.options.db.query
       .delete(lockouts)
       .where(and(eq(lockouts.entryHash, entryHash), eq(lockouts.failures, ticket.failures)))
   }
 
   /** Deletes the entries whose lock has ended and whose failures are too old to count. */
   async prune(): Promise<number> {
-    const { lockouts } = this.db.tables
-    const removed = await this.db.query
+    const { lockouts } = this.options.db.tables
+    const removed = await this.options.db.query
       .delete(lockouts)
-      .where(lte(lockouts.expiresAt, this.now()))
+      .where(lte(lockouts.expiresAt, this.options.now()))
       .returning({ entryHash: lockouts.entryHash })
     return removed.length
   }
 
   /** Throws the 429 of the latest lock still running under any of these entries. */
   private async assertUnlocked(entryHashes: string[], now: number): Promise<void> {
-    const { lockouts } = this.db.tables
-    const rows = await this.db.query
+    const { lockouts } = this.options.db.tables
+    const rows = await this.options.db.query
       .select({ lockedUntil: lockouts.lockedUntil })
       .from(lockouts)
       .where(and(inArray(lockouts.entryHash, entryHashes), gt(lockouts.lockedUntil, now)))

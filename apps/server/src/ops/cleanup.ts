@@ -83,10 +83,7 @@ export type CleanupStep =
   | 'quota'
   | 'abuseDigest'
 
-/**
- * A run's outcome: the counts the metrics record (CleanupCounts; `leading` says whether this
- * instance ran the shared steps), and the steps that failed, each logged while the others ran.
- */
+/** A run's outcome: the counts the metrics record, and the steps that failed (each logged). */
 export type CleanupReport = { -readonly [K in keyof CleanupCounts]: CleanupCounts[K] } & {
   /** Blobs of removed uploads whose removal failed and was queued for the next run. */
   blobsQueued: number
@@ -312,22 +309,16 @@ export class CleanupJob {
     const { uploads, requestUploads } = db.tables
     const pending = await services.janitor.pending()
     const candidates = new Set<string>()
+    const recorded = async (table: typeof uploads | typeof requestUploads, key: string) =>
+      (await db.query.select({ id: table.id }).from(table).where(eq(table.id, key))).length > 0
     let removed = 0
     for await (const blob of blobs.list()) {
       if (blob.modifiedAt > cutoff || pending.has(blob.key)) continue
       if (services.sessions.get(blob.key, anyContext)) continue
       // Looked up one at a time, right before the decision, so a record inserted while the
       // listing ran is seen.
-      const [upload] = await db.query
-        .select({ id: uploads.id })
-        .from(uploads)
-        .where(eq(uploads.id, blob.key))
-      if (upload) continue
-      const [requestUpload] = await db.query
-        .select({ id: requestUploads.id })
-        .from(requestUploads)
-        .where(eq(requestUploads.id, blob.key))
-      if (requestUpload) continue
+      if ((await recorded(uploads, blob.key)) || (await recorded(requestUploads, blob.key)))
+        continue
       if (!this.orphanCandidates.has(blob.key)) {
         candidates.add(blob.key)
         continue

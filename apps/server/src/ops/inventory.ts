@@ -170,16 +170,14 @@ export class Inventory {
   async find(id: string): Promise<{ kind: TombstoneKind; removed: boolean } | undefined> {
     const { uploads, notes, fileRequests, tombstones } = this.db.tables
     const q = this.db.query
-    const stored: [TombstoneKind, () => Promise<unknown[]>][] = [
-      ['upload', () => q.select({ id: uploads.id }).from(uploads).where(eq(uploads.id, id))],
-      ['note', () => q.select({ id: notes.id }).from(notes).where(eq(notes.id, id))],
-      [
-        'request',
-        () => q.select({ id: fileRequests.id }).from(fileRequests).where(eq(fileRequests.id, id)),
-      ],
-    ]
-    for (const [kind, lookup] of stored) {
-      if ((await lookup()).length > 0) return { kind, removed: false }
+    const stored = [
+      ['upload', uploads],
+      ['note', notes],
+      ['request', fileRequests],
+    ] as const
+    for (const [kind, table] of stored) {
+      const rows = await q.select({ id: table.id }).from(table).where(eq(table.id, id))
+      if (rows.length > 0) return { kind, removed: false }
     }
     const [tombstone] = await q
       .select({ kind: tombstones.kind })

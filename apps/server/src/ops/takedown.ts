@@ -46,8 +46,8 @@ export class Takedown {
     const removedAt = this.deps.now()
     const found = await this.deps.db.transaction(async (tx) => {
       const kinds = [
-        () => this.removeUpload(tx, id),
-        () => this.removeNote(tx, id),
+        () => this.removeItem(tx, 'upload', id),
+        () => this.removeItem(tx, 'note', id),
         () => this.removeRequest(tx, id),
         () => this.removeTombstone(tx, id),
       ]
@@ -69,19 +69,12 @@ export class Takedown {
     return { kind: found.kind, id, blobs: found.blobs.length, blobsQueued }
   }
 
-  private async removeUpload(tx: Executor, id: string): Promise<Removed | undefined> {
-    const { uploads } = this.deps.db.tables
-    const [row] = await tx
-      .delete(uploads)
-      .where(eq(uploads.id, id))
-      .returning(tombstoneColumns(uploads))
-    return row && { kind: 'upload', tombstone: row, blobs: [id] }
-  }
-
-  private async removeNote(tx: Executor, id: string): Promise<Removed | undefined> {
-    const { notes } = this.deps.db.tables
-    const [row] = await tx.delete(notes).where(eq(notes.id, id)).returning(tombstoneColumns(notes))
-    return row && { kind: 'note', tombstone: row, blobs: [] }
+  /** An upload goes with its blob; a note has none. */
+  private async removeItem(tx: Executor, kind: 'upload' | 'note', id: string) {
+    const { uploads, notes } = this.deps.db.tables
+    const table = kind === 'upload' ? uploads : notes
+    const [row] = await tx.delete(table).where(eq(table.id, id)).returning(tombstoneColumns(table))
+    return row && { kind, tombstone: row, blobs: kind === 'upload' ? [id] : [] }
   }
 
   /** A request goes with its uploads; one running on a server ends at its finalize. */
