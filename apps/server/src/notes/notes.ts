@@ -290,10 +290,7 @@ export class NotesService {
     }
   }
 
-  /**
-   * Counts one view and returns the ciphertext (spec: POST /api/note/:id/view), by one conditional
-   * UPDATE, so concurrent views never exceed maxViews.
-   */
+  /** Counts a view (POST /api/note/:id/view) in one conditional UPDATE: never past maxViews. */
   async view(id: string, body: unknown, clientIp: string): Promise<NoteViewResponse> {
     const presented = authTokenOf(body)
     const row = await this.available(id, this.statements.access)

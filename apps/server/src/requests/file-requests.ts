@@ -127,10 +127,7 @@ export class FileRequests {
     return { dailyLimit: limit, remaining, resetsAt: remaining === 0 ? iso(day + DAY_MS) : null }
   }
 
-  /**
-   * The sender's view (spec: GET /api/request/:id); a closed request has nothing left. Slots held
-   * by running uploads are not left; with note slots, `notesLeft` counts those apart.
-   */
+  /** The sender's view (spec: GET /api/request/:id); slots of running uploads are not left. */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken)
     const row = await findRequest(this.deps.db, this.deps.tombstones, id)

@@ -126,10 +126,7 @@ export class InboxService {
     return { size: entry.size, fileCount: entry.fileCount, ...handout }
   }
 
-  /**
-   * Reads a range of an inbox file under a read grant, without counting (docs/api.md, Read
-   * grants): 410 once its retention ended (used-up downloads do not end the grant).
-   */
+  /** Reads an inbox file under a read grant (docs/api.md), uncounted; 410 past its retention. */
   async readGranted(
     id: string,
     uploadId: string,

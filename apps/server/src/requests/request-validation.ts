@@ -112,10 +112,7 @@ function bodyFields(body: unknown, allowed: readonly string[]): Record<string, u
   }
 }
 
-/**
- * Checks a `POST /api/request` body against the record's rules and the server's settings: the
- * request's columns, tokens reduced to their stored hashes, and `expireSec`.
- */
+/** Checks a `POST /api/request` body: the request's columns (tokens as hashes) and `expireSec`. */
 export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
   const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()

@@ -75,9 +75,9 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Opens an upload into a request over a socket: the checks of `admitUpload`, then the sender's
-   * quota (413, 429). Whatever ends the session other than a commit returns the slot and the
-   * quota; only a `resumable` session keeps them past a lost connection or a restart.
+   * Opens an upload into a request over a socket once `admitUpload` passed. Whatever ends the
+   * session other than a commit returns the slot and the quota; only a `resumable` session keeps
+   * them past a lost connection or a restart.
    */
   async beginUpload(
     requestId: string,
@@ -85,50 +85,43 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
-    init = await this.admitUpload(requestId, init)
-    const holds = await this.holdQuota(requestId, init, clientIp)
-    const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp }
+    const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
+    const context: RequestUploadContext = { kind: 'request', requestId, init: admitted, clientIp }
     const session = await this.deps.sessions.create(this.sessionSpec(context), holds, {
       kind: 'request',
       requestId,
-      context: encodeRequestInit(init),
+      context: encodeRequestInit(admitted),
       resumable,
     })
     trackUploadSession(session, 'ws', true)
     return session
   }
 
-  /** The holds of an admitted upload: its slot and its quota; a quota refusal frees the slot. */
-  private async holdQuota(
-    requestId: string,
-    init: RequestUploadInit,
-    clientIp: string,
-  ): Promise<SessionHolds> {
-    const slot = { requestId, note: init.senderNote }
-    try {
-      return { quota: await this.deps.quota.reserve(clientIp, init.size), slot }
-    } catch (error) {
-      await this.deps.sessions.holdEnds.release({ quota: null, slot })
-      throw error
-    }
-  }
-
   /**
    * An upload's init: 404 for an unknown request or a wrong token, 410 when it is closed or
    * expired, then the slot and the size against `maxSize` in one statement (409 full, 413 too
-   * large). Answers the init with `senderNote` saying whether the slot taken is a note's.
+   * large), then the sender's quota (413, 429), whose refusal frees the slot. `admitted` says in
+   * `senderNote` whether the slot taken is a note's.
    */
   private async admitUpload(
     requestId: string,
     init: RequestUploadInit,
-  ): Promise<RequestUploadInit> {
+    clientIp: string,
+  ): Promise<{ admitted: RequestUploadInit; holds: SessionHolds }> {
     const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
     }
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
-    const senderNote = await reserveSlot(this.deps, requestId, init.size, init.senderNote)
-    return { ...init, senderNote }
+    const note = await reserveSlot(this.deps, requestId, init.size, init.senderNote)
+    const slot = { requestId, note }
+    try {
+      const quota = await this.deps.quota.reserve(clientIp, init.size)
+      return { admitted: { ...init, senderNote: note }, holds: { quota, slot } }
+    } catch (error) {
+      await this.deps.sessions.holdEnds.release({ quota: null, slot })
+      throw error
+    }
   }
 
   /**
@@ -142,14 +135,12 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<string> {
-    const stored = this.deps.chunkSessions
-    init = await this.admitUpload(requestId, init)
-    const holds = await this.holdQuota(requestId, init, clientIp)
+    const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
     const id = randomUUID()
     try {
-      await stored.open(id, {
-        declaredSize: init.size,
-        context: encodeRequestInit(init),
+      await this.deps.chunkSessions.open(id, {
+        declaredSize: admitted.size,
+        context: encodeRequestInit(admitted),
         requestId,
         quota: holds.quota,
         resumable,
@@ -213,22 +204,16 @@ export class RequestsService extends FileRequests {
     return (await this.deps.chunkSessions.find(uploadId, requestId)) !== undefined
   }
 
-  /** Checks a finalize body; a 400 here leaves the session as it is, so the body may be resent. */
-  parseFinalize(body: unknown): RequestUploadFinalize {
-    return parseFinalizeBody(body)
-  }
-
   /**
-   * Stores a finished upload, whichever writer holds its session: 404 when the request was
+   * Stores a finished upload, whichever writer holds its session: first 400 for an invalid `body`,
+   * which leaves the session as it is so that the body may be resent; 404 when the request was
    * deleted meanwhile, 400 when bytes are missing (the slot is returned); the inbox entry, the
    * slot's move to used, the bytes and the notifications are one transaction, so a notification
    * exists exactly when the upload does. An upload whose request closed while it ran still
    * finishes (spec: File request, close).
    */
-  async finalize(
-    session: FinishingSession<RequestUploadEnd>,
-    fields: RequestUploadFinalize,
-  ): Promise<string> {
+  async finalize(session: FinishingSession<RequestUploadEnd>, body: unknown): Promise<string> {
+    const fields = parseFinalizeBody(body)
     const { janitor } = this.deps
     const { requestId, init } = session.context
     if (!(await this.requestExists(requestId))) {
@@ -247,10 +232,7 @@ export class RequestsService extends FileRequests {
     return session.id
   }
 
-  /**
-   * On `tx`, which ends the session and its holds: the inbox entry, the request's bytes and the
-   * notifications; answers how many were queued, or false when the request is gone.
-   */
+  /** On `tx`: stores the upload and queues its notifications; false when the request is gone. */
   private async storeUpload(
     tx: Executor,
     requestId: string,

@@ -102,7 +102,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
       () => new HttpError(413, ERROR_MESSAGES.finalizeBodyTooLarge),
       () => new HttpError(400, ERROR_MESSAGES.invalidRequest),
     )
-    return c.json({ id: await requests.finalize(session, requests.parseFinalize(body)) }, 200)
+    return c.json({ id: await requests.finalize(session, body) }, 200)
   })
 
   app.delete('/:id/upload/:uid', async (c) => {

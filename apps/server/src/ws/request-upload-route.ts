@@ -31,7 +31,7 @@ export interface RequestUploadRouteDeps {
   config: Config
   requests: Pick<
     RequestsService,
-    'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
+    'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'finalize' | 'revoke'
   >
   /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
@@ -87,7 +87,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
         async finalize(finalizeFrame) {
           const body: Record<string, unknown> = { ...finalizeFrame }
           delete body.type
-          const id = await requests.finalize(session, requests.parseFinalize(body))
+          const id = await requests.finalize(session, body)
           return { id }
         },
         revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
