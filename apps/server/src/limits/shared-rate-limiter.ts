@@ -19,12 +19,6 @@ import {
   type RateLimitResult,
 } from './rate-limiter.js'
 
-type WindowRow = {
-  slot: number
-  counts: number[]
-  allowed: boolean
-}
-
 const CLIENT = sql.placeholder('clientHash')
 const SLOT = sql.placeholder('slot')
 const MAX = sql.placeholder('max')
@@ -83,7 +77,12 @@ export class SharedRateLimiter implements RateLimit {
       max,
     })
     if (row === undefined) throw new Error('The rate limit upsert returned no row')
-    return this.result(row, now)
+    // Newest first in the row; by slot number modulo SLOTS + 1 in the counts limitResult reads.
+    const perSlot = new Array<number>(SLOTS + 1).fill(0)
+    row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
+    const total = row.counts.reduce((sum, count) => sum + count, 0)
+    const counts = { slot: row.slot, perSlot, total }
+    return limitResult(counts, row.allowed, { max, slotMs: this.slotMs, now })
   }
 
   /** Deletes the windows whose newest slot has left the window. */
@@ -96,17 +95,5 @@ export class SharedRateLimiter implements RateLimit {
       .where(lt(rateLimitWindows.slot, oldest))
       .returning({ slot: rateLimitWindows.slot })
     return removed.length
-  }
-
-  private result(row: WindowRow, now: number): RateLimitResult {
-    // Newest first in the row; by slot number modulo SLOTS + 1 in the counts limitResult reads.
-    const perSlot = new Array<number>(SLOTS + 1).fill(0)
-    row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
-    const total = row.counts.reduce((sum, count) => sum + count, 0)
-    return limitResult({ slot: row.slot, perSlot, total }, row.allowed, {
-      max: this.options.max,
-      slotMs: this.slotMs,
-      now,
-    })
   }
 }

@@ -22,18 +22,16 @@ type NotifyTargets = Pick<
   'notifyEmail' | 'notifyWebhook' | 'notifyWebhookSecret'
 >
 
-/** A finished upload into a request, as far as a notification may tell. */
-export interface FinishedUpload {
-  uploadId: string
-  requestId: string
-  size: number
-  arrivedAt: number
-}
-
 /** A row claimed for a delivery; `attempts` counts this one. */
 export type ClaimedNotification = typeof notifications.$inferSelect & {
   channel: NotificationChannel
 }
+
+/** A finished upload into a request, as far as a notification may tell. */
+export type FinishedUpload = Pick<
+  ClaimedNotification,
+  'uploadId' | 'requestId' | 'size' | 'arrivedAt'
+>
 
 export class NotificationOutbox {
   constructor(

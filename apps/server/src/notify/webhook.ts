@@ -21,11 +21,6 @@ import {
 import { isPrivateAddress } from './private-address.js'
 import { webhookHost } from './targets.js'
 
-/** `sha256=<hex>` of the body under the request's key. */
-export function signWebhookBody(body: string, secret: Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
-}
-
 /** A lookup that refuses, when private targets are not allowed, any private address. */
 function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
@@ -56,13 +51,14 @@ export async function postWebhook(
     throw new Error('webhook target is a private address')
   }
   const body = JSON.stringify(notification)
+  const signature = createHmac('sha256', secret).update(body).digest('hex')
   const options: RequestOptions = {
     method: 'POST',
     headers: {
       [RECEIVED_HEADERS.contentType]: 'application/json',
       [RECEIVED_HEADERS.contentLength]: String(Buffer.byteLength(body)),
       'user-agent': 'fileshare-notify',
-      [NOTIFICATION_SIGNATURE_HEADER]: signWebhookBody(body, secret),
+      [NOTIFICATION_SIGNATURE_HEADER]: `sha256=${signature}`,
     },
     lookup: guardedLookup(allowPrivate),
     signal,

@@ -24,24 +24,15 @@ export interface TakedownDeps extends WaitingUploadSessions {
   now: () => number
 }
 
-export interface TakedownResult {
-  kind: TombstoneKind
-  id: string
-  /** Blobs removed with it (an upload's, or those of a request's uploads). */
-  blobs: number
-  /** Blob removals that failed and were queued for the next cleanup run. */
-  blobsQueued: number
-}
-
 export class Takedown {
   constructor(private readonly deps: TakedownDeps) {}
 
   /**
    * Takes `id` down with the operator's `reason`; undefined when nothing has that id. An item the
    * cleanup job removed keeps its tombstone, marked as taken down. Records go in one transaction,
-   * blobs after it (the janitor queues a removal that fails).
+   * then the blobs, counted with the removals that failed and were queued.
    */
-  async remove(id: string, reason: string | null): Promise<TakedownResult | undefined> {
+  async remove(id: string, reason: string | null) {
     if (!isUuid(id)) return undefined
     const removedAt = this.deps.now()
     const found = await this.deps.db.transaction(async (tx) => {

@@ -22,7 +22,7 @@ import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
-import { reserveSlot, resetReservations } from './request-slots.js'
+import { reserveSlot } from './request-slots.js'
 import { FileRequests, type RequestsDeps } from './file-requests.js'
 import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
@@ -64,14 +64,9 @@ export class RequestsService extends FileRequests {
     return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
   }
 
-  /** Checks the init headers: 400 when invalid, 413 over FILE_MAX_SIZE. */
-  declaredInHeaders(headers: ReceivedHeaderValues): RequestUploadInit {
-    return parseUploadInit({ headers }, this.deps.config)
-  }
-
-  /** Checks an `init` frame's `request` as the headers are checked. */
-  declaredInFrame(request: unknown): RequestUploadInit {
-    return parseUploadInit({ frame: request }, this.deps.config)
+  /** Checks the init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
+  declared(from: { headers: ReceivedHeaderValues } | { frame: unknown }): RequestUploadInit {
+    return parseUploadInit(from, this.deps.config)
   }
 
   /**
@@ -335,11 +330,6 @@ export class RequestsService extends FileRequests {
       return true
     })
     if (removed) await this.deps.janitor.remove(uploadId)
-  }
-
-  /** At start: frees the reservations no session holds any more (request-slots.ts). */
-  resetReservations(): Promise<number> {
-    return resetReservations(this.deps.db, this.deps.now)
   }
 }
 

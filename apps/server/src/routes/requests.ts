@@ -77,7 +77,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     const id = requestId(c)
     refuseFormPost(c)
     const headers = c.req.header()
-    const init = requests.declaredInHeaders(headers)
+    const init = requests.declared({ headers })
     const resumable = parseResumable(headers[RECEIVED_HEADERS.resumable], 'header')
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c), resumable) }, 201)
   })

@@ -31,7 +31,7 @@ export interface RequestUploadRouteDeps {
   config: Config
   requests: Pick<
     RequestsService,
-    'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'finalize' | 'revoke'
+    'declared' | 'beginUpload' | 'resumeUpload' | 'finalize' | 'revoke'
   >
   /** The client address the sender's upload quota is counted against. */
   ipOf(request: IncomingMessage): string
@@ -60,7 +60,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
         enabled()
-        const init = requests.declaredInFrame(frame.request)
+        const init = requests.declared({ frame: frame.request })
         const resumable = parseResumable(frame.resumable, 'frame')
         const ip = deps.ipOf(request)
         return opened(await requests.beginUpload(requestId, init, ip, resumable))
