@@ -156,14 +156,11 @@ export class MemoryLockout implements Lockout {
 type DbLockoutOptions = Omit<MemoryLockoutOptions, 'maxEntries'> & { db: Db; ipHash: DailyIpHash }
 
 /**
- * The lockout in the database, shared by every instance on PostgreSQL, with the rules of
- * MemoryLockout. An admission is one `insert … on conflict do update` whose update reads the row
- * it has locked, so attempts made at once on several instances add up exactly; a right token's
- * clearing is one `delete` conditional on the count its admission left.
- *
- * The (key, IP) pair is stored as its daily HMAC (quota.ts, DailyIpHash), never in clear; as the
- * hashes of one day cannot be linked to the next, failures counted before midnight UTC no longer
- * count after it, while a running lock (keyed by the day it was set) stays checked.
+ * The lockout in PostgreSQL with the rules of MemoryLockout. An admission is one `insert … on
+ * conflict do update` reading the row it has locked, so attempts on several instances add up
+ * exactly; a clearing is one `delete` conditional on the count its admission left. The pair is
+ * stored as its daily HMAC (DailyIpHash), so failures no longer count after midnight UTC, while a
+ * running lock (keyed by the day it was set) stays checked.
  */
 export class DbLockout implements Lockout {
   constructor(private readonly options: DbLockoutOptions) {}

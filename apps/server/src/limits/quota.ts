@@ -24,9 +24,8 @@ export interface QuotaHold {
 
 export interface UploadQuota {
   /**
-   * Holds `bytes` for an upload that is starting (null while the quota is off): 429 `Upload quota
-   * exhausted` when nothing is left, 413 `Upload exceeds the remaining quota` when less than
-   * `bytes` is. Check and hold are one statement, so concurrent uploads cannot overshoot.
+   * Holds `bytes` for an upload that is starting (null while off): 429 when nothing is left, 413
+   * when less than `bytes` is. Check and hold are one statement, so uploads cannot overshoot.
    */
   reserve(clientIp: string, bytes: number): Promise<QuotaHold | null>
   /** Ends a hold on `tx`, which ends its session: `kept` records its bytes, else they come back. */

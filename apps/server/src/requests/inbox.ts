@@ -242,9 +242,8 @@ export class InboxService {
   }
 
   /**
-   * Checks an inbox credential (spec: Request tokens): an unknown id 404; on a request with a
-   * password, a locked caller 429 and each well-formed wrong token one failure of `request:<id>`
-   * for the caller's IP; a missing, malformed or wrong token 404.
+   * Checks an inbox credential (spec: Request tokens): 404 for an unknown id or a wrong token; with
+   * a password, under the lockout of `request:<id>` for the caller's IP (429).
    */
   private async authorize(
     id: string,

@@ -64,7 +64,7 @@ export class RequestsService extends FileRequests {
     return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
   }
 
-  /** Checks the init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
+  /** Checks init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
   declared(from: { headers: ReceivedHeaderValues } | { frame: unknown }): RequestUploadInit {
     return parseUploadInit(from, this.deps.config)
   }
@@ -200,12 +200,10 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Stores a finished upload, whichever writer holds its session: first 400 for an invalid `body`,
-   * which leaves the session as it is so that the body may be resent; 404 when the request was
-   * deleted meanwhile, 400 when bytes are missing (the slot is returned); the inbox entry, the
-   * slot's move to used, the bytes and the notifications are one transaction, so a notification
-   * exists exactly when the upload does. An upload whose request closed while it ran still
-   * finishes (spec: File request, close).
+   * Stores a finished upload, whichever writer holds its session: 400 for an invalid `body` first,
+   * leaving the session for a resend; 404 when the request is gone; 400 when bytes are missing.
+   * Entry, slot, bytes and notifications are one transaction, so a notification exists exactly
+   * when the upload does; an upload whose request closed meanwhile still finishes (spec: close).
    */
   async finalize(session: FinishingSession<RequestUploadEnd>, body: unknown): Promise<string> {
     const fields = parseFinalizeBody(body)
