@@ -211,9 +211,21 @@ export class DailyIpHash {
 
   private constructor(private readonly secret: Buffer) {}
 
-  /** Reads the server secret from the database, creating it on first start. */
+  /** Reads the server secret, creating it on first start; concurrent first starts agree on one. */
   static async load(db: Db): Promise<DailyIpHash> {
-    return new DailyIpHash(await loadSecret(db))
+    const { settings } = db.tables
+    await db.query
+      .insert(settings)
+      .values({ key: QUOTA_SECRET_SETTING, value: randomBytes(SECRET_BYTES) })
+      .onConflictDoNothing()
+    const [row] = await db.query
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, QUOTA_SECRET_SETTING))
+    if (row === undefined || row.value.length !== SECRET_BYTES) {
+      throw new Error(`The ${QUOTA_SECRET_SETTING} setting is missing or not ${SECRET_BYTES} bytes`)
+    }
+    return new DailyIpHash(row.value)
   }
 
   /** The hash of `clientIp` under the key of the UTC date of `at` (milliseconds). */
@@ -228,21 +240,4 @@ export class DailyIpHash {
     }
     return this.dailyKey.key
   }
-}
-
-/** Reads the server secret, creating it on first start; concurrent first starts agree on one. */
-async function loadSecret(db: Db): Promise<Buffer> {
-  const { settings } = db.tables
-  await db.query
-    .insert(settings)
-    .values({ key: QUOTA_SECRET_SETTING, value: randomBytes(SECRET_BYTES) })
-    .onConflictDoNothing()
-  const [row] = await db.query
-    .select({ value: settings.value })
-    .from(settings)
-    .where(eq(settings.key, QUOTA_SECRET_SETTING))
-  if (row === undefined || row.value.length !== SECRET_BYTES) {
-    throw new Error(`The ${QUOTA_SECRET_SETTING} setting is missing or not ${SECRET_BYTES} bytes`)
-  }
-  return row.value
 }

@@ -36,10 +36,8 @@ export function parseNotifyWebhook(
   } else if (url.protocol !== 'https:') {
     throw new Error('must use https')
   }
-  if (!settings.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
-    throw new Error('must not point at a private or loopback address')
-  }
-  if (!settings.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+  const loopbackName = host === 'localhost' || host.endsWith('.localhost')
+  if (!settings.allowPrivate && (loopbackName || (isIP(host) !== 0 && isPrivateAddress(host)))) {
     throw new Error('must not point at a private or loopback address')
   }
   return url.href

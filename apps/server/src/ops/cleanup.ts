@@ -239,9 +239,8 @@ export class CleanupJob {
   }
 
   /**
-   * The removal steps alone, at once, whichever instance leads (`fileshare-admin purge-expired`):
-   * expired and used-up items, tombstones past their retention, finished requests, API tokens long
-   * expired and the blob removals that are due; each a conditional delete, safe beside a run.
+   * The removal steps alone, whichever instance leads (`fileshare-admin purge-expired`): each is a
+   * conditional delete, safe beside a running job.
    */
   async purgeExpired(): Promise<CleanupReport> {
     const report = emptyReport()

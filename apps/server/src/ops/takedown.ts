@@ -69,7 +69,7 @@ export class Takedown {
   }
 
   /** A request goes with its uploads; one running on a server ends at its finalize. */
-  private async removeRequest(tx: Executor, id: string): Promise<Removed | undefined> {
+  private async removeRequest(tx: Executor, id: string) {
     const { fileRequests, requestUploads } = this.deps.db.tables
     const uploads = await tx
       .delete(requestUploads)
@@ -79,11 +79,12 @@ export class Takedown {
       ownerTokenHash: fileRequests.inboxOwnerTokenHash,
       expiresAt: fileRequests.closesAt,
     })
-    return row && { kind: 'request', tombstone: row, blobs: uploads.map((upload) => upload.id) }
+    const blobs = uploads.map((upload) => upload.id)
+    return row && { kind: 'request' as const, tombstone: row, blobs }
   }
 
   /** An item the cleanup job removed already: only its tombstone is left to mark. */
-  private async removeTombstone(tx: Executor, id: string): Promise<Removed | undefined> {
+  private async removeTombstone(tx: Executor, id: string) {
     const { tombstones } = this.deps.db.tables
     const [row] = await tx
       .select({
@@ -95,12 +96,6 @@ export class Takedown {
       .where(eq(tombstones.id, id))
     if (!row) return undefined
     const { kind, ...tombstone } = row
-    return { kind: kind as TombstoneKind, tombstone, blobs: [] }
+    return { kind: kind as TombstoneKind, tombstone, blobs: [] as string[] }
   }
-}
-
-interface Removed {
-  kind: TombstoneKind
-  tombstone: { ownerTokenHash: Buffer; expiresAt: number }
-  blobs: string[]
 }

@@ -202,9 +202,8 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
 }
 
 /**
- * Checks the init headers of an upload into a request (spec: POST /api/request/:id/upload/init),
- * or an `init` frame's `request`: 400 invalid or too many files, 413 over FILE_MAX_SIZE. A
- * malformed token becomes null; whether it opens the request (404 if not) is `beginUpload`'s.
+ * Checks the init headers (spec: POST /api/request/:id/upload/init) or an `init` frame's `request`:
+ * 400 invalid, 413 over FILE_MAX_SIZE. A malformed token becomes null, answered 404 on admission.
  */
 export function parseUploadInit(
   from: { headers: ReceivedHeaderValues } | { frame: unknown },

@@ -93,10 +93,9 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * An upload's init: 404 for an unknown request or a wrong token, 410 when it is closed or
-   * expired, then the slot and the size against `maxSize` in one statement (409 full, 413 too
-   * large), then the sender's quota (413, 429), whose refusal frees the slot. `admitted` says in
-   * `senderNote` whether the slot taken is a note's.
+   * An upload's init: 404 unknown request or wrong token, 410 closed, then slot and size in one
+   * statement (409 full, 413 too large), then the sender's quota (413, 429), whose refusal frees
+   * the slot. `admitted.senderNote` says whether the slot taken is a note's.
    */
   private async admitUpload(
     requestId: string,
@@ -120,9 +119,8 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Opens a chunked upload into a request (spec: POST /api/request/:id/upload/init) and answers
-   * its id. Its slot and quota hold are named on the session's row, so that any instance takes
-   * its chunks and whichever ends it gives them back.
+   * Opens a chunked upload (spec: POST /api/request/:id/upload/init); its holds are named on the
+   * session's row, so that any instance takes its chunks and whichever ends it gives them back.
    */
   async beginChunkedUpload(
     requestId: string,
