@@ -17,6 +17,7 @@ import { listen } from './listen.js'
 import { securityHeaderValues } from './middleware/security-headers.js'
 import { createLogger, type Logger } from './logger.js'
 import { CleanupJob } from './ops/cleanup.js'
+import { resetReservations } from './requests/request-slots.js'
 import { createServices } from './composition/container.js'
 import { openBlobStore } from './storage/open-blob-store.js'
 import { requestUploadRoute } from './ws/request-upload-route.js'
@@ -68,7 +69,7 @@ export async function startServer(config: Config, options: StartOptions) {
   if (ended > 0) logger.info(`ended ${ended} unfinished uploads that were not to be resumed`)
   if (single) await blobs.sweepUnfinished(0, await services.sessions.resumableIds())
   // Reserved request slots of sessions that died with the last run; resumable ones keep theirs.
-  const freed = await services.requests.resetReservations()
+  const freed = await resetReservations(db, now)
   if (freed > 0) logger.info(`returned the slots of ${freed} requests held by unfinished uploads`)
   const login = await loadLogin(config, services.apiTokens)
   const guard = creationGuard(config, login?.keys ?? null, services.apiTokens)

@@ -15,7 +15,6 @@ import { DailyIpHash, DbUploadQuota } from '../limits/quota.js'
 import { RateLimiter, type RateLimit } from '../limits/rate-limiter.js'
 import { SharedRateLimiter } from '../limits/shared-rate-limiter.js'
 import { NotesService } from '../notes/notes.js'
-import { abuseNotifier } from '../notify/abuse-notice.js'
 import { AbuseDigest } from '../notify/abuse-digest.js'
 import { smtpMailer } from '../notify/email.js'
 import { NotificationOutbox } from '../notify/outbox.js'
@@ -127,7 +126,6 @@ export async function createServices(
     chunkSessions,
     ipHash,
     tombstones,
-    onError,
     outbox,
     onNotificationsQueued: () => notifier.wake(),
   })
@@ -153,7 +151,7 @@ export async function createServices(
     dailyLimit: config.reportDailyLimit,
     ipHash,
     now,
-    notify: abuseNotifier(logger),
+    logger,
   })
   // Mails new abuse reports to ABUSE_EMAIL; the cleanup job's leader runs it.
   const abuseDigest =

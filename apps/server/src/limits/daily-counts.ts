@@ -1,8 +1,6 @@
 /**
- * Per-client counts of one UTC day in `request_daily_counts`: the daily request limit, the
- * requests that ask for email notifications and the abuse reports of a network. A count is one
- * conditional upsert, so callers racing on any instance never pass the limit; the cleanup job
- * deletes the counts of past days (RequestsService.pruneDailyCounts).
+ * Per-client counts of one UTC day: requests created, those asking for mail, abuse reports. A
+ * count is one conditional upsert, so callers racing on any instance never pass the limit.
  * May touch: table request_daily_counts.
  */
 import { lt } from 'drizzle-orm'
@@ -13,15 +11,11 @@ import { secondsUntil } from '../http-error.js'
 
 export const DAY_MS = 86_400_000
 
-/** The start of the UTC day of `ms`. */
 export function dayStart(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS
 }
 
-/**
- * Counts one for `clientKey` on the UTC day of `now` on `tx`, unless `limit` are counted
- * already: null when counted, else the seconds until the day ends (for `Retry-After`).
- */
+/** Counts one for `clientKey` today unless `limit` are: null, else the seconds to `Retry-After`. */
 export async function countToday(
   tx: Executor,
   tables: Db['tables'],

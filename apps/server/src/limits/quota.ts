@@ -13,9 +13,8 @@ import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError, secondsUntil, tooManyRequests } from '../http-error.js'
 
 /**
- * Bytes held against a client's quota while an upload runs: the client's hash and the window the
- * bytes are held in, never the IP, so that whichever instance ends the upload's session ends the
- * hold (and a session row may keep it).
+ * Bytes held against a client's quota while an upload runs, by hash and window, never the IP, so
+ * that whichever instance ends the upload's session ends the hold.
  */
 export interface QuotaHold {
   clientHash: string
@@ -25,16 +24,11 @@ export interface QuotaHold {
 
 export interface UploadQuota {
   /**
-   * Holds `bytes` for an upload that is starting, answering the hold (null while the quota is
-   * off): 429 `Upload quota exhausted` when nothing is left, 413 `Upload exceeds the remaining
-   * quota` when less than `bytes` is left. Check and hold are one statement, so concurrent
-   * uploads, on any instance, cannot overshoot.
+   * Holds `bytes` for an upload that is starting (null while off): 429 when nothing is left, 413
+   * when less than `bytes` is. Check and hold are one statement, so uploads cannot overshoot.
    */
   reserve(clientIp: string, bytes: number): Promise<QuotaHold | null>
-  /**
-   * Ends a hold on `tx`, the transaction that ends its session: `kept` records its bytes in the
-   * window they were held in, otherwise they come back.
-   */
+  /** Ends a hold on `tx`, which ends its session: `kept` records its bytes, else they come back. */
   endHold(tx: Executor, hold: QuotaHold, kept: boolean): Promise<void>
   /** What `GET /api/quota` reports for this client. */
   status(clientIp: string): Promise<QuotaResponse>
@@ -42,6 +36,7 @@ export interface UploadQuota {
 
 export interface DbUploadQuotaOptions {
   db: Db
+  ipHash: DailyIpHash
   /** Bytes per window and IP; 0 turns the quota off. */
   quotaBytes: number
   windowSec: number
@@ -56,47 +51,43 @@ const SECRET_BYTES = 32
 interface Window {
   start: number
   end: number
-  clientIp: string
   clientHash: string
 }
 
 /**
- * Quota usage in the database, shared by every instance and kept across restarts. Windows are
- * fixed and aligned to the Unix epoch. Each client's row of a window holds the bytes recorded in
- * it and the bytes `held` by uploads that started in it and still run. A reservation is one
- * conditional UPDATE that holds the bytes only if recorded + held + these bytes, with what the
- * previous window still holds, stay within the quota; ending a hold is one UPDATE, in the
- * transaction that ends its session, that moves the bytes from held to recorded (or drops them).
- * As each of these statements reads the row it has locked, reservations on any instance cannot
- * both pass when only one fits, and a check never falls between the two halves of an end.
- *
- * A running upload is counted by its own window and the next one, and recorded in the window it
- * was held in, whichever instance ends it (an upload outlasting two windows is no longer counted
- * in the third). Bytes held by an instance that died are counted until their window has passed.
- *
- * The client is stored as HMAC-SHA256(dailyKey, ip) with dailyKey = HMAC-SHA256(secret, UTC date
- * of the window's start): a stored hash cannot be tied to an IP without the secret, and the hashes
- * of one day cannot be linked to those of another. Taking the date of the window's start keeps a
- * client's hash the same for the whole window even when a window spans midnight.
+ * Quota usage in the database, in fixed windows aligned to the Unix epoch. A client's row of a
+ * window holds the bytes recorded in it and those `held` by uploads that started in it and still
+ * run (counted by the next window too). A reservation is one conditional UPDATE and ending a hold
+ * one UPDATE in its session's transaction; as each reads the row it has locked, reservations on
+ * any instance cannot both pass when only one fits. The client's HMAC takes the date of the
+ * window's start, so a window spanning midnight keeps one hash.
  */
 export class DbUploadQuota implements UploadQuota {
   private readonly db: Db
   private readonly quotaBytes: number
   private readonly windowMs: number
-  private readonly now: () => number
-  private readonly ipHash: DailyIpHash
 
-  constructor(options: DbUploadQuotaOptions & { ipHash: DailyIpHash }) {
+  constructor(private readonly options: DbUploadQuotaOptions) {
     this.db = options.db
     this.quotaBytes = options.quotaBytes
     this.windowMs = options.windowSec * 1000
-    this.now = options.now
-    this.ipHash = options.ipHash
   }
 
   async reserve(clientIp: string, bytes: number): Promise<QuotaHold | null> {
-    const window = await this.take(clientIp, bytes)
-    return window ? { clientHash: window.clientHash, windowStart: window.start, bytes } : null
+    if (!Number.isSafeInteger(bytes) || bytes < 0) {
+      throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
+    }
+    if (this.quotaBytes === 0) return null
+    const now = this.options.now()
+    const window = this.window(clientIp, now)
+    if (!(await this.hold(clientIp, window, bytes))) {
+      const remaining = this.quotaBytes - (await this.used(clientIp, window))
+      if (remaining <= 0) {
+        throw tooManyRequests(ERROR_MESSAGES.quotaExhausted, secondsUntil(window.end, now))
+      }
+      throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
+    }
+    return { clientHash: window.clientHash, windowStart: window.start, bytes }
   }
 
   async endHold(tx: Executor, hold: QuotaHold, kept: boolean): Promise<void> {
@@ -107,17 +98,12 @@ export class DbUploadQuota implements UploadQuota {
         held: decrementToZero(uploadQuota.held, hold.bytes),
         bytes: increment(uploadQuota.bytes, kept ? hold.bytes : 0),
       })
-      .where(
-        and(
-          eq(uploadQuota.clientHash, hold.clientHash),
-          eq(uploadQuota.windowStart, hold.windowStart),
-        ),
-      )
+      .where(this.rowOf(hold.clientHash, hold.windowStart))
   }
 
   async status(clientIp: string): Promise<QuotaResponse> {
     if (this.quotaBytes === 0) return QUOTA_DISABLED
-    const window = this.window(clientIp, this.now())
+    const window = this.window(clientIp, this.options.now())
     const used = await this.used(clientIp, window)
     return {
       enabled: true,
@@ -129,13 +115,10 @@ export class DbUploadQuota implements UploadQuota {
     }
   }
 
-  /**
-   * Deletes the rows of windows before the previous one (whose held bytes the current window
-   * still counts); the cleanup job calls it. Returns how many it deleted.
-   */
+  /** Deletes the rows of windows before the previous one (whose held bytes still count). */
   async prune(): Promise<number> {
     const { uploadQuota } = this.db.tables
-    const start = this.windowStart(this.now())
+    const start = this.windowStart(this.options.now())
     const removed = await this.db.query
       .delete(uploadQuota)
       .where(
@@ -146,27 +129,6 @@ export class DbUploadQuota implements UploadQuota {
       )
       .returning({ windowStart: uploadQuota.windowStart })
     return removed.length
-  }
-
-  /**
-   * Holds `bytes` in the client's current window, answering the window (undefined while the quota
-   * is off): 429 when nothing is left, 413 when less than `bytes` is left.
-   */
-  private async take(clientIp: string, bytes: number): Promise<Window | undefined> {
-    if (!Number.isSafeInteger(bytes) || bytes < 0) {
-      throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
-    }
-    if (this.quotaBytes === 0) return undefined
-    const now = this.now()
-    const window = this.window(clientIp, now)
-    if (!(await this.hold(window, bytes))) {
-      const remaining = this.quotaBytes - (await this.used(clientIp, window))
-      if (remaining <= 0) {
-        throw tooManyRequests(ERROR_MESSAGES.quotaExhausted, secondsUntil(window.end, now))
-      }
-      throw new HttpError(413, ERROR_MESSAGES.quotaExceeded)
-    }
-    return window
   }
 
   /** Recorded and held bytes of `window` plus those the previous window still holds. */
@@ -182,14 +144,8 @@ export class DbUploadQuota implements UploadQuota {
       .from(uploadQuota)
       .where(
         or(
-          and(
-            eq(uploadQuota.clientHash, window.clientHash),
-            eq(uploadQuota.windowStart, window.start),
-          ),
-          and(
-            eq(uploadQuota.clientHash, previous.clientHash),
-            eq(uploadQuota.windowStart, previous.start),
-          ),
+          this.rowOf(window.clientHash, window.start),
+          this.rowOf(previous.clientHash, previous.start),
         ),
       )
     return rows.reduce(
@@ -199,14 +155,14 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   /** Holds `bytes` in the client's row of `window` if they fit; answers whether they did. */
-  private async hold(window: Window, bytes: number): Promise<boolean> {
+  private async hold(clientIp: string, window: Window, bytes: number): Promise<boolean> {
     if (bytes > this.quotaBytes) return false
     const { uploadQuota } = this.db.tables
     await this.db.query
       .insert(uploadQuota)
       .values({ clientHash: window.clientHash, windowStart: window.start, bytes: 0, held: 0 })
       .onConflictDoNothing()
-    const previous = this.previous(window.clientIp, window)
+    const previous = this.previous(clientIp, window)
     // Read in the same statement: held bytes of the previous window only ever go down, so a
     // reading that lags behind counts too much, never too little.
     const previousHeld = sql`coalesce((select previous.held from ${uploadQuota} as previous
@@ -217,8 +173,7 @@ export class DbUploadQuota implements UploadQuota {
       .set({ held: increment(uploadQuota.held, bytes) })
       .where(
         and(
-          eq(uploadQuota.clientHash, window.clientHash),
-          eq(uploadQuota.windowStart, window.start),
+          this.rowOf(window.clientHash, window.start),
           // An empty upload still needs a byte left: an exhausted quota refuses everything.
           sql`${uploadQuota.bytes} + ${uploadQuota.held} + ${previousHeld} + ${Math.max(bytes, 1)} <= ${this.quotaBytes}`,
         ),
@@ -227,18 +182,19 @@ export class DbUploadQuota implements UploadQuota {
     return held.length > 0
   }
 
+  private rowOf(clientHash: string, windowStart: number) {
+    const { uploadQuota } = this.db.tables
+    return and(eq(uploadQuota.clientHash, clientHash), eq(uploadQuota.windowStart, windowStart))
+  }
+
   private windowStart(now: number): number {
     return Math.floor(now / this.windowMs) * this.windowMs
   }
 
   private window(clientIp: string, now: number): Window {
     const start = this.windowStart(now)
-    return {
-      start,
-      end: start + this.windowMs,
-      clientIp,
-      clientHash: this.ipHash.of(clientIp, start),
-    }
+    const clientHash = this.options.ipHash.of(clientIp, start)
+    return { start, end: start + this.windowMs, clientHash }
   }
 
   private previous(clientIp: string, window: Window): Window {
@@ -247,18 +203,29 @@ export class DbUploadQuota implements UploadQuota {
 }
 
 /**
- * HMAC-SHA256(dailyKey, ip) as hex, with dailyKey = HMAC-SHA256(secret, UTC date): an IP as the
- * upload quota and the daily request limit store it. Hashes cannot be tied to an IP without the
- * server secret, and those of one day cannot be linked to those of another.
+ * HMAC-SHA256(HMAC-SHA256(secret, UTC date), ip) as hex: an IP as the limits store it, which
+ * cannot be tied to the IP without the secret, nor linked to the same IP's hash of another day.
  */
 export class DailyIpHash {
   private dailyKey: { date: string; key: Buffer } | undefined
 
   private constructor(private readonly secret: Buffer) {}
 
-  /** Reads the server secret from the database, creating it on first start. */
+  /** Reads the server secret, creating it on first start; concurrent first starts agree on one. */
   static async load(db: Db): Promise<DailyIpHash> {
-    return new DailyIpHash(await loadSecret(db))
+    const { settings } = db.tables
+    await db.query
+      .insert(settings)
+      .values({ key: QUOTA_SECRET_SETTING, value: randomBytes(SECRET_BYTES) })
+      .onConflictDoNothing()
+    const [row] = await db.query
+      .select({ value: settings.value })
+      .from(settings)
+      .where(eq(settings.key, QUOTA_SECRET_SETTING))
+    if (row === undefined || row.value.length !== SECRET_BYTES) {
+      throw new Error(`The ${QUOTA_SECRET_SETTING} setting is missing or not ${SECRET_BYTES} bytes`)
+    }
+    return new DailyIpHash(row.value)
   }
 
   /** The hash of `clientIp` under the key of the UTC date of `at` (milliseconds). */
@@ -273,21 +240,4 @@ export class DailyIpHash {
     }
     return this.dailyKey.key
   }
-}
-
-/** Reads the server secret, creating it on first start; concurrent first starts agree on one. */
-async function loadSecret(db: Db): Promise<Buffer> {
-  const { settings } = db.tables
-  await db.query
-    .insert(settings)
-    .values({ key: QUOTA_SECRET_SETTING, value: randomBytes(SECRET_BYTES) })
-    .onConflictDoNothing()
-  const [row] = await db.query
-    .select({ value: settings.value })
-    .from(settings)
-    .where(eq(settings.key, QUOTA_SECRET_SETTING))
-  if (row === undefined || row.value.length !== SECRET_BYTES) {
-    throw new Error(`The ${QUOTA_SECRET_SETTING} setting is missing or not ${SECRET_BYTES} bytes`)
-  }
-  return row.value
 }

@@ -1,13 +1,11 @@
 /**
  * The per-IP rate limit of every `/api` route (spec: Limits, rate limit: a per-IP sliding
- * window). The window is cut into SLOTS slots, and each IP keeps a count per slot for the slot
- * under way and the SLOTS before it: a little more than a window. A request is allowed while
- * those counts add up to less than `max`; refused requests are not counted.
- *
- * Since the slots counted always reach back at least one whole window, no window of `windowMs`
- * ending at any instant ever holds more than `max` allowed requests. The price is that a request
- * keeps counting for up to one slot (a tenth of the window) past the window's end; the memory is
- * SLOTS + 1 counters per IP however high the limit, where an exact log keeps a time per request.
+ * window). The window is cut into SLOTS slots, and each IP keeps a count for the slot under way
+ * and the SLOTS before it; a request is allowed while they add up to less than `max`, and refused
+ * requests are not counted. As the slots reach back at least one whole window, no window of
+ * `windowMs` ever holds more than `max` allowed requests; in exchange for a request counting up
+ * to one slot past the window's end, the memory is SLOTS + 1 counters per IP, not a time per
+ * request.
  * May touch: nothing (pure): its counts are its own memory.
  */
 import { RecentMap } from './recent-map.js'
@@ -16,15 +14,12 @@ import { secondsUntil } from '../http-error.js'
 /** Slots per window: how finely the window slides. */
 export const SLOTS = 10
 
-/**
- * The per-IP limit as the middleware and the upload sockets use it: in this process's memory
- * (RateLimiter, one instance on SQLite) or in the database (SharedRateLimiter, PostgreSQL).
- */
+/** In this process's memory (RateLimiter, SQLite) or in the database (SharedRateLimiter). */
 export interface RateLimit {
   readonly enabled: boolean
   /** Counts one request of `ip` if it is allowed and reports the state of its limit. */
   hit(ip: string): RateLimitResult | Promise<RateLimitResult>
-  /** Forgets windows that no longer count anything; the cleanup job calls it. */
+  /** Forgets windows that no longer count anything. */
   prune(): Promise<number>
 }
 
@@ -53,7 +48,6 @@ export interface Counts {
   slot: number
   /** Requests per slot, slot `n` at `n % (SLOTS + 1)`, for the slots `slot - SLOTS` to `slot`. */
   perSlot: number[]
-  /** Their sum. */
   total: number
 }
 
@@ -62,22 +56,18 @@ const DEFAULT_MAX_ENTRIES = 100_000
 export class RateLimiter implements RateLimit {
   readonly enabled: boolean
   private readonly slotMs: number
-  private readonly max: number
-  private readonly now: () => number
   /** Ordered by last request: every hit re-inserts its IP, so idle IPs sit in front. */
   private readonly counts: RecentMap<Counts>
 
-  constructor(options: RateLimiterOptions) {
+  constructor(private readonly options: RateLimiterOptions) {
     this.slotMs = options.windowMs / SLOTS
-    this.max = options.max
-    this.now = options.now
     this.counts = new RecentMap(options.maxEntries ?? DEFAULT_MAX_ENTRIES)
     this.enabled = options.max > 0
   }
 
-  /** Counts one request of `ip` if it is allowed and reports the state of its limit. */
   hit(ip: string): RateLimitResult {
-    const now = this.now()
+    const { max, now: clock } = this.options
+    const now = clock()
     if (!this.enabled) return UNLIMITED
     const slot = Math.floor(now / this.slotMs)
     // An IP whose newest slot has left the window no longer counts anything.
@@ -85,20 +75,19 @@ export class RateLimiter implements RateLimit {
     const counts = this.advance(this.counts.get(ip), slot)
     this.counts.put(ip, counts)
 
-    const allowed = counts.total < this.max
+    const allowed = counts.total < max
     if (allowed) {
       counts.perSlot[slot % (SLOTS + 1)]! += 1
       counts.total += 1
     }
-    return limitResult(counts, allowed, { max: this.max, slotMs: this.slotMs, now })
+    return limitResult(counts, allowed, { max, slotMs: this.slotMs, now })
   }
 
-  /** Idle IPs are dropped as requests come; nothing is left for the cleanup job. */
+  /** Idle IPs are dropped as requests come. */
   prune(): Promise<number> {
     return Promise.resolve(0)
   }
 
-  /** Number of IPs remembered; for tests and diagnostics. */
   get size(): number {
     return this.counts.size
   }
@@ -134,10 +123,7 @@ export function limitResult(
   }
 }
 
-/**
- * When at most `left` of the requests counted now still count, if no more are made: slots leave
- * the count oldest first, slot `n` at the start of slot `n + SLOTS + 1`.
- */
+/** When at most `left` of the counted requests still count; slot `n` leaves at `n + SLOTS + 1`. */
 function freedAt(counts: Counts, left: number, now: number, slotMs: number): number {
   let total = counts.total
   for (let n = counts.slot - SLOTS; n <= counts.slot; n++) {

@@ -1,7 +1,6 @@
 /**
- * The memory of the in-process limits (rate-limiter.ts, lockout.ts): a Map kept in order of last
- * write, bounded by forgetting the least recently written key, so a flood of new IPs costs a
- * bounded amount of memory, and pruned from its oldest end as entries stop mattering.
+ * The memory of the in-process limits: a Map in order of last write that forgets the least
+ * recently written key when full, so a flood of new IPs costs bounded memory.
  * May touch: nothing (pure).
  */
 export class RecentMap<V> {

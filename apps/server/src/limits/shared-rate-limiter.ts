@@ -1,14 +1,9 @@
 /**
- * The per-IP rate limit of rate-limiter.ts kept in PostgreSQL, so that every instance behind a
- * load balancer counts against one window per client. One row per client holds the newest slot
- * and the counts of the SLOTS + 1 slots up to it (newest first). Each request is one
- * `insert … on conflict do update … returning`: the conflicting row is locked while its window is
- * moved on to the request's slot, its counts summed and the request counted only below the limit,
- * so concurrent requests on any instance are counted one after the other and never overshoot.
- *
- * The client is stored as the daily HMAC of its IP (quota.ts, DailyIpHash), never in clear; as
- * the hashes of one day cannot be linked to the next, a client's window starts afresh at midnight
- * UTC.
+ * The rate limit of rate-limiter.ts in PostgreSQL, one window per client for every instance: a
+ * row holds the newest slot and the counts of the SLOTS + 1 slots up to it (newest first). Each
+ * request is one `insert … on conflict do update … returning`, which locks the row, so concurrent
+ * requests on any instance never overshoot. The client is its IP's daily HMAC (DailyIpHash), so
+ * its window starts afresh at midnight UTC.
  * May touch: table rate_limit_windows.
  */
 import { lt, sql } from 'drizzle-orm'
@@ -24,20 +19,11 @@ import {
   type RateLimitResult,
 } from './rate-limiter.js'
 
-type WindowRow = {
-  slot: number
-  counts: number[]
-  allowed: boolean
-}
-
 const CLIENT = sql.placeholder('clientHash')
 const SLOT = sql.placeholder('slot')
 const MAX = sql.placeholder('max')
 
-/**
- * The upsert of one request, prepared once: planning it anew costs more than running it. In the
- * update, the columns name the row as it was, and `excluded` the request's slot.
- */
+/** The upsert of one request, prepared once; in it `excluded` is the request's slot. */
 function prepareHit(db: Db) {
   const { rateLimitWindows: table } = db.tables
   // Constants of the code, written into the statement so that their types are plain.
@@ -65,57 +51,49 @@ function prepareHit(db: Db) {
     .prepare('rate_limit_hit')
 }
 
+type SharedRateLimiterOptions = Omit<RateLimiterOptions, 'maxEntries'> & {
+  db: Db
+  ipHash: DailyIpHash
+}
+
 export class SharedRateLimiter implements RateLimit {
   readonly enabled: boolean
-  private readonly db: Db
-  private readonly ipHash: DailyIpHash
   private readonly slotMs: number
-  private readonly max: number
-  private readonly now: () => number
   private readonly hitStatement: ReturnType<typeof prepareHit>
 
-  constructor(options: Omit<RateLimiterOptions, 'maxEntries'> & { db: Db; ipHash: DailyIpHash }) {
-    this.db = options.db
-    this.ipHash = options.ipHash
+  constructor(private readonly options: SharedRateLimiterOptions) {
     this.slotMs = options.windowMs / SLOTS
-    this.max = options.max
-    this.now = options.now
     this.enabled = options.max > 0
     this.hitStatement = prepareHit(options.db)
   }
 
   async hit(ip: string): Promise<RateLimitResult> {
     if (!this.enabled) return UNLIMITED
-    const now = this.now()
+    const { max, ipHash } = this.options
+    const now = this.options.now()
     const [row] = await this.hitStatement.execute({
-      clientHash: this.ipHash.of(ip, now),
+      clientHash: ipHash.of(ip, now),
       slot: Math.floor(now / this.slotMs),
-      max: this.max,
+      max,
     })
     if (row === undefined) throw new Error('The rate limit upsert returned no row')
-    return this.result(row, now)
-  }
-
-  /** Deletes the windows whose newest slot has left the window. */
-  async prune(): Promise<number> {
-    const { rateLimitWindows } = this.db.tables
-    const oldest = Math.floor(this.now() / this.slotMs) - SLOTS
-    const removed = await this.db.query
-      .delete(rateLimitWindows)
-      .where(lt(rateLimitWindows.slot, oldest))
-      .returning({ slot: rateLimitWindows.slot })
-    return removed.length
-  }
-
-  private result(row: WindowRow, now: number): RateLimitResult {
     // Newest first in the row; by slot number modulo SLOTS + 1 in the counts limitResult reads.
     const perSlot = new Array<number>(SLOTS + 1).fill(0)
     row.counts.forEach((count, age) => (perSlot[(row.slot - age) % (SLOTS + 1)] = count))
     const total = row.counts.reduce((sum, count) => sum + count, 0)
-    return limitResult({ slot: row.slot, perSlot, total }, row.allowed, {
-      max: this.max,
-      slotMs: this.slotMs,
-      now,
-    })
+    const counts = { slot: row.slot, perSlot, total }
+    return limitResult(counts, row.allowed, { max, slotMs: this.slotMs, now })
+  }
+
+  /** Deletes the windows whose newest slot has left the window. */
+  async prune(): Promise<number> {
+    const { db, now } = this.options
+    const { rateLimitWindows } = db.tables
+    const oldest = Math.floor(now() / this.slotMs) - SLOTS
+    const removed = await db.query
+      .delete(rateLimitWindows)
+      .where(lt(rateLimitWindows.slot, oldest))
+      .returning({ slot: rateLimitWindows.slot })
+    return removed.length
   }
 }

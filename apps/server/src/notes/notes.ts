@@ -1,19 +1,12 @@
 /**
  * Encrypted notes: creation with the spec's validation, public info, counted views, the password
- * check and deletion (spec: POST /api/note … DELETE /api/note/:id, Note states).
- *
- * Order of checks when several apply, the same on every route:
- * 0. view and password check: a body that is not a JSON object, 400 `Invalid request` (a missing
- *    or non-string `authToken` is a wrong token, 401: spec Authentication 1);
- * 1. an id that is not a UUID, or no such note: 404 `Note not found` (a deleted note is unknown);
- * 2. expired: 410 `Note has expired`; then view limit reached: 410 `View limit reached`. The
- *    state table answers 410 for exhausted or expired notes on view, info and password check
- *    whatever the token, and `GET /api/note/:id` already tells anyone the same without one;
- * 3. password check only: not protected, 400 `Note is not password-protected`;
- * 4. protected notes on view and password check: the lockout of `note:<id>` for the caller's IP
- *    (429 with `Retry-After`), so the view route is no way around it;
- * 5. the token: 401 (`Invalid auth token`, `Invalid password`, `Invalid owner token`).
- * Deletion skips step 2: an owner may delete a note that has expired or is used up.
+ * check and deletion (spec: POST /api/note … DELETE /api/note/:id, Note states). Every route
+ * checks in one order: a view or password body that is not a JSON object, 400 (a missing
+ * `authToken` is a wrong token: spec Authentication 1); a malformed or unknown id, 404; expired,
+ * then used up, 410 whatever the token (`GET /api/note/:id` tells anyone as much); a password
+ * check of a note without one, 400; on a protected note the lockout of `note:<id>` for the IP, 429,
+ * so the view route is no way around it; then the token, 401. Deletion skips the 410s: an owner
+ * may delete a note that has expired or is used up.
  * May touch: table notes; tombstones and the lockout through their modules.
  */
 import { randomUUID } from 'node:crypto'
@@ -53,7 +46,6 @@ export interface NotesDeps {
   db: Db
   lockout: Lockout
   tombstones: Tombstones
-  /** Milliseconds since the epoch. */
   now: () => number
 }
 
@@ -88,10 +80,9 @@ function infoColumns(table: typeof notes) {
 type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
 
 /**
- * The statements of the note routes, prepared once per service: building a query and preparing
- * it again on every request cost more than running it. View and password check read only the
- * columns they need (`access`): every column read, above all every blob, costs the driver a copy.
- * PostgreSQL prepares them once per connection under their names.
+ * The statements of the note routes, prepared once per service: building and preparing a query
+ * on every request cost more than running it. View and password check read only the columns they
+ * need (`access`): every column read, above all every blob, costs the driver a copy.
  */
 function prepareNoteStatements(db: Db) {
   const { notes } = db.tables
@@ -170,11 +161,6 @@ const CREATE_FIELDS = [
 
 const EQUALS_SIGN = 0x3d
 
-/** Standard base64 of exactly `size` bytes, or null. */
-function decodeExact(value: unknown, size: number): Buffer | null {
-  return decodeBase64Strict(value, { minBytes: size, maxBytes: size })
-}
-
 function notFound(): HttpError {
   return new HttpError(404, ERROR_MESSAGES.noteNotFound)
 }
@@ -216,26 +202,22 @@ export class NotesService {
     for (const key of Object.keys(body)) {
       if (!isOneOf(key, CREATE_FIELDS)) problems.set(key.slice(0, 64), 'is not a known field')
     }
-    const nonce = decodeExact(body.nonce, NOTE_NONCE_BYTES)
+    const nonceSize = { minBytes: NOTE_NONCE_BYTES, maxBytes: NOTE_NONCE_BYTES }
+    const nonce = decodeBase64Strict(body.nonce, nonceSize)
     if (!nonce) problems.set('nonce', `must be base64 of ${NOTE_NONCE_BYTES} bytes`)
     const salt = canonicalBase64Url(body.salt, [NOTE_SALT_BYTES])
-    if (salt === null) {
-      problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
-    }
+    if (salt === null) problems.set('salt', `must be base64url of ${NOTE_SALT_BYTES} bytes`)
     const ownerToken = tokenBytes(typeof body.ownerToken === 'string' ? body.ownerToken : null)
     if (!ownerToken) problems.set('ownerToken', 'must be a base64url token')
     const authToken = tokenBytes(typeof body.authToken === 'string' ? body.authToken : null)
     if (!authToken) problems.set('authToken', 'must be a base64url token')
     const { contentType, maxViews, expireSec, hasPassword } = body
-    if (!isOneOf(contentType, NOTE_CONTENT_TYPES)) {
-      problems.set('contentType', `must be one of ${NOTE_CONTENT_TYPES.join(', ')}`)
+    const oneOf = (field: string, value: unknown, options: readonly unknown[]) => {
+      if (!isOneOf(value, options)) problems.set(field, `must be one of ${options.join(', ')}`)
     }
-    if (!isOneOf(maxViews, config.noteViewOptions)) {
-      problems.set('maxViews', `must be one of ${config.noteViewOptions.join(', ')}`)
-    }
-    if (!isOneOf(expireSec, config.noteExpireOptionsSec)) {
-      problems.set('expireSec', `must be one of ${config.noteExpireOptionsSec.join(', ')}`)
-    }
+    oneOf('contentType', contentType, NOTE_CONTENT_TYPES)
+    oneOf('maxViews', maxViews, config.noteViewOptions)
+    oneOf('expireSec', expireSec, config.noteExpireOptionsSec)
 
     if (typeof hasPassword !== 'boolean') problems.set('hasPassword', 'must be true or false')
     const passwordSalt = canonicalBase64Url(body.passwordSalt, [PASSWORD_SALT_BYTES])
@@ -243,9 +225,8 @@ export class NotesService {
       if (passwordSalt === null) {
         problems.set('passwordSalt', `must be base64url of ${PASSWORD_SALT_BYTES} bytes`)
       }
-      if (body.passwordAlgo !== PASSWORD_ALGO) {
+      if (body.passwordAlgo !== PASSWORD_ALGO)
         problems.set('passwordAlgo', `must be ${PASSWORD_ALGO}`)
-      }
     } else if (hasPassword === false) {
       // Present exactly when hasPassword is true (protocol PasswordFields): a stray salt would
       // otherwise be shown to readers of a note that has no password.
@@ -254,36 +235,25 @@ export class NotesService {
       }
     }
 
-    if (
-      problems.size > 0 ||
-      !content ||
-      !nonce ||
-      !ownerToken ||
-      !authToken ||
-      !isOneOf(contentType, NOTE_CONTENT_TYPES) ||
-      typeof maxViews !== 'number' ||
-      typeof expireSec !== 'number' ||
-      typeof hasPassword !== 'boolean'
-    ) {
-      throw invalid(Object.fromEntries(problems))
-    }
+    // Every value below that is missing or of another type has left a problem.
+    if (problems.size > 0) throw invalid(Object.fromEntries(problems))
 
     const now = this.deps.now()
-    const expiresAt = now + expireSec * 1000
+    const expiresAt = now + (expireSec as number) * 1000
     const id = randomUUID()
     const note: NewNote = {
       id,
-      contentType,
-      encryptedContent: content,
-      nonce,
+      contentType: contentType as NoteContentType,
+      encryptedContent: content!,
+      nonce: nonce!,
       // Stored in the one canonical spelling, so info answers the same bytes in one way.
       salt: salt!,
-      maxViews,
-      hasPassword,
+      maxViews: maxViews as number,
+      hasPassword: hasPassword as boolean,
       passwordSalt: hasPassword ? passwordSalt! : null,
       passwordAlgo: hasPassword ? PASSWORD_ALGO : null,
-      authTokenHash: hashToken(authToken),
-      ownerTokenHash: hashToken(ownerToken),
+      authTokenHash: hashToken(authToken!),
+      ownerTokenHash: hashToken(ownerToken!),
       createdAt: now,
       expiresAt,
     }
@@ -291,10 +261,7 @@ export class NotesService {
     return { id, expiresAt: new Date(expiresAt).toISOString() }
   }
 
-  /**
-   * Decodes `encryptedContent`, throwing 413 when it is over the limit (judged from the text's
-   * length before decoding, so an oversized body costs no decoding) and noting other problems.
-   */
+  /** Decodes `encryptedContent`; 413 over the limit, judged from the length before decoding. */
   private decodeContent(value: unknown, problems: Map<string, string>): Buffer | null {
     if (typeof value !== 'string') {
       problems.set('encryptedContent', 'must be base64')
@@ -323,11 +290,7 @@ export class NotesService {
     }
   }
 
-  /**
-   * Counts one view and returns the ciphertext (spec: POST /api/note/:id/view). The count is
-   * raised by one conditional UPDATE, so concurrent views never exceed maxViews: whichever
-   * request finds the limit reached in that statement answers 410.
-   */
+  /** Counts a view (POST /api/note/:id/view) in one conditional UPDATE: never past maxViews. */
   async view(id: string, body: unknown, clientIp: string): Promise<NoteViewResponse> {
     const presented = authTokenOf(body)
     const row = await this.available(id, this.statements.access)
@@ -351,11 +314,7 @@ export class NotesService {
     }
   }
 
-  /**
-   * Checks the auth token of a password-protected note without counting a view (spec: POST
-   * /api/note/:id/password). A well-formed wrong token counts as a failed attempt of
-   * `note:<id>` for this IP; a malformed one cannot be a password guess and does not.
-   */
+  /** Checks a protected note's auth token without counting a view (POST /api/note/:id/password). */
   async checkPassword(id: string, body: unknown, clientIp: string): Promise<void> {
     const presented = authTokenOf(body)
     const row = await this.available(id, this.statements.access)
@@ -367,10 +326,7 @@ export class NotesService {
     }
   }
 
-  /**
-   * Deletes a note, or what the cleanup job left of it; afterwards its id answers 404 everywhere
-   * (spec: DELETE /api/note/:id). A takedown's tombstone stays, answering 410.
-   */
+  /** Deletes a note or its tombstone (spec: DELETE /api/note/:id); a takedown's stays, 410. */
   async delete(id: string, ownerToken: string | undefined): Promise<void> {
     if (!isUuid(id)) throw notFound()
     const [row] = await this.statements.find.execute({ id })
@@ -387,10 +343,7 @@ export class NotesService {
     if (!(await deleteAsOwner(this.deps.tombstones, note, ownerToken))) throw notFound()
   }
 
-  /**
-   * Cleanup: deletes expired and used-up notes, leaving a tombstone for each so their ids go on
-   * answering 410 (tombstones.ts). Returns how many went.
-   */
+  /** Cleanup: deletes expired and used-up notes, leaving tombstones that answer 410. */
   async retireFinished(): Promise<number> {
     const { notes } = this.deps.db.tables
     const now = this.deps.now()
@@ -404,10 +357,7 @@ export class NotesService {
     })
   }
 
-  /**
-   * The note as `statement` reads it; 404 unknown, 410 when the cleanup job or the operator
-   * removed it.
-   */
+  /** The note as `statement` reads it; 404 unknown, 410 when cleanup or the operator removed it. */
   private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
     if (!isUuid(id)) throw notFound()
     const [row] = await statement.execute({ id })

@@ -1,15 +1,14 @@
 /**
- * The digest of new abuse reports mailed to ABUSE_EMAIL: at most one mail per
- * ABUSE_DIGEST_INTERVAL_SEC, naming every open report no digest has named yet (its number,
- * target and time; never its reason or key, which stay for `fileshare-admin reports show`). The
- * cleanup job's leader sends it, so one instance at a time does. The reports a digest names are
- * claimed with a lease by one conditional update and marked once the mail is out: a failed send
- * leaves them for the next digest, and a send whose marking was lost (a crash) names them again.
+ * The digest of new abuse reports mailed to ABUSE_EMAIL by the cleanup job's leader: at most one
+ * per ABUSE_DIGEST_INTERVAL_SEC, naming the open reports no digest has named (never a reason or
+ * key). They are claimed with a lease by one conditional update and marked once the mail is out,
+ * so a failed send leaves them for the next digest and a lost marking names them again.
  * May touch: table reports; mail through email.ts.
  */
 import { and, eq, inArray, isNull, lte, max } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
+import type { Report } from '../ops/reports.js'
 import { iso } from '../requests/request-records.js'
 import type { Mailer } from './email.js'
 
@@ -19,12 +18,7 @@ export const DIGEST_LEASE_MS = 2 * 60_000
 /** Reports listed one per line in a digest; the rest are counted. */
 export const DIGEST_MAX_LISTED = 100
 
-export interface DigestedReport {
-  id: number
-  targetId: string
-  createdAt: number
-  key: string | null
-}
+type DigestedReport = Pick<Report, 'id' | 'targetId' | 'createdAt' | 'key'>
 
 export interface AbuseDigestDeps {
   db: Db
@@ -67,10 +61,7 @@ export function abuseDigestMail(
 export class AbuseDigest {
   constructor(private readonly deps: AbuseDigestDeps) {}
 
-  /**
-   * Mails the digest of the open reports no digest has named yet, unless one went out less than
-   * an interval ago; answers how many reports it named. Rejects when the mail fails.
-   */
+  /** Mails the digest unless one went out within an interval; answers how many reports it named. */
   async send(): Promise<number> {
     const { db, mailer, now } = this.deps
     const { reports } = db.tables

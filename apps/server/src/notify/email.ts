@@ -1,6 +1,6 @@
 /**
- * Sends plain-text mails through SMTP_URL with nodemailer: the inbox notifications and the abuse
- * report notices. Callers compose the text; neither ever holds a file name or a link secret.
+ * Sends plain-text mails through SMTP_URL with nodemailer; callers compose the text, which never
+ * holds a file name or a link secret.
  * May touch: the network (SMTP at SMTP_URL).
  */
 import { createTransport, type Transporter } from 'nodemailer'
@@ -10,7 +10,6 @@ export interface Mailer {
   close(): void
 }
 
-/** A mailer over the SMTP server at `smtpUrl`, sending as `from`. */
 export function smtpMailer(smtpUrl: string, from: string): Mailer {
   // Short timeouts: a delivery must end well within the outbox's claim on its row.
   const transport: Transporter = createTransport({

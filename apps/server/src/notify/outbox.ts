@@ -1,9 +1,8 @@
 /**
- * The notification outbox in the database: rows are queued in the transaction that stores an
- * upload, claimed one by one with a conditional update that moves the lease forward (so of
- * several instances exactly one holds a row while it sends), deleted once delivered, and put
- * back with a doubling delay when a delivery fails, until a day has passed. A row whose request
- * no longer exists is dropped when it comes due, unsent.
+ * The notification outbox: rows are queued in the transaction that stores an upload, claimed by a
+ * conditional update of their lease (so exactly one instance holds a row while it sends), deleted
+ * once delivered, and retried with a doubling delay for a day. A row whose request is gone is
+ * dropped unsent.
  * May touch: tables notifications, file_requests (read).
  */
 import { randomUUID } from 'node:crypto'
@@ -11,34 +10,28 @@ import { randomUUID } from 'node:crypto'
 import { and, asc, count, eq, exists, inArray, lte } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
+import type { fileRequests, notifications } from '../db/schema-pg.js'
 import { increment } from '../db/expressions.js'
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
 
 export type NotificationChannel = 'email' | 'webhook'
 
-/** Where a request's creator asked to be told; stored on the request row. */
-export interface NotifyTargets {
-  notifyEmail: string | null
-  notifyWebhook: string | null
-  notifyWebhookSecret: Buffer | null
+/** Where a request's creator asked to be told, from the request row. */
+type NotifyTargets = Pick<
+  typeof fileRequests.$inferSelect,
+  'notifyEmail' | 'notifyWebhook' | 'notifyWebhookSecret'
+>
+
+/** A row claimed for a delivery; `attempts` counts this one. */
+export type ClaimedNotification = typeof notifications.$inferSelect & {
+  channel: NotificationChannel
 }
 
 /** A finished upload into a request, as far as a notification may tell. */
-export interface FinishedUpload {
-  uploadId: string
-  requestId: string
-  size: number
-  arrivedAt: number
-}
-
-export interface ClaimedNotification extends FinishedUpload {
-  id: string
-  channel: NotificationChannel
-  target: string
-  secret: Buffer | null
-  /** Deliveries tried so far, this one included. */
-  attempts: number
-}
+export type FinishedUpload = Pick<
+  ClaimedNotification,
+  'uploadId' | 'requestId' | 'size' | 'arrivedAt'
+>
 
 export class NotificationOutbox {
   constructor(
@@ -73,11 +66,7 @@ export class NotificationOutbox {
     await tx.delete(notifications).where(eq(notifications.uploadId, uploadId))
   }
 
-  /**
-   * Claims up to `limit` rows that are due and not held by another delivery. A due row whose
-   * request is gone (deleted by its owner, taken down, or removed by the cleanup job) is deleted
-   * instead: its notice is never sent, nor tried again.
-   */
+  /** Claims up to `limit` due rows no delivery holds, deleting those whose request is gone. */
   async claimDue(limit: number): Promise<ClaimedNotification[]> {
     const { notifications, fileRequests } = this.db.tables
     const time = this.now()
@@ -117,16 +106,12 @@ export class NotificationOutbox {
       .sort((a, b) => a.notBefore - b.notBefore)
   }
 
-  /** Removes a delivered row. */
   async delivered(row: ClaimedNotification): Promise<void> {
     const { notifications } = this.db.tables
     await this.db.query.delete(notifications).where(eq(notifications.id, row.id))
   }
 
-  /**
-   * Puts a failed row back to be tried after a doubling delay; answers false, deleting it, once
-   * the next try would come later than `giveUpAfterMs` after the upload.
-   */
+  /** Puts a failed row back for later; false, deleting it, once that is past `giveUpAfterMs`. */
   async failed(row: ClaimedNotification): Promise<boolean> {
     const { notifications } = this.db.tables
     const { firstDelayMs, maxDelayMs, giveUpAfterMs } = this.policy
@@ -143,7 +128,6 @@ export class NotificationOutbox {
     return true
   }
 
-  /** How many rows are queued. */
   async count(): Promise<number> {
     const { notifications } = this.db.tables
     const [row] = await this.db.query.select({ n: count() }).from(notifications)

@@ -1,10 +1,8 @@
 /**
- * Whether an IP address is one a notification must not reach unless the operator allows it:
- * loopback, private, link-local, shared, unspecified or multicast space, so a webhook cannot be
- * used to probe the server's own network (RFC 1918, RFC 6598, RFC 4193, RFC 4291). An IPv6
- * address that carries an IPv4 address where the network can reach it (IPv4-mapped, NAT64's
- * well-known prefix, 6to4) is judged by that IPv4 address; IPv4-compatible addresses and
- * NAT64's local-use prefix are refused whole.
+ * Whether an IP address is one a notification must not reach unless the operator allows it
+ * (loopback, private, link-local, shared, unspecified, multicast: RFC 1918, 6598, 4193, 4291), so a
+ * webhook cannot probe the server's own network. An IPv6 address carrying a reachable IPv4 one
+ * (IPv4-mapped, NAT64's well-known prefix, 6to4) is judged by it.
  * May touch: nothing (pure).
  */
 import { BlockList, isIP } from 'node:net'

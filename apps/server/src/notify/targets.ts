@@ -1,8 +1,7 @@
 /**
- * Checks the notification fields of `POST /api/request`: an email address (email-address.ts),
- * and a webhook URL over https (plain http only to hosts the operator lists) whose host
- * is not a private or loopback address unless NOTIFY_ALLOW_PRIVATE is on. The delivery checks
- * resolved addresses again (webhook.ts); this check refuses what is wrong on its face.
+ * Checks the `notifyWebhook` of `POST /api/request`: https (plain http only to hosts the operator
+ * lists), to no private or loopback host unless NOTIFY_ALLOW_PRIVATE is on. This refuses what is
+ * wrong on its face; the delivery checks resolved addresses (webhook.ts).
  * May touch: nothing (pure).
  */
 import { isIP } from 'node:net'
@@ -37,10 +36,8 @@ export function parseNotifyWebhook(
   } else if (url.protocol !== 'https:') {
     throw new Error('must use https')
   }
-  if (!settings.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
-    throw new Error('must not point at a private or loopback address')
-  }
-  if (!settings.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+  const loopbackName = host === 'localhost' || host.endsWith('.localhost')
+  if (!settings.allowPrivate && (loopbackName || (isIP(host) !== 0 && isPrivateAddress(host)))) {
     throw new Error('must not point at a private or loopback address')
   }
   return url.href

@@ -1,10 +1,9 @@
 /**
  * Delivers one webhook notification: a JSON POST signed with HMAC-SHA256 over the exact body
  * (`X-Fileshare-Signature: sha256=<hex>`). Every address the host resolves to is checked before
- * connecting, so a name that points at the server's own network is refused as a literal address
- * would be; redirects are not followed and the answer is not read beyond its status. The caller's
- * signal bounds the whole exchange: a receiver that keeps the connection busy without a final
- * answer (interim `102 Processing` lines, a trickle) is cut off when it aborts.
+ * connecting, so a name pointing at the server's own network is refused like a literal address;
+ * redirects are not followed. The caller's signal bounds the whole exchange, so a receiver that
+ * keeps the connection busy without a final answer (`102 Processing`, a trickle) is cut off.
  * May touch: the network (DNS and the webhook's receiver).
  */
 import { createHmac } from 'node:crypto'
@@ -22,11 +21,6 @@ import {
 import { isPrivateAddress } from './private-address.js'
 import { webhookHost } from './targets.js'
 
-/** `sha256=<hex>` of the body under the request's key. */
-export function signWebhookBody(body: string, secret: Buffer): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
-}
-
 /** A lookup that refuses, when private targets are not allowed, any private address. */
 function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
@@ -43,10 +37,7 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   }
 }
 
-/**
- * Posts the notification; resolves on a 2xx answer, rejects on anything else and, destroying the
- * connection, as soon as `signal` aborts.
- */
+/** Posts the notification; resolves on a 2xx answer, rejects otherwise or once `signal` aborts. */
 export async function postWebhook(
   target: string,
   notification: RequestNotification,
@@ -60,13 +51,14 @@ export async function postWebhook(
     throw new Error('webhook target is a private address')
   }
   const body = JSON.stringify(notification)
+  const signature = createHmac('sha256', secret).update(body).digest('hex')
   const options: RequestOptions = {
     method: 'POST',
     headers: {
       [RECEIVED_HEADERS.contentType]: 'application/json',
       [RECEIVED_HEADERS.contentLength]: String(Buffer.byteLength(body)),
       'user-agent': 'fileshare-notify',
-      [NOTIFICATION_SIGNATURE_HEADER]: signWebhookBody(body, secret),
+      [NOTIFICATION_SIGNATURE_HEADER]: `sha256=${signature}`,
     },
     lookup: guardedLookup(allowPrivate),
     signal,

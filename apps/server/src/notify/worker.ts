@@ -1,10 +1,8 @@
 /**
  * Delivers queued notifications: every instance polls the outbox, claims what is due and sends
  * it by email or webhook; a failure is logged and retried later (outbox.ts). An upload in this
- * process wakes the worker at once instead of waiting for the next poll. Each delivery runs on
- * its own under a total deadline, so a receiver that never answers holds one of the slots for
- * that long and delays nothing else; a stop gives the deliveries under way a grace, then cuts
- * them off.
+ * process wakes the worker at once. Each delivery runs under its own deadline, so a receiver that
+ * never answers delays nothing else; a stop gives deliveries under way a grace, then cuts them off.
  * May touch: timers; the log; the outbox and the network through outbox.ts, email.ts and
  * webhook.ts.
  */
@@ -22,7 +20,7 @@ const MAX_IN_FLIGHT = 20
 
 export interface NotificationWorkerDeps {
   outbox: NotificationOutbox
-  /** Null without SMTP_URL: email rows then fail and are retried until one is configured. */
+  /** Null without SMTP_URL: email rows then fail and are retried. */
   mailer: Mailer | null
   allowPrivate: boolean
   /** CUSTOM_TITLE, which names the service in a mail's subject. */
@@ -38,7 +36,6 @@ interface Delivery {
   abort: AbortController
 }
 
-/** The subject and text of a notification mail. */
 export function notificationMail(
   notification: RequestNotification,
   title: string,
@@ -102,9 +99,8 @@ export class NotificationWorker {
   }
 
   /**
-   * Stops claiming, gives the deliveries under way up to `graceMs` to end, aborts the rest (they
-   * are put back as failed tries, for this or another instance to send again), then closes the
-   * mail connection.
+   * Stops claiming, gives deliveries under way `graceMs`, aborts the rest (put back as failed
+   * tries, for any instance to send again), then closes the mail connection.
    */
   async stop(graceMs = 0): Promise<void> {
     this.stopped = true
@@ -182,10 +178,7 @@ export class NotificationWorker {
   }
 }
 
-/**
- * `work`, or the signal's reason as soon as it aborts: the mailer cannot be aborted, so a mail
- * still under way is left to its own timeouts and its outcome ignored.
- */
+/** `work`, or the signal's reason once it aborts: a mail cannot be aborted, so it is ignored. */
 function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason)

@@ -1,12 +1,9 @@
 /**
- * The periodic cleanup job: removes expired and used-up uploads and notes (leaving tombstones
- * that answer 410 for a while: tombstones.ts), uploads in requests whose retention ended and
- * requests that can hold nothing any more, retries failed blob removals, sweeps blobs and partial
- * files nothing refers to, ends abandoned upload sessions, deletes API tokens long expired and
- * prunes old quota windows and daily counts (spec: What the service does 5; File upload,
- * Note and Upload slot states; Limits, FILE_REQUEST_RETENTION_SEC); it also mails the digest of
- * new abuse reports when one is due. Every instance ends its own idle sessions; the rest, which
- * works on what all instances share, runs on one instance at a time (db/leader-lock.ts).
+ * The periodic cleanup job (spec: What the service does 5; Limits, FILE_REQUEST_RETENTION_SEC):
+ * removes what expired or was used up (leaving tombstones: tombstones.ts), retries failed blob
+ * removals, sweeps blobs and partial files nothing refers to, ends abandoned sessions, prunes the
+ * limits' windows and mails the abuse digest when due. Every instance ends its own idle sessions;
+ * the shared rest runs on one instance at a time (db/leader-lock.ts).
  * May touch: tables uploads, request_uploads (read); the blob store (sweeps); timers; the log
  * and the metrics registry; the rest through the services it runs.
  */
@@ -32,17 +29,12 @@ import type { RequestsService } from '../requests/requests.js'
 import type { UploadSessions } from '../sessions/upload-sessions.js'
 import type { UploadsService } from '../uploads/uploads.js'
 
-/**
- * A committed blob without a record is swept only when it is older than this. The upload routes
- * commit the blob before they insert the record, so a young blob may simply be waiting for it.
- */
+/** A committed blob without a record is swept only this old: a young one may await its record. */
 export const ORPHAN_GRACE_MS = 10 * 60_000
 
 /**
- * Partial files of sessions that ended normally are removed by commit or abort, and the start of
- * the server removes all of them, so the job only sweeps leftovers of failed removals. A partial
- * file is swept once it is this much older than the session idle time, which is the longest an
- * HTTP session stays open without a write.
+ * How much older than the session idle time (the longest a session stays open without a write) a
+ * partial file is swept; commit, abort and the server's start remove the others.
  */
 export const PARTIAL_MARGIN_MS = 10 * 60_000
 
@@ -91,43 +83,16 @@ export type CleanupStep =
   | 'quota'
   | 'abuseDigest'
 
-/** A run's outcome; its removal counts are what the metrics record (CleanupCounts). */
-export interface CleanupReport extends CleanupCounts {
-  /** Whether this instance held the background work's lock and ran the shared steps. */
-  leading: boolean
-  /** Uploads deleted because they expired or used up their downloads (tombstones.ts). */
-  uploadsRemoved: number
-  /** Blobs of removed uploads (of both kinds) whose removal failed and was queued for the next run. */
+/** A run's outcome: the counts the metrics record, and the steps that failed (each logged). */
+export type CleanupReport = { -readonly [K in keyof CleanupCounts]: CleanupCounts[K] } & {
+  /** Blobs of removed uploads whose removal failed and was queued for the next run. */
   blobsQueued: number
-  /**
-   * Blobs of removed uploads (of both kinds) kept until the presigned URL of their last download
-   * has expired; a later run removes them (counted in `blobsRetried`).
-   */
+  /** Blobs kept until the presigned URL of their last download has expired (blobsRetried later). */
   blobsHeld: number
-  /** Notes deleted because they expired or used up their views. */
-  notesRemoved: number
-  /** Tombstones of removed uploads and notes whose retention ended. */
-  tombstonesPurged: number
-  /** Uploads in requests deleted because their retention ended or their downloads are used up. */
-  requestUploadsRemoved: number
-  /** Requests deleted because they ended long enough ago and hold nothing. */
-  requestsRemoved: number
-  /** API tokens deleted because they expired longer than EXPIRED_TOKEN_GRACE_MS ago. */
-  apiTokensPurged: number
-  /** Blob removals queued or held by earlier runs that succeeded in this one. */
-  blobsRetried: number
-  /** Chunked upload sessions ended for being idle too long. */
-  sessionsExpired: number
-  orphansRemoved: number
-  partialsRemoved: number
-  quotaPruned: number
   /** Abuse reports named in the digest mailed to ABUSE_EMAIL in this run. */
   abuseReportsMailed: number
-  /** Steps that failed; each was logged and the others still ran. */
   failedSteps: CleanupStep[]
 }
-
-type StepRunner = (name: CleanupStep, work: () => Promise<void> | void) => Promise<void>
 
 function emptyReport(): CleanupReport {
   return {
@@ -153,27 +118,22 @@ function emptyReport(): CleanupReport {
 const anyContext = (_context: unknown): _context is unknown => true
 
 export class CleanupJob {
-  private readonly deps: CleanupDeps
   private timer: NodeJS.Timeout | undefined
   private running: Promise<CleanupReport> | undefined
   private stopped = false
   /**
-   * Orphan candidates seen by the previous run. A blob is swept only when two runs in a row found
-   * it without a record, so a record inserted a moment after its blob was listed always wins,
-   * whatever the blob's modification time says.
+   * Orphan candidates seen by the previous run: a blob is swept only when two runs in a row found
+   * it without a record, so a record inserted a moment after its blob was listed always wins.
    */
   private orphanCandidates = new Set<string>()
 
-  constructor(deps: CleanupDeps) {
-    this.deps = deps
-  }
+  constructor(private readonly deps: CleanupDeps) {}
 
   /** Runs the job every `intervalMs`; the first run comes one interval after the start. */
   start(intervalMs: number): void {
     this.stopped = false
     if (this.timer) clearInterval(this.timer)
-    // Each step logs its own failure; this catches one outside the steps, so that a timed run
-    // never ends the process with an unhandled rejection.
+    // A failure outside the steps, which log their own, must not end the process unhandled.
     this.timer = setInterval(
       () =>
         this.runOnce().catch((error: unknown) =>
@@ -185,10 +145,7 @@ export class CleanupJob {
     this.timer.unref()
   }
 
-  /**
-   * Stops the timer; a run under way skips its remaining steps. Resolves once that run has
-   * ended, so the database can be closed after it.
-   */
+  /** Stops the timer and the steps of a run under way; resolves once that run has ended. */
   async stop(): Promise<void> {
     this.stopped = true
     if (this.timer) clearInterval(this.timer)
@@ -200,7 +157,7 @@ export class CleanupJob {
 
   /**
    * Runs every step once; a call while a run is under way gets that run's report. After `stop()`
-   * no step runs until `start()`, so nothing touches a database that is being closed.
+   * no step runs until `start()`, so nothing touches a database being closed.
    */
   runOnce(): Promise<CleanupReport> {
     this.running ??= this.run()
@@ -216,8 +173,9 @@ export class CleanupJob {
 
   private async run(): Promise<CleanupReport> {
     const report = emptyReport()
-    const step: StepRunner = (name, work) => this.runStep(report, name, work)
+    const step = this.stepper(report)
     const { services } = this.deps
+    const idleMs = this.deps.config.uploadSessionIdleSec * 1000
 
     // This instance's own sessions, whoever leads; before the partial sweep, since ending a
     // session removes its partial file at once.
@@ -228,13 +186,10 @@ export class CleanupJob {
     report.leading = await this.deps.leader.acquire()
     if (!report.leading) return report
 
-    await this.removeFinished(report, step)
-    // Sessions with a row are every instance's, of both writers: the leader ends the idle ones,
-    // and those of an instance that died whose clients did not ask to resume them; then removes
-    // stored chunks that no live session holds (an instance died mid-chunk), before the partial
-    // sweep.
+    await this.removeFinished(report)
+    // Sessions with a row are every instance's: the leader ends the idle ones and the unresumable
+    // ones of a dead instance, then removes stored chunks no live session holds.
     await step('storedSessions', async () => {
-      const idleMs = this.deps.config.uploadSessionIdleSec * 1000
       report.sessionsExpired += await services.sessions.expireDormant(
         idleMs,
         REQUEST_HTTP_SESSION_TIMEOUT_MS,
@@ -249,10 +204,9 @@ export class CleanupJob {
       report.orphansRemoved = await this.sweepOrphans()
     })
     await step('partials', async () => {
-      const olderThan = this.deps.config.uploadSessionIdleSec * 1000 + PARTIAL_MARGIN_MS
       // Only what no live session of any instance writes: a long upload elsewhere is not aborted.
       report.partialsRemoved += await this.deps.blobs.sweepUnfinished(
-        olderThan,
+        idleMs + PARTIAL_MARGIN_MS,
         await services.liveSessionKeys(),
       )
     })
@@ -285,33 +239,31 @@ export class CleanupJob {
   }
 
   /**
-   * The removal steps alone, at once, whichever instance leads (`fileshare-admin purge-expired`):
-   * expired and used-up items, tombstones past their retention, finished requests, API tokens long
-   * expired and the blob removals that are due. Each is a conditional delete, safe beside a running job.
+   * The removal steps alone, whichever instance leads (`fileshare-admin purge-expired`): each is a
+   * conditional delete, safe beside a running job.
    */
   async purgeExpired(): Promise<CleanupReport> {
     const report = emptyReport()
     report.leading = true
-    await this.removeFinished(report, (name, work) => this.runStep(report, name, work))
+    await this.removeFinished(report)
     return report
   }
 
-  /** Runs one step unless the job was stopped; a failure is logged and noted in the report. */
-  private async runStep(
-    report: CleanupReport,
-    name: CleanupStep,
-    work: () => Promise<void> | void,
-  ): Promise<void> {
-    if (this.stopped) return
-    try {
-      await work()
-    } catch (error) {
-      report.failedSteps.push(name)
-      this.deps.logger.error(`cleanup step ${name} failed`, error)
+  /** Runs a step unless the job was stopped; a failure is logged and noted in `report`. */
+  private stepper(report: CleanupReport) {
+    return async (name: CleanupStep, work: () => Promise<void>): Promise<void> => {
+      if (this.stopped) return
+      try {
+        await work()
+      } catch (error) {
+        report.failedSteps.push(name)
+        this.deps.logger.error(`cleanup step ${name} failed`, error)
+      }
     }
   }
 
-  private async removeFinished(report: CleanupReport, step: StepRunner): Promise<void> {
+  private async removeFinished(report: CleanupReport): Promise<void> {
+    const step = this.stepper(report)
     const { services } = this.deps
     // Removals that failed in earlier runs go first, so a removal that fails in this run is
     // tried again by the next run rather than right away.
@@ -346,9 +298,8 @@ export class CleanupJob {
   }
 
   /**
-   * Removes committed blobs that no record (of an upload or of an upload in a request), open
-   * session or queued removal refers to, as left by a crash between the commit of a blob and the
-   * insert of its record, or between the deletion of records and the removal of their blobs.
+   * Removes committed blobs no record, open session or queued removal refers to, as a crash between
+   * a blob's commit and its record's insert (or a record's deletion and its blob's) leaves.
    */
   private async sweepOrphans(): Promise<number> {
     const { db, blobs, services } = this.deps
@@ -357,22 +308,16 @@ export class CleanupJob {
     const { uploads, requestUploads } = db.tables
     const pending = await services.janitor.pending()
     const candidates = new Set<string>()
+    const recorded = async (table: typeof uploads | typeof requestUploads, key: string) =>
+      (await db.query.select({ id: table.id }).from(table).where(eq(table.id, key))).length > 0
     let removed = 0
     for await (const blob of blobs.list()) {
       if (blob.modifiedAt > cutoff || pending.has(blob.key)) continue
       if (services.sessions.get(blob.key, anyContext)) continue
       // Looked up one at a time, right before the decision, so a record inserted while the
       // listing ran is seen.
-      const [upload] = await db.query
-        .select({ id: uploads.id })
-        .from(uploads)
-        .where(eq(uploads.id, blob.key))
-      if (upload) continue
-      const [requestUpload] = await db.query
-        .select({ id: requestUploads.id })
-        .from(requestUploads)
-        .where(eq(requestUploads.id, blob.key))
-      if (requestUpload) continue
+      if ((await recorded(uploads, blob.key)) || (await recorded(requestUploads, blob.key)))
+        continue
       if (!this.orphanCandidates.has(blob.key)) {
         candidates.add(blob.key)
         continue

@@ -10,70 +10,12 @@ import type { Db } from '../db/client.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { TombstoneKind } from '../records/tombstones.js'
 
-export interface Stats {
-  uploads: { count: number; bytes: number; oldest: number | null }
-  notes: { count: number; bytes: number; oldest: number | null }
-  requests: { count: number; oldest: number | null; uploads: number; bytes: number }
-  /** Ids still answering 410; `takedowns` of them were removed by the operator. */
-  tombstones: { count: number; takedowns: number }
-  reports: { open: number }
-  /** Committed blobs as the store lists them, whatever the records say. */
-  storage: { blobs: number; bytes: number }
-}
-
 export type ItemKind = 'upload' | 'note' | 'request' | 'removed'
 
 export const ITEM_KINDS: readonly ItemKind[] = ['upload', 'note', 'request', 'removed']
 
-export interface UploadItem {
-  kind: 'upload'
-  id: string
-  size: number
-  fileCount: number
-  hasPassword: boolean
-  downloadCount: number
-  maxDownloads: number
-  createdAt: number
-  expiresAt: number
-}
-
-export interface NoteItem {
-  kind: 'note'
-  id: string
-  /** Bytes of ciphertext. */
-  size: number
-  contentType: string
-  hasPassword: boolean
-  viewCount: number
-  maxViews: number
-  createdAt: number
-  expiresAt: number
-}
-
-export interface RequestItem {
-  kind: 'request'
-  id: string
-  /** Bytes of the uploads still in it. */
-  size: number
-  uploads: number
-  usedUploads: number
-  maxUploads: number
-  maxSize: number
-  closed: boolean
-  createdAt: number
-  expiresAt: number
-}
-
-export interface RemovedItem {
-  kind: 'removed'
-  id: string
-  /** What it was: `upload`, `note` or `request`. */
-  was: string
-  removedAt: number
-  reason: string | null
-}
-
-export type Item = UploadItem | NoteItem | RequestItem | RemovedItem
+/** A listed item; `size` is an upload's bytes, a note's ciphertext, a request's kept uploads. */
+export type Item = Awaited<ReturnType<Inventory['listKind']>>[number]
 
 const number = (value: unknown): number => Number(value ?? 0)
 
@@ -83,7 +25,8 @@ export class Inventory {
     private readonly blobs: BlobStore,
   ) {}
 
-  async stats(): Promise<Stats> {
+  /** Counts per kind; `storage` is what the blob store lists, whatever the records say. */
+  async stats() {
     const { uploads, notes, fileRequests, requestUploads, tombstones, reports } = this.db.tables
     const q = this.db.query
     const [u] = await q
@@ -133,108 +76,108 @@ export class Inventory {
   /** Items of `kind` (every kind when undefined), newest first, at most `limit` of each kind. */
   async list(kind: ItemKind | undefined, limit: number): Promise<Item[]> {
     const items: Item[] = []
-    if (kind === undefined || kind === 'upload') items.push(...(await this.uploads(limit)))
-    if (kind === undefined || kind === 'note') items.push(...(await this.notes(limit)))
-    if (kind === undefined || kind === 'request') items.push(...(await this.requests(limit)))
-    if (kind === undefined || kind === 'removed') items.push(...(await this.removed(limit)))
+    for (const each of ITEM_KINDS) {
+      if (kind === undefined || kind === each) items.push(...(await this.listKind(each, limit)))
+    }
     return items
   }
 
-  private async uploads(limit: number): Promise<UploadItem[]> {
-    const { uploads } = this.db.tables
-    const rows = await this.db.query
-      .select({
-        id: uploads.id,
-        size: uploads.size,
-        fileCount: uploads.fileCount,
-        hasPassword: uploads.hasPassword,
-        downloadCount: uploads.downloadCount,
-        maxDownloads: uploads.maxDownloads,
-        createdAt: uploads.createdAt,
-        expiresAt: uploads.expiresAt,
-      })
-      .from(uploads)
-      .orderBy(desc(uploads.createdAt))
-      .limit(limit)
-    return rows.map((row) => ({ kind: 'upload', ...row }))
-  }
-
-  private async notes(limit: number): Promise<NoteItem[]> {
-    const { notes } = this.db.tables
-    const rows = await this.db.query
-      .select({
-        id: notes.id,
-        size: sql<number>`length(${notes.encryptedContent})`,
-        contentType: notes.contentType,
-        hasPassword: notes.hasPassword,
-        viewCount: notes.viewCount,
-        maxViews: notes.maxViews,
-        createdAt: notes.createdAt,
-        expiresAt: notes.expiresAt,
-      })
-      .from(notes)
-      .orderBy(desc(notes.createdAt))
-      .limit(limit)
-    return rows.map((row) => ({ kind: 'note', ...row, size: number(row.size) }))
-  }
-
-  private async requests(limit: number): Promise<RequestItem[]> {
-    const { fileRequests, requestUploads } = this.db.tables
-    const rows = await this.db.query
-      .select({
-        id: fileRequests.id,
-        size: sql<number>`coalesce(sum(${requestUploads.size}), 0)`,
-        uploads: count(requestUploads.id),
-        usedUploads: fileRequests.usedUploads,
-        maxUploads: fileRequests.maxUploads,
-        maxSize: fileRequests.maxSize,
-        closed: fileRequests.closed,
-        createdAt: fileRequests.createdAt,
-        expiresAt: fileRequests.closesAt,
-      })
-      .from(fileRequests)
-      .leftJoin(requestUploads, eq(requestUploads.requestId, fileRequests.id))
-      .groupBy(fileRequests.id)
-      .orderBy(desc(fileRequests.createdAt))
-      .limit(limit)
-    return rows.map((row) => ({
-      kind: 'request',
-      ...row,
-      size: number(row.size),
-      uploads: number(row.uploads),
-    }))
-  }
-
-  private async removed(limit: number): Promise<RemovedItem[]> {
-    const { tombstones } = this.db.tables
-    const rows = await this.db.query
-      .select({
-        id: tombstones.id,
-        was: tombstones.kind,
-        removedAt: tombstones.removedAt,
-        reason: tombstones.takedownReason,
-      })
-      .from(tombstones)
-      .where(isNotNull(tombstones.removedAt))
-      .orderBy(desc(tombstones.removedAt))
-      .limit(limit)
-    return rows.map((row) => ({ kind: 'removed', ...row, removedAt: number(row.removedAt) }))
+  private async listKind(kind: ItemKind, limit: number) {
+    const { uploads, notes, fileRequests, requestUploads, tombstones } = this.db.tables
+    const q = this.db.query
+    switch (kind) {
+      case 'upload': {
+        const rows = await q
+          .select({
+            id: uploads.id,
+            size: uploads.size,
+            fileCount: uploads.fileCount,
+            hasPassword: uploads.hasPassword,
+            downloadCount: uploads.downloadCount,
+            maxDownloads: uploads.maxDownloads,
+            createdAt: uploads.createdAt,
+            expiresAt: uploads.expiresAt,
+          })
+          .from(uploads)
+          .orderBy(desc(uploads.createdAt))
+          .limit(limit)
+        return rows.map((row) => ({ kind: 'upload' as const, ...row }))
+      }
+      case 'note': {
+        const rows = await q
+          .select({
+            id: notes.id,
+            size: sql<number>`length(${notes.encryptedContent})`,
+            contentType: notes.contentType,
+            hasPassword: notes.hasPassword,
+            viewCount: notes.viewCount,
+            maxViews: notes.maxViews,
+            createdAt: notes.createdAt,
+            expiresAt: notes.expiresAt,
+          })
+          .from(notes)
+          .orderBy(desc(notes.createdAt))
+          .limit(limit)
+        return rows.map((row) => ({ kind: 'note' as const, ...row, size: number(row.size) }))
+      }
+      case 'request': {
+        const rows = await q
+          .select({
+            id: fileRequests.id,
+            size: sql<number>`coalesce(sum(${requestUploads.size}), 0)`,
+            uploads: count(requestUploads.id),
+            usedUploads: fileRequests.usedUploads,
+            maxUploads: fileRequests.maxUploads,
+            maxSize: fileRequests.maxSize,
+            closed: fileRequests.closed,
+            createdAt: fileRequests.createdAt,
+            expiresAt: fileRequests.closesAt,
+          })
+          .from(fileRequests)
+          .leftJoin(requestUploads, eq(requestUploads.requestId, fileRequests.id))
+          .groupBy(fileRequests.id)
+          .orderBy(desc(fileRequests.createdAt))
+          .limit(limit)
+        return rows.map((row) => ({
+          kind: 'request' as const,
+          ...row,
+          size: number(row.size),
+          uploads: number(row.uploads),
+        }))
+      }
+      case 'removed': {
+        const rows = await q
+          .select({
+            id: tombstones.id,
+            was: tombstones.kind,
+            removedAt: tombstones.removedAt,
+            reason: tombstones.takedownReason,
+          })
+          .from(tombstones)
+          .where(isNotNull(tombstones.removedAt))
+          .orderBy(desc(tombstones.removedAt))
+          .limit(limit)
+        return rows.map((row) => ({
+          kind: 'removed' as const,
+          ...row,
+          removedAt: number(row.removedAt),
+        }))
+      }
+    }
   }
 
   /** What `id` names: a stored item's kind, or a removed one's with `removed` set; or undefined. */
   async find(id: string): Promise<{ kind: TombstoneKind; removed: boolean } | undefined> {
     const { uploads, notes, fileRequests, tombstones } = this.db.tables
     const q = this.db.query
-    const stored: [TombstoneKind, () => Promise<unknown[]>][] = [
-      ['upload', () => q.select({ id: uploads.id }).from(uploads).where(eq(uploads.id, id))],
-      ['note', () => q.select({ id: notes.id }).from(notes).where(eq(notes.id, id))],
-      [
-        'request',
-        () => q.select({ id: fileRequests.id }).from(fileRequests).where(eq(fileRequests.id, id)),
-      ],
-    ]
-    for (const [kind, lookup] of stored) {
-      if ((await lookup()).length > 0) return { kind, removed: false }
+    const stored = [
+      ['upload', uploads],
+      ['note', notes],
+      ['request', fileRequests],
+    ] as const
+    for (const [kind, table] of stored) {
+      const rows = await q.select({ id: table.id }).from(table).where(eq(table.id, id))
+      if (rows.length > 0) return { kind, removed: false }
     }
     const [tombstone] = await q
       .select({ kind: tombstones.kind })

@@ -1,24 +1,24 @@
 /**
  * Abuse reports (`POST /api/report/:id`, `fileshare-admin reports`): filed by anyone holding a
- * link, stored for the operator, never telling the reporter whether the id exists (the answer is
- * the same either way). A reporter counts as its network (an IPv4 /24, an IPv6 /48), against a
- * rate limit and a daily limit, so that no network fills the open reports alone. Nothing of the
- * reporter is kept with a report: the limits count in memory, or under the daily HMAC of the
- * network in the database (limits/), and the daily counts go with their day.
- * May touch: tables reports, request_daily_counts (through limits/daily-counts.ts).
+ * link, stored for the operator, never telling the reporter whether the id exists. A reporter
+ * counts as its network (IPv4 /24, IPv6 /48) against a rate and a daily limit, so that no network
+ * fills the open reports alone; nothing of the reporter is kept with a report.
+ * May touch: tables reports, request_daily_counts (through limits/daily-counts.ts); the log.
  */
 import {
   ERROR_MESSAGES,
   REPORT_REASON_MAX_CHARS,
   SECRET_SIZE,
-  fromBase64Url,
+  canonicalToken,
   isUuid,
 } from '@fileshare/protocol'
 import { and, count, desc, eq } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
+import type { reports } from '../db/schema-pg.js'
 import { lockCount } from '../db/count-lock.js'
 import { HttpError, tooManyRequests } from '../http-error.js'
+import type { Logger } from '../logger.js'
 import { reporterNetwork } from '../middleware/client-ip.js'
 import { countToday } from '../limits/daily-counts.js'
 import type { DailyIpHash } from '../limits/quota.js'
@@ -29,19 +29,12 @@ export type ReportStatus = 'open' | 'resolved' | 'dismissed'
 
 export const REPORT_STATUSES: readonly ReportStatus[] = ['open', 'resolved', 'dismissed']
 
-export interface Report {
-  /** The number the operator refers to it by. */
-  id: number
-  targetId: string
-  reason: string
-  /** The link secret, when the reporter chose to include it. */
-  key: string | null
+/** A report as filed: `id` is the number the operator knows it by, `key` the link's secret. */
+export type Report = Omit<typeof reports.$inferSelect, 'status' | 'mailedAt' | 'mailLeaseUntil'> & {
   status: ReportStatus
-  createdAt: number
-  closedAt: number | null
 }
 
-/** Reports waiting for the operator beyond which new ones are refused, so the table stays bounded. */
+/** Open reports beyond which new ones are refused, so the table stays bounded. */
 export const MAX_OPEN_REPORTS = 10_000
 
 /** The wait a reporter is told while that many are open: the operator works through them. */
@@ -61,17 +54,16 @@ export interface ReportsDeps {
   dailyLimit: number
   ipHash: DailyIpHash
   now: () => number
-  /** Tells the operator of a new report (notify/abuse-notice.ts). */
-  notify: (report: Report) => void
+  /** Tells the operator of each new report by its number, never its reason or key. */
+  logger: Logger
 }
 
 export class ReportsService {
   constructor(private readonly deps: ReportsDeps) {}
 
   /**
-   * Files a report on `targetId`, whatever it names: 400 for a malformed id or body, 429 past the
-   * network's report limits or with too many reports open. The daily count, the check of the
-   * open reports and the report are one transaction, so a refused report counts nothing.
+   * Files a report on `targetId`, whatever it names: 400 malformed, 429 past the network's limits
+   * or with too many open. Count, check and report are one transaction: a refusal counts nothing.
    */
   async file(targetId: string, body: unknown, clientIp: string): Promise<Report> {
     if (!isUuid(targetId)) throw invalid({ id: 'must be a UUID' })
@@ -99,7 +91,8 @@ export class ReportsService {
         .returning(reportColumns(db))
       return report as Report
     })
-    this.deps.notify(filed)
+    const { id } = filed
+    this.deps.logger.info(`abuse report #${id} filed; see fileshare-admin reports show ${id}`)
     return filed
   }
 
@@ -156,19 +149,10 @@ function parseReport(body: unknown): { reason: string; key: string | null } {
     })
   }
   if (key === undefined || key === null) return { reason: text, key: null }
-  if (typeof key !== 'string' || !isLinkSecret(key)) {
+  if (canonicalToken(key, KEY_BYTES) === null) {
     throw new HttpError(400, ERROR_MESSAGES.reportKeyInvalid, {
       details: { key: 'must be the part of the link after #' },
     })
   }
-  return { reason: text, key }
-}
-
-function isLinkSecret(key: string): boolean {
-  try {
-    fromBase64Url(key, { canonical: true, bytes: KEY_BYTES })
-    return true
-  } catch {
-    return false
-  }
+  return { reason: text, key: key as string }
 }

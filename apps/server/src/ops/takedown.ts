@@ -24,31 +24,21 @@ export interface TakedownDeps extends WaitingUploadSessions {
   now: () => number
 }
 
-export interface TakedownResult {
-  kind: TombstoneKind
-  id: string
-  /** Blobs removed with it (an upload's, or those of a request's uploads). */
-  blobs: number
-  /** Blob removals that failed and were queued for the next cleanup run. */
-  blobsQueued: number
-}
-
 export class Takedown {
   constructor(private readonly deps: TakedownDeps) {}
 
   /**
-   * Takes `id` down with the operator's `reason` (null for none); undefined when no upload, note,
-   * request or tombstone has that id. An item the cleanup job already removed keeps its
-   * tombstone, now marked as taken down. Records go in one transaction, blobs after it, as on
-   * every deletion (the janitor queues a removal that fails).
+   * Takes `id` down with the operator's `reason`; undefined when nothing has that id. An item the
+   * cleanup job removed keeps its tombstone, marked as taken down. Records go in one transaction,
+   * then the blobs, counted with the removals that failed and were queued.
    */
-  async remove(id: string, reason: string | null): Promise<TakedownResult | undefined> {
+  async remove(id: string, reason: string | null) {
     if (!isUuid(id)) return undefined
     const removedAt = this.deps.now()
     const found = await this.deps.db.transaction(async (tx) => {
       const kinds = [
-        () => this.removeUpload(tx, id),
-        () => this.removeNote(tx, id),
+        () => this.removeItem(tx, 'upload', id),
+        () => this.removeItem(tx, 'note', id),
         () => this.removeRequest(tx, id),
         () => this.removeTombstone(tx, id),
       ]
@@ -70,26 +60,16 @@ export class Takedown {
     return { kind: found.kind, id, blobs: found.blobs.length, blobsQueued }
   }
 
-  private async removeUpload(tx: Executor, id: string): Promise<Removed | undefined> {
-    const { uploads } = this.deps.db.tables
-    const [row] = await tx
-      .delete(uploads)
-      .where(eq(uploads.id, id))
-      .returning(tombstoneColumns(uploads))
-    return row && { kind: 'upload', tombstone: row, blobs: [id] }
+  /** An upload goes with its blob; a note has none. */
+  private async removeItem(tx: Executor, kind: 'upload' | 'note', id: string) {
+    const { uploads, notes } = this.deps.db.tables
+    const table = kind === 'upload' ? uploads : notes
+    const [row] = await tx.delete(table).where(eq(table.id, id)).returning(tombstoneColumns(table))
+    return row && { kind, tombstone: row, blobs: kind === 'upload' ? [id] : [] }
   }
 
-  private async removeNote(tx: Executor, id: string): Promise<Removed | undefined> {
-    const { notes } = this.deps.db.tables
-    const [row] = await tx.delete(notes).where(eq(notes.id, id)).returning(tombstoneColumns(notes))
-    return row && { kind: 'note', tombstone: row, blobs: [] }
-  }
-
-  /**
-   * A request goes with every upload in it; an upload waiting for a resume ends after the
-   * transaction (remove), one running on a server ends at its finalize.
-   */
-  private async removeRequest(tx: Executor, id: string): Promise<Removed | undefined> {
+  /** A request goes with its uploads; one running on a server ends at its finalize. */
+  private async removeRequest(tx: Executor, id: string) {
     const { fileRequests, requestUploads } = this.deps.db.tables
     const uploads = await tx
       .delete(requestUploads)
@@ -99,11 +79,12 @@ export class Takedown {
       ownerTokenHash: fileRequests.inboxOwnerTokenHash,
       expiresAt: fileRequests.closesAt,
     })
-    return row && { kind: 'request', tombstone: row, blobs: uploads.map((upload) => upload.id) }
+    const blobs = uploads.map((upload) => upload.id)
+    return row && { kind: 'request' as const, tombstone: row, blobs }
   }
 
   /** An item the cleanup job removed already: only its tombstone is left to mark. */
-  private async removeTombstone(tx: Executor, id: string): Promise<Removed | undefined> {
+  private async removeTombstone(tx: Executor, id: string) {
     const { tombstones } = this.deps.db.tables
     const [row] = await tx
       .select({
@@ -115,12 +96,6 @@ export class Takedown {
       .where(eq(tombstones.id, id))
     if (!row) return undefined
     const { kind, ...tombstone } = row
-    return { kind: kind as TombstoneKind, tombstone, blobs: [] }
+    return { kind: kind as TombstoneKind, tombstone, blobs: [] as string[] }
   }
-}
-
-interface Removed {
-  kind: TombstoneKind
-  tombstone: { ownerTokenHash: Buffer; expiresAt: number }
-  blobs: string[]
 }

@@ -36,10 +36,7 @@ export interface RequestClient {
   ip: string
   /** The OIDC `sub` of the caller's login, or null without one. */
   user: string | null
-  /**
-   * Reads the caller's login `sub` where requests need none (null without one), for what only a
-   * signed-in creator may ask for; absent where no login can be read.
-   */
+  /** Reads the login `sub` when `user` was not read (null without one), for what needs it. */
   login?: () => Promise<string | null>
 }
 
@@ -52,13 +49,8 @@ export interface RequestsDeps {
   /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
   chunkSessions: ChunkSessions
   ipHash: DailyIpHash
-  /** Where a request the operator took down is remembered. */
   tombstones: Tombstones
-  /** Milliseconds since the epoch. */
   now: () => number
-  /** Reports a failure nobody waits for (returning a slot after a session ended). */
-  onError: (error: unknown) => void
-  /** Where notifications of finished uploads are queued. */
   outbox: NotificationOutbox
   /** Called once notifications were queued, so a worker may send them at once. */
   onNotificationsQueued?: () => void
@@ -71,18 +63,17 @@ export class FileRequests {
   constructor(protected readonly deps: RequestsDeps) {}
 
   /**
-   * Creates a request (spec: POST /api/request): 400 for an invalid body (or, with a login
-   * configured, an email notification asked for without one), 429 when the caller's
+   * Creates a request (spec: POST /api/request): 400 for an invalid body, 429 when the caller's
    * FILE_REQUEST_DAILY_LIMIT or NOTIFY_EMAIL_DAILY_LIMIT is used up. The counts and the record
-   * are written in one transaction, so a refused or failed creation counts nothing.
+   * are one transaction, so a refused or failed creation counts nothing.
    */
   async create(body: unknown, client: RequestClient): Promise<CreateFileRequestResponse> {
     const { config, db } = this.deps
     const { fileRequests } = db.tables
-    const fields = parseCreateBody(body, config)
+    const { expireSec, ...fields } = parseCreateBody(body, config)
     const now = this.deps.now()
     const id = randomUUID()
-    const closesAt = now + fields.expireSec * 1000
+    const closesAt = now + expireSec * 1000
     // Kept in clear, since signing needs it; it is given to the creator only in this answer.
     const webhookSecret = fields.notifyWebhook === null ? null : randomBytes(NOTIFY_SECRET_BYTES)
     const clientKey = this.clientKey(client, dayStart(now))
@@ -106,26 +97,9 @@ export class FileRequests {
         const wait = await countToday(tx, db.tables, emailKey, emailLimit, now)
         if (wait !== null) throw tooManyRequests(ERROR_MESSAGES.notifyEmailLimitReached, wait)
       }
-      await tx.insert(fileRequests).values({
-        id,
-        vault: fields.vault,
-        vaultNonce: fields.vaultNonce,
-        briefCiphertext: fields.briefCiphertext,
-        briefNonce: fields.briefNonce,
-        uploadTokenHash: fields.uploadTokenHash,
-        inboxTokenHash: fields.inboxTokenHash,
-        inboxOwnerTokenHash: fields.inboxOwnerTokenHash,
-        hasPassword: fields.hasPassword,
-        maxUploads: fields.maxUploads,
-        noteSlots: fields.noteSlots,
-        maxSize: fields.maxSize,
-        downloads: fields.downloads,
-        createdAt: now,
-        closesAt,
-        notifyEmail: fields.notifyEmail,
-        notifyWebhook: fields.notifyWebhook,
-        notifyWebhookSecret: webhookSecret,
-      })
+      await tx
+        .insert(fileRequests)
+        .values({ id, ...fields, createdAt: now, closesAt, notifyWebhookSecret: webhookSecret })
     })
     return {
       id,
@@ -134,10 +108,7 @@ export class FileRequests {
     }
   }
 
-  /**
-   * What `GET /api/request/limit` reports; counts nothing. Days are UTC days, so `resetsAt` is
-   * the next UTC midnight.
-   */
+  /** What `GET /api/request/limit` reports; counts nothing. `resetsAt` is the next UTC midnight. */
   async limit(client: RequestClient): Promise<FileRequestLimitResponse> {
     const limit = this.deps.config.fileRequestDailyLimit
     if (limit === 0) return { dailyLimit: 0, remaining: null, resetsAt: null }
@@ -156,11 +127,7 @@ export class FileRequests {
     return { dailyLimit: limit, remaining, resetsAt: remaining === 0 ? iso(day + DAY_MS) : null }
   }
 
-  /**
-   * The sender's view (spec: GET /api/request/:id). A closed or expired request reads `open`
-   * false with `uploadsLeft` and `maxUploadSize` 0; `uploadsLeft` leaves out slots that running
-   * uploads hold. With note slots, `uploadsLeft` counts the others and `notesLeft` those.
-   */
+  /** The sender's view (spec: GET /api/request/:id); slots of running uploads are not left. */
   async read(id: string, uploadToken: string | undefined): Promise<FileRequestResponse> {
     const token = parseRequestToken(uploadToken)
     const row = await findRequest(this.deps.db, this.deps.tombstones, id)
@@ -184,9 +151,8 @@ export class FileRequests {
 
   /**
    * Cleanup: deletes requests that can hold nothing any more: `closesAt` lies more than
-   * FILE_REQUEST_RETENTION_SEC back (so an upload that arrived before it is gone too), no upload
-   * is left and none is running. A request closed early waits for its `closesAt` as well, since
-   * the close time is not kept. Their ids then answer 404.
+   * FILE_REQUEST_RETENTION_SEC back (so their uploads are gone too) and no upload is left or
+   * running. A request closed early waits for its `closesAt`, since the close time is not kept.
    */
   async removeFinishedRequests(): Promise<number> {
     const { db, config } = this.deps

@@ -44,15 +44,11 @@ export interface InboxDeps {
   chunkSessions: ChunkSessions
   lockout: Lockout
   janitor: BlobJanitor
-  /** Where a request the operator took down is remembered. */
   tombstones: Tombstones
   /** How long a read grant lasts (DOWNLOAD_GRANT_TTL_SEC), in milliseconds. */
   grantTtlMs: number
-  /** Milliseconds since the epoch. */
   now: () => number
 }
-
-type InboxTokenKind = 'inbox' | 'owner'
 
 export class InboxService {
   private readonly reads: CountedReads
@@ -65,10 +61,7 @@ export class InboxService {
     )
   }
 
-  /**
-   * The requester's inbox (spec: GET /api/inbox/:id); never counts a download. `uploads` lists
-   * only entries still downloadable, oldest first.
-   */
+  /** The requester's inbox (spec: GET /api/inbox/:id): files still downloadable, oldest first. */
   async read(id: string, inboxToken: string | undefined, clientIp: string): Promise<InboxResponse> {
     const row = await this.authorize(id, inboxToken, 'inbox', clientIp)
     const { requestUploads } = this.deps.db.tables
@@ -116,10 +109,9 @@ export class InboxService {
   }
 
   /**
-   * Counts one download of an inbox file atomically (only while below its downloads and before
-   * its retention ends; 410 otherwise), then opens the blob (spec: GET /api/inbox/:id/file/:uid).
-   * With `withGrant` it also issues a read grant for the file, as the upload's download does
-   * (docs/api.md, Read grants), and answers the `range` asked for with it.
+   * Counts one download of an inbox file atomically (410 when used up or past its retention),
+   * then opens the blob (spec: GET /api/inbox/:id/file/:uid); `withGrant` also issues a read grant
+   * (docs/api.md, Read grants) and answers `range` with it.
    */
   async file(
     id: string,
@@ -134,11 +126,7 @@ export class InboxService {
     return { size: entry.size, fileCount: entry.fileCount, ...handout }
   }
 
-  /**
-   * Reads a range of an inbox file under a read grant, without counting (docs/api.md, Read
-   * grants): the inbox token's refusals, 404 for a file not in the inbox, 410 once its retention
-   * ended (used-up downloads do not end the grant), then the grant's and the range's refusals.
-   */
+  /** Reads an inbox file under a read grant (docs/api.md), uncounted; 410 past its retention. */
   async readGranted(
     id: string,
     uploadId: string,
@@ -209,9 +197,9 @@ export class InboxService {
   }
 
   /**
-   * Deletes the request and every upload in it (spec: DELETE /api/inbox/:id): running sessions
-   * and those waiting for a resume are ended, the records go in one transaction, then the blobs best effort (the janitor queues
-   * a removal that fails; the orphan sweep catches a crash in between).
+   * Deletes the request and every upload in it (spec: DELETE /api/inbox/:id): sessions running or
+   * waiting for a resume end, the records go in one transaction, then the blobs (the janitor
+   * queues a removal that fails; the orphan sweep catches a crash in between).
    */
   async deleteRequest(id: string, ownerToken: string | undefined, clientIp: string): Promise<void> {
     await this.authorize(id, ownerToken, 'owner', clientIp)
@@ -234,10 +222,9 @@ export class InboxService {
   }
 
   /**
-   * Cleanup: deletes uploads whose retention ended or whose downloads are used up, records
-   * first, then their blobs, holding those a presigned URL may still fetch (blob-janitor.ts). A
-   * used-up file stays while a read grant for it lasts, as a used-up upload does; its grants go
-   * with it.
+   * Cleanup: deletes uploads past their retention or downloads, records first, then their blobs,
+   * holding those a presigned URL may still fetch (blob-janitor.ts). A used-up file stays while a
+   * read grant for it lasts; its grants go with it.
    */
   async removeExpiredUploads(): Promise<RetiredCount> {
     const now = this.deps.now()
@@ -255,14 +242,13 @@ export class InboxService {
   }
 
   /**
-   * Checks an inbox credential (spec: Request tokens): an unknown id 404; on a request with a
-   * password, a locked caller 429 and each well-formed wrong token one failure of `request:<id>`
-   * for the caller's IP; a missing, malformed or wrong token 404.
+   * Checks an inbox credential (spec: Request tokens): 404 for an unknown id or a wrong token; with
+   * a password, under the lockout of `request:<id>` for the caller's IP (429).
    */
   private async authorize(
     id: string,
     presented: string | undefined,
-    kind: InboxTokenKind,
+    kind: 'inbox' | 'owner',
     clientIp: string,
   ): Promise<RequestRow> {
     const token = parseRequestToken(presented)

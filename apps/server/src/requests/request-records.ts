@@ -17,10 +17,7 @@ export function requestNotFound(): HttpError {
   return new HttpError(404, ERROR_MESSAGES.requestNotFound)
 }
 
-/**
- * The request `id`; 410 when the operator took it down (tombstones.ts), 404 when the id is not a
- * UUID or no such request exists.
- */
+/** The request `id`; 410 when taken down (tombstones.ts), 404 for a malformed or unknown id. */
 export async function findRequest(db: Db, tombstones: Tombstones, id: string): Promise<RequestRow> {
   if (!isUuid(id)) throw requestNotFound()
   const { fileRequests } = db.tables
@@ -43,7 +40,6 @@ export function isRequestOpen(row: Pick<RequestRow, 'closed' | 'closesAt'>, now:
   return !row.closed && row.closesAt > now
 }
 
-/** A time in milliseconds as the wire's ISO 8601 string. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString()
 }

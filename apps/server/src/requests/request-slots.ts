@@ -1,15 +1,10 @@
 /**
- * The slots of a file request (spec: Upload slot inside a request): taking one for an upload in
- * one conditional UPDATE, giving one back or marking it used on any executor (so the transaction
- * that ends a session ends its slot; sessions/session-holds.ts), and freeing at start the
- * reservations no session holds.
- *
- * A slot is one of `maxUploads`; it is free, reserved (a session runs) or used (an upload
- * finished; deleting the file keeps it used). Reserved and used slots are counters on the
- * request row, so reserving a slot and checking the size is one conditional UPDATE and no number
- * of concurrent inits can take more slots than there are. A request created with `senderNotes`
- * (ours) keeps `noteSlots` of them for senders' notes that go with files: such a note takes only
- * those, any other upload only the rest, so files alone never take a note's place.
+ * The slots of a file request (spec: Upload slot inside a request): taking one, ending one in the
+ * transaction that ends its session (sessions/session-holds.ts), and freeing at start the
+ * reservations no session holds. A slot of `maxUploads` is free, reserved (a session runs) or used
+ * (an upload finished, even if deleted since); the counts are on the request row, so no number of
+ * concurrent inits can take more slots than there are. With `senderNotes` (ours) a request keeps
+ * `noteSlots` for senders' notes, which take only those, so files alone never take their place.
  * May touch: table file_requests; upload_sessions (read).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
@@ -23,18 +18,14 @@ import { NOTE_SLOT_CONTEXT } from '../sessions/stored-contexts.js'
 import { HOLD_LAPSE_MS } from '../sessions/session-records.js'
 import { findRequest, isRequestOpen } from './request-records.js'
 
-/** What taking a slot reads: the database, the takedowns for a refusal's answer, the clock. */
+/** What taking a slot reads; the takedowns answer a refusal. */
 export interface SlotDeps {
   db: Db
   tombstones: Tombstones
   now: () => number
 }
 
-/**
- * Ends one reserved slot of request `requestId`, in the transaction that ends its session: `kept`
- * (its upload finished) moves it to used, otherwise it is free again; reserved counts never go
- * below zero. `note`: a slot kept for a sender's note.
- */
+/** Ends a reserved slot on `tx`: `kept` (its upload finished) moves it to used, else it is free. */
 export async function endSlot(
   tx: Executor,
   tables: Db['tables'],
@@ -62,10 +53,8 @@ export async function endSlot(
 }
 
 /**
- * Takes a free slot for an upload of `size` bytes in one conditional UPDATE (spec: Upload slot,
- * "slot and size check pass in one step"): a note's slot for a sender's note where the request
- * keeps some, otherwise one of the rest. Answers whether it took a note's slot. When nothing
- * changed, the row says why.
+ * Takes a free slot for `size` bytes in one conditional UPDATE (spec: Upload slot, "slot and size
+ * check pass in one step"); answers whether it took a note's. On a refusal the row says why.
  */
 export async function reserveSlot(
   deps: SlotDeps,
@@ -109,14 +98,10 @@ export async function reserveSlot(
 }
 
 /**
- * At start: frees the reservations that no session holds any more. Sessions that were not
- * durable died with the last run, and those whose client did not ask to resume were ended
- * before this; a session with a row in the database (upload_sessions) may still resume, or runs
- * on another instance, and keeps its slot.
- * On PostgreSQL another instance may have reserved a slot and not yet written its session's
- * row, so a request whose last reservation is younger than HOLD_LAPSE_MS keeps its count (one
- * conditional update: a reservation made meanwhile moves `slotReservedAt` and is left alone).
- * SQLite's single instance has nothing in flight at start.
+ * At start: frees the reservations no session row (upload_sessions) holds; a session with a row
+ * may still resume or run elsewhere. On PostgreSQL another instance may have reserved a slot and
+ * not yet written its row, so a reservation younger than HOLD_LAPSE_MS is left alone (a new one
+ * moves `slotReservedAt` within the same update); SQLite's single instance has none in flight.
  */
 export async function resetReservations(db: Db, now: () => number): Promise<number> {
   const { fileRequests, uploadSessions: s } = db.tables

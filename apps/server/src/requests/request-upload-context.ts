@@ -13,12 +13,10 @@ export interface RequestUploadContext {
   clientIp: string
 }
 
-export function isRequestUploadContext(context: unknown): context is RequestUploadContext {
-  return (context as RequestUploadContext | undefined)?.kind === 'request'
-}
-
 /** Picks the upload sessions of request `requestId`. */
 export function belongsTo(requestId: string) {
-  return (context: unknown): context is RequestUploadContext =>
-    isRequestUploadContext(context) && context.requestId === requestId
+  return (context: unknown): context is RequestUploadContext => {
+    const request = context as RequestUploadContext | undefined
+    return request?.kind === 'request' && request.requestId === requestId
+  }
 }

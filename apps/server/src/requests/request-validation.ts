@@ -22,8 +22,8 @@ import {
   decodeBriefCiphertext,
   fromBase64Url,
   RequestDeclaration,
+  type ByteLength,
   type ReceivedHeaderValues,
-  type RequestDeclarationLimits,
   decodeCanonicalBytes,
   isAllowedRequestUploads,
   isOneOf,
@@ -33,6 +33,7 @@ import {
 } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
+import type { requestUploads } from '../db/schema-pg.js'
 import { parseNotifyEmail } from '../notify/email-address.js'
 import { parseNotifyWebhook } from '../notify/targets.js'
 import { hashToken } from '../access/tokens.js'
@@ -50,27 +51,6 @@ export type RequestLimitsConfig = Pick<
   | 'notify'
 >
 
-/** A checked `POST /api/request` body; tokens are already reduced to their stored hashes. */
-export interface NewFileRequest {
-  vault: Buffer
-  vaultNonce: Buffer
-  briefCiphertext: Buffer
-  briefNonce: Buffer
-  uploadTokenHash: Buffer
-  inboxTokenHash: Buffer
-  inboxOwnerTokenHash: Buffer
-  expireSec: number
-  maxUploads: number
-  /** Slots of `maxUploads` kept for senders' notes that go with files (ours: `senderNotes`). */
-  noteSlots: number
-  maxSize: number
-  downloads: number
-  hasPassword: boolean
-  /** Where to notify the creator of each finished upload; null for nobody. */
-  notifyEmail: string | null
-  notifyWebhook: string | null
-}
-
 /** What a sender declares when opening an upload into a request (HTTP headers or `init` frame). */
 export interface RequestUploadInit {
   /** The canonical `X-Upload-Token`, or null when absent (answered 404 like a wrong one). */
@@ -78,20 +58,15 @@ export interface RequestUploadInit {
   salt: Buffer
   size: number
   fileCount: number
-  /**
-   * Ours (`X-Sender-Note`): a sender's note that goes with files. After the slot is reserved it
-   * says whether the upload holds one of the request's note slots.
-   */
+  /** Ours (`X-Sender-Note`): a note with files; once admitted, whether it holds a note slot. */
   senderNote: boolean
 }
 
 /** A checked finalize body (HTTP) or `finalize` frame (WebSocket). */
-export interface RequestUploadFinalize {
-  wrapEnc: Buffer
-  wrapCiphertext: Buffer
-  encryptedMeta: Buffer
-  metaNonce: Buffer
-}
+export type RequestUploadFinalize = Pick<
+  typeof requestUploads.$inferSelect,
+  'wrapEnc' | 'wrapCiphertext' | 'encryptedMeta' | 'metaNonce'
+>
 
 /** Collects one problem per field, so a 400 names everything that is wrong at once. */
 class Problems {
@@ -106,6 +81,11 @@ class Problems {
     }
   }
 
+  /** `value` as canonical base64url of `length` bytes. */
+  bytes(field: string, value: unknown, length: ByteLength): Buffer | undefined {
+    return this.check(field, () => Buffer.from(decodeCanonicalBytes(value, length, field)))
+  }
+
   add(field: string, reason: string): void {
     this.details[field] ??= reason
   }
@@ -115,14 +95,9 @@ class Problems {
   }
 }
 
-function bytes(value: unknown, length: number, field: string): Buffer {
-  return Buffer.from(decodeCanonicalBytes(value, length, field))
-}
-
 /**
- * A request token header: its value when canonical base64url of 32 bytes (spec: Encodings), else
- * null, which answers 404 like any wrong token (spec: Request tokens). Only well-formed tokens
- * reach the comparison, so only they can count toward the lockout.
+ * A request token header when canonical base64url of 32 bytes (spec: Encodings), else null, which
+ * answers 404 like a wrong token; only well-formed tokens can count toward the lockout.
  */
 export function parseRequestToken(value: string | undefined): string | null {
   return canonicalToken(value, REQUEST_TOKEN_BYTES)
@@ -137,16 +112,16 @@ function bodyFields(body: unknown, allowed: readonly string[]): Record<string, u
   }
 }
 
-/** Checks a `POST /api/request` body against the record's rules and the server's settings. */
-export function parseCreateBody(body: unknown, config: RequestLimitsConfig): NewFileRequest {
+/** Checks a `POST /api/request` body: the request's columns (tokens as hashes) and `expireSec`. */
+export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
   const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()
-  const vault = problems.check('vault', () => bytes(fields.vault, REQUEST_VAULT_BYTES, 'vault'))
-  const vaultNonce = problems.check('vaultNonce', () =>
-    bytes(fields.vaultNonce, REQUEST_VAULT_NONCE_BYTES, 'vaultNonce'),
-  )
-  const token = (field: string) =>
-    problems.check(field, () => hashToken(bytes(fields[field], REQUEST_TOKEN_BYTES, field)))
+  const vault = problems.bytes('vault', fields.vault, REQUEST_VAULT_BYTES)
+  const vaultNonce = problems.bytes('vaultNonce', fields.vaultNonce, REQUEST_VAULT_NONCE_BYTES)
+  const token = (field: string) => {
+    const bytes = problems.bytes(field, fields[field], REQUEST_TOKEN_BYTES)
+    return bytes && hashToken(bytes)
+  }
   const inboxTokenHash = token('inboxAuthToken')
   const inboxOwnerTokenHash = token('inboxOwnerToken')
   const uploadTokenHash = token('uploadToken')
@@ -157,9 +132,7 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
   const briefCiphertext = brief
     ? problems.check('brief.ciphertext', () => Buffer.from(decodeBriefCiphertext(brief.ciphertext)))
     : undefined
-  const briefNonce = brief
-    ? problems.check('brief.nonce', () => bytes(brief.nonce, BRIEF_NONCE_BYTES, 'brief.nonce'))
-    : undefined
+  const briefNonce = brief && problems.bytes('brief.nonce', brief.nonce, BRIEF_NONCE_BYTES)
 
   const option = (field: string, options: readonly number[]) =>
     problems.check(field, () => {
@@ -228,62 +201,36 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig): New
   }
 }
 
-/** The settings a request upload's declaration is checked against. */
-export type RequestUploadLimits = Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>
-
-function requestUploadInit(declaration: RequestDeclaration): RequestUploadInit {
-  const { uploadToken, salt, size, fileCount, senderNote } = declaration
-  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
-}
-
-function declarationLimits(config: RequestUploadLimits): RequestDeclarationLimits {
-  return { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
-}
-
 /**
- * Checks the init headers of an upload into a request (spec: POST /api/request/:id/upload/init):
- * 400 for an invalid value or too many files, 413 for a size over FILE_MAX_SIZE. A malformed
- * token becomes null here; whether the token opens the request (404 if not) is for `beginUpload`.
+ * Checks the init headers (spec: POST /api/request/:id/upload/init) or an `init` frame's `request`:
+ * 400 invalid, 413 over FILE_MAX_SIZE. A malformed token becomes null, answered 404 on admission.
  */
-export function parseUploadInitHeaders(
-  headers: ReceivedHeaderValues,
-  config: RequestUploadLimits,
+export function parseUploadInit(
+  from: { headers: ReceivedHeaderValues } | { frame: unknown },
+  config: Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>,
 ): RequestUploadInit {
-  const decoded = RequestDeclaration.fromHeaders(headers, declarationLimits(config))
-  return requestUploadInit(decodedOrThrow(decoded))
-}
-
-/** Checks the `request` of a request upload socket's `init` frame, as the headers are checked. */
-export function parseUploadInitFrame(
-  request: unknown,
-  config: RequestUploadLimits,
-): RequestUploadInit {
-  const decoded = RequestDeclaration.fromFrame(request, declarationLimits(config))
-  return requestUploadInit(decodedOrThrow(decoded))
+  const limits = { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
+  const decoded =
+    'headers' in from
+      ? RequestDeclaration.fromHeaders(from.headers, limits)
+      : RequestDeclaration.fromFrame(from.frame, limits)
+  const { uploadToken, salt, size, fileCount, senderNote } = decodedOrThrow(decoded)
+  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
 }
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */
 export function parseFinalizeBody(body: unknown): RequestUploadFinalize {
   const fields = bodyFields(body, REQUEST_UPLOAD_FINALIZE_FIELDS)
   const problems = new Problems()
-  const wrapEnc = problems.check('wrapEnc', () =>
-    bytes(fields.wrapEnc, REQUEST_WRAP_ENC_BYTES, 'wrapEnc'),
+  const wrapEnc = problems.bytes('wrapEnc', fields.wrapEnc, REQUEST_WRAP_ENC_BYTES)
+  const wrapCiphertext = problems.bytes(
+    'wrapCiphertext',
+    fields.wrapCiphertext,
+    REQUEST_WRAP_CIPHERTEXT_BYTES,
   )
-  const wrapCiphertext = problems.check('wrapCiphertext', () =>
-    bytes(fields.wrapCiphertext, REQUEST_WRAP_CIPHERTEXT_BYTES, 'wrapCiphertext'),
-  )
-  const encryptedMeta = problems.check('encryptedMeta', () =>
-    Buffer.from(
-      decodeCanonicalBytes(
-        fields.encryptedMeta,
-        [REQUEST_META_MIN_BYTES, REQUEST_META_MAX_BYTES],
-        'encryptedMeta',
-      ),
-    ),
-  )
-  const metaNonce = problems.check('metaNonce', () =>
-    bytes(fields.metaNonce, REQUEST_META_NONCE_BYTES, 'metaNonce'),
-  )
+  const metaSize = [REQUEST_META_MIN_BYTES, REQUEST_META_MAX_BYTES] as const
+  const encryptedMeta = problems.bytes('encryptedMeta', fields.encryptedMeta, metaSize)
+  const metaNonce = problems.bytes('metaNonce', fields.metaNonce, REQUEST_META_NONCE_BYTES)
   problems.throwIfAny()
   return {
     wrapEnc: wrapEnc!,

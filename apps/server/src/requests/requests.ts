@@ -22,13 +22,12 @@ import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
-import { reserveSlot, resetReservations } from './request-slots.js'
+import { reserveSlot } from './request-slots.js'
 import { FileRequests, type RequestsDeps } from './file-requests.js'
 import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
   parseFinalizeBody,
-  parseUploadInitFrame,
-  parseUploadInitHeaders,
+  parseUploadInit,
   type RequestUploadFinalize,
   type RequestUploadInit,
 } from './request-validation.js'
@@ -62,22 +61,19 @@ export class RequestsService extends FileRequests {
     }
   }
 
-  /** Checks the init headers: 400 when invalid, 413 over FILE_MAX_SIZE. */
-  declaredInHeaders(headers: ReceivedHeaderValues): RequestUploadInit {
-    return parseUploadInitHeaders(headers, this.deps.config)
+  private maxChunkSize(): number {
+    return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
   }
 
-  /** Checks an `init` frame's `request` as the headers are checked. */
-  declaredInFrame(request: unknown): RequestUploadInit {
-    return parseUploadInitFrame(request, this.deps.config)
+  /** Checks init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
+  declared(from: { headers: ReceivedHeaderValues } | { frame: unknown }): RequestUploadInit {
+    return parseUploadInit(from, this.deps.config)
   }
 
   /**
-   * Opens an upload into a request: 404 for an unknown request or a wrong token, 410 when it is
-   * closed or expired, then the slot and the size against `maxSize` in one statement (409 full,
-   * 413 too large), then the sender's quota (413, 429). Whatever ends the session other than a
-   * commit returns the slot and the quota. Only a `resumable` session (its client asked) keeps its
-   * slot past a lost connection or a restart.
+   * Opens an upload into a request over a socket once `admitUpload` passed. Whatever ends the
+   * session other than a commit returns the slot and the quota; only a `resumable` session keeps
+   * them past a lost connection or a restart.
    */
   async beginUpload(
     requestId: string,
@@ -85,13 +81,12 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
-    init = await this.admitUpload(requestId, init)
-    const holds = await this.holdQuota(requestId, init, clientIp)
-    const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp }
+    const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
+    const context: RequestUploadContext = { kind: 'request', requestId, init: admitted, clientIp }
     const session = await this.deps.sessions.create(this.sessionSpec(context), holds, {
       kind: 'request',
       requestId,
-      context: encodeRequestInit(init),
+      context: encodeRequestInit(admitted),
       resumable,
     })
     trackUploadSession(session, 'ws', true)
@@ -99,17 +94,25 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * The holds of an upload whose slot `admitUpload` took: that slot and the declared size held
-   * against the sender's quota. A quota that refuses gives the slot back.
+   * An upload's init: 404 unknown request or wrong token, 410 closed, then slot and size in one
+   * statement (409 full, 413 too large), then the sender's quota (413, 429), whose refusal frees
+   * the slot. `admitted.senderNote` says whether the slot taken is a note's.
    */
-  private async holdQuota(
+  private async admitUpload(
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
-  ): Promise<SessionHolds> {
-    const slot = { requestId, note: init.senderNote }
+  ): Promise<{ admitted: RequestUploadInit; holds: SessionHolds }> {
+    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
+    if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
+      throw requestNotFound()
+    }
+    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
+    const note = await reserveSlot(this.deps, requestId, init.size, init.senderNote)
+    const slot = { requestId, note }
     try {
-      return { quota: await this.deps.quota.reserve(clientIp, init.size), slot }
+      const quota = await this.deps.quota.reserve(clientIp, init.size)
+      return { admitted: { ...init, senderNote: note }, holds: { quota, slot } }
     } catch (error) {
       await this.deps.sessions.holdEnds.release({ quota: null, slot })
       throw error
@@ -117,27 +120,8 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * The checks of an upload's init: 404 for an unknown request or a wrong token, 410 when it is
-   * closed or expired, then the slot and the size against `maxSize` in one statement. Answers the
-   * init with `senderNote` saying whether the slot taken is a note's.
-   */
-  private async admitUpload(
-    requestId: string,
-    init: RequestUploadInit,
-  ): Promise<RequestUploadInit> {
-    const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
-    if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
-      throw requestNotFound()
-    }
-    if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
-    const senderNote = await reserveSlot(this.deps, requestId, init.size, init.senderNote)
-    return { ...init, senderNote }
-  }
-
-  /**
-   * Opens a chunked upload into a request (spec: POST /api/request/:id/upload/init) and answers
-   * its id. With sessions in the database its slot and its quota hold are named on the session's
-   * row, so that any instance takes its chunks and whichever ends it gives them back.
+   * Opens a chunked upload (spec: POST /api/request/:id/upload/init); its holds are named on the
+   * session's row, so that any instance takes its chunks and whichever ends it gives them back.
    */
   async beginChunkedUpload(
     requestId: string,
@@ -145,14 +129,12 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<string> {
-    const stored = this.deps.chunkSessions
-    init = await this.admitUpload(requestId, init)
-    const holds = await this.holdQuota(requestId, init, clientIp)
+    const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
     const id = randomUUID()
     try {
-      await stored.open(id, {
-        declaredSize: init.size,
-        context: encodeRequestInit(init),
+      await this.deps.chunkSessions.open(id, {
+        declaredSize: admitted.size,
+        context: encodeRequestInit(admitted),
         requestId,
         quota: holds.quota,
         resumable,
@@ -165,12 +147,9 @@ export class RequestsService extends FileRequests {
     return id
   }
 
-  /** The chunks an upload into a request admits: its own sessions, 16 MiB at most. */
+  /** The chunks an upload into a request admits: those of its own sessions. */
   chunkScope(requestId: string): SessionScope {
-    return {
-      requestId,
-      maxChunkSize: Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES),
-    }
+    return { requestId, maxChunkSize: this.maxChunkSize() }
   }
 
   /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
@@ -178,10 +157,7 @@ export class RequestsService extends FileRequests {
     return this.deps.chunkSessions
   }
 
-  /**
-   * Open chunked upload `uploadId` of request `requestId`, on whichever instance it was opened;
-   * 404 when there is none (before a finalize body is read).
-   */
+  /** An open chunked upload of `requestId`, from any instance; 404 before a body is read. */
   async chunked(requestId: string, uploadId: string): Promise<FinishingSession<RequestUploadEnd>> {
     const session = isUuid(uploadId)
       ? await this.deps.chunkSessions.opened(uploadId, requestId, (context) => ({
@@ -194,9 +170,8 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Resumes the unfinished upload `uploadId` of request `requestId` over a new socket from the
-   * largest durable point at or below `offset`. 404 for an unknown upload or one of another
-   * request, 400 for an offset past the durable bytes, 409 while a live connection holds it.
+   * Resumes an unfinished upload of `requestId` over a new socket from the largest durable point
+   * at or below `offset`: 404 unknown, 400 past the durable bytes, 409 while a connection holds it.
    */
   async resumeUpload(
     requestId: string,
@@ -223,23 +198,14 @@ export class RequestsService extends FileRequests {
     return (await this.deps.chunkSessions.find(uploadId, requestId)) !== undefined
   }
 
-  /** Checks a finalize body; a 400 here leaves the session as it is, so the body may be resent. */
-  parseFinalize(body: unknown): RequestUploadFinalize {
-    return parseFinalizeBody(body)
-  }
-
   /**
-   * Stores a finished upload, whichever writer holds its session: 404 when the request was
-   * deleted meanwhile; the finish ends the session with 400 when bytes are missing (the slot is
-   * returned); then the inbox entry, the
-   * move of the slot from reserved to used, the added bytes and the queued notifications are one
-   * transaction, so a notification exists exactly when the upload does. An upload
-   * whose request closed or expired while it ran still finishes (spec: File request, close).
+   * Stores a finished upload, whichever writer holds its session: 400 for an invalid `body` first,
+   * leaving the session for a resend; 404 when the request is gone; 400 when bytes are missing.
+   * Entry, slot, bytes and notifications are one transaction, so a notification exists exactly
+   * when the upload does; an upload whose request closed meanwhile still finishes (spec: close).
    */
-  async finalize(
-    session: FinishingSession<RequestUploadEnd>,
-    fields: RequestUploadFinalize,
-  ): Promise<string> {
+  async finalize(session: FinishingSession<RequestUploadEnd>, body: unknown): Promise<string> {
+    const fields = parseFinalizeBody(body)
     const { janitor } = this.deps
     const { requestId, init } = session.context
     if (!(await this.requestExists(requestId))) {
@@ -258,11 +224,7 @@ export class RequestsService extends FileRequests {
     return session.id
   }
 
-  /**
-   * On `tx`, the transaction that ends the session and its holds (its slot moves from reserved
-   * to used there): the inbox entry of a finished upload, the request's bytes and its
-   * notifications; the number of those queued, or false when the request is gone.
-   */
+  /** On `tx`: stores the upload and queues its notifications; false when the request is gone. */
   private async storeUpload(
     tx: Executor,
     requestId: string,
@@ -341,10 +303,9 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * Undoes an upload `finalize` stored whose sender never learned it (its socket died during the
-   * commit): the entry and its blob are removed and its slot is free again, as for any socket
-   * that closes before `done` (spec: Uploading into a request). The quota keeps the bytes, which
-   * did arrive. Nothing happens when the upload is already gone. `note`: it held a note's slot.
+   * Undoes a stored upload whose sender never learned it (its socket died during the commit): the
+   * entry and blob go and the slot is free again, as for a socket closed before `done` (spec:
+   * Uploading into a request); the quota keeps the bytes, which did arrive. `note`: a note's slot.
    */
   async revoke(requestId: string, uploadId: string, note: boolean): Promise<void> {
     const { fileRequests, requestUploads } = this.deps.db.tables
@@ -366,11 +327,6 @@ export class RequestsService extends FileRequests {
       return true
     })
     if (removed) await this.deps.janitor.remove(uploadId)
-  }
-
-  /** At start: frees the reservations no session holds any more (request-slots.ts). */
-  resetReservations(): Promise<number> {
-    return resetReservations(this.deps.db, this.deps.now)
   }
 }
 

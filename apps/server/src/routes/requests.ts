@@ -65,7 +65,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     const id = requestId(c)
     refuseFormPost(c)
     const headers = c.req.header()
-    const init = requests.declaredInHeaders(headers)
+    const init = requests.declared({ headers })
     const resumable = parseResumable(headers[RECEIVED_HEADERS.resumable], 'header')
     return c.json({ id: await requests.beginChunkedUpload(id, init, deps.ipOf(c), resumable) }, 201)
   })
@@ -83,7 +83,7 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
     const session = await requests.chunked(id, uid)
     const limit = REQUEST_FINALIZE_BODY_MAX_BYTES
     const body = await readJson(c, limit, ERROR_MESSAGES.finalizeBodyTooLarge)
-    return c.json({ id: await requests.finalize(session, requests.parseFinalize(body)) }, 200)
+    return c.json({ id: await requests.finalize(session, body) }, 200)
   })
 
   app.delete('/:id/upload/:uid', async (c) => {

@@ -32,7 +32,7 @@ export interface RequestUploadRouteDeps {
   config: Config
   requests: Pick<
     RequestsService,
-    'declaredInFrame' | 'beginUpload' | 'resumeUpload' | 'parseFinalize' | 'finalize' | 'revoke'
+    'declared' | 'beginUpload' | 'resumeUpload' | 'finalize' | 'revoke'
   >
   ipOf(request: IncomingMessage): string
   /** Window of the progress rule; FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC unless a test says. */
@@ -60,7 +60,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       // An invalid body fails the socket and frees the slot, unlike the HTTP route, which keeps
       // the session for a corrected body: on a socket every `error` frame ends it (spec: step 6).
       async finalize({ type: _type, ...body }) {
-        return { id: await requests.finalize(session, requests.parseFinalize(body)) }
+        return { id: await requests.finalize(session, body) }
       },
       revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
     })
@@ -69,7 +69,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
         requireEnabled()
-        const init = requests.declaredInFrame(frame.request)
+        const init = requests.declared({ frame: frame.request })
         const resumable = parseResumable(frame.resumable, 'frame')
         const ip = deps.ipOf(request)
         return opened(await requests.beginUpload(requestId, init, ip, resumable))
