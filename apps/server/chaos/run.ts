@@ -6,7 +6,7 @@
  * violations by invariant); exits 1 on any violation. The same seed draws the same schedule.
  * May touch: what chaos/cluster.ts starts, and the clients of chaos/workload.ts.
  */
-import { rm } from 'node:fs/promises'
+import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 
@@ -114,6 +114,8 @@ async function startFixture(logsDir: string): Promise<ChaosCluster> {
     process.exit(2)
   }
   await rm(logsDir, { recursive: true, force: true })
+  // The instances write Node's diagnostic reports there (a graceful stop that hangs).
+  await mkdir(logsDir, { recursive: true })
   return startChaosCluster({
     logsDir,
     env: {
