@@ -50,30 +50,20 @@ export class FileWriter implements ResumableWriter {
     this.durableListener = listener
   }
 
-  /** Waits for the batches under way now (not those started later), then flushes to disk. */
-  async checkpoint(): Promise<WriterCheckpoint> {
-    if (this.closed) throw new Error('Blob writer is closed')
-    this.startBatch()
-    const upTo = this.position
-    await Promise.all([...this.inFlight])
-    this.throwFailure()
-    await this.handle.datasync()
-    this.syncedUpTo = Math.max(this.syncedUpTo, upTo)
-    return { offset: upTo, state: '' }
-  }
-
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) {
-        // Everything received: the batches started meanwhile too.
-        this.startBatch()
-        await this.settle()
-        return await this.checkpoint()
+      if (sync) this.startBatch()
+      else {
+        this.pending = []
+        this.pendingBytes = 0
       }
-      this.pending = []
-      this.pendingBytes = 0
       await this.settle()
+      if (sync) {
+        this.throwFailure()
+        await this.handle.datasync()
+        this.syncedUpTo = this.position
+      }
       return this.durable()
     } finally {
       this.closed = true

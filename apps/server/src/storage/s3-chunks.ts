@@ -81,10 +81,10 @@ export class S3Chunks {
     length: number,
     upload: string | null,
   ): Promise<StoredChunk> {
+    assertBlobKey(key)
     const partNumber = index + 1
+    const { stream, abortSignal } = sentBody(body)
     if (upload !== null && isPartSize(length) && partNumber <= MAX_PARTS) {
-      assertBlobKey(key)
-      const { stream, abortSignal } = sentBody(body)
       const target = this.target(key, upload)
       const etag = await multipart.sendPart(this.client, target, partNumber, stream, length, {
         abortSignal,
@@ -92,7 +92,6 @@ export class S3Chunks {
       return { ref: `part:${partNumber}`, size: length, etag }
     }
     const ref = CHUNK_PREFIX + newChunkName(key, index)
-    const { stream, abortSignal } = sentBody(body)
     // A known length lets the body stream (radosgw refuses a streamed body without one).
     const put = await this.client.send(
       new PutObjectCommand({ Bucket: this.bucket, Key: ref, Body: stream, ContentLength: length }),

@@ -91,12 +91,6 @@ export class S3Writer implements ResumableWriter {
     this.durableListener = listener
   }
 
-  /** The part being gathered cannot be made durable before it is full: the point as it stands. */
-  async checkpoint(): Promise<WriterCheckpoint> {
-    if (this.closed) throw new Error('Blob writer is closed')
-    return this.durable()
-  }
-
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {

@@ -156,10 +156,7 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
     }
   }
 
-  async sweepUnfinished(
-    olderThanMs: number,
-    keep: ReadonlySet<string> = new Set(),
-  ): Promise<number> {
+  async sweepUnfinished(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
     const cutoff = this.now() - olderThanMs
     let aborted = 0
     let keyMarker: string | undefined
