@@ -242,10 +242,9 @@ export class S3Chunks {
     for await (const page of paginateListObjectsV2({ client: this.client }, listing)) {
       const stale: string[] = []
       for (const object of page.Contents ?? []) {
+        // Listed under CHUNK_PREFIX: the rest of the key is the chunk's name.
         const ref = object.Key ?? ''
-        const session = ref.startsWith(CHUNK_PREFIX)
-          ? chunkSessionOf(ref.slice(CHUNK_PREFIX.length))
-          : null
+        const session = chunkSessionOf(ref.slice(CHUNK_PREFIX.length))
         if (session === null || keep.has(session)) continue
         if ((object.LastModified?.getTime() ?? 0) > cutoff) continue
         stale.push(ref)

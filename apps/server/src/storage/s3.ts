@@ -141,10 +141,8 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
   }
 
   async *list(): AsyncIterable<StoredBlob> {
-    for await (const page of paginateListObjectsV2(
-      { client: this.client },
-      { Bucket: this.bucket },
-    )) {
+    const listing = paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket })
+    for await (const page of listing) {
       for (const object of page.Contents ?? []) {
         if (!object.Key || !isBlobKey(object.Key)) continue
         yield {
