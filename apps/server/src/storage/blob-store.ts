@@ -34,10 +34,7 @@ export interface ResumableWriter extends BlobWriter {
   durable(): WriterCheckpoint
   /** Calls `listener` whenever the durable point moves on by itself (a part stored, a flush). */
   onDurable(listener: () => void): void
-  /**
-   * Closes the writer and keeps its bytes up to the point it answers, for `reopen()`; with
-   * `sync` false nothing more is made durable.
-   */
+  /** Closes the writer, keeping for `reopen()` what is durable (all it was given, with `sync`). */
   suspend(sync: boolean): Promise<WriterCheckpoint>
 }
 

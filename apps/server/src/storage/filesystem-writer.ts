@@ -88,10 +88,6 @@ export class FileWriter implements ResumableWriter {
     if (this.failure) throw this.failure.error
   }
 
-  private fail(error: unknown): void {
-    this.failure ??= { error }
-  }
-
   /** Bytes handed to the thread pool so far: where the next batch goes in the file. */
   private get position(): number {
     return this.bytesWritten - this.pendingBytes
@@ -113,7 +109,7 @@ export class FileWriter implements ResumableWriter {
       })
       .then(
         () => this.startBackgroundSync(),
-        (error: unknown) => this.fail(error),
+        (error: unknown) => void (this.failure ??= { error }),
       )
       .finally(() => this.inFlight.delete(write))
     this.inFlight.add(write)
@@ -130,7 +126,7 @@ export class FileWriter implements ResumableWriter {
         this.durableListener?.()
       },
       (error: unknown) => {
-        this.fail(error)
+        this.failure ??= { error }
         this.syncing = undefined
       },
     )

@@ -88,14 +88,8 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
     const stored = new Map<number, Part>()
     let marker: string | undefined
     do {
-      const page = await this.client.send(
-        new ListPartsCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: uploadId,
-          PartNumberMarker: marker,
-        }),
-      )
+      const list = { Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }
+      const page = await this.client.send(new ListPartsCommand(list))
       for (const part of page.Parts ?? []) {
         if (part.PartNumber && part.ETag) stored.set(part.PartNumber, part)
       }
@@ -160,20 +154,13 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
     let keyMarker: string | undefined
     let uploadIdMarker: string | undefined
     do {
-      const page = await this.client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: this.bucket,
-          KeyMarker: keyMarker,
-          UploadIdMarker: uploadIdMarker,
-        }),
-      )
+      const list = { Bucket: this.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }
+      const page = await this.client.send(new ListMultipartUploadsCommand(list))
       for (const upload of page.Uploads ?? []) {
         const { Key: key, UploadId: uploadId, Initiated: initiated } = upload
         if (!key || !uploadId || !isBlobKey(key) || keep.has(key)) continue
         if ((initiated?.getTime() ?? 0) > cutoff) continue
-        await this.client.send(
-          new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
-        )
+        await this.client.send(new AbortMultipartUploadCommand(this.target(key, uploadId)))
         aborted++
       }
       keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined
