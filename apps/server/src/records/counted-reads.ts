@@ -141,8 +141,8 @@ export class CountedReads {
     const bounds = range === undefined ? { start: 0, end: size } : boundsOf(range, size)
     // A store without ranges (S3) issues no grant, so none reaches here.
     const { blobs } = this.deps
-    if (!blobs.openRange) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    return { ...bounds, blob: await blobs.openRange(id, bounds.start, bounds.end) }
+    if (!blobs.open) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    return { ...bounds, blob: await blobs.open(id, bounds) }
   }
 
   /** The cleanup's condition: expired, or used up with no read grant lasting (already counted). */

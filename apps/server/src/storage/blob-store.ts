@@ -30,16 +30,11 @@ export interface WriterCheckpoint {
  * key (no random suffix), so that `reopen()` finds them again and continues from a durable point.
  */
 export interface ResumableWriter extends BlobWriter {
-  /** Makes every byte written so far durable and answers the point; later writes go on. */
-  checkpoint(): Promise<WriterCheckpoint>
   /** The durable point as it stands, without waiting for anything. */
   durable(): WriterCheckpoint
   /** Calls `listener` whenever the durable point moves on by itself (a part stored, a flush). */
   onDurable(listener: () => void): void
-  /**
-   * Closes the writer and keeps its bytes up to the point it answers, for `reopen()`; with
-   * `sync` false nothing more is made durable.
-   */
+  /** Closes the writer, keeping for `reopen()` what is durable (all it was given, with `sync`). */
   suspend(sync: boolean): Promise<WriterCheckpoint>
 }
 
@@ -63,10 +58,11 @@ export interface BlobStore {
   discardResumable(key: string, state: string): Promise<void>
   /** A stream of the whole blob; fails if it does not exist. */
   read(key: string): Promise<ReadableStream<Uint8Array>>
-  /** The blob opened for a download the server sends; a store has this or `presign()`. */
-  open?(key: string): Promise<OpenedBlob>
-  /** Bytes `start` up to `end` (exclusive) of the blob, as `open()` opens it (read grants). */
-  openRange?(key: string, start: number, end: number): Promise<OpenedBlob>
+  /**
+   * The blob opened for a download the server sends, only bytes `start` up to `end` (exclusive)
+   * when `bounds` are given (read grants); a store has this or `presign()`.
+   */
+  open?(key: string, bounds?: { start: number; end: number }): Promise<OpenedBlob>
   /**
    * A time-limited URL from which a client fetches the blob itself; fails if it does not exist.
    * Only stores that clients can reach directly have it (S3: spec, What the service does, 7).
@@ -81,7 +77,7 @@ export interface BlobStore {
   /** Every committed blob, for sweeping blobs that have no record. */
   list(): AsyncIterable<StoredBlob>
   /** Removes what unfinished writers left behind, older than `olderThanMs` and not under `keep`. */
-  sweepUnfinished(olderThanMs: number, keep?: ReadonlySet<string>): Promise<number>
+  sweepUnfinished(olderThanMs: number, keep: ReadonlySet<string>): Promise<number>
   /** Throws when the storage does not answer (health check). */
   check(): Promise<void>
   /**
@@ -125,8 +121,11 @@ export interface StoredChunk {
   etag: string | null
 }
 
+/** The text form of a UUID, which every blob key is. */
+export const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+
 /** The name of a stored chunk: `<key>.<index>.<random>`, the first and last UUIDs. */
-export const CHUNK_NAME = /^[0-9a-f-]{36}\.[0-9]{1,16}\.[0-9a-f-]{36}$/
+export const CHUNK_NAME = new RegExp(`^(${UUID})\\.[0-9]{1,16}\\.${UUID}$`)
 
 /** A new name for chunk `index` of blob `key`, which no other attempt at that index shares. */
 export function newChunkName(key: string, index: number): string {
@@ -136,8 +135,7 @@ export function newChunkName(key: string, index: number): string {
 
 /** The session key of a stored chunk's name, or null for another name. */
 export function chunkSessionOf(name: string): string | null {
-  const key = name.split('.')[0] ?? ''
-  return CHUNK_NAME.test(name) && isBlobKey(key) ? key : null
+  return CHUNK_NAME.exec(name)?.[1] ?? null
 }
 
 /** A blob opened for a download the server sends; one that is never read must be closed. */
@@ -165,11 +163,7 @@ export async function deliverBlob(
   bounds?: { start: number; end: number },
 ): Promise<BlobDelivery> {
   if (store.presign) return { url: await store.presign(key) }
-  if (bounds !== undefined) {
-    if (!store.openRange) throw new Error(`The ${store.kind} store cannot open a range of a blob`)
-    return { blob: await store.openRange(key, bounds.start, bounds.end) }
-  }
-  if (store.open) return { blob: await store.open(key) }
+  if (store.open) return { blob: await store.open(key, bounds) }
   throw new Error(`The ${store.kind} store can neither open nor presign a blob`)
 }
 
@@ -191,7 +185,7 @@ export function drained(out: Writable): Promise<boolean> {
   })
 }
 
-const KEY_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const KEY_PATTERN = new RegExp(`^${UUID}$`)
 
 export function isBlobKey(key: string): boolean {
   return KEY_PATTERN.test(key)

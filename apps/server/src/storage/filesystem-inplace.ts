@@ -6,27 +6,24 @@
  * writes into a session file before a join or an abort takes it.
  * May touch: nothing outside this module (no file system, no database).
  */
-import { assertBlobKey } from './blob-store.js'
+import { assertBlobKey, UUID } from './blob-store.js'
 
 export interface InPlaceLayout {
   size: number
   chunkSize: number
 }
 
-const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
 const COUNT = '0|[1-9][0-9]{0,15}'
 const LAYOUT = new RegExp(`^inplace:(${COUNT}):([1-9][0-9]{0,15})$`)
 const IN_PLACE_REF = new RegExp(`^(${UUID})\\.(${COUNT})\\.inplace$`)
 const SESSION_FILE = new RegExp(`^(${UUID})\\.inplace$`)
 
-export function encodeLayout(layout: InPlaceLayout): string {
-  if (!Number.isSafeInteger(layout.size) || layout.size < 0) {
-    throw new Error(`Refusing blob size ${layout.size}`)
+export function encodeLayout({ size, chunkSize }: InPlaceLayout): string {
+  if (!Number.isSafeInteger(size) || size < 0) throw new Error(`Refusing blob size ${size}`)
+  if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
+    throw new Error(`Refusing chunk size ${chunkSize}`)
   }
-  if (!Number.isSafeInteger(layout.chunkSize) || layout.chunkSize <= 0) {
-    throw new Error(`Refusing chunk size ${layout.chunkSize}`)
-  }
-  return `inplace:${layout.size}:${layout.chunkSize}`
+  return `inplace:${size}:${chunkSize}`
 }
 
 /** The layout a state names; anything but the canonical form `encodeLayout` writes fails. */
@@ -88,10 +85,15 @@ interface Gate {
 export class SessionGates {
   private readonly gates = new Map<string, Gate>()
 
-  /** The gate of session `key` for one writer, which passes each write through it, then leaves. */
-  enter(key: string): Gate {
+  private gateOf(key: string): Gate {
     let gate = this.gates.get(key)
     if (!gate) this.gates.set(key, (gate = { closed: false, users: 0, writes: new Set() }))
+    return gate
+  }
+
+  /** The gate of session `key` for one writer, which passes each write through it, then leaves. */
+  enter(key: string): Gate {
+    const gate = this.gateOf(key)
     gate.users++
     return gate
   }
@@ -115,8 +117,7 @@ export class SessionGates {
 
   /** Closes session `key`'s gate and waits for the writes in flight to settle. */
   async close(key: string): Promise<void> {
-    let gate = this.gates.get(key)
-    if (!gate) this.gates.set(key, (gate = { closed: false, users: 0, writes: new Set() }))
+    const gate = this.gateOf(key)
     gate.closed = true
     await Promise.allSettled([...gate.writes])
   }

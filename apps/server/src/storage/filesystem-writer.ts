@@ -50,30 +50,20 @@ export class FileWriter implements ResumableWriter {
     this.durableListener = listener
   }
 
-  /** Waits for the batches under way now (not those started later), then flushes to disk. */
-  async checkpoint(): Promise<WriterCheckpoint> {
-    if (this.closed) throw new Error('Blob writer is closed')
-    this.startBatch()
-    const upTo = this.position
-    await Promise.all([...this.inFlight])
-    this.throwFailure()
-    await this.handle.datasync()
-    this.syncedUpTo = Math.max(this.syncedUpTo, upTo)
-    return { offset: upTo, state: '' }
-  }
-
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) {
-        // Everything received: the batches started meanwhile too.
-        this.startBatch()
-        await this.settle()
-        return await this.checkpoint()
+      if (sync) this.startBatch()
+      else {
+        this.pending = []
+        this.pendingBytes = 0
       }
-      this.pending = []
-      this.pendingBytes = 0
       await this.settle()
+      if (sync) {
+        this.throwFailure()
+        await this.handle.datasync()
+        this.syncedUpTo = this.position
+      }
       return this.durable()
     } finally {
       this.closed = true
@@ -98,10 +88,6 @@ export class FileWriter implements ResumableWriter {
     if (this.failure) throw this.failure.error
   }
 
-  private fail(error: unknown): void {
-    this.failure ??= { error }
-  }
-
   /** Bytes handed to the thread pool so far: where the next batch goes in the file. */
   private get position(): number {
     return this.bytesWritten - this.pendingBytes
@@ -123,7 +109,7 @@ export class FileWriter implements ResumableWriter {
       })
       .then(
         () => this.startBackgroundSync(),
-        (error: unknown) => this.fail(error),
+        (error: unknown) => void (this.failure ??= { error }),
       )
       .finally(() => this.inFlight.delete(write))
     this.inFlight.add(write)
@@ -140,7 +126,7 @@ export class FileWriter implements ResumableWriter {
         this.durableListener?.()
       },
       (error: unknown) => {
-        this.fail(error)
+        this.failure ??= { error }
         this.syncing = undefined
       },
     )

@@ -289,13 +289,9 @@ export class FilesystemBlobStore implements BlobStore {
     return (await this.open(key)).stream()
   }
 
-  async open(key: string): Promise<OpenedBlob> {
+  async open(key: string, bounds?: { start: number; end: number }): Promise<OpenedBlob> {
     // Opened first so that a missing blob fails here rather than mid-response.
-    return new FileBlob(await open(this.path(key), 'r'))
-  }
-
-  async openRange(key: string, start: number, end: number): Promise<OpenedBlob> {
-    return new FileBlob(await open(this.path(key), 'r'), start, end)
+    return new FileBlob(await open(this.path(key), 'r'), bounds?.start, bounds?.end)
   }
 
   async delete(key: string): Promise<void> {
@@ -310,10 +306,7 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async sweepUnfinished(
-    olderThanMs: number,
-    keep: ReadonlySet<string> = new Set(),
-  ): Promise<number> {
+  async sweepUnfinished(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
     // Partial files are named `<key>.<random>`.
     const names = await readdir(this.partial)
     const unkept = names.filter((name) => !keep.has(name.split('.')[0] ?? ''))

@@ -81,10 +81,10 @@ export class S3Chunks {
     length: number,
     upload: string | null,
   ): Promise<StoredChunk> {
+    assertBlobKey(key)
     const partNumber = index + 1
+    const { stream, abortSignal } = sentBody(body)
     if (upload !== null && isPartSize(length) && partNumber <= MAX_PARTS) {
-      assertBlobKey(key)
-      const { stream, abortSignal } = sentBody(body)
       const target = this.target(key, upload)
       const etag = await multipart.sendPart(this.client, target, partNumber, stream, length, {
         abortSignal,
@@ -92,7 +92,6 @@ export class S3Chunks {
       return { ref: `part:${partNumber}`, size: length, etag }
     }
     const ref = CHUNK_PREFIX + newChunkName(key, index)
-    const { stream, abortSignal } = sentBody(body)
     // A known length lets the body stream (radosgw refuses a streamed body without one).
     const put = await this.client.send(
       new PutObjectCommand({ Bucket: this.bucket, Key: ref, Body: stream, ContentLength: length }),
@@ -243,10 +242,9 @@ export class S3Chunks {
     for await (const page of paginateListObjectsV2({ client: this.client }, listing)) {
       const stale: string[] = []
       for (const object of page.Contents ?? []) {
+        // Listed under CHUNK_PREFIX: the rest of the key is the chunk's name.
         const ref = object.Key ?? ''
-        const session = ref.startsWith(CHUNK_PREFIX)
-          ? chunkSessionOf(ref.slice(CHUNK_PREFIX.length))
-          : null
+        const session = chunkSessionOf(ref.slice(CHUNK_PREFIX.length))
         if (session === null || keep.has(session)) continue
         if ((object.LastModified?.getTime() ?? 0) > cutoff) continue
         stale.push(ref)

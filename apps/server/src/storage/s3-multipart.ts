@@ -48,11 +48,7 @@ export async function sendPart(
 }
 
 /** Completes the upload from `parts`, which must be in order; the object exists after it. */
-export async function complete(
-  client: S3Client,
-  target: Target,
-  parts: CompletedPart[],
-): Promise<void> {
+export async function complete(client: S3Client, target: Target, parts: CompletedPart[]) {
   await client.send(
     new CompleteMultipartUploadCommand({ ...target, MultipartUpload: { Parts: parts } }),
   )

@@ -35,7 +35,7 @@ export class S3Writer implements ResumableWriter {
   bytesWritten = 0
   /** Chunks of the part being gathered. */
   private gathering: Part = { pieces: [], length: 0 }
-  private uploadId: Promise<string> | undefined
+  private upload: Promise<multipart.Target> | undefined
   /** The multipart upload's id once it exists, for checkpoints. */
   private knownUploadId: string | undefined
   private readonly completed: CompletedPart[] = []
@@ -58,7 +58,7 @@ export class S3Writer implements ResumableWriter {
   ) {
     if (resumed) {
       this.knownUploadId = resumed.uploadId
-      this.uploadId = Promise.resolve(resumed.uploadId)
+      this.upload = Promise.resolve({ Bucket: bucket, Key: key, UploadId: resumed.uploadId })
       for (const part of resumed.completed) this.partStored(part)
       this.nextPartNumber = resumed.completed.length + 1
       this.bytesWritten = resumed.completed.length * partSize
@@ -91,22 +91,13 @@ export class S3Writer implements ResumableWriter {
     this.durableListener = listener
   }
 
-  /** The part being gathered cannot be made durable before it is full: the point as it stands. */
-  async checkpoint(): Promise<WriterCheckpoint> {
-    if (this.closed) throw new Error('Blob writer is closed')
-    return this.durable()
-  }
-
   async suspend(sync: boolean): Promise<WriterCheckpoint> {
     if (this.closed) throw new Error('Blob writer is closed')
     try {
-      if (sync) {
-        await this.parts.drain()
-      } else {
-        // A full part still waiting for a place is dropped, as the part being gathered is.
-        this.parts.stop()
-        await this.parts.settle()
-      }
+      // Without `sync`, a full part waiting for a place is dropped, as the part gathered is.
+      if (!sync) this.parts.stop()
+      await this.parts.settle()
+      if (sync) this.parts.throwIfFailed()
       return this.durable()
     } finally {
       this.closed = true
@@ -132,7 +123,7 @@ export class S3Writer implements ResumableWriter {
         const started = await this.startPart()
         // Once the write that began it resolves, the multipart upload exists: the sweep of
         // unfinished uploads sees it from then on, as it saw every write before.
-        await this.uploadId
+        await this.upload
         if (!started || this.aborted) throw new Error('Blob writer is closed')
       }
     }
@@ -142,27 +133,20 @@ export class S3Writer implements ResumableWriter {
     if (this.closed) throw new Error('Blob writer is closed')
     this.closed = true
     try {
-      if (this.uploadId === undefined) {
+      if (this.upload === undefined) {
         // Smaller than one part: a single PutObject with a known length (radosgw refuses a
         // streamed body without one).
         const { pieces, length } = this.gathering
         this.gathering = { pieces: [], length: 0 }
         const body = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, length)
-        await this.client.send(
-          new PutObjectCommand({
-            Bucket: this.bucket,
-            Key: this.key,
-            Body: body,
-            ContentLength: length,
-          }),
-        )
+        const object = { Bucket: this.bucket, Key: this.key, Body: body, ContentLength: length }
+        await this.client.send(new PutObjectCommand(object))
         return
       }
       if (this.gathering.length > 0) await this.startPart()
       await this.parts.drain()
-      const uploadId = await this.uploadId!
       this.completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0))
-      await multipart.complete(this.client, this.target(uploadId), this.completed)
+      await multipart.complete(this.client, await this.upload!, this.completed)
     } catch (error) {
       await this.abortUpload().catch(() => undefined)
       throw error
@@ -180,15 +164,11 @@ export class S3Writer implements ResumableWriter {
     this.parts.stop()
     // Parts still uploading would otherwise land after the abort and be stored anyway.
     await this.parts.settle()
-    const pending = this.uploadId
+    const pending = this.upload
     if (pending === undefined) return
-    this.uploadId = undefined
-    const uploadId = await pending.catch(() => undefined)
-    if (uploadId !== undefined) await multipart.abort(this.client, this.target(uploadId))
-  }
-
-  private target(uploadId: string): multipart.Target {
-    return { Bucket: this.bucket, Key: this.key, UploadId: uploadId }
+    this.upload = undefined
+    const target = await pending.catch(() => undefined)
+    if (target !== undefined) await multipart.abort(this.client, target)
   }
 
   /** Uploads the part gathered so far once a place is free; false when the writer stopped first. */
@@ -197,29 +177,21 @@ export class S3Writer implements ResumableWriter {
     this.gathering = { pieces: [], length: 0 }
     return this.parts.start(async () => {
       const partNumber = this.nextPartNumber++
-      this.uploadId ??= multipart
-        .create(this.client, this.bucket, this.key)
-        .then(({ UploadId }) => {
-          this.knownUploadId = UploadId
-          return UploadId
-        })
-      const etag = await this.uploadPart(await this.uploadId, partNumber, part)
+      this.upload ??= multipart.create(this.client, this.bucket, this.key).then((target) => {
+        this.knownUploadId = target.UploadId
+        return target
+      })
+      const etag = await this.uploadPart(await this.upload, partNumber, part)
       this.partStored({ PartNumber: partNumber, ETag: etag })
     })
   }
 
   /** Sends one part, again after a failure the server or the network may recover from. */
-  private async uploadPart(uploadId: string, partNumber: number, part: Part): Promise<string> {
+  private async uploadPart(target: multipart.Target, partNumber: number, part: Part) {
     for (let attempt = 1; ; attempt++) {
       try {
         const body = Readable.from(part.pieces, { objectMode: false })
-        return await multipart.sendPart(
-          this.client,
-          this.target(uploadId),
-          partNumber,
-          body,
-          part.length,
-        )
+        return await multipart.sendPart(this.client, target, partNumber, body, part.length)
       } catch (error) {
         if (attempt >= PART_ATTEMPTS || this.aborted || !multipart.isTransient(error)) throw error
         await sleep(100 * 2 ** attempt)

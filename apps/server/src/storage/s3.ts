@@ -88,14 +88,8 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
     const stored = new Map<number, Part>()
     let marker: string | undefined
     do {
-      const page = await this.client.send(
-        new ListPartsCommand({
-          Bucket: this.bucket,
-          Key: key,
-          UploadId: uploadId,
-          PartNumberMarker: marker,
-        }),
-      )
+      const list = { Bucket: this.bucket, Key: key, UploadId: uploadId, PartNumberMarker: marker }
+      const page = await this.client.send(new ListPartsCommand(list))
       for (const part of page.Parts ?? []) {
         if (part.PartNumber && part.ETag) stored.set(part.PartNumber, part)
       }
@@ -141,10 +135,8 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
   }
 
   async *list(): AsyncIterable<StoredBlob> {
-    for await (const page of paginateListObjectsV2(
-      { client: this.client },
-      { Bucket: this.bucket },
-    )) {
+    const listing = paginateListObjectsV2({ client: this.client }, { Bucket: this.bucket })
+    for await (const page of listing) {
       for (const object of page.Contents ?? []) {
         if (!object.Key || !isBlobKey(object.Key)) continue
         yield {
@@ -156,29 +148,19 @@ export class S3BlobStore extends S3Chunks implements BlobStore {
     }
   }
 
-  async sweepUnfinished(
-    olderThanMs: number,
-    keep: ReadonlySet<string> = new Set(),
-  ): Promise<number> {
+  async sweepUnfinished(olderThanMs: number, keep: ReadonlySet<string>): Promise<number> {
     const cutoff = this.now() - olderThanMs
     let aborted = 0
     let keyMarker: string | undefined
     let uploadIdMarker: string | undefined
     do {
-      const page = await this.client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: this.bucket,
-          KeyMarker: keyMarker,
-          UploadIdMarker: uploadIdMarker,
-        }),
-      )
+      const list = { Bucket: this.bucket, KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }
+      const page = await this.client.send(new ListMultipartUploadsCommand(list))
       for (const upload of page.Uploads ?? []) {
         const { Key: key, UploadId: uploadId, Initiated: initiated } = upload
         if (!key || !uploadId || !isBlobKey(key) || keep.has(key)) continue
         if ((initiated?.getTime() ?? 0) > cutoff) continue
-        await this.client.send(
-          new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }),
-        )
+        await this.client.send(new AbortMultipartUploadCommand(this.target(key, uploadId)))
         aborted++
       }
       keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined
