@@ -85,15 +85,13 @@ async function databaseShare(url: string) {
     },
   } as unknown as BlobStore
   const db = await openDatabase({ dataDir: dir, databaseUrl: url, databasePoolSize: 4 })
-  const limits = { window: 3, maxChunksInFlight: 4, speedLimit: 0 }
+  const limits = { window: 3, maxChunksInFlight: 4, speedLimit: 0, bufferBytes: Infinity }
   const scope = { requestId: null, maxChunkSize: CHUNK }
-  const buffer = { reserveBuffer: () => true, releaseBuffer: () => undefined }
   const holdEnds = new SessionHoldEnds(db, { endHold: async () => undefined })
   const sessions = new ChunkSessions(
     db,
     keepsNothing,
     limits,
-    buffer,
     holdEnds,
     new SessionEnds(db, keepsNothing, holdEnds),
     Date.now,

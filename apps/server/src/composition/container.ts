@@ -22,7 +22,6 @@ import { NotificationOutbox } from '../notify/outbox.js'
 import { NotificationWorker } from '../notify/worker.js'
 import { ReportsService } from '../ops/reports.js'
 import { RequestsService } from '../requests/requests.js'
-import { liveSessionKeys } from '../sessions/live-sessions.js'
 import { SessionStatusService } from '../sessions/session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
@@ -45,7 +44,7 @@ export interface Services {
   inbox: InboxService
   /** How far an unfinished upload got, of either writer (session-status.ts). */
   sessionStatus: SessionStatusService
-  /** Keys of every session that may still write, on any instance (live-sessions.ts). */
+  /** Keys of every session that may still write, on any instance: the sweeps by age skip them. */
   liveSessionKeys: () => Promise<ReadonlySet<string>>
   quota: DbUploadQuota
   lockout: Lockout
@@ -90,7 +89,6 @@ export async function createServices(
     blobs,
     now,
     onError,
-    bufferBudget: config.fileUploadChunkBuffer,
     records: sessionRows,
     holdEnds,
     ends,
@@ -104,8 +102,8 @@ export async function createServices(
       window: config.fileUploadConcurrentChunks,
       maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
       speedLimit: config.fileUploadSpeedLimit,
+      bufferBytes: config.fileUploadChunkBuffer,
     },
-    sessions,
     holdEnds,
     ends,
     now,
@@ -161,8 +159,6 @@ export async function createServices(
   })
   // Where GET /api/upload/:id/status and its request twin look: the one row of either writer.
   const sessionStatus = new SessionStatusService(sessionRows, sessions, tombstones)
-  // What the sweeps by age must leave alone: one source per kind of session.
-  const liveKeys = liveSessionKeys([() => sessions.resumableIds(), () => chunkSessions.ids()])
   const inbox = new InboxService({
     db,
     blobs,
@@ -203,7 +199,7 @@ export async function createServices(
     requests,
     inbox,
     sessionStatus,
-    liveSessionKeys: liveKeys,
+    liveSessionKeys: () => sessions.resumableIds(),
     quota,
     lockout,
     rateLimiter,
