@@ -25,7 +25,6 @@ import { RequestsService } from '../requests/requests.js'
 import { SessionStatusService } from '../sessions/session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
-import { SessionEnds } from '../sessions/session-ends.js'
 import { SessionHoldEnds } from '../sessions/session-holds.js'
 import { ChunkSessions } from '../sessions/chunk-sessions.js'
 import { SessionRecords } from '../sessions/session-records.js'
@@ -81,17 +80,14 @@ export async function createServices(
     now,
   })
   // Where every session's quota hold and request slot end, streamed and stored alike.
-  const holdEnds = new SessionHoldEnds(db, quota)
+  const holdEnds = new SessionHoldEnds(db, blobs, quota)
   const sessionRows = new SessionRecords(db, now)
-  // The one end of a session from its row, of either writer.
-  const ends = new SessionEnds(db, blobs, holdEnds)
   const sessions = new UploadSessions({
     blobs,
     now,
     onError,
     records: sessionRows,
     holdEnds,
-    ends,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
   // Chunked sessions live in the database on either dialect, so that any instance takes any chunk.
@@ -105,7 +101,6 @@ export async function createServices(
       bufferBytes: config.fileUploadChunkBuffer,
     },
     holdEnds,
-    ends,
     now,
     sessions.holder,
     uploadChunkSize(config),

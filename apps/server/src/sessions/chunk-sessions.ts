@@ -16,7 +16,6 @@ import type { QuotaHold } from '../limits/quota.js'
 import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { FinishingSession } from './finishing-session.js'
-import type { SessionEnds } from './session-ends.js'
 import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
 import { chunkRows, openSessionIn, ChunkIntake, type StoredChunkLimits } from './chunk-intake.js'
 
@@ -40,7 +39,6 @@ export class ChunkSessions {
     private readonly blobs: BlobStore,
     limits: StoredChunkLimits,
     private readonly holds: SessionHoldEnds,
-    private readonly ends: SessionEnds,
     private readonly now: () => number,
     /** This instance, as the holder of the sessions whose client did not ask to resume. */
     private readonly holder: string,
@@ -216,9 +214,9 @@ export class ChunkSessions {
     return outcome.result
   }
 
-  /** Ends sessions as failed (cancelled, a finalize that failed) through session-ends.ts. */
+  /** Ends sessions as failed (cancelled, a finalize that failed). */
   async remove(ids: readonly string[]): Promise<void> {
-    await this.ends.end(ids)
+    await this.holds.endFailed(ids)
   }
 
   /** Ends every session of a request that is being deleted. */

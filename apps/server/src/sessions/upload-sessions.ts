@@ -15,7 +15,6 @@ import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
-import type { SessionEnds } from './session-ends.js'
 import {
   encodeQuotaHold,
   holdsOfRow,
@@ -40,7 +39,6 @@ export interface UploadSessionsDeps {
   blobs: BlobStore
   records: SessionRecords
   holdEnds: SessionHoldEnds
-  ends: SessionEnds
   now?: () => number
   onError?: (error: unknown) => void
 }
@@ -204,7 +202,7 @@ export class UploadSessions implements SessionRegistry {
   /** Ends the claimed sessions not open here; answers how many ended. */
   private async endRows(rows: readonly SessionRow[]): Promise<number> {
     const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
-    const ended = await this.deps.ends.end(ids)
+    const ended = await this.holdEnds.endFailed(ids)
     // No live session records these ends (metrics/track-session.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     for (const session of ended) recordUploadFailed(session.transport, session.bytesWritten)
@@ -217,7 +215,7 @@ export class UploadSessions implements SessionRegistry {
     return this.deps.records.find(id)
   }
 
-  /** Ends a session from its row (session-ends.ts); false when it had ended already. */
+  /** Ends a session from its row; false when it had ended already. */
   async endDormant(row: SessionRow): Promise<boolean> {
     return (await this.endRows([row])) > 0
   }
