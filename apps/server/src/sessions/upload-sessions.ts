@@ -140,27 +140,23 @@ export class UploadSessions implements SessionRegistry {
   ): Promise<UploadSession<T>> {
     const { records } = this.deps
     const found = await records.find(id)
-    if (!found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const kind = this.kinds.get(found.kind)
-    if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     // A session whose client did not ask to resume it belongs to its connection alone.
-    if (!found.resumable) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const kind = found?.resumable ? this.kinds.get(found.kind) : undefined
+    if (!found || !kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     check(found)
     if (offset > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
     // The old connection here may still be draining what it read, not yet seeing its close: the
     // resume waits for it, and pings it so that a dead one is dropped rather than kept until its
     // keepalive ends it.
     this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
-    if (!(await this.leaves(id, HOLDER_WAIT_MS))) {
-      throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
-    }
-    if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    const inProgress = () => new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    if (!(await this.leaves(id, HOLDER_WAIT_MS)) || this.sessions.has(id)) throw inProgress()
     // Its connection ended here a moment ago: the suspension records the point to resume from.
     await this.settled(id)
-    if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    if (this.sessions.has(id)) throw inProgress()
     const row = await records.claim(id, this.holder)
     if (!row) {
-      if (await records.find(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+      if (await records.find(id)) throw inProgress()
       throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
     const { nextIndex, writerState, lastActivity } = row
