@@ -15,7 +15,6 @@ import { startPostgres } from '@fileshare/testing/postgres'
 
 import { openDatabase } from '../src/db/open-database.js'
 import { SessionHoldEnds } from '../src/sessions/session-holds.js'
-import { SessionEnds } from '../src/sessions/session-ends.js'
 import { ChunkSessions } from '../src/sessions/chunk-sessions.js'
 import { FilesystemBlobStore } from '../src/storage/filesystem.js'
 import type { BlobStore, ChunkBody } from '../src/storage/blob-store.js'
@@ -85,17 +84,14 @@ async function databaseShare(url: string) {
     },
   } as unknown as BlobStore
   const db = await openDatabase({ dataDir: dir, databaseUrl: url, databasePoolSize: 4 })
-  const limits = { window: 3, maxChunksInFlight: 4, speedLimit: 0 }
+  const limits = { window: 3, maxChunksInFlight: 4, speedLimit: 0, bufferBytes: Infinity }
   const scope = { requestId: null, maxChunkSize: CHUNK }
-  const buffer = { reserveBuffer: () => true, releaseBuffer: () => undefined }
-  const holdEnds = new SessionHoldEnds(db, { endHold: async () => undefined })
+  const holdEnds = new SessionHoldEnds(db, keepsNothing, { endHold: async () => undefined })
   const sessions = new ChunkSessions(
     db,
     keepsNothing,
     limits,
-    buffer,
     holdEnds,
-    new SessionEnds(db, keepsNothing, holdEnds),
     Date.now,
     crypto.randomUUID(),
     CHUNK,

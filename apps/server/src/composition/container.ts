@@ -21,11 +21,9 @@ import { NotificationOutbox } from '../notify/outbox.js'
 import { NotificationWorker } from '../notify/worker.js'
 import { ReportsService } from '../ops/reports.js'
 import { RequestsService } from '../requests/requests.js'
-import { liveSessionKeys } from '../sessions/live-sessions.js'
 import { SessionStatusService } from '../sessions/session-status.js'
 import { Takedown } from '../ops/takedown.js'
 import { Tombstones } from '../records/tombstones.js'
-import { SessionEnds } from '../sessions/session-ends.js'
 import { SessionHoldEnds } from '../sessions/session-holds.js'
 import { ChunkSessions } from '../sessions/chunk-sessions.js'
 import { SessionRecords } from '../sessions/session-records.js'
@@ -53,18 +51,14 @@ export async function createServices(
     now,
   })
   // Where every session's quota hold and request slot end, streamed and stored alike.
-  const holdEnds = new SessionHoldEnds(db, quota)
+  const holdEnds = new SessionHoldEnds(db, blobs, quota)
   const sessionRows = new SessionRecords(db, now)
-  // The one end of a session from its row, of either writer.
-  const ends = new SessionEnds(db, blobs, holdEnds)
   const sessions = new UploadSessions({
     blobs,
     now,
     onError,
-    bufferBudget: config.fileUploadChunkBuffer,
     records: sessionRows,
     holdEnds,
-    ends,
   })
   const janitor = new BlobJanitor(db, blobs, now, onError)
   // Chunked sessions live in the database on either dialect, so that any instance takes any chunk.
@@ -75,10 +69,9 @@ export async function createServices(
       window: config.fileUploadConcurrentChunks,
       maxChunksInFlight: config.fileUploadConcurrentChunks + 1,
       speedLimit: config.fileUploadSpeedLimit,
+      bufferBytes: config.fileUploadChunkBuffer,
     },
-    sessions,
     holdEnds,
-    ends,
     now,
     sessions.holder,
     uploadChunkSize(config),
@@ -131,8 +124,6 @@ export async function createServices(
   })
   // Where GET /api/upload/:id/status and its request twin look: the one row of either writer.
   const sessionStatus = new SessionStatusService(sessionRows, sessions, tombstones)
-  // What the sweeps by age must leave alone: one source per kind of session.
-  const liveKeys = liveSessionKeys([() => sessions.resumableIds(), () => chunkSessions.ids()])
   const inbox = new InboxService({
     db,
     blobs,
@@ -174,7 +165,7 @@ export async function createServices(
     requests,
     inbox,
     sessionStatus,
-    liveSessionKeys: liveKeys,
+    liveSessionKeys: () => sessions.resumableIds(),
     quota,
     lockout,
     rateLimiter,

@@ -24,6 +24,8 @@ export interface StoredChunkLimits {
   maxChunksInFlight: number
   /** Bytes per second, 0 for none. */
   speedLimit: number
+  /** Bytes of chunk bodies without a length this instance holds in memory at once. */
+  bufferBytes: number
 }
 
 /** Which sessions a route reaches: those of its file request (or of none), and its chunk limit. */
@@ -46,12 +48,6 @@ const uploadNotFound = () => new HttpError(404, ERROR_MESSAGES.uploadNotFound)
 const duplicate = () => new HttpError(400, ERROR_MESSAGES.duplicateChunk)
 const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
 
-/** This instance's budget of chunk bytes held in memory (FILE_UPLOAD_CHUNK_BUFFER). */
-export interface ChunkBuffer {
-  reserveBuffer(bytes: number): boolean
-  releaseBuffer(bytes: number): void
-}
-
 /** Bytes of a chunk's body the feed into the store holds before it pauses the request. */
 const FEED_BYTES = 256 * 1024
 
@@ -72,12 +68,13 @@ export class ChunkIntake {
   private readonly receiving = new Map<string, Set<number>>()
   /** When each session last took a chunk here (wall clock), for a shutdown's drain. */
   private readonly activeAt = new Map<string, number>()
+  /** Bytes of chunk bodies held in memory here, within `limits.bufferBytes`. */
+  private buffered = 0
 
   constructor(
     private readonly db: Db,
     private readonly blobs: BlobStore,
     private readonly limits: StoredChunkLimits,
-    private readonly buffer: ChunkBuffer,
     private readonly now: () => number,
   ) {}
 
@@ -156,9 +153,10 @@ export class ChunkIntake {
         }
         if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
         if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
-        if (!this.buffer.reserveBuffer(piece.length)) {
+        if (this.buffered + piece.length > this.limits.bufferBytes) {
           throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
         }
+        this.buffered += piece.length
         budgeted += piece.length
         pieces.push(piece)
         return undefined
@@ -182,7 +180,7 @@ export class ChunkIntake {
         if (released) return
         released = true
         pieces.length = 0
-        this.buffer.releaseBuffer(budgeted)
+        this.buffered -= budgeted
         // A body that ended early fails the store's write, which leaves nothing behind.
         feed?.destroy(new Error('The chunk request ended before its body'))
         receiving.delete(index)

@@ -16,15 +16,8 @@ import type { QuotaHold } from '../limits/quota.js'
 import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { FinishingSession } from './finishing-session.js'
-import type { SessionEnds } from './session-ends.js'
 import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
-import {
-  chunkRows,
-  openSessionIn,
-  ChunkIntake,
-  type ChunkBuffer,
-  type StoredChunkLimits,
-} from './chunk-intake.js'
+import { chunkRows, openSessionIn, ChunkIntake, type StoredChunkLimits } from './chunk-intake.js'
 
 export interface SessionOpening {
   declaredSize: number
@@ -36,8 +29,6 @@ export interface SessionOpening {
   resumable: boolean
 }
 
-const sizeMismatch = () => new HttpError(400, ERROR_MESSAGES.sizeMismatch)
-
 export class ChunkSessions {
   private readonly intake: ChunkIntake
   /** Admits a chunk on its head before its body is read (chunk-intake.ts). */
@@ -47,16 +38,14 @@ export class ChunkSessions {
     private readonly db: Db,
     private readonly blobs: BlobStore,
     limits: StoredChunkLimits,
-    buffer: ChunkBuffer,
     private readonly holds: SessionHoldEnds,
-    private readonly ends: SessionEnds,
     private readonly now: () => number,
     /** This instance, as the holder of the sessions whose client did not ask to resume. */
     private readonly holder: string,
     /** The chunk size clients are asked for, by which the store lays out a session's chunks. */
     private readonly chunkSize: number,
   ) {
-    this.intake = new ChunkIntake(db, blobs, limits, buffer, now)
+    this.intake = new ChunkIntake(db, blobs, limits, now)
     this.admit = (...chunk) => this.intake.admit(...chunk)
   }
 
@@ -154,8 +143,9 @@ export class ChunkSessions {
 
   /**
    * Finalizes session `id`: claimed once, whichever instance asks (else 404); its chunks, read
-   * after the claim when no more can be recorded, joined into the blob; then `commit`'s record.
-   * A failure after the claim ends the session and counts; one after the join calls `discard`.
+   * after the claim when no more can be recorded, joined into the blob; then one transaction
+   * writes `commit`'s record and ends the session. A failure after the claim ends the session and
+   * counts; one after the join calls `discard`.
    */
   private async finish<T>(
     id: string,
@@ -182,7 +172,7 @@ export class ChunkSessions {
     if (!whole) {
       await this.remove([id])
       recordUploadFailed('chunks')
-      throw sizeMismatch()
+      throw new HttpError(400, ERROR_MESSAGES.sizeMismatch)
     }
     const parts = chunks.map(({ ref, size, etag }) => ({ ref, size, etag }))
     await this.blobs.joinChunks(id, parts, claimed.partsUpload).catch(async (error: unknown) => {
@@ -190,21 +180,6 @@ export class ChunkSessions {
       await this.remove([id])
       throw error
     })
-    let result: T
-    try {
-      result = await this.complete(id, commit)
-    } catch (error) {
-      recordUploadFailed('chunks')
-      await discard()
-      throw error
-    }
-    recordUploadCompleted('chunks', claimed.declaredSize, requestId !== null)
-    return result
-  }
-
-  /** The end of a joined session by `commit`'s transaction; a failed one ends it as failed. */
-  private async complete<T>(id: string, commit: (tx: Executor) => Promise<T>): Promise<T> {
-    const { uploadSessions: s, chunkParts: p } = this.db.tables
     let outcome: { result: T; chunks: StoredChunk[] }
     try {
       outcome = await this.db.transaction(async (tx) => {
@@ -224,28 +199,29 @@ export class ChunkSessions {
         return { result, chunks }
       })
     } catch (error) {
-      await this.remove([id])
+      try {
+        await this.remove([id])
+      } finally {
+        recordUploadFailed('chunks')
+        await discard()
+      }
       throw error
     }
     // The upload is recorded: chunks a failed removal leaves (the storage away) are no longer any
     // session's, and the sweep of stored chunks removes them; failing here would discard the blob.
     await this.blobs.deleteChunks(outcome.chunks).catch(() => undefined)
+    recordUploadCompleted('chunks', claimed.declaredSize, requestId !== null)
     return outcome.result
   }
 
-  /** Ends sessions as failed (cancelled, a finalize that failed) through session-ends.ts. */
+  /** Ends sessions as failed (cancelled, a finalize that failed). */
   async remove(ids: readonly string[]): Promise<void> {
-    await this.ends.end(ids)
+    await this.holds.endFailed(ids)
   }
 
   /** Ends every session of a request that is being deleted. */
   async removeOfRequest(requestId: string): Promise<void> {
     await this.remove(await this.idsOf(eq(this.db.tables.uploadSessions.requestId, requestId)))
-  }
-
-  /** Ids of every session in the database, whose stored chunks must not be swept. */
-  async ids(): Promise<Set<string>> {
-    return new Set(await this.idsOf())
   }
 
   private async idsOf(which?: SQL): Promise<string[]> {

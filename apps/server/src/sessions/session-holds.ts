@@ -2,14 +2,21 @@
  * What an upload session holds until it ends: the declared size held against its client's quota
  * and, in a file request, one of its slots. The holds end here and nowhere else, inside the
  * transaction that ends the session, so that they end exactly once whichever instance or path
- * ends it; and the JSON a session row keeps its quota hold in.
+ * ends it; and the JSON a session row keeps its quota hold in. The one end of a session without
+ * its upload, whichever writer wrote it, is here too: its row, chunks and holds in one
+ * transaction, then what it wrote in the store.
  *
- * May touch: nothing directly; the quota (limits/quota.ts) and the request's slot counters
- * (requests/request-slots.ts) on the transaction it is given.
+ * May touch: tables upload_sessions and chunk_parts (deletes); the blob store (what a session
+ * wrote); the quota (limits/quota.ts) and the request's slot counters (requests/request-slots.ts)
+ * on the transaction it is given.
  */
+import type { UploadStatusTransport } from '@fileshare/protocol'
+import { inArray } from 'drizzle-orm'
+
 import type { Db, Executor } from '../db/client.js'
 import type { QuotaHold, UploadQuota } from '../limits/quota.js'
 import { endSlot } from '../requests/request-slots.js'
+import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import { holdsNoteSlot } from './stored-contexts.js'
 
 export interface SessionHolds {
@@ -60,6 +67,12 @@ export function decodeQuotaHold(text: string): QuotaHold | null {
 const RETRY_FIRST_MS = 500
 const RETRY_MOST_MS = 30_000
 
+/** A session that ended here: what the metrics count of it. */
+export interface EndedSession {
+  transport: UploadStatusTransport
+  bytesWritten: number
+}
+
 /** Where a session's holds end: the database and the quota. */
 export class SessionHoldEnds {
   /** Releases the database refused (it was away), tried again until it takes them. */
@@ -69,6 +82,7 @@ export class SessionHoldEnds {
 
   constructor(
     private readonly db: Db,
+    private readonly blobs: BlobStore,
     private readonly quota: Pick<UploadQuota, 'endHold'>,
   ) {}
 
@@ -95,6 +109,54 @@ export class SessionHoldEnds {
       await this.endOn(tx, holds, kept)
       return true
     })
+  }
+
+  /**
+   * Ends the sessions `ids` that still have a row, as failed (cancelled, idle, their instance gone,
+   * a finalize that failed); answers those this call ended. Every store removal is tried (the
+   * sweeps take what a failure leaves); the first failure is thrown.
+   */
+  async endFailed(ids: readonly string[]): Promise<EndedSession[]> {
+    if (ids.length === 0) return []
+    const { uploadSessions: s, chunkParts: p } = this.db.tables
+    const { rows, chunks } = await this.db.transaction(async (tx) => {
+      const rows = await tx
+        .delete(s)
+        .where(inArray(s.id, [...ids]))
+        .returning({
+          id: s.id,
+          transport: s.transport,
+          bytesWritten: s.bytesWritten,
+          requestId: s.requestId,
+          context: s.context,
+          quota: s.quota,
+          writerState: s.writerState,
+          partsUpload: s.partsUpload,
+        })
+      for (const row of rows) await this.endOn(tx, holdsOfRow(row), false)
+      const ended = rows.map((row) => row.id)
+      const chunks: StoredChunk[] =
+        ended.length === 0
+          ? []
+          : await tx
+              .delete(p)
+              .where(inArray(p.sessionId, ended))
+              .returning({ ref: p.ref, size: p.size, etag: p.etag })
+      return { rows, chunks }
+    })
+    const freed = await Promise.allSettled([
+      ...rows.map(({ id, writerState, partsUpload }) =>
+        writerState !== null
+          ? this.blobs.discardResumable(id, writerState)
+          : partsUpload !== null
+            ? this.blobs.abortChunks(id, partsUpload)
+            : undefined,
+      ),
+      this.blobs.deleteChunks(chunks),
+    ])
+    const failed = freed.find((outcome) => outcome.status === 'rejected')
+    if (failed) throw failed.reason
+    return rows as EndedSession[]
   }
 
   /**

@@ -195,7 +195,7 @@ export class SessionRecords {
     return rows as SessionRow[]
   }
 
-  /** Ids of every session that may still resume. */
+  /** Ids of every session with a row, of either writer. */
   async ids(): Promise<Set<string>> {
     const rows = await this.db.query.select({ id: this.table.id }).from(this.table)
     return new Set(rows.map((row) => row.id))

@@ -4,7 +4,6 @@ import { toBase64Url } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
 import type { RequestUploadInit } from '../requests/request-validation.js'
-import type { UploadSpec } from '../uploads/upload-spec.js'
 import {
   decodeRequestInit,
   decodeSpec,
@@ -12,6 +11,7 @@ import {
   encodeSpec,
   holdsNoteSlot,
   StoredContextError,
+  type UploadSpec,
 } from './stored-contexts.js'
 
 const SPEC: UploadSpec = {

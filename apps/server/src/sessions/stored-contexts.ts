@@ -14,8 +14,21 @@ import {
 } from '@fileshare/protocol'
 
 import type { RequestUploadInit } from '../requests/request-validation.js'
-import type { UploadSpec } from '../uploads/upload-spec.js'
 import { decodeBase64Strict } from '../validation.js'
+
+/** What a normal upload's session keeps of its declaration: its tokens reduced to their hashes. */
+export interface UploadSpec {
+  size: number
+  salt: string
+  maxDownloads: number
+  expireSec: number
+  fileCount: number
+  hasPassword: boolean
+  passwordSalt: string | null
+  passwordAlgo: string | null
+  authTokenHash: Buffer
+  ownerTokenHash: Buffer
+}
 
 /** A token hash is a SHA-256 digest (access/tokens.ts). */
 const TOKEN_HASH_BYTES = 32

@@ -13,7 +13,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { openSqlite, type SqliteDb } from '../db/sqlite.js'
 import { HttpError } from '../http-error.js'
 import { FilesystemBlobStore } from '../storage/filesystem.js'
-import { SessionEnds } from './session-ends.js'
 import { SessionHoldEnds } from './session-holds.js'
 import { SessionRecords } from './session-records.js'
 import type { UploadSession } from './upload-session.js'
@@ -33,10 +32,9 @@ describe('upload session', () => {
     db = await openSqlite(dataDir)
     // These sessions hold no quota and no slot: their holds' end is the transaction alone.
     const quota = { endHold: () => Promise.reject(new Error('no quota is held')) }
-    const holdEnds = new SessionHoldEnds(db, quota)
+    const holdEnds = new SessionHoldEnds(db, blobs, quota)
     const records = new SessionRecords(db, Date.now)
-    const ends = new SessionEnds(db, blobs, holdEnds)
-    sessions = new UploadSessions({ blobs, holdEnds, records, ends })
+    sessions = new UploadSessions({ blobs, holdEnds, records })
   })
   afterEach(async () => {
     sessions.stop()

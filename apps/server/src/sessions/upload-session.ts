@@ -74,11 +74,7 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
     this.accepted = startOffset
     // The store makes bytes durable after the write that brought them (an S3 part uploads in
     // the background): each move is recorded as it happens, not when more bytes arrive.
-    if (link) {
-      link.writer.onDurable(() =>
-        link.follow(this.lastActivity, (error) => this.registry.reportError(error), 1),
-      )
-    }
+    link?.writer.onDurable(() => this.follow(1))
   }
 
   get state(): SessionState {
@@ -131,14 +127,18 @@ export class UploadSession<T = unknown> implements FinishingSession<T> {
         void this.abort()
         throw error
       })
-    const link = this.link
-    if (link) {
+    if (this.link) {
       void this.chain.then(
-        () => link.follow(this.lastActivity, (error) => this.registry.reportError(error)),
+        () => this.follow(),
         () => undefined,
       )
     }
     return this.chain
+  }
+
+  /** Records the durable point once it moved `step` bytes (durable-link.ts). */
+  private follow(step?: number): void {
+    this.link?.follow(this.lastActivity, (error) => this.registry.reportError(error), step)
   }
 
   /**

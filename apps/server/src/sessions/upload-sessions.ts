@@ -15,7 +15,6 @@ import { HttpError } from '../http-error.js'
 import { recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
-import type { SessionEnds } from './session-ends.js'
 import {
   encodeQuotaHold,
   holdsOfRow,
@@ -36,15 +35,12 @@ import {
   UPLOAD_IN_PROGRESS_MESSAGE,
 } from './upload-session.js'
 
-export interface UploadSessionsOptions {
+export interface UploadSessionsDeps {
   blobs: BlobStore
-  now?: () => number
-  /** Bytes of chunk bodies held in memory across all sessions (FILE_UPLOAD_CHUNK_BUFFER). */
-  bufferBudget?: number
-  onError?: (error: unknown) => void
   records: SessionRecords
   holdEnds: SessionHoldEnds
-  ends: SessionEnds
+  now?: () => number
+  onError?: (error: unknown) => void
 }
 
 /** What a kind of session (normal upload, upload into a request) makes of its row at a resume. */
@@ -63,30 +59,21 @@ const HOLDER_PROBE_MS = 2000
 
 export class UploadSessions implements SessionRegistry {
   private readonly sessions = new Map<string, UploadSession>()
-  private bufferedBytes = 0
-  private readonly blobs: BlobStore
-  private readonly bufferBudget: number
-  private readonly errorSink: (error: unknown) => void
-  private readonly records: SessionRecords
-  private readonly ends: SessionEnds
-  readonly holdEnds: SessionHoldEnds
   private readonly kinds = new Map<SessionKindName, SessionKind<unknown>>()
   /** This instance, as the holder of the sessions it has open. */
   readonly holder = randomUUID()
-  private readonly heartbeat: NodeJS.Timeout
+  readonly holdEnds: SessionHoldEnds
   readonly now: () => number
+  readonly reportError: (error: unknown) => void
+  private readonly heartbeat: NodeJS.Timeout
 
-  constructor(options: UploadSessionsOptions) {
-    this.blobs = options.blobs
-    this.now = options.now ?? Date.now
-    this.bufferBudget = options.bufferBudget ?? 256 * 1024 * 1024
-    this.errorSink = options.onError ?? ((error) => console.error(error))
-    this.records = options.records
-    this.holdEnds = options.holdEnds
-    this.ends = options.ends
+  constructor(private readonly deps: UploadSessionsDeps) {
+    this.holdEnds = deps.holdEnds
+    this.now = deps.now ?? Date.now
+    this.reportError = deps.onError ?? ((error) => console.error(error))
     // The one heartbeat of this instance: it renews its holds on rows of both writers.
     this.heartbeat = setInterval(() => {
-      this.records.beat(this.holder).catch((error: unknown) => this.reportError(error))
+      deps.records.beat(this.holder).catch((error: unknown) => this.reportError(error))
     }, HEARTBEAT_MS)
     this.heartbeat.unref()
   }
@@ -107,13 +94,13 @@ export class UploadSessions implements SessionRegistry {
     durable?: DurableSpec,
   ): Promise<UploadSession<T>> {
     const id = randomUUID()
-    const records = this.records
+    const { records } = this.deps
     const giveBack = async (error: unknown): Promise<never> => {
       await this.holdEnds.release(holds)
       throw error
     }
     if (!durable) {
-      const writer = await this.blobs.create(id).catch(giveBack)
+      const writer = await this.deps.blobs.create(id).catch(giveBack)
       const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
@@ -135,7 +122,7 @@ export class UploadSessions implements SessionRegistry {
         createdAt: now,
       })
       .catch(giveBack)
-    const writer = await this.blobs.createResumable(id).catch(async (error: unknown) => {
+    const writer = await this.deps.blobs.createResumable(id).catch(async (error: unknown) => {
       await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error
     })
@@ -151,29 +138,25 @@ export class UploadSessions implements SessionRegistry {
     check: (row: StreamRow) => void,
     offset: number,
   ): Promise<UploadSession<T>> {
-    const records = this.records
+    const { records } = this.deps
     const found = await records.find(id)
-    if (!found) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const kind = this.kinds.get(found.kind)
-    if (!kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     // A session whose client did not ask to resume it belongs to its connection alone.
-    if (!found.resumable) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const kind = found?.resumable ? this.kinds.get(found.kind) : undefined
+    if (!found || !kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     check(found)
     if (offset > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
     // The old connection here may still be draining what it read, not yet seeing its close: the
     // resume waits for it, and pings it so that a dead one is dropped rather than kept until its
     // keepalive ends it.
     this.sessions.get(id)?.probe(HOLDER_PROBE_MS)
-    if (!(await this.leaves(id, HOLDER_WAIT_MS))) {
-      throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
-    }
-    if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    const inProgress = () => new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    if (!(await this.leaves(id, HOLDER_WAIT_MS)) || this.sessions.has(id)) throw inProgress()
     // Its connection ended here a moment ago: the suspension records the point to resume from.
     await this.settled(id)
-    if (this.sessions.has(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+    if (this.sessions.has(id)) throw inProgress()
     const row = await records.claim(id, this.holder)
     if (!row) {
-      if (await records.find(id)) throw new HttpError(409, UPLOAD_IN_PROGRESS_MESSAGE)
+      if (await records.find(id)) throw inProgress()
       throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
     const { nextIndex, writerState, lastActivity } = row
@@ -183,7 +166,7 @@ export class UploadSessions implements SessionRegistry {
       if (offset > row.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
       // Recorded before the bytes past it are dropped, so the row never claims more than is kept.
       await records.record(id, this.holder, { ...point, bytesWritten: offset })
-      const writer = await this.blobs.reopen(id, writerState, offset)
+      const writer = await this.deps.blobs.reopen(id, writerState, offset)
       const from = writer.bytesWritten
       const link = new DurableLink(id, row.resumable, writer, records, this.holder, from)
       const spec = kind.restore(row).spec as NewSession<T>
@@ -203,19 +186,19 @@ export class UploadSessions implements SessionRegistry {
   /** Ends the dormant sessions of either writer that idled out; answers how many ended. */
   async expireDormant(idleMs: number, requestIdleMs: number): Promise<number> {
     const now = this.now()
-    const rows = await this.records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
+    const rows = await this.deps.records.claimIdle(now - idleMs, now - requestIdleMs, this.holder)
     return this.endRows(rows)
   }
 
   /** Ends the unresumable sessions whose instance is gone (`all`: every one not held here). */
   async endUnresumable(all = false): Promise<number> {
-    return this.endRows(await this.records.claimUnresumable(this.holder, all))
+    return this.endRows(await this.deps.records.claimUnresumable(this.holder, all))
   }
 
   /** Ends the claimed sessions not open here; answers how many ended. */
   private async endRows(rows: readonly SessionRow[]): Promise<number> {
     const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
-    const ended = await this.ends.end(ids)
+    const ended = await this.holdEnds.endFailed(ids)
     // No live session records these ends (metrics/track-session.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     for (const session of ended) recordUploadFailed(session.transport, session.bytesWritten)
@@ -225,23 +208,23 @@ export class UploadSessions implements SessionRegistry {
   /** The row of session `id` when it is not open on this instance. */
   async findDormant(id: string): Promise<StreamRow | undefined> {
     if (this.sessions.has(id)) return undefined
-    return this.records.find(id)
+    return this.deps.records.find(id)
   }
 
-  /** Ends a session from its row (session-ends.ts); false when it had ended already. */
+  /** Ends a session from its row; false when it had ended already. */
   async endDormant(row: SessionRow): Promise<boolean> {
     return (await this.endRows([row])) > 0
   }
 
   /** Ends the dormant sessions uploading into request `requestId`, which is going away. */
   async endDormantOfRequest(requestId: string): Promise<void> {
-    for (const row of await this.records.ofRequest(requestId)) await this.endDormant(row)
+    for (const row of await this.deps.records.ofRequest(requestId)) await this.endDormant(row)
   }
 
-  /** Ids of the sessions whose bytes must be kept: open here, or resumable anywhere. */
+  /** Ids of the sessions whose bytes must be kept: open here, or with a row of either writer. */
   async resumableIds(): Promise<Set<string>> {
     const ids = this.ids()
-    for (const id of await this.records.ids()) ids.add(id)
+    for (const id of await this.deps.records.ids()) ids.add(id)
     return ids
   }
 
@@ -278,20 +261,6 @@ export class UploadSessions implements SessionRegistry {
   /** Resolves once a suspension of session `id` under way here is recorded (at once if none). */
   async settled(id: string): Promise<void> {
     await this.suspending.get(id)
-  }
-
-  reserveBuffer(bytes: number): boolean {
-    if (this.bufferedBytes + bytes > this.bufferBudget) return false
-    this.bufferedBytes += bytes
-    return true
-  }
-
-  releaseBuffer(bytes: number): void {
-    this.bufferedBytes -= bytes
-  }
-
-  reportError(error: unknown): void {
-    this.errorSink(error)
   }
 
   /** Aborts sessions idle for longer than their idle time; returns how many ended. */

@@ -6,12 +6,16 @@
 import {
   Declaration,
   ERROR_MESSAGES,
+  fromBase64Url,
+  type Decoded,
+  type DeclarationLimits,
   type DeclaredSizeHeader,
   type ReceivedHeaderValues,
 } from '@fileshare/protocol'
 import { eq } from 'drizzle-orm'
 import { randomUUID } from 'node:crypto'
 
+import { hashToken } from '../access/tokens.js'
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
@@ -19,10 +23,10 @@ import { deleteAsOwner } from '../records/owner-delete.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
-import { decodeSpec, encodeSpec } from '../sessions/stored-contexts.js'
+import { decodeSpec, encodeSpec, type UploadSpec } from '../sessions/stored-contexts.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
+import { decodedOrThrow } from '../validation.js'
 import { requireOwner, UploadRecords, type UploadsDeps } from './upload-records.js'
-import { declaredUpload, type DeclaredUpload, type UploadSpec } from './upload-spec.js'
 
 /** The context of a normal upload session (request uploads carry another). */
 export interface FileUploadContext {
@@ -34,6 +38,17 @@ export function isFileUploadContext(context: unknown): context is FileUploadCont
   return (context as FileUploadContext | undefined)?.kind === 'file'
 }
 
+/** The context of a session from what its row keeps. */
+function fileContext(stored: string): FileUploadContext {
+  return { kind: 'file', spec: decodeSpec(stored) }
+}
+
+/** A declaration checked at init: what the session keeps, and the owner token its finalize needs. */
+export interface DeclaredUpload {
+  spec: UploadSpec
+  ownerToken: string
+}
+
 /** The transports of the stream writer: chunked uploads have the chunk writer. */
 type StreamTransport = 'ws' | 'single'
 
@@ -41,10 +56,7 @@ export class UploadsService extends UploadRecords {
   constructor(deps: UploadsDeps) {
     super(deps)
     deps.sessions.registerKind<FileUploadContext>('upload', {
-      restore: (row) => {
-        const context: FileUploadContext = { kind: 'file', spec: decodeSpec(row.context) }
-        return { spec: this.sessionSpec(context, 'ws') }
-      },
+      restore: (row) => ({ spec: this.sessionSpec(fileContext(row.context), 'ws') }),
     })
   }
 
@@ -57,16 +69,41 @@ export class UploadsService extends UploadRecords {
     return { declaredSize: context.spec.size, context, idleMs }
   }
 
-  /** The declaration in an upload's headers, checked against the settings (upload-spec.ts). */
+  /** The declaration in an upload's headers, checked against the settings. */
   declaredInHeaders(headers: ReceivedHeaderValues, sizeHeader: DeclaredSizeHeader): DeclaredUpload {
-    return declaredUpload(this.deps.config, (limits) =>
-      Declaration.fromHeaders(headers, limits, sizeHeader),
-    )
+    return this.declared((limits) => Declaration.fromHeaders(headers, limits, sizeHeader))
   }
 
   /** The declaration in an upload socket's `init` frame, checked as the headers are. */
   declaredInFrame(frameHeaders: unknown): DeclaredUpload {
-    return declaredUpload(this.deps.config, (limits) => Declaration.fromFrame(frameHeaders, limits))
+    return this.declared((limits) => Declaration.fromFrame(frameHeaders, limits))
+  }
+
+  /** The declaration `decode` reads within the settings' limits, or its 400 or 413 as the spec says. */
+  private declared(decode: (limits: DeclarationLimits) => Decoded<Declaration>): DeclaredUpload {
+    const { config } = this.deps
+    const declaration = decodedOrThrow(
+      decode({
+        downloadOptions: config.fileDownloadOptions,
+        expireOptionsSec: config.fileExpireOptionsSec,
+        maxFilesPerUpload: config.fileMaxFilesPerUpload,
+        maxSize: config.fileMaxSize,
+      }),
+    )
+    const { password } = declaration
+    const spec: UploadSpec = {
+      size: declaration.size,
+      salt: declaration.salt,
+      maxDownloads: declaration.maxDownloads,
+      expireSec: declaration.expireSec,
+      fileCount: declaration.fileCount,
+      hasPassword: password !== null,
+      passwordSalt: password?.salt ?? null,
+      passwordAlgo: password?.algo ?? null,
+      authTokenHash: hashToken(fromBase64Url(declaration.authToken)),
+      ownerTokenHash: hashToken(fromBase64Url(declaration.ownerToken)),
+    }
+    return { spec, ownerToken: declaration.ownerToken }
   }
 
   get chunkSessions(): ChunkSessions {
@@ -114,7 +151,7 @@ export class UploadsService extends UploadRecords {
    * Finalizes, whichever writer holds the session: the blob is committed before the record, so a
    * crash between the two leaves an orphan blob for the cleanup job, never a record without blob.
    */
-  async finalize(session: FinishingSession<UploadSpecContext>, ownerToken: string | undefined) {
+  async finalize(session: FinishingSession<FileUploadContext>, ownerToken: string | undefined) {
     const { expireSec, ...spec } = session.context.spec
     requireOwner(ownerToken, spec.ownerTokenHash)
     const now = this.deps.now()
@@ -153,14 +190,14 @@ export class UploadsService extends UploadRecords {
   }
 
   /** Open chunked upload `id`, on whichever instance it was opened; 404 when there is none. */
-  async chunked(id: string): Promise<FinishingSession<UploadSpecContext>> {
+  async chunked(id: string): Promise<FinishingSession<FileUploadContext>> {
     const session = await this.openChunked(id)
     if (!session) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     return session
   }
 
-  private openChunked(id: string): Promise<FinishingSession<UploadSpecContext> | undefined> {
-    return this.deps.chunkSessions.opened(id, null, (context) => ({ spec: decodeSpec(context) }))
+  private openChunked(id: string): Promise<FinishingSession<FileUploadContext> | undefined> {
+    return this.deps.chunkSessions.opened(id, null, fileContext)
   }
 
   /**
@@ -205,6 +242,3 @@ export class UploadsService extends UploadRecords {
     await deleteAsOwner(this.deps.tombstones, upload, ownerToken)
   }
 }
-
-/** What a finalize reads of a normal upload's session context. */
-type UploadSpecContext = Pick<FileUploadContext, 'spec'>
