@@ -31,7 +31,7 @@ import pg from 'pg'
 import { ORPHAN_GRACE_MS, PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
 import type { ChaosCluster } from './cluster.js'
 import type { Ledger, Reads } from './ledger.js'
-import { gone, readCounted, viewCounted } from './workload.js'
+import { gone, readCounted, storageAnswersApart, viewCounted } from './workload.js'
 
 export interface Bounds {
   /** FILE_REQUEST_DAILY_LIMIT; 0 for none. */
@@ -122,7 +122,7 @@ export async function checkItems(
   bounds: Bounds,
   violations: Violations,
 ) {
-  const api = new ApiClient({ baseUrl: url })
+  const api = new ApiClient({ baseUrl: url, fetch: storageAnswersApart(url) })
   const now = Date.now()
   if (bounds.dailyRequests > 0 && ledger.requestsCreated > bounds.dailyRequests) {
     add(

@@ -139,8 +139,13 @@ class Worker {
     private readonly dir: string,
   ) {
     this.random = Seeded.derive(options.seed, `worker ${index}`)
-    this.ws = new ApiClient({ baseUrl: options.url, webSocket: (url) => new WebSocket(url) })
-    this.chunks = new ApiClient({ baseUrl: options.url })
+    const fetch = storageAnswersApart(options.url)
+    this.ws = new ApiClient({
+      baseUrl: options.url,
+      fetch,
+      webSocket: (url) => new WebSocket(url),
+    })
+    this.chunks = new ApiClient({ baseUrl: options.url, fetch })
   }
 
   async run(): Promise<void> {
@@ -421,6 +426,20 @@ class Worker {
         entry.deleted = true
       }
     }
+  }
+}
+
+/**
+ * A fetch that fails the storage's refusals (a presigned URL's answer) with an error of their own:
+ * the download was counted by then, so a 404 from the storage is not the item being gone.
+ */
+export function storageAnswersApart(serviceUrl: string): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init)
+    const url = input instanceof Request ? input.url : String(input)
+    if (response.ok || url.startsWith(serviceUrl)) return response
+    const text = (await response.text().catch(() => '')).slice(0, 200)
+    throw new Error(`the storage answered ${response.status} to a counted download: ${text}`)
   }
 }
 
