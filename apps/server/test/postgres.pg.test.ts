@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { openDatabase } from '../src/db/open-database.js'
+import type { PostgresDb } from '../src/db/postgres.js'
 import { isDatabaseUnavailable } from '../src/db/unavailable.js'
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../src/app.js'
 import { DailyIpHash, DbUploadQuota } from '../src/limits/quota.js'
@@ -149,5 +150,34 @@ describe('PostgreSQL going away while the server runs', () => {
     const info = await fetch(`${server.url}/api/note/${id}`)
     expect(info.status).toBe(200)
     expect(await info.json()).toMatchObject({ id, viewCount: 0 })
+  })
+})
+
+describe('a transaction whose connection is lost at its begin', () => {
+  it('gives its connection back, so the pool neither shrinks nor holds up a stop', async () => {
+    const url = await (await testPostgres()).createDatabase()
+    const db = (await openDatabase({
+      dataDir: '/nonexistent',
+      databaseUrl: url,
+      databasePoolSize: 1,
+    })) as PostgresDb
+    // The pool's one connection fails the next `begin`, as one lost to a restart would.
+    const client = await db.pool.connect()
+    const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>
+    let lose = true
+    client.query = ((...args: unknown[]) => {
+      const first = args[0] as string | { text?: string }
+      const text = typeof first === 'string' ? first : (first.text ?? '')
+      if (lose && /^begin/i.test(text)) {
+        lose = false
+        return Promise.reject(new Error('Connection terminated unexpectedly'))
+      }
+      return query(...args)
+    }) as typeof client.query
+    client.release()
+    await expect(db.transaction((tx) => tx.execute(sql`select 1`))).rejects.toThrow(/begin/)
+    expect(db.pool.totalCount - db.pool.idleCount).toBe(0)
+    await db.transaction((tx) => tx.execute(sql`select 1`))
+    await db.close()
   })
 })

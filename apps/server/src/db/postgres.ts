@@ -12,7 +12,7 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 
-import type { Db } from './client.js'
+import type { Db, Executor } from './client.js'
 import * as schema from './schema-pg.js'
 
 const MIGRATIONS = fileURLToPath(new URL('../../drizzle-pg', import.meta.url))
@@ -61,8 +61,23 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
     tables: schema,
     query,
     pool,
-    transaction: (body) => query.transaction(body),
+    transaction: (body) => transactionOn(pool, body),
     close: () => (closing ??= pool.end()),
+  }
+}
+
+/**
+ * `body` in a transaction on a client of its own, which goes back to the pool whatever fails,
+ * `begin` included: drizzle's pool transaction sends `begin` before its own try, so a connection
+ * lost at that moment (a restart) kept its client checked out for good, shrinking the pool until
+ * a stop waited forever for it.
+ */
+async function transactionOn<T>(pool: pg.Pool, body: (tx: Executor) => Promise<T>): Promise<T> {
+  const client = await pool.connect()
+  try {
+    return await drizzle(client).transaction(body)
+  } finally {
+    client.release()
   }
 }
 
