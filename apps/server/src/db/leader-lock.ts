@@ -27,14 +27,9 @@ export interface LeaderLock {
   release(): Promise<void>
 }
 
-/** SQLite's single instance always leads. */
-const ALWAYS: LeaderLock = {
-  acquire: () => Promise.resolve(true),
-  release: () => Promise.resolve(),
-}
-
 export function leaderLock(db: Db, onChange: (leading: boolean) => void): LeaderLock {
-  if (db.dialect === 'sqlite') return ALWAYS
+  // SQLite's single instance always leads.
+  if (db.dialect === 'sqlite') return { acquire: async () => true, release: async () => undefined }
   const { pool } = db as PostgresDb
   let client: pg.Client | undefined
   let leading = false

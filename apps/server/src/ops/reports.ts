@@ -16,8 +16,7 @@ import {
 } from '@fileshare/protocol'
 import { and, count, desc, eq } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
-import { lockCount } from '../db/count-lock.js'
+import { lockCount, type Db } from '../db/client.js'
 import { HttpError, tooManyRequests } from '../http-error.js'
 import { reporterNetwork } from '../middleware/client-ip.js'
 import { countToday } from '../limits/daily-counts.js'
