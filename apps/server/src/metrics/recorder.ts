@@ -177,8 +177,30 @@ export function recordUploadFailed(transport: UploadTransport, bytes = 0): void 
   if (bytes > 0) active.bytesReceived.inc({ transport }, bytes)
 }
 
-export function recordUploadResumed(transport: UploadTransport): void {
-  active?.uploadsResumed.inc({ transport })
+/** What the tracking reads of a session; the upload session layer's sessions have it. */
+interface TrackedSession {
+  readonly declaredSize: number
+  readonly bytesAccepted: number
+  onEnd(listener: (outcome: 'committed' | 'aborted') => void): void
+}
+
+/**
+ * Counts a session of this process as started or resumed, then as completed or failed through its
+ * own end listener, so the upload services need no metrics code of their own.
+ */
+export function trackUploadSession(
+  session: TrackedSession,
+  transport: UploadTransport,
+  intoRequest = false,
+  start: 'started' | 'resumed' = 'started',
+): void {
+  if (!active) return
+  const counter = start === 'started' ? active.uploadsStarted : active.uploadsResumed
+  counter.inc({ transport })
+  session.onEnd((outcome) => {
+    if (outcome === 'committed') recordUploadCompleted(transport, session.declaredSize, intoRequest)
+    else recordUploadFailed(transport, session.bytesAccepted)
+  })
 }
 
 /** A counted download whose answer began; `streamed` bytes are recorded by recordBytesSent. */
