@@ -376,7 +376,7 @@ export function defineTables(c: Columns) {
       ],
     ),
 
-    /** Read grants (access/read-grants.ts), for exactly one of an upload and an inbox file. */
+    /** Read grants (records/counted-reads.ts), for exactly one of an upload and an inbox file. */
     readGrants: c.table(
       'read_grants',
       {

@@ -13,8 +13,7 @@ import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { recordBytesSent, recordDownload } from '../metrics/recorder.js'
-import type { GrantedRead } from '../records/counted-reads.js'
-import type { IssuedGrant } from '../access/read-grants.js'
+import type { GrantedRead, IssuedGrant } from '../records/counted-reads.js'
 import type { BlobDelivery, OpenedBlob } from '../storage/blob-store.js'
 
 export interface CountedDownload {
