@@ -20,16 +20,11 @@ export const CLEANUP_APPLICATION_NAME = 'fileshare-cleanup'
 /** How long connecting for the lock may take before this round gives up. */
 const CONNECT_TIMEOUT_MS = 5_000
 
-export interface LeaderLock {
-  /** Whether this instance may lead now: takes the lock when free, or confirms it still holds it. */
-  acquire(): Promise<boolean>
-  /** Gives the lock up (closing its connection), so another instance can take it at once. */
-  release(): Promise<void>
-}
+export type LeaderLock = ReturnType<typeof leaderLock>
 
-export function leaderLock(db: Db, onChange: (leading: boolean) => void): LeaderLock {
+export function leaderLock(db: Db, onChange: (leading: boolean) => void) {
   // SQLite's single instance always leads.
-  if (db.dialect === 'sqlite') return { acquire: async () => true, release: async () => undefined }
+  if (db.dialect === 'sqlite') return { acquire: async () => true, release: async () => {} }
   const { pool } = db as PostgresDb
   let client: pg.Client | undefined
   let leading = false
@@ -65,6 +60,7 @@ export function leaderLock(db: Db, onChange: (leading: boolean) => void): Leader
   }
 
   return {
+    /** Whether this instance may lead now: takes the lock when free, or confirms it still holds it. */
     async acquire() {
       let locked = false
       try {
@@ -85,6 +81,7 @@ export function leaderLock(db: Db, onChange: (leading: boolean) => void): Leader
       return locked
     },
 
+    /** Gives the lock up (closing its connection), so another instance can take it at once. */
     async release() {
       // Unlocked before the connection ends, so the next instance to ask finds the lock free.
       await client?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined)
