@@ -74,38 +74,29 @@ export function oidcClient(options: {
         // A refused, replayed or expired code, or an answer without an ID token.
         throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
       }
-      return verifyIdToken(provider, options.clientId, idToken, nonce)
+      // OpenID Connect Core 1.0 §3.1.3.7: signature, `iss`, `aud`, `exp` and the login's `nonce`.
+      try {
+        const { payload } = await jwtVerify(idToken, provider.jwks, {
+          issuer: provider.issuer,
+          audience: options.clientId,
+          requiredClaims: ['sub', 'exp', 'iat', 'nonce'],
+        })
+        if (payload.nonce !== nonce || typeof payload.sub !== 'string' || payload.sub === '') {
+          throw new HttpError(400, ERROR_MESSAGES.loginFailed)
+        }
+        return { ...payload, sub: payload.sub }
+      } catch (err) {
+        if (err instanceof HttpError) throw err
+        if (err instanceof errors.JWKSTimeout || err instanceof TypeError) throw unreachable(err)
+        if (err instanceof errors.JOSEError) {
+          throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
+        }
+        throw err
+      }
     },
 
     /** Only from metadata already cached (spec: Login routes). */
     endSessionEndpoint: () => cached?.endSessionEndpoint ?? null,
-  }
-}
-
-/** OpenID Connect Core 1.0 §3.1.3.7: signature, `iss`, `aud`, `exp` and the login's `nonce`. */
-async function verifyIdToken(
-  provider: ProviderMetadata,
-  clientId: string,
-  idToken: string,
-  nonce: string,
-): Promise<IdTokenClaims> {
-  try {
-    const { payload } = await jwtVerify(idToken, provider.jwks, {
-      issuer: provider.issuer,
-      audience: clientId,
-      requiredClaims: ['sub', 'exp', 'iat', 'nonce'],
-    })
-    if (payload.nonce !== nonce || typeof payload.sub !== 'string' || payload.sub === '') {
-      throw new HttpError(400, ERROR_MESSAGES.loginFailed)
-    }
-    return { ...payload, sub: payload.sub }
-  } catch (err) {
-    if (err instanceof HttpError) throw err
-    if (err instanceof errors.JWKSTimeout || err instanceof TypeError) throw unreachable(err)
-    if (err instanceof errors.JOSEError) {
-      throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
-    }
-    throw err
   }
 }
 

@@ -15,10 +15,7 @@ import { listen, type RunningServer } from '../listen.js'
 import { hashToken } from '../access/tokens.js'
 import { StartupFailure } from '../startup-failure.js'
 import { instanceGauges, type InstanceGaugeDeps } from './instance-gauges.js'
-import { acquireRecorder, recordHttpAnswer } from './recorder.js'
-import { routeFamily } from './route-family.js'
-
-export const METRICS_PATH = '/metrics'
+import { acquireRecorder, recordHttpAnswer, routeFamily } from './recorder.js'
 
 /** This project's answer to a scrape without the right METRICS_TOKEN (docs/operations.md). */
 export const METRICS_TOKEN_MESSAGE = 'Invalid or missing metrics token'
@@ -43,7 +40,7 @@ export function serverMetrics(settings: MetricsSettings, deps: InstanceGaugeDeps
   let server: RunningServer | undefined
 
   const mount = <E extends Env>(app: Hono<E>) => {
-    app.get(METRICS_PATH, async (c) => {
+    app.get('/metrics', async (c) => {
       if (!authorized(c)) {
         return c.json({ error: METRICS_TOKEN_MESSAGE }, 401, { 'WWW-Authenticate': 'Bearer' })
       }
