@@ -81,8 +81,7 @@ export class ApiTokens {
 
   /** The tokens of `subject`, newest first; never a token or its hash. */
   async list(subject: string): Promise<ApiTokenInfo[]> {
-    const owned = await this.listAll(subject)
-    return owned.map(({ subject: _subject, ...info }) => info)
+    return (await this.listAll(subject)).map(({ subject: _subject, ...info }) => info)
   }
 
   /** Every token with its owner (the operator's view), or only `subject`'s; newest first. */

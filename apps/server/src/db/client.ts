@@ -43,8 +43,7 @@ export async function databaseAnswers(db: Db): Promise<boolean> {
 
 /**
  * Makes a count and the insert it allows one step: call it in `tx` before counting. SQLite runs
- * one transaction at a time already; on PostgreSQL a transaction-scoped advisory lock on
- * (`lockClass`, `key`) makes concurrent transactions that count the same rows take turns.
+ * one transaction at a time; on PostgreSQL a transaction-scoped advisory lock makes them take turns.
  */
 export async function lockCount(db: Db, tx: Executor, lockClass: number, key: string) {
   if (db.dialect !== 'postgres') return

@@ -14,7 +14,6 @@ import { randomUUID } from 'node:crypto'
 
 import { HttpError } from '../http-error.js'
 import { recordUploadFailed, recordUploadStarted, trackUploadSession } from '../metrics/recorder.js'
-import { deleteAsOwner } from '../records/owner-delete.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
@@ -201,7 +200,7 @@ export class UploadsService extends UploadRecords {
         wrongOwner: ERROR_MESSAGES.invalidOrMissingOwnerToken,
       },
     }
-    await deleteAsOwner(this.deps.tombstones, upload, ownerToken)
+    await this.deps.tombstones.deleteAsOwner(upload, ownerToken)
   }
 }
 
