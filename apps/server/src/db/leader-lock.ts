@@ -50,12 +50,10 @@ export function leaderLock(db: Db, onChange: (leading: boolean) => void) {
     })
     // A dropped connection shows as a failed query in the next round.
     connection.on('error', () => undefined)
-    try {
-      await connection.connect()
-    } catch (error) {
+    await connection.connect().catch(async (error: unknown) => {
       await connection.end().catch(() => undefined)
       throw error
-    }
+    })
     return connection
   }
 
