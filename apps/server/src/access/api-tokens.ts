@@ -23,8 +23,7 @@ import {
 } from '@fileshare/protocol'
 import { and, count, desc, eq, getTableColumns, isNull, lte, or, type SQL } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
-import { lockCount } from '../db/count-lock.js'
+import { lockCount, type Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { hashMatches, hashToken } from './tokens.js'
 import { invalid } from '../validation.js'
@@ -82,8 +81,7 @@ export class ApiTokens {
 
   /** The tokens of `subject`, newest first; never a token or its hash. */
   async list(subject: string): Promise<ApiTokenInfo[]> {
-    const owned = await this.listAll(subject)
-    return owned.map(({ subject: _subject, ...info }) => info)
+    return (await this.listAll(subject)).map(({ subject: _subject, ...info }) => info)
   }
 
   /** Every token with its owner (the operator's view), or only `subject`'s; newest first. */
@@ -138,27 +136,20 @@ export class ApiTokens {
     if (row === undefined || !hashMatches(hash, row.tokenHash) || row.expiresAt <= time) {
       throw invalidToken()
     }
-    if (row.lastUsedAt === null || row.lastUsedAt <= time - LAST_USE_RESOLUTION_MS) {
-      await this.recordUse(row.id, time)
+    const stale = time - LAST_USE_RESOLUTION_MS
+    if (row.lastUsedAt === null || row.lastUsedAt <= stale) {
+      // One conditional update, so instances racing on the same minute write it once.
+      await db.query
+        .update(apiTokens)
+        .set({ lastUsedAt: time })
+        .where(
+          and(
+            eq(apiTokens.id, row.id),
+            or(isNull(apiTokens.lastUsedAt), lte(apiTokens.lastUsedAt, stale)),
+          ),
+        )
     }
     return { id: row.id, subject: row.subject, scopes: parseScopes(row.scopes) }
-  }
-
-  /** One conditional update, so instances racing on the same minute write it once. */
-  private async recordUse(id: string, time: number): Promise<void> {
-    const { apiTokens } = this.deps.db.tables
-    await this.deps.db.query
-      .update(apiTokens)
-      .set({ lastUsedAt: time })
-      .where(
-        and(
-          eq(apiTokens.id, id),
-          or(
-            isNull(apiTokens.lastUsedAt),
-            lte(apiTokens.lastUsedAt, time - LAST_USE_RESOLUTION_MS),
-          ),
-        ),
-      )
   }
 }
 

@@ -35,20 +35,14 @@ export type CreationGuard = (
   options?: { identify?: boolean },
 ) => Promise<SessionResponse | null>
 
-const DISABLED: Record<ServiceName, string> = {
-  file: ERROR_MESSAGES.fileUploadsDisabled,
-  note: ERROR_MESSAGES.notesDisabled,
-  request: ERROR_MESSAGES.fileRequestsDisabled,
+/** Each service's 403 while left out of ENABLED_SERVICES, and the scope an API token needs. */
+const SERVICES: Record<ServiceName, { disabled: string; scope: ApiTokenScope }> = {
+  file: { disabled: ERROR_MESSAGES.fileUploadsDisabled, scope: 'files' },
+  note: { disabled: ERROR_MESSAGES.notesDisabled, scope: 'notes' },
+  request: { disabled: ERROR_MESSAGES.fileRequestsDisabled, scope: 'requests' },
 }
 
 const BEARER = /^Bearer\s+(\S*)\s*$/i
-
-/** The scope an API token needs for each service. */
-const SCOPE_OF: Record<ServiceName, ApiTokenScope> = {
-  file: 'files',
-  note: 'notes',
-  request: 'requests',
-}
 
 /** The value of an `Authorization: Bearer` header, or undefined when there is none. */
 function bearerValue(header: HeaderReader): string | undefined {
@@ -92,12 +86,13 @@ export function creationGuard(
     request: config.oidcProtectRequests,
   }
   return async (service, header, options = {}) => {
-    if (!config.enabledServices.includes(service)) throw new HttpError(403, DISABLED[service])
+    if (!config.enabledServices.includes(service))
+      throw new HttpError(403, SERVICES[service].disabled)
     if (!protect[service] && (options.identify !== true || keys === null)) return null
     if (keys === null) throw new HttpError(401, ERROR_MESSAGES.loginRequired)
     const token = await readApiToken(tokens, header)
     if (token !== null) {
-      if (!token.scopes.includes(SCOPE_OF[service])) {
+      if (!token.scopes.includes(SERVICES[service].scope)) {
         throw new HttpError(403, API_TOKEN_MESSAGES.scopeMissing)
       }
       return token.user

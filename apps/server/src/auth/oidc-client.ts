@@ -1,10 +1,12 @@
 /**
  * The relying party of the optional login (spec: Optional login 4 and 5): provider metadata found
  * by discovery on first use and cached for the process, authorization URLs with PKCE S256 and a
- * nonce through arctic, the code exchange, and ID-token verification with jose.
+ * nonce through arctic, the code exchange, and ID-token verification with jose; then the identity
+ * mapping per OIDC_PROVIDER (spec: Optional login, adapters table) from the verified claims to the
+ * session's `sub`, `name` and `email`.
  * May touch: the network (the OIDC provider: discovery, code exchange, its keys).
  */
-import { ERROR_MESSAGES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, type SessionResponse } from '@fileshare/protocol'
 import {
   ArcticFetchError,
   CodeChallengeMethod,
@@ -14,8 +16,8 @@ import {
 } from 'arctic'
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose'
 
+import type { OidcProviderKey } from '../config.js'
 import { HttpError } from '../http-error.js'
-import type { IdTokenClaims } from './adapters.js'
 
 /** The longest wait for the provider on each call. */
 const TIMEOUT_MS = 10_000
@@ -74,38 +76,29 @@ export function oidcClient(options: {
         // A refused, replayed or expired code, or an answer without an ID token.
         throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
       }
-      return verifyIdToken(provider, options.clientId, idToken, nonce)
+      // OpenID Connect Core 1.0 §3.1.3.7: signature, `iss`, `aud`, `exp` and the login's `nonce`.
+      try {
+        const { payload } = await jwtVerify(idToken, provider.jwks, {
+          issuer: provider.issuer,
+          audience: options.clientId,
+          requiredClaims: ['sub', 'exp', 'iat', 'nonce'],
+        })
+        if (payload.nonce !== nonce || typeof payload.sub !== 'string' || payload.sub === '') {
+          throw new HttpError(400, ERROR_MESSAGES.loginFailed)
+        }
+        return { ...payload, sub: payload.sub }
+      } catch (err) {
+        if (err instanceof HttpError) throw err
+        if (err instanceof errors.JWKSTimeout || err instanceof TypeError) throw unreachable(err)
+        if (err instanceof errors.JOSEError) {
+          throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
+        }
+        throw err
+      }
     },
 
     /** Only from metadata already cached (spec: Login routes). */
     endSessionEndpoint: () => cached?.endSessionEndpoint ?? null,
-  }
-}
-
-/** OpenID Connect Core 1.0 §3.1.3.7: signature, `iss`, `aud`, `exp` and the login's `nonce`. */
-async function verifyIdToken(
-  provider: ProviderMetadata,
-  clientId: string,
-  idToken: string,
-  nonce: string,
-): Promise<IdTokenClaims> {
-  try {
-    const { payload } = await jwtVerify(idToken, provider.jwks, {
-      issuer: provider.issuer,
-      audience: clientId,
-      requiredClaims: ['sub', 'exp', 'iat', 'nonce'],
-    })
-    if (payload.nonce !== nonce || typeof payload.sub !== 'string' || payload.sub === '') {
-      throw new HttpError(400, ERROR_MESSAGES.loginFailed)
-    }
-    return { ...payload, sub: payload.sub }
-  } catch (err) {
-    if (err instanceof HttpError) throw err
-    if (err instanceof errors.JWKSTimeout || err instanceof TypeError) throw unreachable(err)
-    if (err instanceof errors.JOSEError) {
-      throw new HttpError(400, ERROR_MESSAGES.loginFailed, { cause: err })
-    }
-    throw err
   }
 }
 
@@ -146,4 +139,32 @@ async function discover(issuer: string) {
 
 function unreachable(cause: unknown): HttpError {
   return new HttpError(503, ERROR_MESSAGES.providerUnreachable, { cause })
+}
+
+/** Claims of a verified ID token; only `sub` is sure to be there. */
+export type IdTokenClaims = Record<string, unknown> & { sub: string }
+
+export type ClaimAdapter = (claims: IdTokenClaims) => SessionResponse
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** Standard `name` and `email` claims (OpenID Connect Core 1.0 §5.1); absent ones are empty. */
+const standard: ClaimAdapter = (claims) => ({
+  sub: claims.sub,
+  name: text(claims.name) ?? '',
+  email: text(claims.email) ?? '',
+})
+
+export const ADAPTERS: Record<OidcProviderKey, ClaimAdapter> = {
+  generic: standard,
+  pocketid: standard,
+  // authentik always sends `name`; the adapter reads it and nothing else for the name.
+  authentik: standard,
+  // Keycloak leaves `name` out for users without first and last name; the login name stands in.
+  keycloak: (claims) => ({
+    ...standard(claims),
+    name: text(claims.name) ?? text(claims.preferred_username) ?? '',
+  }),
 }

@@ -44,15 +44,16 @@ export function sessionKeys(secret: string, durationSec: number) {
     }
   }
 
+  const signed = (claims: object, lifetimeSec: number) =>
+    new SignJWT({ ...claims })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setIssuedAt()
+      .setExpirationTime(`${lifetimeSec}s`)
+
   return {
     // The payload is exactly the spec's: sub, name, email, iat, exp (no server-side state).
     sign: (user: SessionResponse) =>
-      new SignJWT({ name: user.name, email: user.email })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setSubject(user.sub)
-        .setIssuedAt()
-        .setExpirationTime(`${durationSec}s`)
-        .sign(sessionKey),
+      signed({ name: user.name, email: user.email, sub: user.sub }, durationSec).sign(sessionKey),
 
     async verify(token: string): Promise<SessionResponse | null> {
       const payload = await payloadOf<SessionPayload>(token, sessionKey, ['sub', 'iat', 'exp'])
@@ -63,12 +64,7 @@ export function sessionKeys(secret: string, durationSec: number) {
       return { sub, name, email }
     },
 
-    signPkce: (pkce: PkceState) =>
-      new SignJWT({ ...pkce })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-        .setIssuedAt()
-        .setExpirationTime(`${PKCE_COOKIE_MAX_AGE_SEC}s`)
-        .sign(pkceKey),
+    signPkce: (pkce: PkceState) => signed(pkce, PKCE_COOKIE_MAX_AGE_SEC).sign(pkceKey),
 
     async verifyPkce(token: string): Promise<PkceState | null> {
       const payload = await payloadOf<PkceState>(token, pkceKey, ['exp'])

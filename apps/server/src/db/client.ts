@@ -2,15 +2,14 @@
  * The database the services use, SQLite (under DATA_DIR) or PostgreSQL (DATABASE_URL), behind
  * one interface: drizzle's query builders typed as PostgreSQL's, the open dialect's tables, and
  * one `transaction(body)`. Only db/sqlite.ts and db/postgres.ts name a driver.
- * May touch: table settings (the health check's read).
+ * May touch: table settings (the health check's read); a PostgreSQL advisory lock in the caller's
+ * transaction (lockCount).
  */
-import { count } from 'drizzle-orm'
+import { count, sql } from 'drizzle-orm'
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
 import type { PgDatabase } from 'drizzle-orm/pg-core'
 
 import type * as schema from './schema-pg.js'
-
-export type Dialect = 'sqlite' | 'postgres'
 
 /** The tables as services see them; on SQLite these are schema.ts's tables under the same names. */
 export type Tables = typeof schema
@@ -19,7 +18,7 @@ export type Tables = typeof schema
 export type Executor = PgDatabase<NodePgQueryResultHKT>
 
 export interface Db {
-  readonly dialect: Dialect
+  readonly dialect: 'sqlite' | 'postgres'
   /** The driver it runs on, for the start-up line: node:sqlite, better-sqlite3 or pg. */
   readonly driver: string
   readonly tables: Tables
@@ -40,4 +39,13 @@ export async function databaseAnswers(db: Db): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/**
+ * Makes a count and the insert it allows one step: call it in `tx` before counting. SQLite runs
+ * one transaction at a time; on PostgreSQL a transaction-scoped advisory lock makes them take turns.
+ */
+export async function lockCount(db: Db, tx: Executor, lockClass: number, key: string) {
+  if (db.dialect !== 'postgres') return
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(${lockClass}, hashtext(${key}))`)
 }

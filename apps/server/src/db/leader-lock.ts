@@ -20,21 +20,11 @@ export const CLEANUP_APPLICATION_NAME = 'fileshare-cleanup'
 /** How long connecting for the lock may take before this round gives up. */
 const CONNECT_TIMEOUT_MS = 5_000
 
-export interface LeaderLock {
-  /** Whether this instance may lead now: takes the lock when free, or confirms it still holds it. */
-  acquire(): Promise<boolean>
-  /** Gives the lock up (closing its connection), so another instance can take it at once. */
-  release(): Promise<void>
-}
+export type LeaderLock = ReturnType<typeof leaderLock>
 
-/** SQLite's single instance always leads. */
-const ALWAYS: LeaderLock = {
-  acquire: () => Promise.resolve(true),
-  release: () => Promise.resolve(),
-}
-
-export function leaderLock(db: Db, onChange: (leading: boolean) => void): LeaderLock {
-  if (db.dialect === 'sqlite') return ALWAYS
+export function leaderLock(db: Db, onChange: (leading: boolean) => void) {
+  // SQLite's single instance always leads.
+  if (db.dialect === 'sqlite') return { acquire: async () => true, release: async () => {} }
   const { pool } = db as PostgresDb
   let client: pg.Client | undefined
   let leading = false
@@ -60,16 +50,15 @@ export function leaderLock(db: Db, onChange: (leading: boolean) => void): Leader
     })
     // A dropped connection shows as a failed query in the next round.
     connection.on('error', () => undefined)
-    try {
-      await connection.connect()
-    } catch (error) {
+    await connection.connect().catch(async (error: unknown) => {
       await connection.end().catch(() => undefined)
       throw error
-    }
+    })
     return connection
   }
 
   return {
+    /** Whether this instance may lead now: takes the lock when free, or confirms it still holds it. */
     async acquire() {
       let locked = false
       try {
@@ -90,6 +79,7 @@ export function leaderLock(db: Db, onChange: (leading: boolean) => void): Leader
       return locked
     },
 
+    /** Gives the lock up (closing its connection), so another instance can take it at once. */
     async release() {
       // Unlocked before the connection ends, so the next instance to ask finds the lock free.
       await client?.query('SELECT pg_advisory_unlock_all()').catch(() => undefined)

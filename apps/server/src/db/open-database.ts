@@ -3,17 +3,12 @@
  * Each driver module loads only when chosen, so a PostgreSQL server never loads SQLite's driver.
  * May touch: nothing directly; sqlite.ts or postgres.ts opens the database.
  */
+import type { Config } from '../config.js'
 import type { Db } from './client.js'
-import type { SqliteDriverSetting } from './sqlite-connection.js'
 
-export interface DatabaseSettings {
-  dataDir: string
-  /** A postgres:// address selects PostgreSQL; null keeps SQLite under dataDir. */
-  databaseUrl: string | null
-  databasePoolSize: number
-  /** The SQLite driver (sqlite-driver.ts), auto when not given; PostgreSQL ignores it. */
-  sqliteDriver?: SqliteDriverSetting
-}
+/** The database settings of Config; the SQLite driver is auto when not given. */
+type DatabaseSettings = Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'> &
+  Partial<Pick<Config, 'sqliteDriver'>>
 
 export async function openDatabase(settings: DatabaseSettings): Promise<Db> {
   if (settings.databaseUrl === null) {

@@ -23,13 +23,11 @@ export const MIGRATION_LOCK_KEY = 0x66696c65
 /** How long a query waits for a connection before it fails. */
 const CONNECT_TIMEOUT_MS = 5_000
 
-const INT8_OID = 20
-
 /** `bigint` columns and counts come back as numbers; times and sizes stay below 2^53. */
-function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
-  if (oid === INT8_OID) return Number
-  return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format)
-}
+const typeParser = ((oid: number, format?: 'text') =>
+  oid === pg.types.builtins.INT8
+    ? Number
+    : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
 
 export interface PostgresDb extends Db {
   readonly pool: pg.Pool
@@ -40,7 +38,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    types: { getTypeParser: typeParser as typeof pg.types.getTypeParser },
+    types: { getTypeParser: typeParser },
   })
   // An idle connection the server dropped is only taken out of the pool; the next query makes a
   // new one. A checked-out one (a transaction's) fails its queries, and its own listener keeps

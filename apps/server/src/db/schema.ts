@@ -5,32 +5,23 @@
  * PostgreSQL's (db/client.ts), which have the same property names.
  * May touch: nothing (pure).
  */
-import {
-  blob,
-  check,
-  index,
-  integer,
-  primaryKey,
-  sqliteTable,
-  text,
-  uniqueIndex,
-} from 'drizzle-orm/sqlite-core'
+import * as sqlite from 'drizzle-orm/sqlite-core'
 
 import { defineTables, type Columns } from './tables.js'
 
 const sqliteColumns = {
-  table: sqliteTable,
-  text: (name: string) => text(name),
-  int: (name: string) => integer(name),
-  long: (name: string) => integer(name),
-  flag: (name: string) => integer(name, { mode: 'boolean' }),
-  bytes: (name: string) => blob(name, { mode: 'buffer' }),
-  intList: (name: string) => text(name, { mode: 'json' }).$type<number[]>(),
-  serialKey: (name: string) => integer(name).primaryKey({ autoIncrement: true }),
-  index,
-  uniqueIndex,
-  primaryKey,
-  check,
+  table: sqlite.sqliteTable,
+  text: (name: string) => sqlite.text(name),
+  int: (name: string) => sqlite.integer(name),
+  long: (name: string) => sqlite.integer(name),
+  flag: (name: string) => sqlite.integer(name, { mode: 'boolean' }),
+  bytes: (name: string) => sqlite.blob(name, { mode: 'buffer' }),
+  intList: (name: string) => sqlite.text(name, { mode: 'json' }).$type<number[]>(),
+  serialKey: (name: string) => sqlite.integer(name).primaryKey({ autoIncrement: true }),
+  index: sqlite.index,
+  uniqueIndex: sqlite.uniqueIndex,
+  primaryKey: sqlite.primaryKey,
+  check: sqlite.check,
 }
 
 // Built with SQLite's builders at run time; typed as PostgreSQL's, as the services see them.

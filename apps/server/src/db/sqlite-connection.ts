@@ -1,6 +1,6 @@
 /**
  * What the SQLite module needs of a driver, so that node:sqlite and better-sqlite3 are adapters
- * behind one shape (sqlite-node.ts, sqlite-better.ts): statements whose rows come as arrays of
+ * behind one shape (sqlite-node.ts, sqlite-driver.ts): statements whose rows come as arrays of
  * column values, with blobs as Buffers, and the few calls on the connection itself.
  * May touch: nothing (pure).
  */

@@ -1,15 +1,19 @@
 /**
  * Which driver the SQLite database runs on: node:sqlite where Node has it (22.16 and newer), else
- * better-sqlite3, an optional dependency; SQLITE_DRIVER names one outright. A driver that cannot
- * be had stops the start with one line saying why and what to do.
- * May touch: process state (the Node version); loads the chosen adapter.
+ * better-sqlite3, an optional dependency compiled for one Node, so imported only when chosen;
+ * SQLITE_DRIVER names one outright. A driver that cannot be had stops the start with one line
+ * saying why and what to do. Holds the better-sqlite3 adapter (sqlite-connection.ts).
+ * May touch: process state (the Node version); the file system (the SQLite file it is asked to
+ * open); loads the chosen adapter.
  */
+import type BetterSqlite3 from 'better-sqlite3'
+
 import { StartupFailure } from '../startup-failure.js'
-import { loadBetterSqlite3, openBetterSqlite3 } from './sqlite-better.js'
 import type {
   SqliteConnection,
   SqliteDriverName,
   SqliteDriverSetting,
+  SqliteStatement,
 } from './sqlite-connection.js'
 import { nodeSqlite, openNodeSqlite } from './sqlite-node.js'
 
@@ -37,10 +41,16 @@ export async function openSqliteConnection(
     }
     return openNodeSqlite(sqlite, file)
   }
-  const Database = await loadBetterSqlite3().catch((error: unknown) => {
-    throw new StartupFailure(betterSqlite3Missing(setting, error), { cause: error })
-  })
-  return openBetterSqlite3(Database, file)
+  const Database = await import('better-sqlite3')
+    .then(({ default: loaded }) => {
+      // Loading the module does not load the compiled part; opening a database does.
+      new loaded(':memory:').close()
+      return loaded
+    })
+    .catch((error: unknown) => {
+      throw new StartupFailure(betterSqlite3Missing(setting, error), { cause: error })
+    })
+  return openBetterSqlite3(new Database(file), file)
 }
 
 /** The line for better-sqlite3 failing to load: not installed, or built for another Node. */
@@ -60,4 +70,35 @@ function betterSqlite3Missing(setting: SqliteDriverSetting, error: unknown): str
     `no SQLite driver: Node ${process.version} has no node:sqlite (Node 22.16 and newer have ` +
     `it), and ${why}; run Node 22.16 or newer, or install better-sqlite3 for this Node`
   )
+}
+
+function openBetterSqlite3(db: BetterSqlite3.Database, file: string): SqliteConnection {
+  return {
+    driver: 'better-sqlite3',
+    file,
+    get inTransaction() {
+      return db.inTransaction
+    },
+    prepare: (text) => betterStatement(db.prepare(text)),
+    exec: (text) => {
+      db.exec(text)
+    },
+    close: () => {
+      db.close()
+    },
+  }
+}
+
+function betterStatement(prepared: BetterSqlite3.Statement): SqliteStatement {
+  const reader = prepared.reader
+  if (reader) prepared.raw(true)
+  return {
+    reader,
+    columns: () => (reader ? prepared.columns().map((column) => column.name) : []),
+    run: (params) => {
+      prepared.run(...params)
+    },
+    get: (params) => prepared.get(...params) as unknown[] | undefined,
+    all: (params) => prepared.all(...params) as unknown[][],
+  }
 }

@@ -39,8 +39,7 @@ const PRIMARY_CODES: Record<number, string> = {
 /** node:sqlite as this adapter needs it; undefined on a Node without it, or with an older one. */
 export function nodeSqlite(): NodeSqlite | undefined {
   const found = process.getBuiltinModule('node:sqlite') as NodeSqlite | undefined
-  if (typeof found?.StatementSync.prototype.setReturnArrays !== 'function') return undefined
-  return found
+  return typeof found?.StatementSync.prototype.setReturnArrays === 'function' ? found : undefined
 }
 
 export function openNodeSqlite(sqlite: NodeSqlite, file: string): SqliteConnection {

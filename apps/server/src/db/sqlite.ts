@@ -67,17 +67,32 @@ async function atomically<T>(sqlite: SqliteConnection, body: () => Promise<T>): 
 }
 
 function sqliteDb(sqlite: SqliteConnection): SqliteDb {
-  const run = statementRunner(sqlite)
+  const statements = new Map<string, SqliteStatement>()
+  // Runs a statement in the shape drizzle's SQLite proxy driver expects (rows as arrays).
+  const run: AsyncRemoteCallback = async (text, params, method) => {
+    let statement = statements.get(text)
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear()
+      statement = sqlite.prepare(text)
+      statements.set(text, statement)
+    }
+    if (!statement.reader) {
+      statement.run(params)
+      return { rows: [] }
+    }
+    // No row is `rows: undefined`, which drizzle's proxy driver maps to no result.
+    if (method === 'get') return { rows: statement.get(params) as unknown[] }
+    return { rows: statement.all(params) }
+  }
   // Settled when the open transaction ends; undefined while none is open.
   let open: Promise<void> | undefined
   const outside: AsyncRemoteCallback = async (text, params, method) => {
     while (open) await open
     return run(text, params, method)
   }
-  const inside: AsyncRemoteCallback = async (text, params, method) => run(text, params, method)
   // Both typed as PostgreSQL's query builder, which the services are written against (client.ts).
   const query = drizzle(outside) as unknown as Executor
-  const tx = drizzle(inside) as unknown as Executor
+  const tx = drizzle(run) as unknown as Executor
   return {
     dialect: 'sqlite',
     driver: sqlite.driver,
@@ -98,29 +113,5 @@ function sqliteDb(sqlite: SqliteConnection): SqliteDb {
     close: async () => {
       sqlite.close()
     },
-  }
-}
-
-type Method = Parameters<AsyncRemoteCallback>[2]
-
-/** Runs a statement in the shape drizzle's SQLite proxy driver expects (rows as arrays). */
-function statementRunner(
-  sqlite: SqliteConnection,
-): (text: string, params: unknown[], method: Method) => { rows: unknown[] } {
-  const cache = new Map<string, SqliteStatement>()
-  return (text, params, method) => {
-    let statement = cache.get(text)
-    if (!statement) {
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear()
-      statement = sqlite.prepare(text)
-      cache.set(text, statement)
-    }
-    if (!statement.reader) {
-      statement.run(params)
-      return { rows: [] }
-    }
-    // No row is `rows: undefined`, which drizzle's proxy driver maps to no result.
-    if (method === 'get') return { rows: statement.get(params) as unknown[] }
-    return { rows: statement.all(params) }
   }
 }

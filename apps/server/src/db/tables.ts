@@ -7,37 +7,23 @@
  * May touch: nothing (pure).
  */
 import { sql } from 'drizzle-orm'
-import {
-  bigint,
-  boolean,
-  check,
-  customType,
-  index,
-  integer,
-  pgTable,
-  primaryKey,
-  serial,
-  text,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core'
-
-/** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
-const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
+import * as pg from 'drizzle-orm/pg-core'
 
 /** PostgreSQL's column types under the tables' names; the services' view of both (client.ts). */
 export const pgColumns = {
-  table: pgTable,
-  text,
-  int: integer,
-  long: (name: string) => bigint(name, { mode: 'number' }),
-  flag: boolean,
-  bytes: bytea,
-  intList: (name: string) => integer(name).array(),
-  serialKey: (name: string) => serial(name).primaryKey(),
-  index,
-  uniqueIndex,
-  primaryKey,
-  check,
+  table: pg.pgTable,
+  text: pg.text,
+  int: pg.integer,
+  long: (name: string) => pg.bigint(name, { mode: 'number' }),
+  flag: pg.boolean,
+  /** Bytes, read and written as a Node Buffer (node-postgres's own mapping of `bytea`). */
+  bytes: pg.customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' }),
+  intList: (name: string) => pg.integer(name).array(),
+  serialKey: (name: string) => pg.serial(name).primaryKey(),
+  index: pg.index,
+  uniqueIndex: pg.uniqueIndex,
+  primaryKey: pg.primaryKey,
+  check: pg.check,
 }
 
 export type Columns = typeof pgColumns
@@ -376,7 +362,7 @@ export function defineTables(c: Columns) {
       ],
     ),
 
-    /** Read grants (access/read-grants.ts), for exactly one of an upload and an inbox file. */
+    /** Read grants (records/counted-reads.ts), for exactly one of an upload and an inbox file. */
     readGrants: c.table(
       'read_grants',
       {

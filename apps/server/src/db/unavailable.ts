@@ -22,13 +22,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     // The same socket errors from the storage are the storage's outage (storage/unavailable.ts).
     if (e instanceof StorageUnavailableError) return false
-    const code = (e as { code?: unknown }).code
+    const { code, message } = e as Error & { code?: unknown }
     if (isNetworkFailure(e) || (typeof code === 'string' && UNAVAILABLE_STATES.test(code))) {
       return true
     }
-    if (DRIVER_MESSAGES.some((message) => e instanceof Error && e.message.startsWith(message))) {
-      return true
-    }
+    if (DRIVER_MESSAGES.some((driverMessage) => message.startsWith(driverMessage))) return true
   }
   return false
 }

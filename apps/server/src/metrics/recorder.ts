@@ -11,9 +11,26 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 export type UploadTransport = UploadStatusTransport | 'single'
 const UPLOAD_TRANSPORTS: readonly UploadTransport[] = [...UPLOAD_STATUS_TRANSPORTS, 'single']
 
-/** Every route family an HTTP answer is counted under (route-family.ts). */
-export type RouteFamily =
+/** Every route family an HTTP answer is counted under (routeFamily). */
+type RouteFamily =
   'upload' | 'download' | 'note' | 'request' | 'inbox' | 'auth' | 'system' | 'web' | 'other'
+
+/** The family of each `/api/<segment>`; segments not listed count as `other`. */
+const API_FAMILIES = new Map<string, RouteFamily>([
+  ['upload', 'upload'],
+  ['meta', 'upload'],
+  ['download', 'download'],
+  ['info', 'download'],
+  ['exists', 'download'],
+  ['password', 'download'],
+  ['note', 'note'],
+  ['request', 'request'],
+  ['inbox', 'inbox'],
+  ['config', 'system'],
+  ['health', 'system'],
+  ['ready', 'system'],
+  ['quota', 'system'],
+])
 
 /** The cleanup report's counts, each under the `kind` label it is recorded with. */
 const CLEANUP_KINDS = {
@@ -177,8 +194,30 @@ export function recordUploadFailed(transport: UploadTransport, bytes = 0): void 
   if (bytes > 0) active.bytesReceived.inc({ transport }, bytes)
 }
 
-export function recordUploadResumed(transport: UploadTransport): void {
-  active?.uploadsResumed.inc({ transport })
+/** What the tracking reads of a session; the upload session layer's sessions have it. */
+interface TrackedSession {
+  readonly declaredSize: number
+  readonly bytesAccepted: number
+  onEnd(listener: (outcome: 'committed' | 'aborted') => void): void
+}
+
+/**
+ * Counts a session of this process as started or resumed, then as completed or failed through its
+ * own end listener, so the upload services need no metrics code of their own.
+ */
+export function trackUploadSession(
+  session: TrackedSession,
+  transport: UploadTransport,
+  intoRequest = false,
+  start: 'started' | 'resumed' = 'started',
+): void {
+  if (!active) return
+  const counter = start === 'started' ? active.uploadsStarted : active.uploadsResumed
+  counter.inc({ transport })
+  session.onEnd((outcome) => {
+    if (outcome === 'committed') recordUploadCompleted(transport, session.declaredSize, intoRequest)
+    else recordUploadFailed(transport, session.bytesAccepted)
+  })
 }
 
 /** A counted download whose answer began; `streamed` bytes are recorded by recordBytesSent. */
@@ -200,6 +239,17 @@ export function recordRateLimitRefusal(): void {
 
 export function recordLockoutRefusal(): void {
   active?.lockedOut.inc()
+}
+
+/** The route family of a request path: taken from its first segments, never the path (ids). */
+export function routeFamily(path: string): RouteFamily {
+  if (path.startsWith('/api/')) {
+    const end = path.indexOf('/', 5)
+    return API_FAMILIES.get(path.slice(5, end === -1 ? undefined : end)) ?? 'other'
+  }
+  if (path === '/auth' || path.startsWith('/auth/')) return 'auth'
+  if (path === '/api') return 'other'
+  return 'web'
 }
 
 /** The answer to one HTTP request: its family, status and time to the answer head. */

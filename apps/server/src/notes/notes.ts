@@ -35,7 +35,6 @@ import { increment } from '../db/expressions.js'
 import type { notes } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
-import { deleteAsOwner } from '../records/owner-delete.js'
 import { infoTimes, passwordFields } from '../records/public-info.js'
 import { hashToken, judgeToken, tokenBytes } from '../access/tokens.js'
 import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
@@ -340,7 +339,7 @@ export class NotesService {
         wrongOwner: ERROR_MESSAGES.invalidOwnerToken,
       },
     }
-    if (!(await deleteAsOwner(this.deps.tombstones, note, ownerToken))) throw notFound()
+    if (!(await this.deps.tombstones.deleteAsOwner(note, ownerToken))) throw notFound()
   }
 
   /** Cleanup: deletes expired and used-up notes, leaving tombstones that answer 410. */

@@ -14,9 +14,8 @@ import {
 } from '@fileshare/protocol'
 import { and, count, desc, eq } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import { lockCount, type Db } from '../db/client.js'
 import type { reports } from '../db/schema-pg.js'
-import { lockCount } from '../db/count-lock.js'
 import { HttpError, tooManyRequests } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { reporterNetwork } from '../middleware/client-ip.js'

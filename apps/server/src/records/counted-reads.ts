@@ -2,25 +2,39 @@
  * Counted downloads with read grants, shared by uploads and inbox files (docs/api.md, Read
  * grants). The count is one conditional UPDATE (spec: File upload states, "downloadCount + 1
  * atomically") that also notes its time, since the blob must outlive a presigned URL handed out
- * then (blob-janitor.ts); a blob that cannot be handed out gives the download back. A read under
- * a grant answers a range without counting. Callers admit the reader and check the item first.
+ * then (blob-janitor.ts); a blob that cannot be handed out gives the download back. A counted
+ * download that asks for one gets a grant: a random token that reads ranges of the same item
+ * again, without counting, until it lapses. Only the SHA-256 hash of a grant is stored; it goes
+ * with what it reads (a foreign key) and the cleanup job sweeps lapsed ones. Callers admit the
+ * reader and check the item first.
  * May touch: tables uploads or request_uploads (the counted one), read_grants; the
  * blob store (reads).
  */
-import { ERROR_MESSAGES, parseByteRange, HEADERS } from '@fileshare/protocol'
+import { randomBytes } from 'node:crypto'
+
+import { ERROR_MESSAGES, HEADERS, parseByteRange, toBase64Url } from '@fileshare/protocol'
 import { and, eq, gt, gte, lt, lte, notExists, or, sql, type SQL } from 'drizzle-orm'
 
+import { hashToken, tokenBytes } from '../access/tokens.js'
 import type { Db, Executor } from '../db/client.js'
 import { decrement, increment } from '../db/expressions.js'
 import type { requestUploads, uploads } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
-import { ReadGrants, type GrantHolder, type IssuedGrant } from '../access/read-grants.js'
 import {
   deliverBlob,
   type BlobDelivery,
   type BlobStore,
   type OpenedBlob,
 } from '../storage/blob-store.js'
+
+/** Grant tokens carry as many random bytes as the other bearer tokens. */
+const GRANT_BYTES = 32
+
+export interface IssuedGrant {
+  token: string
+  /** Milliseconds since the epoch. */
+  expiresAt: number
+}
 
 /** Bytes `start` up to `end` (exclusive). */
 interface ByteBounds {
@@ -53,16 +67,23 @@ export interface GrantedRead extends ByteBounds {
 interface CountedKind {
   table: typeof uploads | typeof requestUploads
   name: string
-  holder: GrantHolder
+  holder: 'uploadId' | 'requestUploadId'
 }
 
-const ID = sql.placeholder('id')
-const NOW = sql.placeholder('now')
+export class CountedReads {
+  // Both statements prepared once, since every download runs them; PostgreSQL names them.
+  private readonly take
+  private readonly giveBack
 
-/** Both statements prepared once, since every download runs them; PostgreSQL names them. */
-function prepareCounter(db: Db, { table, name }: CountedKind) {
-  return {
-    take: db.query
+  constructor(
+    /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
+    private readonly deps: { db: Db; blobs: BlobStore; grantTtlMs: number; now: () => number },
+    private readonly kind: CountedKind,
+  ) {
+    const { table, name } = kind
+    const ID = sql.placeholder('id')
+    const NOW = sql.placeholder('now')
+    this.take = deps.db.query
       .update(table)
       .set({ downloadCount: increment(table.downloadCount), lastDownloadAt: sql`${NOW}` })
       .where(
@@ -73,27 +94,12 @@ function prepareCounter(db: Db, { table, name }: CountedKind) {
         ),
       )
       .returning({ id: table.id })
-      .prepare(`${name}_take_download`),
-    giveBack: db.query
+      .prepare(`${name}_take_download`)
+    this.giveBack = deps.db.query
       .update(table)
       .set({ downloadCount: decrement(table.downloadCount) })
       .where(and(eq(table.id, ID), gt(table.downloadCount, 0)))
-      .prepare(`${name}_give_back_download`),
-  }
-}
-
-export class CountedReads {
-  private readonly counter: ReturnType<typeof prepareCounter>
-  /** Swept by the cleanup job, in its transaction, before it deletes what is `finished()`. */
-  readonly grants: ReadGrants
-
-  constructor(
-    /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
-    private readonly deps: { db: Db; blobs: BlobStore; grantTtlMs: number; now: () => number },
-    private readonly kind: CountedKind,
-  ) {
-    this.counter = prepareCounter(deps.db, kind)
-    this.grants = new ReadGrants(deps, kind.holder)
+      .prepare(`${name}_give_back_download`)
   }
 
   /**
@@ -108,47 +114,82 @@ export class CountedReads {
     range: string | undefined,
   ): Promise<CountedHandout> {
     const bounds = withGrant && range !== undefined ? boundsOf(range, size) : undefined
-    const [taken] = await this.counter.take.execute({ id, now: this.deps.now() })
+    const [taken] = await this.take.execute({ id, now: this.deps.now() })
     if (taken === undefined) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     let delivery: BlobDelivery
     try {
       delivery = await deliverBlob(this.deps.blobs, id, bounds)
     } catch (error) {
-      await this.counter.giveBack.execute({ id })
+      await this.giveBack.execute({ id })
       throw error
     }
     if (!withGrant || !('blob' in delivery)) return { delivery }
     // The grant comes last, once the bytes it goes with are open: a handout that fails before
     // it leaves no grant behind, and gives its count back with the blob.
     try {
-      const grant = await this.grants.issue(id)
+      const grant = await this.issueGrant(id)
       return bounds === undefined ? { delivery, grant } : { delivery, grant, range: bounds }
     } catch (error) {
       await delivery.blob.close()
-      await this.counter.giveBack.execute({ id })
+      await this.giveBack.execute({ id })
       throw error
     }
   }
 
-  /** Reads `range` (or all) of item `id` under a grant, uncounted: 401 or 410 for it, else 416. */
+  private async issueGrant(id: string): Promise<IssuedGrant> {
+    const bytes = randomBytes(GRANT_BYTES)
+    const expiresAt = this.deps.now() + this.deps.grantTtlMs
+    await this.deps.db.query
+      .insert(this.deps.db.tables.readGrants)
+      .values({ tokenHash: hashToken(bytes), [this.kind.holder]: id, expiresAt })
+    return { token: toBase64Url(bytes), expiresAt }
+  }
+
+  /**
+   * Reads `range` (or all) of item `id` under a grant, uncounted: 401 when the grant is missing,
+   * malformed, unknown or another item's, 410 when it lapsed, else 416 for the range.
+   */
   async readGranted(
     id: string,
     size: number,
     grant: string | undefined,
     range: string | undefined,
   ): Promise<ByteBounds & { blob: OpenedBlob }> {
-    await this.grants.admit(id, grant)
+    const { db, blobs, now } = this.deps
+    const { readGrants } = db.tables
+    const bytes = tokenBytes(grant)
+    // Looked up by the token's hash, which only the holder of the token can name.
+    const [found] =
+      bytes === null || bytes.length !== GRANT_BYTES
+        ? []
+        : await db.query
+            .select()
+            .from(readGrants)
+            .where(
+              and(eq(readGrants.tokenHash, hashToken(bytes)), eq(readGrants[this.kind.holder], id)),
+            )
+    if (found === undefined) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
+    if (found.expiresAt <= now()) throw new HttpError(410, ERROR_MESSAGES.readGrantExpired)
     const bounds = range === undefined ? { start: 0, end: size } : boundsOf(range, size)
     // A store without ranges (S3) issues no grant, so none reaches here.
-    const { blobs } = this.deps
     if (!blobs.open) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
     return { ...bounds, blob: await blobs.open(id, bounds) }
   }
 
+  /** Deletes the lapsed grants of every kind; the cleanup runs it before deleting `finished()`. */
+  async sweepGrants(tx: Executor, now: number): Promise<void> {
+    const { readGrants } = this.deps.db.tables
+    await tx.delete(readGrants).where(lte(readGrants.expiresAt, now))
+  }
+
   /** The cleanup's condition: expired, or used up with no read grant lasting (already counted). */
   finished(tx: Executor, now: number): SQL | undefined {
-    const { table } = this.kind
-    const granted = this.grants.lasting(tx, table.id, now)
+    const { table, holder } = this.kind
+    const { readGrants } = this.deps.db.tables
+    const granted = tx
+      .select({ one: sql`1` })
+      .from(readGrants)
+      .where(and(eq(readGrants[holder], table.id), gt(readGrants.expiresAt, now)))
     return or(
       lte(table.expiresAt, now),
       and(gte(table.downloadCount, table.maxDownloads), notExists(granted)),

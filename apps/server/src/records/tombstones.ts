@@ -2,13 +2,15 @@
  * What is left of uploads and notes the cleanup job removed, expired or used up, so the live
  * tables keep only what can still be read. An id found here answers 410, as the spec's states say
  * (What the service does 4), until TOMBSTONE_RETENTION_MS past the item's expiry; its owner may
- * delete it for good, unless the operator took the item down (takedown.ts).
- * May touch: table tombstones.
+ * delete it, or the record it stands for, unless the operator took the item down (takedown.ts):
+ * a takedown's tombstone stays, so its owner gets the same 410 as every other route answers.
+ * May touch: table tombstones; a stored record through the deleteRow its owner's deletion passes.
  */
 import { and, eq, isNull, lte, sql } from 'drizzle-orm'
 
 import { ERROR_MESSAGES, TAKEDOWN_REASON } from '@fileshare/protocol'
 
+import { tokenMatches } from '../access/tokens.js'
 import type { Db, Executor } from '../db/client.js'
 import type { notes, uploads } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
@@ -29,6 +31,17 @@ export interface Tombstone {
 
 export interface RemovedItem extends Tombstone {
   id: string
+}
+
+export interface OwnedItem<R extends { ownerTokenHash: Buffer }> {
+  kind: 'upload' | 'note'
+  id: string
+  /** The stored record; undefined when there is none. */
+  row: R | undefined
+  /** Deletes the stored record; whether it was still there. */
+  deleteRow: (row: R) => Promise<boolean>
+  /** The kind's words for the 404 of an unknown id and the 401 of a wrong owner token. */
+  messages: { notFound: string; wrongOwner: string }
 }
 
 /** A takedown's 410: an expired item's status, so the spec holds, told apart by `reason`. */
@@ -75,6 +88,27 @@ export class Tombstones {
   async find(kind: TombstoneKind, id: string): Promise<Tombstone | undefined> {
     const [row] = await this.lookup.execute({ id, kind })
     return row
+  }
+
+  /**
+   * The owner's deletion (spec: DELETE /api/upload/:id, DELETE /api/note/:id) of the item's record,
+   * or else its tombstone, once `ownerToken` matches; whether anything was deleted. 404 when
+   * neither exists, a takedown's 410, then 401.
+   */
+  async deleteAsOwner<R extends { ownerTokenHash: Buffer }>(
+    item: OwnedItem<R>,
+    ownerToken: string | undefined,
+  ): Promise<boolean> {
+    const { kind, id, row, messages } = item
+    const removed = row ? undefined : await this.find(kind, id)
+    const owner = row ?? removed
+    if (!owner) throw new HttpError(404, messages.notFound)
+    const takedown = removed && takedownError(removed)
+    if (takedown) throw takedown
+    if (!tokenMatches(ownerToken, owner.ownerTokenHash)) {
+      throw new HttpError(401, messages.wrongOwner)
+    }
+    return row ? item.deleteRow(row) : this.remove(kind, id)
   }
 
   /**

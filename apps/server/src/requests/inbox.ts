@@ -230,7 +230,7 @@ export class InboxService {
     const now = this.deps.now()
     const { requestUploads } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
-      await this.reads.grants.sweep(tx, now)
+      await this.reads.sweepGrants(tx, now)
       const rows = await tx
         .delete(requestUploads)
         .where(this.reads.finished(tx, now))

@@ -199,7 +199,7 @@ export class UploadSessions implements SessionRegistry {
   private async endRows(rows: readonly SessionRow[]): Promise<number> {
     const ids = rows.filter((row) => !this.sessions.has(row.id)).map((row) => row.id)
     const ended = await this.holdEnds.endFailed(ids)
-    // No live session records these ends (metrics/track-session.ts): the one instance whose delete
+    // No live session records these ends (metrics/recorder.ts): the one instance whose delete
     // took the row counts it, with the bytes the row kept.
     for (const session of ended) recordUploadFailed(session.transport, session.bytesWritten)
     return ended.length

@@ -169,7 +169,7 @@ export class UploadRecords {
     const now = this.deps.now()
     const { uploads } = this.deps.db.tables
     const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
-      await this.reads.grants.sweep(tx, now)
+      await this.reads.sweepGrants(tx, now)
       // A used-up upload stays while a read grant for it lasts; it answers 410 to everything
       // else meanwhile.
       const rows = await tx

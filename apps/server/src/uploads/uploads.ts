@@ -17,9 +17,7 @@ import { randomUUID } from 'node:crypto'
 
 import { hashToken } from '../access/tokens.js'
 import { HttpError } from '../http-error.js'
-import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
-import { trackUploadSession } from '../metrics/track-session.js'
-import { deleteAsOwner } from '../records/owner-delete.js'
+import { recordUploadFailed, recordUploadStarted, trackUploadSession } from '../metrics/recorder.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
@@ -239,6 +237,6 @@ export class UploadsService extends UploadRecords {
         wrongOwner: ERROR_MESSAGES.invalidOrMissingOwnerToken,
       },
     }
-    await deleteAsOwner(this.deps.tombstones, upload, ownerToken)
+    await this.deps.tombstones.deleteAsOwner(upload, ownerToken)
   }
 }

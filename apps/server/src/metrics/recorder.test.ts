@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { routeFamily } from './route-family.js'
+import { routeFamily } from './recorder.js'
 
 describe('routeFamily', () => {
   it('names the family from the first segment and never passes a path through', () => {
