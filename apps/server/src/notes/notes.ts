@@ -357,11 +357,19 @@ export class NotesService {
     })
   }
 
-  /** The note as `statement` reads it; 404 unknown, 410 when cleanup or the operator removed it. */
-  private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
+  /**
+   * The note as `statement` reads it if it can still be read: 404 unknown, 410 expired, then 410
+   * used up, also when cleanup or the operator removed it.
+   */
+  private async available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): Promise<R> {
     if (!isUuid(id)) throw notFound()
     const [row] = await statement.execute({ id })
-    if (row) return row
+    const now = this.deps.now()
+    if (row) {
+      if (row.expiresAt <= now) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
+      if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
+      return row
+    }
     const removed = await this.deps.tombstones.find('note', id)
     if (!removed) throw notFound()
     const takedown = takedownError(removed)
@@ -369,17 +377,7 @@ export class NotesService {
     // As for a note still stored: expired first, then used up.
     throw new HttpError(
       410,
-      removed.expiresAt <= this.deps.now()
-        ? ERROR_MESSAGES.noteExpired
-        : ERROR_MESSAGES.viewLimitReached,
+      removed.expiresAt <= now ? ERROR_MESSAGES.noteExpired : ERROR_MESSAGES.viewLimitReached,
     )
-  }
-
-  /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */
-  private async available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): Promise<R> {
-    const row = await this.find(id, statement)
-    if (row.expiresAt <= this.deps.now()) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
-    if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
-    return row
   }
 }

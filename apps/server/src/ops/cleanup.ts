@@ -22,7 +22,7 @@ import type { DbUploadQuota } from '../limits/quota.js'
 import type { RateLimit } from '../limits/rate-limiter.js'
 import type { NotesService } from '../notes/notes.js'
 import type { AbuseDigest } from '../notify/abuse-digest.js'
-import type { BlobJanitor } from '../records/blob-janitor.js'
+import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
 import type { Tombstones } from '../records/tombstones.js'
 import type { InboxService } from '../requests/inbox.js'
 import type { RequestsService } from '../requests/requests.js'
@@ -270,11 +270,13 @@ export class CleanupJob {
     await step('retry', async () => {
       report.blobsRetried = await services.janitor.retry()
     })
-    await step('uploads', async () => {
-      const { removed, queued, held } = await services.uploads.retireFinished()
-      report.uploadsRemoved = removed
+    const blobsOf = ({ removed, queued, held }: RetiredCount) => {
       report.blobsQueued += queued
       report.blobsHeld += held
+      return removed
+    }
+    await step('uploads', async () => {
+      report.uploadsRemoved = blobsOf(await services.uploads.retireFinished())
     })
     await step('notes', async () => {
       report.notesRemoved = await services.notes.retireFinished()
@@ -283,10 +285,7 @@ export class CleanupJob {
       report.tombstonesPurged = await services.tombstones.purge(this.deps.now())
     })
     await step('requestUploads', async () => {
-      const { removed, queued, held } = await services.inbox.removeExpiredUploads()
-      report.requestUploadsRemoved = removed
-      report.blobsQueued += queued
-      report.blobsHeld += held
+      report.requestUploadsRemoved = blobsOf(await services.inbox.removeExpiredUploads())
     })
     // After the uploads: a request goes only once nothing is left in it.
     await step('requests', async () => {

@@ -28,8 +28,7 @@ import {
   requestNotFound,
   type RequestRow,
 } from './request-records.js'
-import { parseRequestToken } from './request-validation.js'
-import { belongsTo } from './request-upload-context.js'
+import { belongsTo, parseRequestToken } from './request-validation.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { tokenMatches } from '../access/tokens.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'

@@ -2,7 +2,8 @@
  * Validation of what arrives on the request and inbox routes (spec: File request record, Upload
  * inside a request, POST /api/request, Uploading into a request): every binary field is canonical
  * unpadded base64url of its exact length, unknown body fields are refused, and the numbers must
- * be ones the server's settings allow. Failures are 400 `Invalid request` with `details`.
+ * be ones the server's settings allow. Failures are 400 `Invalid request` with `details`. Also
+ * the context a session uploading into a request carries, and how to pick a request's sessions.
  * May touch: nothing (pure).
  */
 import {
@@ -39,18 +40,6 @@ import { parseNotifyWebhook } from '../notify/targets.js'
 import { hashToken } from '../access/tokens.js'
 import { decodedOrThrow, invalid } from '../validation.js'
 
-export type RequestLimitsConfig = Pick<
-  Config,
-  | 'fileMaxSize'
-  | 'fileMaxFilesPerUpload'
-  | 'fileRequestExpireOptionsSec'
-  | 'fileRequestUploadOptions'
-  | 'fileRequestDownloadOptions'
-  | 'fileRequestMaxSize'
-  | 'forceRequestPassword'
-  | 'notify'
->
-
 /** What a sender declares when opening an upload into a request (HTTP headers or `init` frame). */
 export interface RequestUploadInit {
   /** The canonical `X-Upload-Token`, or null when absent (answered 404 like a wrong one). */
@@ -60,6 +49,22 @@ export interface RequestUploadInit {
   fileCount: number
   /** Ours (`X-Sender-Note`): a note with files; once admitted, whether it holds a note slot. */
   senderNote: boolean
+}
+
+/** The context of a session uploading into a request (normal uploads carry `kind: 'file'`). */
+export interface RequestUploadContext {
+  kind: 'request'
+  requestId: string
+  init: RequestUploadInit
+  clientIp: string
+}
+
+/** Picks the upload sessions of request `requestId`. */
+export function belongsTo(requestId: string) {
+  return (context: unknown): context is RequestUploadContext => {
+    const request = context as RequestUploadContext | undefined
+    return request?.kind === 'request' && request.requestId === requestId
+  }
 }
 
 /** A checked finalize body (HTTP) or `finalize` frame (WebSocket). */
@@ -113,7 +118,7 @@ function bodyFields(body: unknown, allowed: readonly string[]): Record<string, u
 }
 
 /** Checks a `POST /api/request` body: the request's columns (tokens as hashes) and `expireSec`. */
-export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
+export function parseCreateBody(body: unknown, config: Config) {
   const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()
   const vault = problems.bytes('vault', fields.vault, REQUEST_VAULT_BYTES)

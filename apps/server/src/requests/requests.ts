@@ -24,10 +24,11 @@ import { trackUploadSession } from '../metrics/track-session.js'
 import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
 import { reserveSlot } from './request-slots.js'
 import { FileRequests, type RequestsDeps } from './file-requests.js'
-import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
+  belongsTo,
   parseFinalizeBody,
   parseUploadInit,
+  type RequestUploadContext,
   type RequestUploadFinalize,
   type RequestUploadInit,
 } from './request-validation.js'
@@ -47,22 +48,9 @@ export class RequestsService extends FileRequests {
         const init = decodeRequestInit(row.context)
         const requestId = row.requestId ?? ''
         const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp: '' }
-        return { spec: this.sessionSpec(context) }
+        return { spec: sessionSpec(context) }
       },
     })
-  }
-
-  /** The settings of a socket's session, which enforces its own progress rule. */
-  private sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
-    return {
-      declaredSize: context.init.size,
-      context,
-      idleMs: null,
-    }
-  }
-
-  private maxChunkSize(): number {
-    return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
   }
 
   /** Checks init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
@@ -83,7 +71,7 @@ export class RequestsService extends FileRequests {
   ): Promise<UploadSession<RequestUploadContext>> {
     const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
     const context: RequestUploadContext = { kind: 'request', requestId, init: admitted, clientIp }
-    const session = await this.deps.sessions.create(this.sessionSpec(context), holds, {
+    const session = await this.deps.sessions.create(sessionSpec(context), holds, {
       kind: 'request',
       requestId,
       context: encodeRequestInit(admitted),
@@ -149,7 +137,8 @@ export class RequestsService extends FileRequests {
 
   /** The chunks an upload into a request admits: those of its own sessions. */
   chunkScope(requestId: string): SessionScope {
-    return { requestId, maxChunkSize: this.maxChunkSize() }
+    const maxChunkSize = Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
+    return { requestId, maxChunkSize }
   }
 
   /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
@@ -285,21 +274,22 @@ export class RequestsService extends FileRequests {
 
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
   async cancel(requestId: string, uploadId: string): Promise<void> {
-    const stored = this.deps.chunkSessions
-    if (isUuid(uploadId) && (await stored.find(uploadId, requestId))) {
-      await stored.remove([uploadId])
+    const { chunkSessions, sessions } = this.deps
+    const valid = isUuid(uploadId)
+    if (valid && (await chunkSessions.find(uploadId, requestId))) {
+      await chunkSessions.remove([uploadId])
       recordUploadFailed('chunks')
       return
     }
-    const open = isUuid(uploadId) ? this.deps.sessions.get(uploadId, belongsTo(requestId)) : null
+    const open = valid ? sessions.get(uploadId, belongsTo(requestId)) : null
     if (open) return open.abort()
-    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    const dormant = valid ? await sessions.findDormant(uploadId) : undefined
     if (dormant?.kind !== 'request' || dormant.requestId !== requestId) {
       // A request the operator took down answers its 410 here too, as on its other routes.
       const takedown = await requestTakedown(this.deps.tombstones, requestId)
       throw takedown ?? new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
-    await this.deps.sessions.endDormant(dormant)
+    await sessions.endDormant(dormant)
   }
 
   /**
@@ -328,6 +318,11 @@ export class RequestsService extends FileRequests {
     })
     if (removed) await this.deps.janitor.remove(uploadId)
   }
+}
+
+/** The settings of a socket's session, which enforces its own progress rule. */
+function sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
+  return { declaredSize: context.init.size, context, idleMs: null }
 }
 
 /** What a finalize reads of the context of a session uploading into a request. */
