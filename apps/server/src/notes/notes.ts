@@ -54,26 +54,15 @@ const NOW = sql.placeholder('now')
 
 /** What view and password check read of a note: whether it can be read, and its token. */
 function accessColumns(table: typeof notes) {
-  return {
-    maxViews: table.maxViews,
-    viewCount: table.viewCount,
-    hasPassword: table.hasPassword,
-    authTokenHash: table.authTokenHash,
-    expiresAt: table.expiresAt,
-  }
+  const { maxViews, viewCount, hasPassword, authTokenHash, expiresAt } = table
+  return { maxViews, viewCount, hasPassword, authTokenHash, expiresAt }
 }
 
 /** What the info answer and deletion read as well; the ciphertext comes from the view's UPDATE. */
 function infoColumns(table: typeof notes) {
-  return {
-    ...accessColumns(table),
-    id: table.id,
-    contentType: table.contentType,
-    salt: table.salt,
-    passwordSalt: table.passwordSalt,
-    ownerTokenHash: table.ownerTokenHash,
-    createdAt: table.createdAt,
-  }
+  const { id, contentType, salt, passwordSalt, ownerTokenHash, createdAt } = table
+  const info = { id, contentType, salt, passwordSalt, ownerTokenHash, createdAt }
+  return { ...accessColumns(table), ...info }
 }
 
 /** A note as stored at creation (the view count starts at 0). */
@@ -86,6 +75,7 @@ type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
  */
 function prepareNoteStatements(db: Db) {
   const { notes } = db.tables
+  const { encryptedContent, nonce, viewCount, maxViews } = notes
   const param = <K extends keyof NewNote>(name: K) => sql.placeholder(name)
   return {
     insert: db.query
@@ -120,14 +110,9 @@ function prepareNoteStatements(db: Db) {
     // One statement checks and counts, so concurrent views can never pass maxViews.
     countView: db.query
       .update(notes)
-      .set({ viewCount: increment(notes.viewCount) })
-      .where(and(eq(notes.id, ID), lt(notes.viewCount, notes.maxViews), gt(notes.expiresAt, NOW)))
-      .returning({
-        encryptedContent: notes.encryptedContent,
-        nonce: notes.nonce,
-        viewCount: notes.viewCount,
-        maxViews: notes.maxViews,
-      })
+      .set({ viewCount: increment(viewCount) })
+      .where(and(eq(notes.id, ID), lt(viewCount, maxViews), gt(notes.expiresAt, NOW)))
+      .returning({ encryptedContent, nonce, viewCount, maxViews })
       .prepare('note_count_view'),
     delete: db.query
       .delete(notes)

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 
 import { isPrivateAddress } from './private-address.js'
-import { parseNotifyEmail } from './email-address.js'
-import { parseNotifyWebhook } from './targets.js'
+import { parseNotifyEmail } from './email.js'
+import { parseNotifyWebhook } from './webhook.js'
 
 const STRICT = { allowPrivate: false, webhookHttpHosts: [] }
 

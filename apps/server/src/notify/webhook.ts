@@ -1,5 +1,7 @@
 /**
- * Delivers one webhook notification: a JSON POST signed with HMAC-SHA256 over the exact body
+ * Webhook notifications. At `POST /api/request` the `notifyWebhook` is checked on its face: https
+ * (plain http only to hosts the operator lists), to no private or loopback host unless
+ * NOTIFY_ALLOW_PRIVATE is on. A delivery is a JSON POST signed with HMAC-SHA256 over the exact body
  * (`X-Fileshare-Signature: sha256=<hex>`). Every address the host resolves to is checked before
  * connecting, so a name pointing at the server's own network is refused like a literal address;
  * redirects are not followed. The caller's signal bounds the whole exchange, so a receiver that
@@ -18,8 +20,50 @@ import {
   type RequestNotification,
 } from '@fileshare/protocol'
 
+import type { NotifySettings } from '../config.js'
 import { isPrivateAddress } from './private-address.js'
-import { webhookHost } from './targets.js'
+
+export const NOTIFY_WEBHOOK_MAX_LENGTH = 2048
+
+/** A webhook URL in its normalised form, or an Error whose message says what is wrong. */
+export function parseNotifyWebhook(
+  value: unknown,
+  settings: Pick<NotifySettings, 'allowPrivate' | 'webhookHttpHosts'>,
+): string {
+  if (typeof value !== 'string') throw new Error('must be a string')
+  if (value.length > NOTIFY_WEBHOOK_MAX_LENGTH) {
+    throw new Error(`must be at most ${NOTIFY_WEBHOOK_MAX_LENGTH} characters`)
+  }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new Error('must be an absolute URL')
+  }
+  if (url.username !== '' || url.password !== '') throw new Error('must not carry credentials')
+  if (url.hash !== '') throw new Error('must not carry a fragment')
+  const host = webhookHost(url)
+  if (url.protocol === 'http:') {
+    if (!settings.webhookHttpHosts.includes(host)) {
+      throw new Error('must use https (plain http only to hosts the server allows)')
+    }
+  } else if (url.protocol !== 'https:') {
+    throw new Error('must use https')
+  }
+  const loopbackName = host === 'localhost' || host.endsWith('.localhost')
+  if (!settings.allowPrivate && (loopbackName || (isIP(host) !== 0 && isPrivateAddress(host)))) {
+    throw new Error('must not point at a private or loopback address')
+  }
+  return url.href
+}
+
+/** The URL's host name without IPv6 brackets, lower case. */
+export function webhookHost(url: URL): string {
+  return url.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase()
+}
 
 /** A lookup that refuses, when private targets are not allowed, any private address. */
 function guardedLookup(allowPrivate: boolean): LookupFunction {

@@ -152,13 +152,10 @@ export class InboxService {
     await this.authorize(id, inboxToken, 'inbox', clientIp)
     const { db } = this.deps
     const { requestUploads } = db.tables
+    const { size, fileCount, expiresAt } = requestUploads
     const [entry] = isUuid(uploadId)
       ? await db.query
-          .select({
-            size: requestUploads.size,
-            fileCount: requestUploads.fileCount,
-            expiresAt: requestUploads.expiresAt,
-          })
+          .select({ size, fileCount, expiresAt })
           .from(requestUploads)
           .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
       : []

@@ -21,10 +21,7 @@ import {
   BRIEF_NONCE_BYTES,
   canonicalToken,
   decodeBriefCiphertext,
-  fromBase64Url,
-  RequestDeclaration,
   type ByteLength,
-  type ReceivedHeaderValues,
   decodeCanonicalBytes,
   isAllowedRequestUploads,
   isOneOf,
@@ -35,10 +32,10 @@ import {
 
 import type { Config } from '../config.js'
 import type { requestUploads } from '../db/schema-pg.js'
-import { parseNotifyEmail } from '../notify/email-address.js'
-import { parseNotifyWebhook } from '../notify/targets.js'
+import { parseNotifyEmail } from '../notify/email.js'
+import { parseNotifyWebhook } from '../notify/webhook.js'
 import { hashToken } from '../access/tokens.js'
-import { decodedOrThrow, invalid } from '../validation.js'
+import { invalid } from '../validation.js'
 
 /** What a sender declares when opening an upload into a request (HTTP headers or `init` frame). */
 export interface RequestUploadInit {
@@ -204,23 +201,6 @@ export function parseCreateBody(body: unknown, config: Config) {
     notifyEmail: notifyEmail ?? null,
     notifyWebhook: notifyWebhook ?? null,
   }
-}
-
-/**
- * Checks the init headers (spec: POST /api/request/:id/upload/init) or an `init` frame's `request`:
- * 400 invalid, 413 over FILE_MAX_SIZE. A malformed token becomes null, answered 404 on admission.
- */
-export function parseUploadInit(
-  from: { headers: ReceivedHeaderValues } | { frame: unknown },
-  config: Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>,
-): RequestUploadInit {
-  const limits = { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
-  const decoded =
-    'headers' in from
-      ? RequestDeclaration.fromHeaders(from.headers, limits)
-      : RequestDeclaration.fromFrame(from.frame, limits)
-  const { uploadToken, salt, size, fileCount, senderNote } = decodedOrThrow(decoded)
-  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
 }
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */

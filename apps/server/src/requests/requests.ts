@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto'
 import {
   ERROR_MESSAGES,
   REQUEST_CHUNK_MAX_BYTES,
+  RequestDeclaration,
+  fromBase64Url,
   isUuid,
   type ReceivedHeaderValues,
 } from '@fileshare/protocol'
@@ -19,6 +21,7 @@ import { and, eq, lt } from 'drizzle-orm'
 import type { Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
+import { decodedOrThrow } from '../validation.js'
 import { recordUploadFailed, recordUploadStarted } from '../metrics/recorder.js'
 import { trackUploadSession } from '../metrics/track-session.js'
 import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
@@ -27,7 +30,6 @@ import { FileRequests, type RequestsDeps } from './file-requests.js'
 import {
   belongsTo,
   parseFinalizeBody,
-  parseUploadInit,
   type RequestUploadContext,
   type RequestUploadFinalize,
   type RequestUploadInit,
@@ -53,9 +55,19 @@ export class RequestsService extends FileRequests {
     })
   }
 
-  /** Checks init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
+  /**
+   * Checks init headers (spec: POST /api/request/:id/upload/init) or an `init` frame's `request`:
+   * 400 invalid, 413 over FILE_MAX_SIZE. A malformed token becomes null, answered 404 on admission.
+   */
   declared(from: { headers: ReceivedHeaderValues } | { frame: unknown }): RequestUploadInit {
-    return parseUploadInit(from, this.deps.config)
+    const { fileMaxSize: maxSize, fileMaxFilesPerUpload: maxFilesPerUpload } = this.deps.config
+    const limits = { maxSize, maxFilesPerUpload }
+    const decoded =
+      'headers' in from
+        ? RequestDeclaration.fromHeaders(from.headers, limits)
+        : RequestDeclaration.fromFrame(from.frame, limits)
+    const { uploadToken, salt, size, fileCount, senderNote } = decodedOrThrow(decoded)
+    return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
   }
 
   /**
@@ -222,17 +234,13 @@ export class RequestsService extends FileRequests {
     fields: RequestUploadFinalize,
   ): Promise<number | false> {
     const { fileRequests, requestUploads } = this.deps.db.tables
+    const { downloads, notifyEmail, notifyWebhook, notifyWebhookSecret } = fileRequests
     const now = this.deps.now()
     const [moved] = await tx
       .update(fileRequests)
       .set({ usedBytes: increment(fileRequests.usedBytes, init.size) })
       .where(eq(fileRequests.id, requestId))
-      .returning({
-        downloads: fileRequests.downloads,
-        notifyEmail: fileRequests.notifyEmail,
-        notifyWebhook: fileRequests.notifyWebhook,
-        notifyWebhookSecret: fileRequests.notifyWebhookSecret,
-      })
+      .returning({ downloads, notifyEmail, notifyWebhook, notifyWebhookSecret })
     if (moved === undefined) return false
     await tx.insert(requestUploads).values({
       id: uploadId,
