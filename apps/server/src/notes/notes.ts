@@ -167,11 +167,6 @@ export class NotesService {
     this.statements = prepareNoteStatements(deps.db)
   }
 
-  /** Largest decoded `encryptedContent` (spec: Limits, NOTE_MAX_SIZE + 256 bytes). */
-  get maxContentBytes(): number {
-    return this.deps.config.noteMaxSize + NOTE_OVERHEAD_BYTES
-  }
-
   /**
    * Validates and stores a new note (spec: POST /api/note). A body that is not an object is a
    * 400; then content over the limit is a 413 before any other problem, since no fix of another
@@ -252,7 +247,8 @@ export class NotesService {
       problems.set('encryptedContent', 'must be base64')
       return null
     }
-    const max = this.maxContentBytes
+    // The largest decoded content (spec: Limits, NOTE_MAX_SIZE + 256 bytes).
+    const max = this.deps.config.noteMaxSize + NOTE_OVERHEAD_BYTES
     let end = value.length
     while (end > 0 && value.charCodeAt(end - 1) === EQUALS_SIGN) end--
     if (Math.floor((end * 3) / 4) > max) throw new HttpError(413, ERROR_MESSAGES.noteTooLarge)

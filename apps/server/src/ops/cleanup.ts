@@ -32,10 +32,7 @@ import type { UploadsService } from '../uploads/uploads.js'
 /** A committed blob without a record is swept only this old: a young one may await its record. */
 export const ORPHAN_GRACE_MS = 10 * 60_000
 
-/**
- * How much older than the session idle time (the longest a session stays open without a write) a
- * partial file is swept; commit, abort and the server's start remove the others.
- */
+/** Extra age, past the session idle time, before a leftover partial file is swept. */
 export const PARTIAL_MARGIN_MS = 10 * 60_000
 
 /** What the job calls of the services, each narrowed to the calls it makes. */
