@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 
 import { ConfigError, loginEnabled, type Config } from './config.js'
 import { loadConfig } from './load-config.js'
-import { parseNotifyEmail } from './notify/email-address.js'
+import { parseNotifyEmail } from './notify/email.js'
 
 const DAY = 86_400
 const GiB = 1024 ** 3

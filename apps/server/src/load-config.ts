@@ -8,8 +8,8 @@ import { resolve } from 'node:path'
 
 import { REQUEST_WS_PROGRESS_WINDOW_MS, WS_FRAME_MAX_BYTES } from '@fileshare/protocol'
 
-import { DEFAULT_RETRY_POLICY } from './notify/retry-policy.js'
-import { parseNotifyEmail } from './notify/email-address.js'
+import { DEFAULT_RETRY_POLICY } from './notify/outbox.js'
+import { parseNotifyEmail } from './notify/email.js'
 import { SQLITE_DRIVER_SETTINGS } from './db/sqlite-connection.js'
 import { ConfigError, Reader, parseUrl, type Env } from './config-reader.js'
 

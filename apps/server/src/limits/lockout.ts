@@ -28,9 +28,8 @@ export interface Lockout {
   /** Throws the 429 with Retry-After while locked, counting nothing; for what cannot be a guess. */
   assertOpen(key: string, clientIp: string): void | Promise<void>
   /**
-   * Admits one attempt, counted as a failure in the same step, or throws the 429 while locked. A
-   * refused attempt never extends the lock, but is counted so that a right attempt admitted
-   * before it gives nothing back.
+   * Admits one attempt, counted as a failure in the same step, or throws the 429 while locked; a
+   * refused one is counted too (an earlier right one then gives nothing back) but never extends it.
    */
   admit(key: string, clientIp: string): LockoutTicket | Promise<LockoutTicket>
   /** Gives a right attempt back (lock included) unless another attempt came after it. */
@@ -124,8 +123,6 @@ export class MemoryLockout implements Lockout {
     const failures =
       (previous !== undefined && previous.expiresAt > now ? previous.failures : 0) + 1
     if (previous !== undefined && previous.lockedUntil > now) {
-      // Refused: counted only so that a right attempt admitted before it gives nothing back,
-      // and without extending the lock.
       previous.failures = failures
       throw lockedError(previous.lockedUntil, now)
     }

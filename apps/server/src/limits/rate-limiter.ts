@@ -1,11 +1,9 @@
 /**
  * The per-IP rate limit of every `/api` route (spec: Limits, rate limit: a per-IP sliding
- * window). The window is cut into SLOTS slots, and each IP keeps a count for the slot under way
- * and the SLOTS before it; a request is allowed while they add up to less than `max`, and refused
- * requests are not counted. As the slots reach back at least one whole window, no window of
- * `windowMs` ever holds more than `max` allowed requests; in exchange for a request counting up
- * to one slot past the window's end, the memory is SLOTS + 1 counters per IP, not a time per
- * request.
+ * window). Each IP counts the slot under way and the SLOTS before it, and a request is allowed
+ * while they add up to less than `max` (refused ones are not counted). As the slots reach back a
+ * whole window, no window ever holds more than `max`; a request may count up to one slot longer,
+ * for SLOTS + 1 counters per IP instead of a time per request.
  * May touch: nothing (pure): its counts are its own memory.
  */
 import { RecentMap } from './recent-map.js'

@@ -53,26 +53,15 @@ const NOW = sql.placeholder('now')
 
 /** What view and password check read of a note: whether it can be read, and its token. */
 function accessColumns(table: typeof notes) {
-  return {
-    maxViews: table.maxViews,
-    viewCount: table.viewCount,
-    hasPassword: table.hasPassword,
-    authTokenHash: table.authTokenHash,
-    expiresAt: table.expiresAt,
-  }
+  const { maxViews, viewCount, hasPassword, authTokenHash, expiresAt } = table
+  return { maxViews, viewCount, hasPassword, authTokenHash, expiresAt }
 }
 
 /** What the info answer and deletion read as well; the ciphertext comes from the view's UPDATE. */
 function infoColumns(table: typeof notes) {
-  return {
-    ...accessColumns(table),
-    id: table.id,
-    contentType: table.contentType,
-    salt: table.salt,
-    passwordSalt: table.passwordSalt,
-    ownerTokenHash: table.ownerTokenHash,
-    createdAt: table.createdAt,
-  }
+  const { id, contentType, salt, passwordSalt, ownerTokenHash, createdAt } = table
+  const info = { id, contentType, salt, passwordSalt, ownerTokenHash, createdAt }
+  return { ...accessColumns(table), ...info }
 }
 
 /** A note as stored at creation (the view count starts at 0). */
@@ -85,6 +74,7 @@ type NewNote = Omit<typeof notes.$inferInsert, 'viewCount'>
  */
 function prepareNoteStatements(db: Db) {
   const { notes } = db.tables
+  const { encryptedContent, nonce, viewCount, maxViews } = notes
   const param = <K extends keyof NewNote>(name: K) => sql.placeholder(name)
   return {
     insert: db.query
@@ -119,14 +109,9 @@ function prepareNoteStatements(db: Db) {
     // One statement checks and counts, so concurrent views can never pass maxViews.
     countView: db.query
       .update(notes)
-      .set({ viewCount: increment(notes.viewCount) })
-      .where(and(eq(notes.id, ID), lt(notes.viewCount, notes.maxViews), gt(notes.expiresAt, NOW)))
-      .returning({
-        encryptedContent: notes.encryptedContent,
-        nonce: notes.nonce,
-        viewCount: notes.viewCount,
-        maxViews: notes.maxViews,
-      })
+      .set({ viewCount: increment(viewCount) })
+      .where(and(eq(notes.id, ID), lt(viewCount, maxViews), gt(notes.expiresAt, NOW)))
+      .returning({ encryptedContent, nonce, viewCount, maxViews })
       .prepare('note_count_view'),
     delete: db.query
       .delete(notes)
@@ -179,11 +164,6 @@ export class NotesService {
 
   constructor(private readonly deps: NotesDeps) {
     this.statements = prepareNoteStatements(deps.db)
-  }
-
-  /** Largest decoded `encryptedContent` (spec: Limits, NOTE_MAX_SIZE + 256 bytes). */
-  get maxContentBytes(): number {
-    return this.deps.config.noteMaxSize + NOTE_OVERHEAD_BYTES
   }
 
   /**
@@ -266,7 +246,8 @@ export class NotesService {
       problems.set('encryptedContent', 'must be base64')
       return null
     }
-    const max = this.maxContentBytes
+    // The largest decoded content (spec: Limits, NOTE_MAX_SIZE + 256 bytes).
+    const max = this.deps.config.noteMaxSize + NOTE_OVERHEAD_BYTES
     let end = value.length
     while (end > 0 && value.charCodeAt(end - 1) === EQUALS_SIGN) end--
     if (Math.floor((end * 3) / 4) > max) throw new HttpError(413, ERROR_MESSAGES.noteTooLarge)
@@ -356,11 +337,19 @@ export class NotesService {
     })
   }
 
-  /** The note as `statement` reads it; 404 unknown, 410 when cleanup or the operator removed it. */
-  private async find<R>(id: string, statement: NoteLookup<R>): Promise<R> {
+  /**
+   * The note as `statement` reads it if it can still be read: 404 unknown, 410 expired, then 410
+   * used up, also when cleanup or the operator removed it.
+   */
+  private async available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): Promise<R> {
     if (!isUuid(id)) throw notFound()
     const [row] = await statement.execute({ id })
-    if (row) return row
+    const now = this.deps.now()
+    if (row) {
+      if (row.expiresAt <= now) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
+      if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
+      return row
+    }
     const removed = await this.deps.tombstones.find('note', id)
     if (!removed) throw notFound()
     const takedown = takedownError(removed)
@@ -368,17 +357,7 @@ export class NotesService {
     // As for a note still stored: expired first, then used up.
     throw new HttpError(
       410,
-      removed.expiresAt <= this.deps.now()
-        ? ERROR_MESSAGES.noteExpired
-        : ERROR_MESSAGES.viewLimitReached,
+      removed.expiresAt <= now ? ERROR_MESSAGES.noteExpired : ERROR_MESSAGES.viewLimitReached,
     )
-  }
-
-  /** The note if it can still be read; 404 unknown, 410 expired, then 410 used up. */
-  private async available<R extends NoteAccess>(id: string, statement: NoteLookup<R>): Promise<R> {
-    const row = await this.find(id, statement)
-    if (row.expiresAt <= this.deps.now()) throw new HttpError(410, ERROR_MESSAGES.noteExpired)
-    if (row.viewCount >= row.maxViews) throw new HttpError(410, ERROR_MESSAGES.viewLimitReached)
-    return row
   }
 }

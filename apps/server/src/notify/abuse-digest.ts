@@ -65,6 +65,7 @@ export class AbuseDigest {
   async send(): Promise<number> {
     const { db, mailer, now } = this.deps
     const { reports } = db.tables
+    const { id, targetId, createdAt, key } = reports
     const time = now()
     const [last] = await db.query.select({ at: max(reports.mailedAt) }).from(reports)
     if (last?.at != null && last.at > time - this.deps.intervalMs) return 0
@@ -79,12 +80,7 @@ export class AbuseDigest {
           lte(reports.mailLeaseUntil, time),
         ),
       )
-      .returning({
-        id: reports.id,
-        targetId: reports.targetId,
-        createdAt: reports.createdAt,
-        key: reports.key,
-      })
+      .returning({ id, targetId, createdAt, key })
     if (claimed.length === 0) return 0
     claimed.sort((a, b) => a.id - b.id)
     const ids = claimed.map((report) => report.id)

@@ -1,8 +1,8 @@
 /**
  * The notification outbox: rows are queued in the transaction that stores an upload, claimed by a
  * conditional update of their lease (so exactly one instance holds a row while it sends), deleted
- * once delivered, and retried with a doubling delay for a day. A row whose request is gone is
- * dropped unsent.
+ * once delivered, and retried with a doubling delay for a day (RetryPolicy). A row whose request
+ * is gone is dropped unsent.
  * May touch: tables notifications, file_requests (read).
  */
 import { randomUUID } from 'node:crypto'
@@ -12,7 +12,23 @@ import { and, asc, count, eq, exists, inArray, lte } from 'drizzle-orm'
 import type { Db, Executor } from '../db/client.js'
 import type { fileRequests, notifications } from '../db/schema-pg.js'
 import { increment } from '../db/expressions.js'
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js'
+
+export interface RetryPolicy {
+  /** The wait after the first failure; it doubles with each further one. */
+  firstDelayMs: number
+  maxDelayMs: number
+  /** How long after the upload a notification is still tried. */
+  giveUpAfterMs: number
+  /** How long a claim holds a row; longer than any one delivery may take. */
+  leaseMs: number
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  firstDelayMs: 1000,
+  maxDelayMs: 10 * 60_000,
+  giveUpAfterMs: 24 * 3_600_000,
+  leaseMs: 2 * 60_000,
+}
 
 export type NotificationChannel = 'email' | 'webhook'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 
-import { isPrivateAddress } from './private-address.js'
+import { isPrivateAddress } from './webhook.js'
 
 describe('private addresses behind IPv6 prefixes that carry IPv4', () => {
   // Security: a webhook cannot reach the server's own network through an IPv4 address wrapped in IPv6.

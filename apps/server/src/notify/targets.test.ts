@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest'
 
-import { isPrivateAddress } from './private-address.js'
-import { parseNotifyEmail } from './email-address.js'
-import { parseNotifyWebhook } from './targets.js'
+import { parseNotifyEmail } from './email.js'
+import { isPrivateAddress, parseNotifyWebhook } from './webhook.js'
 
 const STRICT = { allowPrivate: false, webhookHttpHosts: [] }
 

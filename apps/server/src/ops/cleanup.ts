@@ -22,7 +22,7 @@ import type { DbUploadQuota } from '../limits/quota.js'
 import type { RateLimit } from '../limits/rate-limiter.js'
 import type { NotesService } from '../notes/notes.js'
 import type { AbuseDigest } from '../notify/abuse-digest.js'
-import type { BlobJanitor } from '../records/blob-janitor.js'
+import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
 import type { Tombstones } from '../records/tombstones.js'
 import type { InboxService } from '../requests/inbox.js'
 import type { RequestsService } from '../requests/requests.js'
@@ -32,10 +32,7 @@ import type { UploadsService } from '../uploads/uploads.js'
 /** A committed blob without a record is swept only this old: a young one may await its record. */
 export const ORPHAN_GRACE_MS = 10 * 60_000
 
-/**
- * How much older than the session idle time (the longest a session stays open without a write) a
- * partial file is swept; commit, abort and the server's start remove the others.
- */
+/** Extra age, past the session idle time, before a leftover partial file is swept. */
 export const PARTIAL_MARGIN_MS = 10 * 60_000
 
 /** What the job calls of the services, each narrowed to the calls it makes. */
@@ -68,21 +65,6 @@ export interface CleanupDeps {
   now: () => number
 }
 
-export type CleanupStep =
-  | 'retry'
-  | 'uploads'
-  | 'notes'
-  | 'tombstones'
-  | 'requestUploads'
-  | 'requests'
-  | 'apiTokens'
-  | 'sessions'
-  | 'storedSessions'
-  | 'orphans'
-  | 'partials'
-  | 'quota'
-  | 'abuseDigest'
-
 /** A run's outcome: the counts the metrics record, and the steps that failed (each logged). */
 export type CleanupReport = { -readonly [K in keyof CleanupCounts]: CleanupCounts[K] } & {
   /** Blobs of removed uploads whose removal failed and was queued for the next run. */
@@ -91,7 +73,7 @@ export type CleanupReport = { -readonly [K in keyof CleanupCounts]: CleanupCount
   blobsHeld: number
   /** Abuse reports named in the digest mailed to ABUSE_EMAIL in this run. */
   abuseReportsMailed: number
-  failedSteps: CleanupStep[]
+  failedSteps: string[]
 }
 
 function emptyReport(): CleanupReport {
@@ -251,7 +233,7 @@ export class CleanupJob {
 
   /** Runs a step unless the job was stopped; a failure is logged and noted in `report`. */
   private stepper(report: CleanupReport) {
-    return async (name: CleanupStep, work: () => Promise<void>): Promise<void> => {
+    return async (name: string, work: () => Promise<void>): Promise<void> => {
       if (this.stopped) return
       try {
         await work()
@@ -270,11 +252,13 @@ export class CleanupJob {
     await step('retry', async () => {
       report.blobsRetried = await services.janitor.retry()
     })
-    await step('uploads', async () => {
-      const { removed, queued, held } = await services.uploads.retireFinished()
-      report.uploadsRemoved = removed
+    const blobsOf = ({ removed, queued, held }: RetiredCount) => {
       report.blobsQueued += queued
       report.blobsHeld += held
+      return removed
+    }
+    await step('uploads', async () => {
+      report.uploadsRemoved = blobsOf(await services.uploads.retireFinished())
     })
     await step('notes', async () => {
       report.notesRemoved = await services.notes.retireFinished()
@@ -283,10 +267,7 @@ export class CleanupJob {
       report.tombstonesPurged = await services.tombstones.purge(this.deps.now())
     })
     await step('requestUploads', async () => {
-      const { removed, queued, held } = await services.inbox.removeExpiredUploads()
-      report.requestUploadsRemoved = removed
-      report.blobsQueued += queued
-      report.blobsHeld += held
+      report.requestUploadsRemoved = blobsOf(await services.inbox.removeExpiredUploads())
     })
     // After the uploads: a request goes only once nothing is left in it.
     await step('requests', async () => {

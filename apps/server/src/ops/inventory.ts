@@ -45,11 +45,10 @@ export class Inventory {
     const [ru] = await q
       .select({ n: count(), bytes: sum(requestUploads.size) })
       .from(requestUploads)
-    const [t] = await q.select({ n: count() }).from(tombstones)
-    const [td] = await q
-      .select({ n: count() })
+    // A takedown's tombstone is the one with `removedAt` set, which `count(column)` counts.
+    const [t] = await q
+      .select({ n: count(), takedowns: count(tombstones.removedAt) })
       .from(tombstones)
-      .where(isNotNull(tombstones.removedAt))
     const [open] = await q.select({ n: count() }).from(reports).where(eq(reports.status, 'open'))
     const storage = { blobs: 0, bytes: 0 }
     for await (const blob of this.blobs.list()) {
@@ -67,7 +66,7 @@ export class Inventory {
         uploads: number(ru?.n),
         bytes: number(ru?.bytes),
       },
-      tombstones: { count: number(t?.n), takedowns: number(td?.n) },
+      tombstones: { count: number(t?.n), takedowns: number(t?.takedowns) },
       reports: { open: number(open?.n) },
       storage,
     }

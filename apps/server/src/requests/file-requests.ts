@@ -46,7 +46,6 @@ export interface RequestsDeps {
   sessions: UploadSessions
   quota: UploadQuota
   janitor: BlobJanitor
-  /** Chunked sessions in the database (PostgreSQL); without it they live in `sessions`. */
   chunkSessions: ChunkSessions
   ipHash: DailyIpHash
   tombstones: Tombstones

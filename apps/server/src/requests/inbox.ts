@@ -28,8 +28,7 @@ import {
   requestNotFound,
   type RequestRow,
 } from './request-records.js'
-import { parseRequestToken } from './request-validation.js'
-import { belongsTo } from './request-upload-context.js'
+import { belongsTo, parseRequestToken } from './request-validation.js'
 import type { Tombstones } from '../records/tombstones.js'
 import { tokenMatches } from '../access/tokens.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
@@ -153,13 +152,10 @@ export class InboxService {
     await this.authorize(id, inboxToken, 'inbox', clientIp)
     const { db } = this.deps
     const { requestUploads } = db.tables
+    const { size, fileCount, expiresAt } = requestUploads
     const [entry] = isUuid(uploadId)
       ? await db.query
-          .select({
-            size: requestUploads.size,
-            fileCount: requestUploads.fileCount,
-            expiresAt: requestUploads.expiresAt,
-          })
+          .select({ size, fileCount, expiresAt })
           .from(requestUploads)
           .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
       : []

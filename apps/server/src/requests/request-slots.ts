@@ -18,13 +18,6 @@ import { NOTE_SLOT_CONTEXT } from '../sessions/stored-contexts.js'
 import { HOLD_LAPSE_MS } from '../sessions/session-records.js'
 import { findRequest, isRequestOpen } from './request-records.js'
 
-/** What taking a slot reads; the takedowns answer a refusal. */
-export interface SlotDeps {
-  db: Db
-  tombstones: Tombstones
-  now: () => number
-}
-
 /** Ends a reserved slot on `tx`: `kept` (its upload finished) moves it to used, else it is free. */
 export async function endSlot(
   tx: Executor,
@@ -57,7 +50,7 @@ export async function endSlot(
  * check pass in one step"); answers whether it took a note's. On a refusal the row says why.
  */
 export async function reserveSlot(
-  deps: SlotDeps,
+  deps: { db: Db; tombstones: Tombstones; now: () => number },
   requestId: string,
   size: number,
   note: boolean,

@@ -2,7 +2,8 @@
  * Validation of what arrives on the request and inbox routes (spec: File request record, Upload
  * inside a request, POST /api/request, Uploading into a request): every binary field is canonical
  * unpadded base64url of its exact length, unknown body fields are refused, and the numbers must
- * be ones the server's settings allow. Failures are 400 `Invalid request` with `details`.
+ * be ones the server's settings allow. Failures are 400 `Invalid request` with `details`. Also
+ * the context a session uploading into a request carries, and how to pick a request's sessions.
  * May touch: nothing (pure).
  */
 import {
@@ -20,10 +21,7 @@ import {
   BRIEF_NONCE_BYTES,
   canonicalToken,
   decodeBriefCiphertext,
-  fromBase64Url,
-  RequestDeclaration,
   type ByteLength,
-  type ReceivedHeaderValues,
   decodeCanonicalBytes,
   isAllowedRequestUploads,
   isOneOf,
@@ -34,22 +32,10 @@ import {
 
 import type { Config } from '../config.js'
 import type { requestUploads } from '../db/schema-pg.js'
-import { parseNotifyEmail } from '../notify/email-address.js'
-import { parseNotifyWebhook } from '../notify/targets.js'
+import { parseNotifyEmail } from '../notify/email.js'
+import { parseNotifyWebhook } from '../notify/webhook.js'
 import { hashToken } from '../access/tokens.js'
-import { decodedOrThrow, invalid } from '../validation.js'
-
-export type RequestLimitsConfig = Pick<
-  Config,
-  | 'fileMaxSize'
-  | 'fileMaxFilesPerUpload'
-  | 'fileRequestExpireOptionsSec'
-  | 'fileRequestUploadOptions'
-  | 'fileRequestDownloadOptions'
-  | 'fileRequestMaxSize'
-  | 'forceRequestPassword'
-  | 'notify'
->
+import { invalid } from '../validation.js'
 
 /** What a sender declares when opening an upload into a request (HTTP headers or `init` frame). */
 export interface RequestUploadInit {
@@ -60,6 +46,22 @@ export interface RequestUploadInit {
   fileCount: number
   /** Ours (`X-Sender-Note`): a note with files; once admitted, whether it holds a note slot. */
   senderNote: boolean
+}
+
+/** The context of a session uploading into a request (normal uploads carry `kind: 'file'`). */
+export interface RequestUploadContext {
+  kind: 'request'
+  requestId: string
+  init: RequestUploadInit
+  clientIp: string
+}
+
+/** Picks the upload sessions of request `requestId`. */
+export function belongsTo(requestId: string) {
+  return (context: unknown): context is RequestUploadContext => {
+    const request = context as RequestUploadContext | undefined
+    return request?.kind === 'request' && request.requestId === requestId
+  }
 }
 
 /** A checked finalize body (HTTP) or `finalize` frame (WebSocket). */
@@ -113,7 +115,7 @@ function bodyFields(body: unknown, allowed: readonly string[]): Record<string, u
 }
 
 /** Checks a `POST /api/request` body: the request's columns (tokens as hashes) and `expireSec`. */
-export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
+export function parseCreateBody(body: unknown, config: Config) {
   const fields = bodyFields(body, CREATE_FILE_REQUEST_FIELDS)
   const problems = new Problems()
   const vault = problems.bytes('vault', fields.vault, REQUEST_VAULT_BYTES)
@@ -199,23 +201,6 @@ export function parseCreateBody(body: unknown, config: RequestLimitsConfig) {
     notifyEmail: notifyEmail ?? null,
     notifyWebhook: notifyWebhook ?? null,
   }
-}
-
-/**
- * Checks the init headers (spec: POST /api/request/:id/upload/init) or an `init` frame's `request`:
- * 400 invalid, 413 over FILE_MAX_SIZE. A malformed token becomes null, answered 404 on admission.
- */
-export function parseUploadInit(
-  from: { headers: ReceivedHeaderValues } | { frame: unknown },
-  config: Pick<Config, 'fileMaxSize' | 'fileMaxFilesPerUpload'>,
-): RequestUploadInit {
-  const limits = { maxSize: config.fileMaxSize, maxFilesPerUpload: config.fileMaxFilesPerUpload }
-  const decoded =
-    'headers' in from
-      ? RequestDeclaration.fromHeaders(from.headers, limits)
-      : RequestDeclaration.fromFrame(from.frame, limits)
-  const { uploadToken, salt, size, fileCount, senderNote } = decodedOrThrow(decoded)
-  return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
 }
 
 /** Checks a finalize body or frame fields; it never touches the session (spec: finalize, 400). */

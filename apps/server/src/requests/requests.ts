@@ -11,6 +11,8 @@ import { randomUUID } from 'node:crypto'
 import {
   ERROR_MESSAGES,
   REQUEST_CHUNK_MAX_BYTES,
+  RequestDeclaration,
+  fromBase64Url,
   isUuid,
   type ReceivedHeaderValues,
 } from '@fileshare/protocol'
@@ -19,14 +21,15 @@ import { and, eq, lt } from 'drizzle-orm'
 import type { Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
+import { decodedOrThrow } from '../validation.js'
 import { recordUploadFailed, recordUploadStarted, trackUploadSession } from '../metrics/recorder.js'
 import { findRequest, isRequestOpen, requestNotFound, requestTakedown } from './request-records.js'
 import { reserveSlot } from './request-slots.js'
 import { FileRequests, type RequestsDeps } from './file-requests.js'
-import { belongsTo, type RequestUploadContext } from './request-upload-context.js'
 import {
+  belongsTo,
   parseFinalizeBody,
-  parseUploadInit,
+  type RequestUploadContext,
   type RequestUploadFinalize,
   type RequestUploadInit,
 } from './request-validation.js'
@@ -46,27 +49,24 @@ export class RequestsService extends FileRequests {
         const init = decodeRequestInit(row.context)
         const requestId = row.requestId ?? ''
         const context: RequestUploadContext = { kind: 'request', requestId, init, clientIp: '' }
-        return { spec: this.sessionSpec(context) }
+        return { spec: sessionSpec(context) }
       },
     })
   }
 
-  /** The settings of a socket's session, which enforces its own progress rule. */
-  private sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
-    return {
-      declaredSize: context.init.size,
-      context,
-      idleMs: null,
-    }
-  }
-
-  private maxChunkSize(): number {
-    return Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
-  }
-
-  /** Checks init headers or an `init` frame's `request`: 400 invalid, 413 over FILE_MAX_SIZE. */
+  /**
+   * Checks init headers (spec: POST /api/request/:id/upload/init) or an `init` frame's `request`:
+   * 400 invalid, 413 over FILE_MAX_SIZE. A malformed token becomes null, answered 404 on admission.
+   */
   declared(from: { headers: ReceivedHeaderValues } | { frame: unknown }): RequestUploadInit {
-    return parseUploadInit(from, this.deps.config)
+    const { fileMaxSize: maxSize, fileMaxFilesPerUpload: maxFilesPerUpload } = this.deps.config
+    const limits = { maxSize, maxFilesPerUpload }
+    const decoded =
+      'headers' in from
+        ? RequestDeclaration.fromHeaders(from.headers, limits)
+        : RequestDeclaration.fromFrame(from.frame, limits)
+    const { uploadToken, salt, size, fileCount, senderNote } = decodedOrThrow(decoded)
+    return { uploadToken, salt: Buffer.from(fromBase64Url(salt)), size, fileCount, senderNote }
   }
 
   /**
@@ -82,7 +82,7 @@ export class RequestsService extends FileRequests {
   ): Promise<UploadSession<RequestUploadContext>> {
     const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
     const context: RequestUploadContext = { kind: 'request', requestId, init: admitted, clientIp }
-    const session = await this.deps.sessions.create(this.sessionSpec(context), holds, {
+    const session = await this.deps.sessions.create(sessionSpec(context), holds, {
       kind: 'request',
       requestId,
       context: encodeRequestInit(admitted),
@@ -148,7 +148,8 @@ export class RequestsService extends FileRequests {
 
   /** The chunks an upload into a request admits: those of its own sessions. */
   chunkScope(requestId: string): SessionScope {
-    return { requestId, maxChunkSize: this.maxChunkSize() }
+    const maxChunkSize = Math.min(this.deps.config.fileChunkMaxSize, REQUEST_CHUNK_MAX_BYTES)
+    return { requestId, maxChunkSize }
   }
 
   /** The chunk writer's sessions, which take a chunked upload's chunks on any instance. */
@@ -232,17 +233,13 @@ export class RequestsService extends FileRequests {
     fields: RequestUploadFinalize,
   ): Promise<number | false> {
     const { fileRequests, requestUploads } = this.deps.db.tables
+    const { downloads, notifyEmail, notifyWebhook, notifyWebhookSecret } = fileRequests
     const now = this.deps.now()
     const [moved] = await tx
       .update(fileRequests)
       .set({ usedBytes: increment(fileRequests.usedBytes, init.size) })
       .where(eq(fileRequests.id, requestId))
-      .returning({
-        downloads: fileRequests.downloads,
-        notifyEmail: fileRequests.notifyEmail,
-        notifyWebhook: fileRequests.notifyWebhook,
-        notifyWebhookSecret: fileRequests.notifyWebhookSecret,
-      })
+      .returning({ downloads, notifyEmail, notifyWebhook, notifyWebhookSecret })
     if (moved === undefined) return false
     await tx.insert(requestUploads).values({
       id: uploadId,
@@ -284,21 +281,22 @@ export class RequestsService extends FileRequests {
 
   /** Ends an unfinished upload and returns its slot (spec: DELETE /api/request/:id/upload/:uid). */
   async cancel(requestId: string, uploadId: string): Promise<void> {
-    const stored = this.deps.chunkSessions
-    if (isUuid(uploadId) && (await stored.find(uploadId, requestId))) {
-      await stored.remove([uploadId])
+    const { chunkSessions, sessions } = this.deps
+    const valid = isUuid(uploadId)
+    if (valid && (await chunkSessions.find(uploadId, requestId))) {
+      await chunkSessions.remove([uploadId])
       recordUploadFailed('chunks')
       return
     }
-    const open = isUuid(uploadId) ? this.deps.sessions.get(uploadId, belongsTo(requestId)) : null
+    const open = valid ? sessions.get(uploadId, belongsTo(requestId)) : null
     if (open) return open.abort()
-    const dormant = isUuid(uploadId) ? await this.deps.sessions.findDormant(uploadId) : undefined
+    const dormant = valid ? await sessions.findDormant(uploadId) : undefined
     if (dormant?.kind !== 'request' || dormant.requestId !== requestId) {
       // A request the operator took down answers its 410 here too, as on its other routes.
       const takedown = await requestTakedown(this.deps.tombstones, requestId)
       throw takedown ?? new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     }
-    await this.deps.sessions.endDormant(dormant)
+    await sessions.endDormant(dormant)
   }
 
   /**
@@ -327,6 +325,11 @@ export class RequestsService extends FileRequests {
     })
     if (removed) await this.deps.janitor.remove(uploadId)
   }
+}
+
+/** The settings of a socket's session, which enforces its own progress rule. */
+function sessionSpec(context: RequestUploadContext): NewSession<RequestUploadContext> {
+  return { declaredSize: context.init.size, context, idleMs: null }
 }
 
 /** What a finalize reads of the context of a session uploading into a request. */

@@ -13,7 +13,7 @@ import {
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
-import type { RequestUploadContext } from '../requests/request-upload-context.js'
+import type { RequestUploadContext } from '../requests/request-validation.js'
 import type { RequestsService } from '../requests/requests.js'
 import type { UploadSession } from '../sessions/upload-session.js'
 import { parseResumable } from '../validation.js'
