@@ -20,7 +20,7 @@ import type { WebSocket } from 'ws'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
-import { ProgressWatch } from './progress-watch.js'
+import { ProgressWatch, type ProgressRule } from './progress-watch.js'
 import { ReceiveAccount } from './receive-account.js'
 import type { ReceiveBudget } from './receive-budget.js'
 import type {
@@ -55,6 +55,11 @@ export interface UploadConnectionOptions {
   budget: ReceiveBudget
   socket: Duplex
   initTimeoutMs?: number
+  /**
+   * A socket that delivers too little in a window ends (spec: Upload slot inside a request): one
+   * kept open by pings or a trickle would hold its blob, quota and slot for ever.
+   */
+  progress: ProgressRule
 }
 
 export class UploadConnection {
@@ -70,7 +75,7 @@ export class UploadConnection {
   private heard = 0
   /** `heard` at the keepalive's latest ping; none yet at first. */
   private heardAtPing = -1
-  /** The handler's progress rule at work between `ready` and `finalize`. */
+  /** The progress rule at work between `ready` and `finalize`. */
   private progress: ProgressWatch | undefined
   readonly closed: Promise<void>
   /** Fails a socket that has not sent `init` in time, so a silent one holds nothing for long. */
@@ -192,16 +197,13 @@ export class UploadConnection {
     upload.session.onProbe((withinMs) => this.probe(withinMs))
     // A resume answers where the bytes continue: the client sends from there.
     this.send(how === 'init' ? { type: 'ready', id } : { type: 'ready', id, offset: startOffset })
-    const rule = this.handler.progress
-    if (rule) {
-      this.progress = new ProgressWatch({
-        rule,
-        // A resumed upload has only what follows its offset left to bring.
-        declaredSize: this.lacking,
-        onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.uploadStalled, 408),
-      })
-      if (this.paused) this.progress.pause()
-    }
+    this.progress = new ProgressWatch({
+      rule: this.options.progress,
+      // A resumed upload has only what follows its offset left to bring.
+      declaredSize: this.lacking,
+      onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.uploadStalled, 408),
+    })
+    if (this.paused) this.progress.pause()
   }
 
   /**
