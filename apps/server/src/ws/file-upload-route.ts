@@ -42,16 +42,13 @@ export function fileUploadRoute(deps: FileUploadRouteDeps): UploadSocketRoute {
       await deps.requireLogin(request)
       const { spec, ownerToken } = uploads.declaredInFrame(frame.headers)
       const resumable = parseResumable(frame.resumable, 'frame')
-      const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
-      return opened(session, ownerToken)
+      return opened(await uploads.begin(spec, deps.ipOf(request), 'ws', resumable), ownerToken)
     },
     /** `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential. */
     async resume(frame: ControlFrame): Promise<OpenedUpload> {
       const { id, ownerToken } = frame
       const offset = resumeOffset(frame)
-      if (typeof id !== 'string' || !isUuid(id)) {
-        throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-      }
+      if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
       const token = typeof ownerToken === 'string' ? ownerToken : undefined
       return opened(await uploads.resume(id, token, offset), token)
     },

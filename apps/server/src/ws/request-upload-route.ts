@@ -60,8 +60,7 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
         requireEnabled()
         const init = requests.declared({ frame: frame.request })
         const resumable = parseResumable(frame.resumable, 'frame')
-        const ip = deps.ipOf(request)
-        return opened(await requests.beginUpload(requestId, init, ip, resumable))
+        return opened(await requests.beginUpload(requestId, init, deps.ipOf(request), resumable))
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {
