@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
+import { invalid } from '../validation.js'
 
 /**
  * Hands the body to `take` piece by piece, reading the next only once `take` has resolved. When
@@ -30,6 +31,9 @@ export function closing<E>(c: Context<AppEnv>, error: E): E {
 }
 
 const invalidRequest = () => new HttpError(400, ERROR_MESSAGES.invalidRequest)
+
+/** `readJson`'s `malformed` for routes whose every 400 carries `details`. */
+export const notJson = () => invalid({ body: 'must be JSON' })
 
 /**
  * The JSON body of a route. 415 unless declared `application/json`: a cross-site form cannot send
