@@ -28,7 +28,6 @@ import { notesRoutes } from './routes/notes.js'
 import { reportRoutes } from './routes/reports.js'
 import { requestRoutes } from './routes/requests.js'
 import { systemRoutes } from './routes/system.js'
-import { uploadStatusRoutes } from './routes/upload-status.js'
 import { uploadRoutes } from './routes/uploads.js'
 import type { Services } from './composition/container.js'
 import type { BlobStore } from './storage/blob-store.js'
@@ -111,8 +110,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       draining: deps.draining,
     }),
   )
-  app.route('/api', uploadStatusRoutes({ sessionStatus, requestsEnabled }))
-  app.route('/api', uploadRoutes({ uploads, ipOf, requireLogin: requireLogin('file') }))
+  app.route('/api', uploadRoutes({ ...services, ipOf, requireLogin: requireLogin('file') }))
   app.route('/api', fileRoutes({ uploads, ipOf, logger }))
   app.route(
     '/api',
@@ -129,6 +127,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       requests,
       enabled: requestsEnabled,
       ipOf,
+      sessionStatus,
       // With OIDC_PROTECT_REQUESTS the daily limit counts per login user, otherwise per IP.
       creator: async (c) => (await guard('request', headers(c)))?.sub ?? null,
       login: async (c) => (await guard('request', headers(c), { identify: true }))?.sub ?? null,

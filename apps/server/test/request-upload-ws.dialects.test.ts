@@ -938,7 +938,8 @@ async function sideSockets(
     logger: createLogger('silent'),
     ipOf,
     requireLogin: async () => undefined,
-    routes: [requestUploadRoute({ config, requests: services.requests, ipOf, progressWindowMs })],
+    routes: [requestUploadRoute({ config, requests: services.requests, ipOf })],
+    progressWindowMs,
   })
   const port = (sideServer.address() as AddressInfo).port
   return { sideServer, sockets, url: (id) => requestSocketUrl(`http://127.0.0.1:${port}`, id) }

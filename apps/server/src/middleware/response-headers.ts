@@ -7,9 +7,8 @@ import type { HttpBindings } from '@hono/node-server'
 import type { Context, Next } from 'hono'
 
 /**
- * Runs the rest of the chain with `headers` on its answer. Under the Node server they go on the
- * Node response first, and `writeHead` merges them into whatever answer comes back, unless it
- * names them itself. Elsewhere (`app.request()` in tests) they are also set on the final response.
+ * Runs the rest of the chain with `headers` on its answer: under Node `writeHead` merges them into
+ * whatever answer comes back; elsewhere (`app.request()` in tests) they are set on the response.
  */
 export async function withHeaders(
   c: Context,
@@ -31,10 +30,7 @@ export async function withHeaders(
   }
 }
 
-/**
- * Sets `headers` on the answer to come, spelled as given: under Node on the Node response (a
- * Response's own headers go out in lower case), elsewhere on the context.
- */
+/** Sets `headers` on the answer to come, spelled as given (a Response's own go out lower-case). */
 export function setAnswerHeaders(c: Context, headers: Readonly<Record<string, string>>): void {
   const outgoing = nodeResponse(c)
   for (const name in headers) {

@@ -21,11 +21,6 @@ export interface InboxRouteDeps {
   logger: Pick<Logger, 'error'>
 }
 
-/** The `:uid` as given; the service checks it after the credential, so a locked caller gets 429. */
-function uploadId(c: Context<AppEnv>): string {
-  return c.req.param('uid') ?? ''
-}
-
 /** Routes mounted at `/api/inbox`. */
 export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
   const { inbox, ipOf } = deps
@@ -38,17 +33,18 @@ export function inboxRoutes(deps: InboxRouteDeps): Hono<AppEnv> {
   app.get('/:id', async (c) => c.json(await inbox.read(requestId(c), inboxToken(c), ipOf(c)), 200))
 
   // Read grants as on GET /api/download/:id (docs/api.md, Read grants), under the inbox token.
-  app.get('/:id/file/:uid', async (c) => {
-    return answerCounted(c, deps.logger, {
+  // The `:uid` goes as given: checked after the credential, a locked caller gets 429.
+  app.get('/:id/file/:uid', async (c) =>
+    answerCounted(c, deps.logger, {
       download: (withGrant, range) =>
-        inbox.file(requestId(c), uploadId(c), inboxToken(c), ipOf(c), withGrant, range),
+        inbox.file(requestId(c), c.req.param('uid'), inboxToken(c), ipOf(c), withGrant, range),
       readGranted: (grant, range) =>
-        inbox.readGranted(requestId(c), uploadId(c), inboxToken(c), grant, range, ipOf(c)),
-    })
-  })
+        inbox.readGranted(requestId(c), c.req.param('uid'), inboxToken(c), grant, range, ipOf(c)),
+    }),
+  )
 
   app.delete('/:id/file/:uid', async (c) => {
-    await inbox.deleteFile(requestId(c), uploadId(c), ownerToken(c), ipOf(c))
+    await inbox.deleteFile(requestId(c), c.req.param('uid'), ownerToken(c), ipOf(c))
     return c.json({ ok: true }, 200)
   })
 

@@ -10,8 +10,7 @@ import { Hono, type Context } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { recordNoteView } from '../metrics/recorder.js'
 import type { NotesService } from '../notes/notes.js'
-import { invalid } from '../validation.js'
-import { readJson } from './body.js'
+import { notJson, readJson } from './body.js'
 import { noteId } from './route-ids.js'
 
 export interface NotesRouteDeps {
@@ -26,10 +25,7 @@ export interface NotesRouteDeps {
 /** A view or password body is `{ authToken }`, and a token is at most 128 characters. */
 const TOKEN_BODY_LIMIT = 4 * 1024
 
-/**
- * Built once as a plain object, which the Node adapter passes to `writeHead` as it is, where it
- * copies a `Headers` object per answer; the other headers are set before the app runs (listen.ts).
- */
+/** A plain object, which the Node adapter passes to `writeHead` as is; a `Headers` it copies. */
 const JSON_HEADERS = { [RECEIVED_HEADERS.contentType]: 'application/json' } as const
 
 const OK_BODY = JSON.stringify({ ok: true })
@@ -38,8 +34,6 @@ const OK_BODY = JSON.stringify({ ok: true })
 function json(body: string, status: 200 | 201): Response {
   return new Response(body, { status, headers: JSON_HEADERS })
 }
-
-const notJson = () => invalid({ body: 'must be JSON' })
 
 /** The `{ authToken }` body of view and password check; its token is judged by the service. */
 const tokenBody = (c: Context<AppEnv>) =>

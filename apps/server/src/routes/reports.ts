@@ -8,15 +8,12 @@ import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
 import type { ReportsService } from '../ops/reports.js'
-import { invalid } from '../validation.js'
-import { readJson } from './body.js'
+import { notJson, readJson } from './body.js'
 
 export interface ReportRouteDeps {
   reports: ReportsService
   ipOf: (c: Context<AppEnv>) => string
 }
-
-const notJson = () => invalid({ body: 'must be JSON' })
 
 export function reportRoutes(deps: ReportRouteDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>()

@@ -1,6 +1,7 @@
 /**
  * File request routes for senders and creators (spec: POST /api/request, GET /api/request/limit,
- * GET /api/request/:id, Uploading into a request): thin adapters over RequestsService.
+ * GET /api/request/:id, Uploading into a request), and the resume's upload status (docs/api.md):
+ * thin adapters over RequestsService and the session status service.
  * May touch: nothing directly; through RequestsService.
  */
 import {
@@ -14,6 +15,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import type { AppEnv } from '../app-env.js'
 import { HttpError } from '../http-error.js'
 import type { RequestsService } from '../requests/requests.js'
+import type { SessionStatusService } from '../sessions/session-status.js'
 import { parseResumable } from '../validation.js'
 import { readJson, refuseFormPost } from './body.js'
 import { receiveChunk } from './chunk.js'
@@ -28,6 +30,7 @@ export interface RequestRouteDeps {
   creator: (c: Context<AppEnv>) => Promise<string | null>
   /** The caller's login `sub` whether or not requests need one (401 for an invalid one). */
   login: (c: Context<AppEnv>) => Promise<string | null>
+  sessionStatus: SessionStatusService
 }
 
 /** The 403 of every request and inbox route while `request` is not in ENABLED_SERVICES. */
@@ -79,15 +82,20 @@ export function requestRoutes(deps: RequestRouteDeps): Hono<AppEnv> {
 
   app.post('/:id/upload/:uid/finalize', async (c) => {
     const id = requestId(c)
-    const uid = c.req.param('uid') ?? ''
+    const uid = c.req.param('uid')
     const session = await requests.chunked(id, uid)
     const limit = REQUEST_FINALIZE_BODY_MAX_BYTES
     const body = await readJson(c, limit, ERROR_MESSAGES.finalizeBodyTooLarge)
     return c.json({ id: await requests.finalize(session, body) }, 200)
   })
 
+  app.get('/:id/upload/:uid/status', async (c) => {
+    const id = requestId(c)
+    return c.json(await deps.sessionStatus.status('request', requestUploadId(c), id), 200)
+  })
+
   app.delete('/:id/upload/:uid', async (c) => {
-    await requests.cancel(requestId(c), c.req.param('uid') ?? '')
+    await requests.cancel(requestId(c), c.req.param('uid'))
     return c.json({ ok: true }, 200)
   })
 

@@ -1,12 +1,14 @@
 /**
  * Upload routes (spec: POST /api/upload, /api/upload/init, /api/upload/:id/chunk,
- * /api/upload/:id/finalize, DELETE /api/upload/:id): thin adapters over UploadsService.
+ * /api/upload/:id/finalize, DELETE /api/upload/:id), and the resume's GET /api/upload/:id/status
+ * (docs/api.md): thin adapters over UploadsService and the session status service.
  * May touch: nothing directly; through UploadsService and the session layer.
  */
-import { RECEIVED_HEADERS } from '@fileshare/protocol'
+import { HEADERS, RECEIVED_HEADERS } from '@fileshare/protocol'
 import { Hono, type Context } from 'hono'
 
 import type { AppEnv } from '../app-env.js'
+import type { SessionStatusService } from '../sessions/session-status.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { parseResumable } from '../validation.js'
 import { closing, refuseFormPost } from './body.js'
@@ -18,6 +20,7 @@ export interface UploadRouteDeps {
   ipOf: (c: Context<AppEnv>) => string
   /** Throws 401 when creation needs a login and the caller has none. */
   requireLogin: (c: Context<AppEnv>) => Promise<void>
+  sessionStatus: SessionStatusService
 }
 
 function connectionGone(c: Context<AppEnv>): boolean {
@@ -82,6 +85,11 @@ export function uploadRoutes(deps: UploadRouteDeps): Hono<AppEnv> {
     const session = await uploads.chunked(id)
     const finalized = await uploads.finalize(session, c.req.header(RECEIVED_HEADERS.ownerToken))
     return c.json({ id: finalized, url: uploads.shareUrl(finalized) }, 200)
+  })
+
+  app.get('/upload/:id/status', async (c) => {
+    const owner = c.req.header(HEADERS.ownerToken)
+    return c.json(await deps.sessionStatus.status('upload', uploadId(c), owner), 200)
   })
 
   app.delete('/upload/:id', async (c) => {

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 
-import { ERROR_MESSAGES, isUuid, REQUEST_WS_MIN_PROGRESS_BYTES } from '@fileshare/protocol'
+import { ERROR_MESSAGES, isUuid } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import type { FileUploadContext, UploadsService } from '../uploads/uploads.js'
@@ -22,11 +22,6 @@ export interface FileUploadRouteDeps {
   uploads: UploadsService
   ipOf(request: IncomingMessage): string
   requireLogin(request: IncomingMessage): Promise<void>
-  /**
-   * A socket that delivers less than 1 MiB (or the rest) in a window this long ends, as a request
-   * upload's does: one kept open by pings or a trickle would hold its blob and quota for ever.
-   */
-  progressWindowMs: number
 }
 
 export function fileUploadRoute(deps: FileUploadRouteDeps): UploadSocketRoute {
@@ -43,21 +38,17 @@ export function fileUploadRoute(deps: FileUploadRouteDeps): UploadSocketRoute {
     revoke: (id) => uploads.delete(id, ownerToken),
   })
   const handler = {
-    progress: { windowMs: deps.progressWindowMs, minBytes: REQUEST_WS_MIN_PROGRESS_BYTES },
     async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
       await deps.requireLogin(request)
       const { spec, ownerToken } = uploads.declaredInFrame(frame.headers)
       const resumable = parseResumable(frame.resumable, 'frame')
-      const session = await uploads.begin(spec, deps.ipOf(request), 'ws', resumable)
-      return opened(session, ownerToken)
+      return opened(await uploads.begin(spec, deps.ipOf(request), 'ws', resumable), ownerToken)
     },
     /** `{ type: "resume", id, ownerToken, offset }`: the owner token is the credential. */
     async resume(frame: ControlFrame): Promise<OpenedUpload> {
       const { id, ownerToken } = frame
       const offset = resumeOffset(frame)
-      if (typeof id !== 'string' || !isUuid(id)) {
-        throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-      }
+      if (!isUuid(id)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
       const token = typeof ownerToken === 'string' ? ownerToken : undefined
       return opened(await uploads.resume(id, token, offset), token)
     },

@@ -11,7 +11,7 @@ const MAX_HEADER_BYTES = 14
 
 export class FrameMeter {
   /** Bytes since the parser last held nothing: the message under way, headers included. */
-  private held = 0
+  heldBytes = 0
   /** Payload bytes the frame under way has yet to bring. */
   private owed = 0
   /** Whether the frame under way is a data frame, whose payload the parser keeps until its end. */
@@ -23,10 +23,6 @@ export class FrameMeter {
   private readonly header = Buffer.alloc(MAX_HEADER_BYTES)
   private headerBytes = 0
 
-  get heldBytes(): number {
-    return this.held
-  }
-
   /** Whether a frame has begun and not ended: its header or its payload is still coming. */
   get midFrame(): boolean {
     return this.owed > 0 || this.headerBytes > 0
@@ -34,7 +30,7 @@ export class FrameMeter {
 
   /** Bytes held once the data frame under way is complete: what admitting its header commits. */
   get committedBytes(): number {
-    return this.held + (this.dataFrame ? this.owed : 0)
+    return this.heldBytes + (this.dataFrame ? this.owed : 0)
   }
 
   push(chunk: Uint8Array): void {
@@ -43,13 +39,13 @@ export class FrameMeter {
       if (this.owed > 0) {
         const taken = Math.min(this.owed, chunk.length - at)
         this.owed -= taken
-        this.held += taken
+        this.heldBytes += taken
         at += taken
         if (this.owed === 0) this.frameDone()
         continue
       }
       this.header[this.headerBytes++] = chunk[at++]!
-      this.held++
+      this.heldBytes++
       const length = this.headerLength()
       if (length !== undefined && this.headerBytes === length) this.headerDone()
     }
@@ -83,10 +79,10 @@ export class FrameMeter {
     if (this.dataFrame) {
       this.fragmented = !this.fin
       // The parser hands the message on at its last fragment and keeps nothing of it.
-      if (this.fin) this.held = 0
+      if (this.fin) this.heldBytes = 0
     } else if (!this.fragmented) {
       // A control frame is handled at once, but inside a fragmented message counts until its end.
-      this.held = 0
+      this.heldBytes = 0
     }
     this.dataFrame = false
   }

@@ -11,42 +11,35 @@ interface Waiter {
 }
 
 export class ReceiveBudget {
-  private used = 0
-  private peak = 0
+  /** Bytes counted now, and at the most at once; others only read them. */
+  usedBytes = 0
+  peakBytes = 0
   /** In arrival order; the first that fits is served first. */
   private readonly waiters = new Set<Waiter>()
   private wakeQueued = false
 
   constructor(readonly limit: number) {}
 
-  /** For tests and debugging: bytes counted now, at the most at once, and sockets waiting. */
-  get usedBytes(): number {
-    return this.used
-  }
-
-  get peakBytes(): number {
-    return this.peak
-  }
-
+  /** For tests and debugging: sockets waiting. */
   get waitingCount(): number {
     return this.waiters.size
   }
 
   tryTake(bytes: number): boolean {
-    if (this.used + bytes > this.limit) return false
+    if (this.usedBytes + bytes > this.limit) return false
     this.force(bytes)
     return true
   }
 
   /** Counts bytes that are held already, whether or not they fit. */
   force(bytes: number): void {
-    this.used += bytes
-    if (this.used > this.peak) this.peak = this.used
+    this.usedBytes += bytes
+    if (this.usedBytes > this.peakBytes) this.peakBytes = this.usedBytes
   }
 
   give(bytes: number): void {
     if (bytes <= 0) return
-    this.used -= bytes
+    this.usedBytes -= bytes
     if (this.waiters.size > 0 && !this.wakeQueued) {
       this.wakeQueued = true
       // Out of the caller's step, so a grant never runs inside another socket's read.
@@ -64,7 +57,7 @@ export class ReceiveBudget {
   private wake(): void {
     this.wakeQueued = false
     for (const waiter of this.waiters) {
-      if (this.used + waiter.bytes > this.limit) continue
+      if (this.usedBytes + waiter.bytes > this.limit) continue
       this.waiters.delete(waiter)
       this.force(waiter.bytes)
       waiter.grant()

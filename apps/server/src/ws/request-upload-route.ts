@@ -5,11 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 
-import {
-  ERROR_MESSAGES,
-  REQUEST_FINALIZE_BODY_MAX_BYTES,
-  REQUEST_WS_MIN_PROGRESS_BYTES,
-} from '@fileshare/protocol'
+import { ERROR_MESSAGES, REQUEST_FINALIZE_BODY_MAX_BYTES } from '@fileshare/protocol'
 
 import type { Config } from '../config.js'
 import { HttpError } from '../http-error.js'
@@ -35,16 +31,10 @@ export interface RequestUploadRouteDeps {
     'declared' | 'beginUpload' | 'resumeUpload' | 'finalize' | 'revoke'
   >
   ipOf(request: IncomingMessage): string
-  /** Window of the progress rule; FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC unless a test says. */
-  progressWindowMs?: number
 }
 
 export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRoute {
   const { config, requests } = deps
-  const progress = {
-    windowMs: deps.progressWindowMs ?? config.fileUploadWsProgressWindowSec * 1000,
-    minBytes: REQUEST_WS_MIN_PROGRESS_BYTES,
-  }
   // A sender's upload is not a creation, so no login is asked for; the feature must be on.
   const requireEnabled = () => {
     if (!config.enabledServices.includes('request')) {
@@ -65,14 +55,12 @@ export function requestUploadRoute(deps: RequestUploadRouteDeps): UploadSocketRo
       revoke: (id) => requests.revoke(requestId, id, session.context.init.senderNote),
     })
     return {
-      progress,
       finalizeFrameMaxBytes: REQUEST_FINALIZE_BODY_MAX_BYTES,
       async init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload> {
         requireEnabled()
         const init = requests.declared({ frame: frame.request })
         const resumable = parseResumable(frame.resumable, 'frame')
-        const ip = deps.ipOf(request)
-        return opened(await requests.beginUpload(requestId, init, ip, resumable))
+        return opened(await requests.beginUpload(requestId, init, deps.ipOf(request), resumable))
       },
       /** `{ type: "resume", uploadId, offset }`: the upload's id under its request is its key. */
       async resume(frame: ControlFrame): Promise<OpenedUpload> {

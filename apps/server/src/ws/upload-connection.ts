@@ -11,8 +11,7 @@ import {
   WS_CLOSE_CODES,
   WS_CONTROL_FRAME_MAX_BYTES,
   WS_INIT_TIMEOUT_MS,
-  type UploadWsErrorFrame,
-  type UploadWsReadyFrame,
+  type UploadWsServerFrame,
   type WsCloseCode,
 } from '@fileshare/protocol'
 import type { WebSocket } from 'ws'
@@ -20,7 +19,7 @@ import type { WebSocket } from 'ws'
 import { HttpError } from '../http-error.js'
 import type { Logger } from '../logger.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
-import { ProgressWatch } from './progress-watch.js'
+import { ProgressWatch, type ProgressRule } from './progress-watch.js'
 import { ReceiveAccount } from './receive-account.js'
 import type { ReceiveBudget } from './receive-budget.js'
 import type {
@@ -30,12 +29,9 @@ import type {
   UploadSocketHandler,
 } from './upload-handler.js'
 
-const HIGH_WATER_CAP = 4 * 1024 * 1024
-const MAX_CLOSE_REASON = 123
-
 /** Reading pauses at min(4 MiB, half the max buffer), whose other half takes what still arrives. */
 export function bufferLimits(maxBuffer: number) {
-  const highWater = Math.min(HIGH_WATER_CAP, Math.floor(maxBuffer / 2))
+  const highWater = Math.min(4 * 1024 * 1024, Math.floor(maxBuffer / 2))
   return { maxBuffer, highWater, lowWater: Math.floor(highWater / 2) }
 }
 
@@ -43,8 +39,6 @@ type Phase = 'awaiting-init' | 'opening' | 'receiving' | 'finalizing' | 'ended'
 
 /** Why reading is paused: storage is behind, or the receive budget cannot give the next frame. */
 type ReadHold = 'store' | 'budget'
-
-type ErrorFrame = UploadWsErrorFrame & { status: number; details?: Record<string, string> }
 
 export interface UploadConnectionOptions {
   limits: ReturnType<typeof bufferLimits>
@@ -55,6 +49,8 @@ export interface UploadConnectionOptions {
   budget: ReceiveBudget
   socket: Duplex
   initTimeoutMs?: number
+  /** A floor so that a trickle cannot hold a blob, quota and slot for ever (spec: Upload slot). */
+  progress: ProgressRule
 }
 
 export class UploadConnection {
@@ -70,7 +66,7 @@ export class UploadConnection {
   private heard = 0
   /** `heard` at the keepalive's latest ping; none yet at first. */
   private heardAtPing = -1
-  /** The handler's progress rule at work between `ready` and `finalize`. */
+  /** The progress rule at work between `ready` and `finalize`. */
   private progress: ProgressWatch | undefined
   readonly closed: Promise<void>
   /** Fails a socket that has not sent `init` in time, so a silent one holds nothing for long. */
@@ -192,16 +188,13 @@ export class UploadConnection {
     upload.session.onProbe((withinMs) => this.probe(withinMs))
     // A resume answers where the bytes continue: the client sends from there.
     this.send(how === 'init' ? { type: 'ready', id } : { type: 'ready', id, offset: startOffset })
-    const rule = this.handler.progress
-    if (rule) {
-      this.progress = new ProgressWatch({
-        rule,
-        // A resumed upload has only what follows its offset left to bring.
-        declaredSize: this.lacking,
-        onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.uploadStalled, 408),
-      })
-      if (this.paused) this.progress.pause()
-    }
+    this.progress = new ProgressWatch({
+      rule: this.options.progress,
+      // A resumed upload has only what follows its offset left to bring.
+      declaredSize: this.lacking,
+      onStall: () => this.fail(WS_CLOSE_CODES.policyViolation, ERROR_MESSAGES.uploadStalled, 408),
+    })
+    if (this.paused) this.progress.pause()
   }
 
   /**
@@ -302,10 +295,8 @@ export class UploadConnection {
     this.ws.resume()
   }
 
-  private send(
-    frame:
-      (UploadWsReadyFrame & { offset?: number }) | ErrorFrame | (DoneFields & { type: 'done' }),
-  ): void {
+  /** A frame of the spec, with this project's fields (a resume's `offset`, an error's `details`). */
+  private send(frame: UploadWsServerFrame & Record<string, unknown>): void {
     if (this.ws.readyState === this.ws.OPEN) this.ws.send(JSON.stringify(frame))
   }
 
@@ -315,7 +306,7 @@ export class UploadConnection {
     this.account.close()
     for (const hold of [...this.holds]) this.releaseReading(hold)
     // A close reason is limited to 123 bytes (RFC 6455 §5.5); the error frame carries it anyway.
-    this.ws.close(code, Buffer.byteLength(reason) <= MAX_CLOSE_REASON ? reason : '')
+    this.ws.close(code, Buffer.byteLength(reason) <= 123 ? reason : '')
   }
 
   /** Sends `error`, closes with `code` and discards the session (spec: step 6, Failure). */

@@ -9,7 +9,6 @@ import { ERROR_MESSAGES, type UploadWsDoneFrame } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
 import type { UploadSession } from '../sessions/upload-session.js'
-import type { ProgressRule } from './progress-watch.js'
 
 /** A text frame that parsed as a JSON object; its `type` picks what it is. */
 export type ControlFrame = Record<string, unknown>
@@ -32,8 +31,6 @@ export interface UploadSocketHandler {
   init(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
   /** Continues a session from a durable point (docs/api.md); a refusal changes nothing. */
   resume(frame: ControlFrame, request: IncomingMessage): Promise<OpenedUpload>
-  /** A progress floor whose breach fails the socket (spec: Upload slot inside a request). */
-  readonly progress?: ProgressRule
   /** The longest `finalize` frame, when longer than a control frame (a request's has metadata). */
   readonly finalizeFrameMaxBytes?: number
 }

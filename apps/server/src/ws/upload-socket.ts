@@ -7,7 +7,11 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http'
 import type { Duplex } from 'node:stream'
 
-import { ERROR_MESSAGES, WS_CONTROL_FRAME_MAX_BYTES } from '@fileshare/protocol'
+import {
+  ERROR_MESSAGES,
+  REQUEST_WS_MIN_PROGRESS_BYTES,
+  WS_CONTROL_FRAME_MAX_BYTES,
+} from '@fileshare/protocol'
 import { WebSocketServer } from 'ws'
 
 import { DATABASE_UNAVAILABLE_MESSAGE } from '../app.js'
@@ -38,6 +42,8 @@ export interface UploadSocketDeps {
   keepaliveMs?: number
   /** How long a socket may wait before its `init` frame; 10 s by default (tests shorten it). */
   initTimeoutMs?: number | undefined
+  /** Window of the progress rule; FILE_UPLOAD_WS_PROGRESS_WINDOW_SEC unless a test says. */
+  progressWindowMs?: number
 }
 
 export type UploadSockets = ReturnType<typeof attachUploadSockets>
@@ -70,8 +76,11 @@ function refuse(
 
 export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
   const { config, logger } = deps
-  const progressWindowMs = config.fileUploadWsProgressWindowSec * 1000
-  const routes = [fileUploadRoute({ ...deps, progressWindowMs }), ...(deps.routes ?? [])]
+  const routes = [fileUploadRoute(deps), ...(deps.routes ?? [])]
+  const progress = {
+    windowMs: deps.progressWindowMs ?? config.fileUploadWsProgressWindowSec * 1000,
+    minBytes: REQUEST_WS_MIN_PROGRESS_BYTES,
+  }
   const allowedOrigin = new URL(config.baseUrl).origin
   const limits = bufferLimits(config.fileUploadWsMaxBuffer)
   const budget = new ReceiveBudget(config.fileUploadWsBufferBudget)
@@ -112,42 +121,30 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
   }, keepaliveMs)
   keepalive.unref()
 
-  function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+  async function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', (error) => logger.debug('upload socket upgrade failed', error))
     const url = request.url ?? '/'
     const pathname = URL.canParse(url, BASE) ? new URL(url, BASE).pathname : ''
     let handler: UploadSocketHandler | undefined
     for (const route of routes) handler ??= route(pathname)
     if (!handler) return refuse(socket, 404, ERROR_MESSAGES.notFound)
-    if (!limiter) return accept(request, socket, head, handler)
-    const matched = handler
-    const limited = (result: RateLimitResult): void => {
+    if (limiter) {
+      let result: RateLimitResult
+      try {
+        // The shared limit waits for the database, and while that is away no upgrade is let in.
+        result = await limiter.hit(deps.ipOf(request))
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) {
+          logger.warn('upload socket refused: the database is unavailable', error)
+          return refuse(socket, 503, DATABASE_UNAVAILABLE_MESSAGE)
+        }
+        logger.error('upload socket refused: the rate limit failed', error)
+        return refuse(socket, 500, ERROR_MESSAGES.internalError)
+      }
       const headers = rateLimitHeaders(result)
       if (!result.allowed) return refuse(socket, 429, ERROR_MESSAGES.rateLimited, headers)
       handshakeHeaders.set(request, headers)
-      accept(request, socket, head, matched)
     }
-    // The in-memory limit answers at once; the shared one waits for the database, and while that
-    // is away no upgrade is let in.
-    const result = limiter.hit(deps.ipOf(request))
-    if (!(result instanceof Promise)) return limited(result)
-    result.then(limited, (error: unknown) => {
-      if (isDatabaseUnavailable(error)) {
-        logger.warn('upload socket refused: the database is unavailable', error)
-        return refuse(socket, 503, DATABASE_UNAVAILABLE_MESSAGE)
-      }
-      logger.error('upload socket refused: the rate limit failed', error)
-      refuse(socket, 500, ERROR_MESSAGES.internalError)
-    })
-  }
-
-  /** The checks after the rate limit, then the upgrade itself. */
-  function accept(
-    request: IncomingMessage,
-    socket: Duplex,
-    head: Buffer,
-    handler: UploadSocketHandler,
-  ): void {
     // 404 as for a route that does not exist: the socket is not offered (spec: "Used only when
     // FILE_UPLOAD_WS is on"), and a client falls back on any failed handshake.
     if (!config.fileUploadWs) return refuse(socket, 404, ERROR_MESSAGES.webSocketUploadDisabled)
@@ -176,6 +173,7 @@ export function attachUploadSockets(server: Server, deps: UploadSocketDeps) {
         logger,
         budget,
         socket,
+        progress,
         ...(deps.initTimeoutMs === undefined ? {} : { initTimeoutMs: deps.initTimeoutMs }),
         onPending: (bytes) => {
           if (bytes > peakPendingBytes) peakPendingBytes = bytes
