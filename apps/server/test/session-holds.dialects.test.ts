@@ -7,7 +7,7 @@
  * that ends the session later, which gives them back once; a finalize racing the idle expiry of
  * its session records the upload with its holds, or not at all.
  */
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 
 import { REQUEST_HTTP_SESSION_TIMEOUT_MS, toBase64Url } from '@fileshare/protocol'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -336,7 +336,7 @@ describe('the holds of a session end in the step that ends it', () => {
     "one heartbeat keeps an instance's sessions of both writers, and one sweep ends both",
     async () => {
       const { req, streamed } = await sessionsOfBothWriters()
-      const { sessions, sessionRows: records } = server.service.services
+      const { sessions } = server.service.services
       const beats = async () => {
         const rows = await querySql<{ holder: string | null; beat: number | string }>(
           db,
@@ -345,7 +345,7 @@ describe('the holds of a session end in the step that ends it', () => {
         return rows.map((row) => ({ holder: row.holder, fresh: Number(row.beat) > 0 }))
       }
       await querySql(db, 'UPDATE upload_sessions SET heartbeat_at = 0')
-      await records.beat(sessions.holder)
+      await sessions.beat()
       const held = { holder: sessions.holder, fresh: true }
       expect(await beats()).toEqual([held, held])
 
@@ -362,6 +362,22 @@ describe('the holds of a session end in the step that ends it', () => {
       expect((await readRequest(server, req)).body.uploadsLeft).toBe(3)
     },
   )
+
+  it("lets the hold lapse on a socket's row its instance no longer has open", async () => {
+    // As a suspension and its end that both failed leave it: the row held, the session forgotten.
+    const { streamed } = await sessionsOfBothWriters()
+    const { sessions, sessionRows: records } = server.service.services
+    const row = (await records.find(streamed.id))!
+    const lost = randomUUID()
+    await records.insert({ ...row, id: lost })
+    await querySql(db, 'UPDATE upload_sessions SET heartbeat_at = 0')
+    await sessions.beat()
+    const stale = await querySql<{ id: string }>(
+      db,
+      'SELECT id FROM upload_sessions WHERE heartbeat_at = 0',
+    )
+    expect(stale.map((r) => r.id)).toEqual([lost])
+  })
 
   it.runIf(TEST_DIALECT === 'postgres')(
     'one idle expiry ends the idle sessions of both writers, with their holds',

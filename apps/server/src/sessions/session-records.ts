@@ -5,7 +5,7 @@
  * May touch: table upload_sessions.
  */
 import type { UploadStatusTransport } from '@fileshare/protocol'
-import { and, eq, isNotNull, isNull, lt, ne, not, or, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, lt, ne, not, or, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 
@@ -114,10 +114,18 @@ export class SessionRecords {
       .where(and(eq(t.id, id), eq(t.holder, holder)))
   }
 
-  /** Keeps the holds of `holder` alive, on the rows of both writers. */
-  async beat(holder: string): Promise<void> {
+  /**
+   * Keeps alive the holds of `holder` on the chunk writer's rows and on the stream writer's rows
+   * it still has `open`. A row it lost track of (its suspension and its end both failed, the
+   * database away) is not renewed, so its hold lapses and the sweeps end it.
+   */
+  async beat(holder: string, open: readonly string[]): Promise<void> {
     const t = this.table
-    await this.db.query.update(t).set({ heartbeatAt: this.now() }).where(eq(t.holder, holder))
+    const kept = open.length === 0 ? undefined : inArray(t.id, [...open])
+    await this.db.query
+      .update(t)
+      .set({ heartbeatAt: this.now() })
+      .where(and(eq(t.holder, holder), or(eq(t.transport, 'chunks'), kept)))
   }
 
   /** Gives up every hold; at start on SQLite, whose single instance held them all. */

@@ -73,13 +73,18 @@ export class UploadSessions implements SessionRegistry {
     this.reportError = deps.onError ?? ((error) => console.error(error))
     // The one heartbeat of this instance: it renews its holds on rows of both writers.
     this.heartbeat = setInterval(() => {
-      deps.records.beat(this.holder).catch((error: unknown) => this.reportError(error))
+      this.beat().catch((error: unknown) => this.reportError(error))
     }, HEARTBEAT_MS)
     this.heartbeat.unref()
   }
 
   registerKind<T>(kind: SessionKindName, handler: SessionKind<T>): void {
     this.kinds.set(kind, handler as SessionKind<unknown>)
+  }
+
+  /** Renews this instance's holds on the rows it still has: its open and suspending sessions. */
+  beat(): Promise<void> {
+    return this.deps.records.beat(this.holder, [...this.sessions.keys(), ...this.suspending.keys()])
   }
 
   /** Stops renewing holds; at shutdown, before the database closes. */
