@@ -46,8 +46,7 @@ export interface AppDeps {
   /** Who may create content; the same guard checks the upload sockets (server.ts). */
   guard: CreationGuard
   /** The `/auth` and API token routes when login is on (auth/login.ts). */
-  authRoutes?: Hono<AppEnv> | undefined
-  tokenRoutes?: Hono<AppEnv> | undefined
+  login: { routes: Hono<AppEnv>; tokenRoutes: Hono<AppEnv> | undefined } | null
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
   webcatFiles?: WebcatFiles | undefined
@@ -137,12 +136,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/api/inbox', inboxRoutes({ inbox, enabled: requestsEnabled, ipOf, logger }))
   app.route('/api', reportRoutes({ reports: services.reports, ipOf }))
 
-  if (deps.tokenRoutes) app.route('/api', deps.tokenRoutes)
+  if (deps.login?.tokenRoutes) app.route('/api', deps.login.tokenRoutes)
 
-  if (deps.authRoutes) {
+  if (deps.login) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
     if (rateLimiter.enabled) app.use('/auth/*', rateLimit(rateLimiter, ipOf))
-    app.route('/auth', deps.authRoutes)
+    app.route('/auth', deps.login.routes)
   }
 
   const webcat = deps.webcatFiles

@@ -6,8 +6,7 @@
  */
 import { fileURLToPath } from 'node:url'
 
-import { ConfigError } from './config.js'
-import { loadConfig } from './load-config.js'
+import { ConfigError, loadConfig } from './config.js'
 import { describeNodeFlags } from './node-flags.js'
 import { readPackageVersion } from './package-version.js'
 import { startServer } from './server.js'

@@ -96,8 +96,7 @@ export async function startServer(config: Config, options: StartOptions) {
     logger,
     now,
     guard,
-    authRoutes: login?.routes,
-    tokenRoutes: login?.tokenRoutes,
+    login,
     webRoot: options.webRoot,
     webcatFiles,
   })
