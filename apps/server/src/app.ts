@@ -56,15 +56,6 @@ export interface AppDeps {
   metrics?: ServerMetrics | undefined
 }
 
-/**
- * Body limit of the JSON note routes: twice the largest note's base64, with room for the other
- * fields, since JSON may escape base64 characters (`\/` for `/`); the size that counts is the
- * decoded one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
- */
-function noteBodyLimit(config: Config): number {
-  return 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
-}
-
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, services, logger, guard, now } = deps
   const { rateLimiter, uploads, notes, requests, inbox, sessionStatus } = services
@@ -118,7 +109,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     notesRoutes({
       notes,
       ipOf,
-      bodyLimit: noteBodyLimit(config),
+      // Twice the largest note's base64 with room for the other fields, since JSON may escape
+      // base64 characters (`\/` for `/`); the note service checks the decoded size (413).
+      bodyLimit: 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024,
       requireLogin: requireLogin('note'),
     }),
   )

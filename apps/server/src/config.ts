@@ -297,7 +297,7 @@ function readMetrics(read: Reader, mainPort: number) {
   if (token !== null && (token.length < SECRET_MIN_LENGTH || /\s/.test(token))) {
     throw weakSecret('METRICS_TOKEN', token, 'without spaces')
   }
-  if (port !== null && port === mainPort) {
+  if (port === mainPort) {
     throw new ConfigError('METRICS_PORT', String(port), `another port than PORT (${mainPort})`)
   }
   return { token, port }
