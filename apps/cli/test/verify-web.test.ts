@@ -21,7 +21,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { parseIntegrityManifest, type WebIntegrityManifest } from '@fileshare/protocol'
-import { loadConfig } from '@fileshare/server/dist/load-config.js'
+import { loadConfig } from '@fileshare/server/dist/config.js'
 import { createLogger } from '@fileshare/server/dist/logger.js'
 import { startServer, type RunningService } from '@fileshare/server/dist/server.js'
 import { startInProcessServer, type InProcessServer } from '@fileshare/testing'

@@ -45,8 +45,7 @@ export interface AppDeps {
   /** Who may create content; the same guard checks the upload sockets (server.ts). */
   guard: CreationGuard
   /** The `/auth` and API token routes when login is on (auth/login.ts). */
-  authRoutes?: Hono<AppEnv> | undefined
-  tokenRoutes?: Hono<AppEnv> | undefined
+  login: { routes: Hono<AppEnv>; tokenRoutes: Hono<AppEnv> | undefined } | null
   /** Folder of the built web app; the app is not served when it is absent or does not exist. */
   webRoot?: string | undefined
   webcatFiles?: WebcatFiles | undefined
@@ -54,15 +53,6 @@ export interface AppDeps {
   draining: () => boolean
   /** Counts answers, and serves `/metrics` unless METRICS_PORT does; absent while metrics are off. */
   metrics?: ServerMetrics | undefined
-}
-
-/**
- * Body limit of the JSON note routes: twice the largest note's base64, with room for the other
- * fields, since JSON may escape base64 characters (`\/` for `/`); the size that counts is the
- * decoded one, which the note service checks (413 past `NOTE_MAX_SIZE` + 256).
- */
-function noteBodyLimit(config: Config): number {
-  return 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024
 }
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
@@ -117,7 +107,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     notesRoutes({
       notes,
       ipOf,
-      bodyLimit: noteBodyLimit(config),
+      // Twice the largest note's base64 with room for the other fields, since JSON may escape
+      // base64 characters (`\/` for `/`); the note service checks the decoded size (413).
+      bodyLimit: 2 * Math.ceil(((config.noteMaxSize + 256) * 4) / 3) + 16 * 1024,
       requireLogin: requireLogin('note'),
     }),
   )
@@ -136,12 +128,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/api/inbox', inboxRoutes({ inbox, enabled: requestsEnabled, ipOf, logger }))
   app.route('/api', reportRoutes({ reports: services.reports, ipOf }))
 
-  if (deps.tokenRoutes) app.route('/api', deps.tokenRoutes)
+  if (deps.login?.tokenRoutes) app.route('/api', deps.login.tokenRoutes)
 
-  if (deps.authRoutes) {
+  if (deps.login) {
     // The callback makes the server call the provider, so the login shares the API's per-IP limit.
     if (rateLimiter.enabled) app.use('/auth/*', rateLimit(rateLimiter, ipOf))
-    app.route('/auth', deps.authRoutes)
+    app.route('/auth', deps.login.routes)
   }
 
   const webcat = deps.webcatFiles

@@ -49,7 +49,6 @@ const isPlainHttp = (url: URL | null): url is URL => isHttp(url) && !url.search 
 /** A longer chain of proxies than this is a mistake in the setting rather than a deployment. */
 const MAX_TRUSTED_PROXIES = 16
 
-/** Reads variables, each with a default, and remembers nothing else. */
 export class Reader {
   constructor(private readonly env: Env) {}
 

@@ -2,8 +2,7 @@ import { resolve } from 'node:path'
 
 import { describe, expect, it } from 'vitest'
 
-import { ConfigError, loginEnabled, type Config } from './config.js'
-import { loadConfig } from './load-config.js'
+import { ConfigError, loadConfig, loginEnabled, type Config } from './config.js'
 import { parseNotifyEmail } from './notify/email.js'
 
 const DAY = 86_400

@@ -5,7 +5,7 @@
  */
 import { HEALTH_STATUS_OK, type HealthResponse } from '@fileshare/protocol'
 
-import { loadConfig } from './load-config.js'
+import { loadConfig } from './config.js'
 import { healthUrl } from './health-url.js'
 
 const TIMEOUT_MS = 4000

@@ -6,21 +6,18 @@
  */
 import { fileURLToPath } from 'node:url'
 
-import { ConfigError } from './config.js'
-import { loadConfig } from './load-config.js'
+import { ConfigError, loadConfig } from './config.js'
 import { describeNodeFlags } from './node-flags.js'
 import { readPackageVersion } from './package-version.js'
 import { startServer } from './server.js'
 import { describeStartupFailure, StartupFailure } from './startup-failure.js'
 
-/** The web app's build output, found from this module in both src/ and dist/. */
-const WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url))
-
 async function main(): Promise<void> {
   const config = loadConfig()
   const service = await startServer(config, {
     version: readPackageVersion(),
-    webRoot: WEB_ROOT,
+    // The web app's build output, found from this module in both src/ and dist/.
+    webRoot: fileURLToPath(new URL('../../web/dist', import.meta.url)),
   }).catch((error: unknown) => {
     const line = describeStartupFailure(error, config)
     throw line === undefined ? error : new StartupFailure(line, { cause: error })

@@ -1,6 +1,7 @@
 /**
- * Starts an HTTP server for an app and hands back its address and a way to stop it.
- * May touch: the network (a listening socket and its connections).
+ * Starts an HTTP server for an app and hands back its address and a way to stop it; its
+ * connections close lingering.
+ * May touch: the network (a listening socket and its connections); timers.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Server, type AddressInfo, type Socket } from 'node:net'
@@ -8,8 +9,6 @@ import { Server, type AddressInfo, type Socket } from 'node:net'
 import { HEADERS } from '@fileshare/protocol'
 import { getRequestListener } from '@hono/node-server'
 import type { Env, Hono } from 'hono'
-
-import { lingerOnClose } from './lingering-close.js'
 
 export interface ListenOptions {
   port: number
@@ -32,11 +31,10 @@ const IDLE_TIMEOUT_MS = 5 * 60_000
  */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000
 
-/**
- * A listening server: its base address (`http://127.0.0.1:3000`), the Node server (for WebSocket
- * upgrades), `stopAccepting()`, which keeps open connections so uploads under way can send their
- * rest, and `close()`, which resolves once the requests under way have been answered.
- */
+/** The longest a closing connection keeps reading what its client still sends. */
+const LINGER_MS = 2_000
+
+/** A listening server; `stopAccepting()` keeps open connections, so uploads under way finish. */
 export type RunningServer = Awaited<ReturnType<typeof listen>>
 
 export async function listen<E extends Env>(app: Hono<E>, options: ListenOptions) {
@@ -65,7 +63,8 @@ export async function listen<E extends Env>(app: Hono<E>, options: ListenOptions
   // upload socket is taken off this timer by `ws`, and has its own keepalive.
   server.setTimeout(options.idleTimeoutMs ?? IDLE_TIMEOUT_MS)
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
-  server.on('connection', (socket: Socket) => lingerOnClose(socket))
+  // Node's close after a `Connection: close` answer (`destroySoon`) becomes a lingering one.
+  server.on('connection', (socket: Socket) => (socket.destroySoon = closeLingering))
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port, options.host, resolve)
@@ -85,10 +84,29 @@ export async function listen<E extends Env>(app: Hono<E>, options: ListenOptions
     server.closeIdleConnections()
     return closed!
   }
-  return { url: baseUrl(server.address() as AddressInfo), server, stopAccepting, close }
+  const { address, family, port } = server.address() as AddressInfo
+  const host = family === 'IPv6' ? `[${address}]` : address
+  return { url: `http://${host}:${port}`, server, stopAccepting, close }
 }
 
-function baseUrl(info: AddressInfo): string {
-  const host = info.family === 'IPv6' ? `[${info.address}]` : info.address
-  return `http://${host}:${info.port}`
+/**
+ * Closes an HTTP connection in stages (RFC 9112, section 9.6): after the last answer the server
+ * sends its FIN but reads and discards what the client still sends, for up to `LINGER_MS`. Closed
+ * at once, the socket would answer arriving bytes with a reset, and a client still sending a body
+ * the server refused (an early 413) would lose the answer.
+ */
+function closeLingering(this: Socket): void {
+  if (this.destroyed) return
+  // The client has closed its side already: nothing more can arrive to be discarded, so the
+  // socket closes once what is written has gone out.
+  if (this.readableEnded) {
+    this.end(() => this.destroy())
+    return
+  }
+  const timer = setTimeout(() => this.destroy(), LINGER_MS)
+  timer.unref()
+  this.once('close', () => clearTimeout(timer))
+  this.once('end', () => this.destroy())
+  this.end()
+  this.resume()
 }

@@ -5,9 +5,9 @@
  */
 import type { LogLevel } from './config.js'
 
-export type LogFn = (message: string, detail?: unknown) => void
+type LogFn = (message: string, detail?: unknown) => void
 
-export type EntryLevel = Exclude<LogLevel, 'silent'>
+type EntryLevel = Exclude<LogLevel, 'silent'>
 
 export interface Logger {
   error: LogFn
@@ -29,7 +29,7 @@ export function createLogger(
 ): Logger {
   const enabled = (entryLevel: EntryLevel) => RANK[entryLevel] <= RANK[level]
   const entry = (entryLevel: EntryLevel, stream: LogStream): LogFn => {
-    if (!enabled(entryLevel)) return ignore
+    if (!enabled(entryLevel)) return () => undefined
     return (message, detail) => {
       const parts = [now().toISOString(), entryLevel.toUpperCase(), oneLine(message)]
       if (detail !== undefined) parts.push(describe(detail))
@@ -44,9 +44,6 @@ export function createLogger(
     enabled,
   }
 }
-
-/** The entry function of a level below the configured one. */
-function ignore(): void {}
 
 /** Line breaks and other control characters are escaped, so one entry is always one line. */
 function oneLine(text: string): string {

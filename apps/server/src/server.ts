@@ -38,9 +38,8 @@ export interface StartOptions {
 }
 
 /**
- * A started service: what it opened, whether this instance runs the shared background work
- * (`leader`), METRICS_PORT's address, and `close()`: it stops accepting connections, lets running
- * uploads finish for up to SHUTDOWN_GRACE_MS, aborts what is left, and closes the database.
+ * A started service; `close()` lets running uploads finish for up to SHUTDOWN_GRACE_MS, aborts
+ * what is left, and closes the database.
  */
 export type RunningService = Awaited<ReturnType<typeof startServer>>
 
@@ -96,8 +95,7 @@ export async function startServer(config: Config, options: StartOptions) {
     logger,
     now,
     guard,
-    authRoutes: login?.routes,
-    tokenRoutes: login?.tokenRoutes,
+    login,
     webRoot: options.webRoot,
     webcatFiles,
   })

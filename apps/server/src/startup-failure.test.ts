@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { freePort } from '@fileshare/testing'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 
-import { loadConfig } from './load-config.js'
+import { loadConfig } from './config.js'
 import { startServer } from './server.js'
 import { describeStartupFailure } from './startup-failure.js'
 

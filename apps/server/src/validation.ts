@@ -39,10 +39,7 @@ export function parseResumable(value: unknown, transport: 'header' | 'frame'): b
   throw invalid({ [field]: 'must be true or false' })
 }
 
-/**
- * The bytes of canonical padded base64 of `range.minBytes` (default 1) to `range.maxBytes` bytes
- * (the protocol's `decodeBase64`), or null for anything else.
- */
+/** The bytes of canonical padded base64 within `range` (the protocol's `decodeBase64`), or null. */
 export function decodeBase64Strict(value: unknown, range: ByteRange = {}): Buffer | null {
   try {
     const bytes = decodeBase64(value, range)

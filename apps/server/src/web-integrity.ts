@@ -38,9 +38,8 @@ export type WebcatFiles = ReadonlyMap<string, unknown>
 
 type Fields = Record<string, unknown>
 
-function isObject(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+const isObject = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
@@ -48,7 +47,7 @@ const isPositiveWhole = (value: unknown): value is number =>
   Number.isInteger(value) && (value as number) >= 1
 
 /** What is wrong with an enrollment policy of either kind WEBCAT defines; undefined when none. */
-export function enrollmentFault(policy: Fields): string | undefined {
+function enrollmentFault(policy: Fields): string | undefined {
   if (!isPositiveWhole(policy.max_age)) return '"max_age" must be a whole number of seconds'
   if (policy.type === 'sigstore') {
     if (!isObject(policy.trusted_root)) return '"trusted_root" must be a Sigstore trusted root'

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { toBase64, toBase64Url } from '@fileshare/protocol'
 import { startInProcessServer, testLogLevel, type InProcessServer } from '@fileshare/testing'
 
-import { loadConfig } from '../src/load-config.js'
+import { loadConfig } from '../src/config.js'
 import { createLogger, type Logger } from '../src/logger.js'
 import { startServer, type RunningService } from '../src/server.js'
 import { newDatabaseEnv } from './dialects.js'

@@ -21,7 +21,7 @@ import { Hono } from 'hono'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 
 import type { AppEnv } from '../src/app-env.js'
-import { loadConfig } from '../src/load-config.js'
+import { loadConfig } from '../src/config.js'
 import { noteBody, startTestServer } from './harness.js'
 import type { Db } from '../src/db/client.js'
 import { databaseBytes, openTestDatabase } from './dialects.js'

@@ -53,7 +53,7 @@ async function startProcess(dataDir: string): Promise<SpawnedServer> {
  * else to keep its process alive.
  */
 const EMBEDDING_SCRIPT = `
-import { loadConfig } from './src/load-config.js'
+import { loadConfig } from './src/config.js'
 import { createLogger } from './src/logger.js'
 import { startServer } from './src/server.js'
 const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: process.env.DATA_DIR })

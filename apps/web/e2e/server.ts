@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { loadConfig } from '@fileshare/server/dist/load-config.js'
+import { loadConfig } from '@fileshare/server/dist/config.js'
 import { createLogger } from '@fileshare/server/dist/logger.js'
 import { startServer, type RunningService } from '@fileshare/server/dist/server.js'
 import {

@@ -12,17 +12,14 @@ export interface CommandOutput {
   exitCode?: number
 }
 
-export function isoOrNull(ms: number | null | undefined): string | null {
-  return ms === null || ms === undefined ? null : new Date(ms).toISOString()
-}
+export const isoOrNull = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString()
 
 /** A time as ISO 8601, or `-` for none. */
 export const time = (ms: number | null | undefined): string => isoOrNull(ms) ?? '-'
 
 /** A byte count in the one notation every fileshare program prints (IEC units, English digits). */
-export function bytes(n: number): string {
-  return formatBytes(n, { locale: 'en' })
-}
+export const bytes = (n: number): string => formatBytes(n, { locale: 'en' })
 
 /** Rows under a header, each column as wide as its widest cell. */
 export function table(header: string[], rows: string[][]): string {
@@ -36,6 +33,4 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 /** Text from a person (a reason) on one line, control and bidirectional characters escaped. */
-export function oneLine(text: string): string {
-  return escapeControls(text, { oneLine: true })
-}
+export const oneLine = (text: string): string => escapeControls(text, { oneLine: true })

@@ -6,8 +6,7 @@
  */
 import { Command, CommanderError } from 'commander'
 
-import { ConfigError } from '../config.js'
-import { loadConfig } from '../load-config.js'
+import { ConfigError, loadConfig } from '../config.js'
 import { StartupFailure } from '../startup-failure.js'
 import { readPackageVersion } from '../package-version.js'
 import { AdminError, ADMIN_EXIT } from './admin-error.js'

@@ -99,12 +99,10 @@ export async function createServices(
   // What the two upload services share: the session layer, the quota, the lockout, blob removal.
   const uploadDeps = { config, db, blobs, sessions, quota, lockout, janitor, now }
   const uploads = new UploadsService({ ...uploadDeps, chunkSessions, tombstones })
-  const notes = new NotesService({ config, db, lockout, tombstones, now })
   const outbox = new NotificationOutbox(db, now)
   const { smtpUrl, from, allowPrivate, abuseEmail } = config.notify
   const mailer = smtpUrl === null ? null : smtpMailer(smtpUrl, from)
   const title = config.customTitle
-  const deadlineMs = config.notify.deliveryTimeoutMs
   // Started and stopped by server.ts.
   const notifier = new NotificationWorker({
     outbox,
@@ -112,7 +110,7 @@ export async function createServices(
     allowPrivate,
     title,
     logger,
-    deadlineMs,
+    deadlineMs: config.notify.deliveryTimeoutMs,
   })
   const requests = new RequestsService({
     ...uploadDeps,
@@ -135,33 +133,12 @@ export async function createServices(
     grantTtlMs: config.downloadGrantTtlSec * 1000,
     now,
   })
-  const takedown = new Takedown({ db, tombstones, janitor, sessions, chunkSessions, now })
-  const reports = new ReportsService({
-    db,
-    limiter: reportLimiter,
-    dailyLimit: config.reportDailyLimit,
-    ipHash,
-    now,
-    logger,
-  })
-  // Mails new abuse reports to ABUSE_EMAIL; the cleanup job's leader runs it.
-  const abuseDigest =
-    abuseEmail === null || mailer === null
-      ? null
-      : new AbuseDigest({
-          db,
-          mailer,
-          to: abuseEmail,
-          title,
-          intervalMs: config.notify.abuseDigestIntervalSec * 1000,
-          now,
-        })
   return {
     sessions,
     sessionRows,
     chunkSessions,
     uploads,
-    notes,
+    notes: new NotesService({ config, db, lockout, tombstones, now }),
     requests,
     inbox,
     sessionStatus,
@@ -172,10 +149,28 @@ export async function createServices(
     janitor,
     tombstones,
     notifier,
-    takedown,
-    reports,
+    takedown: new Takedown({ db, tombstones, janitor, sessions, chunkSessions, now }),
+    reports: new ReportsService({
+      db,
+      limiter: reportLimiter,
+      dailyLimit: config.reportDailyLimit,
+      ipHash,
+      now,
+      logger,
+    }),
     reportLimiter,
-    abuseDigest,
+    // Mails new abuse reports to ABUSE_EMAIL; the cleanup job's leader runs it.
+    abuseDigest:
+      abuseEmail === null || mailer === null
+        ? null
+        : new AbuseDigest({
+            db,
+            mailer,
+            to: abuseEmail,
+            title,
+            intervalMs: config.notify.abuseDigestIntervalSec * 1000,
+            now,
+          }),
     apiTokens: new ApiTokens({ db, now }),
   }
 }

@@ -1,8 +1,7 @@
 import { UPLOAD_CHUNK_BYTES, type QuotaResponse } from '@fileshare/protocol'
 import { describe, expect, it } from 'vitest'
 
-import { type Config } from '../config.js'
-import { loadConfig } from '../load-config.js'
+import { loadConfig, type Config } from '../config.js'
 import type { UploadQuota } from '../limits/quota.js'
 import { systemRoutes, type HealthChecks } from './system.js'
 

@@ -8,12 +8,10 @@ import { AdminError } from '../admin-error.js'
 import type { AdminContext } from '../context.js'
 import { bytes, isoOrNull, oneLine, table, time, type CommandOutput } from '../output.js'
 
-export interface LsOptions {
-  kind?: string
-  limit: number
-}
-
-export async function lsCommand(ctx: AdminContext, options: LsOptions): Promise<CommandOutput> {
+export async function lsCommand(
+  ctx: AdminContext,
+  options: { kind?: string; limit: number },
+): Promise<CommandOutput> {
   const kind = options.kind
   if (kind !== undefined && !ITEM_KINDS.includes(kind as ItemKind)) {
     throw new AdminError(`--kind must be one of ${ITEM_KINDS.join(', ')}`)

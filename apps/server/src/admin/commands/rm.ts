@@ -8,7 +8,7 @@ import type { AdminContext } from '../context.js'
 import type { CommandOutput } from '../output.js'
 
 /** The longest takedown reason kept, in characters; it is shown to whoever opens the link. */
-export const TAKEDOWN_REASON_MAX_CHARS = 500
+const TAKEDOWN_REASON_MAX_CHARS = 500
 
 export async function rmCommand(
   ctx: AdminContext,
