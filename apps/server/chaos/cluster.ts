@@ -81,6 +81,8 @@ export interface ClusterSettings {
   env: Record<string, string>
   /** Where the instances' logs are copied when the cluster stops. */
   logsDir: string
+  /** What radosgw's in-memory OSD holds. */
+  storeBytes: number
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -99,7 +101,10 @@ function peakRssOf(pid: number | undefined): number {
 
 export async function startChaosCluster(settings: ClusterSettings): Promise<ChaosCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'fileshare-chaos-'))
-  const [postgres, gateway] = await Promise.all([startPostgres(), startRadosgw()])
+  const [postgres, gateway] = await Promise.all([
+    startPostgres(),
+    startRadosgw({ memstoreBytes: settings.storeBytes }),
+  ])
   const stopParts = async () => {
     await Promise.all([postgres.stop(), gateway.stop()])
     await rm(dir, { recursive: true, force: true })

@@ -1,9 +1,10 @@
 /**
- * `pnpm chaos [--seconds N] [--seed S] [--max-mib M] [--workers W] [--target FILE]`: the cluster
- * (three instances behind nginx on PostgreSQL and radosgw, or the staging cluster FILE names)
- * under the mixed workload while faults drawn from the seed strike it; then the faults stop, the cleanup runs, and the invariants are checked. Prints
- * what it does; the last line is one JSON object (seed, seconds, operations, faults by kind,
- * violations by invariant); exits 1 on any violation. The same seed draws the same schedule.
+ * `pnpm chaos [--seconds N] [--seed S] [--max-mib M] [--workers W] [--store-gib G]
+ * [--target FILE]`: the cluster (three instances behind nginx on PostgreSQL and radosgw, or the
+ * staging cluster FILE names) under the mixed workload while faults drawn from the seed strike
+ * it; then the faults stop, the cleanup runs, and the invariants are checked. Prints what it does;
+ * the last line is one JSON object (seed, seconds, operations, faults by kind, violations by
+ * invariant); exits 1 on any violation. The same seed draws the same schedule.
  * May touch: what chaos/cluster.ts starts, and the clients of chaos/workload.ts.
  */
 import { mkdir, rm } from 'node:fs/promises'
@@ -53,12 +54,14 @@ const { values } = parseArgs({
     'max-mib': { type: 'string', default: '200' },
     workers: { type: 'string', default: '6' },
     target: { type: 'string' },
+    'store-gib': { type: 'string', default: '4' },
   },
 })
 const seconds = positive('seconds', values.seconds)
 const seed = positive('seed', values.seed, true)
 const maxBytes = positive('max-mib', values['max-mib']) * MiB
 const workers = positive('workers', values.workers)
+const storeBytes = positive('store-gib', values['store-gib']) * 1024 * MiB
 
 function positive(name: string, text: string, zero = false): number {
   const n = Number(text)
@@ -118,6 +121,7 @@ async function startFixture(logsDir: string): Promise<ChaosCluster> {
   await mkdir(logsDir, { recursive: true })
   return startChaosCluster({
     logsDir,
+    storeBytes,
     env: {
       ...WORKLOAD_SETTINGS,
       CLEANUP_INTERVAL: String(CLEANUP_INTERVAL_SEC),

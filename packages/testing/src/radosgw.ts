@@ -73,7 +73,15 @@ export async function radosgwMissing(): Promise<string | null> {
   return installUnderCi('radosgw', PACKAGES, 'the S3 suites are skipped')
 }
 
-export async function startRadosgw(): Promise<OwnRadosgw> {
+export interface RadosgwOptions {
+  /**
+   * Bytes the in-memory OSD holds (4 GiB by default). Deleted objects keep their space until
+   * their garbage is collected, so a long run that writes much wants more.
+   */
+  memstoreBytes?: number
+}
+
+export async function startRadosgw(options: RadosgwOptions = {}): Promise<OwnRadosgw> {
   const started = Date.now()
   const dir = await mkdtemp(join(tmpdir(), 'fileshare-radosgw-'))
   const children: ChildProcess[] = []
@@ -88,7 +96,10 @@ export async function startRadosgw(): Promise<OwnRadosgw> {
     const conf = join(dir, 'ceph.conf')
     const fsid = randomUUID()
     for (const sub of ['mon', 'osd', 'run', 'log']) await mkdir(join(dir, sub))
-    await writeFile(conf, cephConf(dir, fsid, monPort, rgwPort))
+    await writeFile(
+      conf,
+      cephConf(dir, fsid, monPort, rgwPort, options.memstoreBytes ?? 4 * 1024 ** 3),
+    )
     const ceph = async (command: string, args: string[]) => {
       await run(command, ['-c', conf, ...args], { timeout: 30_000 })
     }
@@ -250,7 +261,13 @@ async function warmUp(endpoint: string, accessKeyId: string, secretAccessKey: st
   }
 }
 
-function cephConf(dir: string, fsid: string, monPort: number, rgwPort: number): string {
+function cephConf(
+  dir: string,
+  fsid: string,
+  monPort: number,
+  rgwPort: number,
+  memstoreBytes: number,
+): string {
   return `[global]
 fsid = ${fsid}
 mon host = v2:127.0.0.1:${monPort}
@@ -271,7 +288,7 @@ mon allow pool size one = true
 mon warn on pool no redundancy = false
 mon max pg per osd = 1000
 osd objectstore = memstore
-memstore device bytes = ${4 * 1024 ** 3}
+memstore device bytes = ${memstoreBytes}
 run dir = ${dir}/run
 admin socket = ${dir}/run/$name.asok
 log file = ${dir}/log/$name.log
