@@ -10,6 +10,7 @@ import { createWriteStream, readFileSync, type WriteStream } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 import { freePort, hasExited, spawnServer, stopChild, type SpawnedServer } from '@fileshare/testing'
 import { startDropProxy, type DropProxy } from '@fileshare/testing/drop-proxy'
@@ -84,8 +85,6 @@ export interface ClusterSettings {
   /** What radosgw's in-memory OSD holds. */
   storeBytes: number
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** VmHWM of `pid` in bytes, or 0 when it has gone. */
 function peakRssOf(pid: number | undefined): number {

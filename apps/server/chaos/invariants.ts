@@ -6,6 +6,8 @@
  * each instance's peak resident set stayed under its bound.
  * May touch: the cluster through its proxy, its PostgreSQL database and S3 bucket (read only).
  */
+import { setTimeout as sleep } from 'node:timers/promises'
+
 import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
@@ -48,8 +50,6 @@ const TRY_GAP_MS = 1_000
 const UNHANDLED = /unhandled|uncaught/i
 /** How long past its grace the sweep may take to reach a leftover (two cleanup runs and more). */
 const SWEEP_SLACK_MS = 60_000
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 type Violations = Map<string, string[]>
 

@@ -10,6 +10,7 @@
 import { mkdir, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 import { ApiClient, REQUEST_HTTP_SESSION_TIMEOUT_MS } from '@fileshare/protocol'
 import { postgresMissing } from '@fileshare/testing/postgres'
@@ -72,7 +73,6 @@ function positive(name: string, text: string, zero = false): number {
   return n
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const log = (line: string) =>
   console.log(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}`)
 

@@ -10,6 +10,7 @@
 import { exec } from 'node:child_process'
 import { readFile } from 'node:fs/promises'
 import { promisify } from 'node:util'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 import type { BucketAccess, ChaosCluster } from './cluster.js'
 import type { FaultKind } from './schedule.js'
@@ -71,7 +72,6 @@ export function targetCluster(target: TargetFile): ChaosCluster {
     const text = target.commands[name]!.replaceAll('{instance}', String(instance ?? ''))
     await run(text, { timeout: COMMAND_TIMEOUT_MS })
   }
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
   const outage =
     (stop: CommandName, start: CommandName) =>
     async (index: number | undefined, holdMs: number) => {

@@ -397,35 +397,37 @@ class Worker {
   /** Deletes an upload, a note or a request, or closes a request. */
   private async remove(): Promise<void> {
     const kind = this.random.pick(['upload', 'note', 'close', 'request'] as const)
+    const api = this.chunks
+    const requests = this.ledger.requests.filter((e) => e.closed === false)
+    const inbox = (e: RequestEntry) => ({ id: e.id, inboxOwnerToken: e.inboxOwnerToken })
     if (kind === 'upload') {
-      const owned = this.ledger.uploads.filter((e) => e.deleted === false && e.ownerToken)
-      if (owned.length === 0) return
-      const entry = this.random.pick(owned)
-      entry.deleted = null
-      await deleteFile(this.chunks, entry.id, entry.ownerToken!).catch(settleGone)
-      entry.deleted = true
+      const owned = this.ledger.uploads.filter((e) => e.ownerToken)
+      await this.settle(owned, 'deleted', (e) => deleteFile(api, e.id, e.ownerToken!))
     } else if (kind === 'note') {
-      const owned = this.ledger.notes.filter((e) => e.deleted === false)
-      if (owned.length === 0) return
-      const entry = this.random.pick(owned)
-      entry.deleted = null
-      await deleteNote(this.chunks, entry.id, entry.ownerToken).catch(settleGone)
-      entry.deleted = true
+      await this.settle(this.ledger.notes, 'deleted', (e) => deleteNote(api, e.id, e.ownerToken))
+    } else if (kind === 'close') {
+      await this.settle(requests, 'closed', (e) => closeInbox(api, inbox(e)))
     } else {
-      const owned = this.ledger.requests.filter((e) => e.deleted === false && e.closed === false)
-      if (owned.length === 0) return
-      const entry = this.random.pick(owned)
-      const inbox = { id: entry.id, inboxOwnerToken: entry.inboxOwnerToken }
-      if (kind === 'close') {
-        entry.closed = null
-        await closeInbox(this.chunks, inbox)
-        entry.closed = true
-      } else {
-        entry.deleted = null
-        await deleteInbox(this.chunks, inbox).catch(settleGone)
-        entry.deleted = true
-      }
+      await this.settle(requests, 'deleted', (e) => deleteInbox(api, inbox(e)))
     }
+  }
+
+  /**
+   * Sets `flag` on one of `entries` not yet marked, through `act`: unknown (null) while its answer
+   * is awaited, true once it came (404 and 410 saying a first try went through), and left unknown
+   * when it failed.
+   */
+  private async settle<E extends Settled>(
+    entries: readonly E[],
+    flag: keyof Settled,
+    act: (entry: E) => Promise<unknown>,
+  ): Promise<void> {
+    const open = entries.filter((e) => e.deleted === false && e[flag] === false)
+    if (open.length === 0) return
+    const entry = this.random.pick(open)
+    entry[flag] = null
+    await act(entry).catch(settleGone)
+    entry[flag] = true
   }
 }
 
@@ -441,6 +443,12 @@ export function storageAnswersApart(serviceUrl: string): typeof fetch {
     const text = (await response.text().catch(() => '')).slice(0, 200)
     throw new Error(`the storage answered ${response.status} to a counted download: ${text}`)
   }
+}
+
+/** What the workload's deletes and closes mark on the ledger's entries. */
+interface Settled {
+  deleted: boolean | null
+  closed?: boolean | null
 }
 
 /** A delete answered 404 or 410 found the item gone already (its first try went through). */
