@@ -7,12 +7,13 @@
 import { fileURLToPath } from 'node:url'
 
 import { ConfigError, loadConfig } from './config.js'
-import { describeNodeFlags } from './node-flags.js'
+import { describeNodeFlags, setRuntimeFlags } from './node-flags.js'
 import { readPackageVersion } from './package-version.js'
 import { startServer } from './server.js'
 import { describeStartupFailure, StartupFailure } from './startup-failure.js'
 
 async function main(): Promise<void> {
+  setRuntimeFlags()
   const config = loadConfig()
   const service = await startServer(config, {
     version: readPackageVersion(),

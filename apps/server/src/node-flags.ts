@@ -1,11 +1,27 @@
 /**
- * The V8 flags the server wants on a small machine, and the line it prints at start about them.
- * Uploads make V8 collect garbage often, and on one or two cores its helper threads take the CPU
- * the upload needs, so there each collection runs on the server's thread; more cores keep the
- * parallel collector. Node takes these flags only on its command line (`print-node-flags.js`).
- * May touch: the machine's core count (read only).
+ * The V8 flags the server wants: those it sets on itself at start on every machine, and those for
+ * a small machine with the line it prints at start about them. Uploads make V8 collect garbage
+ * often, and on one or two cores its helper threads take the CPU the upload needs, so there each
+ * collection runs on the server's thread; more cores keep the parallel collector. Node takes those
+ * only on its command line (`print-node-flags.js`).
+ * May touch: the machine's core count (read only); V8's flags (`setRuntimeFlags`).
  */
 import { availableParallelism } from 'node:os'
+import { setFlagsFromString } from 'node:v8'
+
+/**
+ * Set by the server on itself before it starts. Allocation-site pretenuring sends the objects of a
+ * literal straight to the old generation once most of them outlived a young collection; while a
+ * long chunked upload runs, the per-request objects of Node's HTTP stack (header and listener
+ * arrays) outlive many, and from then on every request's objects of those kinds are freed only
+ * by full collections, which costs short requests their rate and latency (docs/benchmarks.md).
+ * The server keeps few objects longer than a request, so it loses nothing without it.
+ */
+export const RUNTIME_FLAGS: readonly string[] = ['--no-allocation-site-pretenuring']
+
+export function setRuntimeFlags(): void {
+  for (const flag of RUNTIME_FLAGS) setFlagsFromString(flag)
+}
 
 export const SMALL_MACHINE_FLAGS: readonly string[] = [
   '--single-threaded-gc',

@@ -1,10 +1,10 @@
 /**
  * The V8 flags the server wants on a small machine: the condition, the start scripts that pass
- * them, and the line a server prints at start about them.
+ * them, and the line a server prints at start about them; and those it sets on itself.
  */
 import { execFile, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -110,6 +110,48 @@ describe('Node flags', () => {
 
     const withFlags = await startupOutput([...SMALL_MACHINE_FLAGS], true)
     expect(withFlags).toContain("fileshare: 1 core, garbage collection on the server's thread")
+  }, 60_000)
+
+  it('a started server makes no pretenuring decision, however long its objects live', async () => {
+    // A load that V8 pretenures: objects of one literal kept past many young collections. V8
+    // traces each decision; stdbuf makes its lines reach the pipe as they are printed.
+    const dir = await mkdtemp(join(tmpdir(), 'fileshare-pretenure-'))
+    dirs.push(dir)
+    const load = join(dir, 'load.mjs')
+    await writeFile(
+      load,
+      `process.on('SIGUSR2', () => {
+        console.log('load begins')
+        const kept = []
+        for (let round = 0; round < 200; round++) {
+          for (let i = 0; i < 20000; i++) kept.push({ i, list: [i] })
+          if (kept.length > 200000) kept.length = 0
+        }
+        console.log('load ends')
+      })`,
+    )
+    const trace = ['--trace-pretenuring', '--trace-pretenuring-statistics', '--import', load]
+    const [node, args] = nodeCommand([...trace, 'src/index.ts'], false)
+    const child = spawn('stdbuf', ['-oL', node, ...args], {
+      cwd: SERVER_DIR,
+      env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dir },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let output = ''
+    let loaded = false
+    try {
+      for await (const data of child.stdout) {
+        output += (data as Buffer).toString()
+        if (!loaded && output.includes('listening on')) loaded = child.kill('SIGUSR2')
+        if (output.includes('load ends')) break
+      }
+    } finally {
+      child.kill('SIGKILL')
+      if (child.exitCode === null) await once(child, 'exit')
+    }
+    const during = output.slice(output.indexOf('load begins'))
+    expect(during).toContain('load ends')
+    expect(during.match(/pretenuring: AllocationSite.*=>.*/g) ?? []).toEqual([])
   }, 60_000)
 
   it("a server prints the decision for this machine's cores", async () => {
