@@ -364,6 +364,70 @@ describe('filesystem chunks in place', () => {
     expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
   })
 
+  describe('chunks that need not be durable alone', () => {
+    /** Holds every `datasync` of a file until released; counts the calls. */
+    async function holdFlushes() {
+      const probe = await open(join(dataDir, `probe-${randomUUID()}`), 'w')
+      const proto = Object.getPrototypeOf(probe) as FileHandle
+      await probe.close()
+      const datasync = proto.datasync
+      const waiting: (() => void)[] = []
+      const calls = vi.spyOn(proto, 'datasync').mockImplementation(function (this: FileHandle) {
+        return new Promise<void>((resolve) => waiting.push(resolve)).then(() => datasync.call(this))
+      })
+      const release = () => {
+        for (const go of waiting.splice(0)) go()
+      }
+      return { calls, release }
+    }
+
+    afterEach(() => {
+      vi.restoreAllMocks()
+    })
+
+    it('are stored without waiting for the disk, which a flush in the background reaches, one at a time', async () => {
+      const flushes = await holdFlushes()
+      const key = randomUUID()
+      const bytes = [randomBytes(MiB), randomBytes(MiB), randomBytes(3)]
+      const upload = await store.startChunks(key, 2 * MiB + 3, MiB)
+      const chunks: StoredChunk[] = []
+      try {
+        // Every flush waits, yet each chunk is stored: the first started a flush of the session's
+        // file, and the others found it under way.
+        for (const [index, body] of bytes.entries()) {
+          chunks.push(await store.putChunk(key, index, [body], body.length, upload, false))
+        }
+        expect(flushes.calls).toHaveBeenCalledTimes(1)
+        flushes.release()
+        await store.joinChunks(key, chunks, upload)
+      } finally {
+        flushes.release()
+      }
+      expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
+    })
+
+    it('are told apart from a chunk that must be durable alone, which waits for its flush', async () => {
+      const flushes = await holdFlushes()
+      const key = randomUUID()
+      const body = randomBytes(MiB)
+      const upload = await store.startChunks(key, MiB, MiB)
+      let stored = false
+      const put = store.putChunk(key, 0, [body], MiB, upload).then((chunk) => {
+        stored = true
+        return chunk
+      })
+      try {
+        await vi.waitFor(() => expect(flushes.calls).toHaveBeenCalledTimes(1))
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(stored).toBe(false)
+      } finally {
+        flushes.release()
+      }
+      await store.joinChunks(key, [await put], upload)
+      expect((await readBlob(key)).equals(body)).toBe(true)
+    })
+  })
+
   it('copies a join whose chunks leave the stride, and removes the session file after it', async () => {
     const { key, upload, bytes, chunks } = await session([2 * MiB, 1 * MiB, 2 * MiB], 2 * MiB)
     const own = chunks.filter((chunk) => !chunk.ref.endsWith('.inplace'))

@@ -37,13 +37,14 @@ interface Session {
 
 interface Target {
   name: string
-  open(server: TestServer, size: number): Promise<Session>
+  /** Opens a session of `size` bytes, with `overrides` on its init's headers. */
+  open(server: TestServer, size: number, overrides?: Record<string, string>): Promise<Session>
 }
 
 const FILE: Target = {
   name: 'normal uploads',
-  async open(server, size) {
-    const up = await initChunked(server, size)
+  async open(server, size, overrides) {
+    const up = await initChunked(server, size, overrides)
     return {
       path: (index) => `/api/upload/${up.id}/chunk?index=${index}`,
       finalize: async () =>
@@ -68,9 +69,9 @@ const FILE: Target = {
 
 const REQUEST: Target = {
   name: 'uploads into requests',
-  async open(server, size) {
+  async open(server, size, overrides) {
     const req = await createRequest(server)
-    const uid = await initOk(server, req, size)
+    const uid = await initOk(server, req, size, overrides)
     return {
       path: (index) => `/api/request/${req.id}/upload/${uid}/chunk?index=${index}`,
       finalize: async () => (await finalizeRequestUpload(server, req, uid, finalizeBody())).status,
@@ -118,6 +119,37 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
     open.push(request)
     return request
   }
+
+  it('stores the chunks of a session that ends with this instance for its join to make durable, and a resumable one chunk by chunk', async () => {
+    // A session whose client did not ask to resume ends with the instance that holds it, so its
+    // chunks need reach the disk only with the join; a resumable one's must as they are recorded.
+    const blobs = server.service.blobs
+    const putChunk = blobs.putChunk.bind(blobs)
+    const durable: (boolean | undefined)[] = []
+    blobs.putChunk = (...args) => {
+      durable.push(args[5])
+      return putChunk(...args)
+    }
+    try {
+      for (const [overrides, expected] of [
+        [{}, false],
+        [{ 'X-Resumable': 'true' }, true],
+      ] as const) {
+        durable.length = 0
+        const bytes = randomBytes(10)
+        const session = await target.open(server, bytes.length, overrides)
+        expect(await post(server, session.path(0), bytes)).toEqual({
+          status: 200,
+          body: { bytesWritten: bytes.length },
+        })
+        expect(durable).toEqual([expected])
+        expect(await session.finalize()).toBe(200)
+        expect((await session.stored()).equals(bytes)).toBe(true)
+      }
+    } finally {
+      blobs.putChunk = putChunk
+    }
+  })
 
   it('answers a chunk that arrives before its predecessors at once, so one at a time in any order completes', async () => {
     const parts = [randomBytes(100), randomBytes(100), randomBytes(50)]

@@ -76,6 +76,8 @@ export class ChunkIntake {
     private readonly blobs: BlobStore,
     private readonly limits: StoredChunkLimits,
     private readonly now: () => number,
+    /** This instance, as the holder of the sessions that end with it. */
+    private readonly holder: string,
   ) {}
 
   /**
@@ -100,6 +102,7 @@ export class ChunkIntake {
         receivedBytes: s.receivedBytes,
         createdAt: s.createdAt,
         partsUpload: s.partsUpload,
+        holder: s.holder,
         due: s.nextIndex,
         early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
         taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
@@ -107,6 +110,10 @@ export class ChunkIntake {
       .from(s)
       .where(openSessionIn(this.db.tables, id, scope.requestId))
     if (!row) throw uploadNotFound()
+    const { declaredSize, receivedBytes, createdAt, partsUpload } = row
+    // A session held here ends with this process, so its chunks need be durable only once joined;
+    // one that may resume, or is held elsewhere, needs each chunk durable as it is recorded.
+    const durable = row.holder !== this.holder
     const due = row.due ?? 0
     const receiving = this.receiving.get(id) ?? new Set<number>()
     if (index < due || Number(row.taken) > 0 || receiving.has(index)) throw duplicate()
@@ -139,7 +146,7 @@ export class ChunkIntake {
     // A body that ends early destroys the feed with an error, which the store's read reports; a
     // store that has not begun reading yet has no listener, and an unheard 'error' ends the process.
     feed?.on('error', () => undefined)
-    const storing = feed && this.blobs.putChunk(id, index, feed, declared!, row.partsUpload)
+    const storing = feed && this.blobs.putChunk(id, index, feed, declared!, partsUpload, durable)
     // Awaited by finish; a request that ends before it only needs the failure kept quiet.
     storing?.catch(() => undefined)
     return {
@@ -152,7 +159,7 @@ export class ChunkIntake {
           return undefined
         }
         if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
-        if (row.receivedBytes + length > row.declaredSize) throw sizeMismatch()
+        if (receivedBytes + length > declaredSize) throw sizeMismatch()
         if (this.buffered + piece.length > this.limits.bufferBytes) {
           throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
         }
@@ -166,14 +173,14 @@ export class ChunkIntake {
         if (declared !== undefined && length !== declared) throw sizeMismatch()
         feed?.end()
         const stored = await (storing ??
-          this.blobs.putChunk(id, index, pieces, length, row.partsUpload))
+          this.blobs.putChunk(id, index, pieces, length, partsUpload, durable))
         const recorded = await this.record(id, index, stored)
         received = recorded.received
         return recorded.written
       },
       delayMs: () => {
         if (this.limits.speedLimit <= 0) return 0
-        const due = row.createdAt + (received / this.limits.speedLimit) * 1000
+        const due = createdAt + (received / this.limits.speedLimit) * 1000
         return Math.max(0, due - this.now())
       },
       release: () => {

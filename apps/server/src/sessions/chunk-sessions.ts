@@ -45,7 +45,7 @@ export class ChunkSessions {
     /** The chunk size clients are asked for, by which the store lays out a session's chunks. */
     private readonly chunkSize: number,
   ) {
-    this.intake = new ChunkIntake(db, blobs, limits, now)
+    this.intake = new ChunkIntake(db, blobs, limits, now, holder)
     this.admit = (...chunk) => this.intake.admit(...chunk)
   }
 

@@ -91,7 +91,8 @@ export interface BlobStore {
   /**
    * Stores one chunk, durable before it resolves, apart from other indexes and other attempts at
    * this index (or replacing them); fails, leaving nothing a join takes, when `body` fails or
-   * does not bring exactly `length` bytes.
+   * does not bring exactly `length` bytes. With `durable` false (a chunk of a session that ends
+   * with this process) a store may leave its bytes to be made durable by the join.
    */
   putChunk(
     key: string,
@@ -99,6 +100,7 @@ export interface BlobStore {
     body: ChunkBody,
     length: number,
     upload: string | null,
+    durable?: boolean,
   ): Promise<StoredChunk>
   /** Joins the recorded chunks, in order, into the blob `key`; a failed join leaves no blob. */
   joinChunks(key: string, chunks: readonly StoredChunk[], upload: string | null): Promise<void>

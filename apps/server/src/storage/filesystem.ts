@@ -48,6 +48,8 @@ export class FilesystemBlobStore implements BlobStore {
   private readonly partial: string
   private readonly chunks: string
   private readonly gates = new SessionGates()
+  /** Background flushes of session files under way, one per session at most. */
+  private readonly flushing = new Map<string, Promise<void>>()
 
   private constructor(dataDir: string) {
     this.root = join(dataDir, 'blobs')
@@ -104,13 +106,14 @@ export class FilesystemBlobStore implements BlobStore {
     body: ChunkBody,
     length: number,
     upload: string | null,
+    durable = true,
   ): Promise<StoredChunk> {
     const offset = upload === null ? null : placeOf(decodeLayout(upload), index, length)
-    if (offset !== null) return this.putInPlace(key, index, body, length, offset)
+    if (offset !== null) return this.putInPlace(key, index, body, length, offset, durable)
     const ref = newChunkName(key, index)
     await mkdir(this.chunks, { recursive: true })
     const handle = await createFile(this.chunkPath(ref), (handle) =>
-      writeBody(handle, ref, body, length, 0, (write) => write()),
+      writeBody(handle, ref, body, length, 0, durable, (write) => write()),
     )
     await handle.close()
     return { ref, size: length, etag: null }
@@ -123,6 +126,7 @@ export class FilesystemBlobStore implements BlobStore {
     body: ChunkBody,
     length: number,
     offset: number,
+    durable: boolean,
   ): Promise<StoredChunk> {
     const ref = inPlaceRef(key, index)
     const gate = this.gates.enter(key)
@@ -130,7 +134,7 @@ export class FilesystemBlobStore implements BlobStore {
       // Opened without creating it: a session joined or discarded has no file any more.
       const handle = await open(this.sessionPath(key), 'r+')
       try {
-        await writeBody(handle, ref, body, length, offset, (write) =>
+        await writeBody(handle, ref, body, length, offset, durable, (write) =>
           this.gates.pass(gate, key, write),
         )
       } finally {
@@ -139,7 +143,28 @@ export class FilesystemBlobStore implements BlobStore {
     } finally {
       this.gates.leave(key, gate)
     }
+    if (!durable) this.flushInBackground(key)
     return { ref, size: length, etag: null }
+  }
+
+  /**
+   * Starts flushing session `key`'s file to disk unless a flush of it is under way, so that the
+   * join's sync waits for the last stretch only; a failure is left to that sync to find.
+   */
+  private flushInBackground(key: string): void {
+    if (this.flushing.has(key)) return
+    const path = this.sessionPath(key)
+    const flush = (async () => {
+      const handle = await open(path, 'r')
+      try {
+        await handle.datasync()
+      } finally {
+        await handle.close()
+      }
+    })()
+      .catch(() => undefined)
+      .finally(() => this.flushing.delete(key))
+    this.flushing.set(key, flush)
   }
 
   /**
@@ -337,7 +362,7 @@ function tilesInPlace(key: string, chunks: readonly StoredChunk[], layout: InPla
 
 /**
  * Writes a chunk's body at `offset` of `handle` through `pass` (the session's gate, or none),
- * failing when it does not bring exactly `length` bytes; durable once it resolves.
+ * failing when it does not bring exactly `length` bytes; durable once it resolves when `durable`.
  */
 async function writeBody(
   handle: FileHandle,
@@ -345,6 +370,8 @@ async function writeBody(
   body: ChunkBody,
   length: number,
   offset: number,
+  /** Whether the bytes are synced before it resolves; otherwise the join syncs the file. */
+  durable: boolean,
   pass: (write: () => Promise<unknown>) => Promise<unknown>,
 ): Promise<void> {
   let received = 0
@@ -393,7 +420,7 @@ async function writeBody(
   }
   await writing
   if (received !== length) throw new Error(`Chunk ${ref} has ${received} of ${length} bytes`)
-  await handle.datasync()
+  if (durable) await handle.datasync()
 }
 
 /** Copies `chunk.size` bytes from `start` of `handle` into `writer`; fails on fewer. */
