@@ -23,8 +23,17 @@ import {
 import type { NotifySettings } from '../config.js'
 import { ipv6Hextets } from '../ip-address.js'
 
-const BLOCKED_IPV4 = new BlockList()
-for (const [network, prefix] of [
+/** A block list of `subnets` of one address family. */
+function blockList(
+  family: 'ipv4' | 'ipv6',
+  subnets: readonly (readonly [string, number])[],
+): BlockList {
+  const list = new BlockList()
+  for (const [network, prefix] of subnets) list.addSubnet(network, prefix, family)
+  return list
+}
+
+const BLOCKED_IPV4 = blockList('ipv4', [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -35,12 +44,9 @@ for (const [network, prefix] of [
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['224.0.0.0', 3],
-] as const) {
-  BLOCKED_IPV4.addSubnet(network, prefix, 'ipv4')
-}
+])
 
-const BLOCKED_IPV6 = new BlockList()
-for (const [network, prefix] of [
+const BLOCKED_IPV6 = blockList('ipv6', [
   // IPv4-compatible addresses (RFC 4291 §2.5.5.1, deprecated), with `::` and `::1`: a host that
   // still routes them sends them to the embedded IPv4 address, whatever it is.
   ['::', 96],
@@ -50,9 +56,7 @@ for (const [network, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) {
-  BLOCKED_IPV6.addSubnet(network, prefix, 'ipv6')
-}
+])
 
 /** The IPv4 address an IPv6 address hands its traffic to, for the prefixes that embed one. */
 function embeddedIpv4(words: number[]): string | null {
