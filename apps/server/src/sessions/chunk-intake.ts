@@ -135,7 +135,7 @@ export class ChunkIntake {
     this.receiving.set(id, receiving)
     this.activeAt.set(id, performance.now())
     let released = false
-    let received = row.receivedBytes
+    let received = receivedBytes
     let budgeted = 0
     let length = 0
     const pieces: Uint8Array[] = []
