@@ -469,6 +469,34 @@ describe('filesystem chunks in place', () => {
     expect((await readBlob(key)).equals(Buffer.concat([zero, second, last]))).toBe(true)
   })
 
+  it('writes the chunks of a session that arrive at once through one open file, closed after the last', async () => {
+    const key = randomUUID()
+    const bytes = [randomBytes(MiB), randomBytes(MiB), randomBytes(MiB)]
+    const upload = await store.startChunks(key, 3 * MiB, MiB)
+    // Each body sends its first half, then waits until every chunk has begun.
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let begun = 0
+    let allBegun!: () => void
+    const everyOneBegun = new Promise<void>((resolve) => (allBegun = resolve))
+    async function* body(whole: Buffer) {
+      yield whole.subarray(0, MiB / 2)
+      if (++begun === bytes.length) allBegun()
+      await released
+      yield whole.subarray(MiB / 2)
+    }
+    const puts = bytes.map((whole, index) =>
+      store.putChunk(key, index, body(whole), MiB, upload, false),
+    )
+    await everyOneBegun
+    expect(await openDescriptors(sessionFile(key))).toBe(1)
+    release()
+    const chunks = await Promise.all(puts)
+    await vi.waitFor(async () => expect(await openDescriptors(sessionFile(key))).toBe(0))
+    await store.joinChunks(key, chunks, upload)
+    expect((await readBlob(key)).equals(Buffer.concat(bytes))).toBe(true)
+  })
+
   it('keeps an attempt that lost its index from writing into the joined blob', async () => {
     const { key, upload, bytes, chunks } = await session([2 * MiB, 2 * MiB], 2 * MiB)
     // A second attempt at index 1 (another request of the client) still reading its body when

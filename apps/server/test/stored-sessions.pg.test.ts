@@ -6,14 +6,15 @@
  */
 import { randomBytes } from 'node:crypto'
 import { request } from 'node:http'
-import type { Readable } from 'node:stream'
 import { readdir, stat, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 
 import { describe, expect, it, vi } from 'vitest'
 
 import { PARTIAL_MARGIN_MS } from '../src/ops/cleanup.js'
+import type { ChunkFeed } from '../src/sessions/chunk-feed.js'
 import { HOLD_LAPSE_MS } from '../src/sessions/session-records.js'
+import type { ChunkBody } from '../src/storage/blob-store.js'
 import { manualClock, startTestServer, type TestServer } from './harness.js'
 import {
   ENV,
@@ -155,10 +156,10 @@ describe('a chunk whose request ends before the store reads its body', () => {
       const putChunk = blobs.putChunk.bind(blobs)
       let opened!: () => void
       const gate = new Promise<void>((resolve) => (opened = resolve))
-      let body: Readable | undefined
+      let body: ChunkBody | undefined
       // The store is slow to begin: it has not read the body when the request goes away.
       blobs.putChunk = async (...args) => {
-        body = args[2] as Readable
+        body = args[2]
         await gate
         return putChunk(...args)
       }
@@ -171,7 +172,8 @@ describe('a chunk whose request ends before the store reads its body', () => {
       sent.write(data.subarray(0, 10))
       await vi.waitFor(() => expect(body).toBeDefined())
       sent.destroy()
-      await vi.waitFor(() => expect(body!.destroyed).toBe(true))
+      // The feed of the body is failed, so the store's read of it fails when it begins.
+      await vi.waitFor(() => expect((body as ChunkFeed).destroyed).toBe(true))
       opened()
       blobs.putChunk = putChunk
 

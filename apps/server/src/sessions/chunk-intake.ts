@@ -6,15 +6,13 @@
  *
  * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
-import { once } from 'node:events'
-import { PassThrough } from 'node:stream'
-
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import { ChunkFeed } from './chunk-feed.js'
 import { DRAIN_QUIET_MS } from './upload-session.js'
 
 export interface StoredChunkLimits {
@@ -142,10 +140,8 @@ export class ChunkIntake {
     // With a Content-Length the body streams into the store as it arrives (the feed holds what
     // arrives while the store writes, then pauses the request); without one it is read whole
     // first, within this instance's buffer budget.
-    const feed = declared === undefined ? undefined : new PassThrough({ highWaterMark: FEED_BYTES })
-    // A body that ends early destroys the feed with an error, which the store's read reports; a
-    // store that has not begun reading yet has no listener, and an unheard 'error' ends the process.
-    feed?.on('error', () => undefined)
+    // A body that ends early destroys the feed with an error, which the store's read reports.
+    const feed = declared === undefined ? undefined : new ChunkFeed(FEED_BYTES)
     const storing = feed && this.blobs.putChunk(id, index, feed, declared!, partsUpload, durable)
     // Awaited by finish; a request that ends before it only needs the failure kept quiet.
     storing?.catch(() => undefined)
@@ -155,7 +151,7 @@ export class ChunkIntake {
         if (feed) {
           if (length > declared!) throw sizeMismatch()
           // A store that fails stops reading: its failure, not a drain, then ends the wait.
-          if (!feed.write(piece)) return Promise.race([once(feed, 'drain'), storing]).then(() => {})
+          if (!feed.write(piece)) return Promise.race([feed.drained(), storing]).then(() => {})
           return undefined
         }
         if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)

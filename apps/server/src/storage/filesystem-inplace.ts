@@ -3,7 +3,8 @@
  * session, `blobs/.chunks/<key>.inplace`, that holds each chunk of the stride the server asks for
  * at `index * chunkSize`, so that a whole upload becomes its blob by a rename. Owns the strict
  * text forms of the layout and of an in-place chunk's ref, and the gate that stops this process's
- * writes into a session file before a join or an abort takes it.
+ * writes into a session file before a join or an abort takes it and shares one open session file
+ * among them.
  * May touch: nothing outside this module (no file system, no database).
  */
 import { assertBlobKey, UUID } from './blob-store.js'
@@ -70,41 +71,67 @@ export function placeOf(layout: InPlaceLayout, index: number, length: number): n
   return null
 }
 
-interface Gate {
+/** An open session file, as far as the gates need it. */
+export interface SessionFile {
+  close(): Promise<void>
+}
+
+interface Gate<F extends SessionFile> {
   closed: boolean
   /** Writers that entered and have not left. */
   users: number
   writes: Set<Promise<unknown>>
+  /** The session file, opened by the first writer that asks and closed when the last leaves. */
+  file: Promise<F> | undefined
 }
 
 /**
  * The writes into session files under way in this process. A join or an abort closes a session's
  * gate and waits for the writes in flight: an attempt still reading its body (one that lost to
  * another attempt at its index) then fails at its next write instead of writing into the blob.
+ * The writers of one session share one open file while any of them is in.
  */
-export class SessionGates {
-  private readonly gates = new Map<string, Gate>()
+export class SessionGates<F extends SessionFile> {
+  private readonly gates = new Map<string, Gate<F>>()
 
-  private gateOf(key: string): Gate {
+  private gateOf(key: string): Gate<F> {
     let gate = this.gates.get(key)
-    if (!gate) this.gates.set(key, (gate = { closed: false, users: 0, writes: new Set() }))
+    if (!gate) {
+      gate = { closed: false, users: 0, writes: new Set(), file: undefined }
+      this.gates.set(key, gate)
+    }
     return gate
   }
 
   /** The gate of session `key` for one writer, which passes each write through it, then leaves. */
-  enter(key: string): Gate {
+  enter(key: string): Gate<F> {
     const gate = this.gateOf(key)
     gate.users++
     return gate
   }
 
-  leave(key: string, gate: Gate): void {
+  /** The session file of the writers in `gate`, opened by `open` if none of them has yet. */
+  file(gate: Gate<F>, open: () => Promise<F>): Promise<F> {
+    if (!gate.file) {
+      gate.file = open()
+      // A failed open is the failure of each writer that asks; none of them may go unheard.
+      gate.file.catch(() => undefined)
+    }
+    return gate.file
+  }
+
+  /** Leaves `gate`; the last writer out closes the session file. */
+  async leave(key: string, gate: Gate<F>): Promise<void> {
     gate.users--
-    if (gate.users === 0 && !gate.closed && this.gates.get(key) === gate) this.gates.delete(key)
+    if (gate.users > 0) return
+    const file = gate.file
+    gate.file = undefined
+    if (!gate.closed && this.gates.get(key) === gate) this.gates.delete(key)
+    await file?.then((opened) => opened.close()).catch(() => undefined)
   }
 
   /** Runs `write` unless the session's gate is closed, and keeps it until it settles. */
-  async pass<T>(gate: Gate, key: string, write: () => Promise<T>): Promise<T> {
+  async pass<T>(gate: Gate<F>, key: string, write: () => Promise<T>): Promise<T> {
     if (gate.closed) throw new Error(`The chunks of session ${key} are joined or discarded`)
     const running = write()
     gate.writes.add(running)

@@ -47,9 +47,9 @@ export class FilesystemBlobStore implements BlobStore {
   private readonly root: string
   private readonly partial: string
   private readonly chunks: string
-  private readonly gates = new SessionGates()
-  /** Background flushes of session files under way, one per session at most. */
-  private readonly flushing = new Map<string, Promise<void>>()
+  private readonly gates = new SessionGates<FileHandle>()
+  /** Sessions whose file is being flushed in the background, one flush per session at most. */
+  private readonly flushing = new Set<string>()
 
   private constructor(dataDir: string) {
     this.root = join(dataDir, 'blobs')
@@ -132,16 +132,12 @@ export class FilesystemBlobStore implements BlobStore {
     const gate = this.gates.enter(key)
     try {
       // Opened without creating it: a session joined or discarded has no file any more.
-      const handle = await open(this.sessionPath(key), 'r+')
-      try {
-        await writeBody(handle, ref, body, length, offset, durable, (write) =>
-          this.gates.pass(gate, key, write),
-        )
-      } finally {
-        await handle.close()
-      }
+      const handle = await this.gates.file(gate, () => open(this.sessionPath(key), 'r+'))
+      await writeBody(handle, ref, body, length, offset, durable, (write) =>
+        this.gates.pass(gate, key, write),
+      )
     } finally {
-      this.gates.leave(key, gate)
+      await this.gates.leave(key, gate)
     }
     if (!durable) this.flushInBackground(key)
     return { ref, size: length, etag: null }
@@ -149,22 +145,24 @@ export class FilesystemBlobStore implements BlobStore {
 
   /**
    * Starts flushing session `key`'s file to disk unless a flush of it is under way, so that the
-   * join's sync waits for the last stretch only; a failure is left to that sync to find.
+   * join's sync waits for the last stretch only; a failure is left to that sync to find. The flush
+   * is one more writer in the session's gate, sharing its open file.
    */
   private flushInBackground(key: string): void {
     if (this.flushing.has(key)) return
-    const path = this.sessionPath(key)
-    const flush = (async () => {
-      const handle = await open(path, 'r')
+    this.flushing.add(key)
+    const gate = this.gates.enter(key)
+    void (async () => {
       try {
-        await handle.datasync()
+        const handle = await this.gates.file(gate, () => open(this.sessionPath(key), 'r+'))
+        await this.gates.pass(gate, key, () => handle.datasync())
+      } catch {
+        // Left to the join's sync, which fails the session if the file cannot be made durable.
       } finally {
-        await handle.close()
+        this.flushing.delete(key)
+        await this.gates.leave(key, gate)
       }
     })()
-      .catch(() => undefined)
-      .finally(() => this.flushing.delete(key))
-    this.flushing.set(key, flush)
   }
 
   /**
