@@ -1,6 +1,7 @@
 /** The hand-over of a chunk body to the store: order, no copies, backpressure, failure and end. */
 import { describe, expect, it } from 'vitest'
 
+import { ReceiveBudget } from '../limits/receive-budget.js'
 import { ChunkFeed } from './chunk-feed.js'
 
 async function readAll(feed: ChunkFeed): Promise<Uint8Array[]> {
@@ -61,5 +62,57 @@ describe('ChunkFeed', () => {
     feed.end()
     feed.destroy(new Error('request closed after its body'))
     expect((await readAll(feed)).map((piece) => piece.length)).toEqual([5])
+  })
+
+  describe('past its own bytes, with a budget', () => {
+    const KiB = 1024
+    const MiB = 1024 * KiB
+
+    /** Writes 64 KiB pieces until the feed asks to wait; the bytes it took. */
+    function fill(feed: ChunkFeed, most: number): number {
+      let written = 0
+      while (written < most) {
+        written += 64 * KiB
+        if (!feed.write(new Uint8Array(64 * KiB))) break
+      }
+      return written
+    }
+
+    it('borrows in steps up to what the budget has, and gives it all back as the store reads', async () => {
+      const budget = new ReceiveBudget(3 * MiB)
+      const feed = new ChunkFeed(256 * KiB, 10 * MiB, budget)
+      expect(fill(feed, 10 * MiB)).toBe(256 * KiB + 3 * MiB)
+      expect(budget.usedBytes).toBe(3 * MiB)
+      // The store reads two steps' worth: one goes back, one stays to write on into.
+      const reader = feed[Symbol.asyncIterator]()
+      for (let read = 0; read < 2 * MiB; read += 64 * KiB) await reader.next()
+      expect(budget.usedBytes).toBe(2 * MiB)
+      await expect(feed.drained()).resolves.toBeUndefined()
+      feed.end()
+      while (!(await reader.next()).done);
+      expect(budget.usedBytes).toBe(0)
+    })
+
+    it('holds no more than its chunk, however much the budget has', () => {
+      const budget = new ReceiveBudget(64 * MiB)
+      const feed = new ChunkFeed(256 * KiB, 1536 * KiB, budget)
+      expect(fill(feed, 10 * MiB)).toBe(1536 * KiB)
+      expect(budget.usedBytes).toBe(1280 * KiB)
+    })
+
+    it('gives back what it borrowed when destroyed, read or not', () => {
+      const budget = new ReceiveBudget(8 * MiB)
+      const cut = new ChunkFeed(256 * KiB, 4 * MiB, budget)
+      fill(cut, 4 * MiB)
+      expect(budget.usedBytes).toBeGreaterThan(0)
+      cut.destroy(new Error('cut off'))
+      expect(budget.usedBytes).toBe(0)
+      // Destroyed after its end (the request's release), a feed gives back what it still holds.
+      const whole = new ChunkFeed(256 * KiB, 4 * MiB, budget)
+      fill(whole, 4 * MiB)
+      whole.end()
+      whole.destroy(new Error('released'))
+      expect(budget.usedBytes).toBe(0)
+    })
   })
 })

@@ -12,6 +12,7 @@ import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
+import { ReceiveBudget } from '../limits/receive-budget.js'
 import { ChunkFeed } from './chunk-feed.js'
 import { DRAIN_QUIET_MS } from './upload-session.js'
 
@@ -22,7 +23,10 @@ export interface StoredChunkLimits {
   maxChunksInFlight: number
   /** Bytes per second, 0 for none. */
   speedLimit: number
-  /** Bytes of chunk bodies without a length this instance holds in memory at once. */
+  /**
+   * Bytes of chunk bodies this instance holds in memory at once: bodies without a length, read
+   * whole, and what feeds hold ahead of the store's writes past FEED_BYTES.
+   */
   bufferBytes: number
 }
 
@@ -67,7 +71,7 @@ export class ChunkIntake {
   /** When each session last took a chunk here (wall clock), for a shutdown's drain. */
   private readonly activeAt = new Map<string, number>()
   /** Bytes of chunk bodies held in memory here, within `limits.bufferBytes`. */
-  private buffered = 0
+  private readonly buffer: ReceiveBudget
 
   constructor(
     private readonly db: Db,
@@ -76,7 +80,9 @@ export class ChunkIntake {
     private readonly now: () => number,
     /** This instance, as the holder of the sessions that end with it. */
     private readonly holder: string,
-  ) {}
+  ) {
+    this.buffer = new ReceiveBudget(limits.bufferBytes)
+  }
 
   /**
    * Admits a chunk on its head before its body is read (spec: POST /api/upload/:id/chunk): 404,
@@ -138,10 +144,11 @@ export class ChunkIntake {
     let length = 0
     const pieces: Uint8Array[] = []
     // With a Content-Length the body streams into the store as it arrives (the feed holds what
-    // arrives while the store writes, then pauses the request); without one it is read whole
-    // first, within this instance's buffer budget.
+    // arrives while the store writes, up to the whole chunk while the buffer budget lasts, then
+    // pauses the request); without one it is read whole first, within the buffer budget.
     // A body that ends early destroys the feed with an error, which the store's read reports.
-    const feed = declared === undefined ? undefined : new ChunkFeed(FEED_BYTES)
+    const feed =
+      declared === undefined ? undefined : new ChunkFeed(FEED_BYTES, declared, this.buffer)
     const storing = feed && this.blobs.putChunk(id, index, feed, declared!, partsUpload, durable)
     // Awaited by finish; a request that ends before it only needs the failure kept quiet.
     storing?.catch(() => undefined)
@@ -156,10 +163,9 @@ export class ChunkIntake {
         }
         if (length > scope.maxChunkSize) throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
         if (receivedBytes + length > declaredSize) throw sizeMismatch()
-        if (this.buffered + piece.length > this.limits.bufferBytes) {
+        if (!this.buffer.tryTake(piece.length)) {
           throw new HttpError(429, ERROR_MESSAGES.tooManyOutOfOrderChunks)
         }
-        this.buffered += piece.length
         budgeted += piece.length
         pieces.push(piece)
         return undefined
@@ -183,7 +189,7 @@ export class ChunkIntake {
         if (released) return
         released = true
         pieces.length = 0
-        this.buffered -= budgeted
+        this.buffer.give(budgeted)
         // A body that ended early fails the store's write, which leaves nothing behind.
         feed?.destroy(new Error('The chunk request ended before its body'))
         receiving.delete(index)

@@ -7,7 +7,7 @@
 import type { Duplex } from 'node:stream'
 
 import { FrameMeter } from './frame-meter.js'
-import type { ReceiveBudget } from './receive-budget.js'
+import type { ReceiveBudget } from '../limits/receive-budget.js'
 
 export interface ReceiveAccountOptions {
   budget: ReceiveBudget

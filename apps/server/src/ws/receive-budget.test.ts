@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 
 import { ReceiveAccount } from './receive-account.js'
-import { ReceiveBudget } from './receive-budget.js'
+import { ReceiveBudget } from '../limits/receive-budget.js'
 
 /** The header of a masked binary frame of `length` bytes (RFC 6455 §5.2), 8 bytes long. */
 function header(length: number): Buffer {

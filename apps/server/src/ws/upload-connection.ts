@@ -21,7 +21,7 @@ import type { Logger } from '../logger.js'
 import { frameIsBinary, onFrameRefused, setFrameLimit } from './frame-refusals.js'
 import { ProgressWatch, type ProgressRule } from './progress-watch.js'
 import { ReceiveAccount } from './receive-account.js'
-import type { ReceiveBudget } from './receive-budget.js'
+import type { ReceiveBudget } from '../limits/receive-budget.js'
 import type {
   ControlFrame,
   DoneFields,

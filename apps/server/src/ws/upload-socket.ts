@@ -22,7 +22,7 @@ import { rateLimitHeaders } from '../middleware/rate-limit.js'
 import type { RateLimit, RateLimitResult } from '../limits/rate-limiter.js'
 import type { UploadsService } from '../uploads/uploads.js'
 import { fileUploadRoute } from './file-upload-route.js'
-import { ReceiveBudget } from './receive-budget.js'
+import { ReceiveBudget } from '../limits/receive-budget.js'
 import { bufferLimits, UploadConnection } from './upload-connection.js'
 import type { UploadSocketHandler, UploadSocketRoute } from './upload-handler.js'
 

@@ -1,7 +1,8 @@
 /**
- * The budget of bytes this process's upload sockets hold in memory (FILE_UPLOAD_WS_BUFFER_BUDGET).
- * A socket takes what it is about to hold before it reads it, or waits with reading paused; bytes
- * already in memory are counted whether or not they fit, so the count is never below the truth.
+ * A budget of bytes this process holds in memory for uploads: one for its upload sockets
+ * (FILE_UPLOAD_WS_BUFFER_BUDGET), one for chunk bodies (FILE_UPLOAD_CHUNK_BUFFER). A holder takes
+ * what it is about to hold before it reads it, or waits with reading paused; bytes already in
+ * memory are counted whether or not they fit, so the count is never below the truth.
  * May touch: nothing (pure): the budget is its own memory.
  */
 
