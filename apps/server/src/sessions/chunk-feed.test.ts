@@ -93,6 +93,18 @@ describe('ChunkFeed', () => {
       expect(budget.usedBytes).toBe(0)
     })
 
+    it('holds none of the budget once the store has caught up, though the body goes on', async () => {
+      // A request that sent ahead and then stalls must not keep the buffer from other chunks.
+      const budget = new ReceiveBudget(8 * MiB)
+      const feed = new ChunkFeed(256 * KiB, 8 * MiB, budget)
+      const written = fill(feed, 3 * MiB)
+      expect(budget.usedBytes).toBeGreaterThan(0)
+      const reader = feed[Symbol.asyncIterator]()
+      for (let read = 0; read < written; read += 64 * KiB) await reader.next()
+      expect(budget.usedBytes).toBe(0)
+      feed.destroy(new Error('cut off'))
+    })
+
     it('holds no more than its chunk, however much the budget has', () => {
       const budget = new ReceiveBudget(64 * MiB)
       const feed = new ChunkFeed(256 * KiB, 1536 * KiB, budget)

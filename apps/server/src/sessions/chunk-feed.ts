@@ -117,10 +117,13 @@ export class ChunkFeed implements AsyncIterable<Uint8Array> {
     if (step > 0 && this.budget?.tryTake(step)) this.borrowed += step
   }
 
-  /** Gives back the whole steps the bytes it holds no longer need, but one to write on into. */
+  /**
+   * Gives back the whole steps the bytes it holds no longer need, but one to write on into while
+   * it is ahead of the store at all: a feed the store has caught up with holds none of the budget.
+   */
   private giveBack(): void {
     const needed = Math.ceil(Math.max(0, this.bytes - this.holdBytes) / BORROW_STEP) * BORROW_STEP
-    const keep = this.ended ? needed : needed + BORROW_STEP
+    const keep = this.ended || needed === 0 ? needed : needed + BORROW_STEP
     if (this.borrowed <= keep) return
     this.budget?.give(this.borrowed - keep)
     this.borrowed = keep
