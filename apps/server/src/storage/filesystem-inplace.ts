@@ -76,7 +76,7 @@ export interface SessionFile {
   close(): Promise<void>
 }
 
-interface Gate<F extends SessionFile> {
+export interface Gate<F extends SessionFile> {
   closed: boolean
   /** Writers that entered and have not left. */
   users: number

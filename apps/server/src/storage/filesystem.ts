@@ -36,6 +36,7 @@ import {
   inPlaceRef,
   placeOf,
   SessionGates,
+  type Gate,
   sessionFileName,
   sessionOfFile,
   type InPlaceLayout,
@@ -131,8 +132,7 @@ export class FilesystemBlobStore implements BlobStore {
     const ref = inPlaceRef(key, index)
     const gate = this.gates.enter(key)
     try {
-      // Opened without creating it: a session joined or discarded has no file any more.
-      const handle = await this.gates.file(gate, () => open(this.sessionPath(key), 'r+'))
+      const handle = await this.sessionFile(key, gate)
       await writeBody(handle, ref, body, length, offset, durable, (write) =>
         this.gates.pass(gate, key, write),
       )
@@ -141,6 +141,14 @@ export class FilesystemBlobStore implements BlobStore {
     }
     if (!durable) this.flushInBackground(key)
     return { ref, size: length, etag: null }
+  }
+
+  /**
+   * The session file the writers in `gate` share, opened without creating it: a session joined or
+   * discarded has no file any more.
+   */
+  private sessionFile(key: string, gate: Gate<FileHandle>) {
+    return this.gates.file(gate, () => open(this.sessionPath(key), 'r+'))
   }
 
   /**
@@ -154,7 +162,7 @@ export class FilesystemBlobStore implements BlobStore {
     const gate = this.gates.enter(key)
     void (async () => {
       try {
-        const handle = await this.gates.file(gate, () => open(this.sessionPath(key), 'r+'))
+        const handle = await this.sessionFile(key, gate)
         await this.gates.pass(gate, key, () => handle.datasync())
       } catch {
         // Left to the join's sync, which fails the session if the file cannot be made durable.
