@@ -28,7 +28,26 @@ export interface Db {
    * statements on `tx` (no storage, no timers): on SQLite every other statement waits meanwhile.
    */
   transaction<T>(body: (tx: Executor) => Promise<T>): Promise<T>
+  /**
+   * A statement `build` makes with placeholders (`sql.placeholder`), for the hot paths: on SQLite
+   * built once per executor (the database's one connection has two), on PostgreSQL built on each
+   * run, since a transaction there has a client of its own.
+   */
+  prepare<R>(build: (on: Executor) => Preparable<R>): Prepared<R>
   close(): Promise<void>
+}
+
+type Values = Record<string, unknown>
+
+/** A drizzle query builder with placeholders: it runs with their values, or prepares itself. */
+export interface Preparable<R> {
+  execute(values?: Values): Promise<R>
+  prepare(name: string): { execute(values?: Values): Promise<R> }
+}
+
+/** A statement of `Db.prepare`: runs on the database's `query` or a transaction's executor. */
+export interface Prepared<R> {
+  run(on: Executor, values: Values): Promise<R>
 }
 
 /** Whether a table can be read (health check): `SELECT 1` answers even with the file gone. */

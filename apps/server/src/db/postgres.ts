@@ -60,6 +60,7 @@ export async function openPostgres(url: string, poolSize: number): Promise<Postg
     query,
     pool,
     transaction: (body) => transactionOn(pool, body),
+    prepare: (build) => ({ run: (on, values) => build(on).execute(values) }),
     close: () => (closing ??= pool.end()),
   }
 }

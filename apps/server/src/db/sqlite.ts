@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { drizzle, type AsyncRemoteCallback } from 'drizzle-orm/sqlite-proxy'
 import { migrate } from 'drizzle-orm/sqlite-proxy/migrator'
 
-import type { Db, Executor, Tables } from './client.js'
+import type { Db, Executor, Preparable, Prepared, Tables } from './client.js'
 import * as schema from './schema.js'
 import type { SqliteConnection, SqliteDriverSetting, SqliteStatement } from './sqlite-connection.js'
 import { openSqliteConnection } from './sqlite-driver.js'
@@ -108,6 +108,20 @@ function sqliteDb(sqlite: SqliteConnection): SqliteDb {
       } finally {
         open = undefined
         release()
+      }
+    },
+    prepare<R>(build: (on: Executor) => Preparable<R>): Prepared<R> {
+      // Built on first use on each of the two executors, kept while the database is open.
+      const built = new Map<Executor, ReturnType<Preparable<R>['prepare']>>()
+      return {
+        run(on, values) {
+          let statement = built.get(on)
+          if (!statement) {
+            statement = build(on).prepare('')
+            built.set(on, statement)
+          }
+          return statement.execute(values)
+        },
       }
     },
     close: async () => {

@@ -7,7 +7,7 @@
  * May touch: tables upload_sessions (the chunk writer's rows), chunk_parts; the blob store (chunks).
  */
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { and, asc, eq, gt, isNull, lte, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gt, isNull, lte, sql, type Placeholder, type SQL } from 'drizzle-orm'
 
 import type { Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
@@ -59,10 +59,85 @@ export function chunkRows(tables: Db['tables'], which?: SQL): SQL | undefined {
 }
 
 /** The row of open session `id` of `requestId`: another request's session is not found. */
-export function openSessionIn(tables: Db['tables'], id: string, requestId: string | null) {
+export function openSessionIn(
+  tables: Db['tables'],
+  id: string | Placeholder,
+  requestId: string | Placeholder | null,
+) {
   const { uploadSessions: s } = tables
   const ofRequest = requestId === null ? isNull(s.requestId) : eq(s.requestId, requestId)
   return chunkRows(tables, and(eq(s.id, id), eq(s.state, 'open'), ofRequest))
+}
+
+/**
+ * The statements of a chunk's admission and record, with placeholders: the admission reads the
+ * session row, whether the index is taken and how many early chunks (past `next_index`) are
+ * recorded; `grow` counts the chunk's bytes while they fit the declared size; `partsAfter` reads
+ * the early chunks recorded after the one due, fewer than a window of them.
+ */
+function chunkStatements(db: Db) {
+  const { uploadSessions: s, chunkParts: p } = db.tables
+  const $ = (name: string) => sql`${sql.placeholder(name)}`
+  const [id, index, length] = [$('id'), $('index'), $('length')]
+  const admission = (requestId: Placeholder | null) =>
+    db.prepare((on) =>
+      on
+        .select({
+          declaredSize: s.declaredSize,
+          receivedBytes: s.receivedBytes,
+          createdAt: s.createdAt,
+          partsUpload: s.partsUpload,
+          holder: s.holder,
+          due: s.nextIndex,
+          early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
+          taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
+        })
+        .from(s)
+        .where(openSessionIn(db.tables, sql.placeholder('id'), requestId)),
+    )
+  const grown = sql`${s.receivedBytes} + ${length}`
+  const row = and(eq(s.id, id), eq(s.state, 'open'))
+  return {
+    admit: admission(null),
+    admitIn: admission(sql.placeholder('requestId')),
+    grow: db.prepare((on) =>
+      on
+        .update(s)
+        .set({ receivedBytes: grown, lastActivity: $('now') })
+        .where(and(row, lte(grown, s.declaredSize)))
+        .returning({
+          receivedBytes: s.receivedBytes,
+          nextIndex: s.nextIndex,
+          bytesWritten: s.bytesWritten,
+        }),
+    ),
+    insertPart: db.prepare((on) =>
+      on
+        .insert(p)
+        .values({
+          sessionId: id,
+          chunkIndex: index,
+          ref: $('ref'),
+          size: $('size'),
+          etag: $('etag'),
+        })
+        .onConflictDoNothing()
+        .returning({ chunkIndex: p.chunkIndex }),
+    ),
+    partsAfter: db.prepare((on) =>
+      on
+        .select({ index: p.chunkIndex, size: p.size })
+        .from(p)
+        .where(and(eq(p.sessionId, id), gt(p.chunkIndex, index)))
+        .orderBy(asc(p.chunkIndex)),
+    ),
+    advance: db.prepare((on) =>
+      on
+        .update(s)
+        .set({ nextIndex: $('nextIndex'), bytesWritten: $('bytesWritten') })
+        .where(eq(s.id, id)),
+    ),
+  }
 }
 
 export class ChunkIntake {
@@ -72,6 +147,8 @@ export class ChunkIntake {
   private readonly activeAt = new Map<string, number>()
   /** Bytes of chunk bodies held in memory here, within `limits.bufferBytes`. */
   private readonly buffer: ReceiveBudget
+  /** The statements every chunk runs, built once. */
+  private readonly statements: ReturnType<typeof chunkStatements>
 
   constructor(
     private readonly db: Db,
@@ -82,6 +159,7 @@ export class ChunkIntake {
     private readonly holder: string,
   ) {
     this.buffer = new ReceiveBudget(limits.bufferBytes)
+    this.statements = chunkStatements(db)
   }
 
   /**
@@ -99,20 +177,8 @@ export class ChunkIntake {
     if (declared !== undefined && declared > scope.maxChunkSize) {
       throw new HttpError(413, ERROR_MESSAGES.chunkTooLarge)
     }
-    const { uploadSessions: s } = this.db.tables
-    const [row] = await this.db.query
-      .select({
-        declaredSize: s.declaredSize,
-        receivedBytes: s.receivedBytes,
-        createdAt: s.createdAt,
-        partsUpload: s.partsUpload,
-        holder: s.holder,
-        due: s.nextIndex,
-        early: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index > ${s.nextIndex})`,
-        taken: sql<number>`(select count(*) from chunk_parts where session_id = ${id} and chunk_index = ${index})`,
-      })
-      .from(s)
-      .where(openSessionIn(this.db.tables, id, scope.requestId))
+    const admission = scope.requestId === null ? this.statements.admit : this.statements.admitIn
+    const [row] = await admission.run(this.db.query, { id, index, requestId: scope.requestId })
     if (!row) throw uploadNotFound()
     const { declaredSize, receivedBytes, createdAt, partsUpload } = row
     // A session held here ends with this process, so its chunks need be durable only once joined;
@@ -191,7 +257,7 @@ export class ChunkIntake {
         pieces.length = 0
         this.buffer.give(budgeted)
         // A body that ended early fails the store's write, which leaves nothing behind.
-        feed?.destroy(new Error('The chunk request ended before its body'))
+        feed?.destroy(() => new Error('The chunk request ended before its body'))
         receiving.delete(index)
         if (receiving.size === 0) this.receiving.delete(id)
         this.activeAt.set(id, performance.now())
@@ -224,24 +290,11 @@ export class ChunkIntake {
     stored: StoredChunk,
   ): Promise<{ written: number; received: number }> {
     const length = stored.size
-    const { uploadSessions: s, chunkParts: p } = this.db.tables
+    const { uploadSessions: s } = this.db.tables
+    const { grow, insertPart, partsAfter, advance } = this.statements
     try {
       return await this.db.transaction(async (tx) => {
-        const [grown] = await tx
-          .update(s)
-          .set({ receivedBytes: sql`${s.receivedBytes} + ${length}`, lastActivity: this.now() })
-          .where(
-            and(
-              eq(s.id, id),
-              eq(s.state, 'open'),
-              lte(sql`${s.receivedBytes} + ${length}`, s.declaredSize),
-            ),
-          )
-          .returning({
-            receivedBytes: s.receivedBytes,
-            nextIndex: s.nextIndex,
-            bytesWritten: s.bytesWritten,
-          })
+        const [grown] = await grow.run(tx, { id, length, now: this.now() })
         if (!grown) {
           const open = await tx
             .select({ id: s.id })
@@ -249,21 +302,12 @@ export class ChunkIntake {
             .where(and(eq(s.id, id), eq(s.state, 'open')))
           throw open.length > 0 ? sizeMismatch() : uploadNotFound()
         }
-        const inserted = await tx
-          .insert(p)
-          .values({ sessionId: id, chunkIndex: index, ...stored })
-          .onConflictDoNothing()
-          .returning({ chunkIndex: p.chunkIndex })
+        const inserted = await insertPart.run(tx, { id, index, ...stored })
         if (inserted.length === 0) throw duplicate()
         let { bytesWritten } = grown
         let nextIndex = grown.nextIndex ?? 0
         if (index === nextIndex) {
-          // The early chunks recorded after it, fewer than a window of them.
-          const after = await tx
-            .select({ index: p.chunkIndex, size: p.size })
-            .from(p)
-            .where(and(eq(p.sessionId, id), gt(p.chunkIndex, index)))
-            .orderBy(asc(p.chunkIndex))
+          const after = await partsAfter.run(tx, { id, index })
           nextIndex = index + 1
           bytesWritten += length
           for (const part of after) {
@@ -271,7 +315,7 @@ export class ChunkIntake {
             nextIndex++
             bytesWritten += part.size
           }
-          await tx.update(s).set({ nextIndex, bytesWritten }).where(eq(s.id, id))
+          await advance.run(tx, { id, nextIndex, bytesWritten })
         }
         return { written: bytesWritten, received: grown.receivedBytes }
       })
