@@ -64,6 +64,27 @@ describe('ChunkFeed', () => {
     expect((await readAll(feed)).map((piece) => piece.length)).toEqual([5])
   })
 
+  it('makes an error given as a function only when the destroy fails the read', async () => {
+    let made = 0
+    const error = () => {
+      made++
+      return new Error('cut off')
+    }
+    const ended = new ChunkFeed(100)
+    ended.write(new Uint8Array(5))
+    ended.end()
+    ended.destroy(error)
+    expect(made).toBe(0)
+    expect((await readAll(ended)).map((piece) => piece.length)).toEqual([5])
+
+    const open = new ChunkFeed(100)
+    open.write(new Uint8Array(5))
+    open.destroy(error)
+    open.destroy(error)
+    expect(made).toBe(1)
+    await expect(readAll(open)).rejects.toThrow('cut off')
+  })
+
   describe('past its own bytes, with a budget', () => {
     const KiB = 1024
     const MiB = 1024 * KiB

@@ -71,10 +71,13 @@ export class ChunkFeed implements AsyncIterable<Uint8Array> {
 
   /**
    * Fails the store's read with `error` unless the feed has ended, drops what it holds and gives
-   * back what it borrowed; call it once the feed is no longer needed, whatever became of it.
+   * back what it borrowed; call it once the feed is no longer needed, whatever became of it. An
+   * error given as a function is made only when the read is failed.
    */
-  destroy(error: Error): void {
-    if (!this.ended && !this.failure) this.failure = { error }
+  destroy(error: Error | (() => Error)): void {
+    if (!this.ended && !this.failure) {
+      this.failure = { error: typeof error === 'function' ? error() : error }
+    }
     if (this.failure) {
       this.pieces.length = 0
       this.bytes = 0
