@@ -83,6 +83,8 @@ export interface Gate<F extends SessionFile> {
   writes: Set<Promise<unknown>>
   /** The session file, opened by the first writer that asks and closed when the last leaves. */
   file: Promise<F> | undefined
+  /** Settles when the writes into the file queued so far have (`writeInTurn`). */
+  turn: Promise<unknown>
 }
 
 /**
@@ -97,7 +99,13 @@ export class SessionGates<F extends SessionFile> {
   private gateOf(key: string): Gate<F> {
     let gate = this.gates.get(key)
     if (!gate) {
-      gate = { closed: false, users: 0, writes: new Set(), file: undefined }
+      gate = {
+        closed: false,
+        users: 0,
+        writes: new Set(),
+        file: undefined,
+        turn: Promise.resolve(),
+      }
       this.gates.set(key, gate)
     }
     return gate
@@ -140,6 +148,17 @@ export class SessionGates<F extends SessionFile> {
     } finally {
       gate.writes.delete(running)
     }
+  }
+
+  /**
+   * `pass` for a write into the session file, run once the writes queued before it have settled:
+   * the kernel takes one write into a file at a time anyway, and writers waiting for its lock at
+   * once spin on it. A write whose turn comes after the gate closed fails without running.
+   */
+  writeInTurn<T>(gate: Gate<F>, key: string, write: () => Promise<T>): Promise<T> {
+    const turn = gate.turn.then(() => this.pass(gate, key, write))
+    gate.turn = turn.catch(() => undefined)
+    return turn
   }
 
   /** Closes session `key`'s gate and waits for the writes in flight to settle. */

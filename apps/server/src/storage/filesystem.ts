@@ -134,7 +134,7 @@ export class FilesystemBlobStore implements BlobStore {
     try {
       const handle = await this.sessionFile(key, gate)
       await writeBody(handle, ref, body, length, offset, durable, (write) =>
-        this.gates.pass(gate, key, write),
+        this.gates.writeInTurn(gate, key, write),
       )
     } finally {
       await this.gates.leave(key, gate)
