@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 
 import { ERROR_MESSAGES } from '@fileshare/protocol'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 
 import { followDownload } from './backends.js'
 import { startTestServer, type TestServer } from './harness.js'
@@ -191,8 +191,22 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
     const parts = Array.from({ length: 5 }, () => randomBytes(100))
     const session = await target.open(server, 500)
     // Chunk 0 streams to the store; 1 and 2 fit the buffer budget of 1000 bytes, and so does 3.
-    const heads = await Promise.all([0, 1, 2, 3].map((i) => stalled(session.path(i), 100)))
-    await pause(100)
+    // An admitted chunk with a length goes to the store at once: the fifth is sent once all four
+    // are there, which a fixed pause did not ensure under load.
+    const blobs = server.service.blobs
+    const putChunk = blobs.putChunk.bind(blobs)
+    let admitted = 0
+    blobs.putChunk = (...args) => {
+      admitted++
+      return putChunk(...args)
+    }
+    let heads: RawRequest[]
+    try {
+      heads = await Promise.all([0, 1, 2, 3].map((i) => stalled(session.path(i), 100)))
+      await vi.waitFor(() => expect(admitted).toBe(4), { timeout: 10_000 })
+    } finally {
+      blobs.putChunk = putChunk
+    }
     const fifth = await stalled(session.path(4), 100)
     // Only the head was sent: the answer proves the body was not waited for.
     expect(statusAndBody(await fifth.answer(2000))).toEqual({
