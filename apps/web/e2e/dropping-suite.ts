@@ -51,11 +51,15 @@ export interface DroppingSuite {
 }
 
 /**
- * Waits until the page says its connection was lost (at once, while the link is away), then where
- * the upload resumed.
+ * Waits until the page says its connection was lost (at once, while the link is away), then
+ * (after `whileLost`, which may bring the link back) where the upload resumed.
  */
-export async function waitForResume(page: Page): Promise<void> {
+export async function waitForResume(
+  page: Page,
+  whileLost: () => Promise<void> = async () => {},
+): Promise<void> {
   await page.getByText('Connection lost, resuming…').waitFor({ timeout: 60_000 })
+  await whileLost()
   await page.getByText(/^Resumed at \d/).waitFor({ timeout: 60_000 })
 }
 
@@ -108,12 +112,13 @@ export function expectResentFromNextIndex(
 export const CHUNK_SIZE = 2 ** 20
 
 /**
- * A suite refusing WebSockets, cutting once after 12 MB, and away for longer than a chunk's own
- * retries, so that the upload asks the server where to go on.
+ * A suite refusing WebSockets, cutting once after 12 MB, and away until `linkBack()`: longer than
+ * a chunk's own retries however long those take, so that the upload asks the server where to go
+ * on.
  */
 export const CHUNKED_DROPS: DroppingSuiteOptions = {
   dropAt: [12_000_000],
-  downMs: 10_000,
+  downMs: Infinity,
   blockWebSockets: true,
   env: { FILE_CHUNK_MAX_SIZE: String(CHUNK_SIZE) },
 }

@@ -149,7 +149,7 @@ export function describeResumeScenarios(uploads: UploadPage, dir: TempDir): void
       const { page, statuses } = await run.openRecording(target.path)
       await pickFiles(page, source)
       await submit(page)
-      await waitForResume(page)
+      await waitForResume(page, run.linkBack)
       await target.sent(page)
       expect(run.proxy.drops).toBe(1)
       expect(run.recorder.upgrades).toEqual([target.socketPath])
