@@ -123,31 +123,25 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
   it('stores the chunks of a session that ends with this instance for its join to make durable, and a resumable one chunk by chunk', async () => {
     // A session whose client did not ask to resume ends with the instance that holds it, so its
     // chunks need reach the disk only with the join; a resumable one's must as they are recorded.
-    const blobs = server.service.blobs
-    const putChunk = blobs.putChunk.bind(blobs)
-    const durable: (boolean | undefined)[] = []
-    blobs.putChunk = (...args) => {
-      durable.push(args[5])
-      return putChunk(...args)
-    }
+    const putChunk = vi.spyOn(server.service.blobs, 'putChunk')
     try {
       for (const [overrides, expected] of [
         [{}, false],
         [{ 'X-Resumable': 'true' }, true],
       ] as const) {
-        durable.length = 0
+        putChunk.mockClear()
         const bytes = randomBytes(10)
         const session = await target.open(server, bytes.length, overrides)
         expect(await post(server, session.path(0), bytes)).toEqual({
           status: 200,
           body: { bytesWritten: bytes.length },
         })
-        expect(durable).toEqual([expected])
+        expect(putChunk.mock.calls.map((call) => call[5])).toEqual([expected])
         expect(await session.finalize()).toBe(200)
         expect((await session.stored()).equals(bytes)).toBe(true)
       }
     } finally {
-      blobs.putChunk = putChunk
+      putChunk.mockRestore()
     }
   })
 
@@ -193,19 +187,13 @@ describe.each([FILE, REQUEST])('chunks of $name', (target) => {
     // Chunk 0 streams to the store; 1 and 2 fit the buffer budget of 1000 bytes, and so does 3.
     // An admitted chunk with a length goes to the store at once: the fifth is sent once all four
     // are there, which a fixed pause did not ensure under load.
-    const blobs = server.service.blobs
-    const putChunk = blobs.putChunk.bind(blobs)
-    let admitted = 0
-    blobs.putChunk = (...args) => {
-      admitted++
-      return putChunk(...args)
-    }
+    const putChunk = vi.spyOn(server.service.blobs, 'putChunk')
     let heads: RawRequest[]
     try {
       heads = await Promise.all([0, 1, 2, 3].map((i) => stalled(session.path(i), 100)))
-      await vi.waitFor(() => expect(admitted).toBe(4), { timeout: 10_000 })
+      await vi.waitFor(() => expect(putChunk).toHaveBeenCalledTimes(4), { timeout: 10_000 })
     } finally {
-      blobs.putChunk = putChunk
+      putChunk.mockRestore()
     }
     const fifth = await stalled(session.path(4), 100)
     // Only the head was sent: the answer proves the body was not waited for.

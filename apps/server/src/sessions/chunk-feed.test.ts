@@ -44,13 +44,13 @@ describe('ChunkFeed', () => {
     const read = readAll(waitingReader)
     waitingReader.write(new Uint8Array(10))
     await new Promise((resolve) => setTimeout(resolve, 0))
-    waitingReader.destroy(new Error('cut off'))
+    waitingReader.destroy(() => new Error('cut off'))
     await expect(read).rejects.toThrow('cut off')
 
     const queued = new ChunkFeed(10)
     expect(queued.write(new Uint8Array(20))).toBe(false)
     const writerWait = queued.drained()
-    queued.destroy(new Error('cut off'))
+    queued.destroy(() => new Error('cut off'))
     await expect(writerWait).resolves.toBeUndefined()
     await expect(readAll(queued)).rejects.toThrow('cut off')
     expect(() => queued.write(new Uint8Array(1))).toThrow('closed')
@@ -60,11 +60,11 @@ describe('ChunkFeed', () => {
     const feed = new ChunkFeed(100)
     feed.write(new Uint8Array(5))
     feed.end()
-    feed.destroy(new Error('request closed after its body'))
+    feed.destroy(() => new Error('request closed after its body'))
     expect((await readAll(feed)).map((piece) => piece.length)).toEqual([5])
   })
 
-  it('makes an error given as a function only when the destroy fails the read', async () => {
+  it('makes its error only when the destroy fails the read', async () => {
     let made = 0
     const error = () => {
       made++
@@ -123,7 +123,7 @@ describe('ChunkFeed', () => {
       const reader = feed[Symbol.asyncIterator]()
       for (let read = 0; read < written; read += 64 * KiB) await reader.next()
       expect(budget.usedBytes).toBe(0)
-      feed.destroy(new Error('cut off'))
+      feed.destroy(() => new Error('cut off'))
     })
 
     it('holds no more than its chunk, however much the budget has', () => {
@@ -138,13 +138,13 @@ describe('ChunkFeed', () => {
       const cut = new ChunkFeed(256 * KiB, 4 * MiB, budget)
       fill(cut, 4 * MiB)
       expect(budget.usedBytes).toBeGreaterThan(0)
-      cut.destroy(new Error('cut off'))
+      cut.destroy(() => new Error('cut off'))
       expect(budget.usedBytes).toBe(0)
       // Destroyed after its end (the request's release), a feed gives back what it still holds.
       const whole = new ChunkFeed(256 * KiB, 4 * MiB, budget)
       fill(whole, 4 * MiB)
       whole.end()
-      whole.destroy(new Error('released'))
+      whole.destroy(() => new Error('released'))
       expect(budget.usedBytes).toBe(0)
     })
   })

@@ -71,13 +71,11 @@ export class ChunkFeed implements AsyncIterable<Uint8Array> {
 
   /**
    * Fails the store's read with `error` unless the feed has ended, drops what it holds and gives
-   * back what it borrowed; call it once the feed is no longer needed, whatever became of it. An
-   * error given as a function is made only when the read is failed.
+   * back what it borrowed; call it once the feed is no longer needed, whatever became of it. The
+   * error is made only when the read is failed.
    */
-  destroy(error: Error | (() => Error)): void {
-    if (!this.ended && !this.failure) {
-      this.failure = { error: typeof error === 'function' ? error() : error }
-    }
+  destroy(error: () => Error): void {
+    if (!this.ended && !this.failure) this.failure = { error: error() }
     if (this.failure) {
       this.pieces.length = 0
       this.bytes = 0
