@@ -17,6 +17,11 @@ export function invalid(details: Record<string, string>): HttpError {
   return new HttpError(400, ERROR_MESSAGES.invalidRequest, { details })
 }
 
+/** Whether `value` is a JSON object: neither null nor an array. */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
 /** A declaration the protocol decoded, or its refusal (the spec's status and message) thrown. */
 export function decodedOrThrow<T>(decoded: Decoded<T>): T {
   if (decoded.ok) return decoded.value

@@ -9,6 +9,8 @@ import { join } from 'node:path'
 
 import { parseIntegrityManifest, scriptHashesOf } from '@fileshare/protocol'
 
+import { isJsonObject } from './validation.js'
+
 /**
  * The `'sha256-…'` sources the hosted app's policy needs for its inline import map; none when no
  * app is hosted or it was built without a manifest (a development build).
@@ -36,21 +38,16 @@ const WEBCAT_FILES = [
 
 export type WebcatFiles = ReadonlyMap<string, unknown>
 
-type Fields = Record<string, unknown>
-
-const isObject = (value: unknown): value is Fields =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
 const isText = (value: unknown): value is string => typeof value === 'string' && value !== ''
 
 const isPositiveWhole = (value: unknown): value is number =>
   Number.isInteger(value) && (value as number) >= 1
 
 /** What is wrong with an enrollment policy of either kind WEBCAT defines; undefined when none. */
-function enrollmentFault(policy: Fields): string | undefined {
+function enrollmentFault(policy: Record<string, unknown>): string | undefined {
   if (!isPositiveWhole(policy.max_age)) return '"max_age" must be a whole number of seconds'
   if (policy.type === 'sigstore') {
-    if (!isObject(policy.trusted_root)) return '"trusted_root" must be a Sigstore trusted root'
+    if (!isJsonObject(policy.trusted_root)) return '"trusted_root" must be a Sigstore trusted root'
     if (!isText(policy.identity)) return '"identity" is missing'
     if (!isText(policy.issuer)) return '"issuer" is missing'
     return undefined
@@ -90,7 +87,7 @@ export function readWebcatFiles(dir: string): WebcatFiles {
     } catch (error) {
       throw fail(`is not JSON: ${error instanceof Error ? error.message : String(error)}`)
     }
-    if (!isObject(value)) throw fail('is not a JSON object')
+    if (!isJsonObject(value)) throw fail('is not a JSON object')
     if (name.startsWith('enrollment')) {
       const fault = enrollmentFault(value)
       if (fault !== undefined) throw fail(`is not an enrollment policy: ${fault}`)

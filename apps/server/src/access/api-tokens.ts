@@ -23,10 +23,10 @@ import {
 } from '@fileshare/protocol'
 import { and, count, desc, eq, getTableColumns, isNull, lte, or, type SQL } from 'drizzle-orm'
 
-import { lockCount, type Db } from '../db/client.js'
+import { deleteRows, lockCount, type Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import { hashMatches, hashToken } from './tokens.js'
-import { invalid } from '../validation.js'
+import { invalid, isJsonObject } from '../validation.js'
 
 const DAY_MS = 86_400_000
 
@@ -114,13 +114,8 @@ export class ApiTokens {
     return this.deleteWhere(lte(this.deps.db.tables.apiTokens.expiresAt, cutoff))
   }
 
-  private async deleteWhere(condition: SQL | undefined): Promise<number> {
-    const { apiTokens } = this.deps.db.tables
-    const gone = await this.deps.db.query
-      .delete(apiTokens)
-      .where(condition)
-      .returning({ id: apiTokens.id })
-    return gone.length
+  private deleteWhere(condition: SQL | undefined): Promise<number> {
+    return deleteRows(this.deps.db.query, this.deps.db.tables.apiTokens, condition)
   }
 
   /** The holder of a whole `fst_…` token, its use recorded; 401 alike for every invalid one. */
@@ -192,11 +187,8 @@ function parseScopes(stored: string): ApiTokenScope[] {
 const BODY_FIELDS = new Set(['name', 'scopes', 'expiresInDays'])
 
 /** A `POST /api/tokens` body, or 400 naming each wrong field. */
-export function parseCreateBody(body: unknown) {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid({ body: 'must be a JSON object' })
-  }
-  const fields = body as Record<string, unknown>
+export function parseCreateBody(fields: unknown) {
+  if (!isJsonObject(fields)) throw invalid({ body: 'must be a JSON object' })
   const details: Record<string, string> = {}
   for (const key of Object.keys(fields)) {
     if (!BODY_FIELDS.has(key)) details[key] = 'unknown field'

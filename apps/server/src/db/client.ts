@@ -3,11 +3,11 @@
  * one interface: drizzle's query builders typed as PostgreSQL's, the open dialect's tables, and
  * one `transaction(body)`. Only db/sqlite.ts and db/postgres.ts name a driver.
  * May touch: table settings (the health check's read); a PostgreSQL advisory lock in the caller's
- * transaction (lockCount).
+ * transaction (lockCount); the rows of the table a caller hands to deleteRows.
  */
-import { count, sql } from 'drizzle-orm'
+import { count, sql, type SQL } from 'drizzle-orm'
 import type { NodePgQueryResultHKT } from 'drizzle-orm/node-postgres'
-import type { PgDatabase } from 'drizzle-orm/pg-core'
+import type { PgDatabase, PgTable } from 'drizzle-orm/pg-core'
 
 import type * as schema from './schema-pg.js'
 
@@ -58,6 +58,19 @@ export async function databaseAnswers(db: Db): Promise<boolean> {
   } catch {
     return false
   }
+}
+
+/** Deletes the rows of `table` that `where` picks, on `on`; answers how many went. */
+export async function deleteRows(
+  on: Executor,
+  table: PgTable,
+  where: SQL | undefined,
+): Promise<number> {
+  const removed = await on
+    .delete(table)
+    .where(where)
+    .returning({ one: sql`1` })
+  return removed.length
 }
 
 /**

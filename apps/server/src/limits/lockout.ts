@@ -7,7 +7,7 @@
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import { deleteRows, type Db } from '../db/client.js'
 import { HttpError, secondsUntil, tooManyRequests } from '../http-error.js'
 import { recordLockoutRefusal } from '../metrics/recorder.js'
 import type { DailyIpHash } from './quota.js'
@@ -215,13 +215,9 @@ export class DbLockout implements Lockout {
   }
 
   /** Deletes the entries whose lock has ended and whose failures are too old to count. */
-  async prune(): Promise<number> {
-    const { lockouts } = this.options.db.tables
-    const removed = await this.options.db.query
-      .delete(lockouts)
-      .where(lte(lockouts.expiresAt, this.options.now()))
-      .returning({ entryHash: lockouts.entryHash })
-    return removed.length
+  prune(): Promise<number> {
+    const { db, now } = this.options
+    return deleteRows(db.query, db.tables.lockouts, lte(db.tables.lockouts.expiresAt, now()))
   }
 
   /** Throws the 429 of the latest lock still running under any of these entries. */

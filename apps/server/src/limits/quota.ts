@@ -8,7 +8,7 @@ import { createHmac, randomBytes } from 'node:crypto'
 import { ERROR_MESSAGES, QUOTA_DISABLED, type QuotaResponse } from '@fileshare/protocol'
 import { and, eq, lt, or, sql } from 'drizzle-orm'
 
-import type { Db, Executor } from '../db/client.js'
+import { deleteRows, type Db, type Executor } from '../db/client.js'
 import { decrementToZero, increment } from '../db/expressions.js'
 import { HttpError, secondsUntil, tooManyRequests } from '../http-error.js'
 
@@ -116,31 +116,23 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   /** Deletes the rows of windows before the previous one (whose held bytes still count). */
-  async prune(): Promise<number> {
+  prune(): Promise<number> {
     const { uploadQuota } = this.db.tables
     const start = this.windowStart(this.options.now())
-    const removed = await this.db.query
-      .delete(uploadQuota)
-      .where(
-        or(
-          lt(uploadQuota.windowStart, start - this.windowMs),
-          and(lt(uploadQuota.windowStart, start), eq(uploadQuota.held, 0)),
-        ),
-      )
-      .returning({ windowStart: uploadQuota.windowStart })
-    return removed.length
+    const past = or(
+      lt(uploadQuota.windowStart, start - this.windowMs),
+      and(lt(uploadQuota.windowStart, start), eq(uploadQuota.held, 0)),
+    )
+    return deleteRows(this.db.query, uploadQuota, past)
   }
 
   /** Recorded and held bytes of `window` plus those the previous window still holds. */
   private async used(clientIp: string, window: Window): Promise<number> {
     const { uploadQuota } = this.db.tables
+    const { windowStart, bytes, held } = uploadQuota
     const previous = this.previous(clientIp, window)
     const rows = await this.db.query
-      .select({
-        windowStart: uploadQuota.windowStart,
-        bytes: uploadQuota.bytes,
-        held: uploadQuota.held,
-      })
+      .select({ windowStart, bytes, held })
       .from(uploadQuota)
       .where(
         or(

@@ -8,7 +8,7 @@
  */
 import { lt, sql } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import { deleteRows, type Db } from '../db/client.js'
 import type { DailyIpHash } from './quota.js'
 import {
   limitResult,
@@ -86,14 +86,10 @@ export class SharedRateLimiter implements RateLimit {
   }
 
   /** Deletes the windows whose newest slot has left the window. */
-  async prune(): Promise<number> {
+  prune(): Promise<number> {
     const { db, now } = this.options
     const { rateLimitWindows } = db.tables
     const oldest = Math.floor(now() / this.slotMs) - SLOTS
-    const removed = await db.query
-      .delete(rateLimitWindows)
-      .where(lt(rateLimitWindows.slot, oldest))
-      .returning({ slot: rateLimitWindows.slot })
-    return removed.length
+    return deleteRows(db.query, rateLimitWindows, lt(rateLimitWindows.slot, oldest))
   }
 }

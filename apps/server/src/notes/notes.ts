@@ -38,7 +38,7 @@ import { tokenUnderLockout, type Lockout } from '../limits/lockout.js'
 import { infoTimes, passwordFields } from '../records/public-info.js'
 import { hashToken, judgeToken, tokenBytes } from '../access/tokens.js'
 import { takedownError, tombstoneColumns, type Tombstones } from '../records/tombstones.js'
-import { decodeBase64Strict, invalid } from '../validation.js'
+import { decodeBase64Strict, invalid, isJsonObject } from '../validation.js'
 
 export interface NotesDeps {
   config: Pick<Config, 'noteMaxSize' | 'noteExpireOptionsSec' | 'noteViewOptions'>
@@ -149,13 +149,9 @@ function notFound(): HttpError {
   return new HttpError(404, ERROR_MESSAGES.noteNotFound)
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** The `authToken` of a view or password body; anything else in the body is ignored. */
 function authTokenOf(body: unknown): string | undefined {
-  if (!isObject(body)) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
+  if (!isJsonObject(body)) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
   return typeof body.authToken === 'string' ? body.authToken : undefined
 }
 
@@ -172,7 +168,7 @@ export class NotesService {
    * field makes it acceptable; every remaining problem is reported at once in `details`.
    */
   async create(body: unknown): Promise<CreateNoteResponse> {
-    if (!isObject(body)) throw invalid({ body: 'must be a JSON object' })
+    if (!isJsonObject(body)) throw invalid({ body: 'must be a JSON object' })
     const { config } = this.deps
     // A Map, so that a field named `__proto__` is reported like any other unknown field.
     const problems = new Map<string, string>()

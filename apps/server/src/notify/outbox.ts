@@ -58,16 +58,13 @@ export class NotificationOutbox {
 
   /** Queues one row per channel the request asked for; through `tx`, the upload's transaction. */
   async enqueue(tx: Executor, upload: FinishedUpload, targets: NotifyTargets): Promise<number> {
+    const { notifyEmail, notifyWebhook, notifyWebhookSecret } = targets
     const rows = []
-    if (targets.notifyEmail !== null) {
-      rows.push({ channel: 'email', target: targets.notifyEmail, secret: null })
+    if (notifyEmail !== null) {
+      rows.push({ channel: 'email', target: notifyEmail, secret: null })
     }
-    if (targets.notifyWebhook !== null && targets.notifyWebhookSecret !== null) {
-      rows.push({
-        channel: 'webhook',
-        target: targets.notifyWebhook,
-        secret: targets.notifyWebhookSecret,
-      })
+    if (notifyWebhook !== null && notifyWebhookSecret !== null) {
+      rows.push({ channel: 'webhook', target: notifyWebhook, secret: notifyWebhookSecret })
     }
     if (rows.length === 0) return 0
     await tx

@@ -22,7 +22,7 @@ import { reporterNetwork } from '../middleware/client-ip.js'
 import { countToday } from '../limits/daily-counts.js'
 import type { DailyIpHash } from '../limits/quota.js'
 import type { RateLimit } from '../limits/rate-limiter.js'
-import { invalid } from '../validation.js'
+import { invalid, isJsonObject } from '../validation.js'
 
 export type ReportStatus = 'open' | 'resolved' | 'dismissed'
 
@@ -135,10 +135,8 @@ function reportColumns(db: Db) {
 
 /** The body `{ reason, key? }`: a reason of 1 to 2,000 characters, a key as a link's secret. */
 function parseReport(body: unknown): { reason: string; key: string | null } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid({ body: 'must be a JSON object' })
-  }
-  const { reason, key, ...rest } = body as Record<string, unknown>
+  if (!isJsonObject(body)) throw invalid({ body: 'must be a JSON object' })
+  const { reason, key, ...rest } = body
   const unknown = Object.keys(rest)
   if (unknown.length > 0) throw invalid({ [unknown[0]!]: 'is not a known field' })
   const text = typeof reason === 'string' ? reason.trim() : ''

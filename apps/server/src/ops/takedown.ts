@@ -85,15 +85,11 @@ export class Takedown {
 
   /** An item the cleanup job removed already: only its tombstone is left to mark. */
   private async removeTombstone(tx: Executor, id: string) {
-    const { tombstones } = this.deps.db.tables
+    const { tombstones: t } = this.deps.db.tables
     const [row] = await tx
-      .select({
-        kind: tombstones.kind,
-        ownerTokenHash: tombstones.ownerTokenHash,
-        expiresAt: tombstones.expiresAt,
-      })
-      .from(tombstones)
-      .where(eq(tombstones.id, id))
+      .select({ kind: t.kind, ownerTokenHash: t.ownerTokenHash, expiresAt: t.expiresAt })
+      .from(t)
+      .where(eq(t.id, id))
     if (!row) return undefined
     const { kind, ...tombstone } = row
     return { kind: kind as TombstoneKind, tombstone, blobs: [] as string[] }

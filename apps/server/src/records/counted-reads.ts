@@ -6,9 +6,9 @@
  * download that asks for one gets a grant: a random token that reads ranges of the same item
  * again, without counting, until it lapses. Only the SHA-256 hash of a grant is stored; it goes
  * with what it reads (a foreign key) and the cleanup job sweeps lapsed ones. Callers admit the
- * reader and check the item first.
+ * reader and check the item first. The cleanup of finished items of either kind is here too.
  * May touch: tables uploads or request_uploads (the counted one), read_grants; the
- * blob store (reads).
+ * blob store (reads); blob removal through blob-janitor.ts.
  */
 import { randomBytes } from 'node:crypto'
 
@@ -20,6 +20,7 @@ import type { Db, Executor } from '../db/client.js'
 import { decrement, increment } from '../db/expressions.js'
 import type { requestUploads, uploads } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
+import type { BlobJanitor, RetiredCount } from './blob-janitor.js'
 import {
   deliverBlob,
   type BlobDelivery,
@@ -42,7 +43,14 @@ interface ByteBounds {
   end: number
 }
 
-interface CountedHandout {
+/** The sizes of a counted item, which its reads answer with. */
+interface ItemSizes {
+  size: number
+  fileCount: number
+}
+
+/** A counted download of an item: its sizes beside the handout. */
+export interface DownloadResult extends ItemSizes {
   delivery: BlobDelivery
   /** The read grant asked for with the download; only a download the server sends has one. */
   grant?: IssuedGrant
@@ -50,18 +58,13 @@ interface CountedHandout {
   range?: ByteBounds
 }
 
-/** A counted download of an item: its sizes beside the handout. */
-export interface DownloadResult extends CountedHandout {
-  size: number
-  fileCount: number
-}
-
 /** Bytes `start` up to `end` (exclusive) of an item, read under a grant without counting. */
-export interface GrantedRead extends ByteBounds {
-  size: number
-  fileCount: number
+export interface GrantedRead extends ByteBounds, ItemSizes {
   blob: OpenedBlob
 }
+
+/** What the cleanup keeps of a finished item it deletes, for its blob (BlobJanitor.holdForUrls). */
+type RetiredItem = Pick<typeof uploads.$inferSelect, 'id' | 'lastDownloadAt'>
 
 /** What one kind of item is: its table, the name of its prepared statements, its grants' column. */
 interface CountedKind {
@@ -109,10 +112,11 @@ export class CountedReads {
    */
   async deliver(
     id: string,
-    size: number,
+    item: ItemSizes,
     withGrant: boolean,
     range: string | undefined,
-  ): Promise<CountedHandout> {
+  ): Promise<DownloadResult> {
+    const { size, fileCount } = item
     const bounds = withGrant && range !== undefined ? boundsOf(range, size) : undefined
     const [taken] = await this.take.execute({ id, now: this.deps.now() })
     if (taken === undefined) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
@@ -123,12 +127,12 @@ export class CountedReads {
       await this.giveBack.execute({ id })
       throw error
     }
-    if (!withGrant || !('blob' in delivery)) return { delivery }
+    if (!withGrant || !('blob' in delivery)) return { size, fileCount, delivery }
     // The grant comes last, once the bytes it goes with are open: a handout that fails before
     // it leaves no grant behind, and gives its count back with the blob.
     try {
       const grant = await this.issueGrant(id)
-      return bounds === undefined ? { delivery, grant } : { delivery, grant, range: bounds }
+      return { size, fileCount, delivery, grant, ...(bounds ? { range: bounds } : {}) }
     } catch (error) {
       await delivery.blob.close()
       await this.giveBack.execute({ id })
@@ -146,16 +150,19 @@ export class CountedReads {
   }
 
   /**
-   * Reads `range` (or all) of item `id` under a grant, uncounted: 401 when the grant is missing,
+   * Reads `range` (or all) of item `id` under a grant, uncounted: 410 once the item expired (a
+   * download limit reached since does not end the grant), 401 when the grant is missing,
    * malformed, unknown or another item's, 410 when it lapsed, else 416 for the range.
    */
   async readGranted(
     id: string,
-    size: number,
+    item: ItemSizes & { expiresAt: number },
     grant: string | undefined,
     range: string | undefined,
-  ): Promise<ByteBounds & { blob: OpenedBlob }> {
+  ): Promise<GrantedRead> {
     const { db, blobs, now } = this.deps
+    const { size, fileCount } = item
+    if (item.expiresAt <= now()) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
     const { readGrants } = db.tables
     const bytes = tokenBytes(grant)
     // Looked up by the token's hash, which only the holder of the token can name.
@@ -173,27 +180,38 @@ export class CountedReads {
     const bounds = range === undefined ? { start: 0, end: size } : boundsOf(range, size)
     // A store without ranges (S3) issues no grant, so none reaches here.
     if (!blobs.open) throw new HttpError(401, ERROR_MESSAGES.invalidReadGrant)
-    return { ...bounds, blob: await blobs.open(id, bounds) }
+    return { size, fileCount, ...bounds, blob: await blobs.open(id, bounds) }
   }
 
-  /** Deletes the lapsed grants of every kind; the cleanup runs it before deleting `finished()`. */
-  async sweepGrants(tx: Executor, now: number): Promise<void> {
-    const { readGrants } = this.deps.db.tables
-    await tx.delete(readGrants).where(lte(readGrants.expiresAt, now))
-  }
-
-  /** The cleanup's condition: expired, or used up with no read grant lasting (already counted). */
-  finished(tx: Executor, now: number): SQL | undefined {
+  /**
+   * Cleanup (spec: File upload states, "cleanup job"): in one transaction, deletes the lapsed
+   * grants of every kind, then by `remove` the finished items, whose condition it is given; then
+   * their blobs (record first, so an id never points at a missing blob) but those a presigned URL
+   * may still fetch (blob-janitor.ts). A used-up item stays while a read grant for it lasts.
+   */
+  async retireFinished(
+    janitor: BlobJanitor,
+    remove: (tx: Executor, finished: SQL | undefined) => Promise<RetiredItem[]>,
+  ): Promise<RetiredCount> {
     const { table, holder } = this.kind
     const { readGrants } = this.deps.db.tables
-    const granted = tx
-      .select({ one: sql`1` })
-      .from(readGrants)
-      .where(and(eq(readGrants[holder], table.id), gt(readGrants.expiresAt, now)))
-    return or(
-      lte(table.expiresAt, now),
-      and(gte(table.downloadCount, table.maxDownloads), notExists(granted)),
-    )
+    const now = this.deps.now()
+    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
+      await tx.delete(readGrants).where(lte(readGrants.expiresAt, now))
+      // Finished: expired, or used up with no read grant lasting (already counted).
+      const granted = tx
+        .select({ one: sql`1` })
+        .from(readGrants)
+        .where(and(eq(readGrants[holder], table.id), gt(readGrants.expiresAt, now)))
+      const finished = or(
+        lte(table.expiresAt, now),
+        and(gte(table.downloadCount, table.maxDownloads), notExists(granted)),
+      )
+      const rows = await remove(tx, finished)
+      return { removed: rows.length, blobs: await janitor.holdForUrls(tx, rows) }
+    })
+    const queued = await janitor.removeAll(blobs.removeNow)
+    return { removed, queued, held: blobs.held }
   }
 }
 

@@ -11,7 +11,7 @@ import { and, eq, isNull, lte, sql } from 'drizzle-orm'
 import { ERROR_MESSAGES, TAKEDOWN_REASON } from '@fileshare/protocol'
 
 import { tokenMatches } from '../access/tokens.js'
-import type { Db, Executor } from '../db/client.js'
+import { deleteRows, type Db, type Executor } from '../db/client.js'
 import type { notes, uploads } from '../db/schema-pg.js'
 import { HttpError } from '../http-error.js'
 
@@ -117,23 +117,17 @@ export class Tombstones {
    */
   async remove(kind: TombstoneKind, id: string): Promise<boolean> {
     const { tombstones } = this.db.tables
-    const removed = await this.db.query
-      .delete(tombstones)
-      .where(and(eq(tombstones.id, id), eq(tombstones.kind, kind), isNull(tombstones.removedAt)))
-      .returning({ id: tombstones.id })
-    if (removed.length > 0) return true
+    const own = and(eq(tombstones.id, id), eq(tombstones.kind, kind), isNull(tombstones.removedAt))
+    if ((await deleteRows(this.db.query, tombstones, own)) > 0) return true
     const kept = await this.find(kind, id)
     const takedown = kept && takedownError(kept)
     if (takedown) throw takedown
     return false
   }
 
-  async purge(now: number): Promise<number> {
+  purge(now: number): Promise<number> {
     const { tombstones } = this.db.tables
-    const removed = await this.db.query
-      .delete(tombstones)
-      .where(lte(tombstones.expiresAt, now - TOMBSTONE_RETENTION_MS))
-      .returning({ id: tombstones.id })
-    return removed.length
+    const expired = lte(tombstones.expiresAt, now - TOMBSTONE_RETENTION_MS)
+    return deleteRows(this.db.query, tombstones, expired)
   }
 }

@@ -17,7 +17,7 @@ import {
 import { and, eq, lt, lte, notExists } from 'drizzle-orm'
 
 import { loginEnabled, type Config } from '../config.js'
-import type { Db } from '../db/client.js'
+import { deleteRows, type Db } from '../db/client.js'
 import { tooManyRequests } from '../http-error.js'
 import type { BlobJanitor } from '../records/blob-janitor.js'
 import { countToday, DAY_MS, dayStart } from '../limits/daily-counts.js'
@@ -153,36 +153,27 @@ export class FileRequests {
    * FILE_REQUEST_RETENTION_SEC back (so their uploads are gone too) and no upload is left or
    * running. A request closed early waits for its `closesAt`, since the close time is not kept.
    */
-  async removeFinishedRequests(): Promise<number> {
+  removeFinishedRequests(): Promise<number> {
     const { db, config } = this.deps
     const { fileRequests, requestUploads } = db.tables
     const cutoff = this.deps.now() - config.fileRequestRetentionSec * 1000
-    const removed = await db.query
-      .delete(fileRequests)
-      .where(
-        and(
-          lte(fileRequests.closesAt, cutoff),
-          eq(fileRequests.reservedUploads, 0),
-          notExists(
-            db.query
-              .select({ id: requestUploads.id })
-              .from(requestUploads)
-              .where(eq(requestUploads.requestId, fileRequests.id)),
-          ),
-        ),
-      )
-      .returning({ id: fileRequests.id })
-    return removed.length
+    const uploadLeft = db.query
+      .select({ id: requestUploads.id })
+      .from(requestUploads)
+      .where(eq(requestUploads.requestId, fileRequests.id))
+    const finished = and(
+      lte(fileRequests.closesAt, cutoff),
+      eq(fileRequests.reservedUploads, 0),
+      notExists(uploadLeft),
+    )
+    return deleteRows(db.query, fileRequests, finished)
   }
 
   /** Cleanup: deletes the daily creation counts of past days. */
-  async pruneDailyCounts(): Promise<number> {
+  pruneDailyCounts(): Promise<number> {
     const { requestDailyCounts } = this.deps.db.tables
-    const removed = await this.deps.db.query
-      .delete(requestDailyCounts)
-      .where(lt(requestDailyCounts.dayStart, dayStart(this.deps.now())))
-      .returning({ dayStart: requestDailyCounts.dayStart })
-    return removed.length
+    const past = lt(requestDailyCounts.dayStart, dayStart(this.deps.now()))
+    return deleteRows(this.deps.db.query, requestDailyCounts, past)
   }
 
   protected async requestExists(id: string): Promise<boolean> {

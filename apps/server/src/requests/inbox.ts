@@ -15,7 +15,7 @@ import {
 } from '@fileshare/protocol'
 import { and, asc, eq, gt, lt } from 'drizzle-orm'
 
-import type { Db } from '../db/client.js'
+import { deleteRows, type Db } from '../db/client.js'
 import { HttpError } from '../http-error.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import type { BlobJanitor, RetiredCount } from '../records/blob-janitor.js'
@@ -121,8 +121,7 @@ export class InboxService {
     range?: string,
   ): Promise<DownloadResult> {
     const entry = await this.entry(id, uploadId, inboxToken, clientIp)
-    const handout = await this.reads.deliver(uploadId, entry.size, withGrant, range)
-    return { size: entry.size, fileCount: entry.fileCount, ...handout }
+    return this.reads.deliver(uploadId, entry, withGrant, range)
   }
 
   /** Reads an inbox file under a read grant (docs/api.md), uncounted; 410 past its retention. */
@@ -135,11 +134,7 @@ export class InboxService {
     clientIp: string,
   ): Promise<GrantedRead> {
     const entry = await this.entry(id, uploadId, inboxToken, clientIp)
-    if (entry.expiresAt <= this.deps.now()) {
-      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    }
-    const read = await this.reads.readGranted(uploadId, entry.size, grant, range)
-    return { size: entry.size, fileCount: entry.fileCount, ...read }
+    return this.reads.readGranted(uploadId, entry, grant, range)
   }
 
   /** A file of the inbox, after its inbox token; 404 when the inbox holds no such file. */
@@ -171,15 +166,13 @@ export class InboxService {
     clientIp: string,
   ): Promise<void> {
     await this.authorize(id, ownerToken, 'owner', clientIp)
-    const { requestUploads } = this.deps.db.tables
-    const [deleted] = isUuid(uploadId)
-      ? await this.deps.db.query
-          .delete(requestUploads)
-          .where(and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id)))
-          .returning({ id: requestUploads.id })
-      : []
-    if (deleted === undefined) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    await this.deps.janitor.remove(uploadId)
+    const { db, janitor } = this.deps
+    const { requestUploads } = db.tables
+    const file = and(eq(requestUploads.id, uploadId), eq(requestUploads.requestId, id))
+    if (!isUuid(uploadId) || (await deleteRows(db.query, requestUploads, file)) === 0) {
+      throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    }
+    await janitor.remove(uploadId)
   }
 
   /** Stops new uploads; running sessions finish (spec: POST /api/inbox/:id/close). */
@@ -218,23 +211,17 @@ export class InboxService {
   }
 
   /**
-   * Cleanup: deletes uploads past their retention or downloads, records first, then their blobs,
-   * holding those a presigned URL may still fetch (blob-janitor.ts). A used-up file stays while a
-   * read grant for it lasts; its grants go with it.
+   * Cleanup: deletes uploads past their retention or downloads, records first, then their blobs
+   * (counted-reads.ts). A used-up file stays while a read grant for it lasts; its grants go with it.
    */
-  async removeExpiredUploads(): Promise<RetiredCount> {
-    const now = this.deps.now()
+  removeExpiredUploads(): Promise<RetiredCount> {
     const { requestUploads } = this.deps.db.tables
-    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
-      await this.reads.sweepGrants(tx, now)
-      const rows = await tx
+    return this.reads.retireFinished(this.deps.janitor, (tx, finished) =>
+      tx
         .delete(requestUploads)
-        .where(this.reads.finished(tx, now))
-        .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt })
-      return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
-    })
-    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
-    return { removed, queued, held: blobs.held }
+        .where(finished)
+        .returning({ id: requestUploads.id, lastDownloadAt: requestUploads.lastDownloadAt }),
+    )
   }
 
   /**

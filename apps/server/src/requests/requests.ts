@@ -179,17 +179,9 @@ export class RequestsService extends FileRequests {
     offset: number,
   ): Promise<UploadSession<RequestUploadContext>> {
     if (!isUuid(uploadId)) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-    const session = await this.deps.sessions.resume<RequestUploadContext>(
-      uploadId,
-      (row) => {
-        if (row.kind !== 'request' || row.requestId !== requestId) {
-          throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-        }
-      },
-      offset,
-    )
-    trackUploadSession(session, 'ws', true, 'resumed')
-    return session
+    return this.deps.sessions.resume<RequestUploadContext>(uploadId, 'request', offset, (row) => {
+      if (row.requestId !== requestId) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    })
   }
 
   /** Whether `uploadId` is an open upload session of `requestId` (its chunks skip the rate limit). */
@@ -247,10 +239,7 @@ export class RequestsService extends FileRequests {
       size: init.size,
       fileCount: init.fileCount,
       salt: init.salt,
-      wrapEnc: fields.wrapEnc,
-      wrapCiphertext: fields.wrapCiphertext,
-      encryptedMeta: fields.encryptedMeta,
-      metaNonce: fields.metaNonce,
+      ...fields,
       maxDownloads: moved.downloads,
       createdAt: now,
       expiresAt: now + this.deps.config.fileRequestRetentionSec * 1000,

@@ -7,7 +7,7 @@
 import type { UploadStatusTransport } from '@fileshare/protocol'
 import { and, eq, inArray, isNotNull, isNull, lt, ne, not, or, type SQL } from 'drizzle-orm'
 
-import type { Db, Executor } from '../db/client.js'
+import { deleteRows, type Db, type Executor } from '../db/client.js'
 
 /** A holder that has not beaten for this long is taken for dead, and its sessions may move. */
 export const HOLD_LAPSE_MS = 30_000
@@ -138,8 +138,7 @@ export class SessionRecords {
   async remove(id: string, holder: string | undefined, tx: Executor): Promise<boolean> {
     const t = this.table
     const held = holder === undefined ? eq(t.id, id) : and(eq(t.id, id), eq(t.holder, holder))
-    const removed = await tx.delete(t).where(held).returning({ id: t.id })
-    return removed.length > 0
+    return (await deleteRows(tx, t, held)) > 0
   }
 
   /**

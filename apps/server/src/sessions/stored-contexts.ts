@@ -14,7 +14,7 @@ import {
 } from '@fileshare/protocol'
 
 import type { RequestUploadInit } from '../requests/request-validation.js'
-import { decodeBase64Strict } from '../validation.js'
+import { decodeBase64Strict, isJsonObject } from '../validation.js'
 
 /** What a normal upload's session keeps of its declaration: its tokens reduced to their hashes. */
 export interface UploadSpec {
@@ -52,10 +52,8 @@ class ContextFields {
     } catch {
       throw new StoredContextError('not JSON')
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new StoredContextError('not an object')
-    }
-    this.fields = parsed as Record<string, unknown>
+    if (!isJsonObject(parsed)) throw new StoredContextError('not an object')
+    this.fields = parsed
   }
 
   private value(name: string): unknown {

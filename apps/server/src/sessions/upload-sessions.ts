@@ -4,7 +4,7 @@
  * sessions that idled out or whose instance is gone, and drains or suspends them at shutdown.
  *
  * May touch: the upload_sessions table, the blob store, and timers (the holds' heartbeat, a
- * resume's wait for the connection holding its session).
+ * resume's wait for the connection holding its session); the metrics registry.
  */
 import { randomUUID } from 'node:crypto'
 import { EventEmitter, once } from 'node:events'
@@ -12,7 +12,7 @@ import { EventEmitter, once } from 'node:events'
 import { ERROR_MESSAGES } from '@fileshare/protocol'
 
 import { HttpError } from '../http-error.js'
-import { recordUploadFailed } from '../metrics/recorder.js'
+import { recordUploadFailed, trackUploadSession } from '../metrics/recorder.js'
 import type { BlobStore } from '../storage/blob-store.js'
 import { DurableLink, type DurableSpec } from './durable-link.js'
 import {
@@ -137,17 +137,21 @@ export class UploadSessions implements SessionRegistry {
     return session
   }
 
-  /** Resumes session `id` here from its durable point at or below `offset`, if `check` passes. */
+  /**
+   * Resumes session `id` of `kind` here from its durable point at or below `offset`, if `check`
+   * passes; the metrics count it as resumed.
+   */
   async resume<T>(
     id: string,
-    check: (row: StreamRow) => void,
+    kind: SessionKindName,
     offset: number,
+    check: (row: StreamRow) => void,
   ): Promise<UploadSession<T>> {
     const { records } = this.deps
     const found = await records.find(id)
     // A session whose client did not ask to resume it belongs to its connection alone.
-    const kind = found?.resumable ? this.kinds.get(found.kind) : undefined
-    if (!found || !kind) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
+    const handler = found?.resumable && found.kind === kind ? this.kinds.get(kind) : undefined
+    if (!found || !handler) throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
     check(found)
     if (offset > found.bytesWritten) throw new HttpError(400, ERROR_MESSAGES.invalidRequest)
     // The old connection here may still be draining what it read, not yet seeing its close: the
@@ -174,12 +178,13 @@ export class UploadSessions implements SessionRegistry {
       const writer = await this.deps.blobs.reopen(id, writerState, offset)
       const from = writer.bytesWritten
       const link = new DurableLink(id, row.resumable, writer, records, this.holder, from)
-      const spec = kind.restore(row).spec as NewSession<T>
+      const spec = handler.restore(row).spec as NewSession<T>
       const holds = holdsOfRow(row)
       // Idle time runs from the last bytes, not from the resume: resuming alone keeps nothing.
       const session = new UploadSession<T>(id, this, writer, spec, holds, lastActivity, link, from)
       this.sessions.set(id, session as UploadSession)
       if (from !== offset) await records.record(id, this.holder, { ...point, bytesWritten: from })
+      trackUploadSession(session, 'ws', kind === 'request', 'resumed')
       return session
     } catch (error) {
       const kept = await records.find(id)

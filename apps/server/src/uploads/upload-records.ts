@@ -85,15 +85,8 @@ export class UploadRecords {
   async info(id: string): Promise<UploadInfoResponse> {
     const row = await this.find(id)
     if (!this.isAvailable(row)) throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    const common = {
-      id: row.id,
-      size: row.size,
-      salt: row.salt,
-      fileCount: row.fileCount,
-      maxDownloads: row.maxDownloads,
-      downloadCount: row.downloadCount,
-      ...infoTimes(row),
-    }
+    const { size, salt, fileCount, maxDownloads, downloadCount } = row
+    const common = { id, size, salt, fileCount, maxDownloads, downloadCount, ...infoTimes(row) }
     const password = passwordFields(row)
     return password.hasPassword
       ? { ...common, ...password }
@@ -136,8 +129,7 @@ export class UploadRecords {
   ): Promise<DownloadResult> {
     const row = await this.find(id)
     await this.admitReader(row, authToken, clientIp)
-    const handout = await this.reads.deliver(id, row.size, withGrant, range)
-    return { size: row.size, fileCount: row.fileCount, ...handout }
+    return this.reads.deliver(id, row, withGrant, range)
   }
 
   /**
@@ -153,34 +145,24 @@ export class UploadRecords {
   ): Promise<GrantedRead> {
     const row = await this.find(id)
     await this.admitReader(row, authToken, clientIp)
-    if (row.expiresAt <= this.deps.now()) {
-      throw new HttpError(410, ERROR_MESSAGES.uploadUnavailable)
-    }
-    const read = await this.reads.readGranted(id, row.size, grant, range)
-    return { size: row.size, fileCount: row.fileCount, ...read }
+    return this.reads.readGranted(id, row, grant, range)
   }
 
   /**
    * Cleanup (spec: File upload states, "cleanup job"): deletes expired and used-up uploads,
-   * leaving tombstones so their ids answer 410, then their blobs (record first, so an id never
-   * points at a missing blob) but those a presigned URL may still fetch (blob-janitor.ts).
+   * leaving tombstones so their ids answer 410, then their blobs (counted-reads.ts). A used-up
+   * upload stays while a read grant for it lasts; it answers 410 to everything else meanwhile.
    */
-  async retireFinished(): Promise<RetiredCount> {
-    const now = this.deps.now()
+  retireFinished(): Promise<RetiredCount> {
     const { uploads } = this.deps.db.tables
-    const { removed, blobs } = await this.deps.db.transaction(async (tx) => {
-      await this.reads.sweepGrants(tx, now)
-      // A used-up upload stays while a read grant for it lasts; it answers 410 to everything
-      // else meanwhile.
+    return this.reads.retireFinished(this.deps.janitor, async (tx, finished) => {
       const rows = await tx
         .delete(uploads)
-        .where(this.reads.finished(tx, now))
+        .where(finished)
         .returning({ ...tombstoneColumns(uploads), lastDownloadAt: uploads.lastDownloadAt })
       await this.deps.tombstones.bury(tx, 'upload', rows)
-      return { removed: rows.length, blobs: await this.deps.janitor.holdForUrls(tx, rows) }
+      return rows
     })
-    const queued = await this.deps.janitor.removeAll(blobs.removeNow)
-    return { removed, queued, held: blobs.held }
   }
 
   /** Saves the encrypted metadata once (spec: POST /api/meta/:id). */

@@ -128,21 +128,14 @@ export class UploadsService extends UploadRecords {
   }
 
   /** Resumes the unfinished upload `id` over a new WebSocket (docs/api.md, resume). */
-  async resume(
+  resume(
     id: string,
     ownerToken: string | undefined,
     offset: number,
   ): Promise<UploadSession<FileUploadContext>> {
-    const session = await this.deps.sessions.resume<FileUploadContext>(
-      id,
-      (row) => {
-        if (row.kind !== 'upload') throw new HttpError(404, ERROR_MESSAGES.uploadNotFound)
-        requireOwner(ownerToken, decodeSpec(row.context).ownerTokenHash)
-      },
-      offset,
+    return this.deps.sessions.resume<FileUploadContext>(id, 'upload', offset, (row) =>
+      requireOwner(ownerToken, decodeSpec(row.context).ownerTokenHash),
     )
-    trackUploadSession(session, 'ws', false, 'resumed')
-    return session
   }
 
   /**
