@@ -80,7 +80,13 @@ export class CountedReads {
 
   constructor(
     /** `grantTtlMs` is DOWNLOAD_GRANT_TTL_SEC in milliseconds. */
-    private readonly deps: { db: Db; blobs: BlobStore; grantTtlMs: number; now: () => number },
+    private readonly deps: {
+      db: Db
+      blobs: BlobStore
+      janitor: BlobJanitor
+      grantTtlMs: number
+      now: () => number
+    },
     private readonly kind: CountedKind,
   ) {
     const { table, name } = kind
@@ -190,9 +196,9 @@ export class CountedReads {
    * may still fetch (blob-janitor.ts). A used-up item stays while a read grant for it lasts.
    */
   async retireFinished(
-    janitor: BlobJanitor,
     remove: (tx: Executor, finished: SQL | undefined) => Promise<RetiredItem[]>,
   ): Promise<RetiredCount> {
+    const { janitor } = this.deps
     const { table, holder } = this.kind
     const { readGrants } = this.deps.db.tables
     const now = this.deps.now()

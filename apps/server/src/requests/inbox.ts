@@ -55,7 +55,7 @@ export class InboxService {
   constructor(private readonly deps: InboxDeps) {
     const { db, blobs, grantTtlMs, now } = deps
     this.reads = new CountedReads(
-      { db, blobs, grantTtlMs, now },
+      { db, blobs, janitor: deps.janitor, grantTtlMs, now },
       { table: db.tables.requestUploads, name: 'inbox', holder: 'requestUploadId' },
     )
   }
@@ -216,7 +216,7 @@ export class InboxService {
    */
   removeExpiredUploads(): Promise<RetiredCount> {
     const { requestUploads } = this.deps.db.tables
-    return this.reads.retireFinished(this.deps.janitor, (tx, finished) =>
+    return this.reads.retireFinished((tx, finished) =>
       tx
         .delete(requestUploads)
         .where(finished)

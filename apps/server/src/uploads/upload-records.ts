@@ -44,7 +44,7 @@ export class UploadRecords {
     const { db, blobs, now } = deps
     const grantTtlMs = deps.config.downloadGrantTtlSec * 1000
     this.reads = new CountedReads(
-      { db, blobs, grantTtlMs, now },
+      { db, blobs, janitor: deps.janitor, grantTtlMs, now },
       { table: db.tables.uploads, name: 'upload', holder: 'uploadId' },
     )
   }
@@ -155,7 +155,7 @@ export class UploadRecords {
    */
   retireFinished(): Promise<RetiredCount> {
     const { uploads } = this.deps.db.tables
-    return this.reads.retireFinished(this.deps.janitor, async (tx, finished) => {
+    return this.reads.retireFinished(async (tx, finished) => {
       const rows = await tx
         .delete(uploads)
         .where(finished)
