@@ -99,11 +99,20 @@ export async function startServer(config: Config, options: StartOptions) {
     webRoot: options.webRoot,
     webcatFiles,
   })
-  // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.
-  const metricsUrl = await metrics?.listen().catch(async (error: unknown) => {
-    await metrics.close()
+  // What the start opened before its ports: closed last by close(), or by a port that fails.
+  const closeOpened = async () => {
+    services.sessions.stop()
+    services.sessions.holdEnds.stop()
+    await metrics?.close()
+    await checkpointer?.stop()
+    await db.close()
+  }
+  const abandon = async (error: unknown): Promise<never> => {
+    await closeOpened().catch(() => undefined)
     throw error
-  })
+  }
+  // METRICS_PORT first: a port that cannot be had stops the start before the main port opens.
+  const metricsUrl = await metrics?.listen().catch(abandon)
   const http = await listen(app, {
     port: config.port,
     host: config.host,
@@ -112,10 +121,7 @@ export async function startServer(config: Config, options: StartOptions) {
       scriptHashes,
       https: new URL(config.baseUrl).protocol === 'https:',
     }),
-  }).catch(async (error: unknown) => {
-    await metrics?.close()
-    throw error
-  })
+  }).catch(abandon)
   const ipOf = (request: IncomingMessage) => requestIp(request, config.trustedProxies)
   const sockets = attachUploadSockets(http.server, {
     config,
@@ -161,19 +167,15 @@ export async function startServer(config: Config, options: StartOptions) {
         // Sockets first: each suspends its session as its connection ends.
         await sockets.close()
         await services.sessions.suspendAll()
-        services.sessions.stop()
         // Holds whose release the database refused get a last try before the pool closes.
         await services.sessions.holdEnds.retryReleases()
-        services.sessions.holdEnds.stop()
         await http.close()
         // Once no chunk or finalize is under way here: the chunked sessions bound to this instance.
         // A database already gone cannot end them; another instance does once their hold lapses.
         await services.chunkSessions.endHeld().catch((error: unknown) => {
           logger.error(`could not end this instance's chunked sessions: ${String(error)}`)
         })
-        await metrics?.close()
-        await checkpointer?.stop()
-        await db.close()
+        await closeOpened()
       } finally {
         clearInterval(keepAlive)
       }

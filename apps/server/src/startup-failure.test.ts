@@ -1,5 +1,5 @@
 /** A server that cannot start for a setting says which one, in one line (docs/configuration.md). */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -51,6 +51,8 @@ describe('describeStartupFailure', () => {
       expect(await failureLine({ DATA_DIR: join(work, 'd'), PORT: String(port) })).toBe(
         `cannot listen on HOST "127.0.0.1" and PORT ${port}: EADDRINUSE`,
       )
+      // What it opened before the port is closed: SQLite removes its log with its last connection.
+      expect(await readdir(join(work, 'd'))).not.toContain('fileshare.db-wal')
     } finally {
       await new Promise((resolve) => taken.close(resolve))
     }
