@@ -102,7 +102,6 @@ export async function startServer(config: Config, options: StartOptions) {
   // What the start opened before its ports: closed last by close(), or by a port that fails.
   const closeOpened = async () => {
     services.sessions.stop()
-    services.sessions.holdEnds.stop()
     await metrics?.close()
     await checkpointer?.stop()
     await db.close()
@@ -167,8 +166,6 @@ export async function startServer(config: Config, options: StartOptions) {
         // Sockets first: each suspends its session as its connection ends.
         await sockets.close()
         await services.sessions.suspendAll()
-        // Holds whose release the database refused get a last try before the pool closes.
-        await services.sessions.holdEnds.retryReleases()
         await http.close()
         // Once no chunk or finalize is under way here: the chunked sessions bound to this instance.
         // A database already gone cannot end them; another instance does once their hold lapses.

@@ -3,9 +3,10 @@
  * that ends the session (sessions/session-holds.ts): a failure injected where an upload's bytes
  * are recorded in the quota, as a crash at that point, must leave no record and nothing held,
  * for a single-request upload, a socket upload and an upload into a request alike; the retry then
- * records the bytes once. An abort whose row could not be deleted leaves its holds to the path
- * that ends the session later, which gives them back once; a finalize racing the idle expiry of
- * its session records the upload with its holds, or not at all.
+ * records the bytes once. A session whose row cannot be written holds nothing. An abort whose row
+ * could not be deleted leaves its holds to the path that ends the session later, which gives them
+ * back once; a finalize racing the idle expiry of its session records the upload with its holds,
+ * or not at all.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 
@@ -200,24 +201,34 @@ describe('the holds of a session end in the step that ends it', () => {
     await recoverFrom(db, 'crash_at_release', 'upload_quota')
   }
 
-  it('a socket upload whose session cannot open gives its hold back once the database answers', async () => {
+  // The holds are taken in the transaction that writes the session's row: a row that cannot be
+  // written leaves nothing held, with nothing waiting in memory to be given back.
+  it('a socket upload whose session cannot open holds nothing', async () => {
     await refuseSessionsAndReleases()
     await expect(socketUpload(server, nextIp())).rejects.toThrow(/Internal server error/)
-    expect(await ledger(db)).toEqual({ held: SIZE, recorded: 0, records: 0, sessions: 0 })
+    expect(await ledger(db)).toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
     await answerAgain()
-    await expect
-      .poll(() => ledger(db), POLL)
-      .toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+    expect(await socketUpload(server, nextIp())).toBe(true)
+    expect(await ledger(db)).toEqual({ held: 0, recorded: SIZE, records: 1, sessions: 0 })
   })
 
-  it('a chunked upload into a request whose session cannot open gives its slot and hold back', async () => {
+  it('a chunked upload whose session cannot open holds nothing', async () => {
+    await refuseSessionsAndReleases()
+    const headers = uploadHeaders(SIZE)
+    const opened = await call(server, 'POST', '/upload/init', { headers, ip: nextIp() })
+    expect(opened.status).toBe(500)
+    expect(await ledger(db)).toEqual({ held: 0, recorded: 0, records: 0, sessions: 0 })
+  })
+
+  it('a chunked upload into a request whose session cannot open holds no slot and no quota', async () => {
     const req = await createRequest(server, { maxUploads: 1 })
     await refuseSessionsAndReleases()
     expect((await init(server, req, SIZE, {}, nextIp())).status).toBe(500)
-    expect(await reservedSlots(req.id)).toBe(1)
-    await answerAgain()
-    await expect.poll(() => ledger(db), POLL).toMatchObject({ held: 0, sessions: 0 })
     expect(await reservedSlots(req.id)).toBe(0)
+    expect(await ledger(db)).toMatchObject({ held: 0, sessions: 0 })
+    await answerAgain()
+    expect((await init(server, req, SIZE, {}, nextIp())).status).toBe(201)
+    expect(await reservedSlots(req.id)).toBe(1)
   })
 
   const uploadsIntoRequests = [
@@ -369,7 +380,7 @@ describe('the holds of a session end in the step that ends it', () => {
     const { sessions, sessionRows: records } = server.service.services
     const row = (await records.find(streamed.id))!
     const lost = randomUUID()
-    await records.insert({ ...row, id: lost })
+    await records.insert(server.service.db.query, { ...row, id: lost })
     await querySql(db, 'UPDATE upload_sessions SET heartbeat_at = 0')
     await sessions.beat()
     const stale = await querySql<{ id: string }>(

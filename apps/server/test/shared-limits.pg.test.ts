@@ -209,15 +209,15 @@ const INSERT_GATE = 4242
 
 describe('request slots when an instance starts', () => {
   // Security: a request never takes more than maxUploads uploads, however instances come and go.
-  it('leaves alone a slot another instance has reserved and not yet written a session for', async () => {
+  it('leaves alone a slot another instance is reserving with its session row', async () => {
     const url = await (await testPostgres()).createDatabase()
     const env = { ...REQUEST_ENV, DATABASE_URL: url, RATE_LIMIT_MAX: '0' }
     const first = await startTestServer({ env })
     servers.push(first)
     const req = await createRequest(first, { maxUploads: 1 })
-    // Holds the first instance between reserving the slot and writing its session's row: the
-    // row's insert waits for an advisory lock the test holds, while the second instance starts
-    // (and writes the session table, which a lock on the whole table would keep it from).
+    // Holds the first instance in the transaction that reserves the slot and writes its session's
+    // row: the row's insert waits for an advisory lock the test holds, while the second instance
+    // starts (and writes the session table, which a lock on the whole table would keep it from).
     const blocker = new pg.Client({ connectionString: url })
     await blocker.connect()
     try {
@@ -232,13 +232,12 @@ describe('request slots when an instance starts', () => {
       await blocker.query('SELECT pg_advisory_lock($1)', [INSERT_GATE])
       const pending = init(first, req, 1000)
       for (;;) {
-        const { rows } = await blocker.query<{ reserved: number; waiting: string }>(
-          `SELECT (SELECT reserved_uploads FROM file_requests) AS reserved,
-            (SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'advisory'
-              AND objid = $1) AS waiting`,
+        const { rows } = await blocker.query<{ waiting: string }>(
+          `SELECT count(*) AS waiting FROM pg_locks WHERE NOT granted AND locktype = 'advisory'
+            AND objid = $1`,
           [INSERT_GATE],
         )
-        if (rows[0]!.reserved === 1 && Number(rows[0]!.waiting) > 0) break
+        if (Number(rows[0]!.waiting) > 0) break
         await new Promise((resolve) => setImmediate(resolve))
       }
       servers.push(await startTestServer({ env }))

@@ -25,9 +25,10 @@ export interface QuotaHold {
 export interface UploadQuota {
   /**
    * Holds `bytes` for an upload that is starting (null while off): 429 when nothing is left, 413
-   * when less than `bytes` is. Check and hold are one statement, so uploads cannot overshoot.
+   * when less than `bytes` is. Check and hold are one statement, so uploads cannot overshoot; `on`
+   * is the transaction that writes the session's row.
    */
-  reserve(clientIp: string, bytes: number): Promise<QuotaHold | null>
+  reserve(clientIp: string, bytes: number, on?: Executor): Promise<QuotaHold | null>
   /** Ends a hold on `tx`, which ends its session: `kept` records its bytes, else they come back. */
   endHold(tx: Executor, hold: QuotaHold, kept: boolean): Promise<void>
   /** What `GET /api/quota` reports for this client. */
@@ -73,15 +74,15 @@ export class DbUploadQuota implements UploadQuota {
     this.windowMs = options.windowSec * 1000
   }
 
-  async reserve(clientIp: string, bytes: number): Promise<QuotaHold | null> {
+  async reserve(clientIp: string, bytes: number, on = this.db.query): Promise<QuotaHold | null> {
     if (!Number.isSafeInteger(bytes) || bytes < 0) {
       throw new RangeError(`A quota reservation needs a byte count, got ${bytes}`)
     }
     if (this.quotaBytes === 0) return null
     const now = this.options.now()
     const window = this.window(clientIp, now)
-    if (!(await this.hold(clientIp, window, bytes))) {
-      const remaining = this.quotaBytes - (await this.used(clientIp, window))
+    if (!(await this.hold(clientIp, window, bytes, on))) {
+      const remaining = this.quotaBytes - (await this.used(clientIp, window, on))
       if (remaining <= 0) {
         throw tooManyRequests(ERROR_MESSAGES.quotaExhausted, secondsUntil(window.end, now))
       }
@@ -116,7 +117,7 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   /** Deletes the rows of windows before the previous one (whose held bytes still count). */
-  prune(): Promise<number> {
+  async prune(): Promise<number> {
     const { uploadQuota } = this.db.tables
     const start = this.windowStart(this.options.now())
     const past = or(
@@ -127,11 +128,11 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   /** Recorded and held bytes of `window` plus those the previous window still holds. */
-  private async used(clientIp: string, window: Window): Promise<number> {
+  private async used(clientIp: string, window: Window, on = this.db.query): Promise<number> {
     const { uploadQuota } = this.db.tables
     const { windowStart, bytes, held } = uploadQuota
     const previous = this.previous(clientIp, window)
-    const rows = await this.db.query
+    const rows = await on
       .select({ windowStart, bytes, held })
       .from(uploadQuota)
       .where(
@@ -147,10 +148,10 @@ export class DbUploadQuota implements UploadQuota {
   }
 
   /** Holds `bytes` in the client's row of `window` if they fit; answers whether they did. */
-  private async hold(clientIp: string, window: Window, bytes: number): Promise<boolean> {
+  private async hold(clientIp: string, window: Window, bytes: number, on: Executor) {
     if (bytes > this.quotaBytes) return false
     const { uploadQuota } = this.db.tables
-    await this.db.query
+    await on
       .insert(uploadQuota)
       .values({ clientHash: window.clientHash, windowStart: window.start, bytes: 0, held: 0 })
       .onConflictDoNothing()
@@ -160,7 +161,7 @@ export class DbUploadQuota implements UploadQuota {
     const previousHeld = sql`coalesce((select previous.held from ${uploadQuota} as previous
       where previous.client_hash = ${previous.clientHash}
       and previous.window_start = ${previous.start}), 0)`
-    const held = await this.db.query
+    const held = await on
       .update(uploadQuota)
       .set({ held: increment(uploadQuota.held, bytes) })
       .where(

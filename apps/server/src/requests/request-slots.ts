@@ -13,10 +13,9 @@ import { and, eq, gt, gte, lte, or, sql } from 'drizzle-orm'
 import type { Db, Executor } from '../db/client.js'
 import { decrement, decrementToZero, increment } from '../db/expressions.js'
 import { HttpError } from '../http-error.js'
-import type { Tombstones } from '../records/tombstones.js'
 import { NOTE_SLOT_CONTEXT } from '../sessions/stored-contexts.js'
 import { HOLD_LAPSE_MS } from '../sessions/session-records.js'
-import { findRequest, isRequestOpen } from './request-records.js'
+import { isRequestOpen, requestNotFound } from './request-records.js'
 
 /** Ends a reserved slot on `tx`: `kept` (its upload finished) moves it to used, else it is free. */
 export async function endSlot(
@@ -46,32 +45,28 @@ export async function endSlot(
 }
 
 /**
- * Takes a free slot for `size` bytes in one conditional UPDATE (spec: Upload slot, "slot and size
- * check pass in one step"); answers whether it took a note's. On a refusal the row says why.
+ * Takes a free slot for `size` bytes on `on` in one conditional UPDATE (spec: Upload slot, "slot
+ * and size check pass in one step"), a note's when `note` and the request keeps them. On a refusal
+ * the row, read on `on`, says why.
  */
 export async function reserveSlot(
-  deps: { db: Db; tombstones: Tombstones; now: () => number },
+  deps: { db: Db; now: () => number },
+  on: Executor,
   requestId: string,
   size: number,
   note: boolean,
-): Promise<boolean> {
+): Promise<void> {
   const { fileRequests: r } = deps.db.tables
   const now = deps.now()
   const notesTaken = sql`(${r.usedNotes} + ${r.reservedNotes})`
   const othersFree = sql`${r.usedUploads} + ${r.reservedUploads} - ${notesTaken} < ${r.maxUploads} - ${r.noteSlots}`
-  const free = note
-    ? sql`((${r.noteSlots} > 0 and ${notesTaken} < ${r.noteSlots}) or (${r.noteSlots} = 0 and ${othersFree}))`
-    : othersFree
-  const [reserved] = await deps.db.query
+  const free = note ? sql`${notesTaken} < ${r.noteSlots}` : othersFree
+  const [reserved] = await on
     .update(r)
     .set({
       reservedUploads: increment(r.reservedUploads),
       slotReservedAt: now,
-      ...(note
-        ? {
-            reservedNotes: sql`${r.reservedNotes} + case when ${r.noteSlots} > 0 then 1 else 0 end`,
-          }
-        : {}),
+      ...(note ? { reservedNotes: increment(r.reservedNotes) } : {}),
     })
     .where(
       and(
@@ -82,9 +77,10 @@ export async function reserveSlot(
         free,
       ),
     )
-    .returning({ noteSlots: r.noteSlots })
-  if (reserved !== undefined) return note && reserved.noteSlots > 0
-  const row = await findRequest(deps.db, deps.tombstones, requestId)
+    .returning({ id: r.id })
+  if (reserved !== undefined) return
+  const [row] = await on.select().from(r).where(eq(r.id, requestId))
+  if (row === undefined) throw requestNotFound()
   if (!isRequestOpen(row, deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
   if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
   throw new HttpError(409, ERROR_MESSAGES.requestFull)

@@ -34,7 +34,7 @@ import {
   type RequestUploadInit,
 } from './request-validation.js'
 import { tokenMatches } from '../access/tokens.js'
-import type { SessionHolds } from '../sessions/session-holds.js'
+import type { Admission } from '../sessions/session-holds.js'
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
@@ -80,9 +80,9 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<UploadSession<RequestUploadContext>> {
-    const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
+    const { admitted, admit } = await this.admitUpload(requestId, init, clientIp)
     const context: RequestUploadContext = { kind: 'request', requestId, init: admitted, clientIp }
-    const session = await this.deps.sessions.create(sessionSpec(context), holds, {
+    const session = await this.deps.sessions.create(sessionSpec(context), admit, {
       kind: 'request',
       requestId,
       context: encodeRequestInit(admitted),
@@ -93,29 +93,27 @@ export class RequestsService extends FileRequests {
   }
 
   /**
-   * An upload's init: 404 unknown request or wrong token, 410 closed, then slot and size in one
-   * statement (409 full, 413 too large), then the sender's quota (413, 429), whose refusal frees
-   * the slot. `admitted.senderNote` says whether the slot taken is a note's.
+   * An upload's init: 404 unknown request or wrong token, 410 closed; then `admit`, run by the
+   * transaction that writes the session's row, takes slot and size in one statement (409 full,
+   * 413 too large) and the sender's quota (413, 429). `admitted.senderNote` says whether the slot
+   * is a note's: only a request that keeps slots for notes gives one.
    */
   private async admitUpload(
     requestId: string,
     init: RequestUploadInit,
     clientIp: string,
-  ): Promise<{ admitted: RequestUploadInit; holds: SessionHolds }> {
+  ): Promise<{ admitted: RequestUploadInit; admit: Admission }> {
     const row = await findRequest(this.deps.db, this.deps.tombstones, requestId)
     if (init.uploadToken === null || !tokenMatches(init.uploadToken, row.uploadTokenHash)) {
       throw requestNotFound()
     }
     if (!isRequestOpen(row, this.deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
-    const note = await reserveSlot(this.deps, requestId, init.size, init.senderNote)
-    const slot = { requestId, note }
-    try {
-      const quota = await this.deps.quota.reserve(clientIp, init.size)
-      return { admitted: { ...init, senderNote: note }, holds: { quota, slot } }
-    } catch (error) {
-      await this.deps.sessions.holdEnds.release({ quota: null, slot })
-      throw error
+    const slot = { requestId, note: init.senderNote && row.noteSlots > 0 }
+    const admit: Admission = async (on) => {
+      await reserveSlot(this.deps, on, requestId, init.size, slot.note)
+      return { quota: await this.deps.quota.reserve(clientIp, init.size, on), slot }
     }
+    return { admitted: { ...init, senderNote: slot.note }, admit }
   }
 
   /**
@@ -128,20 +126,14 @@ export class RequestsService extends FileRequests {
     clientIp: string,
     resumable: boolean,
   ): Promise<string> {
-    const { admitted, holds } = await this.admitUpload(requestId, init, clientIp)
+    const { admitted, admit } = await this.admitUpload(requestId, init, clientIp)
     const id = randomUUID()
-    try {
-      await this.deps.chunkSessions.open(id, {
-        declaredSize: admitted.size,
-        context: encodeRequestInit(admitted),
-        requestId,
-        quota: holds.quota,
-        resumable,
-      })
-    } catch (error) {
-      await this.deps.sessions.holdEnds.release(holds)
-      throw error
-    }
+    const context = encodeRequestInit(admitted)
+    await this.deps.chunkSessions.open(
+      id,
+      { declaredSize: init.size, context, requestId, resumable },
+      admit,
+    )
     recordUploadStarted('chunks')
     return id
   }

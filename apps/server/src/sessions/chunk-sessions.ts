@@ -12,11 +12,15 @@ import { and, asc, count, eq, inArray, type SQL } from 'drizzle-orm'
 
 import type { Db, Executor } from '../db/client.js'
 import { HttpError } from '../http-error.js'
-import type { QuotaHold } from '../limits/quota.js'
 import { recordUploadCompleted, recordUploadFailed } from '../metrics/recorder.js'
 import type { BlobStore, StoredChunk } from '../storage/blob-store.js'
 import type { FinishingSession } from './finishing-session.js'
-import { encodeQuotaHold, holdsOfRow, type SessionHoldEnds } from './session-holds.js'
+import {
+  encodeQuotaHold,
+  holdsOfRow,
+  type Admission,
+  type SessionHoldEnds,
+} from './session-holds.js'
 import { chunkRows, openSessionIn, ChunkIntake, type StoredChunkLimits } from './chunk-intake.js'
 
 export interface SessionOpening {
@@ -24,7 +28,6 @@ export interface SessionOpening {
   /** What finalize needs, as JSON (token hashes, never tokens). */
   context: string
   requestId: string | null
-  quota: QuotaHold | null
   /** Whether the client asked to resume it: otherwise it ends with this instance. */
   resumable: boolean
 }
@@ -84,32 +87,37 @@ export class ChunkSessions {
   }
 
   /**
-   * Opens a session: what the store prepares for its chunks (S3: the multipart upload; the
-   * filesystem: the session file) is made here, once, and named on the row before any chunk.
+   * Opens a session: its row is written by the transaction that takes its holds (`admit`); then
+   * what the store prepares for its chunks (S3: the multipart upload; the filesystem: the session
+   * file) is made, once, and named on the row before any chunk. A failure ends the session.
    */
-  async open(id: string, opening: SessionOpening): Promise<void> {
-    const partsUpload = await this.blobs.startChunks(id, opening.declaredSize, this.chunkSize)
+  async open(id: string, opening: SessionOpening, admit: Admission): Promise<void> {
+    const { uploadSessions: s } = this.db.tables
     const now = this.now()
-    try {
-      await this.db.query.insert(this.db.tables.uploadSessions).values({
+    await this.holds.take(admit, async (tx, holds) => {
+      await tx.insert(s).values({
+        ...opening,
         id,
         kind: opening.requestId === null ? 'upload' : 'request',
-        requestId: opening.requestId,
         transport: 'chunks',
-        context: opening.context,
-        declaredSize: opening.declaredSize,
         nextIndex: 0,
-        quota: encodeQuotaHold(opening.quota),
-        resumable: opening.resumable,
-        partsUpload,
+        quota: encodeQuotaHold(holds.quota),
         holder: opening.resumable ? null : this.holder,
         heartbeatAt: now,
         state: 'open',
         createdAt: now,
         lastActivity: now,
       })
+    })
+    let partsUpload: string | null = null
+    try {
+      partsUpload = await this.blobs.startChunks(id, opening.declaredSize, this.chunkSize)
+      if (partsUpload !== null)
+        await this.db.query.update(s).set({ partsUpload }).where(eq(s.id, id))
     } catch (error) {
-      // An upload left by a failed abort has no session: the sweep by age takes it.
+      // A row that cannot be removed now ends at its expiry; a store upload left by a failed
+      // abort has no session, and the sweep by age takes it.
+      await this.remove([id]).catch(() => undefined)
       if (partsUpload !== null) await this.blobs.abortChunks(id, partsUpload).catch(() => undefined)
       throw error
     }

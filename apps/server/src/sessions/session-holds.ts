@@ -1,14 +1,15 @@
 /**
  * What an upload session holds until it ends: the declared size held against its client's quota
- * and, in a file request, one of its slots. The holds end here and nowhere else, inside the
- * transaction that ends the session, so that they end exactly once whichever instance or path
- * ends it; and the JSON a session row keeps its quota hold in. The one end of a session without
- * its upload, whichever writer wrote it, is here too: its row, chunks and holds in one
- * transaction, then what it wrote in the store.
+ * and, in a file request, one of its slots. The holds are taken in the transaction that writes
+ * the session's row and end here and nowhere else, in the transaction that ends the session, so
+ * that no hold outlives its row and each ends exactly once whichever instance or path ends it;
+ * and the JSON a session row keeps its quota hold in. The one end of a session without its
+ * upload, whichever writer wrote it, is here too: its row, chunks and holds in one transaction,
+ * then what it wrote in the store.
  *
- * May touch: tables upload_sessions and chunk_parts (deletes); the blob store (what a session
- * wrote); the quota (limits/quota.ts) and the request's slot counters (requests/request-slots.ts)
- * on the transaction it is given.
+ * May touch: tables upload_sessions and chunk_parts (deletes; rows its callers write); the blob
+ * store (what a session wrote); the quota (limits/quota.ts) and the request's slot counters
+ * (requests/request-slots.ts) on the transaction it is given.
  */
 import type { UploadStatusTransport } from '@fileshare/protocol'
 import { inArray } from 'drizzle-orm'
@@ -25,6 +26,9 @@ export interface SessionHolds {
   /** A slot of a file request (`note`: one kept for a sender's note); null for a normal upload. */
   slot: { requestId: string; note: boolean } | null
 }
+
+/** Takes a session's holds on `on`: the transaction that writes the row naming them. */
+export type Admission = (on: Executor) => Promise<SessionHolds>
 
 /** The holds a session row names (streamed and stored rows alike). */
 export function holdsOfRow(row: {
@@ -63,23 +67,14 @@ export function decodeQuotaHold(text: string): QuotaHold | null {
   return { clientHash, windowStart: windowStart as number, bytes: bytes as number }
 }
 
-/** First wait before a refused release is tried again; each failure doubles it up to the most. */
-const RETRY_FIRST_MS = 500
-const RETRY_MOST_MS = 30_000
-
 /** A session that ended here: what the metrics count of it. */
 export interface EndedSession {
   transport: UploadStatusTransport
   bytesWritten: number
 }
 
-/** Where a session's holds end: the database and the quota. */
+/** Where a session's holds are taken and end: the database and the quota. */
 export class SessionHoldEnds {
-  /** Releases the database refused (it was away), tried again until it takes them. */
-  private readonly unreleased = new Set<SessionHolds>()
-  private retryTimer: NodeJS.Timeout | undefined
-  private retryMs = RETRY_FIRST_MS
-
   constructor(
     private readonly db: Db,
     private readonly blobs: BlobStore,
@@ -87,12 +82,26 @@ export class SessionHoldEnds {
   ) {}
 
   /**
+   * Takes a session's holds with `admit` in one transaction with `write`, which writes the row
+   * naming them: a refusal or a failure leaves neither behind, so no hold outlives its row.
+   */
+  take(admit: Admission, write: (tx: Executor, holds: SessionHolds) => Promise<void>) {
+    return this.db.transaction(async (tx) => {
+      const holds = await admit(tx)
+      await write(tx, holds)
+      return holds
+    })
+  }
+
+  /**
    * Ends `holds` on `tx`, the transaction that ends their session: `kept` (the upload's record is
    * written in `tx`) records the quota's bytes and uses the slot; otherwise both are given back.
    */
   async endOn(tx: Executor, holds: SessionHolds, kept: boolean): Promise<void> {
-    if (holds.quota !== null) await this.quota.endHold(tx, holds.quota, kept)
+    // The request's row before the quota's, in the order an admission takes them: two
+    // transactions then never wait on each other's rows.
     if (holds.slot !== null) await endSlot(tx, this.db.tables, holds.slot, kept)
+    if (holds.quota !== null) await this.quota.endHold(tx, holds.quota, kept)
   }
 
   /**
@@ -157,54 +166,5 @@ export class SessionHoldEnds {
     const failed = freed.find((outcome) => outcome.status === 'rejected')
     if (failed) throw failed.reason
     return rows as EndedSession[]
-  }
-
-  /**
-   * Gives back the holds of a session that never got going (no row, no record), in one
-   * transaction. Nothing else would give them back, so a release the database refuses (a restart,
-   * a lost connection) is kept and tried again until it succeeds; the error still goes to the
-   * caller.
-   */
-  async release(holds: SessionHolds): Promise<void> {
-    try {
-      await this.end(holds, false, () => Promise.resolve(true))
-    } catch (error) {
-      this.unreleased.add(holds)
-      this.scheduleRetry()
-      throw error
-    }
-  }
-
-  /** Tries the refused releases again now; answers how many are still refused. */
-  async retryReleases(): Promise<number> {
-    clearTimeout(this.retryTimer)
-    this.retryTimer = undefined
-    for (const holds of [...this.unreleased]) {
-      try {
-        await this.end(holds, false, () => Promise.resolve(true))
-        this.unreleased.delete(holds)
-      } catch {
-        break
-      }
-    }
-    if (this.unreleased.size === 0) this.retryMs = RETRY_FIRST_MS
-    else {
-      this.retryMs = Math.min(RETRY_MOST_MS, this.retryMs * 2)
-      this.scheduleRetry()
-    }
-    return this.unreleased.size
-  }
-
-  /** Stops the retries (shutdown, after a last try). */
-  stop(): void {
-    clearTimeout(this.retryTimer)
-    this.retryTimer = undefined
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer) return
-    this.retryTimer = setTimeout(() => void this.retryReleases(), this.retryMs)
-    // Not what keeps the process alive: a stopping instance tries once more itself.
-    this.retryTimer.unref()
   }
 }

@@ -58,8 +58,9 @@ export class SessionRecords {
     return and(eq(this.table.transport, 'ws'), which)
   }
 
-  async insert(row: StreamRow): Promise<void> {
-    await this.db.query.insert(this.table).values(row)
+  /** Writes a new row on `tx`, the transaction that takes its session's holds. */
+  async insert(tx: Executor, row: StreamRow): Promise<void> {
+    await tx.insert(this.table).values(row)
   }
 
   async find(id: string): Promise<StreamRow | undefined> {

@@ -43,7 +43,9 @@ describe('upload session', () => {
   })
 
   const open = (declaredSize: number) =>
-    sessions.create({ declaredSize, context: null, idleMs: null }, { quota: null, slot: null })
+    sessions.create({ declaredSize, context: null, idleMs: null }, () =>
+      Promise.resolve({ quota: null, slot: null }),
+    )
   const commit = (session: UploadSession) =>
     session.finish(
       () => Promise.resolve(),

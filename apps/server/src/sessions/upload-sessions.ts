@@ -19,7 +19,7 @@ import {
   encodeQuotaHold,
   holdsOfRow,
   type SessionHoldEnds,
-  type SessionHolds,
+  type Admission,
 } from './session-holds.js'
 import {
   SessionRecords,
@@ -92,27 +92,34 @@ export class UploadSessions implements SessionRegistry {
     clearInterval(this.heartbeat)
   }
 
-  /** Opens a session holding `holds`, with a row and a resumable writer when `durable`. */
+  /**
+   * Opens a session holding what `admit` takes, with a row and a resumable writer when `durable`:
+   * the row is written by the transaction that takes the holds.
+   */
   async create<T>(
     spec: NewSession<T>,
-    holds: SessionHolds,
+    admit: Admission,
     durable?: DurableSpec,
   ): Promise<UploadSession<T>> {
     const id = randomUUID()
     const { records } = this.deps
-    const giveBack = async (error: unknown): Promise<never> => {
-      await this.holdEnds.release(holds)
-      throw error
-    }
     if (!durable) {
-      const writer = await this.deps.blobs.create(id).catch(giveBack)
+      // The writer first (a new file, or nothing yet on S3): a writer that cannot be had then
+      // leaves no hold to give back, and a refused one is discarded.
+      const writer = await this.deps.blobs.create(id)
+      const holds = await this.holdEnds
+        .take(admit, () => Promise.resolve())
+        .catch(async (error: unknown) => {
+          await writer.abort().catch(() => undefined)
+          throw error
+        })
       const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
     }
     const now = this.now()
-    await records
-      .insert({
+    const holds = await this.holdEnds.take(admit, async (tx, holds) => {
+      await records.insert(tx, {
         id,
         ...durable,
         transport: 'ws',
@@ -126,7 +133,7 @@ export class UploadSessions implements SessionRegistry {
         lastActivity: now,
         createdAt: now,
       })
-      .catch(giveBack)
+    })
     const writer = await this.deps.blobs.createResumable(id).catch(async (error: unknown) => {
       await this.holdEnds.end(holds, false, (tx) => records.remove(id, undefined, tx))
       throw error

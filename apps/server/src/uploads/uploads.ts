@@ -21,6 +21,7 @@ import { recordUploadFailed, recordUploadStarted, trackUploadSession } from '../
 import type { SessionScope } from '../sessions/chunk-intake.js'
 import type { ChunkSessions } from '../sessions/chunk-sessions.js'
 import type { FinishingSession } from '../sessions/finishing-session.js'
+import type { Admission } from '../sessions/session-holds.js'
 import { decodeSpec, encodeSpec, type UploadSpec } from '../sessions/stored-contexts.js'
 import type { NewSession, UploadSession } from '../sessions/upload-session.js'
 import { decodedOrThrow } from '../validation.js'
@@ -115,14 +116,14 @@ export class UploadsService extends UploadRecords {
     transport: StreamTransport,
     resumable = false,
   ): Promise<UploadSession<FileUploadContext>> {
-    const { sessions, quota } = this.deps
-    const holds = { quota: await quota.reserve(clientIp, spec.size), slot: null }
+    const { sessions } = this.deps
     const context: FileUploadContext = { kind: 'file', spec }
     const durable =
       transport === 'single'
         ? undefined
         : { kind: 'upload' as const, requestId: null, context: encodeSpec(spec), resumable }
-    const session = await sessions.create(this.sessionSpec(context, transport), holds, durable)
+    const admit = this.admission(clientIp, spec.size)
+    const session = await sessions.create(this.sessionSpec(context, transport), admit, durable)
     trackUploadSession(session, transport)
     return session
   }
@@ -156,22 +157,21 @@ export class UploadsService extends UploadRecords {
     return session.id
   }
 
+  /** The declared size held against the client's quota, by the transaction writing the row. */
+  private admission(clientIp: string, size: number): Admission {
+    return async (on) => ({ quota: await this.deps.quota.reserve(clientIp, size, on), slot: null })
+  }
+
   /** Opens a chunked upload (spec: POST /api/upload/init), its quota hold named on its row. */
   async beginChunked(spec: UploadSpec, clientIp: string, resumable: boolean): Promise<string> {
-    const held = await this.deps.quota.reserve(clientIp, spec.size)
     const id = randomUUID()
-    try {
-      await this.deps.chunkSessions.open(id, {
-        declaredSize: spec.size,
-        context: encodeSpec(spec),
-        requestId: null,
-        quota: held,
-        resumable,
-      })
-    } catch (error) {
-      await this.deps.sessions.holdEnds.release({ quota: held, slot: null })
-      throw error
+    const opening = {
+      declaredSize: spec.size,
+      context: encodeSpec(spec),
+      requestId: null,
+      resumable,
     }
+    await this.deps.chunkSessions.open(id, opening, this.admission(clientIp, spec.size))
     recordUploadStarted('chunks')
     return id
   }
