@@ -114,7 +114,7 @@ export class ApiTokens {
     return this.deleteWhere(lte(this.deps.db.tables.apiTokens.expiresAt, cutoff))
   }
 
-  private deleteWhere(condition: SQL | undefined): Promise<number> {
+  private async deleteWhere(condition: SQL | undefined): Promise<number> {
     return deleteRows(this.deps.db.query, this.deps.db.tables.apiTokens, condition)
   }
 

@@ -215,7 +215,7 @@ export class DbLockout implements Lockout {
   }
 
   /** Deletes the entries whose lock has ended and whose failures are too old to count. */
-  prune(): Promise<number> {
+  async prune(): Promise<number> {
     const { db, now } = this.options
     return deleteRows(db.query, db.tables.lockouts, lte(db.tables.lockouts.expiresAt, now()))
   }

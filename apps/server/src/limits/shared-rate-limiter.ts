@@ -86,7 +86,7 @@ export class SharedRateLimiter implements RateLimit {
   }
 
   /** Deletes the windows whose newest slot has left the window. */
-  prune(): Promise<number> {
+  async prune(): Promise<number> {
     const { db, now } = this.options
     const { rateLimitWindows } = db.tables
     const oldest = Math.floor(now() / this.slotMs) - SLOTS

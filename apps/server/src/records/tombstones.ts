@@ -125,7 +125,7 @@ export class Tombstones {
     return false
   }
 
-  purge(now: number): Promise<number> {
+  async purge(now: number): Promise<number> {
     const { tombstones } = this.db.tables
     const expired = lte(tombstones.expiresAt, now - TOMBSTONE_RETENTION_MS)
     return deleteRows(this.db.query, tombstones, expired)

@@ -153,7 +153,7 @@ export class FileRequests {
    * FILE_REQUEST_RETENTION_SEC back (so their uploads are gone too) and no upload is left or
    * running. A request closed early waits for its `closesAt`, since the close time is not kept.
    */
-  removeFinishedRequests(): Promise<number> {
+  async removeFinishedRequests(): Promise<number> {
     const { db, config } = this.deps
     const { fileRequests, requestUploads } = db.tables
     const cutoff = this.deps.now() - config.fileRequestRetentionSec * 1000
@@ -170,7 +170,7 @@ export class FileRequests {
   }
 
   /** Cleanup: deletes the daily creation counts of past days. */
-  pruneDailyCounts(): Promise<number> {
+  async pruneDailyCounts(): Promise<number> {
     const { requestDailyCounts } = this.deps.db.tables
     const past = lt(requestDailyCounts.dayStart, dayStart(this.deps.now()))
     return deleteRows(this.deps.db.query, requestDailyCounts, past)
