@@ -44,20 +44,28 @@ export async function startBuiltServer(
   dataDir: string,
   env: Record<string, string> = {},
 ): Promise<SpawnedServer> {
-  const port = await freePort()
-  return spawnServer({
-    entry: SERVER_ENTRY,
-    nodeArgs: SERVER_NODE_ARGS,
-    env: {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      BASE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'error',
-      RATE_LIMIT_MAX: '0',
-      ...env,
-    },
-  })
+  // A port free when picked may be taken by another process before the server listens on it:
+  // the start is then tried again on another.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort()
+    try {
+      return await spawnServer({
+        entry: SERVER_ENTRY,
+        nodeArgs: SERVER_NODE_ARGS,
+        env: {
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          BASE_URL: `http://127.0.0.1:${port}`,
+          DATA_DIR: dataDir,
+          LOG_LEVEL: 'error',
+          RATE_LIMIT_MAX: '0',
+          ...env,
+        },
+      })
+    } catch (error) {
+      if (attempt === 3 || !String(error).includes('EADDRINUSE')) throw error
+    }
+  }
 }
 
 export interface Answer {
