@@ -1011,6 +1011,9 @@ export function requestsSuite(backend: Backend): void {
         expect((await downloadFile(server, req, 'nope')).status).toBe(404)
         const foreign = `/inbox/${req.id}/file/${sent.id}`
         expect((await manage(server, 'DELETE', foreign, req.ownerToken)).status).toBe(404)
+        // A file id that is not a UUID is an unknown one, for the inbox's own owner too.
+        const notAnId = `/inbox/${other.id}/file/nope`
+        expect((await manage(server, 'DELETE', notAnId, other.ownerToken)).status).toBe(404)
         expect(
           (await manage(server, 'POST', `/inbox/${req.id}/close`, req.inboxToken)).status,
         ).toBe(404)
