@@ -81,16 +81,18 @@ export async function reserveSlot(
   if (reserved !== undefined) return
   const [row] = await on.select().from(r).where(eq(r.id, requestId))
   if (row === undefined) throw requestNotFound()
-  if (!isRequestOpen(row, deps.now())) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
+  if (!isRequestOpen(row, now)) throw new HttpError(410, ERROR_MESSAGES.requestClosed)
   if (row.maxSize < size) throw new HttpError(413, ERROR_MESSAGES.fileTooLarge)
   throw new HttpError(409, ERROR_MESSAGES.requestFull)
 }
 
 /**
- * At start: frees the reservations no session row (upload_sessions) holds; a session with a row
- * may still resume or run elsewhere. On PostgreSQL another instance may have reserved a slot and
- * not yet written its row, so a reservation younger than HOLD_LAPSE_MS is left alone (a new one
- * moves `slotReservedAt` within the same update); SQLite's single instance has none in flight.
+ * At start: frees the reservations no session row (upload_sessions) holds, which only a
+ * database written before slots were taken with their rows can have; a session with a row may
+ * still resume or run elsewhere. On PostgreSQL another instance's admission may hold the request's
+ * row in a transaction not yet committed, whose session row this statement's snapshot misses, so a
+ * reservation younger than HOLD_LAPSE_MS is left alone (an admission moves `slotReservedAt` in the
+ * same update); SQLite's single instance has none in flight.
  */
 export async function resetReservations(db: Db, now: () => number): Promise<number> {
   const { fileRequests, uploadSessions: s } = db.tables

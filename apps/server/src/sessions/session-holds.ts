@@ -83,12 +83,13 @@ export class SessionHoldEnds {
 
   /**
    * Takes a session's holds with `admit` in one transaction with `write`, which writes the row
-   * naming them: a refusal or a failure leaves neither behind, so no hold outlives its row.
+   * naming them (a session without a row has none): a refusal or a failure leaves neither behind,
+   * so no hold outlives its row.
    */
-  take(admit: Admission, write: (tx: Executor, holds: SessionHolds) => Promise<void>) {
+  take(admit: Admission, write?: (tx: Executor, holds: SessionHolds) => Promise<void>) {
     return this.db.transaction(async (tx) => {
       const holds = await admit(tx)
-      await write(tx, holds)
+      await write?.(tx, holds)
       return holds
     })
   }

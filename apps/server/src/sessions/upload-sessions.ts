@@ -107,12 +107,10 @@ export class UploadSessions implements SessionRegistry {
       // The writer first (a new file, or nothing yet on S3): a writer that cannot be had then
       // leaves no hold to give back, and a refused one is discarded.
       const writer = await this.deps.blobs.create(id)
-      const holds = await this.holdEnds
-        .take(admit, () => Promise.resolve())
-        .catch(async (error: unknown) => {
-          await writer.abort().catch(() => undefined)
-          throw error
-        })
+      const holds = await this.holdEnds.take(admit).catch(async (error: unknown) => {
+        await writer.abort().catch(() => undefined)
+        throw error
+      })
       const session = new UploadSession<T>(id, this, writer, spec, holds, this.now())
       this.sessions.set(id, session as UploadSession)
       return session
